@@ -1,0 +1,1 @@
+"""blocksim block library: generic blocks here, robot/vision/planar in subpackages."""

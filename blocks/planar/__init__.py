@@ -1,0 +1,1 @@
+"""Planar n-R manipulators (Zlajpah, seed 001): kinematics, dynamics, redundancy indices."""

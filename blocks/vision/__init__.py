@@ -1,0 +1,1 @@
+"""Vision: central-projection camera, point-feature interaction matrix, IBVS."""
