@@ -1,0 +1,108 @@
+"""One exception family for everything a user can get wrong, and for run-time failures.
+
+The library raises; only the CLI prints and chooses the exit code. A `DiagramError` carries
+where the problem is (file, line, block, port, parameter) so that its text reads
+``FILE:LINE: error: block 'Kp' parameter 'K': message`` with an optional hint line.
+Static checks collect every problem in a `Problems` list and raise them together.
+"""
+from __future__ import annotations
+
+
+class BlocksimError(Exception):
+    """Base of all blocksim errors."""
+
+
+class DiagramError(BlocksimError):
+    """A problem with the diagram or the command line (exit code 2)."""
+
+    def __init__(self, message, *, file=None, line=None, block=None, port=None,
+                 param=None, hint=None):
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+        self.block = block
+        self.port = port
+        self.param = param
+        self.hint = hint
+
+    def located(self, file=None, line=None, block=None):
+        """Fill in the location fields that are still empty; returns self."""
+        if self.file is None:
+            self.file = file
+        if self.line is None:
+            self.line = line
+        if self.block is None:
+            self.block = block
+        return self
+
+    def __str__(self):
+        where = self.file or "<diagram>"
+        if self.line is not None:
+            where = f"{where}:{self.line}"
+        subject = []
+        if self.block is not None:
+            subject.append(f"block '{self.block}'")
+        if self.port is not None:
+            subject.append(f"port '{self.port}'")
+        if self.param is not None:
+            subject.append(f"parameter '{self.param}'")
+        text = f"{where}: error: "
+        if subject:
+            text += " ".join(subject) + ": "
+        text += self.message
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+class DiagramErrors(BlocksimError):
+    """Several diagram problems found by one static check, reported together."""
+
+    def __init__(self, errors):
+        self.errors = list(errors)
+        super().__init__("\n".join(str(e) for e in self.errors))
+
+
+class Problems:
+    """Collects DiagramErrors during a static pass; `check()` raises them all at once."""
+
+    def __init__(self):
+        self.errors = []
+
+    def add(self, error):
+        if isinstance(error, DiagramErrors):
+            self.errors.extend(error.errors)
+        else:
+            self.errors.append(error)
+
+    def __bool__(self):
+        return bool(self.errors)
+
+    def check(self):
+        if len(self.errors) == 1:
+            raise self.errors[0]
+        if self.errors:
+            raise DiagramErrors(self.errors)
+
+
+class SimulationError(BlocksimError):
+    """The simulation failed at run time (exit code 3): solver failure, non-finite signal."""
+
+    def __init__(self, message, *, block=None, port=None, time=None):
+        super().__init__(message)
+        self.message = message
+        self.block = block
+        self.port = port
+        self.time = time
+
+    def __str__(self):
+        parts = []
+        if self.time is not None:
+            parts.append(f"t={self.time:.6g}")
+        if self.block is not None:
+            parts.append(f"block '{self.block}'")
+        if self.port is not None:
+            parts.append(f"port '{self.port}'")
+        prefix = ("at " + ", ".join(parts) + ": ") if parts else ""
+        return f"simulation error: {prefix}{self.message}"
