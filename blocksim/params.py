@@ -1,0 +1,120 @@
+"""Parameter schema of a block: what each parameter is, its default, how it is validated.
+
+A block class lists `Param`s. The compiler evaluates each raw YAML value once (expressions
+through `blocksim.expr`), converts it to the declared kind and hands the block plain values:
+numpy float arrays for numbers, `str` for literal strings, the built object for resources.
+Cross-parameter checks belong in the block's `__init__`, raising `ParamError`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+REQUIRED = object()
+
+KINDS = ("value", "scalar", "int", "bool", "string", "choice", "names", "resource", "data")
+
+
+class ParamError(ValueError):
+    """Raised by a block for an invalid parameter; the compiler adds file, line and block."""
+
+    def __init__(self, param, message):
+        super().__init__(message)
+        self.param = param
+        self.message = message
+
+
+class Param:
+    """One parameter of a block type.
+
+    kind:
+      value    number, list or matrix (expressions allowed) -> float64 ndarray
+      scalar   one number -> float
+      int      one integer -> int
+      bool     true / false -> bool
+      string   taken literally -> str
+      choice   one of `choices`, literally -> str
+      names    a list of identifiers (e.g. the `function` block's inputs) -> tuple of str
+      resource the name of an entry of the diagram section `section` (e.g. robots) -> object
+      data     raw YAML data, unevaluated (e.g. a subsystem's inline diagram)
+    `allow_inf` lets a value be +-inf (saturation limits); NaN is never allowed.
+    `minimum`/`positive` check numbers after evaluation.
+    """
+
+    def __init__(self, name, kind="value", default=REQUIRED, doc="", *, choices=None,
+                 allow_inf=False, positive=False, minimum=None, section=None):
+        if kind not in KINDS:
+            raise ValueError(f"unknown parameter kind {kind!r}")
+        self.name = name
+        self.kind = kind
+        self.default = default
+        self.doc = doc
+        self.choices = tuple(choices) if choices else None
+        self.allow_inf = allow_inf
+        self.positive = positive
+        self.minimum = minimum
+        self.section = section
+
+    @property
+    def required(self):
+        return self.default is REQUIRED
+
+    def describe(self):
+        """One line for `blocksim blocks TYPE`."""
+        head = self.name
+        if not self.required:
+            head += f"={self.default!r}" if not isinstance(self.default, str) else f"={self.default}"
+        kind = self.kind if self.kind != "choice" else "one of " + "/".join(self.choices)
+        return f"{head}  ({kind}) {self.doc}".rstrip()
+
+    def convert(self, value):
+        """Check an evaluated value against this parameter's kind; raise ValueError."""
+        kind = self.kind
+        if kind in ("data", "resource"):
+            return value
+        if kind == "bool":
+            if isinstance(value, (bool, np.bool_)):
+                return bool(value)
+            raise ValueError(f"expected true or false, got {_show(value)}")
+        if kind in ("string", "choice"):
+            if not isinstance(value, str):
+                raise ValueError(f"expected a string, got {_show(value)}")
+            if kind == "choice" and value not in self.choices:
+                raise ValueError(f"expected one of {', '.join(self.choices)}, got {value!r}")
+            return value
+        if kind == "names":
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+                raise ValueError(f"expected a list of names, got {_show(value)}")
+            for v in value:
+                if not v.isidentifier():
+                    raise ValueError(f"{v!r} is not a valid name")
+            if len(set(value)) != len(value):
+                raise ValueError("names must be distinct")
+            return tuple(value)
+        if isinstance(value, (bool, np.bool_)) or isinstance(value, str):
+            raise ValueError(f"expected a number, got {_show(value)}")
+        arr = np.asarray(value, dtype=float)
+        if np.isnan(arr).any():
+            raise ValueError("value is not a number (NaN)")
+        if not self.allow_inf and np.isinf(arr).any():
+            raise ValueError("value must be finite")
+        if self.positive and not (arr > 0).all():
+            raise ValueError(f"must be > 0, got {_show(value)}")
+        if self.minimum is not None and not (arr >= self.minimum).all():
+            raise ValueError(f"must be >= {self.minimum}, got {_show(value)}")
+        if kind == "value":
+            return arr
+        if arr.size != 1:
+            raise ValueError(f"expected a single number, got shape {arr.shape}")
+        x = float(arr.reshape(()))
+        if kind == "int":
+            if x != int(x):
+                raise ValueError(f"expected an integer, got {x:g}")
+            return int(x)
+        return x
+
+
+def _show(value):
+    text = repr(value.tolist() if isinstance(value, np.ndarray) else value)
+    return text if len(text) < 60 else text[:57] + "..."
