@@ -2,3 +2,9 @@
 
 Importable without any diagram: ``from blocks.robot import load_robot``.
 """
+
+from .transforms import (diff2tr, eul2tr, ishomog, oa2tr, rot2tr, rotvec, rotx, roty, rotz,
+                         rpy2tr, skew, tr2diff, tr2eul, tr2jac, tr2rot, tr2rpy, transl, trnorm,
+                         trotx, troty, trotz)
+from .quaternion import Quaternion, qinterp
+from .trajectory import CartesianTrajectory, QuinticTrajectory, ctraj, jtraj, trinterp
