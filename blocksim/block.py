@@ -103,11 +103,15 @@ class Block:
         raise NotImplementedError
 
     def infer(self, shapes):
-        """Output shapes for outputs declared with shape=None. Default: same as the single
-        input (elementwise blocks)."""
+        """Output shapes for outputs declared with shape=None, given every input's shape.
+        Also the place to check input shapes and precompute. Default: nothing to infer, or
+        the single input's shape (element-wise blocks)."""
+        undeclared = [o.name for o in self.ports()[1] if o.shape is None]
+        if not undeclared:
+            return {}
         if len(shapes) == 1:
             (shape,) = shapes.values()
-            return {o.name: shape for o in self.ports()[1] if o.shape is None}
+            return {name: shape for name in undeclared}
         raise NotImplementedError(f"{type(self).__name__} must implement infer()")
 
     def continuous_state(self):

@@ -1,0 +1,205 @@
+"""The `blocksim` command: run, check, blocks.
+
+Exit codes: 0 success; 2 invalid diagram or command line (one `FILE:LINE: error: ...` line
+per problem, no traceback); 3 simulation failed; 130 interrupted. On 3 and 130 the results
+recorded so far are written and marked incomplete.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from .errors import BlocksimError, DiagramError, DiagramErrors, SimulationError
+
+EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
+
+
+def _parser():
+    p = argparse.ArgumentParser(prog="blocksim", description="Block-diagram simulation for robot control.")
+    sub = p.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="compile and simulate a diagram; write its results")
+    run.add_argument("file")
+    run.add_argument("--out", help="run directory (default: runs/<name>/)")
+    run.add_argument("--stop", help="stop time (same as --set simulation.stop=T)")
+    run.add_argument("--solver", help="solver name (same as --set simulation.solver=NAME)")
+    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a value by its dotted path, e.g. blocks.Kp.K=50 (repeatable)")
+    run.add_argument("--no-plots", action="store_true", help="write no figures or animations")
+    run.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    chk = sub.add_parser("check", help="check a diagram and explain it; simulate nothing")
+    chk.add_argument("file")
+    chk.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    blk = sub.add_parser("blocks", help="the block catalogue, or one block's documentation")
+    blk.add_argument("type", nargs="?")
+    return p
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            return _run(args)
+        if args.command == "check":
+            return _check(args)
+        return _blocks(args)
+    except (DiagramError, DiagramErrors) as e:
+        print(str(e), file=sys.stderr)
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _overrides(args):
+    sets = list(args.set)
+    if getattr(args, "stop", None) is not None:
+        sets.append(f"simulation.stop={args.stop}")
+    if getattr(args, "solver", None) is not None:
+        sets.append(f"simulation.solver={args.solver}")
+    return sets
+
+
+def _exists(file):
+    if not Path(file).is_file():
+        raise DiagramError(f"no such diagram file: {file}", file=file)
+
+
+def _run(args):
+    from . import api
+    _exists(args.file)
+    model = api.load(args.file, _overrides(args))
+    out = Path(args.out) if args.out else Path("runs") / model.name
+    bar = None if args.quiet or not sys.stderr.isatty() else _Progress(model.settings)
+    try:
+        result = api.execute(model, out=out, plots=not args.no_plots,
+                             progress=bar.update if bar else None)
+    except SimulationError as e:
+        _close(bar)
+        print(str(e), file=sys.stderr)
+        _print_messages(e.result)
+        print(f"partial results (incomplete) written to {out}/", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt as e:
+        _close(bar)
+        print("interrupted", file=sys.stderr)
+        if getattr(e, "result", None) is not None:
+            print(f"partial results (incomplete) written to {out}/", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    _close(bar)
+    _print_messages(result)
+    if not args.quiet:
+        st = result.meta["solver"]
+        print(f"{model.name}: t = {result.meta['end_time']:g} s, {len(result.t)} rows, "
+              f"{st['nsteps']} steps ({st['nrejected']} rejected, {st['nfev']} evaluations), "
+              f"{result.meta['wall_time']:.3g} s -> {out}/")
+    return EXIT_OK
+
+
+def _print_messages(result):
+    for line in getattr(result, "messages", []) or []:
+        print(line)
+
+
+class _Progress:
+    """A tqdm bar over simulated time, updated at most ten times a second."""
+
+    def __init__(self, settings):
+        from tqdm import tqdm
+        self.start, self.stop = settings.start, settings.stop
+        self.bar = tqdm(total=1000, unit="‰", leave=False, file=sys.stderr,
+                        bar_format="{l_bar}{bar}| t={postfix} [{elapsed}<{remaining}]")
+        self.last = 0.0
+        self.done = 0
+
+    def update(self, t):
+        now = time.monotonic()
+        if now - self.last < 0.1:
+            return
+        self.last = now
+        k = int(1000 * (t - self.start) / (self.stop - self.start))
+        if k > self.done:
+            self.bar.update(k - self.done)
+            self.done = k
+        self.bar.set_postfix_str(f"{t:.4g}", refresh=False)
+
+
+def _close(bar):
+    if bar is not None:
+        bar.bar.close()
+
+
+def _check(args):
+    from . import api
+    _exists(args.file)
+    model = api.load(args.file, args.set)
+    s = model.settings
+    print(f"diagram {model.name} ({model.file}): {len(model.blocks)} blocks, "
+          f"{model.x0.size} continuous states, {model.xd0.size} discrete states")
+    if model.description:
+        print(f"  {model.description}")
+    print(f"simulation: {s.start:g} .. {s.stop:g} s, solver {s.solver}, " + (
+        f"step {s.step:g}" if s.solver in ("euler", "rk2", "rk4") else
+        f"rtol {s.rtol:g}, atol {s.atol:g}, max_step {s.max_step:g}")
+        + (f", output every {s.output_interval:g} s" if s.output_interval else ""))
+    print("\nblocks:")
+    for b in model.blocks:
+        cs, ds = model.state_slices[b.name]
+        rate = ("constant" if b.sample == "constant" else
+                f"discrete {b.sample.period:g} s" + (f" (offset {b.sample.offset:g})" if b.sample.offset else "")
+                if b.sample is not None else "continuous")
+        ins = ", ".join(f"{_port_name(b, i)}{tuple(v.shape)}" for i, v in enumerate(b.u))
+        outs = ", ".join(f"{n}{tuple(model.outputs[(b.name, n)].shape)}"
+                         for (bn, n) in model.outputs if bn == b.name)
+        states = []
+        if cs.stop > cs.start:
+            states.append(f"{cs.stop - cs.start} continuous")
+        if ds.stop > ds.start:
+            states.append(f"{ds.stop - ds.start} discrete")
+        print(f"  {b.name:<16} {b.type:<18} {rate:<22} in: {ins or '-'}   out: {outs or '-'}"
+              + (f"   states: {', '.join(states)}" if states else ""))
+    print("\nexecution order (outputs computed per evaluation):")
+    for i, n in enumerate(model.nodes, 1):
+        print(f"  {i:>3}. {n.label:<32} [{n.group}]")
+    if model.record:
+        print("\nrecorded:")
+        for name, (view, text) in model.record.items():
+            print(f"  {name:<12} <- {text} {tuple(view.shape)}")
+    print("\nok: the diagram is valid")
+    return EXIT_OK
+
+
+def _port_name(block, i):
+    ins, _ = block.ports()
+    return ins[i].name if i < len(ins) else f"u{i}"
+
+
+def _blocks(args):
+    from .library import Library
+    lib = Library()
+    if args.type is None:
+        width = max(len(t) for t in lib.types)
+        for name in sorted(lib.types):
+            cls = lib.block_class(name)
+            first = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+            print(f"{name:<{width}}  {first}")
+        return EXIT_OK
+    cls = lib.block_class(args.type)
+    if cls is None:
+        from .diagram import suggest
+        raise DiagramError(f"unknown block type '{args.type}'{suggest(args.type, lib.types)}",
+                           file="blocksim blocks")
+    import inspect
+    print(f"{args.type}\n")
+    print(inspect.cleandoc(cls.__doc__ or "(no documentation)"))
+    print("\nparameters:")
+    for p in cls.params:
+        print(f"  {p.describe()}")
+    if not cls.params:
+        print("  (none)")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

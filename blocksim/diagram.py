@@ -1,0 +1,467 @@
+"""Diagram files -> a flat, located `DiagramSpec` (nothing evaluated, nothing built yet).
+
+Loading checks the document's structure (strict keys with did-you-mean suggestions, block
+names, wire syntax), flattens subsystems into `outer/inner` names, resolves wires through
+subsystem ports, and applies `--set` overrides by dotted path. Every raw value keeps where it
+came from (`Loc`) so that later stages can report `FILE:LINE`. Loading never executes code.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import DiagramError, Problems
+from .yamlio import YList, YMap, load_yaml_file, load_yaml_text
+
+FORMAT_VERSION = 1
+NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_END = r"([A-Za-z_][A-Za-z0-9_/]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?"
+WIRE_RE = re.compile(
+    rf"\s*{_END}(?:\[\s*(-?\d*)\s*(:)?\s*(-?\d*)\s*\])?\s*->\s*{_END}\s*\Z")
+SIGNAL_RE = re.compile(rf"\s*{_END}(?:\[\s*(-?\d*)\s*(:)?\s*(-?\d*)\s*\])?\s*\Z")
+
+TOP_KEYS = ("blocksim", "name", "description", "parameters", "robots", "blocks", "wires",
+            "simulation", "record")
+SUBSYSTEM_KEYS = TOP_KEYS + ("inputs", "outputs")
+SIMULATION_KEYS = ("start", "stop", "solver", "rtol", "atol", "max_step", "step",
+                   "output_interval")
+
+
+@dataclass(frozen=True)
+class Loc:
+    """Where a value came from: a file and line, or a `--set` option."""
+    file: str
+    line: int | None = None
+
+    def error(self, message, **kw):
+        return DiagramError(message, file=self.file, line=self.line, **kw)
+
+
+@dataclass
+class Value:
+    """A raw YAML value (unevaluated) and its location."""
+    raw: object
+    loc: Loc
+
+
+@dataclass
+class Scope:
+    """A parameter namespace: a diagram's `parameters:` (evaluated in order), optionally
+    overridden by the including subsystem block's `parameters:` (evaluated in `parent`)."""
+    params: dict
+    overrides: dict = field(default_factory=dict)
+    parent: int | None = None
+
+
+@dataclass
+class BlockSpec:
+    name: str
+    type: str
+    params: dict  # name -> Value
+    loc: Loc
+    scope: int
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    block: str
+    port: str | None
+    index: object  # None, an int, or a (start, stop) slice pair
+    loc: Loc
+
+    def text(self):
+        return self.block + (f".{self.port}" if self.port else "")
+
+
+@dataclass
+class WireSpec:
+    src: Endpoint
+    dst: Endpoint
+    loc: Loc
+
+
+@dataclass
+class DiagramSpec:
+    name: str
+    description: str
+    file: str
+    scopes: list
+    robots: dict  # name -> dict option -> Value (and its Loc under key None)
+    blocks: dict  # flat name -> BlockSpec
+    wires: list
+    simulation: dict  # key -> Value
+    record: dict  # name -> Value (signal text)
+
+
+def suggest(word, options):
+    """' (did you mean X?)' or ''."""
+    close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _loc(node, key, file):
+    line = node.key_line(key) if isinstance(node, YMap) else getattr(node, "line", None)
+    return Loc(file, line)
+
+
+def _item_loc(node, i, file):
+    return Loc(file, node.item_line(i) if isinstance(node, YList) else getattr(node, "line", None))
+
+
+def _check_keys(node, allowed, what, file, problems):
+    for key in node:
+        if key not in allowed:
+            problems.add(_loc(node, key, file).error(
+                f"unknown key '{key}' in {what}{suggest(key, allowed)}"))
+
+
+def parse_endpoint(text, loc, pattern=SIGNAL_RE):
+    """'Block.port[i:j]' -> Endpoint; raises DiagramError on bad syntax."""
+    m = pattern.match(text) if isinstance(text, str) else None
+    if not m:
+        raise loc.error(f"invalid signal {text!r}: expected 'block.port' or 'block.port[i:j]'")
+    return Endpoint(m.group(1), m.group(2), _index(m.group(3), m.group(4), m.group(5), loc), loc)
+
+
+def _index(start, colon, stop, loc):
+    if colon:
+        return (int(start) if start else None, int(stop) if stop else None)
+    if start:
+        return int(start)
+    if start is not None or stop:
+        raise loc.error("empty index '[]'")
+    return None
+
+
+def parse_wire(text, loc):
+    m = WIRE_RE.match(text) if isinstance(text, str) else None
+    if not m:
+        raise loc.error(f"invalid wire {text!r}: expected 'src.port -> dst.port'",
+                        hint="the port may be omitted on a side whose block has exactly one port")
+    src = Endpoint(m.group(1), m.group(2), _index(m.group(3), m.group(4), m.group(5), loc), loc)
+    dst = Endpoint(m.group(6), m.group(7), None, loc)
+    return WireSpec(src, dst, loc)
+
+
+class _Loader:
+    """Reads a diagram file and its subsystems into one flat DiagramSpec."""
+
+    def __init__(self):
+        self.problems = Problems()
+        self.scopes = []
+        self.blocks = {}
+        self.wires = []
+        self.subsystems = {}  # flat name -> (inputs {name: [Endpoint]}, outputs {name: Endpoint})
+        self.robots = {}
+
+    # -- documents ---------------------------------------------------------------------------
+    def document(self, doc, file, prefix, parent_scope, overrides, stack, top):
+        if not isinstance(doc, YMap):
+            raise DiagramError("a diagram must be a YAML mapping", file=file,
+                               line=getattr(doc, "line", 1))
+        allowed = TOP_KEYS if top else SUBSYSTEM_KEYS
+        _check_keys(doc, allowed, "the diagram" if top else "the subsystem", file, self.problems)
+        if top:
+            if "blocksim" not in doc:
+                self.problems.add(DiagramError("missing 'blocksim: 1' (the format version)",
+                                               file=file, line=doc.line))
+            elif doc["blocksim"] != FORMAT_VERSION:
+                self.problems.add(_loc(doc, "blocksim", file).error(
+                    f"unsupported format version {doc['blocksim']!r} (this blocksim reads 1)"))
+        params = {}
+        raw_params = doc.get("parameters") or YMap()
+        if not isinstance(raw_params, YMap):
+            self.problems.add(_loc(doc, "parameters", file).error("'parameters' must be a mapping"))
+            raw_params = YMap()
+        for key, raw in raw_params.items():
+            loc = _loc(raw_params, key, file)
+            if not isinstance(key, str) or not NAME_RE.match(key):
+                self.problems.add(loc.error(f"invalid parameter name {key!r}"))
+                continue
+            params[key] = Value(raw, loc)
+        scope = len(self.scopes)
+        self.scopes.append(Scope(params, overrides, parent_scope))
+
+        if "robots" in doc:
+            if not top:
+                self.problems.add(_loc(doc, "robots", file).error(
+                    "robots must be declared in the top-level diagram"))
+            else:
+                self.robot_section(doc["robots"], file, _loc(doc, "robots", file))
+
+        blocks = doc.get("blocks")
+        if not isinstance(blocks, YMap) or not blocks:
+            self.problems.add(_loc(doc, "blocks", file).error("'blocks' must be a non-empty mapping")
+                              if "blocks" in doc else
+                              DiagramError("missing 'blocks'", file=file, line=doc.line))
+            blocks = YMap()
+        for name, body in blocks.items():
+            self.block(name, body, blocks, file, prefix, scope, stack)
+
+        wires = doc.get("wires") or YList()
+        if not isinstance(wires, YList):
+            self.problems.add(_loc(doc, "wires", file).error("'wires' must be a list"))
+            wires = YList()
+        for i, text in enumerate(wires):
+            loc = _item_loc(wires, i, file)
+            try:
+                w = parse_wire(text, loc)
+            except DiagramError as e:
+                self.problems.add(e)
+                continue
+            self.wires.append(WireSpec(_prefixed(w.src, prefix), _prefixed(w.dst, prefix), loc))
+
+        if not top:
+            return self.ports_of_subsystem(doc, file, prefix)
+        return None
+
+    def robot_section(self, node, file, loc):
+        if not isinstance(node, YMap):
+            self.problems.add(loc.error("'robots' must be a mapping of name -> model options"))
+            return
+        for name, body in node.items():
+            rloc = _loc(node, name, file)
+            if not isinstance(name, str) or not NAME_RE.match(name):
+                self.problems.add(rloc.error(f"invalid robot name {name!r}"))
+                continue
+            if not isinstance(body, YMap):
+                self.problems.add(rloc.error(f"robot '{name}' must be a mapping of options"))
+                continue
+            opts = {k: Value(v, _loc(body, k, file)) for k, v in body.items()}
+            self.robots[name] = {"__loc__": rloc, **opts}
+
+    def block(self, name, body, node, file, prefix, scope, stack):
+        loc = _loc(node, name, file)
+        if not isinstance(name, str) or not NAME_RE.match(name):
+            self.problems.add(loc.error(f"invalid block name {name!r}: names match "
+                                        "[A-Za-z_][A-Za-z0-9_]*"))
+            return
+        if not isinstance(body, YMap) or "type" not in body:
+            self.problems.add(loc.error(f"block '{name}' needs a mapping with a 'type'"))
+            return
+        flat = prefix + name
+        btype = body["type"]
+        params = {k: Value(v, _loc(body, k, file)) for k, v in body.items() if k != "type"}
+        if btype == "subsystem":
+            self.subsystem(flat, params, loc, file, scope, stack)
+            return
+        if not isinstance(btype, str):
+            self.problems.add(_loc(body, "type", file).error(f"block type must be a name, got {btype!r}"))
+            return
+        self.blocks[flat] = BlockSpec(flat, btype, params, loc, scope)
+
+    def subsystem(self, flat, params, loc, file, scope, stack):
+        unknown = set(params) - {"file", "diagram", "parameters"}
+        for key in sorted(unknown):
+            self.problems.add(params[key].loc.error(
+                f"unknown key '{key}' in subsystem '{flat}'"
+                f"{suggest(key, ('file', 'diagram', 'parameters'))}", block=flat))
+        if ("file" in params) == ("diagram" in params):
+            self.problems.add(loc.error("a subsystem needs exactly one of 'file' or 'diagram'",
+                                        block=flat))
+            return
+        overrides = {}
+        pnode = params.get("parameters")
+        if pnode is not None:
+            if not isinstance(pnode.raw, YMap):
+                self.problems.add(pnode.loc.error("'parameters' must be a mapping", block=flat))
+            else:
+                overrides = {k: Value(v, _loc(pnode.raw, k, file)) for k, v in pnode.raw.items()}
+        if "file" in params:
+            target = params["file"]
+            if not isinstance(target.raw, str):
+                self.problems.add(target.loc.error("'file' must be a path", block=flat))
+                return
+            path = (Path(file).parent / target.raw).resolve()
+            if path in stack:
+                self.problems.add(target.loc.error(
+                    f"subsystem file {target.raw!r} includes itself "
+                    f"({' -> '.join(p.name for p in stack + [path])})", block=flat))
+                return
+            if not path.is_file():
+                self.problems.add(target.loc.error(f"subsystem file not found: {target.raw}",
+                                                   block=flat))
+                return
+            try:
+                doc = load_yaml_file(path)
+            except DiagramError as e:
+                self.problems.add(e)
+                return
+            inner_file, inner_stack = str(path), stack + [path]
+        else:
+            doc, inner_file, inner_stack = params["diagram"].raw, file, stack
+            if len(stack) > 100:
+                self.problems.add(loc.error("subsystems nested deeper than 100 levels", block=flat))
+                return
+        ports = self.document(doc, inner_file, flat + "/", scope, overrides, inner_stack, top=False)
+        if ports is not None:
+            self.subsystems[flat] = ports
+
+    def ports_of_subsystem(self, doc, file, prefix):
+        inputs, outputs = {}, {}
+        for key, dest in (("inputs", inputs), ("outputs", outputs)):
+            node = doc.get(key) or YMap()
+            if not isinstance(node, YMap):
+                self.problems.add(_loc(doc, key, file).error(f"'{key}' must be a mapping"))
+                continue
+            for name, target in node.items():
+                loc = _loc(node, name, file)
+                targets = target if (key == "inputs" and isinstance(target, list)) else [target]
+                try:
+                    eps = [_prefixed(parse_endpoint(t, loc), prefix) for t in targets]
+                except DiagramError as e:
+                    self.problems.add(e)
+                    continue
+                dest[name] = eps if key == "inputs" else eps[0]
+        return inputs, outputs
+
+    # -- wires through subsystem ports ---------------------------------------------------
+    def resolve_wires(self):
+        resolved = []
+        for w in self.wires:
+            try:
+                src = self._through_output(w.src)
+                dsts = self._through_inputs(w.dst)
+            except DiagramError as e:
+                self.problems.add(e)
+                continue
+            resolved.extend(WireSpec(src, d, w.loc) for d in dsts)
+        self.wires = resolved
+
+    def _through_output(self, ep):
+        seen = 0
+        while ep.block in self.subsystems:
+            outputs = self.subsystems[ep.block][1]
+            port = _only_port(ep, outputs, "output")
+            inner = outputs[port]
+            if ep.index is not None and inner.index is not None:
+                raise ep.loc.error(f"cannot index subsystem output '{ep.text()}' that is itself indexed")
+            ep = Endpoint(inner.block, inner.port, ep.index if ep.index is not None else inner.index, ep.loc)
+            seen += 1
+        return ep
+
+    def _through_inputs(self, ep):
+        if ep.block not in self.subsystems:
+            return [ep]
+        inputs = self.subsystems[ep.block][0]
+        port = _only_port(ep, inputs, "input")
+        out = []
+        for inner in inputs[port]:
+            out.extend(self._through_inputs(Endpoint(inner.block, inner.port, None, ep.loc)))
+        return out
+
+
+def _only_port(ep, ports, side):
+    if ep.port is None:
+        if len(ports) != 1:
+            raise ep.loc.error(f"subsystem '{ep.block}' has {len(ports)} {side}s: name one "
+                               f"({', '.join(ports) or 'none declared'})", block=ep.block)
+        return next(iter(ports))
+    if ep.port not in ports:
+        raise ep.loc.error(f"subsystem '{ep.block}' has no {side} '{ep.port}'"
+                           f"{suggest(ep.port, ports)}", block=ep.block, port=ep.port)
+    return ep.port
+
+
+def _prefixed(ep, prefix):
+    return Endpoint(prefix + ep.block, ep.port, ep.index, ep.loc) if prefix else ep
+
+
+def load_diagram(source, overrides=(), *, text=None):
+    """Read a diagram file (or `text` with `source` as its display name) into a DiagramSpec.
+
+    `overrides` is a sequence of "dotted.path=value" strings (the CLI's --set) or
+    (path, value) pairs with an already parsed value. Raises DiagramError(s).
+    """
+    file = str(source)
+    doc = load_yaml_text(text, file) if text is not None else load_yaml_file(source)
+    loader = _Loader()
+    start_stack = [] if text is not None else [Path(source).resolve()]
+    loader.document(doc, file, "", None, {}, start_stack, top=True)
+    loader.resolve_wires()
+    loader.problems.check()
+    spec = DiagramSpec(
+        name=doc.get("name") or Path(file).stem,
+        description=doc.get("description") or "",
+        file=file,
+        scopes=loader.scopes,
+        robots=loader.robots,
+        blocks=loader.blocks,
+        wires=loader.wires,
+        simulation=_section(doc, "simulation", SIMULATION_KEYS, file, loader.problems),
+        record=_section(doc, "record", None, file, loader.problems),
+    )
+    loader.problems.check()
+    apply_overrides(spec, overrides)
+    return spec
+
+
+def _section(doc, key, allowed, file, problems):
+    node = doc.get(key)
+    if node is None:
+        return {}
+    if not isinstance(node, YMap):
+        problems.add(_loc(doc, key, file).error(f"'{key}' must be a mapping"))
+        return {}
+    if allowed:
+        _check_keys(node, allowed, f"'{key}'", file, problems)
+    return {k: Value(v, _loc(node, k, file)) for k, v in node.items() if not allowed or k in allowed}
+
+
+# ---- --set overrides ---------------------------------------------------------------------
+def parse_override(text):
+    """'a.b.c=value' -> (['a', 'b', 'c'], parsed YAML value)."""
+    if not isinstance(text, str) or "=" not in text:
+        raise DiagramError(f"--set expects KEY=VALUE, got {text!r}", file="--set")
+    key, _, raw = text.partition("=")
+    key = key.strip()
+    loc_file = f"--set {key}"
+    value = load_yaml_text(raw, loc_file) if raw.strip() else ""
+    return key, value
+
+
+def apply_overrides(spec, overrides):
+    """Apply --set overrides in order; unknown paths are errors, omitted valid keys are added.
+    Whether a block parameter or robot option exists is checked where the schemas are known
+    (compiler, robots section), with the --set option as the location."""
+    problems = Problems()
+    for item in overrides:
+        try:
+            key, value = parse_override(item) if isinstance(item, str) else item
+            _apply_one(spec, key, value)
+        except DiagramError as e:
+            problems.add(e)
+    problems.check()
+
+
+def _apply_one(spec, key, value):
+    loc = Loc(f"--set {key}")
+    parts = key.split(".")
+    head = parts[0]
+    if head == "simulation" and len(parts) == 2:
+        if parts[1] not in SIMULATION_KEYS:
+            raise loc.error(f"unknown simulation setting '{parts[1]}'{suggest(parts[1], SIMULATION_KEYS)}")
+        spec.simulation[parts[1]] = Value(value, loc)
+    elif head == "parameters" and len(parts) == 2:
+        spec.scopes[0].params[parts[1]] = Value(value, loc)
+    elif head == "record" and len(parts) == 2:
+        spec.record[parts[1]] = Value(value, loc)
+    elif head in ("name", "description") and len(parts) == 1:
+        setattr(spec, head, str(value))
+    elif head == "blocks" and len(parts) == 3:
+        block = spec.blocks.get(parts[1])
+        if block is None:
+            raise loc.error(f"unknown block '{parts[1]}'{suggest(parts[1], spec.blocks)}")
+        if parts[2] == "type":
+            raise loc.error("a block's type cannot be overridden", block=parts[1])
+        block.params[parts[2]] = Value(value, loc)
+    elif head == "robots" and len(parts) == 3:
+        robot = spec.robots.get(parts[1])
+        if robot is None:
+            raise loc.error(f"unknown robot '{parts[1]}'{suggest(parts[1], spec.robots)}")
+        robot[parts[2]] = Value(value, loc)
+    else:
+        raise loc.error(f"unknown setting '{key}'", hint="settable paths: simulation.KEY, "
+                        "parameters.NAME, blocks.BLOCK.PARAM, robots.ROBOT.OPTION, record.NAME")

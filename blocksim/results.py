@@ -1,0 +1,94 @@
+"""Run results: the `Result` object and the run directory (results.npz, meta.json, plots).
+
+Every file is written atomically (temporary name, then rename). `results.npz` is written
+with the zip container directly so that record names such as `file`, which clash with
+`numpy.savez` keywords, work.
+"""
+from __future__ import annotations
+
+import json
+import platform
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from .atomic import atomic_path
+from .block import FinalRun
+
+
+class Result:
+    """Recorded time `t`, one array per `record:` entry (`result["q"]`), and `meta`."""
+
+    def __init__(self, t, data, meta, messages=()):
+        self.t = t
+        self.data = data
+        self.meta = meta
+        self.messages = list(messages)
+
+    @property
+    def complete(self):
+        return self.meta["complete"]
+
+    def __getitem__(self, name):
+        if name == "t":
+            return self.t
+        return self.data[name]
+
+    def __contains__(self, name):
+        return name == "t" or name in self.data
+
+    def keys(self):
+        return ["t", *self.data]
+
+    def __repr__(self):
+        state = "complete" if self.complete else "incomplete"
+        return f"<Result {self.meta['name']}: {len(self.t)} rows, {list(self.data)}, {state}>"
+
+
+def write_npz(path, t, data):
+    with atomic_path(path) as tmp:
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as zf:
+            for name, arr in (("t", t), *data.items()):
+                with zf.open(f"{name}.npy", "w", force_zip64=True) as fh:
+                    np.lib.format.write_array(fh, np.asarray(arr, dtype=float), allow_pickle=False)
+
+
+def write_json(path, obj):
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(obj, indent=2, default=_jsonable) + "\n")
+
+
+def _jsonable(x):
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, (np.floating, np.integer)):
+        return x.item()
+    return str(x)
+
+
+def versions():
+    """Versions of the interpreter and packages, read from metadata (nothing imported)."""
+    from importlib.metadata import PackageNotFoundError, version
+    out = {"python": platform.python_version(), "numpy": np.__version__}
+    for pkg in ("blocksim", "scipy", "numba"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            pass
+    return out
+
+
+def finalize_sinks(model, t, sink_data, out_dir, plots, complete):
+    """Let sinks draw and print from the recording; returns their messages. A failing sink
+    does not lose the results (written before) and is reported as a message."""
+    messages = []
+    for block, _ in model.sinks:
+        run = FinalRun(t=t, inputs=sink_data.get(block.name, []),
+                       out_dir=Path(out_dir) if out_dir is not None else None,
+                       plots=plots, complete=complete, messages=messages)
+        try:
+            block.finalize(run)
+        except Exception as e:  # a plot failing must not lose the run
+            messages.append(f"warning: block '{block.name}' could not finish its output: {e}")
+    return messages
