@@ -41,4 +41,6 @@ class IBVS:
         """
         L = interaction_matrix(uv, self.depth if depth is None else depth,
                                self.fx, self.fy, self.u0, self.v0)
-        return self.gain * (np.linalg.pinv(L) @ self.error(uv))
+        # Minimum-norm least-squares solution = pinv(L)·e (same singular-value cutoff,
+        # max(2p, 6)·eps), without forming the pseudo-inverse.
+        return self.gain * np.linalg.lstsq(L, self.error(uv), rcond=None)[0]

@@ -51,6 +51,19 @@ def test_square_system_gives_exact_feature_rate():
     np.testing.assert_allclose(L @ ctrl.velocity(uv), 0.7 * (desired - uv).reshape(-1), rtol=1e-9)
 
 
+@pytest.mark.parametrize("p", [4, 2], ids=["overdetermined", "underdetermined"])
+def test_velocity_is_gain_times_pseudo_inverse_times_error(p):
+    # Reference: numpy's SVD pseudo-inverse, formed explicitly (the law as written).
+    cam = demo6_camera()
+    uv = np.array([[200.0, 300.0], [350.0, 220.0], [260.0, 120.0], [100.0, 100.0]])[:p]
+    desired = uv + np.array([[5.0, -3.0], [2.0, 4.0], [-6.0, 1.0], [3.0, 3.0]])[:p]
+    Z = np.array([1.0, 1.5, 2.5, 0.8])[:p]
+    L = interaction_matrix(uv, Z, cam.fx, cam.fy, cam.u0, cam.v0)
+    expected = 0.4 * np.linalg.pinv(L) @ (desired - uv).reshape(-1)
+    np.testing.assert_allclose(make_ctrl(cam, 0.4, desired, Z).velocity(uv), expected,
+                               rtol=1e-10, atol=1e-12 * np.abs(expected).max())
+
+
 def test_per_call_depth_overrides_assumed_depth():
     cam = demo6_camera()
     uv = np.array([[200.0, 300.0], [350.0, 220.0], [260.0, 120.0], [100.0, 100.0]])
