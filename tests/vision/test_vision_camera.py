@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from blocks.vision.camera import CentralCamera
-from vision_helpers import asym_camera, demo6_camera, pose, rot
+from vision_helpers import DEMO6_POINTS, R_LEVEL, R_PUMA_Q0, asym_camera, demo6_camera, pose, rot
 
 # An arbitrary, non-trivial camera pose in the world (rotation vector 0.3,-0.5,0.8 scaled).
 R_ANY = rot(np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8]), 1.1)
@@ -117,23 +117,6 @@ def test_invalid_intrinsics_rejected():
         CentralCamera(0.0, (1, 1), (0, 0), (10, 10))
     with pytest.raises(ValueError):
         CentralCamera(0.01, (1, 1), (0, 0), (10, 0))
-
-
-# demos.md, demo6: the target square's world points (m).
-DEMO6_POINTS = np.array([
-    [1.995600, 0.239957, 0.2],
-    [1.995600, 0.239957, -0.2],
-    [2.003600, -0.159963, -0.2],
-    [2.003600, -0.159963, 0.2],
-])
-
-# Camera at (0.5, 0, 0) looking along world +x (demos.md). Columns = camera x, y, z axes in
-# world coordinates. The Puma 560 tool frame at demo6's q0 (standard DH table of seed 000,
-# evaluated by hand to 4e-5) has camera x -> world -z, y -> world +y, z -> world +x.
-R_PUMA_Q0 = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])
-# A level camera (world z up, image "up" = world +z): x (right) -> world -y,
-# y (down) -> world -z, z -> world +x.
-R_LEVEL = np.array([[0.0, 0.0, 1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]])
 
 
 @pytest.mark.parametrize("R", [R_PUMA_Q0, R_LEVEL], ids=["puma_q0", "level"])

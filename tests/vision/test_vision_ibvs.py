@@ -4,8 +4,7 @@ import pytest
 
 from blocks.vision.features import interaction_matrix
 from blocks.vision.ibvs import IBVS
-from test_vision_camera import DEMO6_POINTS, R_PUMA_Q0
-from vision_helpers import demo6_camera, pose, rot, twist_exp
+from vision_helpers import DEMO6_POINTS, R_PUMA_Q0, demo6_camera, pose, rot, twist_exp
 
 # A 0.4 m square target in the world plane z = 0, and a goal pose 1.2 m above it looking
 # down (camera z = world -z), rolled by 0.3 rad and slightly off centre.

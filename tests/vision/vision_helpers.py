@@ -1,4 +1,4 @@
-"""Pose helpers shared by the vision tests, independent of the library under test."""
+"""Cameras, poses and demo6 data shared by the vision tests (independent of the code under test)."""
 import numpy as np
 from scipy.linalg import expm
 from scipy.spatial.transform import Rotation
@@ -12,6 +12,22 @@ DEMO6_CAMERA = dict(f=0.008, scale=(80000.0, 80000.0), principal=(256.0, 256.0),
 # A deliberately asymmetric camera so that swapped u/v or fx/fy cannot cancel:
 # fx = 0.01 * 100000 = 1000 px, fy = 0.01 * 50000 = 500 px.
 ASYM_CAMERA = dict(f=0.01, scale=(100000.0, 50000.0), principal=(320.0, 240.0), size=(640.0, 480.0))
+
+# demos.md, demo6: the target square's world points (m).
+DEMO6_POINTS = np.array([
+    [1.995600, 0.239957, 0.2],
+    [1.995600, 0.239957, -0.2],
+    [2.003600, -0.159963, -0.2],
+    [2.003600, -0.159963, 0.2],
+])
+
+# Camera at (0.5, 0, 0) looking along world +x (demos.md). Columns = camera x, y, z axes in
+# world coordinates. The Puma 560 tool frame at demo6's q0 (standard DH table of seed 000,
+# evaluated by hand to 4e-5) has camera x -> world -z, y -> world +y, z -> world +x.
+R_PUMA_Q0 = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])
+# A level camera (world z up, image "up" = world +z): x (right) -> world -y,
+# y (down) -> world -z, z -> world +x.
+R_LEVEL = np.array([[0.0, 0.0, 1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]])
 
 
 def demo6_camera():
