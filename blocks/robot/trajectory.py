@@ -128,10 +128,14 @@ class QuinticTrajectory:
         w0 = _joint_vector(qd0, "qd0") * np.ones_like(q0) * tf
         A, B, C = _quintic_coeffs(q0, qf, w0, _joint_vector(qdf, "qdf") * np.ones_like(q0) * tf)
         self._inv_tf = 1.0 / tf
-        self._q = (q0, w0, C, B, A)
-        self._qd = (w0 / tf, 3 * C / tf, 4 * B / tf, 5 * A / tf)
-        self._qdd = (6 * C / tf ** 2, 12 * B / tf ** 2, 20 * A / tf ** 2)
+        self._n = q0.size
+        # [q; qd; qdd] = M @ [1, tau, tau^2, tau^3, tau^4, tau^5], rates per second
         zero = np.zeros_like(q0)
+        self._M = np.vstack([
+            np.column_stack([q0, w0, zero, C, B, A]),
+            np.column_stack([w0, zero, 3 * C, 4 * B, 5 * A, zero]) / tf,
+            np.column_stack([zero, 6 * C, 12 * B, 20 * A, zero, zero]) / tf ** 2,
+        ])
         for a in (q0, qf, zero):
             a.flags.writeable = False
         self._before = (q0, zero, zero)
@@ -145,12 +149,9 @@ class QuinticTrajectory:
             return self._after
         tau = t * self._inv_tf
         tau2 = tau * tau
-        c0, c1, c3, c4, c5 = self._q
-        d1, d3, d4, d5 = self._qd
-        e3, e4, e5 = self._qdd
-        return (c0 + tau * (c1 + tau2 * (c3 + tau * (c4 + tau * c5))),
-                d1 + tau2 * (d3 + tau * (d4 + tau * d5)),
-                tau * (e3 + tau * (e4 + tau * e5)))
+        y = self._M @ np.array([1.0, tau, tau2, tau2 * tau, tau2 * tau2, tau2 * tau2 * tau])
+        n = self._n
+        return y[:n], y[n:2 * n], y[2 * n:]
 
 
 class CartesianTrajectory:
