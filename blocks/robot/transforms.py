@@ -173,7 +173,7 @@ def tr2eul(T):
 
     a = atan2(r23, r13), b = atan2(cos a r13 + sin a r23, r33) in [0, pi],
     c = atan2(-sin a r11 + cos a r21, -sin a r12 + cos a r22).
-    Singularity (b = 0 or pi, when r13 = r23 = 0): only a + c (or a - c) is defined; as in
+    Singularity (b = 0 or pi, when hypot(r13, r23) < 16 eps): only a + c (or a - c) is defined; as in
     release 7, a = 0 and the whole rotation about Z is given to c.
     T (4, 4) or R (3, 3) -> (3,); a stack (m, 4, 4) -> (m, 3).
     """
@@ -204,7 +204,7 @@ def tr2rpy(T):
 
     roll = atan2(r21, r11), pitch = atan2(-r31, cos(roll) r11 + sin(roll) r21) in
     [-pi/2, pi/2], yaw = atan2(sin(roll) r13 - cos(roll) r23, cos(roll) r22 - sin(roll) r12).
-    Singularity (pitch = +-pi/2, when r11 = r21 = 0): as in release 7, roll = 0 and the
+    Singularity (pitch = +-pi/2, when hypot(r11, r21) < 16 eps): as in release 7, roll = 0 and the
     remaining rotation is given to yaw. (spatialmath/bdsim order is Rz(yaw) Ry(pitch) Rx(roll).)
     T (4, 4) or R (3, 3) -> (3,); a stack (m, 4, 4) -> (m, 3).
     """
@@ -290,7 +290,7 @@ def diff2tr(d):
 
 
 def tr2jac(T):
-    """6x6 velocity transform from frame A to frame B = A T (seed 000, tr2jac).
+    """6x6 velocity transform from frame A to frame B, T = (A)T(B) (seed 000, tr2jac).
 
     J = [[R^T, -R^T Sk(p)], [0, R^T]] with T = [[R, p], [0, 1]]: a velocity [v; omega] of a
     body given at A's origin in A coordinates becomes [R^T (v + omega x p); R^T omega], the
