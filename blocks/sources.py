@@ -1,8 +1,8 @@
 """Source blocks: signals that depend only on time and parameters."""
 import numpy as np
 
-from blocksim.block import ALL, CONSTANT, Block, Out
-from blocksim.params import Param
+from blocksim.block import CONSTANT, Block, In, Out
+from blocksim.params import Param, ParamError
 
 
 class Constant(Block):
@@ -58,3 +58,173 @@ class Step(Block):
 
     def output(self, t):
         self.y[0][...] = self._after if self.xd[0] else self._before
+
+
+class Clock(Block):
+    """t = simulation time (s), a scalar."""
+
+    type = "clock"
+    time_dependent = True
+
+    def ports(self):
+        return [], [Out("t", shape=(), feedthrough=())]
+
+    def output(self, t):
+        self.y[0][...] = t
+
+
+class Ramp(Block):
+    """y = initial + slope*max(0, t - start).
+
+    slope and initial broadcast together (a vector slope gives a vector ramp). The kink at
+    `start` is announced as an event so the solver lands on it; the mode (0 before, 1 after)
+    lives in the discrete state like a step's.
+    """
+
+    type = "ramp"
+    time_dependent = True
+    params = (
+        Param("slope", "value", 1.0, "rate of change after start (units/s)"),
+        Param("start", "scalar", 0.0, "time the ramp starts (s)"),
+        Param("initial", "value", 0.0, "value up to start"),
+    )
+
+    def ports(self):
+        shape = np.broadcast_shapes(self.p.slope.shape, self.p.initial.shape)
+        return [], [Out("y", shape=shape, feedthrough=())]
+
+    def discrete_state(self):
+        return np.zeros(1)
+
+    def events(self, start, stop):
+        return (self.p.start,) if start < self.p.start <= stop else ()
+
+    def initialize(self, t):
+        self.xd[0] = 1.0 if t >= self.p.start else 0.0
+
+    def event(self, t):
+        self.xd[0] = 1.0
+
+    def output(self, t):
+        y = self.y[0]
+        np.multiply(self.p.slope, self.xd[0] * (t - self.p.start), out=y)
+        y += self.p.initial
+
+
+class Sine(Block):
+    """y = bias + amplitude*sin(frequency*t + phase), frequency in rad/s.
+
+    The four parameters broadcast together and set the signal's shape.
+    """
+
+    type = "sine"
+    time_dependent = True
+    params = (
+        Param("amplitude", "value", 1.0, "peak amplitude"),
+        Param("frequency", "value", 1.0, "angular frequency (rad/s)"),
+        Param("phase", "value", 0.0, "phase at t = 0 (rad)"),
+        Param("bias", "value", 0.0, "offset added to the sine"),
+    )
+
+    def ports(self):
+        p = self.p
+        shape = np.broadcast_shapes(p.amplitude.shape, p.frequency.shape, p.phase.shape,
+                                    p.bias.shape)
+        return [], [Out("y", shape=shape, feedthrough=())]
+
+    def output(self, t):
+        p, y = self.p, self.y[0]
+        np.multiply(p.frequency, t, out=y)
+        y += p.phase
+        np.sin(y, out=y)
+        y *= p.amplitude
+        y += p.bias
+
+
+class Table(Block):
+    """y = lookup of the time series (times, values) at t; end values held outside.
+
+    times (N,) strictly increasing; values (N, ...): row k is the value at times[k], the
+    remaining axes set the signal's shape.
+    method linear: y = v[k] + (v[k+1] - v[k])*(t - t[k])/(t[k+1] - t[k]) on [t[k], t[k+1]].
+    method previous: y = v[k] for t[k] <= t < t[k+1] (right-continuous steps).
+    Input t (optional): the lookup variable; unwired, the block reads the simulation time and
+    the solver lands on every time point (the jumps of `previous`, the kinks of `linear`).
+    With `previous` the current segment index k lives in the discrete state, switched by
+    `event`, so the output never depends on round-off in t.
+    """
+
+    type = "table"
+    time_dependent = True
+    params = (
+        Param("times", "value", doc="time points (N,), strictly increasing (s)"),
+        Param("values", "value", doc="values (N, ...): row k is the value at times[k]"),
+        Param("method", "choice", "linear", "interpolation", choices=("linear", "previous")),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        times, values = self.p.times, self.p.values
+        if times.ndim != 1 or times.size < 1:
+            raise ParamError("times", f"expected a non-empty vector of times, got shape {times.shape}")
+        if np.any(np.diff(times) <= 0):
+            raise ParamError("times", "times must be strictly increasing")
+        if values.ndim < 1 or values.shape[0] != times.size:
+            raise ParamError("values", f"expected {times.size} rows (one per time point), "
+                                       f"got shape {values.shape}")
+        self._times = times
+        self._values = values
+        # Linear interpolation y = v[k] + slope[k]*(t - t[k]), slope of the last row 0 (hold).
+        self._slopes = np.zeros_like(values)
+        self._slopes[:-1] = np.diff(values, axis=0) / np.diff(times).reshape((-1,) + (1,) * (values.ndim - 1))
+
+    def ports(self):
+        shape = self._values.shape[1:]
+        return ([In("t", shape=(), optional=True, default=None,
+                    doc="lookup variable (default: the simulation time)")],
+                [Out("y", shape=shape, feedthrough=("t",))])
+
+    def discrete_state(self):
+        return np.zeros(1) if self.p.method == "previous" else None
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._clock = u[0] is None
+        if self.p.method == "linear":
+            self._calc = self._linear
+        else:
+            self._calc = self._held if self._clock else self._previous
+
+    def events(self, start, stop):
+        if not self._clock:
+            return ()
+        times = self._times
+        return tuple(float(s) for s in times[(times > start) & (times <= stop)])
+
+    def _segment(self, t):
+        """Index k of the last time point <= t, 0 before the first."""
+        return max(int(np.searchsorted(self._times, t, side="right")) - 1, 0)
+
+    def initialize(self, t):
+        if self.xd.size:
+            self.xd[0] = self._segment(t)
+
+    def event(self, t):
+        if self.xd.size:
+            self.xd[0] = self._segment(t)
+
+    def output(self, t):
+        self._calc(t)
+
+    def _held(self, t):
+        np.copyto(self.y[0], self._values[int(self.xd[0])])
+
+    def _previous(self, t):
+        np.copyto(self.y[0], self._values[self._segment(self.u[0])])
+
+    def _linear(self, t):
+        tau = max(t if self._clock else float(self.u[0]), self._times[0])
+        k = self._segment(tau)
+        y = self.y[0]
+        np.multiply(self._slopes[k], tau - self._times[k], out=y)
+        y += self._values[k]

@@ -1,0 +1,122 @@
+"""Drive one block through the contract the way the compiler and simulator do, without a
+diagram: parameters converted by their `Param`s (defaults for missing ones), ports, shape
+inference, initial states, views bound, then a test sets inputs and calls the hot path.
+"""
+import numpy as np
+
+from blocksim.block import PortError
+from blocksim.params import REQUIRED, ParamError
+
+
+def convert_params(cls, raw, names=None):
+    """Raw values (already evaluated: numbers, lists, strings) -> the block's `params` dict,
+    as the compiler builds it (a ValueError from a Param becomes a ParamError)."""
+    raw = dict(raw)
+    values = {}
+    for param in cls.params:
+        value = raw.pop(param.name, param.default)
+        if value is REQUIRED:
+            raise ParamError(param.name, "missing required parameter")
+        try:
+            values[param.name] = param.convert(value)
+        except ValueError as e:
+            raise ParamError(param.name, str(e)) from None
+    if raw:
+        raise TypeError(f"{cls.type} has no parameter(s) {sorted(raw)}")
+    values["_names"] = dict(names or {})
+    return values
+
+
+def _flat(x):
+    return np.zeros(0) if x is None else np.asarray(x, dtype=float).ravel().copy()
+
+
+class Rig:
+    """One bound block.
+
+    params: raw parameter values. inputs: shapes of the wired inputs whose port declares no
+    shape, and of the optional inputs to wire (an optional input missing here stays unwired:
+    a read-only buffer holding its default, or None when its default is None).
+    After construction: `u[name]` the writable input buffers, `y[name]` the output views,
+    `x`, `dx`, `xd` the state buffers, `block` the block.
+    """
+
+    def __init__(self, cls, params=None, inputs=None, *, names=None, name="blk"):
+        inputs = dict(inputs or {})
+        self.block = block = cls(name, convert_params(cls, params or {}, names))
+        ins, outs = block.ports()
+        shapes, u = {}, []
+        self.u = {}
+        for port in ins:
+            wired = port.name in inputs or not port.optional
+            declared = tuple(port.shape) if port.shape is not None else None
+            shape = tuple(inputs.pop(port.name, declared if declared is not None else ()))
+            if declared is not None and shape != declared:
+                raise PortError(port.name, f"shape mismatch: {shape} but the port expects {declared}")
+            shapes[port.name] = shape
+            if wired:
+                self.u[port.name] = np.zeros(shape)
+                u.append(self.u[port.name])
+            elif port.default is None:
+                u.append(None)
+            else:
+                default = np.full(shape, float(port.default))
+                default.flags.writeable = False
+                u.append(default)
+        if inputs:
+            raise TypeError(f"{cls.type} has no input(s) {sorted(inputs)}")
+        inferred = block.infer(shapes)
+        self.out_shapes = {o.name: tuple(o.shape) if o.shape is not None else tuple(inferred[o.name])
+                           for o in outs}
+        self.x = _flat(block.continuous_state())
+        self.dx = np.zeros_like(self.x)
+        self.xd = _flat(block.discrete_state())
+        self.y = {}
+        for o in outs:
+            shape = self.out_shapes[o.name]
+            if o.state is not None:
+                base = self.x if o.state is True else self.x[o.state]
+            elif o.dstate is not None:
+                base = self.xd if o.dstate is True else self.xd[o.dstate]
+            else:
+                base = np.zeros(int(np.prod(shape, dtype=int)))
+            self.y[o.name] = base.reshape(shape)
+        self.outs = outs
+        self.calcs = tuple(dict.fromkeys(getattr(block, o.calc) for o in outs if not o.aliased))
+        block.bind(tuple(u), tuple(self.y[o.name] for o in outs), self.x, self.dx, self.xd)
+
+    def set(self, **values):
+        for name, value in values.items():
+            np.copyto(self.u[name], value)
+        return self
+
+    def outputs(self, t=0.0):
+        """Run every output computation at time t; returns a dict of output copies."""
+        for calc in self.calcs:
+            calc(t)
+        return {name: view.copy() for name, view in self.y.items()}
+
+    def out(self, t=0.0):
+        """The single output's value at time t."""
+        (value,) = self.outputs(t).values()
+        return value
+
+    def start(self, t=0.0, hit=True):
+        """The simulator's first event: outputs (discrete blocks only at a hit), initialize,
+        outputs again."""
+        if hit or self.block.sample is None:
+            self.outputs(t)
+        self.block.initialize(t)
+        if hit or self.block.sample is None:
+            self.outputs(t)
+        return self
+
+    def derivative(self, t=0.0):
+        self.block.derivative(t)
+        return self.dx.copy()
+
+    def hit(self, t):
+        """A discrete sample hit: outputs in order, then the state update; returns y."""
+        value = self.out(t)
+        self.block.update(t)
+        return value
