@@ -43,13 +43,14 @@ def execute(model, *, out=None, plots=False, progress=None):
     t, data, info = simulate(model, progress)
     error = info["error"]
     meta = _meta(model, t, info)
-    messages = []
     if out is not None:
         out = Path(out)
         write_npz(out / "results.npz", t, data)
+    messages, reports = finalize_sinks(model, t, info["sink_data"], out,
+                                       plots and out is not None, info["complete"])
+    meta["blocks"] = reports
+    if out is not None:
         write_json(out / "meta.json", meta)
-    messages = finalize_sinks(model, t, info["sink_data"], out, plots and out is not None,
-                              info["complete"])
     result = Result(t, data, meta, messages)
     if error is not None:
         error.result = result

@@ -90,7 +90,8 @@ class Block:
     params: tuple = ()
     # True for blocks that read the time (sources): they are never folded into constants.
     time_dependent = False
-    # True for sinks whose inputs the simulator records for `finalize`.
+    # True for blocks whose inputs the simulator records for `finalize` (sinks, and blocks
+    # that draw or report after the run, e.g. a camera's view).
     records_inputs = False
 
     def __init__(self, name, params):
@@ -147,7 +148,8 @@ class Block:
 
     # ---- end of run ----------------------------------------------------------------------
     def finalize(self, run):
-        """Sinks: called after the run with a `FinalRun` (time, recorded inputs, output dir)."""
+        """Called after the run for blocks with `records_inputs`, with a `FinalRun`: draw
+        figures, print lines (`run.messages`), add a JSON-able report (`run.reports`)."""
 
 
 @dataclass
@@ -159,3 +161,4 @@ class FinalRun:
     plots: bool
     complete: bool
     messages: list  # lines the CLI prints at the end (e.g. the display block)
+    reports: dict  # block name -> JSON-able report, stored under "blocks" in meta.json

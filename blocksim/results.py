@@ -80,15 +80,16 @@ def versions():
 
 
 def finalize_sinks(model, t, sink_data, out_dir, plots, complete):
-    """Let sinks draw and print from the recording; returns their messages. A failing sink
-    does not lose the results (written before) and is reported as a message."""
-    messages = []
+    """Let recording blocks draw, print and report from the recording; returns (messages,
+    reports). A failing block does not lose the results (written before) and is reported as
+    a message."""
+    messages, reports = [], {}
     for block, _ in model.sinks:
         run = FinalRun(t=t, inputs=sink_data.get(block.name, []),
                        out_dir=Path(out_dir) if out_dir is not None else None,
-                       plots=plots, complete=complete, messages=messages)
+                       plots=plots, complete=complete, messages=messages, reports=reports)
         try:
             block.finalize(run)
         except Exception as e:  # a plot failing must not lose the run
             messages.append(f"warning: block '{block.name}' could not finish its output: {e}")
-    return messages
+    return messages, reports
