@@ -1,8 +1,9 @@
 """Memoryless math blocks: y is a function of the inputs at the same instant."""
 import numpy as np
 
+from blocksim import expr
 from blocksim.block import Block, In, Out, PortError
-from blocksim.params import Param
+from blocksim.params import Param, ParamError
 
 
 class Gain(Block):
@@ -39,3 +40,201 @@ class Gain(Block):
 
     def _matmul(self):
         np.matmul(self.p.K, self.u[0], out=self.y[0])
+
+
+def _broadcast_inputs(names, shapes):
+    """The common shape of inputs that combine element-wise (numpy broadcasting); a
+    PortError names the first input that does not broadcast with those before it."""
+    shape = ()
+    for name in names:
+        try:
+            shape = np.broadcast_shapes(shape, shapes[name])
+        except ValueError:
+            raise PortError(name, f"shape {shapes[name]} does not broadcast with the other "
+                                  f"inputs' shape {shape}") from None
+    return shape
+
+
+class _Elementwise(Block):
+    """Shared by sum and product: y = u1 (op) u2 (op) ... uN, one operator per input, the
+    inputs broadcast together (a scalar combines with every element of a vector)."""
+
+    # operator character -> (ufunc applied to the first input alone, ufunc combining y with ui)
+    OPS = {}
+    param = ""
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        text = getattr(self.p, self.param)
+        self._ops = text.replace("|", "") if self.param == "signs" else text
+        if not self._ops:
+            raise ParamError(self.param, f"expected at least one of {' '.join(self.OPS)}")
+        bad = set(self._ops) - set(self.OPS)
+        if bad:
+            raise ParamError(self.param, f"unexpected character(s) {''.join(sorted(bad))!r}: "
+                                         f"use {' '.join(self.OPS)}")
+
+    def ports(self):
+        n = len(self._ops)
+        return [In(f"u{i + 1}") for i in range(n)], [Out("y")]
+
+    def infer(self, shapes):
+        return {"y": _broadcast_inputs([f"u{i + 1}" for i in range(len(self._ops))], shapes)}
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._first = (self.OPS[self._ops[0]][0], u[0])
+        self._rest = tuple((self.OPS[op][1], ui) for op, ui in zip(self._ops[1:], u[1:]))
+
+    def output(self, t):
+        y = self.y[0]
+        first, u1 = self._first
+        first(u1, out=y)
+        for combine, ui in self._rest:
+            combine(y, ui, out=y)
+
+
+def _copy(u, out):
+    np.copyto(out, u)
+
+
+def _reciprocal(u, out):
+    np.divide(1.0, u, out=out)
+
+
+class Sum(_Elementwise):
+    """y = s1*u1 + s2*u2 + ... + sN*uN with one sign s_i (+ or -) per input.
+
+    signs: a string such as "+-" or "|+-" (`|` is ignored); N = the number of signs, inputs
+    u1..uN. Inputs broadcast together (numpy rules): a scalar adds to every element.
+    """
+
+    type = "sum"
+    params = (Param("signs", "string", "++", "one sign per input, + or - (| ignored)"),)
+    OPS = {"+": (_copy, np.add), "-": (np.negative, np.subtract)}
+    param = "signs"
+
+
+class Product(_Elementwise):
+    """y = u1 op2 u2 ... opN uN, element-wise, where op_i is * or /; a leading / gives 1/u1.
+
+    ops: a string such as "**" or "*/", one operator per input; N = its length, inputs
+    u1..uN. Inputs broadcast together (numpy rules).
+    """
+
+    type = "product"
+    params = (Param("ops", "string", "**", "one operator per input, * or /"),)
+    OPS = {"*": (_copy, np.multiply), "/": (_reciprocal, np.divide)}
+    param = "ops"
+
+
+class MatMul(Block):
+    """y = u1 @ u2: matrix by matrix (r, c) @ (c, k) -> (r, k), or by vector (r, c) @ (c,)
+    -> (r,) (numpy matmul rules for vectors and matrices)."""
+
+    type = "matmul"
+
+    def ports(self):
+        return [In("u1"), In("u2")], [Out("y")]
+
+    def infer(self, shapes):
+        a, b = shapes["u1"], shapes["u2"]
+        for name, s in (("u1", a), ("u2", b)):
+            if len(s) not in (1, 2):
+                raise PortError(name, f"expected a vector or a matrix, got shape {s}")
+        if a[-1] != b[0]:
+            raise PortError("u2", f"inner dimensions differ: {a} @ {b}")
+        return {"y": a[:-1] + b[1:]}
+
+    def output(self, t):
+        np.matmul(self.u[0], self.u[1], out=self.y[0])
+
+
+class Function(Block):
+    """y = expr(inputs): a safe expression of the named inputs and the diagram's constants.
+
+    expr: the same language as diagram expressions plus inv pinv det cond solve transpose
+    reshape. inputs: the input port names (default [u]). The output's shape is found once at
+    compile time by evaluating the expression on zero inputs of the input shapes (on a fixed
+    random sample if zeros fail, e.g. inv(u)).
+    """
+
+    type = "function"
+    params = (
+        Param("expr", "string", doc="the expression, e.g. 'K @ u + sin(v)'"),
+        Param("inputs", "names", ("u",), "names of the input ports"),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        try:
+            for input_name in self.p.inputs:
+                expr.check_not_reserved(input_name)
+        except expr.ExprError as e:
+            raise ParamError("inputs", str(e)) from None
+        try:
+            self._f = expr.compile_expr(self.p.expr, self.p.inputs, self.p._names)
+        except expr.ExprError as e:
+            raise ParamError("expr", str(e)) from None
+
+    def ports(self):
+        return [In(n) for n in self.p.inputs], [Out("y")]
+
+    def infer(self, shapes):
+        shapes = [shapes[n] for n in self.p.inputs]
+        rng = np.random.default_rng(0)
+        samples = ([np.zeros(s) for s in shapes],
+                   [np.asarray(rng.uniform(0.5, 1.5, s)) for s in shapes])
+        errors = []
+        for args in samples:
+            try:
+                with np.errstate(all="ignore"):
+                    return {"y": np.shape(self._f(*args))}
+            except (expr.ExprError, ArithmeticError, LookupError, ValueError, TypeError) as e:
+                errors.append(e)
+        raise PortError(self.p.inputs[0], f"the expression cannot be evaluated on inputs of "
+                                          f"shapes {', '.join(map(str, shapes))}: {errors[0]}")
+
+    def output(self, t):
+        np.copyto(self.y[0], self._f(*self.u))
+
+
+class Saturation(Block):
+    """y = min(max(u, lower), upper), element-wise; lower and upper (scalars, or arrays that
+    broadcast to u's shape) may be -inf / inf for a one-sided limit."""
+
+    type = "saturation"
+    params = (
+        Param("lower", "value", doc="lower limit (-inf: none)", allow_inf=True),
+        Param("upper", "value", doc="upper limit (inf: none)", allow_inf=True),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        try:
+            ok = np.all(self.p.lower <= self.p.upper)
+        except ValueError:
+            raise ParamError("upper", f"shape {self.p.upper.shape} does not broadcast with "
+                                      f"lower's shape {self.p.lower.shape}") from None
+        if not ok:
+            raise ParamError("upper", "upper must be >= lower")
+
+    def ports(self):
+        return [In("u")], [Out("y")]
+
+    def infer(self, shapes):
+        u = shapes["u"]
+        for name in ("lower", "upper"):
+            limit = getattr(self.p, name).shape
+            try:
+                ok = np.broadcast_shapes(limit, u) == u
+            except ValueError:
+                ok = False
+            if not ok:
+                raise PortError("u", f"{name} of shape {limit} does not fit a signal of shape {u}")
+        return {"y": u}
+
+    def output(self, t):
+        y = self.y[0]
+        np.maximum(self.u[0], self.p.lower, out=y)
+        np.minimum(y, self.p.upper, out=y)
