@@ -1,0 +1,170 @@
+"""Signal routing: concatenate, split, select and reshape signals (copies, no arithmetic).
+
+Flattening is row-major (C order) throughout, as numpy's, unless a block says otherwise.
+"""
+import numpy as np
+
+from blocksim.block import Block, In, Out, PortError
+from blocksim.params import Param, ParamError
+
+
+def _int_vector(param, value, *, scalar_ok=False):
+    """A parameter that must hold integers: returned as an int array (a scalar stays 0-d only
+    when scalar_ok, otherwise it becomes a 1-vector)."""
+    ints = value.astype(int)
+    if not np.array_equal(ints, value):
+        raise ParamError(param, f"expected integers, got {value.tolist()}")
+    if ints.ndim > 1 or (ints.ndim == 0 and not scalar_ok):
+        ints = ints.reshape(-1)
+    if ints.size == 0:
+        raise ParamError(param, "expected at least one value")
+    return ints
+
+
+class Mux(Block):
+    """y = [u1.ravel(), u2.ravel(), ..., uN.ravel()]: the flattened inputs (row-major),
+    concatenated into one vector of length sum(ui.size).
+
+    inputs: the number of inputs N (>= 1), ports u1..uN.
+    """
+
+    type = "mux"
+    params = (Param("inputs", "int", 2, "number of inputs", minimum=1),)
+
+    def ports(self):
+        return [In(f"u{i + 1}") for i in range(self.p.inputs)], [Out("y")]
+
+    def infer(self, shapes):
+        self._shapes = [shapes[f"u{i + 1}"] for i in range(self.p.inputs)]
+        return {"y": (sum(int(np.prod(s, dtype=int)) for s in self._shapes),)}
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        parts, start = [], 0
+        for ui, shape in zip(u, self._shapes):
+            size = int(np.prod(shape, dtype=int))
+            parts.append((y[0][start:start + size].reshape(shape, copy=False), ui))
+            start += size
+        self._parts = tuple(parts)
+
+    def output(self, t):
+        for part, ui in self._parts:
+            np.copyto(part, ui)
+
+
+class Demux(Block):
+    """y_i = u[s_i : s_i + sizes[i]] with s_i = sizes[0] + ... + sizes[i-1]: a vector split
+    into consecutive pieces (a matrix input is flattened row-major first).
+
+    sizes: the piece lengths (positive integers, summing to the input's size); outputs
+    y1..yN, y_i of shape (sizes[i],).
+    """
+
+    type = "demux"
+    params = (Param("sizes", "value", doc="lengths of the pieces, e.g. [3, 3]"),)
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self._sizes = _int_vector("sizes", self.p.sizes)
+        if np.any(self._sizes <= 0):
+            raise ParamError("sizes", f"sizes must be positive, got {self._sizes.tolist()}")
+
+    def ports(self):
+        return [In("u")], [Out(f"y{i + 1}", shape=(int(n),)) for i, n in enumerate(self._sizes)]
+
+    def infer(self, shapes):
+        size = int(np.prod(shapes["u"], dtype=int))
+        total = int(self._sizes.sum())
+        if size != total:
+            raise PortError("u", f"sizes add up to {total} but the input has {size} elements "
+                                 f"(shape {shapes['u']})")
+        return {}
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        flat = u[0].reshape(-1, copy=False)
+        ends = np.cumsum(self._sizes)
+        self._parts = tuple((yi, flat[end - n:end]) for yi, n, end in zip(y, self._sizes, ends))
+
+    def output(self, t):
+        for yi, piece in self._parts:
+            np.copyto(yi, piece)
+
+
+class Selector(Block):
+    """y = u[indices]: elements of a vector (rows of a matrix) picked by 0-based index;
+    negative indices count from the end. A scalar index gives a scalar (a row), a list of
+    indices a vector (a matrix) in the listed order.
+
+    indices: integer or list of integers, -n <= i < n for an input of length n.
+    """
+
+    type = "selector"
+    params = (Param("indices", "value", doc="0-based index or list of indices"),)
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self._indices = _int_vector("indices", self.p.indices, scalar_ok=True)
+
+    def ports(self):
+        return [In("u")], [Out("y")]
+
+    def infer(self, shapes):
+        u = shapes["u"]
+        if len(u) == 0:
+            raise PortError("u", "cannot select from a scalar")
+        n = u[0]
+        bad = self._indices[(self._indices < -n) | (self._indices >= n)]
+        if bad.size:
+            raise PortError("u", f"index {int(bad.flat[0])} is out of range for an input of "
+                                 f"length {n}")
+        self._take = self._indices % n  # non-negative, so np.take needs no bounds check
+        return {"y": self._indices.shape + u[1:]}
+
+    def output(self, t):
+        np.take(self.u[0], self._take, axis=0, out=self.y[0], mode="clip")
+
+
+class Reshape(Block):
+    """y = numpy.reshape(u, shape, order): the same elements in a new shape.
+
+    shape: the output shape (positive integers; one entry may be -1, inferred; [] for a
+    scalar). order: C reads and writes row-major, F column-major (MATLAB's reshape).
+    """
+
+    type = "reshape"
+    params = (
+        Param("shape", "value", doc="output shape, e.g. [3, 2]"),
+        Param("order", "choice", "C", "element order", choices=("C", "F")),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        shape = self.p.shape
+        if shape.ndim > 1:
+            raise ParamError("shape", f"expected a list of dimensions, got shape {shape.shape}")
+        dims = shape.reshape(-1).astype(int)
+        if not np.array_equal(dims, shape.reshape(-1)):
+            raise ParamError("shape", f"expected integers, got {shape.tolist()}")
+        if np.any((dims <= 0) & (dims != -1)) or np.sum(dims == -1) > 1:
+            raise ParamError("shape", f"dimensions must be positive (at most one -1), "
+                                      f"got {dims.tolist()}")
+        self._dims = tuple(int(d) for d in dims)
+
+    def ports(self):
+        return [In("u")], [Out("y")]
+
+    def infer(self, shapes):
+        u = shapes["u"]
+        size = int(np.prod(u, dtype=int))
+        try:
+            index = np.arange(size).reshape(u)
+            # y.flat[j] = u.flat[perm.flat[j]]: the reshape applied to u's flat indices.
+            self._perm = np.reshape(index, self._dims, order=self.p.order)
+        except ValueError:
+            raise PortError("u", f"cannot reshape an input of shape {u} ({size} elements) "
+                                 f"into {list(self._dims)}") from None
+        return {"y": self._perm.shape}
+
+    def output(self, t):
+        np.take(self.u[0], self._perm, out=self.y[0], mode="clip")
