@@ -2,7 +2,7 @@
 import numpy as np
 
 from blocksim.block import Block, In, Out, PortError
-from blocksim.params import Param
+from blocksim.params import Param, ParamError
 
 
 class Integrator(Block):
@@ -24,3 +24,237 @@ class Integrator(Block):
 
     def derivative(self, t):
         np.copyto(self._dx, self.u[0])
+
+
+class RateLimiter(Block):
+    """dy/dt = clip((u - y)/tau, falling, rising), y(0) = u(0).
+
+    A ramp at the slew limit while u is far away, then a first-order approach with time
+    constant tau (s). rising >= 0 and falling <= 0 (units/s; +-inf: no limit) broadcast to
+    u's shape. y is the state (no feedthrough).
+    """
+
+    type = "rate_limiter"
+    params = (
+        Param("rising", "value", doc="largest rate of increase (units/s, >= 0)", allow_inf=True,
+              minimum=0.0),
+        Param("falling", "value", doc="most negative rate of decrease (units/s, <= 0)",
+              allow_inf=True),
+        Param("tau", "scalar", 1e-3, "time constant of the final approach (s)", positive=True),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        if np.any(self.p.falling > 0):
+            raise ParamError("falling", f"must be <= 0, got {self.p.falling.tolist()}")
+
+    def ports(self):
+        return [In("u")], [Out("y", feedthrough=(), state=True)]
+
+    def infer(self, shapes):
+        u = shapes["u"]
+        _check_fits(("rising", "falling"), self.p, u)
+        self._shape = u
+        return {"y": u}
+
+    def continuous_state(self):
+        return np.zeros(self._shape)
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._x = x.reshape(self._shape, copy=False)
+        self._dx = dx.reshape(self._shape, copy=False)
+
+    def initialize(self, t):
+        np.copyto(self._x, self.u[0])
+
+    def derivative(self, t):
+        dx = self._dx
+        np.subtract(self.u[0], self._x, out=dx)
+        dx *= 1.0 / self.p.tau
+        np.minimum(dx, self.p.rising, out=dx)
+        np.maximum(dx, self.p.falling, out=dx)
+
+
+class Derivative(Block):
+    """y = (u - x)/tau with dx/dt = (u - x)/tau, x(0) = u(0): the filtered derivative
+    s/(tau*s + 1) of u, any shape. tau > 0 (s) is the filter's time constant; y depends on u
+    at the same instant (feedthrough)."""
+
+    type = "derivative"
+    params = (Param("tau", "scalar", 1e-3, "filter time constant (s), > 0", positive=True),)
+
+    def ports(self):
+        return [In("u")], [Out("y")]
+
+    def infer(self, shapes):
+        self._shape = shapes["u"]
+        return {"y": self._shape}
+
+    def continuous_state(self):
+        return np.zeros(self._shape)
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._x = x.reshape(self._shape, copy=False)
+        self._dx = dx.reshape(self._shape, copy=False)
+
+    def initialize(self, t):
+        np.copyto(self._x, self.u[0])
+
+    def output(self, t):
+        y = self.y[0]
+        np.subtract(self.u[0], self._x, out=y)
+        y *= 1.0 / self.p.tau
+
+    def derivative(self, t):
+        dx = self._dx
+        np.subtract(self.u[0], self._x, out=dx)
+        dx *= 1.0 / self.p.tau
+
+
+def _check_fits(names, p, shape):
+    """PortError unless each named parameter broadcasts to the input's shape unchanged."""
+    for name in names:
+        value = getattr(p, name).shape
+        try:
+            ok = np.broadcast_shapes(value, shape) == shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise PortError("u", f"{name} of shape {value} does not fit a signal of shape {shape}")
+
+
+class _LTI(Block):
+    """dx/dt = A x + B u, y = C x + D u with x(0) = x0, on flat views u (m,), y (p,), x (n,).
+    Subclasses call `_set` in __init__ and declare the ports with `_feedthrough`."""
+
+    def _set(self, A, B, C, D, x0):
+        self._A, self._B, self._C, self._D, self._x0 = A, B, C, D, x0
+        self._direct = bool(D.any())
+        # y = C x only (no feedthrough) when D == 0: such an LTI block breaks algebraic loops.
+        self._feedthrough = ("u",) if self._direct else ()
+
+    def continuous_state(self):
+        return self._x0
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._u = u[0].reshape(-1, copy=False)
+        self._y = y[0].reshape(-1, copy=False)
+        self._Bu = np.zeros_like(x)
+        self._Du = np.zeros_like(self._y)
+
+    def output(self, t):
+        np.matmul(self._C, self.x, out=self._y)
+        if self._direct:
+            np.matmul(self._D, self._u, out=self._Du)
+            self._y += self._Du
+
+    def derivative(self, t):
+        np.matmul(self._A, self.x, out=self.dx)
+        np.matmul(self._B, self._u, out=self._Bu)
+        self.dx += self._Bu
+
+
+class StateSpace(_LTI):
+    """dx/dt = A x + B u, y = C x + D u, x(0) = x0: a continuous LTI system.
+
+    A (n, n), B (n, m), C (p, n), D (p, m); input u (m,), output y (p,). A scalar A, a vector B
+    (one input) or C (one output) and a scalar D (e.g. 0) are accepted and broadcast; x0
+    (scalar or (n,)) too. With D == 0, y has no feedthrough (depends on x only).
+    """
+
+    type = "state_space"
+    params = (
+        Param("A", doc="state matrix (n, n)"),
+        Param("B", doc="input matrix (n, m)"),
+        Param("C", doc="output matrix (p, n)"),
+        Param("D", doc="feedthrough matrix (p, m); a scalar broadcasts"),
+        Param("x0", "value", 0.0, "initial state (n,)"),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        p = self.p
+        A = np.atleast_2d(p.A)
+        if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
+            raise ParamError("A", f"A must be a non-empty square matrix, got shape {p.A.shape}")
+        n = A.shape[0]
+        B = p.B.reshape(n, 1) if p.B.ndim < 2 and p.B.size == n else p.B
+        if B.ndim != 2 or B.shape[0] != n or B.shape[1] == 0:
+            raise ParamError("B", f"B must have {n} rows (one per state), got shape {p.B.shape}")
+        C = p.C.reshape(1, n) if p.C.ndim < 2 and p.C.size == n else p.C
+        if C.ndim != 2 or C.shape[1] != n or C.shape[0] == 0:
+            raise ParamError("C", f"C must have {n} columns (one per state), got shape {p.C.shape}")
+        shape = (C.shape[0], B.shape[1])
+        D = p.D
+        if D.size == 1:
+            D = np.full(shape, float(D.reshape(())))
+        elif D.ndim == 1 and 1 in shape and D.size == shape[0] * shape[1]:
+            D = D.reshape(shape)
+        if D.shape != shape:
+            raise ParamError("D", f"D must have shape {shape} (rows of C, columns of B), "
+                                  f"got {p.D.shape}")
+        x0 = p.x0
+        if x0.size == 1:
+            x0 = np.full(n, float(x0.reshape(())))
+        if x0.shape != (n,):
+            raise ParamError("x0", f"x0 must be a scalar or have shape ({n},), got {p.x0.shape}")
+        self._set(A, B, C, D, x0)
+
+    def ports(self):
+        m, q = self._B.shape[1], self._C.shape[0]
+        return ([In("u", shape=(m,))],
+                [Out("y", shape=(q,), feedthrough=self._feedthrough)])
+
+
+class TransferFunction(_LTI):
+    """Y(s)/U(s) = num(s)/den(s): a SISO continuous LTI system, scalar u and y, zero initial
+    state.
+
+    num, den: polynomial coefficients in descending powers of s (as MATLAB's tf), proper:
+    deg num <= deg den. Realised in controllable canonical form: with den monic
+    s^n + a1 s^(n-1) + ... + an and num = b0 s^n + ... + bn,
+    A = [[-a1 ... -an], [I 0]], B = e1, C = [b1 - a1 b0, ..., bn - an b0], D = b0.
+    Strictly proper (D = 0): no feedthrough.
+    """
+
+    type = "transfer_function"
+    params = (
+        Param("num", doc="numerator coefficients, highest power first"),
+        Param("den", doc="denominator coefficients, highest power first"),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        num, den = _polynomial("num", self.p.num), _polynomial("den", self.p.den)
+        if not den.any():
+            raise ParamError("den", "the denominator is zero")
+        if len(num) > len(den):
+            raise ParamError("num", f"improper transfer function: numerator degree "
+                                    f"{len(num) - 1} > denominator degree {len(den) - 1}")
+        n = len(den) - 1
+        a = den[1:] / den[0]
+        b = np.concatenate([np.zeros(len(den) - len(num)), num]) / den[0]
+        A = np.eye(n, k=-1)
+        B = np.zeros((n, 1))
+        if n:
+            A[0] = -a
+            B[0, 0] = 1.0
+        C = (b[1:] - a * b[0]).reshape(1, n)
+        self._set(A, B, C, b[:1].reshape(1, 1), np.zeros(n))
+
+    def ports(self):
+        return [In("u", shape=())], [Out("y", shape=(), feedthrough=self._feedthrough)]
+
+
+def _polynomial(param, value):
+    """Coefficients as a vector with leading zeros removed (all zeros: [0])."""
+    if value.ndim > 1:
+        raise ParamError(param, f"expected a vector of coefficients, got shape {value.shape}")
+    c = value.reshape(-1)
+    if c.size == 0:
+        raise ParamError(param, "expected at least one coefficient")
+    nonzero = np.flatnonzero(c)
+    return c[nonzero[0]:] if nonzero.size else c[-1:]

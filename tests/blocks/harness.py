@@ -120,3 +120,20 @@ class Rig:
         value = self.out(t)
         self.block.update(t)
         return value
+
+    def integrate(self, t_end, t0=0.0, inputs=None, method="Radau"):
+        """Integrate the block's continuous state from t0 to t_end with scipy (tight
+        tolerances), inputs given as functions of time; leaves x at t_end and returns it."""
+        from scipy.integrate import solve_ivp
+
+        inputs = inputs or {}
+
+        def f(t, x):
+            self.x[:] = x
+            self.set(**{name: fn(t) for name, fn in inputs.items()})
+            return self.derivative(t)
+
+        sol = solve_ivp(f, (t0, t_end), self.x.copy(), method=method, rtol=1e-10, atol=1e-12)
+        assert sol.success, sol.message
+        f(t_end, sol.y[:, -1])
+        return self.x.copy()
