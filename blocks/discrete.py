@@ -1,0 +1,108 @@
+"""Discrete-time blocks (Simulink semantics): they act at their sample hits offset + k*period.
+
+At a hit the simulator calls the blocks' output calcs in dataflow order, then `update(t)`;
+between hits outputs hold. Each block keeps the output it holds in its discrete state, and
+`initialize` writes it (x0) into the output at the start, so that the output is x0 before the
+first hit whether or not the run starts on one.
+"""
+import numpy as np
+
+from blocksim.block import Block, In, Out, Sample
+from blocksim.params import Param
+
+
+class _Discrete(Block):
+    """Common shape handling: y has u's shape; a scalar x0 broadcasts to it, a non-scalar x0
+    fixes it. The discrete state holds `slots` copies of the signal, each initially x0."""
+
+    slots = 1
+
+    def _sample_ports(self, feedthrough):
+        shape = self.p.x0.shape or None
+        return [In("u", shape=shape)], [Out("y", shape=shape, feedthrough=feedthrough)]
+
+    def infer(self, shapes):
+        self._shape = shapes["u"]
+        return {"y": self._shape}
+
+    def discrete_state(self):
+        return np.tile(np.broadcast_to(self.p.x0, self._shape).ravel(), self.slots)
+
+    def _slot(self, k):
+        size = self.xd.size // self.slots
+        return self.xd[k * size:(k + 1) * size].reshape(self._shape, copy=False)
+
+
+class ZeroOrderHold(_Discrete):
+    """y(t) = u(t_k) for t_k <= t < t_k+1, t_k = offset + k*period; y = x0 before the first hit.
+
+    At a hit the output is the input sampled at that instant (direct feedthrough at the hit:
+    a loop through a zoh alone is algebraic), then held. period > 0, offset >= 0 (s); x0
+    scalar (broadcast) or of u's shape.
+    """
+
+    type = "zoh"
+    params = (
+        Param("period", "scalar", doc="sample period (s)", positive=True),
+        Param("offset", "scalar", 0.0, "time of the first hit (s)", minimum=0.0),
+        Param("x0", "value", 0.0, "output before the first hit"),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self.sample = Sample(self.p.period, self.p.offset)
+
+    def ports(self):
+        return self._sample_ports(feedthrough=("u",))
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._held = self._slot(0)
+
+    def initialize(self, t):
+        np.copyto(self.y[0], self._held)
+
+    def output(self, t):
+        np.copyto(self.y[0], self.u[0])
+
+    def update(self, t):
+        np.copyto(self._held, self.y[0])
+
+
+class UnitDelay(_Discrete):
+    """y[k] = u[k-1] at the hits t_k = k*period, held in between; y = x0 until the first
+    update has been output (y[0] = x0).
+
+    No feedthrough: the output at a hit is the input stored at the previous hit, so a
+    unit_delay breaks algebraic loops. The discrete state keeps the held output and the
+    stored input apart: updating the stored input must not change the output until the next
+    hit. period > 0 (s); x0 scalar (broadcast) or of u's shape.
+    """
+
+    type = "unit_delay"
+    slots = 2
+    params = (
+        Param("period", "scalar", doc="sample period (s)", positive=True),
+        Param("x0", "value", 0.0, "initial output"),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self.sample = Sample(self.p.period)
+
+    def ports(self):
+        return self._sample_ports(feedthrough=())
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._held, self._stored = self._slot(0), self._slot(1)
+
+    def initialize(self, t):
+        np.copyto(self.y[0], self._held)
+
+    def output(self, t):
+        np.copyto(self.y[0], self._stored)
+
+    def update(self, t):
+        np.copyto(self._held, self._stored)
+        np.copyto(self._stored, self.u[0])
