@@ -8,3 +8,6 @@ from .transforms import (diff2tr, eul2tr, ishomog, oa2tr, rot2tr, rotvec, rotx, 
                          trotx, troty, trotz)
 from .quaternion import Quaternion, qinterp
 from .trajectory import CartesianTrajectory, QuinticTrajectory, ctraj, jtraj, trinterp
+from .link import Link
+from .serial_link import SerialLink
+from .models import RobotDataError, load_robot, robot_from_dict
