@@ -1,0 +1,128 @@
+"""The generic blocks against the user contract: blocks.md's "Generic" table (type names,
+parameter names and defaults, port names), and the catalogue's own consistency."""
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from harness import Rig, convert_params
+
+from blocks.catalog import BLOCKS
+from blocksim.library import Library
+from blocksim.params import REQUIRED
+
+# The generic blocks live in the top-level modules of blocks/ (not blocks/robot, ...).
+GENERIC = sorted(t for t, target in BLOCKS.items() if target.count(".") == 1)
+LIBRARY = Library()
+SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec" / "blocks.md"
+
+# The fewest parameters (and input shapes) each block needs to be built.
+MINIMAL = {
+    "constant": ({"value": 1}, {}),
+    "table": ({"times": [0, 1], "values": [0, 1]}, {}),
+    "gain": ({"K": 2}, {"u": ()}),
+    "function": ({"expr": "2*u"}, {"u": ()}),
+    "matmul": ({}, {"u1": (2, 2), "u2": (2,)}),
+    "saturation": ({"lower": 0, "upper": 1}, {"u": ()}),
+    "demux": ({"sizes": [1, 2]}, {"u": (3,)}),
+    "selector": ({"indices": 0}, {"u": (3,)}),
+    "reshape": ({"shape": [3]}, {"u": (3,)}),
+    "rate_limiter": ({"rising": 1, "falling": -1}, {"u": ()}),
+    "state_space": ({"A": -1, "B": 1, "C": 1, "D": 0}, {}),
+    "transfer_function": ({"num": [1], "den": [1, 1]}, {}),
+    "zoh": ({"period": 1}, {"u": ()}),
+    "unit_delay": ({"period": 1}, {"u": ()}),
+}
+
+COSMETIC = {"scope", "xy_graph", "display"}
+
+
+def generic_rows():
+    """(type, params cell, inputs cell, outputs cell) of the Generic table."""
+    text = SPEC.read_text()
+    section = text.split("## Generic", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        # split on the | outside backticks (sum's "`|` ignored" is inside)
+        cells = [c.strip() for c in re.split(r"\|(?=(?:[^`]*`[^`]*`)*[^`]*$)", line.strip())[1:-1]]
+        if len(cells) == 5 and cells[0].startswith("`"):
+            rows.append((cells[0].strip("`"), *cells[1:4]))
+    return [r for r in rows if r[0] != "subsystem"]  # subsystems are the loader's
+
+
+def ticked(cell):
+    """Comma-separated items inside the backticks of a table cell."""
+    items = []
+    for chunk in re.findall(r"`([^`]*)`", cell):
+        items += [item.strip() for item in chunk.split(",") if item.strip()]
+    return items
+
+
+def spec_rows():
+    if not SPEC.exists():
+        pytest.skip("../shared/spec/blocks.md is not available")
+    rows = generic_rows()
+    assert len(rows) >= 28, "the Generic table was not parsed"
+    return rows
+
+
+def build(type_name):
+    params, inputs = MINIMAL.get(type_name, ({}, {}))
+    cls = LIBRARY.block_class(type_name)
+    wired = {p.name: () for p in cls("probe", convert_params(cls, params)).ports()[0]
+             if p.shape is None and not p.optional}
+    return Rig(cls, params, {**wired, **inputs})
+
+
+@pytest.mark.parametrize("type_name", GENERIC)
+def test_catalogue_entries_are_documented(type_name):
+    cls = LIBRARY.block_class(type_name)
+    assert cls.type == type_name
+    assert cls.__doc__ and len(cls.__doc__.strip()) > 20
+    for param in cls.params:
+        assert param.doc, f"{type_name}.{param.name} has no doc"
+    build(type_name)  # builds with the documented defaults
+
+
+def test_every_generic_type_is_in_the_catalogue():
+    assert {row[0] for row in spec_rows()} == set(GENERIC)
+
+
+def test_parameter_names_and_defaults_match_the_spec():
+    for type_name, params, _, _ in spec_rows():
+        cls = LIBRARY.block_class(type_name)
+        expected = {}
+        for item in ticked(params):
+            name, _, default = item.partition("=")
+            expected[name.strip()] = default.split(" (")[0].strip() or None
+        assert [p.name for p in cls.params] == list(expected), type_name
+        for param in cls.params:
+            text = expected[param.name]
+            if text is None:
+                # no default in the spec: required, except the sinks' cosmetic options
+                # (title, axis limits, labels, format), which default to "automatic"
+                assert (param.default is REQUIRED) != (type_name in COSMETIC), (type_name, param.name)
+                continue
+            value = yaml.safe_load(text)
+            value = float(value) if param.kind in ("value", "scalar") and isinstance(value, str) else value
+            got, want = param.convert(param.default), param.convert(value)
+            assert np.array_equal(got, want) if isinstance(got, np.ndarray) else got == want, \
+                f"{type_name}.{param.name}: default {param.default!r}, spec {text}"
+
+
+def _ports_match(spec_names, ports):
+    """`u1..uN` in the spec stands for u1, u2, ... (at least one)."""
+    if len(spec_names) == 1 and spec_names[0].endswith("N"):
+        prefix = spec_names[0][0]
+        return bool(ports) and ports == [f"{prefix}{i + 1}" for i in range(len(ports))]
+    return ports == spec_names
+
+
+def test_port_names_match_the_spec():
+    for type_name, _, inputs, outputs in spec_rows():
+        if type_name == "function":  # one input per name in `inputs`: see test_blocks_math
+            continue
+        ins, outs = build(type_name).block.ports()
+        assert _ports_match(ticked(inputs), [p.name for p in ins]), (type_name, inputs)
+        assert _ports_match(ticked(outputs), [p.name for p in outs]), (type_name, outputs)
