@@ -47,6 +47,7 @@ class RateLimiter(Block):
         super().__init__(name, params)
         if np.any(self.p.falling > 0):
             raise ParamError("falling", f"must be <= 0, got {self.p.falling.tolist()}")
+        self._rate = 1.0 / self.p.tau
 
     def ports(self):
         return [In("u")], [Out("y", feedthrough=(), state=True)]
@@ -71,7 +72,7 @@ class RateLimiter(Block):
     def derivative(self, t):
         dx = self._dx
         np.subtract(self.u[0], self._x, out=dx)
-        dx *= 1.0 / self.p.tau
+        dx *= self._rate
         np.minimum(dx, self.p.rising, out=dx)
         np.maximum(dx, self.p.falling, out=dx)
 
@@ -83,6 +84,10 @@ class Derivative(Block):
 
     type = "derivative"
     params = (Param("tau", "scalar", 1e-3, "filter time constant (s), > 0", positive=True),)
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self._rate = 1.0 / self.p.tau
 
     def ports(self):
         return [In("u")], [Out("y")]
@@ -105,12 +110,12 @@ class Derivative(Block):
     def output(self, t):
         y = self.y[0]
         np.subtract(self.u[0], self._x, out=y)
-        y *= 1.0 / self.p.tau
+        y *= self._rate
 
     def derivative(self, t):
         dx = self._dx
         np.subtract(self.u[0], self._x, out=dx)
-        dx *= 1.0 / self.p.tau
+        dx *= self._rate
 
 
 def _check_fits(names, p, shape):

@@ -61,12 +61,12 @@ class _Elementwise(Block):
 
     # operator character -> (ufunc applied to the first input alone, ufunc combining y with ui)
     OPS = {}
-    param = ""
+    param = ""  # the parameter holding the operators
+    ignored = ""  # characters of it that only decorate (sum's "|")
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        text = getattr(self.p, self.param)
-        self._ops = text.replace("|", "") if self.param == "signs" else text
+        self._ops = "".join(c for c in getattr(self.p, self.param) if c not in self.ignored)
         if not self._ops:
             raise ParamError(self.param, f"expected at least one of {' '.join(self.OPS)}")
         bad = set(self._ops) - set(self.OPS)
@@ -113,6 +113,7 @@ class Sum(_Elementwise):
     params = (Param("signs", "string", "++", "one sign per input, + or - (| ignored)"),)
     OPS = {"+": (_copy, np.add), "-": (np.negative, np.subtract)}
     param = "signs"
+    ignored = "|"
 
 
 class Product(_Elementwise):
