@@ -3,11 +3,10 @@
 Stages (each collects all of its problems and reports them together):
 1. robots (library sections) and parameters are evaluated;
 2. blocks are built from validated parameters and declare their ports;
-3. wires are resolved (one driver per input, every required input wired, shapes propagated
-   and checked at both ends);
+3. wires are resolved (one driver per input, every required input wired);
 4. algebraic loops are found on the graph of output computations (an edge for every wire
    into an input that the consumer's output depends on at the same instant) and printed as
-   the cycle, port by port;
+   the cycle, port by port; then shapes are propagated and checked at both ends of wires;
 5. the computations are put in a deterministic dataflow order and split into constant,
    discrete-rate and continuous groups; one signal buffer gives every output a view, every
    input *is* its driver's view, and each block gets its slices of one state vector.
@@ -516,11 +515,7 @@ class _Compiler:
             view = np.full(shape, float(port.default))
             view.flags.writeable = False
             return view
-        view = views[(drv[0], drv[1])]
-        index = drv[2]
-        if index is None:
-            return view
-        return view[index] if isinstance(index, int) else view[slice(*index)]
+        return _indexed(views[(drv[0], drv[1])], drv[2])
 
     def classify(self):
         """Constant nodes are computed once; discrete ones at their hits; the rest always."""
@@ -574,10 +569,21 @@ class _Compiler:
             return view
         if view.ndim != 1:
             raise loc.error(f"only vector signals can be indexed; '{ep.block}.{port}' has shape {view.shape}")
-        try:
-            return view[ep.index] if isinstance(ep.index, int) else view[slice(*ep.index)]
-        except IndexError:
-            raise loc.error(f"index {ep.index} out of range for '{ep.block}.{port}'") from None
+        n = view.shape[0]
+        if isinstance(ep.index, int) and not -n <= ep.index < n:
+            raise loc.error(f"index {ep.index} out of range for '{ep.block}.{port}' of length {n}")
+        return _indexed(view, ep.index)
+
+
+def _indexed(view, index):
+    """A *view* of element `index` (0-d) or slice `index` (start, stop) of a vector view;
+    plain integer indexing would return a copy, frozen at compile time."""
+    if index is None:
+        return view
+    if isinstance(index, int):
+        i = index % view.shape[0]
+        return view[i:i + 1].reshape(())
+    return view[slice(*index)]
 
 
 def _flat(x):
@@ -603,9 +609,9 @@ def compile_diagram(spec, library=None):
     c.resolve_wires()
     c.problems.errors = [e for e in c.problems.errors if e.message]
     c.problems.check()
+    c.build_nodes()  # algebraic loops first: a feedthrough cycle also stalls shape inference
     c.propagate_shapes()
     c.problems.check()
-    c.build_nodes()
     c.layout()
     c.classify()
     record, sinks, stops = c.records()

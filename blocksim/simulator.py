@@ -163,6 +163,18 @@ class Simulation:
                                                block=block.name, time=t)
         return None
 
+    def diagnose(self, stepper):
+        """After a solver failure: the first non-finite signal at the last accepted point, or
+        just after it (probing forward, as the failed step did), or None."""
+        t, y = stepper.t, stepper.y.copy()
+        s = self.m.settings
+        err = self.nonfinite(t, y)
+        probe = 1e-10 * max(1.0, abs(t))
+        while err is None and probe < s.max_step and t + probe <= s.stop:
+            err = self.nonfinite(t + probe, y)
+            probe *= 10
+        return err
+
     def record(self, t):
         self.rec.sample(t)
         if not self.rec.last_row_finite():
@@ -222,7 +234,7 @@ class Simulation:
             try:
                 stepper.step()
             except SolverError as e:
-                err = self.nonfinite(stepper.t, stepper.y.copy())
+                err = self.diagnose(stepper)
                 if err is not None:
                     raise err from None
                 if e.time is None:
@@ -312,9 +324,12 @@ def simulate(model, progress=None):
     SimulationError are caught and reported in info so that results so far are kept."""
     sim = Simulation(model, progress)
     t0 = _time.perf_counter()
-    error, end = None, None
+    error = None
     try:
-        end = sim.run()
+        # Non-finite values are detected and reported by the simulator itself, with the
+        # block, port and time; numpy's per-operation warnings would only add noise.
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            sim.run()
     except (SimulationError, KeyboardInterrupt) as e:
         error = e
     wall = _time.perf_counter() - t0

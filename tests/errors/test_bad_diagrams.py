@@ -1,0 +1,261 @@
+"""One bad diagram per failure mode: exit code 2, a FILE:LINE message naming the offending
+thing, no traceback, nothing executed, nothing written as complete.
+
+Each case is a diagram text; `@LINE` marks the line the error must point at (the marker is
+stripped before the file is written), so the expected line number is read off the text
+itself rather than from the code under test.
+"""
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from blocksim.cli import main
+
+GOOD_SIM = "simulation: {stop: 1}\n"
+
+
+def write_case(tmp_path, text, name="diagram.yaml"):
+    text = textwrap.dedent(text)
+    lines = text.splitlines()
+    marked = [i + 1 for i, l in enumerate(lines) if "@LINE" in l]
+    text = text.replace("  # @LINE", "").replace("@LINE", "")
+    path = tmp_path / name
+    path.write_text(text)
+    return path, marked
+
+
+def run_cli(args, capsys):
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+CASES = {
+    "yaml_syntax": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: [1, 2}  # @LINE
+        """, ["error"]),
+    "unknown_top_key": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+        simulaton: {stop: 1}  # @LINE
+        """, ["simulaton", "did you mean 'simulation'"]),
+    "unknown_block_type": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          G: {type: gian, K: 2}  # @LINE
+        wires: [A -> G]
+        """ + GOOD_SIM, ["gian", "did you mean 'gain'"]),
+    "unknown_parameter": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          G: {type: gain, K: 2, k: 3}  # @LINE
+          T: {type: terminator}
+        wires: [A -> G, G -> T]
+        """ + GOOD_SIM, ["'k'", "block 'G'"]),
+    "unknown_port": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          G: {type: gain, K: 2}
+          T: {type: terminator}
+        wires:
+          - A.yy -> G.u  # @LINE
+          - G -> T
+        """ + GOOD_SIM, ["yy", "block 'A'"]),
+    "unknown_block_in_wire": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires:
+          - B -> T  # @LINE
+        """ + GOOD_SIM, ["unknown block 'B'"]),
+    "shape_mismatch": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: [1, 2, 3]}
+          I: {type: integrator, x0: [0, 0]}
+        wires:
+          - A -> I  # @LINE
+        """ + GOOD_SIM, ["shape", "(3,)", "(2,)", "'A.y'", "I.u"]),
+    "double_driver": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          B: {type: constant, value: 2}
+          T: {type: terminator}
+        wires:
+          - A -> T
+          - B -> T  # @LINE
+        """ + GOOD_SIM, ["two drivers", "T.u"]),
+    "unconnected_input": ("""\
+        blocksim: 1
+        blocks:
+          G: {type: gain, K: 2}  # @LINE
+        """ + GOOD_SIM, ["not connected", "block 'G'", "port 'u'"]),
+    "algebraic_loop": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          S: {type: sum, signs: "+-"}
+          G: {type: gain, K: 2}
+        wires:
+          - A -> S.u1
+          - S -> G  # @LINE
+          - G -> S.u2
+        """ + GOOD_SIM, ["algebraic loop", "S.y -> G.u", "G.y -> S.u2", "unit_delay"]),
+    "attribute_access": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: "().__class__"}  # @LINE
+          T: {type: terminator}
+        wires: [A -> T]
+        """ + GOOD_SIM, ["block 'A'", "value"]),
+    "import_call": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: "__import__('os').system('touch PWNED')"}  # @LINE
+          T: {type: terminator}
+        wires: [A -> T]
+        """ + GOOD_SIM, ["block 'A'"]),
+    "python_tag": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: !!python/object/apply:os.system ["touch PWNED"]}  # @LINE
+          T: {type: terminator}
+        wires: [A -> T]
+        """ + GOOD_SIM, ["tag"]),
+    "unknown_solver": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        simulation:
+          stop: 1
+          solver: rk99  # @LINE
+        """, ["rk99"]),
+    "negative_tolerance": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        simulation:
+          stop: 1
+          rtol: -1e-3  # @LINE
+        """, ["rtol"]),
+    "stop_before_start": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        simulation:
+          start: 2
+          stop: 1  # @LINE
+        """, ["stop"]),
+    "division_by_zero": ("""\
+        blocksim: 1
+        parameters:
+          k: 1/0  # @LINE
+        blocks:
+          A: {type: constant, value: k}
+          T: {type: terminator}
+        wires: [A -> T]
+        """ + GOOD_SIM, ["parameter 'k'"]),
+    "missing_subsystem_file": ("""\
+        blocksim: 1
+        blocks:
+          S: {type: subsystem, file: nowhere.yaml}  # @LINE
+        """ + GOOD_SIM, ["nowhere.yaml", "not found"]),
+    "recursive_subsystem": ("""\
+        blocksim: 1
+        blocks:
+          S: {type: subsystem, file: diagram.yaml}  # @LINE
+        """ + GOOD_SIM, ["includes itself"]),
+    "bad_record": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        record:
+          x: A.nope  # @LINE
+        """ + GOOD_SIM, ["nope"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_diagram(case, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    text, needles = CASES[case]
+    path, marked = write_case(tmp_path, text)
+    out = tmp_path / "out"
+    code, stdout, stderr = run_cli(["run", str(path), "--out", str(out), "--quiet"], capsys)
+    assert code == 2, stderr
+    assert "Traceback" not in stderr
+    # FILE:LINE: error: ... pointing at the marked line
+    lines = {int(m) for m in re.findall(re.escape(str(path)) + r":(\d+): error:", stderr)}
+    assert marked and marked[0] in lines, (marked, stderr)
+    for needle in needles:
+        assert needle in stderr, (needle, stderr)
+    assert not out.exists(), "nothing may be written for an invalid diagram"
+    assert not (tmp_path / "PWNED").exists(), "nothing may be executed"
+
+
+def test_all_static_problems_reported_together(tmp_path, capsys):
+    path, marked = write_case(tmp_path, """\
+        blocksim: 1
+        blocks:
+          A: {type: constnat, value: 1}  # @LINE
+          B: {type: gian, K: 1}  # @LINE
+        """ + GOOD_SIM)
+    code, _, stderr = run_cli(["check", str(path)], capsys)
+    assert code == 2
+    for line in marked:
+        assert f"{path}:{line}: error:" in stderr
+
+
+def test_alias_bomb_rejected(tmp_path, capsys):
+    # Nine levels of ten-fold aliases expand to 10**9 nodes: far beyond the 100,000 limit.
+    lines = ["blocksim: 1", "x0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"]
+    for k in range(1, 10):
+        lines.append(f"x{k}: &a{k} [" + ", ".join([f"*a{k - 1}"] * 10) + "]")
+    lines += ["blocks: {A: {type: constant, value: 1}}", "simulation: {stop: 1}"]
+    path = tmp_path / "bomb.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    code, _, stderr = run_cli(["check", str(path)], capsys)
+    assert code == 2
+    assert "alias" in stderr.lower() and str(path) in stderr
+
+
+def test_bad_set_option(tmp_path, capsys):
+    path = tmp_path / "ok.yaml"
+    path.write_text("blocksim: 1\nblocks: {A: {type: constant, value: 1}, T: {type: terminator}}\n"
+                    "wires: [A -> T]\nsimulation: {stop: 1}\n")
+    code, _, stderr = run_cli(["check", str(path), "--set", "simulation.rtoll=1"], capsys)
+    assert code == 2 and "rtoll" in stderr and "did you mean 'rtol'" in stderr
+    code, _, stderr = run_cli(["check", str(path), "--set", "blocks.A.valu=2"], capsys)
+    assert code == 2 and "valu" in stderr and "did you mean 'value'" in stderr
+
+
+def test_missing_file_is_exit_2(tmp_path, capsys):
+    code, _, stderr = run_cli(["run", str(tmp_path / "nope.yaml")], capsys)
+    assert code == 2 and "nope.yaml" in stderr
+
+
+def test_no_traceback_in_a_real_process(tmp_path):
+    path, _ = write_case(tmp_path, CASES["algebraic_loop"][0])
+    proc = subprocess.run([sys.executable, "-m", "blocksim", "check", str(path)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "algebraic loop" in proc.stderr
