@@ -29,9 +29,9 @@ class Integrator(Block):
 class RateLimiter(Block):
     """dy/dt = clip((u - y)/tau, falling, rising), y(0) = u(0).
 
-    A ramp at the slew limit while u is far away, then a first-order approach with time
-    constant tau (s). rising >= 0 and falling <= 0 (units/s; +-inf: no limit) broadcast to
-    u's shape. y is the state (no feedthrough).
+    Input: u, any shape. Output: y (state, no feedthrough), u's shape. A ramp at the slew limit
+    while u is far away, then a first-order approach with time constant tau (s). rising >= 0 and
+    falling <= 0 (units/s; +-inf: no limit) broadcast to u's shape.
     """
 
     type = "rate_limiter"
@@ -78,9 +78,11 @@ class RateLimiter(Block):
 
 
 class Derivative(Block):
-    """y = (u - x)/tau with dx/dt = (u - x)/tau, x(0) = u(0): the filtered derivative
-    s/(tau*s + 1) of u, any shape. tau > 0 (s) is the filter's time constant; y depends on u
-    at the same instant (feedthrough)."""
+    """y = (u - x)/tau, dx/dt = (u - x)/tau, x(0) = u(0): the derivative filtered by s/(tau*s + 1).
+
+    Input: u, any shape. Output: y, u's shape, direct feedthrough. tau > 0 (s) is the filter's
+    time constant; solver-independent, unlike a finite difference.
+    """
 
     type = "derivative"
     params = (Param("tau", "scalar", 1e-3, "filter time constant (s), > 0", positive=True),)
@@ -163,11 +165,11 @@ class _LTI(Block):
 
 
 class StateSpace(_LTI):
-    """dx/dt = A x + B u, y = C x + D u, x(0) = x0: a continuous LTI system.
+    """dx/dt = A x + B u, y = C x + D u, x(0) = x0: continuous LTI.
 
-    A (n, n), B (n, m), C (p, n), D (p, m); input u (m,), output y (p,). A scalar A, a vector B
-    (one input) or C (one output) and a scalar D (e.g. 0) are accepted and broadcast; x0
-    (scalar or (n,)) too. With D == 0, y has no feedthrough (depends on x only).
+    Input: u (m,), m = columns of B. Output: y (p,), p = rows of C; no feedthrough when D == 0.
+    A (n, n), B (n, m), C (p, n), D (p, m); a scalar A, a vector B (one input) or C (one output),
+    a scalar D (e.g. 0) and a scalar x0 are accepted and broadcast.
     """
 
     type = "state_space"
@@ -191,7 +193,8 @@ class StateSpace(_LTI):
             raise ParamError("B", f"B must have {n} rows (one per state), got shape {p.B.shape}")
         C = p.C.reshape(1, n) if p.C.ndim < 2 and p.C.size == n else p.C
         if C.ndim != 2 or C.shape[1] != n or C.shape[0] == 0:
-            raise ParamError("C", f"C must have {n} columns (one per state), got shape {p.C.shape}")
+            raise ParamError("C", f"C must have {n} columns (one per state), got shape "
+                                  f"{p.C.shape}")
         shape = (C.shape[0], B.shape[1])
         D = p.D
         if D.size == 1:
@@ -215,14 +218,13 @@ class StateSpace(_LTI):
 
 
 class TransferFunction(_LTI):
-    """Y(s)/U(s) = num(s)/den(s): a SISO continuous LTI system, scalar u and y, zero initial
-    state.
+    """Y(s)/U(s) = num(s)/den(s): SISO continuous LTI from rest.
 
-    num, den: polynomial coefficients in descending powers of s (as MATLAB's tf), proper:
-    deg num <= deg den. Realised in controllable canonical form: with den monic
-    s^n + a1 s^(n-1) + ... + an and num = b0 s^n + ... + bn,
-    A = [[-a1 ... -an], [I 0]], B = e1, C = [b1 - a1 b0, ..., bn - an b0], D = b0.
-    Strictly proper (D = 0): no feedthrough.
+    Input: u, scalar. Output: y, scalar; no feedthrough when strictly proper.
+    num, den: coefficients in descending powers of s (as MATLAB's tf); proper (deg num <= deg
+    den). Realised in controllable canonical form: with den monic s^n + a1 s^(n-1) + ... + an
+    and num = b0 s^n + ... + bn, A = [[-a1 ... -an], [I 0]], B = e1,
+    C = [b1 - a1 b0, ..., bn - an b0], D = b0.
     """
 
     type = "transfer_function"

@@ -34,11 +34,11 @@ class _Discrete(Block):
 
 
 class ZeroOrderHold(_Discrete):
-    """y(t) = u(t_k) for t_k <= t < t_k+1, t_k = offset + k*period; y = x0 before the first hit.
+    """y(t) = u(t_k) for t_k <= t < t_k+1, t_k = offset + k*period; x0 before the first hit.
 
-    At a hit the output is the input sampled at that instant (direct feedthrough at the hit:
-    a loop through a zoh alone is algebraic), then held. period > 0, offset >= 0 (s); x0
-    scalar (broadcast) or of u's shape.
+    Input: u. Output: y, u's shape; a non-scalar x0 fixes it, a scalar x0 broadcasts. At a hit
+    the output is the input sampled then (direct feedthrough at its hits: a loop through a zoh
+    alone is algebraic), then held. period > 0, offset >= 0 (s).
     """
 
     type = "zoh"
@@ -70,13 +70,11 @@ class ZeroOrderHold(_Discrete):
 
 
 class UnitDelay(_Discrete):
-    """y[k] = u[k-1] at the hits t_k = k*period, held in between; y = x0 until the first
-    update has been output (y[0] = x0).
+    """y[k] = u[k-1] at the hits t_k = k*period, held in between; y[0] = x0.
 
-    No feedthrough: the output at a hit is the input stored at the previous hit, so a
-    unit_delay breaks algebraic loops. The discrete state keeps the held output and the
-    stored input apart: updating the stored input must not change the output until the next
-    hit. period > 0 (s); x0 scalar (broadcast) or of u's shape.
+    Input: u. Output: y, u's shape (a non-scalar x0 fixes it, a scalar x0 broadcasts), no
+    feedthrough: it breaks algebraic loops. The discrete state keeps the held output and the
+    stored input apart, so storing u(t_k) does not change y before the next hit. period > 0 (s).
     """
 
     type = "unit_delay"

@@ -103,10 +103,11 @@ def _reciprocal(u, out):
 
 
 class Sum(_Elementwise):
-    """y = s1*u1 + s2*u2 + ... + sN*uN with one sign s_i (+ or -) per input.
+    """y = s1*u1 + s2*u2 + ... + sN*uN, one sign s_i (+ or -) per input.
 
-    signs: a string such as "+-" or "|+-" (`|` is ignored); N = the number of signs, inputs
-    u1..uN. Inputs broadcast together (numpy rules): a scalar adds to every element.
+    Inputs: u1..uN, N = the number of signs (`|` in signs is ignored, e.g. "|+-"); they
+    broadcast together (numpy rules: a scalar adds to every element). Output: y, the
+    broadcast shape.
     """
 
     type = "sum"
@@ -117,10 +118,10 @@ class Sum(_Elementwise):
 
 
 class Product(_Elementwise):
-    """y = u1 op2 u2 ... opN uN, element-wise, where op_i is * or /; a leading / gives 1/u1.
+    """y = u1 op2 u2 ... opN uN element-wise, op_i one of * and / (a leading / gives 1/u1).
 
-    ops: a string such as "**" or "*/", one operator per input; N = its length, inputs
-    u1..uN. Inputs broadcast together (numpy rules).
+    Inputs: u1..uN, N = the number of operators in ops; they broadcast together (numpy rules).
+    Output: y, the broadcast shape.
     """
 
     type = "product"
@@ -130,8 +131,11 @@ class Product(_Elementwise):
 
 
 class MatMul(Block):
-    """y = u1 @ u2: matrix by matrix (r, c) @ (c, k) -> (r, k), or by vector (r, c) @ (c,)
-    -> (r,) (numpy matmul rules for vectors and matrices)."""
+    """y = u1 @ u2 (matrix product).
+
+    Inputs: u1 (r, c) and u2 (c, k) or (c,); vectors follow numpy's matmul rules.
+    Output: y (r, k) or (r,).
+    """
 
     type = "matmul"
 
@@ -152,12 +156,12 @@ class MatMul(Block):
 
 
 class Function(Block):
-    """y = expr(inputs): a safe expression of the named inputs and the diagram's constants.
+    """y = expr(inputs): a safe expression of the inputs and the diagram's constants.
 
-    expr: the same language as diagram expressions plus inv pinv det cond solve transpose
-    reshape. inputs: the input port names (default [u]). The output's shape is found once at
-    compile time by evaluating the expression on zero inputs of the input shapes (on a fixed
-    random sample if zeros fail, e.g. inv(u)).
+    Inputs: one port per name in `inputs` (default: u), any shapes. Output: y, its shape found
+    once at compile time by evaluating the expression on zero inputs (on a fixed random sample
+    when zeros fail, e.g. inv(u)). The language is the diagram expressions' plus inv pinv det
+    cond solve transpose reshape.
     """
 
     type = "function"
@@ -201,8 +205,11 @@ class Function(Block):
 
 
 class Saturation(Block):
-    """y = min(max(u, lower), upper), element-wise; lower and upper (scalars, or arrays that
-    broadcast to u's shape) may be -inf / inf for a one-sided limit."""
+    """y = min(max(u, lower), upper), element-wise.
+
+    Input: u, any shape. Output: y, u's shape. lower and upper are scalars or arrays that
+    broadcast to u's shape; -inf / inf give a one-sided limit.
+    """
 
     type = "saturation"
     params = (

@@ -22,10 +22,9 @@ def _int_vector(param, value, *, scalar_ok=False):
 
 
 class Mux(Block):
-    """y = [u1.ravel(), u2.ravel(), ..., uN.ravel()]: the flattened inputs (row-major),
-    concatenated into one vector of length sum(ui.size).
+    """y = [u1.ravel(), ..., uN.ravel()]: the inputs flattened (row-major) and concatenated.
 
-    inputs: the number of inputs N (>= 1), ports u1..uN.
+    Inputs: u1..uN (N = inputs), any shapes. Output: y, a vector of length sum(ui.size).
     """
 
     type = "mux"
@@ -53,11 +52,10 @@ class Mux(Block):
 
 
 class Demux(Block):
-    """y_i = u[s_i : s_i + sizes[i]] with s_i = sizes[0] + ... + sizes[i-1]: a vector split
-    into consecutive pieces (a matrix input is flattened row-major first).
+    """y_i = u[s_i : s_i + sizes[i]], s_i = sizes[0] + ... + sizes[i-1]: consecutive pieces.
 
-    sizes: the piece lengths (positive integers, summing to the input's size); outputs
-    y1..yN, y_i of shape (sizes[i],).
+    Input: u, a vector (a matrix is flattened row-major) of size sum(sizes).
+    Outputs: y1..yN, y_i a vector of length sizes[i] (positive integers).
     """
 
     type = "demux"
@@ -92,11 +90,11 @@ class Demux(Block):
 
 
 class Selector(Block):
-    """y = u[indices]: elements of a vector (rows of a matrix) picked by 0-based index;
-    negative indices count from the end. A scalar index gives a scalar (a row), a list of
-    indices a vector (a matrix) in the listed order.
+    """y = u[indices]: elements of a vector (rows of a matrix), 0-based.
 
-    indices: integer or list of integers, -n <= i < n for an input of length n.
+    Input: u, a vector (or matrix) of length n. Output: y, a scalar (a row) for a scalar index,
+    a vector (matrix) for a list, in the listed order. -n <= index < n; negative indices count
+    from the end.
     """
 
     type = "selector"
@@ -128,8 +126,8 @@ class Selector(Block):
 class Reshape(Block):
     """y = numpy.reshape(u, shape, order): the same elements in a new shape.
 
-    shape: the output shape (positive integers; one entry may be -1, inferred; [] for a
-    scalar). order: C reads and writes row-major, F column-major (MATLAB's reshape).
+    Input: u, any shape. Output: y of the given shape (positive integers, one entry may be -1;
+    [] for a scalar). order C reads and writes row-major, F column-major (MATLAB's reshape).
     """
 
     type = "reshape"

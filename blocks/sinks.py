@@ -31,12 +31,12 @@ def _save(block, run, fig):
 
 
 class Scope(Block):
-    """Plots u1..uN against time into `<block>.png`: one axes per input, one line per element
-    of a vector or matrix input (flattened row-major).
+    """Plots u1..uN against time into `<block>.png`.
 
-    inputs: number of inputs N. title: figure title (default: the block name; "(incomplete)"
-    is added when the run did not finish). ylim: [low, high] for every axes (default:
-    automatic). labels: one legend entry per line, in input then element order.
+    Inputs: u1..uN (N = inputs), any shapes: one axes per input, one line per element
+    (row-major). title: default the block name, "(incomplete)" added when the run did not
+    finish. ylim: [low, high] for every axes (default automatic). labels: legend entries, one
+    per line, in input then element order.
     """
 
     type = "scope"
@@ -91,10 +91,11 @@ class Scope(Block):
 
 
 class XYGraph(Block):
-    """Plots y against x into `<block>.png` (one line per element for vector inputs).
+    """Plots y against x into `<block>.png`.
 
-    Inputs x, y of the same shape. xlim, ylim: axis limits [low, high] (default: automatic).
-    title: default the block name ("(incomplete)" added when the run did not finish).
+    Inputs: x, y of the same shape (one line per element for vectors). xlim, ylim: [low, high]
+    (default automatic). title: default the block name, "(incomplete)" added when the run did
+    not finish.
     """
 
     type = "xy_graph"
@@ -142,7 +143,7 @@ class XYGraph(Block):
 class Display(Block):
     """Prints the final value of u at the end of the run, as `<block>: <value>`.
 
-    format: printf-style format of one number, applied to every element (default %.6g).
+    Input: u, any shape. format: printf-style format of one number, applied to every element.
     """
 
     type = "display"
@@ -173,7 +174,10 @@ class Display(Block):
 
 
 class Terminator(Block):
-    """Absorbs a signal that is not used otherwise (any shape); computes nothing."""
+    """Absorbs a signal nothing else uses; computes nothing.
+
+    Input: u, any shape.
+    """
 
     type = "terminator"
 
@@ -184,8 +188,8 @@ class Terminator(Block):
 class Stop(Block):
     """Ends the run, normally and complete, at the first time u is non-zero (any element).
 
-    The block computes nothing: the simulator reads its input after every step and locates
-    the first non-zero time on the solver's dense output.
+    Input: u, any shape. The block computes nothing: the simulator reads u after every step and
+    locates the first non-zero time on the solver's dense output.
     """
 
     type = "stop"

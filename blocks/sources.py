@@ -61,7 +61,10 @@ class Step(Block):
 
 
 class Clock(Block):
-    """t = simulation time (s), a scalar."""
+    """t = simulation time (s).
+
+    Output: t, a scalar.
+    """
 
     type = "clock"
     time_dependent = True
@@ -76,9 +79,9 @@ class Clock(Block):
 class Ramp(Block):
     """y = initial + slope*max(0, t - start).
 
-    slope and initial broadcast together (a vector slope gives a vector ramp). The kink at
-    `start` is announced as an event so the solver lands on it; the mode (0 before, 1 after)
-    lives in the discrete state like a step's.
+    Output: y, the broadcast shape of slope and initial (a vector slope gives a vector ramp).
+    The kink at `start` is announced as an event so the solver lands on it; the mode (0 before,
+    1 after) lives in the discrete state, as a step's.
     """
 
     type = "ramp"
@@ -114,7 +117,7 @@ class Ramp(Block):
 class Sine(Block):
     """y = bias + amplitude*sin(frequency*t + phase), frequency in rad/s.
 
-    The four parameters broadcast together and set the signal's shape.
+    Output: y, the broadcast shape of the four parameters.
     """
 
     type = "sine"
@@ -142,16 +145,16 @@ class Sine(Block):
 
 
 class Table(Block):
-    """y = lookup of the time series (times, values) at t; end values held outside.
+    """y = the time series (times, values) looked up at t, end values held outside.
 
-    times (N,) strictly increasing; values (N, ...): row k is the value at times[k], the
-    remaining axes set the signal's shape.
-    method linear: y = v[k] + (v[k+1] - v[k])*(t - t[k])/(t[k+1] - t[k]) on [t[k], t[k+1]].
-    method previous: y = v[k] for t[k] <= t < t[k+1] (right-continuous steps).
-    Input t (optional): the lookup variable; unwired, the block reads the simulation time and
-    the solver lands on every time point (the jumps of `previous`, the kinks of `linear`).
-    With `previous` the current segment index k lives in the discrete state, switched by
-    `event`, so the output never depends on round-off in t.
+    Input: t (optional, scalar): the lookup variable; unwired, the simulation time, and the
+    solver then lands on every time point (the jumps of `previous`, the kinks of `linear`).
+    Output: y of shape values.shape[1:].
+    times (N,) strictly increasing; values (N, ...), row k the value at times[k].
+    linear:   y = v[k] + (v[k+1] - v[k])*(t - t[k])/(t[k+1] - t[k]) for t[k] <= t <= t[k+1].
+    previous: y = v[k] for t[k] <= t < t[k+1] (right-continuous steps); on the simulation time
+    the segment k lives in the discrete state, switched by `event`, so the output never depends
+    on round-off in t.
     """
 
     type = "table"
@@ -166,7 +169,8 @@ class Table(Block):
         super().__init__(name, params)
         times, values = self.p.times, self.p.values
         if times.ndim != 1 or times.size < 1:
-            raise ParamError("times", f"expected a non-empty vector of times, got shape {times.shape}")
+            raise ParamError("times", f"expected a non-empty vector of times, got shape "
+                                      f"{times.shape}")
         if np.any(np.diff(times) <= 0):
             raise ParamError("times", "times must be strictly increasing")
         if values.ndim < 1 or values.shape[0] != times.size:
@@ -176,7 +180,8 @@ class Table(Block):
         self._values = values
         # Linear interpolation y = v[k] + slope[k]*(t - t[k]), slope of the last row 0 (hold).
         self._slopes = np.zeros_like(values)
-        self._slopes[:-1] = np.diff(values, axis=0) / np.diff(times).reshape((-1,) + (1,) * (values.ndim - 1))
+        steps = np.diff(times).reshape((-1,) + (1,) * (values.ndim - 1))
+        self._slopes[:-1] = np.diff(values, axis=0) / steps
 
     def ports(self):
         shape = self._values.shape[1:]

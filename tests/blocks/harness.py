@@ -52,7 +52,7 @@ class Rig:
             declared = tuple(port.shape) if port.shape is not None else None
             shape = tuple(inputs.pop(port.name, declared if declared is not None else ()))
             if declared is not None and shape != declared:
-                raise PortError(port.name, f"shape mismatch: {shape} but the port expects {declared}")
+                raise PortError(port.name, f"shape mismatch: {shape}, the port expects {declared}")
             shapes[port.name] = shape
             if wired:
                 self.u[port.name] = np.zeros(shape)
@@ -66,7 +66,7 @@ class Rig:
         if inputs:
             raise TypeError(f"{cls.type} has no input(s) {sorted(inputs)}")
         inferred = block.infer(shapes)
-        self.out_shapes = {o.name: tuple(o.shape) if o.shape is not None else tuple(inferred[o.name])
+        self.out_shapes = {o.name: tuple(o.shape if o.shape is not None else inferred[o.name])
                            for o in outs}
         self.x = _flat(block.continuous_state())
         self.dx = np.zeros_like(self.x)

@@ -102,10 +102,12 @@ def test_parameter_names_and_defaults_match_the_spec():
             if text is None:
                 # no default in the spec: required, except the sinks' cosmetic options
                 # (title, axis limits, labels, format), which default to "automatic"
-                assert (param.default is REQUIRED) != (type_name in COSMETIC), (type_name, param.name)
+                required = param.default is REQUIRED
+                assert required != (type_name in COSMETIC), (type_name, param.name)
                 continue
             value = yaml.safe_load(text)
-            value = float(value) if param.kind in ("value", "scalar") and isinstance(value, str) else value
+            if param.kind in ("value", "scalar") and isinstance(value, str):
+                value = float(value)  # 1e-3: YAML 1.1 reads a string
             got, want = param.convert(param.default), param.convert(value)
             assert np.array_equal(got, want) if isinstance(got, np.ndarray) else got == want, \
                 f"{type_name}.{param.name}: default {param.default!r}, spec {text}"
