@@ -1,1 +1,13 @@
-"""Planar n-R manipulators (Zlajpah, seed 001): kinematics, dynamics, redundancy indices."""
+"""Planar n-R manipulators (Zlajpah, seed 001): kinematics, dynamics, redundancy indices.
+
+Pure functions on (n,) arrays, compiled with numba when available (see ``_jit``):
+``kinmodel``, ``kin_link``, ``dynmodel``, ``forward_dynamics``, ``idxman``, ``idxcn``,
+``idxgrav`` and the self-motion helper ``null_space_climb``.
+"""
+from .dynamics import dynmodel, forward_dynamics
+from .indices import idxcn, idxgrav, idxman
+from .kinematics import kin_link, kinmodel
+from .redundancy import null_space_climb
+
+__all__ = ["kinmodel", "kin_link", "dynmodel", "forward_dynamics", "idxman", "idxcn",
+           "idxgrav", "null_space_climb"]

@@ -40,18 +40,19 @@ __all__ = ["dynmodel", "forward_dynamics"]
 
 
 @jit
-def _link_moments(L, Lc, m, ml, I):
-    """beta (first moments, kg m) and M's diagonal (kg m^2) from the link data, each (n,)."""
+def _first_moments(L, Lc, m, ml):
+    """beta (n,) in kg m, the first moment about joint a of all that link a carries, and
+    mu (n,) in kg, the mass carried beyond link a's COM (see the module doc)."""
     n = L.shape[0]
     beta = np.empty(n)
-    diag = np.empty(n)
-    mu = 0.0
+    mu = np.empty(n)
+    out = 0.0
     for k in range(n - 1, -1, -1):
-        mu += ml[k]
-        beta[k] = m[k] * Lc[k] + L[k] * mu
-        diag[k] = I[k] + m[k] * Lc[k] * Lc[k] + L[k] * L[k] * mu
-        mu += m[k]
-    return beta, diag
+        out += ml[k]
+        mu[k] = out
+        beta[k] = m[k] * Lc[k] + L[k] * out
+        out += m[k]
+    return beta, mu
 
 
 @jit
@@ -66,7 +67,10 @@ def _suffix(v):
 
 @jit
 def _inertia(L, c, s, beta, diag, H):
-    """Fill H (n, n) = S^T M S: diagonal by recursion, row i right of it by accumulation."""
+    """Fill H (n, n) = S^T M S: diagonal by recursion, row i right of it by accumulation.
+
+    diag (n,) is M's diagonal I_a + m_a lc_a^2 + l_a^2 mu_a in kg m^2.
+    """
     n = L.shape[0]
     C = _suffix(beta * c)
     Sn = _suffix(beta * s)
@@ -147,7 +151,8 @@ def _dynmodel(q, qd, L, Lc, m, ml, I, B, g0):
     c, s, w = _angles(q, qd)
     _kin_fill(L, c, s, w, buf[:2], buf[2:2 + 2 * n].reshape((2, n)),
               buf[2 + 2 * n:k].reshape((2, n)))
-    beta, diag = _link_moments(L, Lc, m, ml, I)
+    beta, mu = _first_moments(L, Lc, m, ml)
+    diag = I + m * Lc * Lc + L * L * mu
     _inertia(L, c, s, beta, diag, buf[k:k + nn].reshape((n, n)))
     _inertia_rate(L, c, s, w, beta, buf[k + nn:k + 2 * nn].reshape((n, n)))
     k += 2 * nn
@@ -160,7 +165,8 @@ def _forward_dynamics(q, qd, tau, L, Lc, m, ml, I, B, g0):
     """Kernel of ``forward_dynamics``: H qdd = tau - h - g by Cholesky, H = R^T R."""
     n = q.shape[0]
     c, s, w = _angles(q, qd)
-    beta, diag = _link_moments(L, Lc, m, ml, I)
+    beta, mu = _first_moments(L, Lc, m, ml)
+    diag = I + m * Lc * Lc + L * L * mu
     H = np.empty((n, n))
     _inertia(L, c, s, beta, diag, H)
     h = np.empty(n)
