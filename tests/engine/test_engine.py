@@ -1,0 +1,244 @@
+"""Engine features end to end: subsystems, --set, check, blocks, run directory, API."""
+import json
+import math
+
+import numpy as np
+import pytest
+
+import blocksim
+from blocksim.cli import main
+
+LAG_SUB = """
+blocksim: 1
+name: lag
+parameters: {tau: 1.0}
+blocks:
+  S: {type: sum, signs: "+-"}
+  G: {type: gain, K: 1/tau}
+  I: {type: integrator}
+wires: [S -> G, G -> I, I -> S.u2]
+inputs: {u: S.u1}
+outputs: {y: I.y}
+simulation: {stop: 99}
+record: {ignored: I.y}
+"""
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_file_subsystem_flattens_and_takes_parameters(tmp_path):
+    write(tmp_path, "lag.yaml", LAG_SUB)
+    path = write(tmp_path, "top.yaml", """
+blocksim: 1
+blocks:
+  U: {type: constant, value: 2}
+  F: {type: subsystem, file: lag.yaml, parameters: {tau: 0.5}}
+  H: {type: subsystem, file: lag.yaml}
+wires: [U -> F.u, F.y -> H]
+simulation: {stop: 3, output_interval: 0.5, rtol: 1e-10, atol: 1e-12}
+record: {y: F/I.y, z: H/I.y}
+""")
+    r = blocksim.run(path)
+    # first-order lag tau*y' = u - y, y(0) = 0, u = 2: y = 2 (1 - exp(-t/tau)), tau = 0.5
+    np.testing.assert_allclose(r["y"], 2 * (1 - np.exp(-r.t / 0.5)), atol=1e-8)
+    # the second lag (tau = 1, the file's default) driven by the first: for a cascade of
+    # lags with time constants a = 0.5, b = 1 and input 2:
+    # z = 2 [1 - (a e^{-t/a} - b e^{-t/b}) / (a - b)]
+    a, b = 0.5, 1.0
+    exact = 2 * (1 - (a * np.exp(-r.t / a) - b * np.exp(-r.t / b)) / (a - b))
+    np.testing.assert_allclose(r["z"], exact, atol=1e-8)
+    assert "ignored" not in r  # an included file's record: is ignored
+    model = blocksim.load(path)
+    assert {b.name for b in model.blocks} >= {"F/S", "F/G", "F/I", "H/I"}
+
+
+def test_inline_subsystem_and_set_on_inner_block(tmp_path):
+    path = write(tmp_path, "top.yaml", """
+blocksim: 1
+blocks:
+  U: {type: constant, value: 1}
+  Sub:
+    type: subsystem
+    diagram:
+      blocks:
+        K: {type: gain, K: 3}
+      inputs: {x: K.u}
+      outputs: {y: K.y}
+  T: {type: terminator}
+wires: [U -> Sub.x, Sub -> T]
+simulation: {stop: 1}
+record: {y: Sub/K.y}
+""")
+    assert blocksim.run(path)["y"][-1] == 3.0
+    r = blocksim.run(path, overrides=["blocks.Sub/K.K=5"])
+    assert r["y"][-1] == 5.0
+
+
+def test_set_overrides_by_dotted_path(tmp_path):
+    path = write(tmp_path, "d.yaml", """
+blocksim: 1
+parameters: {k: 2}
+blocks:
+  U: {type: constant, value: k}
+  I: {type: integrator}
+wires: [U -> I]
+simulation: {stop: 1}
+record: {x: I.y}
+""")
+    r = blocksim.run(path, overrides=["parameters.k=3", "simulation.stop=2",
+                                      "simulation.output_interval=0.5", "simulation.rtol=1e-8"])
+    np.testing.assert_array_equal(r.t, [0, 0.5, 1.0, 1.5, 2.0])
+    np.testing.assert_allclose(r["x"], 3 * r.t)  # x' = k
+    assert r.meta["configuration"]["simulation"]["rtol"] == 1e-8
+    r = blocksim.run(path, overrides={"blocks.U.value": "[1, 2]", "blocks.I.x0": [0, 0]})
+    assert r["x"].shape == (len(r.t), 2)
+
+
+def test_output_interval_grid_snaps_and_ends_at_stop(tmp_path):
+    path = write(tmp_path, "d.yaml", """
+blocksim: 1
+blocks:
+  U: {type: constant, value: 1}
+  I: {type: integrator}
+wires: [U -> I]
+simulation: {stop: 1, output_interval: 0.3}
+record: {x: I.y}
+""")
+    r = blocksim.run(path)
+    # start + k*interval, then the end time itself (not on the grid)
+    np.testing.assert_array_equal(r.t, [0.0, 0.3, 0.6, 0.8999999999999999, 1.0])
+    path2 = write(tmp_path, "e.yaml", path.read_text().replace("0.3", "0.1"))
+    r = blocksim.run(path2)
+    assert len(r.t) == 11 and r.t[-1] == 1.0 and np.all(np.diff(r.t) > 0)
+
+
+def test_slices_on_wires_and_records(tmp_path):
+    path = write(tmp_path, "d.yaml", """
+blocksim: 1
+blocks:
+  U: {type: constant, value: [1, 2, 3, 4]}
+  G: {type: gain, K: 10}
+  T: {type: terminator}
+wires:
+  - U[1:3] -> G
+  - G -> T
+simulation: {stop: 1}
+record:
+  g: G.y
+  last: U.y[-1]
+""")
+    r = blocksim.run(path)
+    np.testing.assert_array_equal(r["g"][-1], [20, 30])
+    assert r["last"].shape == (len(r.t),) and r["last"][-1] == 4
+
+
+def test_cli_run_writes_run_directory(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = write(tmp_path, "osc.yaml", """
+blocksim: 1
+name: osc
+blocks:
+  V: {type: integrator, x0: 1}
+  X: {type: integrator}
+  G: {type: gain, K: -1}
+  Scope: {type: scope, inputs: 2}
+wires: [V -> X, X -> G, G -> V, X -> Scope.u1, V -> Scope.u2]
+simulation: {stop: 6.283185307179586, solver: dop853, rtol: 1e-10, atol: 1e-12}
+record: {x: X.y, v: V.y}
+""")
+    assert main(["run", str(path), "--quiet"]) == 0
+    out = tmp_path / "runs" / "osc"
+    res = np.load(out / "results.npz")
+    meta = json.loads((out / "meta.json").read_text())
+    assert (out / "Scope.png").stat().st_size > 1000
+    # x = sin t, v = cos t; one period later back at (0, 1)
+    assert res["x"][-1] == pytest.approx(0, abs=1e-8) and res["v"][-1] == pytest.approx(1, abs=1e-8)
+    assert meta["complete"] is True and meta["name"] == "osc"
+    assert meta["solver"]["name"] == "dop853" and meta["solver"]["nfev"] > 0
+    assert "numpy" in meta["versions"] and meta["configuration"]["blocks"]["G"]["K"] == -1
+    assert not list(out.glob(".*")), "no temporary files left behind"
+    assert main(["run", str(path), "--quiet", "--no-plots", "--out", str(tmp_path / "np"),
+                 "--stop", "1", "--solver", "rk4"]) == 0
+    assert not (tmp_path / "np" / "Scope.png").exists()
+    meta = json.loads((tmp_path / "np" / "meta.json").read_text())
+    assert meta["solver"]["name"] == "rk4" and meta["end_time"] == 1.0
+
+
+def test_check_explains_the_diagram(tmp_path, capsys):
+    path = write(tmp_path, "d.yaml", """
+blocksim: 1
+blocks:
+  C: {type: clock}
+  Z: {type: zoh, period: 0.1}
+  K: {type: constant, value: [1, 2]}
+  G: {type: gain, K: 2}
+  I: {type: integrator, x0: [0, 0]}
+wires: [C -> Z, K -> G, G -> I]
+simulation: {stop: 1}
+""")
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "2 continuous states" in out and "discrete 0.1 s" in out
+    assert "execution order" in out and "G.y" in out and "[constant]" in out
+    assert out.index("C.t") < out.index("Z.y")  # dataflow order
+
+
+def test_blocks_catalogue_and_one_block(capsys):
+    assert main(["blocks"]) == 0
+    out = capsys.readouterr().out
+    for name in ("gain", "integrator", "zoh", "scope", "transfer_function"):
+        assert name in out
+    assert main(["blocks", "gain"]) == 0
+    out = capsys.readouterr().out
+    assert "K @ u" in out and "parameters:" in out
+    assert main(["blocks", "gian"]) == 2
+    assert "did you mean 'gain'" in capsys.readouterr().err
+
+
+def test_every_catalogued_block_has_a_docstring_listing_its_parameters():
+    from blocksim.library import Library
+    lib = Library()
+    for name in lib.types:
+        cls = lib.block_class(name)
+        assert cls.type == name
+        assert cls.__doc__ and len(cls.__doc__.strip()) > 20, name
+        for p in cls.params:
+            assert p.doc or p.name in cls.__doc__, (name, p.name)
+
+
+def test_load_does_not_simulate_and_run_writes_only_with_out(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = write(tmp_path, "d.yaml", """
+blocksim: 1
+blocks:
+  U: {type: constant, value: 1}
+  Scope: {type: scope}
+wires: [U -> Scope]
+simulation: {stop: 1}
+""")
+    model = blocksim.load(path)
+    assert model.settings.stop == 1 and len(model.blocks) == 2
+    blocksim.run(path, plots=True)
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_step_switch_is_landed_exactly_by_fixed_step_solver(tmp_path):
+    path = write(tmp_path, "d.yaml", """
+blocksim: 1
+blocks:
+  S: {type: step, time: 0.55}
+  I: {type: integrator}
+wires: [S -> I]
+simulation: {stop: 1, solver: euler, step: 0.1}
+record: {x: I.y}
+""")
+    r = blocksim.run(path)
+    assert 0.55 in r.t
+    # x = max(0, t - 0.55): Euler is exact for a piecewise-constant right-hand side
+    # when the switch is landed on
+    np.testing.assert_allclose(r["x"], np.maximum(0, r.t - 0.55), atol=1e-12)
+    assert math.isclose(r.t[-1], 1.0)
