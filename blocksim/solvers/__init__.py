@@ -1,0 +1,48 @@
+"""ODE steppers driven one accepted step at a time by the simulator.
+
+    stepper = make_stepper(name, fun, t0, y0, t_bound, rtol=, atol=, max_step=, step=, origin=)
+    stepper.step()                 # one accepted step toward t_bound, landing on it exactly
+    stepper.t, stepper.y           # current point (y is the stepper's buffer: copy to keep)
+    stepper.dense(t)               # interpolant of the last step, t in [t_old, t]
+    stepper.restart(t, y, t_bound) # continue after an event (caches dropped, step size kept)
+    stepper.nfev, .nsteps, .nrejected
+
+`fun(t, y)` returns dy/dt with the shape of y (it may return the same buffer every call and
+must not keep y, which is a scratch buffer). Integration runs forward only. Fixed-step
+methods use `step` and `origin` (default t0) and ignore the tolerances; adaptive ones use
+`rtol`, `atol`, `max_step` and ignore `step`, `origin`. Failures raise `SolverError`.
+"""
+from __future__ import annotations
+
+import math
+
+from .adaptive_rk import Dop853, EmbeddedRK
+from .base import SolverError, Stepper
+from .fixed_step import FixedStepRK
+from .tableaus import BS23, DOP853, DP54, EULER, HEUN, RK4
+
+FIXED_STEP = ("euler", "rk2", "rk4")
+SOLVERS = FIXED_STEP + ("rk23", "rk45", "dop853", "radau", "bdf", "lsoda")
+
+_FIXED = {"euler": EULER, "rk2": HEUN, "rk4": RK4}
+_EMBEDDED = {"rk23": (EmbeddedRK, BS23), "rk45": (EmbeddedRK, DP54), "dop853": (Dop853, DOP853)}
+
+__all__ = ["make_stepper", "SOLVERS", "FIXED_STEP", "SolverError", "Stepper"]
+
+
+def make_stepper(name, fun, t0, y0, t_bound, *, rtol=1e-3, atol=1e-6, max_step=math.inf,
+                 step=None, origin=None):
+    """A stepper of method `name` (one of SOLVERS) for y' = fun(t, y), y(t0) = y0, up to
+    t_bound. `step` is required by the fixed-step methods."""
+    if name in _FIXED:
+        if step is None:
+            raise ValueError(f"solver {name!r} is fixed-step and needs `step`")
+        return FixedStepRK(name, _FIXED[name], fun, t0, y0, t_bound, step,
+                           t0 if origin is None else origin)
+    if name in _EMBEDDED:
+        cls, tableau = _EMBEDDED[name]
+        return cls(name, tableau, fun, t0, y0, t_bound, rtol, atol, max_step)
+    if name in SOLVERS:
+        from .scipy_backed import ScipyStepper
+        return ScipyStepper(name, fun, t0, y0, t_bound, rtol, atol, max_step)
+    raise ValueError(f"unknown solver {name!r}; expected one of {', '.join(SOLVERS)}")

@@ -1,0 +1,49 @@
+"""What every stepper shares: the failure type, the current point and the statistics.
+
+A stepper integrates y' = f(t, y) forward in time one accepted step at a time, up to
+`t_bound`, and is restarted by the simulator after every event (sample hit, discontinuity)
+rather than rebuilt, so that it keeps its step-size history.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import SimulationError
+
+
+class SolverError(SimulationError):
+    """The integration failed: the step size fell below round-off, or a scipy solver gave up."""
+
+
+class Stepper:
+    """Common state of all steppers.
+
+    `t`, `y` is the current point (`y` is the stepper's buffer: copy it to keep it), `t_old`
+    the start of the last accepted step, `t_bound` the end of the current integration
+    interval. `nfev`, `nsteps` (accepted) and `nrejected` count across restarts.
+    """
+    fixed = False
+
+    def __init__(self, name, t0, y0, t_bound):
+        y0 = np.array(y0, dtype=float)
+        if y0.ndim != 1:
+            raise ValueError(f"the state must be a 1-D array, got shape {y0.shape}")
+        self.name = name
+        self.n = y0.size
+        self.t = self.t_old = float(t0)
+        self.y = y0
+        self.t_bound = self._check_bound(self.t, t_bound)
+        self.nfev = 0
+        self.nsteps = 0
+        self.nrejected = 0
+
+    @staticmethod
+    def _check_bound(t, t_bound):
+        t_bound = float(t_bound)
+        if not t_bound >= t:
+            raise ValueError(f"t_bound={t_bound!r} is before t={t!r}: steppers run forward")
+        return t_bound
+
+    def _check_running(self):
+        if not self.t < self.t_bound:
+            raise RuntimeError(f"step() called at t_bound={self.t_bound!r}; restart first")

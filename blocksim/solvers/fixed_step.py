@@ -1,0 +1,96 @@
+"""Fixed-step explicit Runge–Kutta: forward Euler (order 1), Heun (2), classical RK4 (4).
+
+Steps land on the grid ``origin + k*step`` (computed by multiplication, so nothing drifts).
+A `t_bound` between grid points (an event) shortens the step that crosses it; the next step
+then goes to the next grid point. Times within `1e-9*step` (plus a few ulps) of a grid point
+count as on it, so an event that equals a grid point up to round-off never makes a
+sliver step. Dense output is the cubic Hermite interpolant from the end-point values and
+slopes; the slope at the new point is evaluated only when dense output is asked for, and is
+then reused as the next step's first stage.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .base import SolverError
+from .explicit_rk import ExplicitRK
+
+
+class FixedStepRK(ExplicitRK):
+    """``y1 = y + h Σ b_i k_i`` with h the distance to the next grid point or to t_bound."""
+    fixed = True
+
+    def __init__(self, name, tableau, fun, t0, y0, t_bound, step, origin):
+        super().__init__(name, tableau, fun, t0, y0, t_bound)
+        step = float(step)
+        if not (step > 0 and math.isfinite(step)):
+            raise ValueError(f"solver {name!r} needs a positive finite step, got {step!r}")
+        self.grid_step = step
+        self.origin = float(origin)
+        self._b = tableau.b
+        self._hb = np.empty_like(tableau.b)
+        self._k0 = self._K[0]
+        self._k_all = self._K[:tableau.stages]
+        self._step_plan = self._plan(1, tableau.stages)
+        self._f1 = np.empty(self.n)
+        self._f1_ready = False     # _f1 holds f(t, y) at the current point
+        self._set_grid()
+
+    def _set_grid(self):
+        """Grid tolerance for the current interval and the index of the last grid point at
+        or before t."""
+        t, origin, step = self.t, self.origin, self.grid_step
+        self._tol = tol = 1e-9 * step + 4 * math.ulp(max(abs(origin), abs(self.t_bound)))
+        k = math.floor((t - origin) / step)
+        while origin + (k + 1) * step <= t + tol:
+            k += 1
+        while origin + k * step > t + tol:
+            k -= 1
+        self._k = k
+
+    def step(self):
+        """Advance to the next grid point, or to t_bound if that comes first."""
+        t, t_bound, y = self.t, self.t_bound, self.y
+        if not t < t_bound:
+            self._check_running()
+        k = self._k + 1
+        t_grid = self.origin + k * self.grid_step
+        if t_bound <= t_grid + self._tol:
+            t_new = t_bound
+            if t_bound < t_grid - self._tol:
+                k -= 1
+        else:
+            t_new = t_grid
+        h = t_new - t
+        if self._f1_ready:
+            self._k0[...] = self._f1
+        else:
+            self._k0[...] = self._fun(t, y)
+            self.nfev += 1
+        self._stages(t, h, self._step_plan)
+        y_new = self._y_new
+        np.multiply(self._b, h, self._hb)
+        np.dot(self._hb, self._k_all, y_new)
+        np.add(y, y_new, y_new)
+        if not math.isfinite(y_new.dot(y_new)) and not np.isfinite(y_new).all():
+            raise SolverError(f"{self.name}: the state became non-finite in the step from "
+                              f"t={t:.9g} to t={t_new:.9g} (step {h:.3g})", time=t)
+        self._accept(t, t_new, h)
+        self._k = k
+        self._f1_ready = False
+
+    def _dense_coefficients(self):
+        self._check_dense()
+        if not self._f1_ready:
+            self._f1[...] = self._fun(self.t, self.y)
+            self.nfev += 1
+            self._f1_ready = True
+        return self._hermite(self._f1, 0)
+
+    def restart(self, t, y, t_bound):
+        """Continue from (t, y) up to t_bound on the same grid (origin unchanged)."""
+        super().restart(t, y, t_bound)
+        self._f1_ready = False
+        self._set_grid()
