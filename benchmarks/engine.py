@@ -1,0 +1,72 @@
+"""Engine overhead per derivative evaluation: chains of gain blocks, in µs per block.
+
+    python benchmarks/engine.py
+
+A chain integrator -> gain_1 -> ... -> gain_N -> (back to the integrator) is compiled and
+its derivative function timed (median of repeats). The integrator is one block; the rest is
+pure framework plus one small numpy operation per gain. Prints a table.
+"""
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import blocksim  # noqa: E402
+from blocksim.simulator import Simulation  # noqa: E402
+
+
+def chain(n, size=1):
+    lines = ["blocksim: 1", "blocks:",
+             f"  I: {{type: integrator, x0: {[1.0] * size if size > 1 else 1.0}}}"]
+    for k in range(n):
+        lines.append(f"  G{k}: {{type: gain, K: {-1.0 if k == 0 else 1.0}}}")
+    lines.append("wires:")
+    lines.append("  - I -> G0")
+    for k in range(1, n):
+        lines.append(f"  - G{k - 1} -> G{k}")
+    lines.append(f"  - G{n - 1} -> I")
+    lines.append("simulation: {stop: 1}")
+    return "\n".join(lines) + "\n"
+
+
+def time_f(model, repeats=7, number=2000):
+    sim = Simulation(model)
+    y = model.x0.copy()
+    f = sim.f
+    runs = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            f(0.5, y)
+        runs.append((time.perf_counter() - t0) / number)
+    return statistics.median(runs)
+
+
+def main():
+    print(f"{'diagram':<28} {'blocks':>6} {'µs/eval':>10} {'µs/block':>10} {'compile s':>10}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (10, 100, 1000):
+            path = Path(tmp) / f"chain{n}.yaml"
+            path.write_text(chain(n))
+            t0 = time.perf_counter()
+            model = blocksim.load(path)
+            compile_s = time.perf_counter() - t0
+            per_eval = time_f(model, number=max(200, 20000 // n))
+            blocks = n + 1
+            print(f"{'gain chain, scalar':<28} {blocks:>6} {per_eval * 1e6:>10.1f} "
+                  f"{per_eval * 1e6 / blocks:>10.2f} {compile_s:>10.3f}")
+    # the floor: one numpy in-place multiply per block, no framework at all
+    K, u, y = np.asarray(2.0), np.ones(()), np.empty(())
+    t0 = time.perf_counter()
+    for _ in range(100000):
+        np.multiply(K, u, out=y)
+    print(f"{'numpy multiply alone':<28} {'':>6} {'':>10} {(time.perf_counter() - t0) * 10:>10.2f}")
+
+
+if __name__ == "__main__":
+    main()
