@@ -1,0 +1,655 @@
+"""The project's own safe expression evaluator: parameter values and the `function` block.
+
+User text is parsed by `ast.parse(mode="eval")`, checked node by node against a whitelist and
+compiled into nested closures over numpy functions; Python's eval/exec never sees it. The
+grammar: numbers, `+ - * / ** @`, unary `-`/`+`, parentheses, list and tuple displays (both give
+arrays; nested displays are matrices row by row), indexing and slicing (0-based, numpy
+semantics; indices must be whole numbers), names (parameters, the constants `pi e inf`, the
+inputs of a `function` block), `ROBOT.pose` (the only attribute form) and calls of the
+whitelisted functions with positional arguments.
+
+Numbers are float64 throughout (integer literals too), so `2**100000` overflows instead of
+building a huge int. Subexpressions that do not depend on a `function` block's inputs are
+computed once, when the expression is compiled, under `np.errstate(all="raise")`: division by
+zero, domain errors and overflow are `ExprError`s then (underflow to 0 is fine). Resource
+guards: at most 10,000 characters, nesting at most 100 levels (a chain `a + b - c + ...` counts
+as one level), arrays of at most 10 million elements (checked before anything is allocated).
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import math
+import operator
+
+import numpy as np
+
+MAX_TEXT = 10_000
+MAX_DEPTH = 100
+MAX_ELEMENTS = 10_000_000
+
+
+class ExprError(Exception):
+    """An invalid or failing expression; the caller adds FILE:LINE, the block and parameter."""
+
+
+CONSTANTS = {"pi": np.float64(np.pi), "e": np.float64(np.e), "inf": np.float64(np.inf)}
+
+
+class Function:
+    """A whitelisted function: the callable and how many positional arguments it takes
+    (`max_args=None`: any number). `elementwise` functions broadcast their arguments, so the
+    size of their result is checked before they are called on constants."""
+    __slots__ = ("fn", "min_args", "max_args", "elementwise")
+
+    def __init__(self, fn, min_args=1, max_args=1, *, elementwise=False):
+        self.fn = fn
+        self.min_args = min_args
+        self.max_args = max_args
+        self.elementwise = elementwise
+
+
+# ---- argument helpers ------------------------------------------------------------------------
+def _check_count(n):
+    if n > MAX_ELEMENTS:
+        raise ExprError(f"the result would have {n:,} elements, more than the limit of "
+                        f"{MAX_ELEMENTS:,}")
+
+
+def _scalar(x, what):
+    """A one-element argument as a float."""
+    a = np.asarray(x, dtype=np.float64)
+    if a.size != 1:
+        raise ExprError(f"{what} must be a single number, got shape {a.shape}")
+    return float(a.reshape(()))
+
+
+def _whole(x, what):
+    """A scalar argument that must be a whole number (a size, a count, an index) as an int."""
+    a = np.asarray(x)
+    if a.ndim != 0:
+        raise ExprError(f"{what} must be a single integer, got shape {a.shape}")
+    v = float(a)
+    if not math.isfinite(v) or v != int(v):
+        raise ExprError(f"{what} must be an integer, got {v:g}")
+    return int(v)
+
+
+def _dims(args, what):
+    """Shape arguments: `f(n)`, `f(r, c, ...)` or `f((r, c))` -> a tuple of ints."""
+    if len(args) == 1 and np.ndim(args[0]) == 1:
+        return tuple(_whole(d, what) for d in args[0])
+    return tuple(_whole(d, what) for d in args)
+
+
+def _new_shape(args, what):
+    shape = _dims(args, f"{what}() size")
+    if any(d < 0 for d in shape):
+        raise ExprError(f"{what}() size must not be negative, got {shape}")
+    _check_count(math.prod(shape))
+    return shape
+
+
+# ---- the function table ----------------------------------------------------------------------
+def _zeros(*args):
+    return np.zeros(_new_shape(args, "zeros"))
+
+
+def _ones(*args):
+    return np.ones(_new_shape(args, "ones"))
+
+
+def _eye(n, m=None):
+    """n x n identity, or n x m with ones on the diagonal."""
+    return np.eye(*_new_shape((n,) if m is None else (n, m), "eye"))
+
+
+def _linspace(start, stop, n=50):
+    """n evenly spaced numbers from start to stop inclusive (numpy's default n = 50)."""
+    count = _new_shape((n,), "linspace")[0]
+    return np.linspace(_scalar(start, "linspace start"), _scalar(stop, "linspace stop"), count)
+
+
+def _array(x):
+    return np.array(x, dtype=np.float64)
+
+
+def _diag(v):
+    """A vector -> the square matrix with it on the diagonal; a matrix -> its diagonal."""
+    a = np.asarray(v)
+    if a.ndim == 1:
+        _check_count(a.size * a.size)
+    elif a.ndim != 2:
+        raise ExprError(f"diag() expects a vector or a matrix, got shape {a.shape}")
+    return np.diag(a)
+
+
+def _min(a, b=None):
+    """min(x): smallest element; min(a, b): element-wise minimum."""
+    return np.min(a) if b is None else np.minimum(a, b)
+
+
+def _max(a, b=None):
+    """max(x): largest element; max(a, b): element-wise maximum."""
+    return np.max(a) if b is None else np.maximum(a, b)
+
+
+def _rotx(theta):
+    """3x3 rotation about x by theta [rad]: [[1,0,0],[0,c,-s],[0,s,c]]."""
+    c, s = _cos_sin(theta, "rotx")
+    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+
+
+def _roty(theta):
+    """3x3 rotation about y by theta [rad]: [[c,0,s],[0,1,0],[-s,0,c]]."""
+    c, s = _cos_sin(theta, "roty")
+    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+
+
+def _rotz(theta):
+    """3x3 rotation about z by theta [rad]: [[c,-s,0],[s,c,0],[0,0,1]]."""
+    c, s = _cos_sin(theta, "rotz")
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def _cos_sin(theta, what):
+    t = np.float64(_scalar(theta, f"{what}() angle"))
+    return np.cos(t), np.sin(t)
+
+
+def _transl(*args):
+    """4x4 homogeneous transform of a pure translation: transl(x, y, z) or transl([x, y, z])."""
+    if len(args) == 2:
+        raise ExprError("transl() takes x, y, z or one 3-vector, got 2 arguments")
+    p = np.asarray(args[0] if len(args) == 1 else [_scalar(a, "transl()") for a in args],
+                   dtype=np.float64)
+    if p.size != 3:
+        raise ExprError(f"transl() needs 3 coordinates, got shape {p.shape}")
+    t = np.eye(4)
+    t[:3, 3] = p.reshape(3)
+    return t
+
+
+def _reshape(x, *shape):
+    """Row-major reshape: reshape(x, (r, c)) or reshape(x, r, c); one size may be -1."""
+    return np.reshape(x, _dims(shape, "reshape() size"))
+
+
+FUNCTIONS = {
+    "sin": Function(np.sin), "cos": Function(np.cos), "tan": Function(np.tan),
+    "asin": Function(np.arcsin), "acos": Function(np.arccos), "atan": Function(np.arctan),
+    "atan2": Function(np.arctan2, 2, 2, elementwise=True),
+    "sqrt": Function(np.sqrt), "exp": Function(np.exp), "log": Function(np.log),
+    "abs": Function(np.abs), "sign": Function(np.sign),
+    "min": Function(_min, 1, 2, elementwise=True), "max": Function(_max, 1, 2, elementwise=True),
+    "sum": Function(np.sum), "norm": Function(np.linalg.norm), "diag": Function(_diag),
+    "eye": Function(_eye, 1, 2), "zeros": Function(_zeros, 1, None),
+    "ones": Function(_ones, 1, None), "array": Function(_array),
+    "linspace": Function(_linspace, 2, 3),
+    "deg2rad": Function(np.deg2rad), "rad2deg": Function(np.rad2deg),
+    "rotx": Function(_rotx), "roty": Function(_roty), "rotz": Function(_rotz),
+    "transl": Function(_transl, 1, 3),
+}
+
+MATRIX_FUNCTIONS = {
+    "inv": Function(np.linalg.inv), "pinv": Function(np.linalg.pinv),
+    "det": Function(np.linalg.det), "cond": Function(np.linalg.cond),
+    "solve": Function(np.linalg.solve, 2, 2), "transpose": Function(np.transpose),
+    "reshape": Function(_reshape, 2, None),
+}
+
+
+def check_not_reserved(name):
+    """Raise ExprError if a parameter or function input called `name` would shadow a
+    constant or a function, or could never be referred to (a dunder name)."""
+    if name in CONSTANTS:
+        raise ExprError(f"'{name}' is a built-in constant; a parameter or function input may "
+                        "not reuse a constant's name")
+    if name in FUNCTIONS or name in MATRIX_FUNCTIONS:
+        raise ExprError(f"'{name}' is a built-in function; a parameter or function input may "
+                        "not reuse a function's name")
+    if name.startswith("__"):
+        raise ExprError(f"'{name}': names beginning with '__' are not allowed")
+
+
+# ---- public entry points ---------------------------------------------------------------------
+def evaluate(value, names, *, dotted=None, functions=FUNCTIONS):
+    """Evaluate a raw YAML parameter value.
+
+    value: a number, a bool (returned as a bool), an expression string, or a (nested) list of
+    numbers / expression strings / lists. Numbers, expressions and lists give a new float64
+    ndarray (0-d for a scalar); nested lists are stacked row by row and must not be ragged.
+    names: parameter name -> value (float or array); dotted: robot name -> {pose: value},
+    enabling `ROBOT.pose`. Raises ExprError.
+    """
+    with np.errstate(all="raise", under="ignore"):
+        return _evaluate(value, names, dotted, functions, 0)
+
+
+def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS, dotted=None):
+    """Check `text` once and return a fast callable `f(*input_values)` for the simulation loop.
+
+    Every free name must be one of `inputs` (positional, in this order; an input shadows a
+    parameter of the same name), a parameter in `names`, a constant, or `ROBOT.pose` with
+    `dotted`. Everything that does not depend on the inputs is computed here, once. The
+    callable does no checking and sets no errstate: numpy's own exceptions (shape mismatch,
+    singular matrix) propagate and non-finite results come back as they are.
+    `f.names` is the frozenset of inputs, parameters and robots the expression uses.
+    Raises ExprError.
+    """
+    inputs = tuple(inputs)
+    for name in inputs:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ExprError(f"{name!r} is not a valid input name")
+        check_not_reserved(name)
+    if len(set(inputs)) != len(inputs):
+        raise ExprError("input names must be distinct")
+    with np.errstate(all="raise", under="ignore"):
+        root, used = _compile(text, names, dotted, functions, inputs)
+    if isinstance(root, _Const):
+        value = root.value
+
+        def f(*args):
+            return value
+    else:
+        def f(*args):
+            return root(args)
+    f.names = frozenset(used)
+    return f
+
+
+def _evaluate(value, names, dotted, functions, depth):
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        try:
+            return np.array(float(value))
+        except OverflowError:
+            raise ExprError(f"the number {value} is too large for a float64") from None
+    if isinstance(value, str):
+        root, _ = _compile(value, names, dotted, functions, ())
+        return np.array(root.value, dtype=np.float64)
+    if isinstance(value, (list, tuple)):
+        if depth >= MAX_DEPTH:
+            raise ExprError(f"lists nested deeper than {MAX_DEPTH} levels")
+        items = []
+        for item in value:
+            if isinstance(item, (bool, np.bool_)):
+                raise ExprError(f"a list may hold numbers and expressions, not {item}")
+            items.append(_evaluate(item, names, dotted, functions, depth + 1))
+        return _stack(*items)
+    kind = "nothing (null)" if value is None else f"a {type(value).__name__}"
+    raise ExprError(f"expected a number, a list or an expression, got {kind}")
+
+
+def _stack(*items):
+    """Equal-shaped items -> one array with a new leading axis (a list display, a YAML list)."""
+    if not items:
+        return np.zeros(0)
+    shape = np.shape(items[0])
+    for i, item in enumerate(items):
+        if np.shape(item) != shape:
+            raise ExprError(f"the items of a list must have the same shape: item 0 has shape "
+                            f"{shape}, item {i} has shape {np.shape(item)}")
+    _check_count(len(items) * math.prod(shape))
+    return np.array(items, dtype=np.float64)
+
+
+# ---- parsing and compiling -------------------------------------------------------------------
+class _Const:
+    """A compiled subexpression whose value is already known."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _compile(text, names, dotted, functions, inputs):
+    """Parse, check and compile `text`: (a _Const or a closure over the inputs tuple, names
+    used). Must run under np.errstate(all='raise') since constant parts are computed here."""
+    if not isinstance(text, str):
+        raise ExprError(f"expected an expression string, got {type(text).__name__}")
+    if len(text) > MAX_TEXT:
+        raise ExprError(f"the expression is longer than {MAX_TEXT:,} characters")
+    flat = text.replace("\r", " ").replace("\n", " ").replace("\t", " ")
+    source = flat.lstrip()
+    lead = len(flat) - len(source)
+    if not source.strip():
+        raise ExprError("empty expression")
+    level = 0
+    for i, ch in enumerate(source):
+        if ch == "#":
+            raise ExprError(f"'#' is not allowed in an expression (column {lead + i + 1})")
+        if ch in "([{":
+            level += 1
+            if level > MAX_DEPTH:
+                raise ExprError(f"the expression is nested deeper than {MAX_DEPTH} levels")
+        elif ch in ")]}":
+            level -= 1
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError as e:  # offset 0: the text ended too early
+        raise ExprError(f"syntax error at column {lead + (e.offset or len(source) + 1)}: "
+                        f"{e.msg}") from None
+    except (MemoryError, RecursionError):  # how the parser reports a too deep nesting
+        raise ExprError(f"the expression is nested deeper than {MAX_DEPTH} levels") from None
+    compiler = _Compiler(source, lead, names, dotted or {}, functions, inputs)
+    return compiler.compile(tree.body, 0), compiler.used
+
+
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.Pow: operator.pow, ast.MatMult: operator.matmul}
+_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_REJECTED = {
+    ast.Lambda: "lambda functions are", ast.ListComp: "comprehensions are",
+    ast.SetComp: "comprehensions are", ast.DictComp: "comprehensions are",
+    ast.GeneratorExp: "comprehensions are", ast.Compare: "comparisons are",
+    ast.BoolOp: "boolean operators (and, or) are", ast.IfExp: "conditional expressions are",
+    ast.Dict: "dictionaries are", ast.Set: "sets are", ast.JoinedStr: "string literals are",
+    ast.NamedExpr: "assignments are", ast.Starred: "unpacking with * is",
+}
+
+
+class _Compiler:
+    """Checks an expression tree and turns it into _Const values and closures `g(inputs)`."""
+
+    def __init__(self, source, lead, names, dotted, functions, inputs):
+        self.source = source
+        self.lead = lead
+        self.names = names
+        self.dotted = dotted
+        self.functions = functions
+        self.inputs = {name: i for i, name in enumerate(inputs)}
+        self.used = set()
+
+    # -- messages
+    def segment(self, node):
+        text = ast.get_source_segment(self.source, node) or ""
+        return text if len(text) <= 40 else text[:37] + "..."
+
+    def fail(self, message, node):
+        column = len(self.source.encode()[:node.col_offset].decode("utf-8", "ignore"))
+        return ExprError(f"{message} (column {self.lead + column + 1})")
+
+    def fold(self, node, fn, *args):
+        """Compute fn(*args) now (constant arguments); arithmetic failures are ExprErrors."""
+        try:
+            return fn(*args)
+        except FloatingPointError as e:
+            raise ExprError(f"{_arithmetic(str(e))} in '{self.segment(node)}'") from None
+        except ZeroDivisionError:
+            raise ExprError(f"division by zero in '{self.segment(node)}'") from None
+        except OverflowError:
+            raise ExprError(f"overflow in '{self.segment(node)}'") from None
+        except (ValueError, TypeError, IndexError, np.linalg.LinAlgError) as e:
+            raise ExprError(f"{e} in '{self.segment(node)}'") from None
+
+    # -- dispatch
+    def compile(self, node, depth):
+        if depth >= MAX_DEPTH:
+            raise ExprError(f"the expression is nested deeper than {MAX_DEPTH} levels")
+        method = getattr(self, "c_" + type(node).__name__, None)
+        if method is None:
+            what = _REJECTED.get(type(node))
+            if what is None:
+                raise self.fail(f"'{self.segment(node)}' is not allowed in an expression", node)
+            raise self.fail(f"{what} not allowed in an expression", node)
+        return method(node, depth + 1)
+
+    def c_Constant(self, node, depth):
+        v = node.value
+        if type(v) is int or type(v) is float:
+            try:
+                x = np.float64(v)
+            except OverflowError:
+                x = np.float64(np.inf)
+            if not math.isfinite(x):
+                raise self.fail(f"the number {self.segment(node)} is too large for a float64",
+                                node)
+            return _Const(x)
+        if isinstance(v, (str, bytes)):
+            raise self.fail("string literals are not allowed in an expression", node)
+        if isinstance(v, complex):
+            raise self.fail("complex numbers are not allowed", node)
+        raise self.fail(f"'{self.segment(node)}' is not allowed in an expression", node)
+
+    def c_Name(self, node, depth):
+        name = node.id
+        if name.startswith("__"):
+            raise self.fail(f"'{name}': names beginning with '__' are not allowed", node)
+        if name in self.inputs:
+            self.used.add(name)
+            return operator.itemgetter(self.inputs[name])
+        if name in CONSTANTS:
+            return _Const(CONSTANTS[name])
+        if name in self.names:
+            self.used.add(name)
+            return _Const(_number(self.names[name], f"parameter '{name}'"))
+        if name in self.functions:
+            raise self.fail(f"'{name}' is a function; call it, e.g. {name}(x)", node)
+        if name in self.dotted:
+            raise self.fail(f"'{name}' is a robot; use one of its poses, e.g. {name}.qz", node)
+        known = [*self.inputs, *self.names, *CONSTANTS]
+        raise ExprError(f"unknown name '{name}'{_suggest(name, known)}")
+
+    def c_Attribute(self, node, depth):
+        base = node.value
+        if node.attr.startswith("__"):
+            raise self.fail(f"'{node.attr}': names beginning with '__' are not allowed", node)
+        if not (isinstance(base, ast.Name) and base.id in self.dotted):
+            raise self.fail(f"attribute access is not allowed: '{self.segment(node)}' (the "
+                            "only dotted form is ROBOT.pose, e.g. p560.qz)", node)
+        poses = self.dotted[base.id]
+        if node.attr not in poses:
+            raise self.fail(f"robot '{base.id}' has no pose '{node.attr}'"
+                            f"{_suggest(node.attr, poses)}", node)
+        self.used.add(base.id)
+        return _Const(_number(poses[node.attr], f"pose {base.id}.{node.attr}"))
+
+    def c_UnaryOp(self, node, depth):
+        op = _UNARY.get(type(node.op))
+        if isinstance(node.op, ast.Not):
+            raise self.fail("boolean operators (and, or, not) are not allowed", node)
+        if op is None:
+            raise self.fail("operator '~' is not allowed", node)
+        operand = self.compile(node.operand, depth)
+        if isinstance(operand, _Const):
+            return _Const(self.fold(node, op, operand.value))
+        return lambda a: op(operand(a))
+
+    def c_BinOp(self, node, depth):
+        # A left-associated chain a + b - c * d ... is compiled as one level (and one loop),
+        # so long sums neither hit the depth limit nor recurse at run time.
+        spine = []
+        while isinstance(node, ast.BinOp):
+            spine.append(node)
+            node = node.left
+        acc = self.compile(node, depth)
+        steps = []
+        for b in reversed(spine):
+            op = _BINOPS.get(type(b.op))
+            if op is None:
+                symbol = type(b.op).__name__
+                hint = "; for a power use **" if isinstance(b.op, ast.BitXor) else ""
+                raise self.fail(f"operator {_OPERATOR_TEXT.get(symbol, symbol)} is not "
+                                f"allowed{hint}", b)
+            right = self.compile(b.right, depth)
+            if not steps and isinstance(acc, _Const) and isinstance(right, _Const):
+                acc = _Const(self.fold(b, _checked_binop, op, acc.value, right.value))
+            else:
+                steps.append((op, right))
+        if not steps:
+            return acc
+        if len(steps) == 1:
+            return _binary(steps[0][0], acc, steps[0][1])
+        start = _dynamic(acc)
+        chain = tuple((op, _dynamic(g)) for op, g in steps)
+
+        def run_chain(a):
+            v = start(a)
+            for op, g in chain:
+                v = op(v, g(a))
+            return v
+        return run_chain
+
+    def c_Call(self, node, depth):
+        func = node.func
+        if not isinstance(func, ast.Name):
+            raise self.fail(f"only the built-in functions can be called, not "
+                            f"'{self.segment(func)}'", node)
+        name = func.id
+        if name.startswith("__"):
+            raise self.fail(f"'{name}': names beginning with '__' are not allowed", node)
+        spec = self.functions.get(name)
+        if spec is None:
+            if name in self.inputs or name in self.names or name in CONSTANTS:
+                raise self.fail(f"'{name}' is not a function", node)
+            if name in MATRIX_FUNCTIONS:
+                raise self.fail(f"{name}() is only available in a function block", node)
+            raise self.fail(f"unknown function '{name}'{_suggest(name, self.functions)}", node)
+        if node.keywords:
+            raise self.fail(f"keyword arguments are not allowed ({name}() takes positional "
+                            "arguments)", node)
+        n = len(node.args)
+        if n < spec.min_args or (spec.max_args is not None and n > spec.max_args):
+            raise self.fail(f"{name}() takes {_arity(spec)}, got {n}", node)
+        args = [self.compile(arg, depth) for arg in node.args]
+        fn = spec.fn
+        if all(isinstance(arg, _Const) for arg in args):
+            values = [arg.value for arg in args]
+            if spec.elementwise and n > 1:
+                self.fold(node, _check_broadcast, *values)
+            return _Const(self.fold(node, fn, *values))
+        if n == 1:
+            g = args[0]
+            return lambda a: fn(g(a))
+        gs = [_dynamic(arg) for arg in args]
+        if n == 2:
+            g0, g1 = gs
+            return lambda a: fn(g0(a), g1(a))
+        return lambda a: fn(*[g(a) for g in gs])
+
+    def c_List(self, node, depth):
+        items = [self.compile(item, depth) for item in node.elts]
+        if all(isinstance(item, _Const) for item in items):
+            return _Const(self.fold(node, _stack, *[item.value for item in items]))
+        gs = [_dynamic(item) for item in items]
+        return lambda a: np.array([g(a) for g in gs], dtype=np.float64)
+
+    c_Tuple = c_List
+
+    def c_Subscript(self, node, depth):
+        base = self.compile(node.value, depth)
+        index = node.slice
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        compiled = [self.index_part(part, depth) for part in parts]
+        if all(isinstance(part, _Const) for part in compiled):
+            key = tuple(part.value for part in compiled)
+            key = key[0] if len(key) == 1 else key
+            if isinstance(base, _Const):
+                return _Const(self.fold(node, operator.getitem, base.value, key))
+            return lambda a: base(a)[key]
+        base_fn = _dynamic(base)
+        fns = [_dynamic(part) for part in compiled]
+        if len(fns) == 1:
+            f0 = fns[0]
+            return lambda a: base_fn(a)[f0(a)]
+        return lambda a: base_fn(a)[tuple(f(a) for f in fns)]
+
+    def index_part(self, part, depth):
+        """One component of an index: an int or a slice, as a _Const or a closure."""
+        if not isinstance(part, ast.Slice):
+            value = self.compile(part, depth)
+            if isinstance(value, _Const):
+                return _Const(self.fold(part, _index, value.value))
+            return lambda a: _index(value(a))
+        bounds = [None if b is None else self.compile(b, depth)
+                  for b in (part.lower, part.upper, part.step)]
+        if all(b is None or isinstance(b, _Const) for b in bounds):
+            return _Const(slice(*[None if b is None else self.fold(part, _index, b.value)
+                                  for b in bounds]))
+        fns = [(lambda a: None) if b is None else _dynamic(b) for b in bounds]
+        return lambda a: slice(*[None if (v := f(a)) is None else _index(v) for f in fns])
+
+
+_OPERATOR_TEXT = {"FloorDiv": "'//'", "Mod": "'%'", "LShift": "'<<'", "RShift": "'>>'",
+                  "BitOr": "'|'", "BitAnd": "'&'", "BitXor": "'^'"}
+
+
+def _index(x):
+    """An index value (a float64 scalar) -> int; numpy would refuse a float."""
+    return _whole(x, "an index")
+
+
+def _binary(op, left, right):
+    """A closure for `left op right`, with constant operands captured as values."""
+    if isinstance(left, _Const):
+        c = left.value
+        return lambda a: op(c, right(a))
+    if isinstance(right, _Const):
+        c = right.value
+        return lambda a: op(left(a), c)
+    return lambda a: op(left(a), right(a))
+
+
+def _dynamic(part):
+    """A compiled part as a closure, even when it is a constant."""
+    if isinstance(part, _Const):
+        value = part.value
+        return lambda a: value
+    return part
+
+
+def _checked_binop(op, x, y):
+    """op(x, y) once the result size is known to be within the limit."""
+    sx, sy = np.shape(x), np.shape(y)
+    if op is operator.matmul:
+        # (..., n, k) @ (..., k, m): at most prod(sx[:-1]) * prod(sy[:-2]) * m elements
+        _check_count(math.prod(sx[:-1]) * (math.prod(sy[:-2]) * sy[-1] if len(sy) > 1 else 1))
+    else:
+        _check_broadcast(x, y)
+    return op(x, y)
+
+
+def _check_broadcast(*values):
+    try:
+        shape = np.broadcast_shapes(*(np.shape(v) for v in values))
+    except ValueError:
+        raise ExprError("shapes " + " and ".join(str(np.shape(v)) for v in values)
+                        + " do not match (numpy broadcasting)") from None
+    _check_count(math.prod(shape))
+
+
+def _number(value, what):
+    """A parameter or pose value as float64: a numpy scalar for one number, else an array."""
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ExprError(f"{what} is not a number") from None
+    return a[()] if a.ndim == 0 else a
+
+
+def _arity(spec):
+    lo, hi = spec.min_args, spec.max_args
+    if hi == lo:
+        return f"{lo} argument{'s' if lo != 1 else ''}"
+    if hi is None:
+        return f"at least {lo} argument{'s' if lo != 1 else ''}"
+    return f"{lo} to {hi} arguments"
+
+
+def _arithmetic(message):
+    """numpy's floating-point error text -> a user-facing one."""
+    if "divide by zero" in message:
+        return "division by zero" if message.endswith("divide") else \
+            f"infinite result ({message})"
+    if "overflow" in message:
+        return f"overflow: the result is too large for a float64 ({message})"
+    if "invalid value" in message:
+        return f"domain error ({message})"
+    return message
+
+
+def _suggest(word, options):
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
