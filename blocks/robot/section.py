@@ -1,0 +1,138 @@
+"""The diagram's `robots:` section: one entry -> a configured SerialLink and its named poses.
+
+    robots:
+      p560:  {model: puma560, friction: viscous}
+      p560p: {model: puma560, friction: viscous, perturb: 0.1, seed: 1}
+      mine:  {file: my_robot.yaml, gravity: [0, 0, 9.81], tool: transl(0, 0, 0.1)}
+      arm:   {links: [{alpha: 0, a: 1, m: 1}, ...], convention: standard}
+
+Exactly one of `model` (a built-in), `file` (a robot YAML file, relative to the diagram) or
+`links` (an inline table, same keys as a robot file) says what the robot is; the options
+`friction` (full | viscous | none, default full), `perturb` with `seed`, `gravity`, `base`,
+`tool` and `payload` ({mass, com}) configure it (see SerialLink.configure).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from blocksim.diagram import suggest
+from blocksim.errors import DiagramError
+
+SOURCES = ("model", "file", "links")
+INLINE_KEYS = ("name", "manufacturer", "convention", "poses")
+OPTIONS = ("friction", "perturb", "seed", "gravity", "base", "tool", "payload")
+LINK_NUMBERS = ("alpha", "a", "theta", "d", "offset", "m", "r", "I", "Jm", "G", "B", "Tc", "qlim")
+
+
+def build_robot(name, options, evaluate, base_dir):
+    """Build one entry of the robots section. `options` maps keys to located raw values
+    (`.raw`, `.loc`) plus '__loc__'; `evaluate(value, what)` evaluates an expression at its
+    location. Returns (robot, poses)."""
+    from . import models
+
+    loc = options["__loc__"]
+    keys = [k for k in options if k != "__loc__"]
+    for key in keys:
+        if key not in SOURCES + OPTIONS + INLINE_KEYS:
+            raise options[key].loc.error(
+                f"unknown robot option '{key}'{suggest(key, SOURCES + OPTIONS + INLINE_KEYS)}",
+                hint="options: " + ", ".join(SOURCES + OPTIONS))
+    given = [k for k in SOURCES if k in options]
+    if len(given) != 1:
+        raise loc.error(f"robot '{name}' needs exactly one of model, file or links"
+                        + (f" (got {', '.join(given)})" if given else ""))
+    source = options[given[0]]
+    inline = [k for k in INLINE_KEYS if k in options]
+    if inline and given[0] != "links":
+        raise options[inline[0]].loc.error(f"'{inline[0]}' belongs to an inline robot (links:)")
+    try:
+        if given[0] == "model":
+            builtin = models.available() + sorted(models.ALIASES)
+            if source.raw not in builtin:
+                raise source.loc.error(f"unknown robot model {source.raw!r}"
+                                       f"{suggest(source.raw, builtin)}",
+                                       hint="built-in models: " + ", ".join(models.available()))
+            robot = models.load_robot(source.raw)
+        elif given[0] == "file":
+            path = Path(base_dir) / str(source.raw)
+            if not path.is_file():
+                raise source.loc.error(f"robot file not found: {source.raw}")
+            robot = models.load_robot(path)
+        else:
+            data = {k: _plain(options[k].raw) for k in inline}
+            data["links"] = _evaluate_links(source, evaluate)
+            data.setdefault("name", name)
+            robot = models.robot_from_dict(data, source=f"{source.loc.file}:{source.loc.line}")
+    except models.RobotDataError as e:
+        raise source.loc.error(f"robot '{name}': {e}") from None
+
+    kw = {}
+    for key in OPTIONS:
+        if key not in options:
+            continue
+        value = options[key]
+        if key == "friction":
+            if value.raw not in ("full", "viscous", "none"):
+                raise value.loc.error(f"friction must be full, viscous or none, got {value.raw!r}")
+            kw[key] = value.raw
+        elif key == "payload":
+            kw[key] = _payload(value, evaluate)
+        elif key == "seed":
+            seed = evaluate(value, "seed")
+            if np.ndim(seed) or seed != int(seed):
+                raise value.loc.error(f"seed must be an integer, got {seed!r}")
+            kw[key] = int(seed)
+        else:
+            arr = np.asarray(evaluate(value, key), dtype=float)
+            want = {"perturb": (), "gravity": (3,), "base": (4, 4), "tool": (4, 4)}[key]
+            if arr.shape != want:
+                raise value.loc.error(f"robot option '{key}' must have shape {want}, got {arr.shape}")
+            kw[key] = float(arr) if key == "perturb" else arr
+    if "perturb" in kw and not 0 <= kw["perturb"] < 1:
+        raise options["perturb"].loc.error("perturb must be in [0, 1)")
+    try:
+        robot = robot.configure(**kw)
+    except ValueError as e:
+        raise loc.error(f"robot '{name}': {e}") from None
+    return robot, {k: np.asarray(v, dtype=float) for k, v in robot.poses.items()}
+
+
+def _payload(value, evaluate):
+    raw = value.raw
+    if not isinstance(raw, dict) or set(raw) - {"mass", "com"} or "mass" not in raw:
+        raise value.loc.error("payload must be {mass: m, com: [x, y, z]}")
+    mass = float(evaluate(type(value)(raw["mass"], value.loc), "payload mass"))
+    com = np.asarray(evaluate(type(value)(raw.get("com", [0, 0, 0]), value.loc), "payload com"),
+                     dtype=float)
+    if mass < 0 or com.shape != (3,):
+        raise value.loc.error("payload mass must be >= 0 and com a 3-vector")
+    return (mass, com)
+
+
+def _evaluate_links(source, evaluate):
+    """Inline link tables may use expressions (pi/2, -pi/2, parameters are not yet known)."""
+    if not isinstance(source.raw, list) or not source.raw:
+        raise source.loc.error("links must be a non-empty list of link mappings")
+    links = []
+    for i, link in enumerate(source.raw):
+        if not isinstance(link, dict):
+            raise source.loc.error(f"links[{i}] must be a mapping")
+        out = {}
+        for key, raw in link.items():
+            if key in LINK_NUMBERS:
+                value = evaluate(type(source)(raw, source.loc), f"links[{i}].{key}")
+                out[key] = np.asarray(value, dtype=float).tolist()
+            else:
+                out[key] = _plain(raw)
+        links.append(out)
+    return links
+
+
+def _plain(x):
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_plain(v) for v in x]
+    return x
