@@ -43,8 +43,8 @@ def _transform(T, what):
     return _readonly(T)
 
 
-def _f64(x):
-    return np.ascontiguousarray(x, dtype=np.float64)
+_asc = np.ascontiguousarray
+_F64 = np.float64
 
 
 class SerialLink:
@@ -150,7 +150,7 @@ class SerialLink:
     def _fext(self, fext):
         if fext is None:
             return self._z6
-        f = _f64(fext).reshape(-1)
+        f = _asc(fext, _F64).reshape(-1)
         if f.shape[0] % 6:
             raise ValueError("fext must be a 6-vector [Fx Fy Fz Mx My Mz] or (m, 6)")
         return f
@@ -247,7 +247,7 @@ class SerialLink:
 
     def fkine(self, q, out=None):
         """End-effector pose base·A_1(q_1)…A_n(q_n)·tool: (4, 4), or (m, 4, 4) for q (m, n)."""
-        q = _f64(q)
+        q = _asc(q, _F64)
         if q.ndim == 1:
             if out is None:
                 out = np.empty((4, 4))
@@ -260,7 +260,7 @@ class SerialLink:
     def fkine_all(self, q):
         """Frames [base, base·A_1, …, base·A_1…A_n] (tool not applied): (n+1, 4, 4) or
         (m, n+1, 4, 4); used to draw the links."""
-        q = _f64(q)
+        q = _asc(q, _F64)
         res = np.empty(q.shape[:-1] + (self.n + 1, 4, 4))
         self._k.fkine_all(self._P, self._W, q.reshape(-1), res.reshape(-1, 4))
         return res
@@ -275,7 +275,7 @@ class SerialLink:
         return self._jacobian(q, True, out)
 
     def _jacobian(self, q, in_tool, out):
-        q = _f64(q)
+        q = _asc(q, _F64)
         if q.ndim == 1:
             if out is None:
                 out = np.empty((6, self.n))
@@ -293,12 +293,13 @@ class SerialLink:
         self._k.jacob_dot(self._P, self._W, q.reshape(-1), qd.reshape(-1), res.reshape(-1))
         return res
 
-    def _stack(self, *arrays):
+    @staticmethod
+    def _stack(*arrays):
         """Joint arrays broadcast to one shape, float64 C-contiguous."""
-        arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
+        arrays = [_asc(a, _F64) for a in arrays]
         if all(a.shape == arrays[0].shape for a in arrays):
-            return [np.ascontiguousarray(a) for a in arrays]
-        return [np.ascontiguousarray(a) for a in np.broadcast_arrays(*arrays)]
+            return arrays
+        return [_asc(a) for a in np.broadcast_arrays(*arrays)]
 
     # ------------------------------------------------------------ dynamics
     def rne(self, q, qd, qdd, gravity=None, fext=None, out=None):
@@ -312,9 +313,9 @@ class SerialLink:
         gives one wrench per row. q, qd, qdd (n,) -> (n,); stacks (m, n) -> (m, n).
         ``out`` (n,) float64 receives a single answer.
         """
-        q = _f64(q)
-        qd = _f64(qd)
-        qdd = _f64(qdd)
+        q = _asc(q, _F64)
+        qd = _asc(qd, _F64)
+        qdd = _asc(qdd, _F64)
         g = self._g if gravity is None else self._base_gravity(gravity)
         f = self._z6 if fext is None else self._fext(fext)
         if q.ndim == 1 and qd.ndim == 1 and qdd.ndim == 1:
@@ -331,7 +332,7 @@ class SerialLink:
     def inertia(self, q, out=None):
         """Joint-space inertia M(q) (n, n), motor inertia G²·Jm included (kg·m²);
         (m, n, n) for q (m, n). Composite-rigid-body algorithm."""
-        q = _f64(q)
+        q = _asc(q, _F64)
         if q.ndim == 1:
             if out is None:
                 out = np.empty((self.n, self.n))
@@ -351,7 +352,7 @@ class SerialLink:
 
     def gravload(self, q, gravity=None, out=None):
         """Gravity torque g(q) = rne(q, 0, 0) (n,) or (m, n); ``gravity`` overrides the robot's."""
-        q = _f64(q)
+        q = _asc(q, _F64)
         g = self._g if gravity is None else self._base_gravity(gravity)
         if q.ndim == 1:
             if out is None:
@@ -370,9 +371,9 @@ class SerialLink:
         solve by Cholesky. q, qd, tau (n,) -> (n,); stacks (m, n) -> (m, n). ``gravity`` and
         ``fext`` as in ``rne``; ``out`` (n,) float64 receives a single answer.
         """
-        q = _f64(q)
-        qd = _f64(qd)
-        tau = _f64(tau)
+        q = _asc(q, _F64)
+        qd = _asc(qd, _F64)
+        tau = _asc(tau, _F64)
         g = self._g if gravity is None else self._base_gravity(gravity)
         f = self._z6 if fext is None else self._fext(fext)
         if q.ndim == 1 and qd.ndim == 1 and tau.ndim == 1:
@@ -389,7 +390,7 @@ class SerialLink:
     def friction(self, qd):
         """Joint friction F(q̇) = |G|·(B·|G|·q̇ + Tc) per joint (n,) or (m, n); Tc = Tc+ for
         q̇ > 0, Tc- for q̇ < 0, 0 at rest. rne adds it; it opposes motion."""
-        qd = _f64(qd)
+        qd = _asc(qd, _F64)
         res = np.empty(qd.shape)
         self._k.friction(self._P, qd.reshape(-1), res.reshape(-1))
         return res
