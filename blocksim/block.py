@@ -10,7 +10,8 @@ diagram with validated parameters in `self.p`. The compiler then asks it, in thi
    method (`calc`) that computes it. An output may alias the block's state (`state=` /
    `dstate=`), which makes it free to evaluate and never part of an algebraic loop.
 2. `infer(shapes)` -> shapes of the outputs declared with `shape=None`, given every input's
-   shape; raise `PortError` for an input shape the block cannot take.
+   shape; raise `PortError` for an input shape the block cannot take (or `ParamError` for
+   a parameter that does not fit the inputs).
 3. `continuous_state()` / `discrete_state()` -> flat initial values (or None), after shapes.
 4. `bind(u, y, x, dx, xd)` gives the block numpy views: `u` a tuple of input views in port
    order (each is its driver's output view, no copy), `y` the output views, `x`/`dx` its
@@ -45,7 +46,8 @@ class PortError(ValueError):
 @dataclass(frozen=True)
 class In:
     """An input port. `shape=None` accepts any shape; `optional` inputs may stay unwired and
-    then read `default` broadcast to `shape`."""
+    then read `default` broadcast to `shape`, or, with `default=None`, are bound as None
+    (the block supplies the value itself)."""
     name: str
     shape: tuple | None = None
     optional: bool = False
@@ -90,6 +92,8 @@ class Block:
     params: tuple = ()
     # True for blocks that read the time (sources): they are never folded into constants.
     time_dependent = False
+    # True for blocks that end the run (normally, complete) when their input is non-zero.
+    stops = False
     # True for blocks whose inputs the simulator records for `finalize` (sinks, and blocks
     # that draw or report after the run, e.g. a camera's view).
     records_inputs = False
@@ -144,7 +148,9 @@ class Block:
 
     def initialize(self, t):
         """Called once at the start, after a first evaluation of all outputs, for blocks whose
-        initial state is defined from their inputs (rate limiter, derivative)."""
+        initial state is defined from their inputs (rate limiter, derivative) or whose held
+        outputs start from their state (zoh, unit_delay); it may write states and outputs.
+        The outputs are evaluated again afterwards."""
 
     # ---- end of run ----------------------------------------------------------------------
     def finalize(self, run):

@@ -254,6 +254,8 @@ class _Compiler:
                                 f" named {raw!r} in the diagram's '{param.section}' section"
                                 f"{suggest(raw, table)}", **where)
             return table[raw]
+        if raw is None and param.default is None:  # an optional parameter left unset
+            return None
         if kind in ("value", "scalar", "int") and raw is not param.default:
             try:
                 raw = expr.evaluate(raw, names, dotted=self.dotted)
@@ -511,6 +513,8 @@ class _Compiler:
     def input_view(self, name, port, views):
         drv = self.drivers.get((name, port.name))
         if drv is None:
+            if port.default is None:  # the block supplies the value itself (e.g. table's t)
+                return None
             shape = tuple(port.shape) if port.shape is not None else ()
             view = np.full(shape, float(port.default))
             view.flags.writeable = False
@@ -532,7 +536,7 @@ class _Compiler:
                 continue
             cs, ds = self.slices[name]
             stateless = cs.stop == cs.start and ds.stop == ds.start
-            if stateless and not block.time_dependent and not getattr(block, "stops", False):
+            if stateless and not block.time_dependent and not block.stops:
                 drivers = [self.drivers.get((name, i)) for i in self.ports[name][0]]
                 srcs = [self.node_of.get((d[0], d[1])) for d in drivers if d is not None]
                 if all(s is not None and id(s) in constant for s in srcs):
@@ -555,7 +559,7 @@ class _Compiler:
             ins = self.ports[name][0]
             if block.records_inputs:
                 sinks.append((block, [block.u[i] for i in range(len(ins))]))
-            if getattr(block, "stops", False):
+            if block.stops:
                 stops.append(block.u[0])
         return record, sinks, stops
 

@@ -37,6 +37,7 @@ class Param:
       resource the name of an entry of the diagram section `section` (e.g. robots) -> object
       data     raw YAML data, unevaluated (e.g. a subsystem's inline diagram)
     `allow_inf` lets a value be +-inf (saturation limits); NaN is never allowed.
+    `default=None` makes a parameter optional with no value: the block receives None.
     `minimum`/`positive` check numbers after evaluation.
     """
 

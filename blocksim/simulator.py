@@ -86,9 +86,11 @@ class Simulation:
             cap = 1024
         self.rec = Recorder(channels, cap)
         self.stats = {"nsteps": 0, "nrejected": 0, "nfev": 0}
+        self.last_time = s.start
 
     # -- evaluation --------------------------------------------------------------------------
     def f(self, t, y):
+        self.last_time = t
         self.xbuf[:] = y
         for calc in self.cont_plan:
             calc(t)
@@ -314,6 +316,17 @@ class _Grid:
         return t
 
 
+def _failing_block(exc):
+    """The name of the innermost block whose method raised `exc` (from its traceback)."""
+    name, tb = None, exc.__traceback__
+    while tb is not None:
+        owner = tb.tb_frame.f_locals.get("self")
+        if isinstance(owner, Block):
+            name = owner.name
+        tb = tb.tb_next
+    return name
+
+
 def _overrides(block, method):
     return getattr(type(block), method) is not getattr(Block, method)
 
@@ -332,6 +345,10 @@ def simulate(model, progress=None):
             sim.run()
     except (SimulationError, KeyboardInterrupt) as e:
         error = e
+    except (ArithmeticError, ValueError, np.linalg.LinAlgError) as e:
+        # a block's computation failed (a singular matrix in a function block, say)
+        error = SimulationError(f"{type(e).__name__}: {e}", block=_failing_block(e),
+                                time=sim.last_time)
     wall = _time.perf_counter() - t0
     t, data = sim.rec.arrays()
     sink_data = {}

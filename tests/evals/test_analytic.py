@@ -269,3 +269,24 @@ def test_record_names_that_clash_with_numpy_keywords(tmp_path):
     res = np.load(tmp_path / "o" / "results.npz")
     assert set(res.files) == {"t", "file", "allow_pickle"}
     np.testing.assert_allclose(res["allow_pickle"], -1.5 * res["file"])
+
+
+SINGULAR = """
+blocksim: 1
+blocks:
+  C: {type: clock}
+  M: {type: function, expr: "inv([[1, 0], [0, 1 - t]])", inputs: [t]}
+  T: {type: terminator}
+wires: [C -> M, M -> T]
+simulation: {stop: 2, solver: rk4, step: 0.25}
+record: {m: M.y}
+"""
+
+
+def test_a_failing_block_computation_is_a_simulation_error_naming_the_block(tmp_path):
+    path = tmp_path / "sing.yaml"
+    path.write_text(SINGULAR)
+    with pytest.raises(blocksim.SimulationError) as info:
+        blocksim.run(path)
+    assert info.value.block == "M" and "LinAlgError" in str(info.value)
+    assert info.value.result.t[-1] < 1.0 and not info.value.result.complete
