@@ -1,0 +1,233 @@
+"""Blocks for planar n-R manipulators (Zlajpah, seed 001): kinematics, the complete model,
+the forward-dynamics plant, redundancy indices and the task-plane animation.
+
+Link data (all (n,), scalars broadcast): L link lengths (m), Lc joint-to-COM distances (m),
+m link masses (kg), ml point masses at the link tips (kg), I link inertias about the COM
+(kg m^2), B viscous joint friction (N m s/rad); gravity g0 (m/s^2) acts along -y.
+Joint angles are relative. The hot paths call the library's compiled kernels on arrays
+validated once at compile time.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from blocksim.block import Block, In, Out
+from blocksim.params import Param, ParamError
+
+from .dynamics import _dynmodel, _forward_dynamics
+from .indices import idxcn, idxgrav, idxman
+from .kinematics import _kinmodel
+
+LINK_PARAMS = (
+    Param("L", doc="link lengths (n,) m"),
+    Param("Lc", doc="joint-to-COM distances (n,) m"),
+    Param("m", doc="link masses (n,) kg"),
+    Param("ml", "value", 0.0, "point masses at the link tips (n,) kg"),
+    Param("I", doc="link inertias about the COM (n,) kg m^2"),
+    Param("B", "value", 0.0, "viscous joint friction (n,) N m s/rad"),
+    Param("g0", "scalar", 9.81, "gravity along -y, m/s^2"),
+)
+
+
+def _lengths(p):
+    L = np.ascontiguousarray(p.L, dtype=float).ravel()
+    if L.size == 0:
+        raise ParamError("L", "L must list at least one link length")
+    if not (L > 0).all():
+        raise ParamError("L", "link lengths must be > 0")
+    return L
+
+
+def _link_data(p):
+    """(L, Lc, m, ml, I, B) as contiguous (n,) arrays; scalars broadcast; ParamError else."""
+    L = _lengths(p)
+    n = L.size
+    out = [L]
+    for name in ("Lc", "m", "ml", "I", "B"):
+        v = np.asarray(getattr(p, name), dtype=float)
+        if v.size == 1:
+            v = np.full(n, float(v.reshape(())))
+        if v.shape != (n,):
+            raise ParamError(name, f"{name} must be a scalar or have {n} values (one per link), "
+                                   f"got shape {v.shape}")
+        if name != "Lc" and (v < 0).any():
+            raise ParamError(name, f"{name} must be >= 0")
+        out.append(np.ascontiguousarray(v))
+    return tuple(out)
+
+
+def _vector(p, name, n):
+    v = np.asarray(getattr(p, name), dtype=float)
+    if v.size == 1:
+        v = np.full(n, float(v.reshape(())))
+    if v.shape != (n,):
+        raise ParamError(name, f"{name} must be a scalar or have {n} values, got shape {v.shape}")
+    return v
+
+
+class PlanarKinematics(Block):
+    """x (2), J (2,n), Jd (2,n) = kinmodel(q, qd, L): tip position, Jacobian and its time
+    derivative of a planar n-R arm (seed 001, eqs. 2-8).
+
+    Inputs: q (n) joint angles (rad), qd (n) joint rates (rad/s).
+    Outputs: x (2) tip position (m), J (2,n), Jd (2,n).
+    Parameters: L link lengths (n,).
+    """
+
+    type = "planar_kinematics"
+    params = (Param("L", doc="link lengths (n,) m"),)
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self._L = _lengths(self.p)
+
+    def ports(self):
+        n = self._L.size
+        return ([In("q", shape=(n,)), In("qd", shape=(n,))],
+                [Out("x", shape=(2,)), Out("J", shape=(2, n)), Out("Jd", shape=(2, n))])
+
+    def output(self, t):
+        buf = _kinmodel(self.u[0], self.u[1], self._L)
+        n = self._L.size
+        self.y[0][...] = buf[:2]
+        self.y[1].reshape(-1)[...] = buf[2:2 + 2 * n]
+        self.y[2].reshape(-1)[...] = buf[2 + 2 * n:]
+
+
+class PlanarModel(Block):
+    """x, J, Jd, H, Hd, h, g = dynmodel(q, qd, L, Lc, m, ml, I, B): the complete model of a
+    planar n-R arm (seed 001, eq. 12, gravity by the corrected eq. 13):
+
+        H(q) qdd + h(q, qd) + g(q) = tau,   h = Coriolis/centrifugal + B qd,
+
+    so that the power balance reads qd'(h - B qd) = 1/2 qd' Hd qd.
+    Inputs: q (n), qd (n). Outputs: x (2), J (2,n), Jd (2,n), H (n,n), Hd (n,n), h (n), g (n).
+    Parameters: the link data L, Lc, m, ml, I, B and g0.
+    """
+
+    type = "planar_model"
+    params = LINK_PARAMS
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self._data = _link_data(self.p)
+        self._g0 = float(self.p.g0)
+
+    def ports(self):
+        n = self._data[0].size
+        return ([In("q", shape=(n,)), In("qd", shape=(n,))],
+                [Out("x", shape=(2,)), Out("J", shape=(2, n)), Out("Jd", shape=(2, n)),
+                 Out("H", shape=(n, n)), Out("Hd", shape=(n, n)), Out("h", shape=(n,)),
+                 Out("g", shape=(n,))])
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        # the outputs' flat views and where each one's values start in the kernel's buffer
+        n = self._data[0].size
+        sizes = (2, 2 * n, 2 * n, n * n, n * n, n, n)
+        starts = np.cumsum((0,) + sizes[:-1])
+        self._slots = tuple((v.reshape(-1), int(a), int(a + s)) for v, a, s in zip(y, starts, sizes))
+
+    def output(self, t):
+        buf = _dynmodel(self.u[0], self.u[1], *self._data, self._g0)
+        for view, a, b in self._slots:
+            view[...] = buf[a:b]
+
+
+class PlanarRobot(Block):
+    """Forward dynamics of a planar n-R arm: the plant.
+
+        d/dt [q, qd] = [qd, qdd],   H(q) qdd = tau - h(q, qd) - g(q)   (seed 001, eq. 12)
+
+    Inputs: tau (n) joint torques (N m). Outputs: q (n) and qd (n) (state), qdd (n)
+    (depends on tau). Parameters: the link data L, Lc, m, ml, I, B, g0, and the initial
+    state q0, qd0 (scalars broadcast).
+    """
+
+    type = "planar_robot"
+    params = LINK_PARAMS + (
+        Param("q0", "value", 0.0, "initial joint angles (n,) rad"),
+        Param("qd0", "value", 0.0, "initial joint rates (n,) rad/s"),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self._data = _link_data(self.p)
+        self._g0 = float(self.p.g0)
+        n = self._data[0].size
+        self._x0 = np.concatenate([_vector(self.p, "q0", n), _vector(self.p, "qd0", n)])
+
+    def ports(self):
+        n = self._data[0].size
+        return ([In("tau", shape=(n,))],
+                [Out("q", shape=(n,), state=slice(0, n)),
+                 Out("qd", shape=(n,), state=slice(n, 2 * n)),
+                 Out("qdd", shape=(n,), feedthrough=("tau",))])
+
+    def continuous_state(self):
+        return self._x0
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        n = self._data[0].size
+        self._q, self._qd = x[:n], x[n:]
+        self._dq, self._dqd = dx[:n], dx[n:]
+
+    def output(self, t):
+        self.y[2][...] = _forward_dynamics(self._q, self._qd, self.u[0], *self._data, self._g0)
+
+    def derivative(self, t):
+        self._dq[...] = self._qd
+        self._dqd[...] = self.y[2]
+
+
+class PlanarIndex(Block):
+    """A redundancy index of a planar n-R arm and its gradient in q (seed 001, eqs. 15-24):
+
+        manipulability  w = sqrt(det(J J'))                 (idxman, eqs. 16, 19, 21)
+        condition       rho = s_max / s_min of J J' = cond(J)^2   (idxcn, eqs. 15, 18, 20)
+        gravity         p = g' W g                          (idxgrav, eqs. 22-24)
+
+    Input: q (n). Outputs: value (scalar), grad (n).
+    Parameters: kind, L; for `gravity` also Lc, m, ml, g0 and the weight W ((n,) diagonal or
+    (n,n); default identity).
+    """
+
+    type = "planar_index"
+    params = (
+        Param("kind", "choice", "manipulability", "which index",
+              choices=("manipulability", "condition", "gravity")),
+        Param("L", doc="link lengths (n,) m"),
+        Param("Lc", "value", 0.0, "joint-to-COM distances (gravity)"),
+        Param("m", "value", 0.0, "link masses (gravity)"),
+        Param("ml", "value", 0.0, "tip masses (gravity)"),
+        Param("W", "value", None, "weight of the gravity index: (n,) or (n,n); default I"),
+        Param("g0", "scalar", 9.81, "gravity along -y, m/s^2"),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        L = _lengths(self.p)
+        n = L.size
+        kind = self.p.kind
+        if kind == "manipulability":
+            self._index = lambda q: idxman(q, L)
+        elif kind == "condition":
+            self._index = lambda q: idxcn(q, L)
+        else:
+            Lc, m, ml = (_vector(self.p, k, n) for k in ("Lc", "m", "ml"))
+            W = self.p.W
+            if W is not None and W.shape not in ((n,), (n, n)):
+                raise ParamError("W", f"W must have shape ({n},) or ({n}, {n}), got {W.shape}")
+            g0 = float(self.p.g0)
+            self._index = lambda q: idxgrav(q, L, Lc, m, ml, W, g0)
+        self._n = n
+
+    def ports(self):
+        n = self._n
+        return [In("q", shape=(n,))], [Out("value", shape=()), Out("grad", shape=(n,))]
+
+    def output(self, t):
+        value, grad = self._index(self.u[0])
+        self.y[0][...] = value
+        self.y[1][...] = grad
