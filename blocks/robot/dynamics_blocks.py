@@ -1,0 +1,192 @@
+"""Dynamics blocks of a serial-link robot: the plant (forward dynamics), rne, gravload, inertia.
+
+Conventions of `shared/spec/robots.md`: M(q) includes the motor inertia G^2·Jm, friction
+F_j(qd) = |G_j|·(B_j·|G_j|·qd_j + Tc_j) with Tc_j = Tc+ (qd > 0), Tc- (qd < 0), 0 at rest.
+Each block makes one call of a compiled kernel per evaluation, writing into its output view.
+"""
+import numpy as np
+
+from blocksim.block import In, Out
+from blocksim.errors import SimulationError
+from blocksim.params import Param, ParamError
+
+from ._jit import jit
+from .kinematics_blocks import RobotBlock, kernel_args, robot_param
+
+
+def _joint_vector(p, name, n):
+    """Parameter `name` broadcast to (n,) (a scalar applies to every joint)."""
+    value = getattr(p, name)
+    try:
+        return np.broadcast_to(value, (n,)).astype(float)
+    except ValueError:
+        raise ParamError(name, f"expected a scalar or {n} joint values, got shape {value.shape}") from None
+
+
+@jit
+def _subtract_coulomb(qd, tau, up, down, inv_band, out):
+    """out = tau - Fc(qd): Fc_j = up_j·min(s, 1) for s = qd_j/band >= 0, down_j·max(s, -1)
+    for s < 0, with up = |G|·Tc+ and down = -|G|·Tc- (regularised Coulomb friction)."""
+    for j in range(qd.shape[0]):
+        s = qd[j] * inv_band
+        if s > 0.0:
+            f = up[j] * min(s, 1.0)
+        else:
+            f = down[j] * max(s, -1.0)
+        out[j] = tau[j] - f
+
+
+class Robot(RobotBlock):
+    """Robot plant, forward dynamics of a serial-link robot driven by joint torques tau (n):
+
+        M(q)·qdd = tau - C(q, qd)·qd - g(q) - F(qd),   d[q; qd]/dt = [qd; qdd]
+
+    with q(0) = q0, qd(0) = qd0 (a scalar applies to every joint). Outputs q (n) and qd (n)
+    are the continuous state (no feedthrough); qdd (n) depends on tau at the same instant.
+
+    Coulomb friction (coulomb_band = delta > 0 rad/s, the default 1e-3): the Coulomb term
+    |G_j|·Tc_j·sign(qd_j) is discontinuous at qd_j = 0, where a joint at rest chatters and
+    adaptive solvers crawl. The block replaces sign by the saturated ramp clip(qd/delta, -1, 1):
+
+        Fc_j = |G_j|·Tc+_j·min(qd_j/delta, 1)    for qd_j >= 0
+        Fc_j = |G_j|·Tc-_j·min(-qd_j/delta, 1)   for qd_j < 0
+
+    equal to robots.md's friction for |qd_j| >= delta and continuous (Lipschitz) inside. The
+    plant is the robot with Coulomb friction removed (nofriction('coulomb'), viscous kept)
+    driven by tau - Fc(qd). Trade-off: inside the band Coulomb friction acts as a viscous
+    damper |G|·Tc/delta, so a joint that should stick creeps at qd = delta·tau_net/(|G|·Tc)
+    and the ODE gets a fast mode of rate ~|G|·Tc/(delta·M_jj) that limits an explicit
+    solver's step. A wider band is cheaper to integrate but lets sticking joints creep
+    faster; a narrower one is more faithful and stiffer. coulomb_band = 0 uses the exact discontinuous friction. A robot without
+    Coulomb friction (friction: viscous or none) is not affected.
+    """
+
+    type = "robot"
+    params = (
+        robot_param(),
+        Param("q0", "value", 0.0, "initial joint coordinates (n,) or scalar"),
+        Param("qd0", "value", 0.0, "initial joint velocities (n,) or scalar"),
+        Param("coulomb_band", "scalar", 1e-3,
+              "velocity band (rad/s) in which Coulomb friction is a ramp; 0: exact", minimum=0.0),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        n = self.n
+        self._x0 = np.concatenate([_joint_vector(self.p, "q0", n), _joint_vector(self.p, "qd0", n)])
+        gear = np.abs(self.robot.G)
+        self._up = gear * self.robot.Tc[:, 0]
+        self._down = -gear * self.robot.Tc[:, 1]
+        band = self.p.coulomb_band
+        self._regularised = band > 0 and bool(np.any(self._up) or np.any(self._down))
+        if self._regularised:
+            plant = self.robot.nofriction("coulomb")
+            self._k, self._P, self._W, self._g = kernel_args(plant)
+            self._inv_band = 1.0 / band
+        self._tau = np.zeros(n)
+        self._fext = np.zeros(6)
+
+    def ports(self):
+        n = self.n
+        return ([In("tau", shape=(n,), doc="joint torques/forces")],
+                [Out("q", shape=(n,), feedthrough=(), state=slice(0, n)),
+                 Out("qd", shape=(n,), feedthrough=(), state=slice(n, 2 * n)),
+                 Out("qdd", shape=(n,), feedthrough=("tau",), calc="acceleration")])
+
+    def continuous_state(self):
+        return self._x0
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        n = self.n
+        self._q, self._qd = x[:n], x[n:]
+        self._dq, self._dqd = dx[:n], dx[n:]
+        self._drive = self._tau if self._regularised else u[0]
+
+    def acceleration(self, t):
+        qd = self._qd
+        if self._regularised:
+            _subtract_coulomb(qd, self.u[0], self._up, self._down, self._inv_band, self._tau)
+        try:
+            self._k.accel(self._P, self._W, self._g, self._q, qd, self._drive, self._fext,
+                          self.y[2])
+        except ValueError as e:
+            raise SimulationError(f"forward dynamics failed: {e}", block=self.name, port="qdd",
+                                  time=t) from None
+
+    def derivative(self, t):
+        np.copyto(self._dq, self._qd)
+        np.copyto(self._dqd, self.y[2])
+
+
+class Rne(RobotBlock):
+    """Inverse dynamics by recursive Newton-Euler, including motor inertia and friction:
+
+        tau = M(q)·qdd + C(q, qd)·qd + g(q) + F(qd) + Jn(q)^T·fext
+
+    Inputs q, qd, qdd (n); fext (6, optional, default 0) = [Fx Fy Fz Mx My Mz], the wrench
+    the tool exerts on the environment, in the tool frame with the moment about the tool
+    point. gravity (3,): the upward acceleration that models gravity, world frame (default:
+    the robot's, normally [0, 0, 9.81]). Output tau (n).
+    """
+
+    type = "rne"
+    params = (
+        robot_param(),
+        Param("gravity", "value", (), "gravity vector [gx, gy, gz] (m/s^2; default: the robot's)"),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        gravity = self.p.gravity
+        if gravity.size:
+            if gravity.shape != (3,):
+                raise ParamError("gravity", f"expected 3 values, got shape {gravity.shape}")
+            self._g = kernel_args(self.robot.configure(gravity=gravity))[3]
+
+    def ports(self):
+        n = self.n
+        return ([In("q", shape=(n,)), In("qd", shape=(n,)), In("qdd", shape=(n,)),
+                 In("fext", shape=(6,), optional=True, doc="tool wrench [F; M], tool frame")],
+                [Out("tau", shape=(n,))])
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        # an unwired fext is a read-only zero vector: use a writable one (one compiled kernel)
+        self._fext = u[3] if u[3].flags.writeable else np.zeros(6)
+
+    def output(self, t):
+        q, qd, qdd, _ = self.u
+        self._k.rne(self._P, self._W, self._g, q, qd, qdd, self._fext, self.y[0])
+
+
+class GravLoad(RobotBlock):
+    """Gravity torque g(q) = rne(q, 0, 0) (n) for joint coordinates q (n), with the robot's
+    gravity."""
+
+    type = "gravload"
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self._zero = np.zeros(self.n)
+        self._fext = np.zeros(6)
+
+    def ports(self):
+        return [In("q", shape=(self.n,))], [Out("tau", shape=(self.n,))]
+
+    def output(self, t):
+        z = self._zero
+        self._k.rne(self._P, self._W, self._g, self.u[0], z, z, self._fext, self.y[0])
+
+
+class Inertia(RobotBlock):
+    """Joint-space inertia matrix M(q) (n, n), motor inertia G^2·Jm on the diagonal, for
+    joint coordinates q (n) (composite-rigid-body algorithm)."""
+
+    type = "inertia"
+
+    def ports(self):
+        return [In("q", shape=(self.n,))], [Out("M", shape=(self.n, self.n))]
+
+    def output(self, t):
+        self._k.inertia(self._P, self._W, self.u[0], self.y[0])

@@ -1,0 +1,134 @@
+"""Kinematics blocks of a serial-link robot (fkine, jacob0, jacobn) and Jacobian inversion.
+
+The robot blocks call the numba kernels of `blocks.robot._kernels` directly with the robot's
+packed parameters and the bound port views as `out`: one compiled call per evaluation, no
+argument checks and no allocation in the block.
+"""
+import numpy as np
+
+from blocksim.block import Block, In, Out, PortError
+from blocksim.errors import SimulationError
+from blocksim.params import Param
+
+
+def robot_param():
+    return Param("robot", "resource", doc="name of an entry of the diagram's robots section",
+                 section="robots")
+
+
+def kernel_args(robot):
+    """(kernels module, P, W, base-frame gravity) of a SerialLink: the arguments its public
+    methods hand to `_kernels`, reached once at build time."""
+    return robot._k, robot._P, robot._W, robot._g
+
+
+class RobotBlock(Block):
+    """Base of the blocks that take a robot: `self.robot`, `self.n` and the kernel arguments."""
+
+    params = (robot_param(),)
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self.robot = self.p.robot
+        self.n = self.robot.n
+        self._k, self._P, self._W, self._g = kernel_args(self.robot)
+
+
+class FKine(RobotBlock):
+    """Forward kinematics T = base · A1(q1) · ... · An(qn) · tool (4, 4) of input q (n)."""
+
+    type = "fkine"
+
+    def ports(self):
+        return [In("q", shape=(self.n,))], [Out("T", shape=(4, 4))]
+
+    def output(self, t):
+        self._k.fkine(self._P, self._W, self.u[0], self.y[0])
+
+
+class Jacob0(RobotBlock):
+    """Geometric Jacobian in the world frame, J (6, n) with [v; w] = J · qd for the tool
+    point: column k is [z_k x (p_e - o_k); z_k] for a revolute joint, [z_k; 0] for a
+    prismatic one (z_k, o_k axis and origin of joint k, p_e the tool point). Input q (n)."""
+
+    type = "jacob0"
+    in_tool = False
+
+    def ports(self):
+        return [In("q", shape=(self.n,))], [Out("J", shape=(6, self.n))]
+
+    def output(self, t):
+        self._k.jacobian(self._P, self._W, self.u[0], self.in_tool, self.y[0])
+
+
+class Jacobn(Jacob0):
+    """Geometric Jacobian in the tool frame, J (6, n): jacob0's columns with both halves
+    rotated into the tool frame, Jn = diag(R^T, R^T) · J0 (R the tool orientation). Input q (n)."""
+
+    type = "jacobn"
+    in_tool = True
+
+
+class IJacob(Block):
+    """Inverse of a Jacobian J (r, c) -> Jinv (c, r).
+
+    method inv:  Jinv = J^-1 (J must be square; a singular J is a simulation error).
+    method pinv: Jinv = J^+, the Moore-Penrose pseudo-inverse by SVD (numpy.linalg.pinv,
+                 singular values below 1e-15 · the largest are treated as zero).
+    method dls:  damped least squares with damping lambda,
+                 Jinv = J^T (J J^T + lambda^2 I_r)^-1 = (J^T J + lambda^2 I_c)^-1 J^T
+                 (the two forms are equal; the block solves the smaller r x r or c x c
+                 system). lambda = 0 gives the pseudo-inverse of a full-rank J.
+    """
+
+    type = "ijacob"
+    params = (
+        Param("method", "choice", "inv", "inversion method", choices=("inv", "pinv", "dls")),
+        Param("damping", "scalar", 0.0, "damping lambda of dls", minimum=0.0),
+    )
+
+    def ports(self):
+        return [In("J")], [Out("Jinv")]
+
+    def infer(self, shapes):
+        J = shapes["J"]
+        if len(J) != 2:
+            raise PortError("J", f"expected a matrix, got shape {J}")
+        r, c = J
+        if self.p.method == "inv" and r != c:
+            raise PortError("J", f"method inv needs a square Jacobian, got shape {J}: "
+                                 "use method pinv or dls")
+        self._wide = r <= c
+        m = r if self._wide else c
+        self._A = np.empty((m, m))
+        self._diag = self._A.reshape(-1)[::m + 1]
+        return {"Jinv": (c, r)}
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._calc = {"inv": self._inv, "pinv": self._pinv, "dls": self._dls}[self.p.method]
+
+    def output(self, t):
+        try:
+            self._calc()
+        except np.linalg.LinAlgError as e:
+            raise SimulationError(f"cannot invert the Jacobian ({e})", block=self.name,
+                                  port="Jinv", time=t) from None
+
+    def _inv(self):
+        np.copyto(self.y[0], np.linalg.inv(self.u[0]))
+
+    def _pinv(self):
+        np.copyto(self.y[0], np.linalg.pinv(self.u[0]))
+
+    def _dls(self):
+        J, A = self.u[0], self._A
+        lam2 = self.p.damping ** 2
+        if self._wide:  # Jinv = J^T (J J^T + lam2 I)^-1 = ((J J^T + lam2 I)^-1 J)^T
+            np.matmul(J, J.T, out=A)
+            self._diag += lam2
+            np.copyto(self.y[0], np.linalg.solve(A, J).T)
+        else:  # Jinv = (J^T J + lam2 I)^-1 J^T
+            np.matmul(J.T, J, out=A)
+            self._diag += lam2
+            np.copyto(self.y[0], np.linalg.solve(A, J.T))
