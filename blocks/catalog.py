@@ -41,6 +41,24 @@ BLOCKS = {
     "display": "blocks.sinks:Display",
     "terminator": "blocks.sinks:Terminator",
     "stop": "blocks.sinks:Stop",
+    # robotics
+    "robot": "blocks.robot.dynamics_blocks:Robot",
+    "rne": "blocks.robot.dynamics_blocks:Rne",
+    "gravload": "blocks.robot.dynamics_blocks:GravLoad",
+    "inertia": "blocks.robot.dynamics_blocks:Inertia",
+    "fkine": "blocks.robot.kinematics_blocks:FKine",
+    "jacob0": "blocks.robot.kinematics_blocks:Jacob0",
+    "jacobn": "blocks.robot.kinematics_blocks:Jacobn",
+    "ijacob": "blocks.robot.kinematics_blocks:IJacob",
+    "tr2diff": "blocks.robot.transform_blocks:Tr2Diff",
+    "xyz2tr": "blocks.robot.transform_blocks:Xyz2Tr",
+    "tr2xyz": "blocks.robot.transform_blocks:Tr2Xyz",
+    "eul2tr": "blocks.robot.transform_blocks:Eul2Tr",
+    "tr2eul": "blocks.robot.transform_blocks:Tr2Eul",
+    "rpy2tr": "blocks.robot.transform_blocks:Rpy2Tr",
+    "tr2rpy": "blocks.robot.transform_blocks:Tr2Rpy",
+    "jtraj": "blocks.robot.trajectory_blocks:JTraj",
+    "ctraj": "blocks.robot.trajectory_blocks:CTraj",
 }
 
 SECTIONS = {
