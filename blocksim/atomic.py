@@ -5,6 +5,12 @@ import tempfile
 from pathlib import Path
 
 
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_path(path):
     """Yield a temporary path beside `path`; on success rename it onto `path`, on failure
@@ -14,6 +20,7 @@ def atomic_path(path):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; results are ordinary files
     try:
         yield Path(tmp)
         os.replace(tmp, path)
