@@ -27,10 +27,10 @@ import numpy as np
 from ._jit import jit
 
 # column layout of P
-SIGMA, ALPHA, A, THETA, D, OFFSET, M, RX, RY, RZ = range(10)
-I0 = 10                    # inertia about the COM, 3x3 row-major, columns 10..18
-JM, G, B, TCP, TCN, CA, SA = range(19, 26)
-NP = 26
+SIGMA, A, THETA, D, OFFSET, M, RX, RY, RZ = range(9)
+I0 = 9                     # inertia about the COM, 3x3 row-major, columns 9..17
+JM, G, B, TCP, TCN, CA, SA = range(18, 25)   # CA, SA: cos and sin of alpha
+NP = 25
 # layout of W
 BASE, TOOL, MDH = 0, 12, 24
 NW = 25

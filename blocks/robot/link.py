@@ -31,6 +31,7 @@ def inertia_tensor(I):
     elif a.shape == (3, 3):
         if not np.allclose(a, a.T, rtol=1e-12, atol=1e-15):
             raise ValueError("inertia tensor is not symmetric")
+        a = (a + a.T) / 2
     else:
         raise ValueError(f"inertia needs 6 values [Ixx Iyy Izz Ixy Iyz Ixz] or a 3x3, "
                          f"got shape {a.shape}")

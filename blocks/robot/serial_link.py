@@ -47,6 +47,16 @@ _asc = np.ascontiguousarray
 _F64 = np.float64
 
 
+def _result(out, shape):
+    """``out`` checked to be a writable float64 C-contiguous array of ``shape``, or a new one."""
+    if out is None:
+        return np.empty(shape)
+    if out.shape != shape or out.dtype != _F64 or not out.flags.c_contiguous \
+            or not out.flags.writeable:
+        raise ValueError(f"out must be a writable C-contiguous float64 array of shape {shape}")
+    return out
+
+
 class SerialLink:
     """A serial-link manipulator (immutable by convention: modifiers return new robots).
 
@@ -110,7 +120,6 @@ class SerialLink:
         self._k = K
         P = np.zeros((n, K.NP))
         P[:, K.SIGMA] = self.sigma
-        P[:, K.ALPHA] = self.alpha
         P[:, K.A] = self.a
         P[:, K.THETA] = self.theta
         P[:, K.D] = self.d
@@ -133,6 +142,15 @@ class SerialLink:
         self._g = self._base_gravity(self.gravity)
         self._z6 = np.zeros(6)
         self._zn = np.zeros(n)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        del state["_k"]                  # a module: restored from the import on unpickling
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._k = _kernels()
 
     # ------------------------------------------------------------ construction helpers
     @property
@@ -246,14 +264,15 @@ class SerialLink:
         return self.links[j].A(qj)
 
     def fkine(self, q, out=None):
-        """End-effector pose base·A_1(q_1)…A_n(q_n)·tool: (4, 4), or (m, 4, 4) for q (m, n)."""
+        """End-effector pose base·A_1(q_1)…A_n(q_n)·tool: (4, 4), or (m, 4, 4) for q (m, n).
+        ``out`` (float64, the result's shape) receives the answer."""
         q = _asc(q, _F64)
         if q.ndim == 1:
             if out is None:
                 out = np.empty((4, 4))
             self._k.fkine(self._P, self._W, q, out)
             return out
-        res = np.empty((q.shape[0], 4, 4))
+        res = _result(out, (q.shape[0], 4, 4))
         self._k.fkine(self._P, self._W, q.reshape(-1), res.reshape(-1, 4))
         return res
 
@@ -267,11 +286,12 @@ class SerialLink:
 
     def jacob0(self, q, out=None):
         """Geometric Jacobian in the world frame, (6, n) rows [v; ω] of the tool point
-        (ẋ = J0·q̇); (m, 6, n) for q (m, n)."""
+        (ẋ = J0·q̇); (m, 6, n) for q (m, n). ``out`` as in ``fkine``."""
         return self._jacobian(q, False, out)
 
     def jacobn(self, q, out=None):
-        """Geometric Jacobian in the tool frame, (6, n) rows [v; ω]; (m, 6, n) for q (m, n)."""
+        """Geometric Jacobian in the tool frame, (6, n) rows [v; ω]; (m, 6, n) for q (m, n).
+        ``out`` as in ``fkine``."""
         return self._jacobian(q, True, out)
 
     def _jacobian(self, q, in_tool, out):
@@ -281,7 +301,7 @@ class SerialLink:
                 out = np.empty((6, self.n))
             self._k.jacobian(self._P, self._W, q, in_tool, out)
             return out
-        res = np.empty((q.shape[0], 6, self.n))
+        res = _result(out, (q.shape[0], 6, self.n))
         self._k.jacobian(self._P, self._W, q.reshape(-1), in_tool, res.reshape(-1, self.n))
         return res
 
@@ -311,7 +331,7 @@ class SerialLink:
         the environment, expressed in the tool frame with the moment about the tool point
         (the seed's "end-effector coordinate frame"; frame n when tool is identity); (m, 6)
         gives one wrench per row. q, qd, qdd (n,) -> (n,); stacks (m, n) -> (m, n).
-        ``out`` (n,) float64 receives a single answer.
+        ``out`` (float64, C-contiguous, the result's shape) receives the answer.
         """
         q = _asc(q, _F64)
         qd = _asc(qd, _F64)
@@ -324,21 +344,21 @@ class SerialLink:
             self._k.rne(self._P, self._W, g, q, qd, qdd, f, out)
             return out
         q, qd, qdd = self._stack(q, qd, qdd)
-        res = np.empty(q.shape)
+        res = _result(out, q.shape)
         self._k.rne(self._P, self._W, g, q.reshape(-1), qd.reshape(-1), qdd.reshape(-1), f,
                     res.reshape(-1))
         return res
 
     def inertia(self, q, out=None):
         """Joint-space inertia M(q) (n, n), motor inertia G²·Jm included (kg·m²);
-        (m, n, n) for q (m, n). Composite-rigid-body algorithm."""
+        (m, n, n) for q (m, n). Composite-rigid-body algorithm. ``out`` as in ``fkine``."""
         q = _asc(q, _F64)
         if q.ndim == 1:
             if out is None:
                 out = np.empty((self.n, self.n))
             self._k.inertia(self._P, self._W, q, out)
             return out
-        res = np.empty(q.shape + (self.n,))
+        res = _result(out, q.shape + (self.n,))
         self._k.inertia(self._P, self._W, q.reshape(-1), res.reshape(-1, self.n))
         return res
 
@@ -351,7 +371,8 @@ class SerialLink:
         return res
 
     def gravload(self, q, gravity=None, out=None):
-        """Gravity torque g(q) = rne(q, 0, 0) (n,) or (m, n); ``gravity`` overrides the robot's."""
+        """Gravity torque g(q) = rne(q, 0, 0) (n,) or (m, n); ``gravity`` overrides the robot's
+        (world frame); ``out`` as in ``fkine``."""
         q = _asc(q, _F64)
         g = self._g if gravity is None else self._base_gravity(gravity)
         if q.ndim == 1:
@@ -359,7 +380,7 @@ class SerialLink:
                 out = np.empty(q.shape[0])
             self._k.rne(self._P, self._W, g, q, self._zn, self._zn, self._z6, out)
             return out
-        res = np.empty(q.shape)
+        res = _result(out, q.shape)
         z = np.zeros(q.size)
         self._k.rne(self._P, self._W, g, q.reshape(-1), z, z, self._z6, res.reshape(-1))
         return res
@@ -369,7 +390,7 @@ class SerialLink:
 
         The bias is one rne call with q̈ = 0, M by the composite-rigid-body algorithm, the
         solve by Cholesky. q, qd, tau (n,) -> (n,); stacks (m, n) -> (m, n). ``gravity`` and
-        ``fext`` as in ``rne``; ``out`` (n,) float64 receives a single answer.
+        ``fext`` as in ``rne``; ``out`` (float64, the result's shape) receives the answer.
         """
         q = _asc(q, _F64)
         qd = _asc(qd, _F64)
@@ -382,7 +403,7 @@ class SerialLink:
             self._k.accel(self._P, self._W, g, q, qd, tau, f, out)
             return out
         q, qd, tau = self._stack(q, qd, tau)
-        res = np.empty(q.shape)
+        res = _result(out, q.shape)
         self._k.accel(self._P, self._W, g, q.reshape(-1), qd.reshape(-1), tau.reshape(-1), f,
                       res.reshape(-1))
         return res

@@ -188,6 +188,11 @@ def test_stacks_and_out_arguments(robot):
     np.testing.assert_array_equal(out, tau[0])
     M = np.empty((n, n))
     assert robot.inertia(Q[0], out=M) is M
+    T = np.empty((3, n))
+    assert robot.rne(Q, QD, QDD, out=T) is T
+    np.testing.assert_array_equal(T, tau)
+    with pytest.raises(ValueError):
+        robot.accel(Q, QD, tau, out=np.empty((n, 3)).T)      # not C-contiguous
 
 
 def test_wrong_lengths_raise():

@@ -1,6 +1,9 @@
 """SerialLink and Link: construction, kinematics (fkine, fkine_all, Jacobians, jacob_dot),
 modifiers (nofriction, perturb, payload, configure) and display."""
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -72,6 +75,13 @@ def test_packed_attributes(puma):
     poses = puma.poses
     poses["qz"][0] = 5.0                     # poses hands out copies
     assert puma.poses["qz"][0] == 0.0
+
+
+def test_pickle_and_deepcopy(puma):
+    q = RNG.uniform(-1, 1, 6)
+    for clone in (pickle.loads(pickle.dumps(puma)), copy.deepcopy(puma)):
+        np.testing.assert_array_equal(clone.rne(q, q, q), puma.rne(q, q, q))
+        assert clone.name == puma.name and clone.poses.keys() == puma.poses.keys()
 
 
 def test_mixed_conventions_rejected():
