@@ -37,28 +37,31 @@ def _subtract_coulomb(qd, tau, up, down, inv_band, out):
 
 
 class Robot(RobotBlock):
-    """Robot plant, forward dynamics of a serial-link robot driven by joint torques tau (n):
+    """Robot plant, forward dynamics of a serial-link robot driven by joint torques tau (n)
+    (N·m; N for a prismatic joint):
 
         M(q)·qdd = tau - C(q, qd)·qd - g(q) - F(qd),   d[q; qd]/dt = [qd; qdd]
 
     with q(0) = q0, qd(0) = qd0 (a scalar applies to every joint). Outputs q (n) and qd (n)
     are the continuous state (no feedthrough); qdd (n) depends on tau at the same instant.
 
-    Coulomb friction (coulomb_band = delta > 0 rad/s, the default 1e-3): the Coulomb term
+    Coulomb friction (coulomb_band = delta > 0 rad/s, default 1e-3): the Coulomb term
     |G_j|·Tc_j·sign(qd_j) is discontinuous at qd_j = 0, where a joint at rest chatters and
     adaptive solvers crawl. The block replaces sign by the saturated ramp clip(qd/delta, -1, 1):
 
         Fc_j = |G_j|·Tc+_j·min(qd_j/delta, 1)    for qd_j >= 0
         Fc_j = |G_j|·Tc-_j·min(-qd_j/delta, 1)   for qd_j < 0
 
-    equal to robots.md's friction for |qd_j| >= delta and continuous (Lipschitz) inside. The
-    plant is the robot with Coulomb friction removed (nofriction('coulomb'), viscous kept)
-    driven by tau - Fc(qd). Trade-off: inside the band Coulomb friction acts as a viscous
-    damper |G|·Tc/delta, so a joint that should stick creeps at qd = delta·tau_net/(|G|·Tc)
-    and the ODE gets a fast mode of rate ~|G|·Tc/(delta·M_jj) that limits an explicit
-    solver's step. A wider band is cheaper to integrate but lets sticking joints creep
-    faster; a narrower one is more faithful and stiffer. coulomb_band = 0 uses the exact discontinuous friction. A robot without
-    Coulomb friction (friction: viscous or none) is not affected.
+    equal to robots.md's friction for |qd_j| >= delta, continuous (Lipschitz) inside. The
+    plant is the robot without Coulomb friction (nofriction('coulomb'), viscous kept) driven
+    by tau - Fc(qd). Trade-off: inside the band Coulomb friction is a viscous damper
+    |G|·Tc/delta, so a joint that should stick creeps at qd = delta·tau_net/(|G|·Tc), and
+    the ODE gains a fast mode of rate ~|G|·Tc/(delta·M_jj) that limits an explicit solver's
+    step. A wider band integrates faster but creeps more; a narrower one is more faithful
+    and stiffer. (Puma 560, friction: full, falling from qz for 10 s: rk45 needs ~230k
+    evaluations with the default band and ~23k with 1e-2; bdf or radau ~1k; the exact
+    friction, 19M.) coulomb_band = 0 keeps the exact discontinuous friction. Robots without
+    Coulomb friction (friction: viscous or none) are not affected.
     """
 
     type = "robot"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.integrate import solve_ivp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "blocks"))
 from harness import Rig, convert_params  # noqa: E402
@@ -87,6 +88,25 @@ def test_pendulum_point_mass_closed_form():
         np.testing.assert_allclose(rig.derivative(), [1.7, out["qdd"][0]], rtol=0, atol=0)
 
 
+def test_pendulum_integrated_conserves_energy():
+    # E = 1/2 m l^2 qd^2 - m g0 l cos q is constant along the plant's own derivative
+    length, mass = 0.7, 2.5
+    rig = Rig(Robot, {"robot": pendulum(length, mass), "q0": 2.0})
+    block = rig.block
+
+    def f(t, x):
+        rig.x[:] = x
+        block.acceleration(t)
+        block.derivative(t)
+        return rig.dx.copy()
+
+    sol = solve_ivp(f, (0.0, 3.0), rig.x.copy(), rtol=1e-10, atol=1e-12)
+    q, qd = sol.y
+    energy = 0.5 * mass * length ** 2 * qd ** 2 - mass * G0 * length * np.cos(q)
+    assert sol.success and q.min() < -1.9  # it swung through to the other side
+    np.testing.assert_allclose(energy, energy[0], atol=1e-7 * abs(energy[0]))
+
+
 def test_twolink_forward_dynamics_by_hand():
     for _ in range(3):
         q, qd, tau = RNG.uniform(-2, 2, 2), RNG.uniform(-1, 1, 2), RNG.uniform(-5, 5, 2)
@@ -135,6 +155,29 @@ def test_coulomb_inside_the_band_is_a_ramp():
     # at rest the ramp and robots.md agree (no Coulomb torque at qd = 0)
     np.testing.assert_allclose(coulomb_rig(np.zeros(6)).outputs()["qdd"],
                                PUMA.accel(QN, np.zeros(6), tau), rtol=1e-11, atol=1e-12)
+
+
+def test_coulomb_one_joint_closed_form_and_creep_speed():
+    # one link turning in a horizontal plane (no gravity): m l^2 + G^2 Jm = M,
+    # M qdd = tau - |G| (B |G| qd + Tc(qd)), with the ramp |G| Tc+ qd/band inside the band
+    m, l, G, Jm, B, Tc, tau, band = 2.0, 0.5, -3.0, 0.01, 0.02, (0.3, -0.2), 0.5, 0.01
+    link = Link(a=l, m=m, G=G, Jm=Jm, B=B, Tc=Tc)
+    robot = SerialLink([link], gravity=(0.0, 0.0, 0.0))
+    M = m * l ** 2 + G ** 2 * Jm
+
+    def qdd(qd):
+        rig = Rig(Robot, {"robot": robot, "qd0": qd, "coulomb_band": band}).set(tau=[tau])
+        return rig.outputs()["qdd"][0]
+
+    for qd in (0.2, -0.05, band, -band):
+        coulomb = 3.0 * (Tc[0] if qd > 0 else Tc[1])
+        assert qdd(qd) == pytest.approx((tau - 3.0 * (B * 3.0 * qd) - coulomb) / M, rel=1e-12)
+    # tau = 0.5 < |G| Tc+ = 0.9: the joint should stick; it creeps where the damping
+    # G^2 B + |G| Tc+/band balances tau
+    creep = tau / (G ** 2 * B + 3.0 * Tc[0] / band)
+    assert creep < band
+    assert qdd(creep) == pytest.approx(0.0, abs=1e-12)
+    assert qdd(0.0) == pytest.approx(tau / M, rel=1e-12)
 
 
 def test_coulomb_band_zero_is_exact_and_viscous_robots_are_untouched():
