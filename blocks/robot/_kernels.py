@@ -9,7 +9,9 @@ serves a single configuration and a stack of ``m`` configurations alike:
 - ``W`` (NW,) robot parameters: base (3x4 row-major, rows [R | p]), tool (3x4), convention
   flag (0 standard DH, 1 modified DH).
 - ``q``, ``qd``, ``qdd``, ``tau`` flat (m*n,), rows of n joint values, row-major.
-- outputs flat, filled in place: (m*n,), (m*n*n,), (m*16,), (m*6*n,), ...
+- outputs filled in place: joint vectors (m*n,), matrices stacked by rows: inertia and
+  coriolis (m*n, n), jacobian (6m, n), fkine (4m, 4); a single answer is the m = 1 case, so
+  a caller may pass its own preallocated (n,), (n, n), (6, n) or (4, 4) array.
 
 Link transform, standard DH: ``A = Rz(θ)·Tz(d)·Tx(a)·Rx(α)``; modified DH:
 ``A = Rx(α)·Tx(a)·Rz(θ)·Tz(d)``. Frames are 12-tuples or 12-vectors [R00 R01 R02 px R10 ...].
