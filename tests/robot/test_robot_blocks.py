@@ -12,6 +12,7 @@ from scipy.integrate import solve_ivp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "blocks"))
 from harness import Rig, convert_params  # noqa: E402
 
+import blocksim  # noqa: E402
 from blocks.catalog import BLOCKS  # noqa: E402
 from blocks.robot import transforms as tr  # noqa: E402
 from blocks.robot.dynamics_blocks import GravLoad, Inertia, Rne, Robot  # noqa: E402
@@ -124,6 +125,30 @@ def test_puma_forward_dynamics_matches_the_library_without_coulomb():
     np.testing.assert_allclose(rig.outputs()["qdd"], robot.accel(q, qd, tau), rtol=1e-13)
     # and the library's accel is the inverse of rne: rne(q, qd, qdd) = tau
     np.testing.assert_allclose(robot.rne(q, qd, rig.y["qdd"]), tau, rtol=1e-10, atol=1e-10)
+
+
+def test_feedforward_diagram_tracks_the_trajectory(tmp_path):
+    # jtraj -> rne (the same robot) -> robot: tau = M qdd_d + C qd_d + g + F is the exact
+    # inverse of the plant, so q(t) = q_d(t) up to integration error (open loop, 1 s)
+    path = tmp_path / "feedforward.yaml"
+    path.write_text("""
+blocksim: 1
+robots:
+  p560: {model: puma560, friction: viscous}
+blocks:
+  traj: {type: jtraj, q0: p560.qz, qf: p560.qr, tf: 1.0}
+  ff:   {type: rne, robot: p560}
+  arm:  {type: robot, robot: p560, q0: qz}
+wires: [traj.q -> ff.q, traj.qd -> ff.qd, traj.qdd -> ff.qdd, ff.tau -> arm.tau]
+simulation: {stop: 1.5, rtol: 1e-9, atol: 1e-11, output_interval: 0.25}
+record: {q: arm.q, qd: arm.qd, qdd: arm.qdd, qref: traj.q}
+""")
+    r = blocksim.run(path)
+    q_ref, qd_ref, qdd_ref = jtraj(PUMA.poses["qz"], PUMA.poses["qr"], r.t.clip(0, 1.0))
+    np.testing.assert_allclose(r["q"], q_ref, atol=1e-7)
+    np.testing.assert_allclose(r["qd"], qd_ref, atol=1e-6)
+    np.testing.assert_allclose(r["qdd"], qdd_ref, atol=1e-5)
+    np.testing.assert_allclose(r["q"][-1], PUMA.poses["qr"], atol=1e-7)  # held after tf
 
 
 # --- Coulomb friction regularisation ----------------------------------------------------------
