@@ -98,10 +98,11 @@ class IJacob(Block):
         if self.p.method == "inv" and r != c:
             raise PortError("J", f"method inv needs a square Jacobian, got shape {J}: "
                                  "use method pinv or dls")
-        self._wide = r <= c
-        m = r if self._wide else c
-        self._A = np.empty((m, m))
-        self._diag = self._A.reshape(-1)[::m + 1]
+        if self.p.method == "dls":  # the r x r or c x c matrix to factor, and its diagonal
+            self._wide = r <= c
+            m = r if self._wide else c
+            self._A = np.empty((m, m))
+            self._diag = self._A.reshape(-1)[::m + 1]
         return {"Jinv": (c, r)}
 
     def bind(self, u, y, x, dx, xd):
