@@ -101,7 +101,7 @@ def _ones(*args):
 
 def _eye(n, m=None):
     """n x n identity, or n x m with ones on the diagonal."""
-    return np.eye(*_new_shape((n,) if m is None else (n, m), "eye"))
+    return np.eye(*_new_shape((n, n if m is None else m), "eye"))
 
 
 def _linspace(start, stop, n=50):
