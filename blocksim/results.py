@@ -6,6 +6,7 @@ with the zip container directly so that record names such as `file`, which clash
 """
 from __future__ import annotations
 
+import functools
 import json
 import platform
 import zipfile
@@ -67,8 +68,10 @@ def _jsonable(x):
     return str(x)
 
 
+@functools.lru_cache(maxsize=1)
 def versions():
-    """Versions of the interpreter and packages, read from metadata (nothing imported)."""
+    """Versions of the interpreter and packages, read from metadata (nothing imported);
+    read once per process (parsing package metadata costs tens of milliseconds)."""
     from importlib.metadata import PackageNotFoundError, version
     out = {"python": platform.python_version(), "numpy": np.__version__}
     for pkg in ("blocksim", "scipy", "numba"):
