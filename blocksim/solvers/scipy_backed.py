@@ -51,6 +51,10 @@ class ScipyStepper(Stepper):
             if solver.status == "failed":
                 raise SolverError(f"{self.name}: {message}", time=solver.t)
             t_new = self.t_bound if solver.status == "finished" else solver.t
+            if not t_new > t:
+                # LSODA reports success with a zero step when it cannot go on (y overflows)
+                raise SolverError(f"{self.name}: the step size fell to zero at t={t:.9g}",
+                                  time=t)
             self.y = solver.y
         self.t_old, self.t = t, t_new
         self._dense = None
