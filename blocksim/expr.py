@@ -278,7 +278,8 @@ def _evaluate(value, names, dotted, functions, depth):
                 raise ExprError(f"a list may hold numbers and expressions, not {item}")
             items.append(_evaluate(item, names, dotted, functions, depth + 1))
         return _stack(*items)
-    kind = "nothing (null)" if value is None else f"a {type(value).__name__}"
+    kind = ("nothing (null)" if value is None else "a mapping" if isinstance(value, dict)
+            else f"a {type(value).__name__}")
     raise ExprError(f"expected a number, a list or an expression, got {kind}")
 
 

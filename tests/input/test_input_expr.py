@@ -224,7 +224,7 @@ def test_rejections(text, message):
 
 
 def test_rejected_yaml_values():
-    for value, message in [(None, "got nothing"), ({"a": 1}, "got a dict"),
+    for value, message in [(None, "got nothing"), ({"a": 1}, "got a mapping"),
                            ([1, True], "not True"), ([[1, 2], [3]], "same shape"),
                            (10**400, "too large")]:
         with pytest.raises(ExprError, match=message):
