@@ -232,9 +232,9 @@ def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS,
     Every free name must be one of `inputs` (positional, in this order; an input shadows a
     parameter of the same name), a parameter in `names`, a constant, or `ROBOT.pose` with
     `dotted`. Everything that does not depend on the inputs (parameters included, captured by
-    value) is computed here, once. The
-    callable does no checking and sets no errstate: numpy's own exceptions (shape mismatch,
-    singular matrix) propagate and non-finite results come back as they are.
+    value) is computed here, once. The callable does no checking and sets no errstate:
+    numpy's own exceptions (shape mismatch, singular matrix) propagate and non-finite results
+    come back as they are.
     `f.names` is the frozenset of inputs, parameters and robots the expression uses.
     Raises ExprError.
     """
