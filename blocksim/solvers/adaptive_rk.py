@@ -7,10 +7,11 @@ is ``h * min(10, max(0.2, 0.9 ‖err‖^(-1/(q+1))))`` with q the order of the e
 never growing right after a rejection, never above `max_step`. The first step comes from
 Hairer's estimate (II.4), made only once: after `restart` the current step size is kept.
 
-A step within 1 % of t_bound is stretched to land on it exactly. Because the simulator restarts
-at every sample hit, a step shortened to land on t_bound must not shrink the step size for
-the following interval: after such a step the growth limit is relaxed up to the step size the
-controller had proposed before shortening.
+A step within 1 % of t_bound (and no longer than max_step, up to the round-off of t_bound) is
+stretched to land on it exactly. Because the simulator restarts at every sample hit, a step
+shortened to land on t_bound must not shrink the step size for the following interval (the
+error estimate of a very short step is mere round-off): after such a step the controller keeps
+the step size it had proposed before shortening, unless the short step asks for a larger one.
 """
 from __future__ import annotations
 
@@ -60,6 +61,12 @@ class EmbeddedRK(ExplicitRK):
         self._inv_n = 1.0 / n if n else 0.0
         self._h = None             # proposed next step size; None until the first step
         self._f0 = _F0_UNKNOWN
+        self._set_reach()
+
+    def _set_reach(self):
+        """Longest step that may land on t_bound: max_step, plus the round-off of t_bound so
+        that steps of max_step never leave a sliver before it."""
+        self._reach = self.max_step + 4 * math.ulp(self.t_bound)
 
     def _initial_step(self):
         """Hairer's starting step (Solving ODEs I, II.4); leaves f(t0, y0) in K[0]."""
@@ -118,7 +125,7 @@ class EmbeddedRK(ExplicitRK):
         rejected = nonfinite = False
         while True:
             remaining = t_bound - t
-            if remaining <= min(1.01 * h, max_step):
+            if remaining <= min(1.01 * h, self._reach):
                 t_new, h_step = t_bound, remaining
             else:
                 if h < 10.0 * math.ulp(t):
@@ -137,14 +144,13 @@ class EmbeddedRK(ExplicitRK):
             nonfinite = not err < math.inf
             factor = MIN_FACTOR if nonfinite else SAFETY * err ** self._exponent
             h = h_step * max(MIN_FACTOR, factor)
-        factor = SAFETY * err ** self._exponent if err > 0.0 else math.inf
+        factor = min(MAX_FACTOR, SAFETY * err ** self._exponent) if err > 0.0 else MAX_FACTOR
         if rejected:
-            limit = 1.0
-        elif t_new == t_bound:
-            limit = max(MAX_FACTOR, h / h_step)
-        else:
-            limit = MAX_FACTOR
-        self._h = min(h_step * min(factor, limit), max_step)
+            factor = min(1.0, factor)
+        h_next = h_step * factor
+        if t_new == t_bound and not rejected and h_next < h:
+            h_next = h
+        self._h = min(h_next, max_step)
         self._accept(t, t_new, h_step)
         self._abs_y, self._abs_new = self._abs_new, self._abs_y
         self._f0 = _F0_IN_LAST
@@ -173,6 +179,7 @@ class EmbeddedRK(ExplicitRK):
         super().restart(t, y, t_bound)
         np.abs(self.y, self._abs_y)
         self._f0 = _F0_UNKNOWN
+        self._set_reach()
 
 
 class Dop853(EmbeddedRK):

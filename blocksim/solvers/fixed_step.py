@@ -56,13 +56,9 @@ class FixedStepRK(ExplicitRK):
         if not t < t_bound:
             self._check_running()
         k = self._k + 1
-        t_grid = self.origin + k * self.grid_step
-        if t_bound <= t_grid + self._tol:
-            t_new = t_bound
-            if t_bound < t_grid - self._tol:
-                k -= 1
-        else:
-            t_new = t_grid
+        t_new = self.origin + k * self.grid_step
+        if t_bound <= t_new + self._tol:
+            t_new = t_bound        # the last step of the interval: restart() re-derives k
         h = t_new - t
         if self._f1_ready:
             self._k0[...] = self._f1

@@ -8,6 +8,8 @@ ignore max_step there).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .base import SolverError, Stepper
@@ -45,7 +47,8 @@ class ScipyStepper(Stepper):
         self._check_running()
         solver = self._solver
         if solver is None:
-            t_new = min(t + self.max_step, self.t_bound)
+            reach = self.max_step + 4 * math.ulp(self.t_bound)
+            t_new = self.t_bound if self.t_bound - t <= reach else t + self.max_step
         else:
             message = solver.step()
             if solver.status == "failed":
