@@ -44,7 +44,7 @@ class EmbeddedRK(ExplicitRK):
             raise ValueError(f"max_step must be positive, got {max_step!r}")
         n, S = self.n, tableau.stages
         self.rtol = float(rtol)
-        self.atol = atol if np.ndim(atol) else float(atol)
+        self.atol = np.asarray(atol, dtype=float) if np.ndim(atol) else float(atol)
         self.max_step = float(max_step)
         self._S = S
         self._exponent = -1.0 / (tableau.error_order + 1)
@@ -71,7 +71,7 @@ class EmbeddedRK(ExplicitRK):
     def _initial_step(self):
         """Hairer's starting step (Solving ODEs I, II.4); leaves f(t0, y0) in K[0]."""
         t, y, interval = self.t, self.y, self.t_bound - self.t
-        if self.n == 0:
+        if self.n == 0:            # no state: nothing but max_step limits the step
             return self.max_step
         K0 = self._K[0]
         K0[...] = self._fun(t, y)
@@ -110,7 +110,7 @@ class EmbeddedRK(ExplicitRK):
         """Advance one accepted step toward t_bound (landing on it exactly)."""
         t, t_bound, y = self.t, self.t_bound, self.y
         if not t < t_bound:
-            self._check_running()
+            raise self._at_bound()
         fun = self._fun
         h = self._h
         if h is None:

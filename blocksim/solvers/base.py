@@ -44,6 +44,5 @@ class Stepper:
             raise ValueError(f"t_bound={t_bound!r} is before t={t!r}: steppers run forward")
         return t_bound
 
-    def _check_running(self):
-        if not self.t < self.t_bound:
-            raise RuntimeError(f"step() called at t_bound={self.t_bound!r}; restart first")
+    def _at_bound(self):
+        return RuntimeError(f"step() called at t_bound={self.t_bound!r}; restart first")

@@ -54,7 +54,7 @@ class FixedStepRK(ExplicitRK):
         """Advance to the next grid point, or to t_bound if that comes first."""
         t, t_bound, y = self.t, self.t_bound, self.y
         if not t < t_bound:
-            self._check_running()
+            raise self._at_bound()
         k = self._k + 1
         t_new = self.origin + k * self.grid_step
         if t_bound <= t_new + self._tol:

@@ -2,8 +2,9 @@
 LSODA) driven step by step behind the stepper interface. scipy is imported on first use.
 
 A restart builds a new scipy solver at (t, y) (their internal histories cannot be rewound),
-passing the current step size as `first_step`. scipy does not report rejected steps, so
-`nrejected` stays 0. With no state at all the steps are simply `max_step` long (scipy would
+passing as `first_step` the step size the old one proposed after its last step that was not
+shortened to land on t_bound. BDF and LSODA still restart at order 1, whose error estimate
+forces short steps. scipy does not report rejected steps, so `nrejected` stays 0. With no state at all the steps are simply `max_step` long (scipy would
 ignore max_step there).
 """
 from __future__ import annotations
@@ -28,6 +29,7 @@ class ScipyStepper(Stepper):
         self._options = dict(rtol=rtol, atol=atol, max_step=max_step)
         self.max_step = float(max_step)
         self._dense = None
+        self._hint = None          # proposed step size after the last unshortened step
         self._solver = self._new_solver(None)
 
     def _counted_fun(self, t, y):
@@ -44,7 +46,8 @@ class ScipyStepper(Stepper):
     def step(self):
         """Advance one accepted step of the scipy solver; lands exactly on t_bound."""
         t = self.t
-        self._check_running()
+        if not t < self.t_bound:
+            raise self._at_bound()
         solver = self._solver
         if solver is None:
             reach = self.max_step + 4 * math.ulp(self.t_bound)
@@ -53,7 +56,11 @@ class ScipyStepper(Stepper):
             message = solver.step()
             if solver.status == "failed":
                 raise SolverError(f"{self.name}: {message}", time=solver.t)
-            t_new = self.t_bound if solver.status == "finished" else solver.t
+            if solver.status == "finished":
+                t_new = self.t_bound
+            else:
+                t_new = solver.t
+                self._hint = getattr(solver, "h_abs", solver.step_size)
             if not t_new > t:
                 # LSODA reports success with a zero step when it cannot go on (y overflows)
                 raise SolverError(f"{self.name}: the step size fell to zero at t={t:.9g}",
@@ -74,19 +81,14 @@ class ScipyStepper(Stepper):
         return self._dense(t)
 
     def restart(self, t, y, t_bound):
-        """Continue from (t, y) up to t_bound with a fresh scipy solver; the last step size
-        (the solver's proposed next one where scipy exposes it) is its first step."""
+        """Continue from (t, y) up to t_bound with a fresh scipy solver whose first step is the
+        step size proposed before (h_abs where scipy has it, else the last step size)."""
         t = float(t)
         self.t_bound = self._check_bound(t, t_bound)
-        old = self._solver
-        hint = None
-        if old is not None and old.step_size is not None:
-            hint = getattr(old, "h_abs", old.step_size)
         self.t = self.t_old = t
         self.y = np.array(y, dtype=float).reshape(self.n)
         self._dense = None
-        if hint is not None and t_bound > t:
-            hint = min(hint, t_bound - t, self.max_step)
-        else:
-            hint = None
-        self._solver = self._new_solver(hint)
+        first = None
+        if self._hint is not None and self.t_bound > t:
+            first = min(self._hint, self.t_bound - t, self.max_step)
+        self._solver = self._new_solver(first)

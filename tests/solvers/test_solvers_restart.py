@@ -89,7 +89,7 @@ def test_frequent_sample_hits_cost_one_step_each():
     np.testing.assert_allclose(stepper.y, p.exact(stepper.t), rtol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["rk23", "rk45", "dop853"])
+@pytest.mark.parametrize("name", ["rk23", "rk45", "dop853", "radau"])
 def test_a_sliver_interval_does_not_reset_the_step_size(name):
     """An event 1e-7 before a sample hit at 0.5 makes a 1e-7 step; the interval after the hit
     must not start from a step grown only tenfold from that sliver: [0.5, 1] takes as many
