@@ -4,8 +4,11 @@ LSODA) driven step by step behind the stepper interface. scipy is imported on fi
 A restart builds a new scipy solver at (t, y) (their internal histories cannot be rewound),
 passing as `first_step` the step size the old one proposed after its last step that was not
 shortened to land on t_bound. BDF and LSODA still restart at order 1, whose error estimate
-forces short steps. scipy does not report rejected steps, so `nrejected` stays 0. With no state at all the steps are simply `max_step` long (scipy would
-ignore max_step there).
+forces short steps. scipy does not report rejected steps, so `nrejected` stays 0. With no
+state at all the steps are simply `max_step` long (scipy would ignore max_step there).
+
+`fun` is wrapped to copy its result: scipy keeps f values between calls (its own RK classes
+mis-step after a rejection when fun reuses one output buffer).
 """
 from __future__ import annotations
 
