@@ -183,7 +183,8 @@ def fdyn(robot, T, torqfun=None, q0=None, qd0=None, args=(), t_eval=None, method
     by scipy.integrate.solve_ivp with ``method``, ``rtol``, ``atol``, ``max_step``; results
     at the solver's steps or at ``t_eval``. As the seeds warn, Coulomb friction makes the
     equations discontinuous and the integration slow: consider ``robot.nofriction()``.
-    Returns (t (k,), q (k, n), qd (k, n)). Raises SimulationError if the solver fails.
+    Returns (t (k,), q (k, n), qd (k, n)). Raises SimulationError (with the time) if torqfun
+    returns anything but n finite torques or the solver fails.
     """
     n = robot.n
     q0 = np.zeros(n) if q0 is None else np.asarray(q0, dtype=np.float64)
@@ -195,6 +196,9 @@ def fdyn(robot, T, torqfun=None, q0=None, qd0=None, args=(), t_eval=None, method
     def rhs(t, x):
         q, qd = x[:n], x[n:]
         tau = zero if torqfun is None else np.asarray(torqfun(t, q, qd, *args), np.float64)
+        if tau.shape != (n,) or not np.isfinite(tau).all():
+            raise SimulationError(f"fdyn: torqfun must return {n} finite torques, got {tau!r}",
+                                  time=float(t))
         return np.concatenate([qd, robot.accel(q, qd, tau)])
 
     sol = solve_ivp(rhs, (0.0, float(T)), np.concatenate([q0, qd0]), method=method,

@@ -1,0 +1,228 @@
+"""Inverse kinematics: ikine (damped least squares) and ikine6s/ikine560 (closed form).
+
+Independent truths: forward kinematics of the answer (fkine(q) = T for T = fkine(q_random)),
+the generating joint path, the two-link arm's closed-form solutions, the reach of the arm,
+the geometry of the 8 Puma configurations measured on the link frames (fkine_all), and the
+values printed in Corke, "Robotics, Vision and Control" (Springer 2011), §7.3.1.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from blocks.robot import Link, SerialLink, jtraj, load_robot
+from blocks.robot.ikine import IKineError, ikine, ikine560, ikine6s
+from robot_helpers import rotx, rotz, transl
+
+CONFIGS = ["".join(c) for c in itertools.product("lr", "ud", "nf")]
+
+
+@pytest.fixture(scope="module")
+def puma():
+    return load_robot("puma560")
+
+
+@pytest.fixture(scope="module")
+def twolink():
+    return load_robot("twolink")
+
+
+def random_q(robot, m, seed):
+    """m joint vectors uniform within the robot's limits (the Puma's are all set)."""
+    rng = np.random.default_rng(seed)
+    return rng.uniform(robot.qlim[:, 0], robot.qlim[:, 1], size=(m, robot.n))
+
+
+def angle_diff(a, b):
+    """Elementwise a − b wrapped to (−π, π]."""
+    return np.pi - np.mod(np.pi - (np.asarray(a) - np.asarray(b)), 2 * np.pi)
+
+
+# ---------------------------------------------------------------- ikine, numerical
+def test_ikine_round_trip_puma_within_limits(puma):
+    for q in random_q(puma, 12, seed=1):
+        T = puma.fkine(q)
+        qs = ikine(puma, T)                                  # q0 = 0, as in seed 000
+        np.testing.assert_allclose(puma.fkine(qs), T, atol=1e-9)
+        assert (puma.islimit(qs) == 0).all()                  # qlim is respected
+
+
+def test_ikine_base_tool_and_offsets():
+    # a Puma without limits, with joint offsets, a base and a tool: fkine adds the offsets,
+    # so the round trip checks that ikine works in the same joint coordinates
+    p = load_robot("puma560")
+    offsets = [0.1, -0.2, 0.3, -0.4, 0.5, -0.6]
+    links = [L.replace(offset=o, qlim=None) for L, o in zip(p.links, offsets)]
+    robot = SerialLink(links, base=transl(0.2, -0.1, 0.5) @ rotz(0.7),
+                       tool=transl(0, 0.02, 0.1) @ rotx(0.3))
+    for q in np.random.default_rng(2).uniform(-2, 2, size=(6, 6)):
+        T = robot.fkine(q)
+        np.testing.assert_allclose(robot.fkine(ikine(robot, T, q0=q + 0.3)), T, atol=1e-9)
+
+
+def test_ikine_trajectory_seeds_each_pose_with_the_previous_solution(puma):
+    # the path's poses are 20 close steps; starting on the path, each solution seeds the
+    # next, so ikine follows the generating joint path itself (not another branch); qn's
+    # joint 3 (π) lies outside its limit [−225°, 45°] and comes back as the same angle −π
+    qpath = jtraj(puma.poses["qn"], puma.poses["qn"] + [0.5, -0.3, 0.4, 0.6, -0.5, 0.7], 20)[0]
+    Ts = puma.fkine(qpath)
+    qs = ikine(puma, Ts, q0=qpath[0])
+    assert qs.shape == (20, 6)
+    np.testing.assert_allclose(angle_diff(qs, qpath), 0, atol=1e-8)
+    assert (puma.islimit(qs) == 0).all()
+
+
+def test_ikine_mask_two_link_matches_the_closed_form(twolink):
+    # planar arm, unit links: the two solutions for a point (x, y) are
+    # q2 = ±acos((x² + y² − 2)/2), q1 = atan2(y, x) − atan2(sin q2, 1 + cos q2)
+    rng = np.random.default_rng(3)
+    for q in rng.uniform(-2.5, 2.5, size=(6, 2)):
+        x, y = twolink.fkine(q)[:2, 3]
+        # target orientation tilted out of the plane: only x and y are matched
+        T = transl(x, y, 0.0) @ rotx(0.8)
+        qs = ikine(twolink, T, q0=q + 0.2, mask=[1, 1, 0, 0, 0, 0])
+        c2 = (x * x + y * y - 2) / 2
+        closed = [[np.arctan2(y, x) - np.arctan2(s2, 1 + c2), np.arctan2(s2, c2)]
+                  for s2 in (np.sqrt(1 - c2 * c2), -np.sqrt(1 - c2 * c2))]
+        assert min(np.abs(angle_diff(qs, c)).max() for c in closed) < 1e-8
+    with pytest.raises(IKineError):       # without the mask the tilted pose is unreachable
+        ikine(twolink, T, q0=q, restarts=1)
+
+
+def test_ikine_unreachable_pose_reports_the_residual(twolink, puma):
+    # (2.5, 0) is 0.5 beyond the two-link arm's reach l1 + l2 = 2: the best point is the
+    # stretched arm (q2 = 0) at distance 0.5
+    with pytest.raises(IKineError) as info:
+        ikine(twolink, transl(2.5, 0, 0), q0=[0.1, 0.2], mask=[1, 1, 0, 0, 0, 0])
+    err = info.value
+    assert isinstance(err, ValueError)
+    assert err.residual == pytest.approx(0.5, abs=1e-6)
+    assert err.iterations > 0 and "did not converge" in str(err)
+    assert abs(angle_diff(err.q[1], 0.0)) < 1e-3
+    # a point 2 m from the Puma's shoulder (its reach is about 0.9 m); in a sequence the
+    # failing pose's index is reported
+    Ts = np.stack([puma.fkine(puma.poses["qn"]), transl(2.0, 0, 0)])
+    with pytest.raises(IKineError, match="pose 1") as info:
+        ikine(puma, Ts, q0=puma.poses["qn"], restarts=2)
+    assert info.value.index == 1 and info.value.residual > 1.0
+
+
+def test_ikine_joint_limits_choose_the_allowed_branch(twolink):
+    # with q2 limited to [0, π] the target made by q = (0.3, −1.1) must be reached by the
+    # mirrored elbow: for unit links q1 + q2/2 = −0.25 on both branches, so (−0.8, 1.1)
+    links = [twolink.links[0], twolink.links[1].replace(qlim=[0.0, np.pi])]
+    limited = SerialLink(links, name="limited two link")
+    T = limited.fkine([0.3, -1.1])
+    qs = ikine(limited, T, q0=[0.3, -1.1], mask=[1, 1, 0, 0, 0, 0])
+    np.testing.assert_allclose(qs, [-0.8, 1.1], atol=1e-8)
+
+
+def test_ikine_argument_checks(puma):
+    T = puma.fkine(puma.poses["qn"])
+    with pytest.raises(ValueError):
+        ikine(puma, T, mask=[1, 1, 1])
+    with pytest.raises(ValueError):
+        ikine(puma, T, q0=[0, 0])
+    with pytest.raises(ValueError):
+        ikine(puma, np.eye(3))
+
+
+# ---------------------------------------------------------------- ikine6s, closed form
+def test_ikine6s_printed_example(puma):
+    # RVC §7.3.1: T = p560.fkine(qn); p560.ikine6s(T) (default 'lun') prints
+    # [2.6486 -3.9270 0.0940 2.5326 0.9743 0.3734]; p560.ikine6s(T, 'ru') gives qn back
+    T = puma.fkine(puma.poses["qn"])
+    q = ikine6s(puma, T)
+    np.testing.assert_allclose(angle_diff(q, [2.6486, -3.9270, 0.0940, 2.5326, 0.9743, 0.3734]),
+                               0, atol=6e-5)
+    np.testing.assert_allclose(angle_diff(ikine6s(puma, T, "ru"), puma.poses["qn"]), 0,
+                               atol=1e-12)
+    assert ikine560 is ikine6s
+
+
+def shoulder_elbow_wrist(robot, q):
+    """From the link frames: joint-1 axis point o1, shoulder point S = o1 + (d2 + d3)·z1 (where
+    the arm's plane meets joint 2's axis), elbow point E = o2 (on joint 3's axis), wrist
+    centre W = o4 (= o5, the wrist axes' intersection)."""
+    F = robot.fkine_all(q)
+    o1, z1 = F[1][:3, 3], F[1][:3, 2]
+    S = o1 + (robot.d[1] + robot.d[2]) * z1
+    return o1, S, F[2][:3, 3], F[4][:3, 3]
+
+
+def test_ikine6s_all_eight_configurations(puma):
+    """Each of the 8 solutions reproduces T; they are distinct; and the letters mean:
+    l/r — seen from above, looking from the joint-1 axis towards the wrist centre W, the
+          shoulder point S lies to the left (cross product z > 0) / right;
+    u/d — the elbow E is above / below the straight line S–W at E's horizontal position;
+    n/f — θ5 ≥ 0 / θ5 < 0, and the flipped wrist is (θ4 + π, −θ5, θ6 + π)."""
+    qs_all = random_q(puma, 40, seed=4)
+    qs_all = qs_all[np.abs(np.sin(qs_all[:, 4])) > 0.2][:5]   # away from the wrist singularity
+    for q in qs_all:
+        T = puma.fkine(q)
+        sols = {c: ikine6s(puma, T, c) for c in CONFIGS}
+        for c, qc in sols.items():
+            np.testing.assert_allclose(puma.fkine(qc), T, atol=1e-10, err_msg=c)
+            o1, S, E, W = shoulder_elbow_wrist(puma, qc)
+            (wx, wy), (sx, sy) = (W - o1)[:2], (S - o1)[:2]
+            side = wx * sy - wy * sx
+            assert (side > 0) == (c[0] == "l"), c
+            h = (W - S)[:2]
+            t = (E - S)[:2] @ h / (h @ h)
+            above = E[2] - (S[2] + t * (W - S)[2])
+            assert (above > 0) == (c[1] == "u"), c
+            assert (qc[4] >= 0) == (c[2] == "n"), c
+        for a, b in itertools.combinations(CONFIGS, 2):
+            assert np.abs(angle_diff(sols[a], sols[b])).max() > 1e-3, (a, b)
+        for arm in ("lu", "ld", "ru", "rd"):
+            n, f = sols[arm + "n"], sols[arm + "f"]
+            np.testing.assert_allclose(angle_diff(f, n + [0, 0, 0, np.pi, 0, np.pi])[[3, 5]],
+                                       0, atol=1e-10)
+            np.testing.assert_allclose(f[:3], n[:3], atol=1e-12)
+            assert f[4] == pytest.approx(-n[4], abs=1e-10)
+        # the generating q is one of the 8 (the Puma's limits span less than 2π on joints 1-5)
+        assert min(np.abs(angle_diff(s, q)).max() for s in sols.values()) < 1e-9
+
+
+def test_ikine6s_other_signs_offsets_base_tool_and_sequence():
+    # a Puma-type arm with the opposite twist signs, a shoulder height d1, a flange d6,
+    # a6 and α6, joint offsets, a base and a tool: all 8 solutions still reproduce T
+    dh = [(-np.pi / 2, 0.0, 0.3), (0.0, 0.5, -0.1), (np.pi / 2, -0.05, 0.2),
+          (-np.pi / 2, 0.0, 0.45), (np.pi / 2, 0.0, 0.0), (0.4, 0.03, 0.08)]
+    links = [Link(alpha=al, a=a, d=d, offset=off)
+             for (al, a, d), off in zip(dh, [0.2, -0.3, 0.1, 0.4, -0.2, 0.3])]
+    robot = SerialLink(links, base=transl(0.1, 0.2, 0.3) @ rotx(0.2),
+                       tool=transl(0.01, 0, 0.12) @ rotz(0.5))
+    qs = np.random.default_rng(5).uniform(-2.5, 2.5, size=(4, 6))
+    Ts = robot.fkine(qs)
+    for c in CONFIGS:
+        sol = ikine6s(robot, Ts, c)                       # a sequence gives (m, 6)
+        assert sol.shape == (4, 6)
+        np.testing.assert_allclose(robot.fkine(sol), Ts, atol=1e-10, err_msg=c)
+
+
+def test_ikine6s_unreachable_and_unsupported(puma):
+    with pytest.raises(IKineError, match="out of reach") as info:
+        ikine6s(puma, transl(2.0, 0.0, 0.0))
+    assert info.value.residual > 1.0 and info.value.iterations == 0
+    # the wrist centre on the joint-1 axis is closer than the shoulder offset 0.15005 m
+    with pytest.raises(IKineError, match="shoulder offset"):
+        ikine6s(puma, transl(0.0, 0.0, 0.8))
+    with pytest.raises(IKineError, match="pose 1"):
+        ikine6s(puma, np.stack([puma.fkine(puma.poses["qn"]), transl(2.0, 0.0, 0.0)]))
+    for name in ("stanford", "puma560akb", "twolink"):
+        with pytest.raises(ValueError, match="not a Puma-type"):
+            ikine6s(load_robot(name), np.eye(4))
+    with pytest.raises(ValueError, match="both"):
+        ikine6s(puma, np.eye(4), "lr")
+    with pytest.raises(ValueError, match="letters"):
+        ikine6s(puma, np.eye(4), "x")
+
+
+def test_ikine6s_wrist_singularity(puma):
+    # θ5 = 0: only θ4 + θ6 is determined; the answer still reproduces the pose
+    q = np.array([0.3, 0.5, -1.0, 0.7, 0.0, 0.2])
+    T = puma.fkine(q)
+    for c in CONFIGS:
+        np.testing.assert_allclose(puma.fkine(ikine6s(puma, T, c)), T, atol=1e-10)
