@@ -26,7 +26,23 @@ class Integrator(Block):
         np.copyto(self._dx, self.u[0])
 
 
-class RateLimiter(Block):
+class _InputShapedState(Block):
+    """A continuous state with the input's shape, set to u(0) at the start (rate limiter,
+    filtered derivative); subclasses set `_shape` in infer and use `_x`, `_dx`."""
+
+    def continuous_state(self):
+        return np.zeros(self._shape)
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._x = x.reshape(self._shape, copy=False)
+        self._dx = dx.reshape(self._shape, copy=False)
+
+    def initialize(self, t):
+        np.copyto(self._x, self.u[0])
+
+
+class RateLimiter(_InputShapedState):
     """dy/dt = clip((u - y)/tau, falling, rising), y(0) = u(0).
 
     Input: u, any shape. Output: y (state, no feedthrough), u's shape. A ramp at the slew limit
@@ -58,17 +74,6 @@ class RateLimiter(Block):
         self._shape = u
         return {"y": u}
 
-    def continuous_state(self):
-        return np.zeros(self._shape)
-
-    def bind(self, u, y, x, dx, xd):
-        super().bind(u, y, x, dx, xd)
-        self._x = x.reshape(self._shape, copy=False)
-        self._dx = dx.reshape(self._shape, copy=False)
-
-    def initialize(self, t):
-        np.copyto(self._x, self.u[0])
-
     def derivative(self, t):
         dx = self._dx
         np.subtract(self.u[0], self._x, out=dx)
@@ -77,7 +82,7 @@ class RateLimiter(Block):
         np.maximum(dx, self.p.falling, out=dx)
 
 
-class Derivative(Block):
+class Derivative(_InputShapedState):
     """y = (u - x)/tau, dx/dt = (u - x)/tau, x(0) = u(0): the derivative filtered by s/(tau*s + 1).
 
     Input: u, any shape. Output: y, u's shape, direct feedthrough. tau > 0 (s) is the filter's
@@ -97,17 +102,6 @@ class Derivative(Block):
     def infer(self, shapes):
         self._shape = shapes["u"]
         return {"y": self._shape}
-
-    def continuous_state(self):
-        return np.zeros(self._shape)
-
-    def bind(self, u, y, x, dx, xd):
-        super().bind(u, y, x, dx, xd)
-        self._x = x.reshape(self._shape, copy=False)
-        self._dx = dx.reshape(self._shape, copy=False)
-
-    def initialize(self, t):
-        np.copyto(self._x, self.u[0])
 
     def output(self, t):
         y = self.y[0]
