@@ -11,3 +11,5 @@ from .trajectory import CartesianTrajectory, QuinticTrajectory, ctraj, jtraj, tr
 from .link import Link
 from .serial_link import SerialLink
 from .models import RobotDataError, load_robot, robot_from_dict
+from .ikine import IKineError, ikine, ikine560, ikine6s
+from .analysis import cinertia, fdyn, gravjac, itorque, maniplty, paycap

@@ -334,13 +334,14 @@ def ikine6s(robot, T, config="lun"):
     the wrist angles (two solutions, the flipped one is (θ4 + π, −θ5, θ6 + π)).
 
     config: letters, defaults 'l', 'u', 'n' (seed 003):
-      'l' / 'r' — arm left / right: seen from above, looking from the joint-1 axis towards
-      the wrist centre, the shoulder offset (d2 + d3 along z1) lies to the left / right;
+      'l' / 'r' — arm left / right: seen from above (base z), looking from the joint-1 axis
+      towards the wrist centre, the shoulder offset (d2 + d3 along z1) lies to the left / right;
       'u' / 'd' — elbow up / down: the elbow joint lies above / below the straight line from
       the shoulder (origin of frame 1) to the wrist centre (in the base frame's z);
       'n' / 'f' — wrist not flipped / flipped: θ5 ≥ 0 / θ5 < 0 (θ = q + offset).
-    For a robot without shoulder offset 'l' places the wrist centre behind the joint-1 axis
-    as seen along the arm (the over-the-top solution), 'r' in front.
+    For a robot without shoulder offset (d2 + d3 = 0) left and right are the waist angles
+    θ1 and θ1 + π: 'l' reaches the wrist centre backwards over the shoulder (along −x1),
+    'r' forwards (along +x1).
 
     T: pose (4, 4) in the world (base and tool are removed first) -> q (6,) with joint
     offsets removed and every angle wrapped to (−π, π]; a sequence (m, 4, 4) -> (m, 6).

@@ -486,3 +486,45 @@ class SerialLink:
                     f"  qlim = [{L.qlim[0]:.6g}, {L.qlim[1]:.6g}]"]
         return "\n".join(out)
 
+    # ------------------------------------------------------------ inverse kinematics, analysis
+    def ikine(self, T, q0=None, mask=None, **options):
+        """Numerical inverse kinematics: ``ikine.ikine(self, T, q0, mask, **options)``."""
+        from .ikine import ikine
+        return ikine(self, T, q0, mask, **options)
+
+    def ikine6s(self, T, config="lun"):
+        """Closed form for a Puma-type arm with a spherical wrist: ``ikine.ikine6s``."""
+        from .ikine import ikine6s
+        return ikine6s(self, T, config)
+
+    ikine560 = ikine6s
+
+    def maniplty(self, q, method="yoshikawa", dof="all"):
+        """Manipulability index: ``analysis.maniplty``."""
+        from .analysis import maniplty
+        return maniplty(self, q, method, dof)
+
+    def cinertia(self, q, dof="all"):
+        """Cartesian inertia (J·M⁻¹·Jᵀ)⁻¹: ``analysis.cinertia``."""
+        from .analysis import cinertia
+        return cinertia(self, q, dof)
+
+    def itorque(self, q, qdd):
+        """Inertia torque M(q)·q̈: ``analysis.itorque``."""
+        from .analysis import itorque
+        return itorque(self, q, qdd)
+
+    def gravjac(self, q, gravity=None):
+        """(gravity load, jacob0) in one pass: ``analysis.gravjac``."""
+        from .analysis import gravjac
+        return gravjac(self, q, gravity)
+
+    def paycap(self, q, w, f, tlim):
+        """(wmax, joint): payload capacity under torque limits: ``analysis.paycap``."""
+        from .analysis import paycap
+        return paycap(self, q, w, f, tlim)
+
+    def fdyn(self, T, torqfun=None, q0=None, qd0=None, **options):
+        """(t, q, qd) integrating the forward dynamics over [0, T]: ``analysis.fdyn``."""
+        from .analysis import fdyn
+        return fdyn(self, T, torqfun, q0, qd0, **options)

@@ -273,3 +273,20 @@ def test_fdyn_failures_are_simulation_errors(twolink):
     with pytest.raises(SimulationError, match="step size") as info:
         fdyn(twolink, 10.0, lambda t, q, qd: 10.0 * qd ** 3, qd0=[1.0, 1.0])
     assert 0 < info.value.time < 10.0
+
+
+def test_serial_link_methods_delegate(puma):
+    q, qdd = random_q(6, 2, seed=10)
+    tlim = np.array([[100.0] * 6, [-100.0] * 6])
+    assert puma.maniplty(q, "asada", "trans") == maniplty(puma, q, "asada", "trans")
+    np.testing.assert_array_equal(puma.cinertia(q), cinertia(puma, q))
+    np.testing.assert_array_equal(puma.itorque(q, qdd), itorque(puma, q, qdd))
+    for a, b in zip(puma.gravjac(q, [0, 0, 3.0]), gravjac(puma, q, [0, 0, 3.0])):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(puma.paycap(q, [0, 0, -1, 0, 0, 0], "n", tlim),
+                    paycap(puma, q, [0, 0, -1, 0, 0, 0], "n", tlim)):
+        np.testing.assert_array_equal(a, b)
+    robot = puma.nofriction()
+    for a, b in zip(robot.fdyn(0.1, q0=q, t_eval=[0, 0.1]), fdyn(robot, 0.1, None, q, None,
+                                                                  t_eval=[0, 0.1])):
+        np.testing.assert_array_equal(a, b)

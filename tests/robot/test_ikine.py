@@ -142,52 +142,58 @@ def test_ikine6s_printed_example(puma):
 
 
 def shoulder_elbow_wrist(robot, q):
-    """From the link frames: joint-1 axis point o1, shoulder point S = o1 + (d2 + d3)·z1 (where
-    the arm's plane meets joint 2's axis), elbow point E = o2 (on joint 3's axis), wrist
-    centre W = o4 (= o5, the wrist axes' intersection)."""
-    F = robot.fkine_all(q)
+    """From the link frames, in base coordinates: joint-1 axis point o1, shoulder point
+    S = o1 + (d2 + d3)·z1 (where the arm's plane meets joint 2's axis), elbow point E = o2 (on
+    joint 3's axis), wrist centre W = o4 (= o5, the wrist axes' intersection)."""
+    F = np.linalg.inv(robot.base) @ robot.fkine_all(q)
     o1, z1 = F[1][:3, 3], F[1][:3, 2]
     S = o1 + (robot.d[1] + robot.d[2]) * z1
     return o1, S, F[2][:3, 3], F[4][:3, 3]
 
 
-def test_ikine6s_all_eight_configurations(puma):
+def check_configurations(robot, q, T):
     """Each of the 8 solutions reproduces T; they are distinct; and the letters mean:
-    l/r — seen from above, looking from the joint-1 axis towards the wrist centre W, the
-          shoulder point S lies to the left (cross product z > 0) / right;
+    l/r — seen from above (base z), looking from the joint-1 axis towards the wrist centre W,
+          the shoulder point S lies to the left (cross product z > 0) / right;
     u/d — the elbow E is above / below the straight line S–W at E's horizontal position;
-    n/f — θ5 ≥ 0 / θ5 < 0, and the flipped wrist is (θ4 + π, −θ5, θ6 + π)."""
+    n/f — θ5 ≥ 0 / θ5 < 0, and the flipped wrist is (θ4 + π, −θ5, θ6 + π).
+    Returns the 8 solutions."""
+    sols = {c: ikine6s(robot, T, c) for c in CONFIGS}
+    for c, qc in sols.items():
+        np.testing.assert_allclose(robot.fkine(qc), T, atol=1e-10, err_msg=c)
+        o1, S, E, W = shoulder_elbow_wrist(robot, qc)
+        (wx, wy), (sx, sy) = (W - o1)[:2], (S - o1)[:2]
+        assert (wx * sy - wy * sx > 0) == (c[0] == "l"), c
+        h = (W - S)[:2]
+        t = (E - S)[:2] @ h / (h @ h)
+        above = E[2] - (S[2] + t * (W - S)[2])
+        assert (above > 0) == (c[1] == "u"), c
+        assert (qc[4] + robot.offset[4] >= 0) == (c[2] == "n"), c
+    for a, b in itertools.combinations(CONFIGS, 2):
+        assert np.abs(angle_diff(sols[a], sols[b])).max() > 1e-3, (a, b)
+    for arm in ("lu", "ld", "ru", "rd"):
+        n, f = sols[arm + "n"], sols[arm + "f"]
+        np.testing.assert_allclose(angle_diff(f, n + [0, 0, 0, np.pi, 0, np.pi])[[3, 5]],
+                                   0, atol=1e-10)
+        np.testing.assert_allclose(f[:3], n[:3], atol=1e-12)
+        th5n, th5f = n[4] + robot.offset[4], f[4] + robot.offset[4]
+        assert abs(angle_diff(th5f, -th5n)) < 1e-10
+    return sols
+
+
+def test_ikine6s_all_eight_configurations(puma):
     qs_all = random_q(puma, 40, seed=4)
     qs_all = qs_all[np.abs(np.sin(qs_all[:, 4])) > 0.2][:5]   # away from the wrist singularity
     for q in qs_all:
-        T = puma.fkine(q)
-        sols = {c: ikine6s(puma, T, c) for c in CONFIGS}
-        for c, qc in sols.items():
-            np.testing.assert_allclose(puma.fkine(qc), T, atol=1e-10, err_msg=c)
-            o1, S, E, W = shoulder_elbow_wrist(puma, qc)
-            (wx, wy), (sx, sy) = (W - o1)[:2], (S - o1)[:2]
-            side = wx * sy - wy * sx
-            assert (side > 0) == (c[0] == "l"), c
-            h = (W - S)[:2]
-            t = (E - S)[:2] @ h / (h @ h)
-            above = E[2] - (S[2] + t * (W - S)[2])
-            assert (above > 0) == (c[1] == "u"), c
-            assert (qc[4] >= 0) == (c[2] == "n"), c
-        for a, b in itertools.combinations(CONFIGS, 2):
-            assert np.abs(angle_diff(sols[a], sols[b])).max() > 1e-3, (a, b)
-        for arm in ("lu", "ld", "ru", "rd"):
-            n, f = sols[arm + "n"], sols[arm + "f"]
-            np.testing.assert_allclose(angle_diff(f, n + [0, 0, 0, np.pi, 0, np.pi])[[3, 5]],
-                                       0, atol=1e-10)
-            np.testing.assert_allclose(f[:3], n[:3], atol=1e-12)
-            assert f[4] == pytest.approx(-n[4], abs=1e-10)
+        sols = check_configurations(puma, q, puma.fkine(q))
         # the generating q is one of the 8 (the Puma's limits span less than 2π on joints 1-5)
         assert min(np.abs(angle_diff(s, q)).max() for s in sols.values()) < 1e-9
 
 
 def test_ikine6s_other_signs_offsets_base_tool_and_sequence():
     # a Puma-type arm with the opposite twist signs, a shoulder height d1, a flange d6,
-    # a6 and α6, joint offsets, a base and a tool: all 8 solutions still reproduce T
+    # a6 and α6, joint offsets, a base and a tool: the 8 solutions reproduce T and keep
+    # their geometric meaning; a sequence gives (m, 6)
     dh = [(-np.pi / 2, 0.0, 0.3), (0.0, 0.5, -0.1), (np.pi / 2, -0.05, 0.2),
           (-np.pi / 2, 0.0, 0.45), (np.pi / 2, 0.0, 0.0), (0.4, 0.03, 0.08)]
     links = [Link(alpha=al, a=a, d=d, offset=off)
@@ -196,8 +202,10 @@ def test_ikine6s_other_signs_offsets_base_tool_and_sequence():
                        tool=transl(0.01, 0, 0.12) @ rotz(0.5))
     qs = np.random.default_rng(5).uniform(-2.5, 2.5, size=(4, 6))
     Ts = robot.fkine(qs)
-    for c in CONFIGS:
-        sol = ikine6s(robot, Ts, c)                       # a sequence gives (m, 6)
+    for q, T in zip(qs, Ts):
+        check_configurations(robot, q, T)
+    for c in ("lun", "rdf"):
+        sol = ikine6s(robot, Ts, c)
         assert sol.shape == (4, 6)
         np.testing.assert_allclose(robot.fkine(sol), Ts, atol=1e-10, err_msg=c)
 
@@ -226,3 +234,15 @@ def test_ikine6s_wrist_singularity(puma):
     T = puma.fkine(q)
     for c in CONFIGS:
         np.testing.assert_allclose(puma.fkine(ikine6s(puma, T, c)), T, atol=1e-10)
+
+
+def test_serial_link_methods_delegate(puma, twolink):
+    T = puma.fkine(puma.poses["qn"])
+    np.testing.assert_array_equal(puma.ikine(T, puma.poses["qn"] + 0.1),
+                                  ikine(puma, T, puma.poses["qn"] + 0.1))
+    np.testing.assert_array_equal(twolink.ikine(transl(1.2, 0.5, 0), mask=[1, 1, 0, 0, 0, 0],
+                                                q0=[0.2, 0.3], tol=1e-12),
+                                  ikine(twolink, transl(1.2, 0.5, 0), [0.2, 0.3],
+                                        [1, 1, 0, 0, 0, 0], tol=1e-12))
+    np.testing.assert_array_equal(puma.ikine6s(T, "rdf"), ikine6s(puma, T, "rdf"))
+    np.testing.assert_array_equal(puma.ikine560(T, "ru"), ikine6s(puma, T, "ru"))
