@@ -15,8 +15,11 @@ diagram with validated parameters in `self.p`. The compiler then asks it, in thi
 3. `continuous_state()` / `discrete_state()` -> flat initial values (or None), after shapes.
 4. `bind(u, y, x, dx, xd)` gives the block numpy views: `u` a tuple of input views in port
    order (each is its driver's output view, no copy), `y` the output views, `x`/`dx` its
-   slice of the continuous state and derivative, `xd` its discrete state. Views never change
-   afterwards, so the hot-path methods below take only the time.
+   slice of the continuous state and derivative, `xd` its discrete state. The outputs that
+   are computed (not state aliases) lie consecutively, in port order, in one flat view
+   `self.y_flat`, set before `bind`: a block whose outputs come out of one computation can
+   write them all at once. Views never change afterwards, so the hot-path methods below take
+   only the time.
 
 Hot-path methods (no validation, no allocation that can be avoided, no dict lookups):
 `output(t)` (or the method named by an output's `calc`) writes `y`; `derivative(t)` writes
@@ -130,6 +133,8 @@ class Block:
         return ()
 
     # ---- wiring --------------------------------------------------------------------------
+    y_flat = None
+
     def bind(self, u, y, x, dx, xd):
         self.u, self.y, self.x, self.dx, self.xd = u, y, x, dx, xd
 

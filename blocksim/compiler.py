@@ -503,6 +503,9 @@ class _Compiler:
                     views[(name, port.name)] = signals[start:start + size].reshape(shape)
         for name, block in self.blocks.items():
             ins, outs = self.ports[name]
+            own = [sizes[(name, p)] for p in outs if (name, p) in sizes]
+            if own:  # the block's computed outputs, consecutive in port order
+                block.y_flat = signals[own[0][0]:own[-1][0] + own[-1][1]]
             u = tuple(self.input_view(name, p, views) for p in ins.values())
             y = tuple(views[(name, p)] for p in outs)
             cs, ds = slices[name]

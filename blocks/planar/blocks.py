@@ -87,11 +87,8 @@ class PlanarKinematics(Block):
                 [Out("x", shape=(2,)), Out("J", shape=(2, n)), Out("Jd", shape=(2, n))])
 
     def output(self, t):
-        buf = _kinmodel(self.u[0], self.u[1], self._L)
-        n = self._L.size
-        self.y[0][...] = buf[:2]
-        self.y[1].reshape(-1)[...] = buf[2:2 + 2 * n]
-        self.y[2].reshape(-1)[...] = buf[2 + 2 * n:]
+        # the kernel's buffer is [x, J, Jd] flattened: the outputs' consecutive layout
+        self.y_flat[:] = _kinmodel(self.u[0], self.u[1], self._L)
 
 
 class PlanarModel(Block):
@@ -120,18 +117,9 @@ class PlanarModel(Block):
                  Out("H", shape=(n, n)), Out("Hd", shape=(n, n)), Out("h", shape=(n,)),
                  Out("g", shape=(n,))])
 
-    def bind(self, u, y, x, dx, xd):
-        super().bind(u, y, x, dx, xd)
-        # the outputs' flat views and where each one's values start in the kernel's buffer
-        n = self._data[0].size
-        sizes = (2, 2 * n, 2 * n, n * n, n * n, n, n)
-        starts = np.cumsum((0,) + sizes[:-1])
-        self._slots = tuple((v.reshape(-1), int(a), int(a + s)) for v, a, s in zip(y, starts, sizes))
-
     def output(self, t):
-        buf = _dynmodel(self.u[0], self.u[1], *self._data, self._g0)
-        for view, a, b in self._slots:
-            view[...] = buf[a:b]
+        # the kernel's buffer is [x, J, Jd, H, Hd, h, g] flattened: the outputs' layout
+        self.y_flat[:] = _dynmodel(self.u[0], self.u[1], *self._data, self._g0)
 
 
 class PlanarRobot(Block):

@@ -140,6 +140,8 @@ class QuinticTrajectory:
             a.flags.writeable = False
         self._before = (q0, zero, zero)
         self._after = (qf, zero, zero)
+        self._powers = np.ones(6)
+        self._held = {False: np.concatenate(self._before), True: np.concatenate(self._after)}
 
     def at(self, t):
         """(q, qd, qdd) at time t (seconds)."""
@@ -152,6 +154,22 @@ class QuinticTrajectory:
         y = self._M @ np.array([1.0, tau, tau2, tau2 * tau, tau2 * tau2, tau2 * tau2 * tau])
         n = self._n
         return y[:n], y[n:2 * n], y[2 * n:]
+
+
+    def into(self, t, out):
+        """Write [q; qd; qdd] at time t into `out` (3n,) with one matrix product and no
+        temporaries: the form the jtraj block uses on every evaluation."""
+        if t < 0.0 or t > self.tf:
+            out[:] = self._held[t > self.tf]
+            return
+        p = self._powers
+        tau = t * self._inv_tf
+        p[1] = tau
+        p[2] = tau * tau
+        p[3] = p[2] * tau
+        p[4] = p[2] * p[2]
+        p[5] = p[4] * tau
+        np.matmul(self._M, p, out=out)
 
 
 class CartesianTrajectory:

@@ -47,7 +47,6 @@ class JTraj(Block):
         self._shape = shape
         flat = [np.broadcast_to(v, shape).ravel() for v in (p.q0, p.qf, p.qd0, p.qdf)]
         self._traj = QuinticTrajectory(flat[0], flat[1], p.tf, flat[2], flat[3])
-        self._hold = self._traj.at(np.inf)
 
     def ports(self):
         s = self._shape
@@ -56,10 +55,6 @@ class JTraj(Block):
 
     def discrete_state(self):
         return np.zeros(1)
-
-    def bind(self, u, y, x, dx, xd):
-        super().bind(u, y, x, dx, xd)
-        self._flat = tuple(v.reshape(-1) for v in y)
 
     def events(self, start, stop):
         return (self.p.tf,) if start < self.p.tf <= stop else ()
@@ -71,11 +66,9 @@ class JTraj(Block):
         self.xd[0] = 1.0
 
     def output(self, t):
-        q, qd, qdd = self._flat
-        a, b, c = self._hold if self.xd[0] else self._traj.at(t)
-        q[:] = a
-        qd[:] = b
-        qdd[:] = c
+        # q, qd, qdd are consecutive in y_flat, in the evaluator's [q; qd; qdd] order; the
+        # mode (not t) decides the hold, so landing exactly on tf needs no round-off care
+        self._traj.into(np.inf if self.xd[0] else min(t, self.p.tf), self.y_flat)
 
 
 class CTraj(Block):

@@ -72,6 +72,9 @@ class Rig:
         self.dx = np.zeros_like(self.x)
         self.xd = _flat(block.discrete_state())
         self.y = {}
+        # computed outputs lie consecutively in one buffer, as the compiler lays them out
+        size = sum(int(np.prod(self.out_shapes[o.name], dtype=int)) for o in outs if not o.aliased)
+        flat, start = np.zeros(size), 0
         for o in outs:
             shape = self.out_shapes[o.name]
             if o.state is not None:
@@ -79,8 +82,11 @@ class Rig:
             elif o.dstate is not None:
                 base = self.xd if o.dstate is True else self.xd[o.dstate]
             else:
-                base = np.zeros(int(np.prod(shape, dtype=int)))
+                k = int(np.prod(shape, dtype=int))
+                base = flat[start:start + k]
+                start += k
             self.y[o.name] = base.reshape(shape)
+        block.y_flat = flat if size else None
         self.outs = outs
         self.calcs = tuple(dict.fromkeys(getattr(block, o.calc) for o in outs if not o.aliased))
         block.bind(tuple(u), tuple(self.y[o.name] for o in outs), self.x, self.dx, self.xd)
