@@ -122,6 +122,10 @@ def _simulation_defaults(sim, evaluate, problems):
                     output_interval=num("output_interval", None))
 
 
+class _Reported(Exception):
+    """A problem already added to the compiler's list (stops the current item only)."""
+
+
 class _Compiler:
     def __init__(self, spec, library):
         self.spec = spec
@@ -183,6 +187,9 @@ class _Compiler:
                     expr.check_not_reserved(key)
                     if key in self.dotted:
                         raise expr.ExprError(f"'{key}' is also the name of a robot")
+                    if any(key in poses for poses in self.dotted.values()):
+                        raise expr.ExprError(f"'{key}' is a robot's named pose: a parameter "
+                                             "may not reuse a constant's name")
                     names[key] = self.evaluate(source.raw, env, source.loc, f"parameter '{key}'")
                 except expr.ExprError as e:
                     self.problems.add(value.loc.error(f"parameter '{key}': {e}"))
@@ -204,6 +211,8 @@ class _Compiler:
             try:
                 block = self.build_block(cls, spec)
                 ins, outs = block.ports()
+            except _Reported:
+                continue
             except DiagramError as e:
                 self.problems.add(e)
                 continue
@@ -240,7 +249,7 @@ class _Compiler:
                 self.problems.add(e)
                 bad = True
         if bad:
-            raise DiagramError("invalid parameters", block=spec.name)  # already reported
+            raise _Reported
         values["_names"] = names
         return cls(spec.name, values)
 
@@ -275,6 +284,8 @@ class _Compiler:
             try:
                 src = self.endpoint(w.src, output=True)
                 dst = self.endpoint(w.dst, output=False)
+            except _Reported:
+                continue
             except DiagramError as e:
                 self.problems.add(e)
                 continue
@@ -296,7 +307,7 @@ class _Compiler:
     def endpoint(self, ep, output):
         if ep.block not in self.ports:
             if ep.block in self.spec.blocks:  # the block failed to build: already reported
-                raise DiagramError("", file=None)
+                raise _Reported
             raise ep.loc.error(f"unknown block '{ep.block}'{suggest(ep.block, self.spec.blocks)}")
         ports = self.ports[ep.block][1 if output else 0]
         side = "output" if output else "input"
@@ -611,10 +622,8 @@ def compile_diagram(spec, library=None):
     settings = _simulation_defaults(spec.simulation, lambda raw: expr.evaluate(
         raw, c.scope_names[0] if c.scope_names else {}, dotted=c.dotted), c.problems)
     c.build_blocks()
-    c.problems.errors = [e for e in c.problems.errors if e.message != "invalid parameters"]
     c.problems.check()
     c.resolve_wires()
-    c.problems.errors = [e for e in c.problems.errors if e.message]
     c.problems.check()
     c.build_nodes()  # algebraic loops first: a feedthrough cycle also stalls shape inference
     c.propagate_shapes()

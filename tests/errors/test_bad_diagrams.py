@@ -172,6 +172,35 @@ CASES = {
           T: {type: terminator}
         wires: [A -> T]
         """ + GOOD_SIM, ["parameter 'k'"]),
+    "parameter_shadows_pose": ("""\
+        blocksim: 1
+        robots:
+          p560: {model: puma560}
+        parameters:
+          qz: 1  # @LINE
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        """ + GOOD_SIM, ["'qz'", "pose"]),
+    "unknown_robot_option": ("""\
+        blocksim: 1
+        robots:
+          p560: {model: puma560, fricton: none}  # @LINE
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        """ + GOOD_SIM, ["fricton", "did you mean 'friction'"]),
+    "unknown_robot_model": ("""\
+        blocksim: 1
+        robots:
+          p560: {model: puma650}  # @LINE
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        """ + GOOD_SIM, ["puma650", "did you mean 'puma560'"]),
     "missing_subsystem_file": ("""\
         blocksim: 1
         blocks:
