@@ -59,6 +59,17 @@ BLOCKS = {
     "tr2rpy": "blocks.robot.transform_blocks:Tr2Rpy",
     "jtraj": "blocks.robot.trajectory_blocks:JTraj",
     "ctraj": "blocks.robot.trajectory_blocks:CTraj",
+    "plot_robot": "blocks.robot.plot:PlotRobot",
+    # planar n-R manipulators
+    "planar_kinematics": "blocks.planar.blocks:PlanarKinematics",
+    "planar_model": "blocks.planar.blocks:PlanarModel",
+    "planar_robot": "blocks.planar.blocks:PlanarRobot",
+    "planar_index": "blocks.planar.blocks:PlanarIndex",
+    "planar_plot": "blocks.planar.plot:PlanarPlot",
+    # vision
+    "camera": "blocks.vision.blocks:Camera",
+    "image_jacobian": "blocks.vision.blocks:ImageJacobian",
+    "ibvs": "blocks.vision.blocks:Ibvs",
 }
 
 SECTIONS = {

@@ -1,0 +1,208 @@
+"""The `plot_robot` block: a stick-figure animation of a serial-link robot, drawn after the run
+from the recorded joint angles."""
+from __future__ import annotations
+
+import math
+import shutil
+import subprocess
+
+import numpy as np
+
+from blocksim.atomic import atomic_path
+from blocksim.block import Block, In
+from blocksim.params import Param
+
+# At most this many frames: longer runs are drawn at a lower rate (see frame_times).
+MAX_FRAMES = 300
+# Length of the drawn tool-frame axes and the floor margin, as fractions of the plotted span.
+AXIS_FRACTION = 0.15
+FLOOR_FRACTION = 0.05
+FIGSIZE = (4.0, 4.0)  # inches; times DPI: whole, even pixel counts (yuv420p video)
+DPI = 80
+
+
+def frame_times(t, fps, max_frames=MAX_FRAMES):
+    """Frame times for a recording whose times are `t` (increasing): start, start + 1/rate,
+    start + 2/rate, ... up to the end, and the end time itself as the last frame when it is
+    not on that grid. rate = fps / k with the smallest integer k >= 1 that gives at most
+    `max_frames` frames, so a long run keeps a bounded drawing time and its frames stay on the
+    grid of the requested rate. Returns (times, rate). max_frames >= 2 (start and end)."""
+    start, end = float(t[0]), float(t[-1])
+    k = max(1, math.ceil((end - start) * fps / max_frames))
+    while True:
+        rate = fps / k
+        steps = math.floor((end - start) * rate + 1e-6)  # an end within 1e-6 frame is on the grid
+        times = np.minimum(start + np.arange(steps + 1) / rate, end)
+        if end - times[-1] > 1e-6 / rate:
+            times = np.append(times, end)
+        if len(times) <= max_frames:
+            return times, rate
+        k += 1
+
+
+def resample(t, q, times):
+    """Joint angles q (N, n) recorded at times t (N,), linearly interpolated per joint at
+    `times` (m,) -> (m, n)."""
+    q = np.asarray(q, dtype=float).reshape(len(t), -1)
+    return np.column_stack([np.interp(times, t, column) for column in q.T])
+
+
+class PlotRobot(Block):
+    """Animates the robot's stick figure from the recorded joint angles q (n,) into
+    `<block>.gif` (`<block>.mp4` when ffmpeg is on the PATH) and `<block>.png` (the final
+    frame), in the run directory; a subsystem block's `/` becomes `.` in the file names.
+
+    Drawn in 3-D: the links as a line through the joint-frame origins ending at the tool
+    point (marked), the tool frame's x, y, z axes as short red, green, blue segments, and the
+    arm's shadow (its vertical projection) on the floor. The floor is z = 0 when the arm stays
+    above it during the whole run; otherwise it lies a little below the arm's lowest point.
+    The axis limits are fixed for the whole animation (a cube around everything the arm
+    reaches during the run, equal aspect). The title gives the robot's name and the time,
+    "(incomplete)" when the run did not finish.
+
+    Animation time is simulation time: the recording is resampled at `fps` frames per second
+    of simulated time (linear interpolation of each joint between recorded samples; the last
+    frame is the end of the run). At most MAX_FRAMES (300) frames are drawn: a longer run is
+    drawn at fps/2, fps/3, ... (the first that fits) and the title shows the rate used.
+    Nothing is drawn when plots are off or the run has no output directory.
+
+    robot: an entry of the diagram's `robots:` section. fps: frames per second (> 0).
+    """
+
+    type = "plot_robot"
+    records_inputs = True
+    params = (
+        Param("robot", "resource", doc="robot to draw (an entry of robots:)", section="robots"),
+        Param("fps", "scalar", 25.0, "frames per second of simulated time", positive=True),
+    )
+
+    def ports(self):
+        return [In("q", shape=(self.p.robot.n,), doc="joint angles (rad or m)")], []
+
+    def finalize(self, run):
+        if not run.plots or run.out_dir is None:
+            return
+        if len(run.t) == 0:
+            run.messages.append(f"{self.name}: nothing recorded, no animation")
+            return
+        t = np.asarray(run.t, dtype=float)
+        times, rate = frame_times(t, self.p.fps)
+        robot = self.p.robot
+        points, tools = _geometry(robot, resample(t, run.inputs[0], times))
+        heading = (robot.name + (f"  ({rate:g} fps)" if rate != self.p.fps else "")
+                   + ("  (incomplete)" if not run.complete else ""))
+        frames = _frames(points, tools, times, heading)
+        stem = self.name.replace("/", ".")
+        ffmpeg = shutil.which("ffmpeg")
+        if ffmpeg:
+            last = _write_mp4(ffmpeg, run.out_dir / f"{stem}.mp4", frames, rate)
+        else:
+            last = _write_gif(run.out_dir / f"{stem}.gif", frames, times, rate)
+        from PIL import Image
+
+        with atomic_path(run.out_dir / f"{stem}.png") as tmp:
+            Image.fromarray(last).save(tmp)
+
+
+def _geometry(robot, qs):
+    """Per frame: the drawn polyline (base origin, joint-frame origins, tool point) as
+    (m, n+2, 3) and the tool pose (m, 4, 4), for joint angles qs (m, n)."""
+    m, n = qs.shape
+    points = np.empty((m, n + 2, 3))
+    tools = np.empty((m, 4, 4))
+    for i, q in enumerate(qs):
+        points[i, :n + 1] = np.asarray(robot.fkine_all(q))[:, :3, 3]
+        tools[i] = robot.fkine(q)
+        points[i, n + 1] = tools[i, :3, 3]
+    return points, tools
+
+
+def _layout(points):
+    """The fixed scene for polylines `points` (m, k, 3) of every frame: the floor height, the
+    length of the drawn tool axes, and the centre (3,) and half-width of the cube of axis
+    limits, which holds the arm, the floor and the tool axes in every frame."""
+    low, high = points.min(axis=(0, 1)), points.max(axis=(0, 1))
+    span = float(max(high - low)) or 1.0
+    axis_length = AXIS_FRACTION * span
+    floor = 0.0 if low[2] >= 0 else low[2] - FLOOR_FRACTION * span
+    low = np.minimum(low, [np.inf, np.inf, floor]) - axis_length
+    high = high + axis_length
+    return floor, axis_length, (low + high) / 2, float(max(high - low)) / 2
+
+
+def _frames(points, tools, times, heading):
+    """Yield the frames as RGB arrays (H, W, 3) uint8. The axes, panes, ticks and heading are
+    drawn once; each frame restores that background and draws only the arm, its shadow, the
+    tool axes and the time (blitting: a full redraw of 3-D axes costs ~20x more)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    floor, axis_length, centre, half = _layout(points)
+    fig = Figure(figsize=FIGSIZE, dpi=DPI)
+    canvas = FigureCanvasAgg(fig)
+    ax = fig.add_axes((0.0, 0.0, 1.0, 0.92), projection="3d")
+    ax.set_box_aspect((1, 1, 1), zoom=0.85)
+    for set_lim, c in zip((ax.set_xlim, ax.set_ylim, ax.set_zlim), centre):
+        set_lim(c - half, c + half)
+    for axis, label in zip((ax.xaxis, ax.yaxis, ax.zaxis), "xyz"):
+        axis.set_label_text(f"{label} (m)", fontsize=7)
+        axis.set_tick_params(labelsize=6)
+    shadow, = ax.plot([], [], [], color="0.65", lw=3, solid_capstyle="round", animated=True)
+    links, = ax.plot([], [], [], color="tab:blue", lw=3, marker="o", ms=4, animated=True)
+    tool, = ax.plot([], [], [], color="k", ls="", marker="o", ms=5, animated=True)
+    frame_axes = [ax.plot([], [], [], color=c, lw=2, animated=True)[0] for c in "rgb"]
+    fig.text(0.03, 0.97, heading, va="top", fontsize=9)
+    clock = fig.text(0.97, 0.97, "", ha="right", va="top", fontsize=9, animated=True)
+
+    canvas.draw()
+    background = canvas.copy_from_bbox(fig.bbox)
+    for p, T, t in zip(points, tools, times):
+        canvas.restore_region(background)
+        shadow.set_data_3d(p[:, 0], p[:, 1], np.full(len(p), floor))
+        links.set_data_3d(p[:, 0], p[:, 1], p[:, 2])
+        tool.set_data_3d(p[-1:, 0], p[-1:, 1], p[-1:, 2])
+        for k, line in enumerate(frame_axes):
+            line.set_data_3d(*np.column_stack((T[:3, 3], T[:3, 3] + axis_length * T[:3, k])))
+        clock.set_text(f"t = {t:.2f} s")
+        for artist in (shadow, links, tool, *frame_axes):
+            ax.draw_artist(artist)
+        fig.draw_artist(clock)
+        yield np.array(canvas.buffer_rgba())[:, :, :3]
+
+
+def _write_gif(path, frames, times, rate):
+    """Write the frames as a looping GIF, each shown until the next frame's time (the last for
+    1/rate). One global palette for all frames: unchanged pixels stay identical, so each frame
+    stores only what moved, and no frame carries its own colour table. Returns the last
+    frame."""
+    from PIL import Image
+
+    images = []
+    for frame in frames:
+        image = Image.fromarray(frame)
+        if not images:  # 255 colours: one index stays free for "unchanged" (transparent)
+            palette = image.quantize(colors=255, dither=Image.Dither.NONE)
+        images.append(image.quantize(palette=palette, dither=Image.Dither.NONE))
+    durations = np.append(np.diff(times), 1 / rate) * 1000  # ms
+    with atomic_path(path) as tmp:
+        images[0].save(tmp, save_all=True, append_images=images[1:], loop=0,
+                       duration=durations.tolist(), palette=bytes(palette.getpalette()),
+                       optimize=True)
+    return frame
+
+
+def _write_mp4(ffmpeg, path, frames, rate):
+    """Pipe the frames to ffmpeg as raw RGB at a constant rate (its default codec for .mp4,
+    yuv420p so that common players read it). Returns the last frame."""
+    width, height = (round(size * DPI) for size in FIGSIZE)
+    command = [ffmpeg, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
+               "-s", f"{width}x{height}", "-r", str(rate), "-i", "-", "-pix_fmt", "yuv420p"]
+    with atomic_path(path) as tmp:
+        with subprocess.Popen(command + [str(tmp)], stdin=subprocess.PIPE,
+                              stderr=subprocess.PIPE) as proc:
+            for frame in frames:
+                proc.stdin.write(frame.tobytes())
+            _, err = proc.communicate()
+        if proc.returncode:
+            raise RuntimeError(f"ffmpeg failed: {err.decode(errors='replace').strip()}")
+    return frame

@@ -1,0 +1,378 @@
+"""Vision blocks: `camera` (pinhole projection, visibility report, camera-view animation),
+`image_jacobian` (point-feature interaction matrix) and `ibvs` (the IBVS control law).
+
+They share the intrinsic parameters f (m), scale = [ax, ay] (px/m) and principal = [u0, v0]
+(px), i.e. focal lengths fx = f·ax, fy = f·ay in pixels. Features are (p, 2) arrays of pixel
+positions (u, v), flattened row by row (u1, v1, u2, v2, ...) wherever a vector is needed.
+"""
+import math
+import shutil
+import subprocess
+
+import numpy as np
+
+from blocksim.atomic import atomic_path
+from blocksim.block import Block, In, Out, PortError
+from blocksim.errors import SimulationError
+from blocksim.params import Param, ParamError
+from blocks.vision.camera import CentralCamera
+from blocks.vision.features import interaction_matrix
+from blocks.vision.ibvs import IBVS
+
+INTRINSICS = (
+    Param("f", "scalar", doc="focal length (m)", positive=True),
+    Param("scale", doc="[ax, ay] pixels per metre on the sensor (px/m)", positive=True),
+    Param("principal", doc="[u0, v0] principal point (px)"),
+)
+DEPTH = Param("depth", doc="assumed depth Z (m): one value, or one per point", positive=True)
+
+# Camera view: at most this many frames (a long run gets fewer frames per second, so that
+# animation time stays simulation time), drawn small to keep the GIF small.
+MAX_FRAMES = 300
+VIEW_INCHES, VIEW_DPI = 4.0, 80
+
+
+def _pair(block, name):
+    value = getattr(block.p, name)
+    if value.shape != (2,):
+        raise ParamError(name, f"expected two values [x, y], got shape {value.shape}")
+    return float(value[0]), float(value[1])
+
+
+def _focal(block):
+    """(fx, fy, u0, v0) in pixels from the parameters f, scale, principal."""
+    ax, ay = _pair(block, "scale")
+    u0, v0 = _pair(block, "principal")
+    return block.p.f * ax, block.p.f * ay, u0, v0
+
+
+def _rows(block, name, columns):
+    value = getattr(block.p, name)
+    if value.ndim != 2 or value.shape[1] != columns or value.shape[0] == 0:
+        raise ParamError(name, f"expected a (p, {columns}) array, one row per point, "
+                               f"got shape {value.shape}")
+    return value
+
+
+def _depth(block, points):
+    """The depth parameter: a scalar, or (p,) when the number of points p is known."""
+    depth = block.p.depth
+    if depth.ndim > 1 or (points is not None and depth.shape not in ((), (points,))):
+        want = "a scalar" + (f" or {points} values (one per point)" if points else " or a vector")
+        raise ParamError("depth", f"expected {want}, got shape {depth.shape}")
+    return depth
+
+
+class Camera(Block):
+    """Pinhole camera looking at fixed world points from pose T: uv (p,2) in pixels.
+
+    (X, Y, Z) = T⁻¹·P is a point P in the camera frame (z along the optical axis, x towards
+    increasing u, y towards increasing v, i.e. image down), and
+
+        u = u0 + f·ax·X/Z,    v = v0 + f·ay·Y/Z      (px)
+
+    Input T (4,4): the camera pose in the world. Output uv (p,2): one row (u, v) per point.
+    A point with Z <= 0 (at or behind the camera) has no image: the run stops with an error.
+    Points outside the image (0 <= u <= w, 0 <= v <= h) are projected normally; after the
+    run meta.json reports for each point whether it left the image (or went behind the
+    camera), the first time it did and the fraction of the time it spent out of view
+    (trapezoidal rule over the recorded samples).
+
+    view: true draws the "camera view" after the run (unless plots are off): the image
+    plane (v down, as in an image), the current features (dots), their trails and the
+    `desired` features (hollow squares; a drawing-only parameter, not in blocks.md) into
+    `<block>.gif` (`.mp4` when ffmpeg is on PATH) and the final frame into `<block>.png`;
+    a subsystem block's `/` becomes `.` in the file names. Animation time is simulation
+    time: the recording is resampled at `fps` frames per simulated second, or at fps/2,
+    fps/3, ... (shown in the title) when that would exceed 300 frames.
+    """
+
+    type = "camera"
+    records_inputs = True
+    params = INTRINSICS + (
+        Param("size", doc="[w, h] image width and height (px)", positive=True),
+        Param("points", doc="(p,3) world points (m), one per row"),
+        Param("view", "bool", False, "draw the camera view after the run"),
+        Param("desired", "value", (), "(p,2) desired features drawn in the view (px)"),
+        Param("fps", "scalar", 25.0, "camera-view frames per simulated second", positive=True),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self._points = _rows(self, "points", 3)
+        p = len(self._points)
+        self._cam = CentralCamera(self.p.f, _pair(self, "scale"), _pair(self, "principal"),
+                                  _pair(self, "size"))
+        self._desired = None
+        if self.p.desired.size:
+            self._desired = _rows(self, "desired", 2)
+            if len(self._desired) != p:
+                raise ParamError("desired", f"{len(self._desired)} desired features for {p} points")
+        self._focal = np.array([self._cam.fx, self._cam.fy])
+        self._centre = np.array([self._cam.u0, self._cam.v0])
+
+    def ports(self):
+        return ([In("T", shape=(4, 4), doc="camera pose in the world")],
+                [Out("uv", shape=(len(self._points), 2), doc="feature positions (px)")])
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        T = u[0]
+        self._R, self._t = T[:3, :3], T[:3, 3]
+        self._offset = np.empty_like(self._points)
+        self._pc = np.empty_like(self._points)
+        self._xy, self._z = self._pc[:, :2], self._pc[:, 2:]
+        self._uv = y[0]
+
+    def output(self, t):
+        # P_c = Rᵀ·(P − t), row-wise (P − t)·R; then uv = centre + focal·(X, Y)/Z.
+        np.subtract(self._points, self._t, out=self._offset)
+        np.matmul(self._offset, self._R, out=self._pc)
+        if self._z.min() <= 0.0:
+            self._behind(t)
+        np.divide(self._xy, self._z, out=self._uv)
+        self._uv *= self._focal
+        self._uv += self._centre
+
+    def _behind(self, t):
+        z = self._z[:, 0]
+        bad = np.flatnonzero(z <= 0.0)
+        which = ", ".join(f"{i} (Z = {z[i]:.3g} m)" for i in bad)
+        raise SimulationError(f"point(s) {which} at or behind the camera: no image",
+                              block=self.name, port="uv", time=t)
+
+    # ---- after the run -------------------------------------------------------------------
+    def finalize(self, run):
+        t = np.asarray(run.t, dtype=float)
+        poses = np.asarray(run.inputs[0], dtype=float).reshape(len(t), 4, 4)
+        uv, hidden = self._replay(poses)
+        report = visibility_report(t, hidden)
+        report["image_size"] = list(self._cam.size)
+        run.reports[self.name] = report
+        gone = [(i, pt) for i, pt in enumerate(report["points"]) if pt["left_image"]]
+        if gone:
+            run.messages.append(f"{self.name}: " + "; ".join(
+                f"point {i} out of view from t = {pt['first_outside']:.4g} s "
+                f"({100 * pt['fraction_outside']:.3g}% of the time)" for i, pt in gone))
+        if self.p.view and run.plots and run.out_dir is not None and len(t):
+            self._draw_view(run, t, uv)
+
+    def _replay(self, poses):
+        """Projections of the points from a sequence of poses (N,4,4): uv (N,p,2) and the
+        (N,p) mask of points out of view (behind the camera or outside the image)."""
+        n, p = len(poses), len(self._points)
+        pc = (self._points - poses[:, None, :3, 3]) @ poses[:, :3, :3]
+        uv, vis = self._cam.project_camera_frame(pc.reshape(n * p, 3))
+        return uv.reshape(n, p, 2), ~vis.visible.reshape(n, p)
+
+    def _draw_view(self, run, t, uv):
+        times, rate = frame_times(t[0], t[-1], self.p.fps, MAX_FRAMES)
+        heading = self.name + (f"  ({rate:g} fps)" if rate != self.p.fps else "") + \
+            ("  (incomplete)" if not run.complete else "")
+        frames = self._view_frames(t, uv, times, heading)
+        base = run.out_dir / self.name.replace("/", ".")
+        ffmpeg = shutil.which("ffmpeg")
+        if ffmpeg:
+            last = write_mp4(ffmpeg, f"{base}.mp4", frames, rate)
+        else:
+            last = write_gif(f"{base}.gif", frames, times, rate)
+        from PIL import Image
+
+        with atomic_path(f"{base}.png") as tmp:
+            Image.fromarray(last).save(tmp)
+
+    def _view_frames(self, t, uv, times, heading):
+        """Yield the camera-view frames (H, W, 3) uint8 at `times`: features interpolated
+        linearly between the recorded samples, trails through every recorded sample so far.
+        The image plane, desired features and heading are drawn once; each frame restores
+        them and draws only the features, trails and clock (blitting)."""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        w, h = self._cam.size
+        fig = Figure(figsize=_view_size(w, h), dpi=VIEW_DPI, layout="constrained")
+        canvas = FigureCanvasAgg(fig)
+        ax = fig.subplots()
+        ax.set_xlim(0, w)
+        ax.set_ylim(h, 0)  # v points down, as in an image
+        ax.set_aspect("equal")
+        ax.set_xlabel("u (px)", fontsize=7)
+        ax.set_ylabel("v (px)", fontsize=7)
+        ax.tick_params(labelsize=6)
+        ax.set_title(heading, loc="left", fontsize=8)
+        colours = [f"C{i % 10}" for i in range(uv.shape[1])]
+        if self._desired is not None:
+            for (du, dv), c in zip(self._desired, colours):
+                ax.plot(du, dv, "s", mfc="none", mec=c, ms=8)
+        trails = [ax.plot([], [], "-", lw=1, color=c, animated=True)[0] for c in colours]
+        marks = [ax.plot([], [], "o", color=c, ms=5, animated=True)[0] for c in colours]
+        clock = ax.text(1.0, 1.02, "", transform=ax.transAxes, ha="right", va="bottom",
+                        fontsize=8, animated=True)
+        paths = uv.transpose(1, 0, 2)  # (p, N, 2)
+        now = np.stack([[np.interp(times, t, path[:, c]) for c in (0, 1)] for path in paths])
+        canvas.draw()
+        background = canvas.copy_from_bbox(fig.bbox)
+        for k, tk in enumerate(times):
+            canvas.restore_region(background)
+            m = np.searchsorted(t, tk, side="right")
+            for trail, mark, path, (u, v) in zip(trails, marks, paths, now[:, :, k]):
+                trail.set_data(np.append(path[:m, 0], u), np.append(path[:m, 1], v))
+                mark.set_data([u], [v])
+                ax.draw_artist(trail)
+                ax.draw_artist(mark)
+            clock.set_text(f"t = {tk:.2f} s")
+            ax.draw_artist(clock)
+            yield np.array(canvas.buffer_rgba())[:, :, :3]
+
+
+def _view_size(w, h):
+    """Figure size (in) for a w x h image: its long side VIEW_INCHES, plus room for labels,
+    rounded to even pixel counts (video encoders need them)."""
+    s = VIEW_INCHES / max(w, h)
+    return tuple(2 * round((x * s + 0.7) * VIEW_DPI / 2) / VIEW_DPI for x in (w, h))
+
+
+def frame_times(start, stop, fps, max_frames):
+    """Animation frames for a run over [start, stop]: times on the grid start + i/rate, plus
+    `stop` when it is not on the grid, and rate = fps/k with the smallest integer k >= 1 that
+    gives at most max_frames frames. One second of animation is one simulated second."""
+    duration = stop - start
+    k = max(1, math.ceil(duration * fps / max(max_frames - 2, 1)))
+    rate = fps / k
+    times = start + np.arange(math.floor(duration * rate + 1e-6) + 1) / rate
+    times = np.minimum(times, stop)
+    if stop - times[-1] > 1e-6 / rate:
+        times = np.append(times, stop)
+    return times, rate
+
+
+def write_gif(path, frames, times, rate):
+    """Write frames (H, W, 3) uint8 as a looping GIF, each shown until the next frame's time
+    (the last for 1/rate), atomically; one palette (the first frame's) for all frames, so
+    unchanged pixels stay identical and compress away. Returns the last frame."""
+    from PIL import Image
+
+    images = []
+    for frame in frames:
+        image = Image.fromarray(frame)
+        if not images:
+            palette = image.quantize(colors=256, dither=Image.Dither.NONE)
+        images.append(image.quantize(palette=palette, dither=Image.Dither.NONE))
+    durations = np.append(np.diff(times), 1 / rate) * 1000  # ms
+    with atomic_path(path) as tmp:
+        images[0].save(tmp, save_all=True, append_images=images[1:],
+                       duration=durations.tolist(), loop=0)
+    return frame
+
+
+def write_mp4(ffmpeg, path, frames, rate):
+    """Pipe frames (H, W, 3) uint8 to ffmpeg at a constant rate (yuv420p, which players
+    expect), atomically. Returns the last frame."""
+    with atomic_path(path) as tmp:
+        proc = None
+        for frame in frames:
+            if proc is None:
+                h, w, _ = frame.shape
+                proc = subprocess.Popen(
+                    [ffmpeg, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
+                     "-s", f"{w}x{h}", "-r", f"{rate:g}", "-i", "-", "-pix_fmt", "yuv420p",
+                     str(tmp)], stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+            proc.stdin.write(frame.tobytes())
+        _, err = proc.communicate()
+        if proc.returncode:
+            raise RuntimeError(f"ffmpeg failed: {err.decode(errors='replace').strip()}")
+    return frame
+
+
+def visibility_report(t, hidden):
+    """JSON-able per-point summary of an (N,p) out-of-view mask sampled at times t (N,):
+    left_image, first_outside (s, or None) and fraction_outside, the share of [t0, tN] out
+    of view by the trapezoidal rule (the share of samples when the run has no duration)."""
+    t = np.asarray(t, dtype=float)
+    weights = np.zeros(len(t))
+    if len(t) > 1:
+        steps = np.diff(t) / 2
+        weights[:-1] += steps
+        weights[1:] += steps
+    total = weights.sum()
+    points = []
+    for out in np.asarray(hidden, dtype=bool).T:
+        if total > 0:
+            fraction = float(weights @ out / total)
+        else:
+            fraction = float(out.mean()) if len(out) else 0.0
+        points.append({"left_image": bool(out.any()),
+                       "first_outside": float(t[np.argmax(out)]) if out.any() else None,
+                       "fraction_outside": fraction})
+    return {"all_visible": not any(pt["left_image"] for pt in points), "points": points}
+
+
+class ImageJacobian(Block):
+    """Point-feature interaction matrix L (2p,6) of features uv (p,2): d(uv)/dt = L · v_cam.
+
+    v_cam = [v; ω] is the camera velocity in the camera frame (m/s, rad/s), the points fixed
+    in the world; rows are ordered u1, v1, u2, v2, ... With ū = u − u0, v̄ = v − v0, depth Z:
+
+        du/dt = [−fx/Z,  0,     ū/Z,  ū·v̄/fy,       −(fx² + ū²)/fx,  fx·v̄/fy] · v_cam
+        dv/dt = [0,     −fy/Z,  v̄/Z,  (fy² + v̄²)/fy,  −ū·v̄/fx,       −fy·ū/fx] · v_cam
+
+    with fx = f·ax, fy = f·ay. depth: the assumed Z (m), one value or one per point.
+    """
+
+    type = "image_jacobian"
+    params = INTRINSICS + (DEPTH,)
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self._fx, self._fy, self._u0, self._v0 = _focal(self)
+        self._z = _depth(self, None)
+
+    def ports(self):
+        return [In("uv", doc="features (p,2) (px)")], [Out("L", doc="interaction matrix (2p,6)")]
+
+    def infer(self, shapes):
+        uv = shapes["uv"]
+        if len(uv) != 2 or uv[1] != 2 or uv[0] == 0:
+            raise PortError("uv", f"expected features of shape (p, 2), got {uv}")
+        if self._z.shape not in ((), (uv[0],)):
+            raise PortError("uv", f"{uv[0]} features but {self._z.shape[0]} depths")
+        return {"L": (2 * uv[0], 6)}
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._uv, self._L = u[0], y[0]
+
+    def output(self, t):
+        self._L[...] = interaction_matrix(self._uv, self._z, self._fx, self._fy, self._u0, self._v0)
+
+
+class Ibvs(Block):
+    """Image-based visual servoing: v = gain · pinv(L(uv, depth)) · (desired − uv).
+
+    Input uv (p,2) features (px); output v (6) = [v; ω], the camera velocity demand in the
+    camera frame (m/s, rad/s). desired − uv is flattened row by row (u1, v1, u2, v2, ...),
+    L is the `image_jacobian` at the current features with the assumed depth (m, one value
+    or one per point); pinv(L)·e is the minimum-norm least-squares solution of L·v = e.
+    """
+
+    type = "ibvs"
+    params = (
+        Param("gain", "scalar", doc="λ > 0 (1/s)", positive=True),
+        Param("desired", doc="(p,2) desired features (px)"),
+    ) + INTRINSICS + (DEPTH,)
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        desired = _rows(self, "desired", 2)
+        self._law = IBVS(self.p.gain, desired, *_focal(self), _depth(self, len(desired)))
+
+    def ports(self):
+        return ([In("uv", shape=self._law.desired.shape, doc="features (px)")],
+                [Out("v", shape=(6,), doc="camera velocity [v; ω] in the camera frame")])
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._uv, self._v = u[0], y[0]
+
+    def output(self, t):
+        self._v[...] = self._law.velocity(self._uv)
