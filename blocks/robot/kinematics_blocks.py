@@ -18,7 +18,8 @@ def robot_param():
 
 def kernel_args(robot):
     """(kernels module, P, W, base-frame gravity) of a SerialLink: the arguments its public
-    methods hand to `_kernels`, reached once at build time."""
+    methods hand to `_kernels`, reached once at build time. A TwistRobot provides the same
+    four with its own kernels (`twists._kernels`, same calling convention)."""
     return robot._k, robot._P, robot._W, robot._g
 
 

@@ -5,9 +5,11 @@
       p560p: {model: puma560, friction: viscous, perturb: 0.1, seed: 1}
       mine:  {file: my_robot.yaml, gravity: [0, 0, 9.81], tool: transl(0, 0, 0.1)}
       arm:   {links: [{alpha: 0, a: 1, m: 1}, ...], convention: standard}
+      scara: {twists: [{w: [0, 0, 1], q: [0, 0, 0]}, ...], home: transl(0, 0.65, 0.4)}
 
-Exactly one of `model` (a built-in), `file` (a robot YAML file, relative to the diagram) or
-`links` (an inline table, same keys as a robot file) says what the robot is; the options
+Exactly one of `model` (a built-in), `file` (a robot YAML file, relative to the diagram),
+`links` (an inline table, same keys as a robot file) or `twists` (a TwistRobot: twists,
+home and optional links, see `twists.section`) says what the robot is; the options
 `friction` (full | viscous | none, default full), `perturb` with `seed`, `gravity`, `base`,
 `tool` and `payload` ({mass, com}) configure it (see SerialLink.configure).
 """
@@ -20,8 +22,9 @@ import numpy as np
 from blocksim.diagram import suggest
 from blocksim.errors import DiagramError
 
-SOURCES = ("model", "file", "links")
+SOURCES = ("model", "file", "links", "twists")
 INLINE_KEYS = ("name", "manufacturer", "convention", "poses")
+TWIST_KEYS = ("home",)
 OPTIONS = ("friction", "perturb", "seed", "gravity", "base", "tool", "payload")
 LINK_NUMBERS = ("alpha", "a", "theta", "d", "offset", "m", "r", "I", "Jm", "G", "B", "Tc", "qlim")
 
@@ -34,19 +37,23 @@ def build_robot(name, options, evaluate, base_dir):
 
     loc = options["__loc__"]
     keys = [k for k in options if k != "__loc__"]
+    known = SOURCES + OPTIONS + INLINE_KEYS + TWIST_KEYS
     for key in keys:
-        if key not in SOURCES + OPTIONS + INLINE_KEYS:
+        if key not in known:
             raise options[key].loc.error(
-                f"unknown robot option '{key}'{suggest(key, SOURCES + OPTIONS + INLINE_KEYS)}",
+                f"unknown robot option '{key}'{suggest(key, known)}",
                 hint="options: " + ", ".join(SOURCES + OPTIONS))
-    given = [k for k in SOURCES if k in options]
+    # with twists, links is the twist robot's table of link frames and inertias
+    given = [k for k in SOURCES if k in options and not (k == "links" and "twists" in options)]
     if len(given) != 1:
-        raise loc.error(f"robot '{name}' needs exactly one of model, file or links"
+        raise loc.error(f"robot '{name}' needs exactly one of model, file, links or twists"
                         + (f" (got {', '.join(given)})" if given else ""))
     source = options[given[0]]
     inline = [k for k in INLINE_KEYS if k in options]
-    if inline and given[0] != "links":
+    if inline and given[0] not in ("links", "twists"):
         raise options[inline[0]].loc.error(f"'{inline[0]}' belongs to an inline robot (links:)")
+    if "home" in options and given[0] != "twists":
+        raise options["home"].loc.error("'home' belongs to a twist robot (twists:)")
     try:
         if given[0] == "model":
             builtin = models.available() + sorted(models.ALIASES)
@@ -60,6 +67,9 @@ def build_robot(name, options, evaluate, base_dir):
             if not path.is_file():
                 raise source.loc.error(f"robot file not found: {source.raw}")
             robot = models.load_robot(path)
+        elif given[0] == "twists":
+            from .twists.section import build_twist_robot
+            robot = build_twist_robot(name, options, evaluate)
         else:
             data = {k: _plain(options[k].raw) for k in inline}
             data["links"] = _evaluate_links(source, evaluate)
