@@ -13,10 +13,10 @@ Stages (each collects all of its problems and reports them together):
 """
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass, field
 
-import networkx as nx
 import numpy as np
 
 from . import expr
@@ -439,8 +439,7 @@ class _Compiler:
                 nodes.append(node)
                 for p in ports:
                     node_of[(name, p.name)] = node
-        graph = nx.DiGraph()
-        graph.add_nodes_from(range(len(nodes)))
+        edges = {}  # (driver node, consumer node) -> (driver port, consumer port, wire location)
         for node in nodes:
             for inp in node.inputs:
                 drv = self.drivers.get((node.block.name, inp))
@@ -448,28 +447,29 @@ class _Compiler:
                     continue
                 src = node_of.get((drv[0], drv[1]))
                 if src is not None:
-                    graph.add_edge(src.order, node.order, wire=(f"{drv[0]}.{drv[1]}",
-                                                                f"{node.block.name}.{inp}", drv[3]))
-        self.report_loops(graph, nodes)
-        self.problems.check()
-        order = list(nx.lexicographical_topological_sort(graph, key=lambda i: i))
+                    edges[(src.order, node.order)] = (f"{drv[0]}.{drv[1]}",
+                                                      f"{node.block.name}.{inp}", drv[3])
+        order = _topological_order(len(nodes), edges)
+        if order is None:
+            self.report_loops(edges)
+            self.problems.check()
         self.nodes = [nodes[i] for i in order]
         self.node_of = node_of
 
-    def report_loops(self, graph, nodes):
+    def report_loops(self, edges):
+        """One error per algebraic loop, printing the cycle port by port. networkx finds the
+        strongly connected components and a cycle in each; it is imported only here, on the
+        error path, because its import costs more than compiling most diagrams."""
+        import networkx as nx
+        graph = nx.DiGraph(list(edges))
         for comp in nx.strongly_connected_components(graph):
-            if len(comp) == 1:
-                (i,) = comp
-                if not graph.has_edge(i, i):
-                    continue
+            if len(comp) == 1 and not graph.has_edge(*(2 * tuple(comp))):
+                continue
             cycle = nx.find_cycle(graph.subgraph(comp))
-            steps = [graph.edges[a, b]["wire"] for a, b in cycle]
-            lines = [f"{src} -> {dst}" for src, dst, _ in steps]
-            first = steps[0][2]
-            self.problems.add(first.error(
-                "algebraic loop (a cycle through direct-feedthrough ports): "
-                + " ; ".join(f"{s} -> {d} (inside {d.split('.')[0]})" for s, d, _ in steps[:1])
-                + "\n    " + "\n    ".join(lines),
+            steps = [edges[edge[:2]] for edge in cycle]
+            self.problems.add(steps[0][2].error(
+                "algebraic loop (a cycle through direct-feedthrough ports):\n    "
+                + "\n    ".join(f"{src} -> {dst}" for src, dst, _ in steps),
                 hint="insert a unit_delay or zoh (or a block with state) in the loop, "
                      "or check the blocks' feedthrough"))
 
@@ -591,6 +591,27 @@ class _Compiler:
         if isinstance(ep.index, int) and not -n <= ep.index < n:
             raise loc.error(f"index {ep.index} out of range for '{ep.block}.{port}' of length {n}")
         return _indexed(view, ep.index)
+
+
+def _topological_order(n, edges):
+    """Kahn's algorithm over nodes 0..n-1, always taking the lowest-numbered ready node
+    (declaration order), so the schedule is deterministic; None when a cycle remains."""
+    succ = [[] for _ in range(n)]
+    indegree = [0] * n
+    for a, b in edges:
+        succ[a].append(b)
+        indegree[b] += 1
+    ready = [i for i in range(n) if indegree[i] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(i)
+        for j in succ[i]:
+            indegree[j] -= 1
+            if indegree[j] == 0:
+                heapq.heappush(ready, j)
+    return order if len(order) == n else None
 
 
 def _indexed(view, index):

@@ -6,9 +6,9 @@ with the zip container directly so that record names such as `file`, which clash
 """
 from __future__ import annotations
 
-import functools
 import json
 import platform
+import sys
 import zipfile
 from pathlib import Path
 
@@ -68,17 +68,16 @@ def _jsonable(x):
     return str(x)
 
 
-@functools.lru_cache(maxsize=1)
 def versions():
-    """Versions of the interpreter and packages, read from metadata (nothing imported);
-    read once per process (parsing package metadata costs tens of milliseconds)."""
-    from importlib.metadata import PackageNotFoundError, version
-    out = {"python": platform.python_version(), "numpy": np.__version__}
-    for pkg in ("blocksim", "scipy", "numba"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            pass
+    """Versions of the interpreter, numpy, blocksim and of the optional libraries this run
+    actually loaded (scipy for the stiff solvers, numba for the robot kernels, matplotlib for
+    plots), read from the loaded modules: no package metadata is parsed."""
+    from . import __version__
+    out = {"python": platform.python_version(), "numpy": np.__version__, "blocksim": __version__}
+    for name in ("scipy", "numba", "matplotlib", "networkx"):
+        module = sys.modules.get(name)
+        if module is not None:
+            out[name] = getattr(module, "__version__", "unknown")
     return out
 
 
