@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from .errors import BlocksimError, DiagramError, DiagramErrors, SimulationError
+from .errors import DiagramError, DiagramErrors, SimulationError
 
 EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
 

@@ -21,12 +21,12 @@ import numpy as np
 
 from . import expr
 from .block import ALL, CONSTANT, Sample
-from .diagram import NAME_RE, Loc, parse_endpoint, suggest
+from .diagram import NAME_RE, parse_endpoint, suggest
 from .errors import DiagramError, Problems
 from .library import Library
 from .params import ParamError
 from .block import PortError
-from .solvers import FIXED_STEP, SOLVERS
+from .solvers import SOLVERS
 
 
 @dataclass

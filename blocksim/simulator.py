@@ -231,7 +231,6 @@ class Simulation:
 
     def segment(self, stepper, t_end, grid):
         """Integrate up to the next event; returns the stop time if a stop block fired."""
-        s = self.m.settings
         while stepper.t < t_end:
             try:
                 stepper.step()

@@ -20,7 +20,6 @@ from pathlib import Path
 import numpy as np
 
 from blocksim.diagram import suggest
-from blocksim.errors import DiagramError
 
 SOURCES = ("model", "file", "links", "twists")
 INLINE_KEYS = ("name", "manufacturer", "convention", "poses")
