@@ -4,10 +4,19 @@
     result = blocksim.run("diagrams/demo1.yaml", overrides={"simulation.stop": 2})
     result.t, result["q"]
     model = blocksim.load("diagrams/demo1.yaml")   # validated, compiled, not yet simulated
+
+`run`, `load` and `execute` are imported on first use, so that importing a light module
+such as `blocksim.errors` does not load the engine.
 """
-from .api import execute, load, run
 from .errors import BlocksimError, DiagramError, DiagramErrors, SimulationError
 
 __all__ = ["run", "load", "execute", "BlocksimError", "DiagramError", "DiagramErrors",
            "SimulationError"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    if name in ("run", "load", "execute"):
+        from . import api
+        return getattr(api, name)
+    raise AttributeError(f"module 'blocksim' has no attribute {name!r}")

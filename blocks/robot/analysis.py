@@ -7,7 +7,6 @@ a stack of m answers. SI units, radians; wrenches are [Fx Fy Fz Mx My Mz] (N, NÂ
 """
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from blocksim.errors import SimulationError
 
@@ -186,6 +185,8 @@ def fdyn(robot, T, torqfun=None, q0=None, qd0=None, args=(), t_eval=None, method
     Returns (t (k,), q (k, n), qd (k, n)). Raises SimulationError (with the time) if torqfun
     returns anything but n finite torques or the solver fails.
     """
+    from scipy.integrate import solve_ivp  # lazily: only fdyn integrates
+
     n = robot.n
     q0 = np.zeros(n) if q0 is None else np.asarray(q0, dtype=np.float64)
     qd0 = np.zeros(n) if qd0 is None else np.asarray(qd0, dtype=np.float64)

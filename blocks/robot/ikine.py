@@ -12,7 +12,6 @@ Angles in radians, lengths in the robot's units (metres for the shipped models).
 """
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 
 class IKineError(ValueError):
@@ -57,6 +56,8 @@ def _tool_error(Tq, Tt):
     R = Tq[:3, :3]
     e = np.empty(6)
     e[:3] = R.T @ (Tt[:3, 3] - Tq[:3, 3])
+    from scipy.spatial.transform import Rotation  # lazily: its import costs ~0.5 s
+
     e[3:] = Rotation.from_matrix(R.T @ Tt[:3, :3]).as_rotvec()
     return e
 
