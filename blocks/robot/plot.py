@@ -29,13 +29,14 @@ class PlotRobot(Block):
     arm's shadow (its vertical projection) on the floor. The floor is z = 0 when the arm stays
     above it during the whole run; otherwise it lies a little below the arm's lowest point.
     The axis limits are fixed for the whole animation (a cube around everything the arm
-    reaches during the run, equal aspect). The title gives the robot's name and the time,
-    "(incomplete)" when the run did not finish.
+    reaches during the run, equal aspect). The heading gives the robot's name, "(incomplete)"
+    when the run did not finish, and the time.
 
     Animation time is simulation time: the recording is resampled at `fps` frames per second
     of simulated time (linear interpolation of each joint between recorded samples; the last
-    frame is the end of the run). At most MAX_FRAMES (300) frames are drawn: a longer run is
-    drawn at fps/2, fps/3, ... (the first that fits) and the title shows the rate used.
+    frame is the end of the run). At most 300 frames are drawn (blocks.animation.MAX_FRAMES):
+    a longer run is drawn at fps/2, fps/3, ... (the first that fits) and the heading shows
+    the rate used.
     Nothing is drawn when plots are off or the run has no output directory.
 
     robot: an entry of the diagram's `robots:` section. fps: frames per second (> 0).
@@ -79,14 +80,9 @@ class PlotRobot(Block):
 def _geometry(robot, qs):
     """Per frame: the drawn polyline (base origin, joint-frame origins, tool point) as
     (m, n+2, 3) and the tool pose (m, 4, 4), for joint angles qs (m, n)."""
-    m, n = qs.shape
-    points = np.empty((m, n + 2, 3))
-    tools = np.empty((m, 4, 4))
-    for i, q in enumerate(qs):
-        points[i, :n + 1] = np.asarray(robot.fkine_all(q))[:, :3, 3]
-        tools[i] = robot.fkine(q)
-        points[i, n + 1] = tools[i, :3, 3]
-    return points, tools
+    tools = np.asarray(robot.fkine(qs))
+    origins = np.asarray(robot.fkine_all(qs))[:, :, :3, 3]
+    return np.concatenate([origins, tools[:, None, :3, 3]], axis=1), tools
 
 
 def _layout(points):
@@ -108,6 +104,7 @@ def _frames(points, tools, times, heading):
     tool axes and the time (blitting: a full redraw of 3-D axes costs ~20x more)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     floor, axis_length, centre, half = _layout(points)
     fig = Figure(figsize=FIGSIZE, dpi=DPI)
@@ -119,6 +116,7 @@ def _frames(points, tools, times, heading):
     for axis, label in zip((ax.xaxis, ax.yaxis, ax.zaxis), "xyz"):
         axis.set_label_text(f"{label} (m)", fontsize=7)
         axis.set_tick_params(labelsize=6)
+        axis.set_major_locator(MaxNLocator(5))
     shadow, = ax.plot([], [], [], color="0.65", lw=3, solid_capstyle="round", animated=True)
     links, = ax.plot([], [], [], color="tab:blue", lw=3, marker="o", ms=4, animated=True)
     tool, = ax.plot([], [], [], color="k", ls="", marker="o", ms=5, animated=True)

@@ -24,7 +24,7 @@ SIDE = round(plot.FIGSIZE[0] * plot.DPI)  # frame width and height in pixels (sq
 class TwoLink:
     """Stand-in robot: planar 2-link, both joints about z, link lengths a1, a2, base lifted to
     height h, a tool offset d along the last frame's x. Frames by hand: the elbow at
-    a1·(cos q1, sin q1, 0), the wrist a2 further along angle q1 + q2."""
+    a1·(cos q1, sin q1, 0), the wrist a2 further along angle q1 + q2. q (2,) or (m, 2)."""
 
     name = "two-link"
     n = 2
@@ -38,6 +38,8 @@ class TwoLink:
         return np.array([[c, -s, 0, x], [s, c, 0, y], [0, 0, 1, z], [0, 0, 0, 1.0]])
 
     def fkine_all(self, q):
+        if np.ndim(q) == 2:  # a stack of configurations, as SerialLink
+            return np.array([self.fkine_all(row) for row in q])
         q1, q12 = q[0], q[0] + q[1]
         elbow = (self.a1 * math.cos(q1), self.a1 * math.sin(q1))
         wrist = (elbow[0] + self.a2 * math.cos(q12), elbow[1] + self.a2 * math.sin(q12))
@@ -45,7 +47,7 @@ class TwoLink:
                          self._pose(q12, *wrist, self.h)])
 
     def fkine(self, q):
-        return self.fkine_all(q)[-1] @ self._pose(0.0, self.d, 0, 0)
+        return self.fkine_all(q)[..., -1, :, :] @ self._pose(0.0, self.d, 0, 0)
 
 
 def make(robot, fps=25.0, name="arm"):
@@ -183,10 +185,12 @@ def test_incomplete_run_changes_only_the_heading(tmp_path, no_ffmpeg):
     robot = TwoLink()
     make(robot, name="done").finalize(final_run([0.0], [[0.3, 0.4]], tmp_path))
     make(robot, name="cut").finalize(final_run([0.0], [[0.3, 0.4]], tmp_path, complete=False))
-    done, cut = (np.asarray(Image.open(tmp_path / f"{n}.png"), dtype=float) for n in ("done", "cut"))
+    done, cut = (np.asarray(Image.open(tmp_path / f"{name}.png"), dtype=float)
+                 for name in ("done", "cut"))
     changed = np.argwhere(np.abs(done - cut).sum(axis=2) > 0)
-    # the heading sits in the top band (axes start 8 % below the top), left of the clock
+    # the heading sits in the top band (the axes start 8 % below the top), left of the clock
     assert len(changed) and changed[:, 0].max() < 0.08 * SIDE
+    assert changed[:, 1].max() < 0.7 * SIDE
 
 
 def test_nothing_written_without_plots_or_run_directory(tmp_path, monkeypatch, no_ffmpeg):
@@ -216,7 +220,8 @@ def test_mp4_frames_are_piped_to_ffmpeg(tmp_path, monkeypatch):
     fake = bin_dir / "ffmpeg"
     fake.write_text(f"#!{sys.executable}\nimport sys\n"
                     "data = sys.stdin.buffer.read()\n"
-                    "open(sys.argv[-1], 'w').write(' '.join(sys.argv[1:-1]) + '|' + str(len(data)))\n")
+                    "with open(sys.argv[-1], 'w') as f:\n"
+                    "    f.write(' '.join(sys.argv[1:-1]) + '|' + str(len(data)))\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", str(bin_dir))
     out = tmp_path / "run"
