@@ -21,7 +21,7 @@ class Gain(Block):
         if len(K) == 2:
             if len(u) not in (1, 2) or u[0] != K[1]:
                 raise PortError("u", f"matrix gain of shape {K} cannot multiply a signal of shape {u}")
-            self._calc = self._matmul
+            self.output = self._matmul
             return {"y": (K[0],) + tuple(u[1:])}
         try:
             y = np.broadcast_shapes(K, u)
@@ -29,16 +29,13 @@ class Gain(Block):
             raise PortError("u", f"gain of shape {K} does not broadcast with a signal of shape {u}") from None
         if y != u:
             raise PortError("u", f"gain of shape {K} would change the signal's shape {u} to {y}")
-        self._calc = self._elementwise
+        self.output = self._elementwise  # bound once: the plan calls it directly
         return {"y": y}
 
-    def output(self, t):
-        self._calc()
-
-    def _elementwise(self):
+    def _elementwise(self, t):
         np.multiply(self.p.K, self.u[0], out=self.y[0])
 
-    def _matmul(self):
+    def _matmul(self, t):
         np.matmul(self.p.K, self.u[0], out=self.y[0])
 
 
@@ -73,6 +70,10 @@ class _Elementwise(Block):
         if bad:
             raise ParamError(self.param, f"unexpected character(s) {''.join(sorted(bad))!r}: "
                                          f"use {' '.join(self.OPS)}")
+        # when the first input enters unchanged, combine it with the second in one call
+        self._pair = len(self._ops) > 1 and self.OPS[self._ops[0]][0] is _copy
+        if self._pair:
+            self.output = self._output_pair
 
     def ports(self):
         n = len(self._ops)
@@ -83,13 +84,26 @@ class _Elementwise(Block):
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        self._first = (self.OPS[self._ops[0]][0], u[0])
-        self._rest = tuple((self.OPS[op][1], ui) for op, ui in zip(self._ops[1:], u[1:]))
+        ops = self._ops
+        if self._pair:
+            self._first = (self.OPS[ops[1]][1], u[0], u[1])
+            rest = zip(ops[2:], u[2:])
+        else:
+            self._first = (self.OPS[ops[0]][0], u[0])
+            rest = zip(ops[1:], u[1:])
+        self._rest = tuple((self.OPS[op][1], ui) for op, ui in rest)
 
     def output(self, t):
         y = self.y[0]
         first, u1 = self._first
         first(u1, out=y)
+        for combine, ui in self._rest:
+            combine(y, ui, out=y)
+
+    def _output_pair(self, t):
+        y = self.y[0]
+        combine, u1, u2 = self._first
+        combine(u1, u2, out=y)
         for combine, ui in self._rest:
             combine(y, ui, out=y)
 

@@ -26,6 +26,8 @@ Hot-path methods (no validation, no allocation that can be avoided, no dict look
 `dx`; `update(t)` changes `xd` at the block's sample hits; `event(t)` switches a mode kept in
 `xd` at the times `events()` announced (a source discontinuity the solver lands on).
 Blocks keep no other simulation state in attributes: outputs are functions of (t, u, x, xd).
+A block may pick its computing method per instance by assigning it in `__init__` or `infer`
+(e.g. `self.output = self._matmul`): the methods are looked up once, after those calls.
 """
 from __future__ import annotations
 

@@ -28,10 +28,6 @@ class Recorder:
             buf[k] = view
         self.n = k + 1
 
-    def last_row_finite(self):
-        k = self.n - 1
-        return all(np.isfinite(buf[k]).all() for buf in self.data)
-
     def _grow(self):
         cap = 2 * self.t.shape[0]
         self.t = _resized(self.t, cap)
