@@ -1,6 +1,8 @@
 """Planar n-R manipulators (Zlajpah, seed 001): kinematics, dynamics, redundancy indices.
 
-Pure functions on (n,) arrays, compiled with numba when available (see ``_jit``):
+Pure functions on (n,) arrays, compiled with numba when available (``blocks.robot._jit``;
+the kernels are scalar loops over math.sin/cos with a fixed summation order, so the compiled
+and the plain-Python path, BLOCKSIM_NO_JIT=1, give the same numbers bit for bit):
 ``kinmodel``, ``kin_link``, ``dynmodel``, ``forward_dynamics``, ``idxman``, ``idxcn``,
 ``idxgrav`` and the self-motion helper ``null_space_climb``.
 """

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from ._jit import jit
+from ..robot._jit import jit
 from .kinematics import _angles, _kin_fill, _vectors
 
 __all__ = ["dynmodel", "forward_dynamics"]

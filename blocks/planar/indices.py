@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ._jit import jit
+from ..robot._jit import jit
 from .dynamics import _first_moments
 from .kinematics import _vectors
 
