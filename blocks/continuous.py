@@ -86,7 +86,9 @@ class Derivative(_InputShapedState):
     """y = (u - x)/tau, dx/dt = (u - x)/tau, x(0) = u(0): the derivative filtered by s/(tau*s + 1).
 
     Input: u, any shape. Output: y, u's shape, direct feedthrough. tau > 0 (s) is the filter's
-    time constant; solver-independent, unlike a finite difference.
+    time constant; solver-independent, unlike a finite difference. The output multiplies the
+    solver's error in x by 1/tau (1000 for the default): with a small tau use tight
+    tolerances or a stiff solver (radau) when y itself matters, not just its effect.
     """
 
     type = "derivative"
