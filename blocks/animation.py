@@ -1,11 +1,15 @@
-"""Shared helpers for the animations drawn after a run: frame times and resampling.
+"""Shared helpers for the animations drawn after a run: frame times, resampling, and the
+GIF / MP4 writers (plot_robot, the camera view, planar_plot).
 
 Animation time is simulation time: recordings (taken at solver steps or on a grid) are
 resampled at a fixed frame rate, with a cap on the number of frames for long runs.
 """
 import math
+import subprocess
 
 import numpy as np
+
+from blocksim.atomic import atomic_path
 
 # At most this many frames: longer runs are drawn at a lower rate (see frame_times).
 MAX_FRAMES = 300
@@ -35,3 +39,82 @@ def resample(t, q, times):
     `times` (m,) -> (m, n)."""
     q = np.asarray(q, dtype=float).reshape(len(t), -1)
     return np.column_stack([np.interp(times, t, column) for column in q.T])
+
+
+def write_gif(path, frames, times, rate):
+    """Write the frames as a looping GIF, each shown until the next frame's time (the last for
+    1/rate). One global palette for all frames (see _Palette): unchanged pixels keep their
+    index, so each frame stores only what moved, and no frame carries its own colour table.
+    Returns the last frame."""
+    from PIL import Image
+
+    images = []
+    for frame in frames:
+        if not images:
+            palette = _Palette(frame)
+        image = Image.frombytes("P", frame.shape[1::-1], palette.indices(frame).tobytes())
+        image.putpalette(palette.rgb)
+        images.append(image)
+    durations = np.append(np.diff(times), 1 / rate) * 1000  # ms
+    with atomic_path(path) as tmp:
+        images[0].save(tmp, save_all=True, append_images=images[1:], loop=0,
+                       duration=durations.tolist(), palette=palette.rgb, optimize=True)
+    return frame
+
+
+class _Palette:
+    """The GIF palette: the first frame's 255 most frequent colours (background, panes, the
+    drawing's colours), kept exactly; any other colour (anti-aliased edges) maps to the nearest
+    of them, found once and then cached. Index 255 stays free: the GIF writer uses it for
+    "unchanged" pixels."""
+
+    def __init__(self, first):
+        values, counts = np.unique(_codes(first), return_counts=True)
+        self._codes = values[np.argsort(-counts, kind="stable")[:255]]
+        self._colours = _rgb(self._codes)
+        self.rgb = self._colours.astype(np.uint8).tobytes()
+        self._lookup = np.full(1 << 24, 255, dtype=np.uint8)  # colour code -> index, 255: unknown
+        self._lookup[self._codes] = np.arange(len(self._codes))
+
+    def indices(self, frame):
+        """Palette indices (H, W) uint8 of an RGB frame (H, W, 3)."""
+        codes = _codes(frame)
+        found = self._lookup[codes]
+        unknown = found == 255
+        if unknown.any():
+            new = np.unique(codes[unknown])
+            distance = ((_rgb(new)[:, None, :] - self._colours[None, :, :]) ** 2).sum(axis=2)
+            self._lookup[new] = distance.argmin(axis=1)
+            found = self._lookup[codes]
+        return found
+
+
+def _codes(frame):
+    """RGB (..., 3) uint8 -> one int per colour, 0xRRGGBB."""
+    frame = frame.astype(np.int32)
+    return (frame[..., 0] << 16) | (frame[..., 1] << 8) | frame[..., 2]
+
+
+def _rgb(codes):
+    """0xRRGGBB codes (k,) -> colours (k, 3) int."""
+    return np.stack([(codes >> shift) & 255 for shift in (16, 8, 0)], axis=1)
+
+
+def write_mp4(ffmpeg, path, frames, rate):
+    """Pipe frames (H, W, 3) uint8 to ffmpeg as raw RGB at a constant rate (yuv420p, which
+    common players read; frame sides must be even), atomically. Returns the last frame."""
+    with atomic_path(path) as tmp:
+        proc = None
+        for frame in frames:
+            if proc is None:
+                height, width, _ = frame.shape
+                proc = subprocess.Popen(
+                    [ffmpeg, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
+                     "-s", f"{width}x{height}", "-r", f"{rate:g}", "-i", "-",
+                     "-pix_fmt", "yuv420p", str(tmp)],
+                    stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+            proc.stdin.write(frame.tobytes())
+        _, err = proc.communicate()
+        if proc.returncode:
+            raise RuntimeError(f"ffmpeg failed: {err.decode(errors='replace').strip()}")
+    return frame

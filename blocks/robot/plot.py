@@ -3,7 +3,6 @@ from the recorded joint angles."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 
 import numpy as np
 
@@ -11,7 +10,7 @@ from blocksim.atomic import atomic_path
 from blocksim.block import Block, In
 from blocksim.params import Param
 
-from ..animation import frame_times, resample
+from ..animation import frame_times, resample, write_gif, write_mp4
 
 AXIS_FRACTION = 0.15
 FLOOR_FRACTION = 0.05
@@ -68,9 +67,9 @@ class PlotRobot(Block):
         stem = self.name.replace("/", ".")
         ffmpeg = shutil.which("ffmpeg")
         if ffmpeg:
-            last = _write_mp4(ffmpeg, run.out_dir / f"{stem}.mp4", frames, rate)
+            last = write_mp4(ffmpeg, run.out_dir / f"{stem}.mp4", frames, rate)
         else:
-            last = _write_gif(run.out_dir / f"{stem}.gif", frames, times, rate)
+            last = write_gif(run.out_dir / f"{stem}.gif", frames, times, rate)
         from PIL import Image
 
         with atomic_path(run.out_dir / f"{stem}.png") as tmp:
@@ -140,77 +139,3 @@ def _frames(points, tools, times, heading):
         yield np.array(canvas.buffer_rgba())[:, :, :3]
 
 
-def _write_gif(path, frames, times, rate):
-    """Write the frames as a looping GIF, each shown until the next frame's time (the last for
-    1/rate). One global palette for all frames (see _Palette): unchanged pixels keep their
-    index, so each frame stores only what moved, and no frame carries its own colour table.
-    Returns the last frame."""
-    from PIL import Image
-
-    images = []
-    for frame in frames:
-        if not images:
-            palette = _Palette(frame)
-        image = Image.frombytes("P", frame.shape[1::-1], palette.indices(frame).tobytes())
-        image.putpalette(palette.rgb)
-        images.append(image)
-    durations = np.append(np.diff(times), 1 / rate) * 1000  # ms
-    with atomic_path(path) as tmp:
-        images[0].save(tmp, save_all=True, append_images=images[1:], loop=0,
-                       duration=durations.tolist(), palette=palette.rgb, optimize=True)
-    return frame
-
-
-class _Palette:
-    """The GIF palette: the first frame's 255 most frequent colours (background, panes, the
-    drawing's colours), kept exactly; any other colour (anti-aliased edges) maps to the nearest
-    of them, found once and then cached. Index 255 stays free: the GIF writer uses it for
-    "unchanged" pixels."""
-
-    def __init__(self, first):
-        values, counts = np.unique(_codes(first), return_counts=True)
-        self._codes = values[np.argsort(-counts, kind="stable")[:255]]
-        self._colours = _rgb(self._codes)
-        self.rgb = self._colours.astype(np.uint8).tobytes()
-        self._lookup = np.full(1 << 24, 255, dtype=np.uint8)  # colour code -> index, 255: unknown
-        self._lookup[self._codes] = np.arange(len(self._codes))
-
-    def indices(self, frame):
-        """Palette indices (H, W) uint8 of an RGB frame (H, W, 3)."""
-        codes = _codes(frame)
-        found = self._lookup[codes]
-        unknown = found == 255
-        if unknown.any():
-            new = np.unique(codes[unknown])
-            distance = ((_rgb(new)[:, None, :] - self._colours[None, :, :]) ** 2).sum(axis=2)
-            self._lookup[new] = distance.argmin(axis=1)
-            found = self._lookup[codes]
-        return found
-
-
-def _codes(frame):
-    """RGB (..., 3) uint8 -> one int per colour, 0xRRGGBB."""
-    frame = frame.astype(np.int32)
-    return (frame[..., 0] << 16) | (frame[..., 1] << 8) | frame[..., 2]
-
-
-def _rgb(codes):
-    """0xRRGGBB codes (k,) -> colours (k, 3) int."""
-    return np.stack([(codes >> shift) & 255 for shift in (16, 8, 0)], axis=1)
-
-
-def _write_mp4(ffmpeg, path, frames, rate):
-    """Pipe the frames to ffmpeg as raw RGB at a constant rate (its default codec for .mp4,
-    yuv420p so that common players read it). Returns the last frame."""
-    width, height = (round(size * DPI) for size in FIGSIZE)
-    command = [ffmpeg, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
-               "-s", f"{width}x{height}", "-r", str(rate), "-i", "-", "-pix_fmt", "yuv420p"]
-    with atomic_path(path) as tmp:
-        with subprocess.Popen(command + [str(tmp)], stdin=subprocess.PIPE,
-                              stderr=subprocess.PIPE) as proc:
-            for frame in frames:
-                proc.stdin.write(frame.tobytes())
-            _, err = proc.communicate()
-        if proc.returncode:
-            raise RuntimeError(f"ffmpeg failed: {err.decode(errors='replace').strip()}")
-    return frame

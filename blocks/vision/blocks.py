@@ -5,9 +5,7 @@ They share the intrinsic parameters f (m), scale = [ax, ay] (px/m) and principal
 (px), i.e. focal lengths fx = f·ax, fy = f·ay in pixels. Features are (p, 2) arrays of pixel
 positions (u, v), flattened row by row (u1, v1, u2, v2, ...) wherever a vector is needed.
 """
-import math
 import shutil
-import subprocess
 
 import numpy as np
 
@@ -15,6 +13,7 @@ from blocksim.atomic import atomic_path
 from blocksim.block import Block, In, Out, PortError
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
+from blocks.animation import frame_times, write_gif, write_mp4
 from blocks.vision.camera import CentralCamera
 from blocks.vision.features import interaction_matrix
 from blocks.vision.ibvs import IBVS
@@ -28,7 +27,6 @@ DEPTH = Param("depth", doc="assumed depth Z (m): one value, or one per point", p
 
 # Camera view: at most this many frames (a long run gets fewer frames per second, so that
 # animation time stays simulation time), drawn small to keep the GIF small.
-MAX_FRAMES = 300
 VIEW_INCHES, VIEW_DPI = 4.0, 80
 
 
@@ -166,7 +164,7 @@ class Camera(Block):
         return uv.reshape(n, p, 2), ~vis.visible.reshape(n, p)
 
     def _draw_view(self, run, t, uv):
-        times, rate = frame_times(t[0], t[-1], self.p.fps, MAX_FRAMES)
+        times, rate = frame_times(t, self.p.fps)
         heading = self.name + (f"  ({rate:g} fps)" if rate != self.p.fps else "") + \
             ("  (incomplete)" if not run.complete else "")
         frames = self._view_frames(t, uv, times, heading)
@@ -230,58 +228,6 @@ def _view_size(w, h):
     rounded to even pixel counts (video encoders need them)."""
     s = VIEW_INCHES / max(w, h)
     return tuple(2 * round((x * s + 0.7) * VIEW_DPI / 2) / VIEW_DPI for x in (w, h))
-
-
-def frame_times(start, stop, fps, max_frames):
-    """Animation frames for a run over [start, stop]: times on the grid start + i/rate, plus
-    `stop` when it is not on the grid, and rate = fps/k with the smallest integer k >= 1 that
-    gives at most max_frames frames. One second of animation is one simulated second."""
-    duration = stop - start
-    k = max(1, math.ceil(duration * fps / max(max_frames - 2, 1)))
-    rate = fps / k
-    times = start + np.arange(math.floor(duration * rate + 1e-6) + 1) / rate
-    times = np.minimum(times, stop)
-    if stop - times[-1] > 1e-6 / rate:
-        times = np.append(times, stop)
-    return times, rate
-
-
-def write_gif(path, frames, times, rate):
-    """Write frames (H, W, 3) uint8 as a looping GIF, each shown until the next frame's time
-    (the last for 1/rate), atomically; one palette (the first frame's) for all frames, so
-    unchanged pixels stay identical and compress away. Returns the last frame."""
-    from PIL import Image
-
-    images = []
-    for frame in frames:
-        image = Image.fromarray(frame)
-        if not images:
-            palette = image.quantize(colors=256, dither=Image.Dither.NONE)
-        images.append(image.quantize(palette=palette, dither=Image.Dither.NONE))
-    durations = np.append(np.diff(times), 1 / rate) * 1000  # ms
-    with atomic_path(path) as tmp:
-        images[0].save(tmp, save_all=True, append_images=images[1:],
-                       duration=durations.tolist(), loop=0)
-    return frame
-
-
-def write_mp4(ffmpeg, path, frames, rate):
-    """Pipe frames (H, W, 3) uint8 to ffmpeg at a constant rate (yuv420p, which players
-    expect), atomically. Returns the last frame."""
-    with atomic_path(path) as tmp:
-        proc = None
-        for frame in frames:
-            if proc is None:
-                h, w, _ = frame.shape
-                proc = subprocess.Popen(
-                    [ffmpeg, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
-                     "-s", f"{w}x{h}", "-r", f"{rate:g}", "-i", "-", "-pix_fmt", "yuv420p",
-                     str(tmp)], stdin=subprocess.PIPE, stderr=subprocess.PIPE)
-            proc.stdin.write(frame.tobytes())
-        _, err = proc.communicate()
-        if proc.returncode:
-            raise RuntimeError(f"ffmpeg failed: {err.decode(errors='replace').strip()}")
-    return frame
 
 
 def visibility_report(t, hidden):

@@ -228,7 +228,7 @@ def test_mp4_frames_are_piped_to_ffmpeg(tmp_path, monkeypatch):
     make(TwoLink(), fps=4).finalize(final_run([0, 0.5, 1.0], [[0, 0], [1, 1], [2, 2]], out))
     assert sorted(os.listdir(out)) == ["arm.mp4", "arm.png"]
     args, size = (out / "arm.mp4").read_text().split("|")
-    assert f"-s {SIDE}x{SIDE} -r 4.0 -i -" in args
+    assert f"-s {SIDE}x{SIDE} -r 4 -i -" in args
     assert int(size) == 5 * SIDE * SIDE * 3  # 5 RGB frames
 
 

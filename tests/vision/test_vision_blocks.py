@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from blocks.vision.blocks import Camera, Ibvs, ImageJacobian, frame_times, visibility_report
+from blocks.animation import frame_times
+from blocks.vision.blocks import Camera, Ibvs, ImageJacobian, visibility_report
 from blocks.vision.features import interaction_matrix
 from blocksim.block import FinalRun, PortError
 from blocksim.errors import SimulationError
@@ -167,16 +168,16 @@ def test_visibility_report_with_a_single_sample_uses_the_sample_share():
 # ---- camera view ---------------------------------------------------------------------------
 
 def test_frame_times_keep_animation_time_equal_to_simulation_time():
-    times, rate = frame_times(0.0, 0.2, 25, 300)
+    times, rate = frame_times(np.array([0.0, 0.2]), 25, 300)
     np.testing.assert_allclose(times, [0, 0.04, 0.08, 0.12, 0.16, 0.2])  # 0.2 s · 25 + 1
     assert rate == 25
     # 100 s at 25 fps would be 2501 frames: rate 25/9 (25/8 gives 313 > 300) on the grid
     # 1 + i·0.36 s up to 100.72 s (278 frames), then the end, 101 s.
-    times, rate = frame_times(1.0, 101.0, 25, 300)
+    times, rate = frame_times(np.array([1.0, 101.0]), 25, 300)
     assert rate == 25 / 9 and len(times) == 279
     np.testing.assert_allclose(np.diff(times[:-1]), 0.36)
     assert times[-2] == pytest.approx(100.72) and times[-1] == 101.0
-    times, rate = frame_times(2.0, 2.0, 25, 300)
+    times, rate = frame_times(np.array([2.0]), 25, 300)
     assert times.tolist() == [2.0] and rate == 25
 
 
