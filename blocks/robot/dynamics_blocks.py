@@ -10,7 +10,7 @@ from blocksim.block import In, Out
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
 
-from ._jit import jit
+from .backend import c_or_jit
 from .kinematics_blocks import RobotBlock, kernel_args, robot_param
 
 
@@ -23,10 +23,11 @@ def _joint_vector(p, name, n):
         raise ParamError(name, f"expected a scalar or {n} joint values, got shape {value.shape}") from None
 
 
-@jit
+@c_or_jit
 def _subtract_coulomb(qd, tau, up, down, inv_band, out):
     """out = tau - Fc(qd): Fc_j = up_j·min(s, 1) for s = qd_j/band >= 0, down_j·max(s, -1)
-    for s < 0, with up = |G|·Tc+ and down = -|G|·Tc- (regularised Coulomb friction)."""
+    for s < 0, with up = |G|·Tc+ and down = -|G|·Tc- (regularised Coulomb friction).
+    The C backend replaces it by `_ckernels.subtract_coulomb`, the same loop."""
     for j in range(qd.shape[0]):
         s = qd[j] * inv_band
         if s > 0.0:

@@ -1,8 +1,8 @@
 """Kinematics blocks of a serial-link robot (fkine, jacob0, jacobn) and Jacobian inversion.
 
-The robot blocks call the numba kernels of `blocks.robot._kernels` directly with the robot's
-packed parameters and the bound port views as `out`: one compiled call per evaluation, no
-argument checks and no allocation in the block.
+The robot blocks call the robot's kernels (`blocks.robot._kernels` as C, numba or plain Python:
+`backend`) directly with its packed parameters and the bound port views as `out`: one compiled
+call per evaluation, no argument checks and no allocation in the block.
 """
 import numpy as np
 

@@ -8,7 +8,8 @@ opposes motion. ``base`` places the robot in the world; dynamics are computed in
 with gravity rotated into it. Angles in radians, SI units, joints indexed from 0.
 
 ``q`` of shape (n,) gives one answer; (m, n) a stack of m answers. The numerical work is done by
-``_kernels`` (numba-compiled when available, see ``_jit``) on arrays packed once here.
+the kernels of ``_kernels`` (run as the C extension ``_ckernels``, by numba or as plain Python:
+see ``backend``) on arrays packed once here.
 """
 
 import numpy as np
@@ -19,11 +20,12 @@ _K = None
 
 
 def _kernels():
-    """The kernel module, imported (and numba with it) when the first robot is built."""
+    """The kernel module (C extension, numba or plain Python: ``backend``), chosen and imported
+    when the first robot is built."""
     global _K
     if _K is None:
-        from . import _kernels as k
-        _K = k
+        from .backend import kernels
+        _K = kernels()
     return _K
 
 
