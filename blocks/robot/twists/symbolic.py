@@ -207,6 +207,17 @@ def _exact_matrix(a):
                      [exact(x) for x in a.ravel()])
 
 
+def _default_frames(twists):
+    """``robot.default_frames`` for symbolic twists: base-parallel axes, origins at ω × v on
+    a revolute axis, at the previous link's origin for a prismatic joint."""
+    frames, p = [], sp.zeros(3, 1)
+    for xi in twists:
+        if any(x != 0 for x in xi[3:, 0]):
+            p = xi[3:, 0].cross(xi[:3, 0])
+        frames.append(_rigid(sp.eye(3), p))
+    return frames
+
+
 class SymbolicRobot:
     """A symbolic open-chain robot: twists in the base frame, the home tool pose, link frames
     and dynamic parameters, any of them numbers or sympy expressions.
@@ -227,11 +238,8 @@ class SymbolicRobot:
         self.n = n = len(twists)
         self.twists = [_col(xi) for xi in twists]
         self.home = sp.Matrix(home)
-        if frames is None:
-            from .robot import default_frames
-            frames = [_exact_matrix(h) for h in default_frames(np.array(
-                [[float(x) for x in xi] for xi in self.twists]))]
-        self.frames = [sp.Matrix(h) for h in frames]
+        self.frames = [sp.Matrix(h) for h in frames] if frames is not None else \
+            _default_frames(self.twists)
         zero = [0] * n
         self.m = list(zero if m is None else m)
         self.r = [_col(x) for x in ([(0, 0, 0)] * n if r is None else r)]
@@ -291,6 +299,7 @@ class SymbolicRobot:
         return cls.from_dh(links, modified=robot.mdh, tool=_exact_matrix(robot.tool), **common)
 
     def _get(self, key, build):
+        """The cached result `key`, built (and simplified when `simplified`) on first use."""
         if key not in self._cache:
             value = build()
             self._cache[key] = simplify(value) if self.simplified else value
