@@ -19,7 +19,9 @@
  *
  * The arithmetic follows _kernels.py operation by operation (same association order), so with
  * floating-point contraction off (setup.py passes -ffp-contract=off) the results equal the
- * plain-Python kernels bit for bit on IEEE-754 hardware.
+ * plain-Python kernels bit for bit on IEEE-754 hardware. A change to _kernels.py must be made
+ * here too (tests/robot/test_kernel_backends.py compares the two); an editable install rebuilds
+ * this module only when pip install -e runs again.
  *
  * Work arrays live on the C stack up to WORK_LOCAL doubles (enough for n <= 32 in every
  * kernel); a larger robot gets them from PyMem_Malloc once per call.
