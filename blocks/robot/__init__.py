@@ -13,3 +13,4 @@ from .serial_link import SerialLink
 from .models import RobotDataError, load_robot, robot_from_dict
 from .ikine import IKineError, ikine, ikine560, ikine6s
 from .analysis import cinertia, fdyn, gravjac, itorque, maniplty, paycap
+from .twists import TwistRobot, twists_from_dh
