@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from scipy.linalg import expm
 
-import blocksim
 from blocks.robot import load_robot, rotx, roty, rotz, transl, trotx, troty
 from blocks.robot.twists import (Ad, TwistRobot, ad, body_jacobian, christoffel,
                                  coriolis_matrix, exp_rot, exp_twist, generalized_inertia,
