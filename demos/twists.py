@@ -3,8 +3,6 @@ closed form -- SCARA (example 3.1, 3.3, 3.8), elbow manipulator (3.2), Stanford 
 two- and three-link dynamics (pp. 212, 222) -- the Puma 560 described by twists, and
 diagrams/scara.yaml (a twist-defined SCARA under computed-torque control) drawn as a figure.
 The closed forms need sympy (the `symbolic` extra); without it only the numbers are printed."""
-import math
-
 import numpy as np
 
 from _figures import DIAGRAMS, parse_args, pyplot, save
