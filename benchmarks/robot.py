@@ -3,7 +3,7 @@
 Columns: blocksim with numba, blocksim as plain Python (``BLOCKSIM_NO_JIT=1``, run in a
 subprocess because the switch is read when the kernels are first imported), and, when they
 import (the ``bench`` extra: roboticstoolbox-python, pinocchio), their counterparts with the
-ratio to blocksim+numba. The pinocchio model is built from the same DH table and checked
+ratio to blocksim (its default backend: C when built, else numba). The pinocchio model is built from the same DH table and checked
 against blocksim before it is timed.
 
     python benchmarks/robot.py [--quick]
@@ -220,7 +220,8 @@ def main():
     rtb = optional("roboticstoolbox-python", rtb_cases, budget, args.stat)
     pin = optional("pinocchio", lambda: pinocchio_cases(puma), budget, args.stat)
 
-    cols = ["blocksim+numba", "blocksim plain"]
+    from blocks.robot import backend
+    cols = [f"blocksim ({backend.name()})", "blocksim plain"]
     if rtb is not None:
         cols += ["rtb-python", "rtb/numba"]
     if pin is not None:
