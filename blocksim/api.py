@@ -30,9 +30,10 @@ def run(path, overrides=None, *, out=None, plots=False, progress=None, library=N
     """Load and simulate a diagram; returns a Result (t and the `record:` signals).
 
     Files are written only when `out` is given (results.npz, meta.json, and with
-    `plots=True` the sinks' figures). When the simulation fails or is interrupted, what was
-    recorded so far is still written (marked incomplete) and the exception is re-raised
-    with the partial Result attached as `error.result`.
+    `plots=True` the sinks' figures, the drawing diagram.svg and report.html). When the
+    simulation fails or is interrupted, what was recorded so far is still written (marked
+    incomplete) and the exception is re-raised with the partial Result attached as
+    `error.result`.
     """
     model = path if not isinstance(path, (str, Path)) else load(path, overrides, library=library)
     return execute(model, out=out, plots=plots, progress=progress)
@@ -49,13 +50,25 @@ def execute(model, *, out=None, plots=False, progress=None):
     messages, reports = finalize_sinks(model, t, info["sink_data"], out,
                                        plots and out is not None, info["complete"])
     meta["blocks"] = reports
+    meta["messages"] = list(messages)
     if out is not None:
         write_json(out / "meta.json", meta)
+        if plots:
+            _report(model, out, messages)
     result = Result(t, data, meta, messages)
     if error is not None:
         error.result = result
         raise error
     return result
+
+
+def _report(model, out, messages):
+    """The run's report.html (and diagram.svg); a failure costs the report, not the run."""
+    from .report import write_run_report
+    try:
+        write_run_report(out, model)
+    except Exception as e:
+        messages.append(f"warning: could not write the report: {e}")
 
 
 def _meta(model, t, info):
@@ -78,6 +91,7 @@ def _meta(model, t, info):
         "solver": {"name": s.solver, "rtol": s.rtol, "atol": s.atol, "max_step": s.max_step,
                    "step": s.step, "output_interval": s.output_interval, **info["stats"]},
         "configuration": model.config,
+        "overrides": model.spec.overrides if model.spec is not None else [],
         "seeds": {name: r["seed"] for name, r in robots.items() if "seed" in r},
         "versions": versions(),
     }

@@ -33,6 +33,9 @@ def _parser():
     chk.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     blk = sub.add_parser("blocks", help="the block catalogue, or one block's documentation")
     blk.add_argument("type", nargs="?")
+    from . import draw, report
+    draw.add_parser(sub)
+    report.add_parser(sub)
     return p
 
 
@@ -43,6 +46,11 @@ def main(argv=None):
             return _run(args)
         if args.command == "check":
             return _check(args)
+        if args.command == "draw":
+            return _draw(args)
+        if args.command == "report":
+            from . import report
+            return report.command(args)
         return _blocks(args)
     except (DiagramError, DiagramErrors) as e:
         print(str(e), file=sys.stderr)
@@ -168,6 +176,12 @@ def _check(args):
             print(f"  {name:<12} <- {text} {tuple(view.shape)}")
     print("\nok: the diagram is valid")
     return EXIT_OK
+
+
+def _draw(args):
+    from . import api, draw
+    _exists(args.file)
+    return draw.command(args, api.load)
 
 
 def _port_name(block, i):

@@ -79,6 +79,7 @@ class Model:
     state_slices: dict  # block name -> (continuous slice, discrete slice)
     config: dict = field(default_factory=dict)
     seeds: dict = field(default_factory=dict)
+    spec: object = None  # the DiagramSpec compiled (its subsystem structure, for drawing)
 
 
 def _simulation_defaults(sim, evaluate, problems):
@@ -660,7 +661,7 @@ def compile_diagram(spec, library=None):
         blocks=list(c.blocks.values()), nodes=c.nodes, signals=c.signals,
         x0=c.x0, xd0=c.xd0, xbuf=c.xbuf, dxbuf=c.dxbuf, xdbuf=c.xdbuf,
         outputs=c.views, record=record, sinks=sinks, stops=stops, events=events,
-        state_slices=c.slices, config=_config(spec, settings),
+        state_slices=c.slices, config=_config(spec, settings), spec=spec,
     )
 
 

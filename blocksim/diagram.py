@@ -83,6 +83,19 @@ class WireSpec:
 
 
 @dataclass
+class SubsystemSpec:
+    """A subsystem as written, kept beside the flat blocks so that tools can show the
+    diagram's structure (`blocksim draw`): its ports mapped to inner endpoints (flat names),
+    the parameters its block sets, and the file it came from ("" for an inline diagram)."""
+    name: str
+    inputs: dict  # port name -> [Endpoint]
+    outputs: dict  # port name -> Endpoint
+    params: dict  # name -> Value: the subsystem block's `parameters:`
+    loc: Loc
+    source: str
+
+
+@dataclass
 class DiagramSpec:
     name: str
     description: str
@@ -90,9 +103,12 @@ class DiagramSpec:
     scopes: list
     robots: dict  # name -> dict option -> Value (and its Loc under key None)
     blocks: dict  # flat name -> BlockSpec
-    wires: list
+    wires: list  # resolved through subsystem ports: both ends are blocks
     simulation: dict  # key -> Value
     record: dict  # name -> Value (signal text)
+    subsystems: dict = field(default_factory=dict)  # flat name -> SubsystemSpec
+    written_wires: list = field(default_factory=list)  # as written: ends may be subsystems
+    overrides: list = field(default_factory=list)  # the --set items applied (recorded in meta.json)
 
 
 def suggest(word, options):
@@ -154,6 +170,7 @@ class _Loader:
         self.blocks = {}
         self.wires = []
         self.subsystems = {}  # flat name -> (inputs {name: [Endpoint]}, outputs {name: Endpoint})
+        self.structure = {}  # flat name -> SubsystemSpec
         self.robots = {}
 
     # -- documents ---------------------------------------------------------------------------
@@ -298,6 +315,8 @@ class _Loader:
         ports = self.document(doc, inner_file, flat + "/", scope, overrides, inner_stack, top=False)
         if ports is not None:
             self.subsystems[flat] = ports
+            source = params["file"].raw if "file" in params else ""
+            self.structure[flat] = SubsystemSpec(flat, *ports, overrides, loc, source)
 
     def ports_of_subsystem(self, doc, file, prefix):
         inputs, outputs = {}, {}
@@ -319,6 +338,7 @@ class _Loader:
 
     # -- wires through subsystem ports ---------------------------------------------------
     def resolve_wires(self):
+        self.written_wires = list(self.wires)
         resolved = []
         for w in self.wires:
             try:
@@ -392,9 +412,12 @@ def load_diagram(source, overrides=(), *, text=None):
         wires=loader.wires,
         simulation=_section(doc, "simulation", SIMULATION_KEYS, file, loader.problems),
         record=_section(doc, "record", None, file, loader.problems),
+        subsystems=loader.structure,
+        written_wires=loader.written_wires,
     )
     loader.problems.check()
     apply_overrides(spec, overrides)
+    spec.overrides = [o if isinstance(o, str) else list(o) for o in overrides]
     return spec
 
 
