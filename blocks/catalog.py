@@ -14,6 +14,11 @@ BLOCKS = {
     "ramp": "blocks.sources:Ramp",
     "sine": "blocks.sources:Sine",
     "table": "blocks.sources:Table",
+    "pulse": "blocks.generators:Pulse",
+    "chirp": "blocks.generators:Chirp",
+    "noise": "blocks.random_sources:Noise",
+    "random": "blocks.random_sources:Random",
+    "from_file": "blocks.files:FromFile",
     # math
     "gain": "blocks.math:Gain",
     "sum": "blocks.math:Sum",
@@ -21,6 +26,9 @@ BLOCKS = {
     "matmul": "blocks.math:MatMul",
     "function": "blocks.math:Function",
     "saturation": "blocks.math:Saturation",
+    "math": "blocks.math_functions:Math",
+    "lookup": "blocks.lookup:Lookup",
+    "lookup_2d": "blocks.lookup:Lookup2D",
     # signal routing
     "mux": "blocks.signals:Mux",
     "demux": "blocks.signals:Demux",
@@ -35,12 +43,16 @@ BLOCKS = {
     # discrete
     "zoh": "blocks.discrete:ZeroOrderHold",
     "unit_delay": "blocks.discrete:UnitDelay",
+    "discrete_transfer_function": "blocks.discrete_systems:DiscreteTransferFunction",
+    "discrete_state_space": "blocks.discrete_systems:DiscreteStateSpace",
+    "discrete_integrator": "blocks.discrete_systems:DiscreteIntegrator",
     # sinks
     "scope": "blocks.sinks:Scope",
     "xy_graph": "blocks.sinks:XYGraph",
     "display": "blocks.sinks:Display",
     "terminator": "blocks.sinks:Terminator",
     "stop": "blocks.sinks:Stop",
+    "to_file": "blocks.files:ToFile",
     # robotics
     "robot": "blocks.robot.dynamics_blocks:Robot",
     "rne": "blocks.robot.dynamics_blocks:Rne",
