@@ -65,22 +65,25 @@ class Lookup(Block):
             raise ParamError("extrapolation", f"linear extrapolation needs a method with a "
                                               f"slope (linear, pchip, spline), not {p.method}")
         self._x, self._y = x, y
-        # Pieces y = c0 + c1 d + c2 d^2 + c3 d^3, d = u - x[i], on [x[i], x[i+1]]; one piece
-        # (a constant) for a single point.
+        self._midpoints = 0.5 * (x[1:] + x[:-1])
+        steps = {"nearest": self._nearest, "previous": self._previous, "next": self._next}
+        if p.method in steps:
+            self.output = steps[p.method]
+            return
+        # Pieces y = c0 + c1 d + c2 d^2 + c3 d^3, d = u - x[i], on [x[i], x[i+1]], and a
+        # constant last piece y[-1] from x[-1] on (the end value exact, not rounded).
         if cubic:
             from scipy.interpolate import CubicSpline, PchipInterpolator
             f = PchipInterpolator(x, y) if p.method == "pchip" else CubicSpline(x, y)
-            self._c = f.c[::-1].copy()  # scipy stores the highest power first
+            inner = f.c[::-1]  # scipy stores the highest power first
             self._slopes = (float(f(x[0], 1)), float(f(x[-1], 1)))
-        elif p.method == "linear":
-            self._c = np.zeros((2, max(x.size - 1, 1)))
-            self._c[0] = y[:-1] if x.size > 1 else y
-            if x.size > 1:
-                self._c[1] = np.diff(y) / np.diff(x)
-            self._slopes = (self._c[1, 0], self._c[1, -1])
-        self._midpoints = 0.5 * (x[1:] + x[:-1])
-        self.output = {"nearest": self._nearest, "previous": self._previous,
-                       "next": self._next}.get(p.method, self._pieces)
+        else:
+            inner = np.vstack([y[:-1], np.diff(y) / np.diff(x)])
+            self._slopes = (inner[1, 0], inner[1, -1]) if x.size > 1 else (0.0, 0.0)
+        self._c = np.zeros((inner.shape[0], x.size))
+        self._c[:, :-1] = inner
+        self._c[0, -1] = y[-1]
+        self.output = self._pieces
 
     def ports(self):
         return [In("u")], [Out("y")]
@@ -91,14 +94,13 @@ class Lookup(Block):
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        self._clipped = np.zeros(self._shape)
         self._d = np.zeros(self._shape)
 
     def _pieces(self, t):
         u, y, x, c = self.u[0], self.y[0], self._x, self._c
         d = self._d
         np.clip(u, x[0], x[-1], out=d)
-        i = np.clip(np.searchsorted(x, d, side="right") - 1, 0, c.shape[1] - 1)
+        i = np.searchsorted(x, d, side="right") - 1
         d -= x[i]
         np.multiply(c[-1, i], d, out=y)
         for k in range(c.shape[0] - 2, -1, -1):  # Horner
