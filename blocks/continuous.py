@@ -6,7 +6,11 @@ from blocksim.params import Param, ParamError
 
 
 class Integrator(Block):
-    """dy/dt = u, y(0) = x0. The shape of x0 sets the signal's shape (scalar x0: scalar)."""
+    """dy/dt = u, y(0) = x0: the integral of the input.
+
+    Input: u. Output: y (state, no feedthrough). The shape of x0 sets the signal's shape
+    (scalar x0: scalar).
+    """
 
     type = "integrator"
     params = (Param("x0", "value", 0.0, "initial value; its shape is the signal's shape"),)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from pathlib import Path
 
 from .errors import DiagramError, DiagramErrors, SimulationError
@@ -20,7 +21,7 @@ def _parser():
     from . import __version__
     p = argparse.ArgumentParser(prog="blocksim", description="Block-diagram simulation for robot control.")
     p.add_argument("--version", action="version", version=f"blocksim {__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
     run = sub.add_parser("run", help="compile and simulate a diagram; write its results")
     run.add_argument("file")
     run.add_argument("--out", help="run directory (default: runs/<name>/)")
@@ -36,24 +37,43 @@ def _parser():
     chk.add_argument("file")
     chk.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     blk = sub.add_parser("blocks", help="the block catalogue, or one block's documentation")
-    blk.add_argument("type", nargs="?")
+    blk.add_argument("type", nargs="?", help="a block type (or 'subsystem')")
+    blk.add_argument("--markdown", action="store_true",
+                     help="print the built-in catalogue as Markdown (docs/blocks.md)")
     return p
 
 
 def main(argv=None):
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # bare `blocksim`: the help, as git and pip do
+        parser.print_help()
+        return EXIT_OK
+    warnings.showwarning = _show_warning
     try:
         if args.command == "run":
             return _run(args)
         if args.command == "check":
             return _check(args)
-        return _blocks(args)
+        from . import blockdoc
+        return blockdoc.main(args)
     except (DiagramError, DiagramErrors) as e:
         print(str(e), file=sys.stderr)
         return EXIT_INVALID
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """Warnings meant for users (plugins, plots) as one line: `warning: ...`."""
+    from .library import PluginWarning
+    if not issubclass(category, PluginWarning):
+        return _default_showwarning(message, category, filename, lineno, file, line)
+    print(f"warning: {message}", file=file or sys.stderr)
+
+
+_default_showwarning = warnings.showwarning
 
 
 def _overrides(args):
@@ -177,32 +197,6 @@ def _check(args):
 def _port_name(block, i):
     ins, _ = block.ports()
     return ins[i].name if i < len(ins) else f"u{i}"
-
-
-def _blocks(args):
-    from .library import Library
-    lib = Library()
-    if args.type is None:
-        width = max(len(t) for t in lib.types)
-        for name in sorted(lib.types):
-            cls = lib.block_class(name)
-            first = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
-            print(f"{name:<{width}}  {first}")
-        return EXIT_OK
-    cls = lib.block_class(args.type)
-    if cls is None:
-        from .diagram import suggest
-        raise DiagramError(f"unknown block type '{args.type}'{suggest(args.type, lib.types)}",
-                           file="blocksim blocks")
-    import inspect
-    print(f"{args.type}\n")
-    print(inspect.cleandoc(cls.__doc__ or "(no documentation)"))
-    print("\nparameters:")
-    for p in cls.params:
-        print(f"  {p.describe()}")
-    if not cls.params:
-        print("  (none)")
-    return EXIT_OK
 
 
 if __name__ == "__main__":

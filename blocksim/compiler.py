@@ -24,7 +24,7 @@ from . import expr
 from .block import ALL, CONSTANT, Sample
 from .diagram import NAME_RE, parse_endpoint, suggest
 from .errors import DiagramError, Problems
-from .library import Library
+from .library import Library, PluginError
 from .params import ParamError
 from .block import PortError
 from .solvers import SOLVERS
@@ -203,7 +203,11 @@ class _Compiler:
         self.blocks = {}
         self.ports = {}  # name -> (inputs {name: In}, outputs {name: Out})
         for spec in self.spec.blocks.values():
-            cls = self.lib.block_class(spec.type)
+            try:
+                cls = self.lib.block_class(spec.type)
+            except PluginError as e:
+                self.problems.add(spec.loc.error(str(e), block=spec.name))
+                continue
             if cls is None:
                 self.problems.add(spec.loc.error(
                     f"unknown block type '{spec.type}'{suggest(spec.type, self.lib.types)}",
