@@ -53,10 +53,9 @@ _PERIOD = Param("period", "scalar", doc="sample period T (s)", positive=True)
 
 
 class DiscreteStateSpace(_DiscreteLTI):
-    """x[k+1] = A x[k] + B u[k], y[k] = C x[k] + D u[k] at the hits t_k = k*period, held
-    between them; x[0] = x0.
+    """x[k+1] = A x[k] + B u[k], y[k] = C x[k] + D u[k]: discrete LTI at the hits k*period.
 
-    Input: u (m,), m = columns of B. Output: y (p,), p = rows of C; direct feedthrough (at the
+    Outputs are held between the hits; x[0] = x0. Input: u (m,), m = columns of B. Output: y (p,), p = rows of C; direct feedthrough (at the
     hits) only when D != 0. A (n, n), B (n, m), C (p, n), D (p, m); a scalar A, a vector B (one
     input) or C (one output), a scalar D and a scalar x0 are accepted and broadcast, as in
     state_space. Before the first hit y = C x0.
@@ -127,7 +126,7 @@ _METHODS = {"forward_euler": (0.0, 1.0), "backward_euler": (1.0, 0.0), "trapezoi
 
 
 class DiscreteIntegrator(_Discrete):
-    """Simulink's discrete-time integrator, limited: at the hits t_n = n*period (T),
+    """Simulink's discrete-time integrator with output limits, at the hits t_n = n*period (T).
 
         y[0] = clip(x0),   y[n] = clip(y[n-1] + K*T*(a*u[n] + c*u[n-1]))   (n >= 1)
 

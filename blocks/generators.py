@@ -8,10 +8,10 @@ from blocksim.params import Param, ParamError
 
 
 class Pulse(Block):
-    """A rectangular pulse train: y = amplitude during the first width*period of every period
-    from `delay` on, 0 otherwise (and 0 before `delay`).
+    """A rectangular pulse train whose edges the solver lands on exactly.
 
-    Edges: rising at delay + k*period, falling at delay + (k + width)*period (k = 0, 1, ...),
+    y = amplitude during the first width*period of every period from `delay` on, 0 otherwise
+    (and 0 before `delay`). Edges: rising at delay + k*period, falling at delay + (k + width)*period (k = 0, 1, ...),
     each computed by multiplication (no drift over long runs). They are source switches: the
     solver lands on every edge exactly, integration up to an edge uses the value before it,
     from the edge the value after it, so the area of every pulse, amplitude*width*period, is
@@ -73,10 +73,10 @@ class Pulse(Block):
 
 
 class Chirp(Block):
-    """y = amplitude*sin(2*pi*(f0*t + (f1 - f0)*t^2/(2*t1))): a sine whose frequency sweeps
-    linearly from f0 at t = 0 to f1 at t = t1 (and on at the same rate after t1).
+    """A sine whose frequency sweeps linearly from f0 at t = 0 to f1 at t = t1 (a linear chirp).
 
-    The instantaneous frequency is f0 + (f1 - f0)*t/t1 (Hz). Output: y, amplitude's shape.
+    y = amplitude*sin(2*pi*(f0*t + (f1 - f0)*t^2/(2*t1))); the sweep goes on at the same rate
+    after t1. The instantaneous frequency is f0 + (f1 - f0)*t/t1 (Hz). Output: y, amplitude's shape.
     f0, f1 in Hz (>= 0), t1 > 0 (s).
     """
 

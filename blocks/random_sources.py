@@ -88,10 +88,10 @@ _SHAPE = Param("shape", "value", (), "shape of the signal, e.g. [3] (default: sc
 
 
 class Noise(_RandomSource):
-    """Band-limited white noise (Simulink's): at each hit t_k = k*period a fresh sample
-    y ~ N(0, power/period), held until the next hit.
+    """Band-limited white noise (Simulink's): a fresh N(0, power/period) sample every period.
 
-    A held sequence of variance power/period has a power spectral density of about power
+    At each hit t_k = k*period a fresh sample y ~ N(0, power/period), held until the next
+    hit. A held sequence of variance power/period has a power spectral density of about power
     (units^2/Hz) below 1/(2*period): the white noise of intensity `power` seen through a
     sample-and-hold. Pick period well below the fastest time constant of the system.
     Output: y of shape `shape` (independent elements); power (>= 0) broadcasts to it.
