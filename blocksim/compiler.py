@@ -79,6 +79,7 @@ class Model:
     state_slices: dict  # block name -> (continuous slice, discrete slice)
     config: dict = field(default_factory=dict)
     seeds: dict = field(default_factory=dict)
+    subsystems: dict = field(default_factory=dict)  # name -> (source, {parameter: value})
 
 
 def _simulation_defaults(sim, evaluate, problems):
@@ -665,6 +666,9 @@ def compile_diagram(spec, library=None):
         x0=c.x0, xd0=c.xd0, xbuf=c.xbuf, dxbuf=c.dxbuf, xdbuf=c.xdbuf,
         outputs=c.views, record=record, sinks=sinks, stops=stops, events=events,
         state_slices=c.slices, config=_config(spec, settings),
+        subsystems={name: (sub.source, {k: c.scope_names[sub.scope][k]
+                                        for k in spec.scopes[sub.scope].params})
+                    for name, sub in spec.subsystems.items()},
     )
 
 
