@@ -38,8 +38,9 @@ def _subtract_coulomb(qd, tau, up, down, inv_band, out):
 
 
 class Robot(RobotBlock):
-    """Robot plant, forward dynamics of a serial-link robot driven by joint torques tau (n)
-    (N·m; N for a prismatic joint):
+    """Forward dynamics of a serial-link robot driven by joint torques: the robot plant.
+
+    Input tau (n) (N·m; N for a prismatic joint):
 
         M(q)·qdd = tau - C(q, qd)·qd - g(q) - F(qd),   d[q; qd]/dt = [qd; qdd]
 
@@ -124,7 +125,7 @@ class Robot(RobotBlock):
 
 
 class Rne(RobotBlock):
-    """Inverse dynamics by recursive Newton-Euler, including motor inertia and friction:
+    """Inverse dynamics tau(q, qd, qdd) by recursive Newton-Euler, with motor inertia and friction.
 
         tau = M(q)·qdd + C(q, qd)·qd + g(q) + F(qd) + Jn(q)^T·fext
 
@@ -165,7 +166,7 @@ class Rne(RobotBlock):
 
 
 class GravLoad(RobotBlock):
-    """Gravity torque g(q) = rne(q, 0, 0) (n) for joint coordinates q (n), with the robot's
+    """Gravity torque g(q) = rne(q, 0, 0) (n) at joint coordinates q (n), with the robot's
     gravity."""
 
     type = "gravload"
@@ -184,8 +185,11 @@ class GravLoad(RobotBlock):
 
 
 class Inertia(RobotBlock):
-    """Joint-space inertia matrix M(q) (n, n), motor inertia G^2·Jm on the diagonal, for
-    joint coordinates q (n) (composite-rigid-body algorithm)."""
+    """Joint-space inertia matrix M(q) (n, n) at joint coordinates q (n).
+
+    Computed by the composite-rigid-body algorithm; the motor inertia G^2·Jm is on the
+    diagonal.
+    """
 
     type = "inertia"
 

@@ -41,8 +41,9 @@ class FKine(RobotBlock):
 
 
 class Jacob0(RobotBlock):
-    """Geometric Jacobian in the world frame, J (6, n) with [v; w] = J · qd for the tool
-    point: column k is [z_k x (p_e - o_k); z_k] for a revolute joint, [z_k; 0] for a
+    """Geometric Jacobian J (6, n) in the world frame: [v; w] = J · qd at the tool point.
+
+    Column k is [z_k x (p_e - o_k); z_k] for a revolute joint, [z_k; 0] for a
     prismatic one (z_k, o_k axis and origin of joint k, p_e the tool point). Input q (n)."""
 
     type = "jacob0"
@@ -56,8 +57,10 @@ class Jacob0(RobotBlock):
 
 
 class Jacobn(Jacob0):
-    """Geometric Jacobian in the tool frame, J (6, n): jacob0's columns with both halves
-    rotated into the tool frame, Jn = diag(R^T, R^T) · J0 (R the tool orientation). Input q (n)."""
+    """Geometric Jacobian J (6, n) in the tool frame: jacob0 rotated into the tool frame.
+
+    Both halves of jacob0's columns are rotated into the tool frame,
+    Jn = diag(R^T, R^T) · J0 (R the tool orientation). Input q (n)."""
 
     type = "jacobn"
     in_tool = True
