@@ -8,23 +8,31 @@ from blocksim.params import Param, ParamError
 class Integrator(Block):
     """dy/dt = u, y(0) = x0: the integral of the input.
 
-    Input: u. Output: y (state, no feedthrough). The shape of x0 sets the signal's shape
-    (scalar x0: scalar).
+    Input: u. Output: y (state, no feedthrough), u's shape. A non-scalar x0 fixes the
+    shape, a scalar x0 broadcasts to it; in a loop that nothing else fixes (a scalar
+    feedback loop), x0's own shape is the signal's.
     """
 
     type = "integrator"
-    params = (Param("x0", "value", 0.0, "initial value; its shape is the signal's shape"),)
+    params = (Param("x0", "value", 0.0, "initial value (a scalar broadcasts to u's shape)"),)
 
     def ports(self):
-        shape = self.p.x0.shape
+        shape = self.p.x0.shape or None
         return [In("u", shape=shape)], [Out("y", shape=shape, state=True)]
 
+    def infer(self, shapes):
+        self._shape = shapes["u"]
+        return {"y": self._shape}
+
+    def initial_shapes(self):
+        return {"y": self.p.x0.shape}
+
     def continuous_state(self):
-        return self.p.x0.ravel()
+        return np.broadcast_to(self.p.x0, self._shape).ravel()
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        self._dx = dx.reshape(self.p.x0.shape)
+        self._dx = dx.reshape(self._shape)
 
     def derivative(self, t):
         np.copyto(self._dx, self.u[0])

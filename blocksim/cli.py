@@ -90,10 +90,17 @@ def _exists(file):
         raise DiagramError(f"no such diagram file: {file}", file=file)
 
 
+def _load(file, sets):
+    """Load and compile a diagram with --set overrides (messages name the --set option)."""
+    from .compiler import compile_diagram
+    from .diagram import load_diagram
+    _exists(file)
+    return compile_diagram(load_diagram(file, sets))
+
+
 def _run(args):
     from . import api
-    _exists(args.file)
-    model = api.load(args.file, _overrides(args))
+    model = _load(args.file, _overrides(args))
     out = Path(args.out) if args.out else Path("runs") / model.name
     bar = None if args.quiet or not sys.stderr.isatty() else _Progress(model.settings)
     try:
@@ -155,9 +162,7 @@ def _close(bar):
 
 
 def _check(args):
-    from . import api
-    _exists(args.file)
-    model = api.load(args.file, args.set)
+    model = _load(args.file, args.set)
     s = model.settings
     print(f"diagram {model.name} ({model.file}): {len(model.blocks)} blocks, "
           f"{model.x0.size} continuous states, {model.xd0.size} discrete states")
@@ -183,6 +188,10 @@ def _check(args):
             states.append(f"{ds.stop - ds.start} discrete")
         print(f"  {b.name:<16} {b.type:<18} {rate:<22} in: {ins or '-'}   out: {outs or '-'}"
               + (f"   states: {', '.join(states)}" if states else ""))
+    if model.subsystems:
+        print("\nhierarchy:")
+        for line in _hierarchy(model):
+            print(line)
     print("\nexecution order (outputs computed per evaluation):")
     for i, n in enumerate(model.nodes, 1):
         print(f"  {i:>3}. {n.label:<32} [{n.group}]")
@@ -192,6 +201,35 @@ def _check(args):
             print(f"  {name:<12} <- {text} {tuple(view.shape)}")
     print("\nok: the diagram is valid")
     return EXIT_OK
+
+
+def _hierarchy(model):
+    """The diagram as a tree: each subsystem (its file and parameter values) above its
+    blocks, indented, in declaration order."""
+    lines, opened = [], []
+    for b in model.blocks:
+        path = b.name.split("/")
+        while opened and opened != path[:len(opened)]:
+            opened.pop()
+        while len(opened) < len(path) - 1:
+            opened.append(path[len(opened)])
+            name = "/".join(opened)
+            source, params = model.subsystems[name]
+            values = ", ".join(f"{k} = {_short(v)}" for k, v in params.items())
+            lines.append(f"  {'  ' * (len(opened) - 1)}{opened[-1]:<16} subsystem ({source})"
+                         + (f"  {values}" if values else ""))
+        lines.append(f"  {'  ' * len(opened)}{path[-1]:<16} {b.type}")
+    return lines
+
+
+def _short(value):
+    """A parameter value in a few characters: 0.5, [1, 2, 3]."""
+    import numpy as np
+    a = np.asarray(value, dtype=float)
+    if a.ndim == 0:
+        return f"{float(a):g}"
+    return np.array2string(a, separator=", ", threshold=8,
+                           formatter={"float_kind": lambda x: f"{x:g}"})
 
 
 def _port_name(block, i):
