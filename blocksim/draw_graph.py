@@ -96,7 +96,8 @@ class _Builder:
         return Box(name, "block", _leaf(name), spec.type, _param_lines(spec.params), ins, outs)
 
     def subsystem_box(self, sub):
-        params = ([f"file: {sub.source}"] if sub.source else []) + _param_lines(sub.params)
+        params = (([f"file: {sub.source}"] if sub.source != "inline" else [])
+                  + _param_lines(self.spec.scopes[sub.scope].overrides))
         ins, outs = list(sub.inputs), list(sub.outputs)
         if not self.expand:
             return Box(sub.name, "subsystem", _leaf(sub.name), "subsystem", params, ins, outs)
