@@ -82,7 +82,7 @@ class Model:
     subsystems: dict = field(default_factory=dict)  # name -> (source, {parameter: value})
 
 
-def _simulation_defaults(sim, evaluate, problems):
+def _simulation_defaults(sim, evaluate, problems, file):
     def num(key, default, positive=True):
         if key not in sim:
             return default
@@ -101,7 +101,8 @@ def _simulation_defaults(sim, evaluate, problems):
 
     start = num("start", 0.0, positive=False)
     if "stop" not in sim:
-        problems.add(DiagramError("simulation.stop is required", hint="add `simulation: {stop: 10}`"))
+        problems.add(DiagramError("simulation.stop is required", file=file,
+                                  hint="add `simulation: {stop: 10}` (the end time, in s)"))
         stop = start + 1.0
     else:
         stop = num("stop", start + 1.0, positive=False)
@@ -307,7 +308,9 @@ class _Compiler:
                 if (name, port.name) not in self.drivers and not port.optional:
                     self.problems.add(self.spec.blocks[name].loc.error(
                         "input is not connected", block=name, port=port.name,
-                        hint="wire it, or feed it from a constant / terminator as needed"))
+                        hint=f"wire a signal to it, or feed it a constant: e.g. the block "
+                             f"`Zero: {{type: constant, value: 0}}` and the wire "
+                             f"`Zero -> {name}.{port.name}`"))
 
     def endpoint(self, ep, output):
         if ep.block not in self.ports:
@@ -724,7 +727,7 @@ def compile_diagram(spec, library=None):
     c.problems.check()
     c.evaluate_scopes()
     settings = _simulation_defaults(spec.simulation, lambda raw: expr.evaluate(
-        raw, c.scope_names[0] if c.scope_names else {}, dotted=c.dotted), c.problems)
+        raw, c.scope_names[0] if c.scope_names else {}, dotted=c.dotted), c.problems, spec.file)
     c.build_blocks()
     c.problems.check()
     c.resolve_wires()
