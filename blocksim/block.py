@@ -104,6 +104,9 @@ class Block:
     # True for blocks whose inputs the simulator records for `finalize` (sinks, and blocks
     # that draw or report after the run, e.g. a camera's view).
     records_inputs = False
+    # For those blocks: the signal wired to each input, as written in a diagram
+    # ('Position.y', 'Robot.q[0:3]'; '' when unwired), set by the compiler (axis labels).
+    signal_names = ()
 
     def __init__(self, name, params):
         self.name = name

@@ -655,9 +655,20 @@ class _Compiler:
             ins = self.ports[name][0]
             if block.records_inputs:
                 sinks.append((block, [block.u[i] for i in range(len(ins))]))
+                block.signal_names = tuple(self.driver_text(name, port) for port in ins)
             if block.stops:
                 stops.append(block.u[0])
         return record, sinks, stops
+
+    def driver_text(self, name, port):
+        """The signal wired to an input as a diagram writes it ('Robot.q[0:3]'), or ''."""
+        drv = self.drivers.get((name, port))
+        if drv is None:
+            return ""
+        index = drv[2]
+        suffix = ("" if index is None else f"[{index}]" if isinstance(index, int) else
+                  f"[{'' if index[0] is None else index[0]}:{'' if index[1] is None else index[1]}]")
+        return f"{drv[0]}.{drv[1]}{suffix}"
 
     def signal_view(self, text, loc):
         ep = parse_endpoint(text, loc)
