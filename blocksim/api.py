@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import datetime
+import time
 from pathlib import Path
 
 from .compiler import compile_diagram
 from .diagram import load_diagram
-from .results import Result, finalize_sinks, versions, write_json, write_npz
+from .results import (Result, finalize_sinks, remove_stale, run_files, versions, write_json,
+                      write_npz, written_since)
 from .simulator import simulate
 
 
@@ -40,19 +42,30 @@ def run(path, overrides=None, *, out=None, plots=False, progress=None, library=N
     return execute(model, out=out, plots=plots, progress=progress)
 
 
-def execute(model, *, out=None, plots=False, progress=None):
-    """Simulate a compiled Model and write its run directory (see `run`)."""
+def execute(model, *, out=None, plots=False, progress=None, figure_progress=None):
+    """Simulate a compiled Model and write its run directory (see `run`).
+    `figure_progress(fraction, block name)` is told how drawing the figures goes.
+
+    A run directory used before keeps nothing stale: the files the previous run wrote (listed
+    in its meta.json) that this run does not write again are removed; other files are never
+    touched. meta.json lists this run's files, `wall_time` (simulating) and `figures_time`."""
     t, data, info = simulate(model, progress)
     error = info["error"]
     meta = _meta(model, t, info)
     if out is not None:
         out = Path(out)
+        previous, before = run_files(out)
         write_npz(out / "results.npz", t, data)
+    started = time.perf_counter()
     messages, reports = finalize_sinks(model, t, info["sink_data"], out,
-                                       plots and out is not None, info["complete"])
+                                       plots and out is not None, info["complete"],
+                                       figure_progress)
+    meta["figures_time"] = time.perf_counter() - started
     meta["blocks"] = reports
     if out is not None:
+        meta["files"] = sorted(written_since(out, before) | {"meta.json"})
         write_json(out / "meta.json", meta)
+        remove_stale(out, previous - set(meta["files"]))
     result = Result(t, data, meta, messages)
     if error is not None:
         error.result = result

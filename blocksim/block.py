@@ -186,3 +186,4 @@ class FinalRun:
     complete: bool
     messages: list  # lines the CLI prints at the end (e.g. the display block)
     reports: dict  # block name -> JSON-able report, stored under "blocks" in meta.json
+    progress: object = None  # callable(fraction done) for long drawing (animations), or None
