@@ -4,6 +4,8 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
+import numpy as np
+
 from .compiler import compile_diagram
 from .diagram import load_diagram
 from .results import Result, finalize_sinks, versions, write_json, write_npz
@@ -40,18 +42,20 @@ def run(path, overrides=None, *, out=None, plots=False, progress=None, library=N
 
 def execute(model, *, out=None, plots=False, progress=None):
     """Simulate a compiled Model and write its run directory (see `run`)."""
-    t, data, info = simulate(model, progress)
+    t, data, info = simulate(model, progress, plots=plots and out is not None)
     error = info["error"]
     meta = _meta(model, t, info)
+    event_t, event_block, _ = info["events"]
     if out is not None:
         out = Path(out)
-        write_npz(out / "results.npz", t, data)
+        extra = {"events_t": event_t, "events_block": event_block} if len(event_t) else {}
+        write_npz(out / "results.npz", t, {**data, **extra})
     messages, reports = finalize_sinks(model, t, info["sink_data"], out,
                                        plots and out is not None, info["complete"])
     meta["blocks"] = reports
     if out is not None:
         write_json(out / "meta.json", meta)
-    result = Result(t, data, meta, messages)
+    result = Result(t, data, meta, messages, events=info["events"])
     if error is not None:
         error.result = result
         raise error
@@ -78,6 +82,19 @@ def _meta(model, t, info):
         "solver": {"name": s.solver, "rtol": s.rtol, "atol": s.atol, "max_step": s.max_step,
                    "step": s.step, "output_interval": s.output_interval, **info["stats"]},
         "configuration": model.config,
+        **_events_meta(info["events"]),
         "seeds": {name: r["seed"] for name, r in robots.items() if "seed" in r},
         "versions": versions(),
     }
+
+
+def _events_meta(events):
+    """meta.json's account of the hybrid blocks' events (hybrid.md): the blocks that can have
+    events (`events_block` in results.npz indexes this list) and the counts."""
+    times, blocks, names = events
+    if not names:
+        return {}
+    counts = np.bincount(blocks, minlength=len(names)) if len(blocks) else np.zeros(len(names), int)
+    return {"event_blocks": names,
+            "events": {"total": int(len(times)),
+                       "per_block": {n: int(c) for n, c in zip(names, counts)}}}
