@@ -20,12 +20,22 @@ BLOCKS = {
     "product": "blocks.math:Product",
     "matmul": "blocks.math:MatMul",
     "function": "blocks.math:Function",
-    "saturation": "blocks.math:Saturation",
+    "sign": "blocks.switching:Sign",
+    "abs": "blocks.switching:Abs",
+    "min_max": "blocks.switching:MinMax",
+    "relational": "blocks.switching:Relational",
+    # discontinuities (zero crossings)
+    "saturation": "blocks.discontinuities:Saturation",
+    "dead_zone": "blocks.discontinuities:DeadZone",
+    "relay": "blocks.discontinuities:Relay",
+    "hit_crossing": "blocks.discontinuities:HitCrossing",
+    "backlash": "blocks.discontinuities:Backlash",
     # signal routing
     "mux": "blocks.signals:Mux",
     "demux": "blocks.signals:Demux",
     "selector": "blocks.signals:Selector",
     "reshape": "blocks.signals:Reshape",
+    "switch": "blocks.switching:Switch",
     # continuous
     "integrator": "blocks.continuous:Integrator",
     "rate_limiter": "blocks.continuous:RateLimiter",

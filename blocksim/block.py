@@ -53,6 +53,10 @@ where the mode must be re-examined:
   indicators and calls the handlers again with the crossings the event itself caused (event
   iteration), before recording the values after the event (right-continuous).
 
+A hybrid block whose modes depend on the history of its input (backlash: the peak reached
+while pushed) may also define `advance(t)`, called after every accepted step to update its
+discrete state; the indicators are evaluated again afterwards.
+
 Time events: `events(start, stop)` lists times the solver lands on, where `event(t)` is called
 (a source switch); `reschedule(t)`, called right after `event(t)`, may add further times (a
 pulse train announces its next edge).

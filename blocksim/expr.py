@@ -4,7 +4,7 @@ User text is parsed by `ast.parse(mode="eval")`, checked node by node against a 
 compiled into nested closures over numpy functions; Python's eval/exec never sees it. The
 grammar: numbers, `+ - * / ** @`, unary `-`/`+`, parentheses, list and tuple displays (both give
 arrays; nested displays are matrices row by row), indexing and slicing (0-based, numpy
-semantics; indices must be whole numbers), names (parameters, the constants `pi e inf`, the
+semantics; indices must be whole numbers), names (parameters, the constants `pi e inf eps`, the
 inputs of a `function` block), `ROBOT.pose` (the only attribute form) and calls of the
 whitelisted functions with positional arguments.
 
@@ -33,7 +33,8 @@ class ExprError(Exception):
     """An invalid or failing expression; the caller adds FILE:LINE, the block and parameter."""
 
 
-CONSTANTS = {"pi": np.float64(np.pi), "e": np.float64(np.e), "inf": np.float64(np.inf)}
+CONSTANTS = {"pi": np.float64(np.pi), "e": np.float64(np.e), "inf": np.float64(np.inf),
+             "eps": np.float64(np.finfo(float).eps)}  # eps: as MATLAB's, 2.2e-16
 
 
 class Function:

@@ -104,10 +104,12 @@ class Simulation:
         # zero crossings
         self.hybrid = model.hybrid
         self.ind_plan = tuple(b.indicator for b, _ in model.hybrid)
+        self.advance_plan = tuple(b.advance for b, _ in model.hybrid if hasattr(b, "advance"))
         self.z, self.zdirs = model.zbuf, model.zdirs
         self.z_prev = np.zeros_like(self.z)
         self.event_t, self.event_block = [], []
         self._chain = 0  # consecutive events closer than 10 * event_tol
+        self._chain_blocks = set()  # the blocks involved in them
         self._last_event = -math.inf
         self.xbuf, self.dxbuf = model.xbuf, model.dxbuf
         cap = int((s.stop - s.start) / s.output_interval) + 3 if s.output_interval else 1024
@@ -194,15 +196,12 @@ class Simulation:
         self.indicators(t)
         crossed = np.zeros(self.z.size, dtype=np.int8) if first else crossings(
             self.z_prev, self.z, self.zdirs)
-        involved = set()
+        involved = set()  # the blocks whose handler changed something: their events
         for _ in range(_MAX_ROUNDS):
             changed = False
             for k, (block, sl) in enumerate(self.hybrid):
-                c = crossed[sl]
-                if block.crossing(t, c):
+                if block.crossing(t, crossed[sl]):
                     changed = True
-                    involved.add(k)
-                elif c.any():
                     involved.add(k)
             if not changed:
                 break
@@ -223,18 +222,21 @@ class Simulation:
             self.zeno_guard(t, involved)
 
     def zeno_guard(self, t, involved):
+        """SimulationError after more than max_consecutive_events events each closer than
+        10*event_tol to the one before (chattering, or a Zeno accumulation of events)."""
         s = self.m.settings
         if t - self._last_event < 10 * self.tolerance(t):
             self._chain += 1
+            self._chain_blocks |= involved
             if self._chain > s.max_consecutive_events:
-                names = ", ".join(self.hybrid[k][0].name for k in sorted(involved))
+                names = ", ".join(self.hybrid[k][0].name for k in sorted(self._chain_blocks))
                 raise SimulationError(
                     f"more than {s.max_consecutive_events} consecutive events closer together "
                     f"than {10 * self.tolerance(t):.3g} s (chattering or a Zeno behaviour) in "
                     f"block(s) {names}; simulation.max_consecutive_events sets the limit",
-                    block=self.hybrid[min(involved)][0].name, time=t)
+                    block=self.hybrid[min(self._chain_blocks)][0].name, time=t)
         else:
-            self._chain = 0
+            self._chain, self._chain_blocks = 0, set(involved)
         self._last_event = t
 
     def tolerance(self, t):
@@ -280,8 +282,11 @@ class Simulation:
             if b - a <= tol:
                 break
             c = b - fb * (b - a) / (fb - fa) if fb != fa and k % 8 != 7 else 0.5 * (a + b)
-            if not a < c < b or not math.isfinite(c):
+            if not a <= c <= b or not math.isfinite(c):
                 c = 0.5 * (a + b)
+            # never closer than tol/2 to an end (as Brent's method): a root found almost
+            # exactly, or an indicator starting at 0, then closes the bracket in one step
+            c = min(max(c, a + 0.5 * tol), b - 0.5 * tol)
             zc = self.z_at(stepper, c)
             fc = zc[i]
             if crossings(np.array([z0]), np.array([fc]), d)[0]:
@@ -466,6 +471,10 @@ class Simulation:
                     else:  # z_prev stays: the handlers at t_end see the crossing
                         self.outputs(t_new, stepper.y)
                 else:
+                    if self.advance_plan:
+                        for advance in self.advance_plan:
+                            advance(t_new)
+                        self.indicators(t_new)
                     np.copyto(self.z_prev, self.z)
             if self.m.stops:
                 self.outputs(t_hi, stepper.dense(t_hi) if cut else stepper.y)

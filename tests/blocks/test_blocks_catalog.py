@@ -9,6 +9,7 @@ import yaml
 from harness import Rig, convert_params
 
 from blocks.catalog import BLOCKS
+from blocksim import expr
 from blocksim.library import Library
 from blocksim.params import REQUIRED
 
@@ -16,6 +17,7 @@ from blocksim.params import REQUIRED
 GENERIC = sorted(t for t, target in BLOCKS.items() if target.count(".") == 1)
 LIBRARY = Library()
 SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec" / "blocks.md"
+HYBRID = SPEC.with_name("hybrid.md")
 
 # The fewest parameters (and input shapes) each block needs to be built.
 MINIMAL = {
@@ -33,30 +35,56 @@ MINIMAL = {
     "transfer_function": ({"num": [1], "den": [1, 1]}, {}),
     "zoh": ({"period": 1}, {"u": ()}),
     "unit_delay": ({"period": 1}, {"u": ()}),
+    "dead_zone": ({"start": -1, "end": 1}, {"u": ()}),
+    "backlash": ({"width": 1}, {"u": ()}),
+    "relational": ({"op": "<"}, {"u1": (), "u2": ()}),
 }
 
 COSMETIC = {"scope", "xy_graph", "display"}
 
 
-def generic_rows():
-    """(type, params cell, inputs cell, outputs cell) of the Generic table."""
-    text = SPEC.read_text()
-    section = text.split("## Generic", 1)[1].split("\n## ", 1)[0]
+def table_rows(text):
+    """(type, params cell, inputs cell, outputs cell) of each row of a markdown block table."""
     rows = []
-    for line in section.splitlines():
+    for line in text.splitlines():
         # split on the | outside backticks (sum's "`|` ignored" is inside)
         cells = [c.strip() for c in re.split(r"\|(?=(?:[^`]*`[^`]*`)*[^`]*$)", line.strip())[1:-1]]
         if len(cells) == 5 and cells[0].startswith("`"):
             rows.append((cells[0].strip("`"), *cells[1:4]))
-    return [r for r in rows if r[0] != "subsystem"]  # subsystems are the loader's
+    return rows
+
+
+def generic_rows():
+    """The Generic table of blocks.md, with the rows hybrid.md adds or changes (a params
+    cell starting with "adds" extends the row of blocks.md; `sign` / `abs` is two types)."""
+    section = SPEC.read_text().split("## Generic", 1)[1].split("\n## ", 1)[0]
+    rows = {r[0]: r for r in table_rows(section) if r[0] != "subsystem"}  # the loader's
+    for name, params, inputs, outputs in table_rows(HYBRID.read_text()):
+        for type_name in name.replace("`", "").split(" / "):
+            if params.startswith("adds") and type_name in rows:
+                params = rows[type_name][1] + ", " + params
+            rows[type_name] = (type_name, params, inputs, outputs)
+    return list(rows.values())
 
 
 def ticked(cell):
-    """Comma-separated items inside the backticks of a table cell."""
+    """Comma-separated items inside the backticks of a table cell (commas inside
+    parentheses, e.g. a list of choices, do not separate)."""
     items = []
-    for chunk in re.findall(r"`([^`]*)`", cell):
-        items += [item.strip() for item in chunk.split(",") if item.strip()]
-    return items
+    for match in re.finditer(r"`([^`]*)`", cell):
+        outside = re.sub(r"`[^`]*`", "", cell[:match.start()])
+        if outside.count("(") > outside.count(")"):
+            continue  # `op` (`< <= ...`): a list of choices, not parameters
+        chunk = match.group(1)
+        depth, item = 0, ""
+        for ch in chunk + ",":
+            depth += (ch == "(") - (ch == ")")
+            if ch == "," and depth == 0:
+                items.append(item.strip())
+                item = ""
+            else:
+                item += ch
+    return [item for item in items if item]
 
 
 def spec_rows():
@@ -107,7 +135,7 @@ def test_parameter_names_and_defaults_match_the_spec():
                 continue
             value = yaml.safe_load(text)
             if param.kind in ("value", "scalar") and isinstance(value, str):
-                value = float(value)  # 1e-3: YAML 1.1 reads a string
+                value = expr.evaluate(value, {})  # 1e-3 (a string in YAML 1.1), eps, -inf
             got, want = param.convert(param.default), param.convert(value)
             assert np.array_equal(got, want) if isinstance(got, np.ndarray) else got == want, \
                 f"{type_name}.{param.name}: default {param.default!r}, spec {text}"
@@ -125,6 +153,7 @@ def test_port_names_match_the_spec():
     for type_name, _, inputs, outputs in spec_rows():
         if type_name == "function":  # one input per name in `inputs`: see test_blocks_math
             continue
+        inputs = inputs.split(", plus")[0]  # ports that exist only "when asked"
         ins, outs = build(type_name).block.ports()
         assert _ports_match(ticked(inputs), [p.name for p in ins]), (type_name, inputs)
         assert _ports_match(ticked(outputs), [p.name for p in outs]), (type_name, outputs)
