@@ -5,13 +5,14 @@
     result.t, result["q"]
     model = blocksim.load("diagrams/demo1.yaml")   # validated, compiled, not yet simulated
 
-`run`, `load` and `execute` are imported on first use, so that importing a light module
+`run`, `load`, `execute` and `register_block` (a block type of your own, see
+docs/custom-blocks.md) are imported on first use, so that importing a light module
 such as `blocksim.errors` does not load the engine.
 """
 from .errors import BlocksimError, DiagramError, DiagramErrors, SimulationError
 
-__all__ = ["run", "load", "execute", "BlocksimError", "DiagramError", "DiagramErrors",
-           "SimulationError"]
+__all__ = ["run", "load", "execute", "register_block", "BlocksimError", "DiagramError",
+           "DiagramErrors", "SimulationError"]
 __version__ = "0.1.0"
 
 
@@ -19,4 +20,7 @@ def __getattr__(name):
     if name in ("run", "load", "execute"):
         from . import api
         return getattr(api, name)
+    if name == "register_block":
+        from .library import register_block
+        return register_block
     raise AttributeError(f"module 'blocksim' has no attribute {name!r}")

@@ -15,6 +15,8 @@ from .simulator import simulate
 def _override_items(overrides):
     if not overrides:
         return []
+    if isinstance(overrides, str):
+        return [overrides]
     if isinstance(overrides, dict):
         return list(overrides.items())
     return list(overrides)
@@ -24,7 +26,7 @@ def load(path, overrides=None, *, library=None):
     """Load, validate and compile a diagram file. `overrides` is a dict of dotted paths to
     values ({"simulation.stop": 2}) or a list of "path=value" strings (as the CLI's --set).
     Raises DiagramError / DiagramErrors listing every problem."""
-    spec = load_diagram(path, _override_items(overrides))
+    spec = load_diagram(path, _override_items(overrides), via="overrides")
     return compile_diagram(spec, library)
 
 

@@ -64,6 +64,16 @@ class BlockSpec:
     scope: int
 
 
+@dataclass
+class SubsystemSpec:
+    """A subsystem block, kept after flattening for `--set blocks.S.parameters.NAME` and
+    for the hierarchy `blocksim check` shows: its inner scope and where it came from."""
+    name: str
+    source: str  # the included file as written, or "inline"
+    scope: int
+    loc: Loc
+
+
 @dataclass(frozen=True)
 class Endpoint:
     block: str
@@ -93,6 +103,7 @@ class DiagramSpec:
     wires: list
     simulation: dict  # key -> Value
     record: dict  # name -> Value (signal text)
+    subsystems: dict = field(default_factory=dict)  # flat name -> SubsystemSpec
 
 
 def suggest(word, options):
@@ -154,6 +165,7 @@ class _Loader:
         self.blocks = {}
         self.wires = []
         self.subsystems = {}  # flat name -> (inputs {name: [Endpoint]}, outputs {name: Endpoint})
+        self.specs = {}  # flat name -> SubsystemSpec
         self.robots = {}
 
     # -- documents ---------------------------------------------------------------------------
@@ -295,6 +307,8 @@ class _Loader:
             if len(stack) > 100:
                 self.problems.add(loc.error("subsystems nested deeper than 100 levels", block=flat))
                 return
+        source = params["file"].raw if "file" in params else "inline"
+        self.specs[flat] = SubsystemSpec(flat, source, len(self.scopes), loc)
         ports = self.document(doc, inner_file, flat + "/", scope, overrides, inner_stack, top=False)
         if ports is not None:
             self.subsystems[flat] = ports
@@ -369,11 +383,12 @@ def _prefixed(ep, prefix):
     return Endpoint(prefix + ep.block, ep.port, ep.index, ep.loc) if prefix else ep
 
 
-def load_diagram(source, overrides=(), *, text=None):
+def load_diagram(source, overrides=(), *, text=None, via="--set"):
     """Read a diagram file (or `text` with `source` as its display name) into a DiagramSpec.
 
     `overrides` is a sequence of "dotted.path=value" strings (the CLI's --set) or
-    (path, value) pairs with an already parsed value. Raises DiagramError(s).
+    (path, value) pairs with an already parsed value; `via` names where they came from in
+    messages ("--set" for the CLI, "overrides" for the Python API). Raises DiagramError(s).
     """
     file = str(source)
     doc = load_yaml_text(text, file) if text is not None else load_yaml_file(source)
@@ -392,9 +407,10 @@ def load_diagram(source, overrides=(), *, text=None):
         wires=loader.wires,
         simulation=_section(doc, "simulation", SIMULATION_KEYS, file, loader.problems),
         record=_section(doc, "record", None, file, loader.problems),
+        subsystems=loader.specs,
     )
     loader.problems.check()
-    apply_overrides(spec, overrides)
+    apply_overrides(spec, overrides, via)
     return spec
 
 
@@ -411,33 +427,45 @@ def _section(doc, key, allowed, file, problems):
 
 
 # ---- --set overrides ---------------------------------------------------------------------
-def parse_override(text):
-    """'a.b.c=value' -> (['a', 'b', 'c'], parsed YAML value)."""
+def parse_override(text, via="--set"):
+    """'a.b.c=value' -> ('a.b.c', parsed YAML value)."""
     if not isinstance(text, str) or "=" not in text:
-        raise DiagramError(f"--set expects KEY=VALUE, got {text!r}", file="--set")
+        what = "KEY=VALUE" if via == "--set" else "'path=value' strings or a dict {path: value}"
+        raise DiagramError(f"{via} expects {what}, got {text!r}", file=via)
     key, _, raw = text.partition("=")
     key = key.strip()
-    loc_file = f"--set {key}"
-    value = load_yaml_text(raw, loc_file) if raw.strip() else ""
+    value = load_yaml_text(raw, _origin(via, key)) if raw.strip() else ""
     return key, value
 
 
-def apply_overrides(spec, overrides):
-    """Apply --set overrides in order; unknown paths are errors, omitted valid keys are added.
+def _origin(via, key):
+    """How a message names one override: `--set KEY` on the command line, `overrides['KEY']`
+    from Python."""
+    return f"--set {key}" if via == "--set" else f"{via}[{key!r}]"
+
+
+def apply_overrides(spec, overrides, via="--set"):
+    """Apply overrides in order; unknown paths are errors, omitted valid keys are added.
     Whether a block parameter or robot option exists is checked where the schemas are known
-    (compiler, robots section), with the --set option as the location."""
+    (compiler, robots section), with the override as the location."""
     problems = Problems()
     for item in overrides:
         try:
-            key, value = parse_override(item) if isinstance(item, str) else item
-            _apply_one(spec, key, value)
+            if isinstance(item, str):
+                key, value = parse_override(item, via)
+            elif isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str):
+                key, value = item
+            else:
+                raise DiagramError(f"an override must be 'path=value' or a (path, value) pair "
+                                   f"with a dotted path such as 'simulation.stop', got {item!r}",
+                                   file=via)
+            _apply_one(spec, key, value, Loc(_origin(via, key)))
         except DiagramError as e:
             problems.add(e)
     problems.check()
 
 
-def _apply_one(spec, key, value):
-    loc = Loc(f"--set {key}")
+def _apply_one(spec, key, value, loc):
     parts = key.split(".")
     head = parts[0]
     if head == "simulation" and len(parts) == 2:
@@ -445,15 +473,22 @@ def _apply_one(spec, key, value):
             raise loc.error(f"unknown simulation setting '{parts[1]}'{suggest(parts[1], SIMULATION_KEYS)}")
         spec.simulation[parts[1]] = Value(value, loc)
     elif head == "parameters" and len(parts) == 2:
-        spec.scopes[0].params[parts[1]] = Value(value, loc)
+        params = spec.scopes[0].params
+        if parts[1] not in params:
+            raise loc.error(f"the diagram has no parameter '{parts[1]}'{suggest(parts[1], params)}",
+                            hint=_declared(params, "the diagram"))
+        params[parts[1]] = Value(value, loc)
     elif head == "record" and len(parts) == 2:
         spec.record[parts[1]] = Value(value, loc)
     elif head in ("name", "description") and len(parts) == 1:
         setattr(spec, head, str(value))
+    elif head == "blocks" and len(parts) >= 3 and parts[1] in spec.subsystems:
+        _set_subsystem(spec, spec.subsystems[parts[1]], parts[2:], value, loc)
     elif head == "blocks" and len(parts) == 3:
         block = spec.blocks.get(parts[1])
         if block is None:
-            raise loc.error(f"unknown block '{parts[1]}'{suggest(parts[1], spec.blocks)}")
+            raise loc.error(f"unknown block '{parts[1]}'"
+                            f"{suggest(parts[1], [*spec.blocks, *spec.subsystems])}")
         if parts[2] == "type":
             raise loc.error("a block's type cannot be overridden", block=parts[1])
         block.params[parts[2]] = Value(value, loc)
@@ -464,4 +499,26 @@ def _apply_one(spec, key, value):
         robot[parts[2]] = Value(value, loc)
     else:
         raise loc.error(f"unknown setting '{key}'", hint="settable paths: simulation.KEY, "
-                        "parameters.NAME, blocks.BLOCK.PARAM, robots.ROBOT.OPTION, record.NAME")
+                        "parameters.NAME, blocks.BLOCK.PARAM, blocks.SUBSYSTEM.parameters.NAME, "
+                        "robots.ROBOT.OPTION, record.NAME")
+
+
+def _set_subsystem(spec, sub, rest, value, loc):
+    """`--set blocks.S.parameters.NAME=value`: a value for one of the subsystem's declared
+    parameters, evaluated in the including diagram like the block's own `parameters:`."""
+    if rest[0] != "parameters" or len(rest) != 2:
+        raise loc.error(f"a subsystem's '{'.'.join(rest)}' cannot be set", block=sub.name,
+                        hint=f"set its parameters (blocks.{sub.name}.parameters.NAME) or its "
+                             f"inner blocks (blocks.{sub.name}/BLOCK.PARAM)")
+    scope = spec.scopes[sub.scope]
+    name = rest[1]
+    if name not in scope.params:
+        raise loc.error(f"the subsystem has no parameter '{name}'{suggest(name, scope.params)}",
+                        block=sub.name, hint=_declared(scope.params, sub.source if
+                                                       sub.source != "inline" else
+                                                       "its inline diagram"))
+    scope.overrides[name] = Value(value, loc)
+
+
+def _declared(params, who):
+    return f"{who} declares {', '.join(params) if params else 'no parameters'}"
