@@ -261,10 +261,10 @@ class Backlash(Block):
     Input: u, any shape. Output: y, u's shape. While the play is open y holds its value;
     once u reaches an edge of the play (u - y = width/2 or -width/2, a located crossing) y is
     pushed along: y = u - width/2 (or u + width/2) until u turns back, then y holds again.
-    y(0) = x0. y follows u at the instant it is pushed, so unlike blocks.md's "(state)" label
-    the output has direct feedthrough while engaged (as Simulink's Backlash); the turning
-    point is taken from the solver's accepted steps (the held value is the largest y reached
-    at an accepted step, an error of second order in the step size).
+    y(0) = x0. y follows u at the instant it is pushed, so the output has direct feedthrough
+    while engaged (as Simulink's Backlash block); the turning point is taken from the solver's
+    accepted steps (the held value is the largest y reached at an accepted step, an error of
+    second order in the step size).
     """
 
     type = "backlash"

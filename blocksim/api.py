@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from .compiler import compile_diagram
+from .csvio import write_csv
 from .diagram import load_diagram
 from .results import Result, finalize_sinks, versions, write_json, write_npz
 from .simulator import simulate
@@ -30,19 +31,20 @@ def load(path, overrides=None, *, library=None):
     return compile_diagram(spec, library)
 
 
-def run(path, overrides=None, *, out=None, plots=False, progress=None, library=None):
+def run(path, overrides=None, *, out=None, plots=False, progress=None, library=None,
+        csv=False):
     """Load and simulate a diagram; returns a Result (t and the `record:` signals).
 
-    Files are written only when `out` is given (results.npz, meta.json, and with
-    `plots=True` the sinks' figures). When the simulation fails or is interrupted, what was
+    Files are written only when `out` is given (results.npz, meta.json, with `csv=True`
+    results.csv, and with `plots=True` the sinks' figures). When the simulation fails or is interrupted, what was
     recorded so far is still written (marked incomplete) and the exception is re-raised
     with the partial Result attached as `error.result`.
     """
     model = path if not isinstance(path, (str, Path)) else load(path, overrides, library=library)
-    return execute(model, out=out, plots=plots, progress=progress)
+    return execute(model, out=out, plots=plots, progress=progress, csv=csv)
 
 
-def execute(model, *, out=None, plots=False, progress=None):
+def execute(model, *, out=None, plots=False, progress=None, csv=False):
     """Simulate a compiled Model and write its run directory (see `run`)."""
     t, data, info = simulate(model, progress, plots=plots and out is not None)
     error = info["error"]
@@ -52,6 +54,8 @@ def execute(model, *, out=None, plots=False, progress=None):
         out = Path(out)
         extra = {"events_t": event_t, "events_block": event_block} if len(event_t) else {}
         write_npz(out / "results.npz", t, {**data, **extra})
+        if csv:
+            write_csv(out / "results.csv", t, data)
     messages, reports = finalize_sinks(model, t, info["sink_data"], out,
                                        plots and out is not None, info["complete"])
     meta["blocks"] = reports
@@ -85,7 +89,8 @@ def _meta(model, t, info):
                    "step": s.step, "output_interval": s.output_interval, **info["stats"]},
         "configuration": model.config,
         **_events_meta(info["events"]),
-        "seeds": {name: r["seed"] for name, r in robots.items() if "seed" in r},
+        "seeds": {**{name: r["seed"] for name, r in robots.items() if "seed" in r},
+                  **{b.name: b.p.seed for b in model.blocks if hasattr(b.p, "seed")}},
         "versions": versions(),
     }
 

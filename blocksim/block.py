@@ -68,6 +68,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import SimpleNamespace
 
+import numpy as np
+
 CONSTANT = "constant"
 
 ALL = "all"
@@ -231,6 +233,8 @@ class FinalRun:
     `t` is non-decreasing: the recorded rows, and when figures are drawn also points of the
     solver's dense output (at least PLOT_POINTS per run) and, at every event, two rows with the
     same time: the value just before the event, then the value after it (a vertical edge).
+    `rows` marks the rows that are the run's recorded rows (results.npz's times), e.g. for a
+    block that writes the inputs to a file.
     """
     t: object
     inputs: list
@@ -239,3 +243,10 @@ class FinalRun:
     complete: bool
     messages: list  # lines the CLI prints at the end (e.g. the display block)
     reports: dict  # block name -> JSON-able report, stored under "blocks" in meta.json
+    rows: object = None  # bool array over t, or None: every row is a recorded row
+
+    def recorded(self):
+        """(t, inputs) at the run's recorded rows only (results.npz's times)."""
+        if self.rows is None:
+            return self.t, self.inputs
+        return self.t[self.rows], [np.asarray(u)[self.rows] for u in self.inputs]

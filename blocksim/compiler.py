@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -285,6 +286,14 @@ class _Compiler:
             return table[raw]
         if raw is None and param.default is None:  # an optional parameter left unset
             return None
+        if kind == "path":
+            try:
+                name = param.convert(raw)
+            except ValueError as e:
+                raise loc.error(str(e), **where) from None
+            # relative to the file that wrote it; a --set value: to the diagram
+            written_in = loc.file if loc.file and Path(loc.file).is_file() else self.spec.file
+            return _dir_of(written_in) / name
         if kind in ("value", "scalar", "int") and raw is not param.default:
             try:
                 raw = expr.evaluate(raw, names, dotted=self.dotted)
@@ -755,7 +764,6 @@ def _flat(x):
 
 
 def _dir_of(file):
-    from pathlib import Path
     return Path(file).parent if file and not file.startswith("<") else Path.cwd()
 
 
@@ -778,6 +786,7 @@ def compile_diagram(spec, library=None):
     c.classify()
     record, sinks, stops = c.records()
     c.problems.check()
+    # by time only (stable: blocks switching at the same time keep declaration order)
     events = sorted(((float(t), b) for b in c.blocks.values()
                      for t in b.events(settings.start, settings.stop)), key=lambda e: e[0])
     return Model(

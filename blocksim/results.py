@@ -95,8 +95,8 @@ def finalize_sinks(model, t, sink_data, out_dir, plots, complete):
     a message."""
     messages, reports = [], {}
     for block, _ in model.sinks:
-        ts, inputs = sink_data.get(block.name, (t, []))
-        run = FinalRun(t=ts, inputs=inputs,
+        ts, inputs, rows = sink_data.get(block.name, (t, [], np.ones(len(t), bool)))
+        run = FinalRun(t=ts, inputs=inputs, rows=rows,
                        out_dir=Path(out_dir) if out_dir is not None else None,
                        plots=plots, complete=complete, messages=messages, reports=reports)
         try:

@@ -117,6 +117,7 @@ class Simulation:
         sink_channels = {f"{k}.{i}": v for k, (_, views) in enumerate(model.sinks)
                          for i, v in enumerate(views)}
         self.sink_rec = Recorder(sink_channels, 1024) if model.sinks else None
+        self.sink_rows = []  # the sink rows that are also result rows
         self.edges = bool(plots and model.sinks)
         self.plot_dt = (s.stop - s.start) / PLOT_POINTS
         self.plot_k = 1  # index of the next plotting time start + k*plot_dt
@@ -342,6 +343,7 @@ class Simulation:
         buffer or of the state, so one check of each covers them all."""
         self.rec.sample(t)
         if self.sink_rec is not None:
+            self.sink_rows.append(self.sink_rec.n)
             self.sink_rec.sample(t)
         if not (np.isfinite(self.m.signals).all() and np.isfinite(self.xbuf).all()):
             err = self.nonfinite(t, self.xbuf.copy())
@@ -564,6 +566,7 @@ def simulate(model, progress=None, plots=False):
     """Run a model. Returns (t, data, info) where info has 'complete', 'error' (an exception
     or None), 'stats', 'wall_time', 'end_time', 'sink_data' ((t, inputs) per sink block),
     'events' ((times, block indices, block names) of the hybrid blocks' events).
+    sink_data: per sink block (t, inputs, rows), rows marking the result rows among t.
     KeyboardInterrupt and SimulationError are caught and reported in info so that results so
     far are kept. plots: sinks will draw figures (they get dense points and edges)."""
     sim = Simulation(model, progress, plots)
@@ -585,8 +588,10 @@ def simulate(model, progress=None, plots=False):
     sink_data = {}
     if sim.sink_rec is not None:
         ts, channels = sim.sink_rec.arrays()
+        rows = np.zeros(len(ts), bool)
+        rows[sim.sink_rows] = True
         for k, (block, views) in enumerate(model.sinks):
-            sink_data[block.name] = (ts, [channels[f"{k}.{i}"] for i in range(len(views))])
+            sink_data[block.name] = (ts, [channels[f"{k}.{i}"] for i in range(len(views))], rows)
     events = (np.array(sim.event_t, dtype=float), np.array(sim.event_block, dtype=np.int64),
               [b.name for b, _ in model.hybrid])
     info = {"complete": error is None, "error": error, "stats": sim.stats, "wall_time": wall,
