@@ -18,7 +18,9 @@ EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
 
 
 def _parser():
+    from . import __version__
     p = argparse.ArgumentParser(prog="blocksim", description="Block-diagram simulation for robot control.")
+    p.add_argument("--version", action="version", version=f"blocksim {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     run = sub.add_parser("run", help="compile and simulate a diagram; write its results")
     run.add_argument("file")
@@ -28,6 +30,8 @@ def _parser():
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a value by its dotted path, e.g. blocks.Kp.K=50 (repeatable)")
     run.add_argument("--no-plots", action="store_true", help="write no figures or animations")
+    run.add_argument("--csv", action="store_true",
+                     help="also write results.csv (a column per signal element)")
     run.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     chk = sub.add_parser("check", help="check a diagram and explain it; simulate nothing")
     chk.add_argument("file")
@@ -100,7 +104,7 @@ def _run(args):
     out = Path(args.out) if args.out else Path("runs") / model.name
     bar = None if args.quiet or not sys.stderr.isatty() else _Progress(model.settings)
     try:
-        result = api.execute(model, out=out, plots=not args.no_plots,
+        result = api.execute(model, out=out, plots=not args.no_plots, csv=args.csv,
                              progress=bar.update if bar else None,
                              figure_progress=bar.figure if bar else None)
     except SimulationError as e:

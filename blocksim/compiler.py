@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -29,6 +30,10 @@ from .block import PortError
 from .solvers import SOLVERS
 
 
+# names results.npz uses besides the records: the time and the events of hybrid blocks
+RESERVED_RECORDS = ("t", "events_t", "events_block")
+
+
 @dataclass
 class Settings:
     start: float
@@ -39,6 +44,8 @@ class Settings:
     max_step: float
     step: float
     output_interval: float | None
+    event_tol: float = 1e-10
+    max_consecutive_events: int = 1000
 
 
 @dataclass
@@ -49,7 +56,8 @@ class Node:
     ports: list
     inputs: tuple  # input names the outputs depend on at the same instant
     group: str = "continuous"  # constant / discrete / continuous
-    order: int = 0
+    order: int = 0  # declaration index (before scheduling)
+    order_index: int = 0  # position in the dataflow schedule
 
     @property
     def label(self):
@@ -77,6 +85,9 @@ class Model:
     stops: list  # views
     events: list  # sorted (time, block)
     state_slices: dict  # block name -> (continuous slice, discrete slice)
+    hybrid: tuple = ()  # (block, slice of zbuf) of blocks with indicators, in dataflow order
+    zbuf: np.ndarray = field(default_factory=lambda: np.zeros(0))  # indicator values
+    zdirs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
     config: dict = field(default_factory=dict)
     seeds: dict = field(default_factory=dict)
     subsystems: dict = field(default_factory=dict)  # name -> (source, {parameter: value})
@@ -118,10 +129,15 @@ def _simulation_defaults(sim, evaluate, problems, file):
         else:
             solver = v.raw
     span = stop - start
+    max_events = num("max_consecutive_events", 1000)
+    if max_events != int(max_events):
+        problems.add(sim["max_consecutive_events"].loc.error(
+            f"simulation.max_consecutive_events must be a whole number, got {max_events:g}"))
     return Settings(start=start, stop=stop, solver=solver,
                     rtol=num("rtol", 1e-3), atol=num("atol", 1e-6),
                     max_step=num("max_step", span / 50), step=num("step", span / 1000),
-                    output_interval=num("output_interval", None))
+                    output_interval=num("output_interval", None),
+                    event_tol=num("event_tol", 1e-10), max_consecutive_events=int(max_events))
 
 
 class _Reported(Exception):
@@ -271,6 +287,14 @@ class _Compiler:
             return table[raw]
         if raw is None and param.default is None:  # an optional parameter left unset
             return None
+        if kind == "path":
+            try:
+                name = param.convert(raw)
+            except ValueError as e:
+                raise loc.error(str(e), **where) from None
+            # relative to the file that wrote it; a --set value: to the diagram
+            written_in = loc.file if loc.file and Path(loc.file).is_file() else self.spec.file
+            return _dir_of(written_in) / name
         if kind in ("value", "scalar", "int") and raw is not param.default:
             try:
                 raw = expr.evaluate(raw, names, dotted=self.dotted)
@@ -536,6 +560,8 @@ class _Compiler:
             self.report_loops(edges)
             self.problems.check()
         self.nodes = [nodes[i] for i in order]
+        for k, node in enumerate(self.nodes):
+            node.order_index = k
         self.node_of = node_of
 
     def report_loops(self, edges):
@@ -580,6 +606,7 @@ class _Compiler:
         x0 = np.concatenate(xc) if xc else np.zeros(0)
         xd0 = np.concatenate(xd) if xd else np.zeros(0)
         xbuf, dxbuf, xdbuf = x0.copy(), np.zeros_like(x0), xd0.copy()
+        self.layout_indicators()
         views = {}
         for name, (_, outs) in self.ports.items():
             cs, ds = slices[name]
@@ -605,6 +632,30 @@ class _Compiler:
             block.bind(u, y, xbuf[cs], dxbuf[cs], xdbuf[ds])
         self.signals, self.views, self.slices = signals, views, slices
         self.x0, self.xd0, self.xbuf, self.dxbuf, self.xdbuf = x0, xd0, xbuf, dxbuf, xdbuf
+
+    def layout_indicators(self):
+        """One buffer for every block's zero-crossing indicators; each block gets its view
+        `z`. Handlers run in dataflow order: blocks whose outputs are all state (an
+        integrator) first, the others in the order their first output is computed."""
+        first = {}
+        for node in self.nodes:
+            first.setdefault(node.block.name, node.order_index)
+        declared = list(self.blocks)
+        dirs, entries, total = [], [], 0
+        for name in sorted(declared, key=lambda b: (first.get(b, -1), declared.index(b))):
+            block = self.blocks[name]
+            d = block.zero_crossings()
+            if d is None:
+                continue
+            d = np.asarray(d, dtype=np.int8).ravel()
+            entries.append((block, slice(total, total + d.size)))
+            dirs.append(d)
+            total += d.size
+        self.zbuf = np.zeros(total)
+        self.zdirs = np.concatenate(dirs) if dirs else np.zeros(0, dtype=np.int8)
+        for block, sl in entries:
+            block.z = self.zbuf[sl]
+        self.hybrid = tuple(entries)
 
     def input_view(self, name, port, views):
         drv = self.drivers.get((name, port.name))
@@ -642,9 +693,9 @@ class _Compiler:
     def records(self):
         record = {}
         for key, value in self.spec.record.items():
-            if not isinstance(key, str) or not NAME_RE.match(key) or key == "t":
+            if not isinstance(key, str) or not NAME_RE.match(key) or key in RESERVED_RECORDS:
                 self.problems.add(value.loc.error(f"invalid record name {key!r}: use an identifier "
-                                                  "other than 't'"))
+                                                  "other than " + ", ".join(RESERVED_RECORDS)))
                 continue
             try:
                 record[key] = (self.signal_view(value.raw, value.loc), value.raw)
@@ -727,7 +778,6 @@ def _flat(x):
 
 
 def _dir_of(file):
-    from pathlib import Path
     return Path(file).parent if file and not file.startswith("<") else Path.cwd()
 
 
@@ -750,14 +800,16 @@ def compile_diagram(spec, library=None):
     c.classify()
     record, sinks, stops = c.records()
     c.problems.check()
-    events = sorted((float(t), b) for b in c.blocks.values()
-                    for t in b.events(settings.start, settings.stop))
+    # by time only (stable: blocks switching at the same time keep declaration order)
+    events = sorted(((float(t), b) for b in c.blocks.values()
+                     for t in b.events(settings.start, settings.stop)), key=lambda e: e[0])
     return Model(
         name=spec.name, description=spec.description, file=spec.file, settings=settings,
         blocks=list(c.blocks.values()), nodes=c.nodes, signals=c.signals,
         x0=c.x0, xd0=c.xd0, xbuf=c.xbuf, dxbuf=c.dxbuf, xdbuf=c.xdbuf,
         outputs=c.views, record=record, sinks=sinks, stops=stops, events=events,
         state_slices=c.slices, config=_config(spec, settings),
+        hybrid=c.hybrid, zbuf=c.zbuf, zdirs=c.zdirs,
         subsystems={name: (sub.source, {k: c.scope_names[sub.scope][k]
                                         for k in spec.scopes[sub.scope].params})
                     for name, sub in spec.subsystems.items()},

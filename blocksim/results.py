@@ -20,13 +20,18 @@ from .block import FinalRun
 
 
 class Result:
-    """Recorded time `t`, one array per `record:` entry (`result["q"]`), and `meta`."""
+    """Recorded time `t`, one array per `record:` entry (`result["q"]`), and `meta`.
+    `events_t`, `events_block`: the times of the hybrid blocks' events and the index of the
+    block in `meta["event_blocks"]` (empty arrays when there were none)."""
 
-    def __init__(self, t, data, meta, messages=()):
+    def __init__(self, t, data, meta, messages=(), events=None):
         self.t = t
         self.data = data
         self.meta = meta
         self.messages = list(messages)
+        times, blocks, _ = events if events is not None else ((), (), [])
+        self.events_t = np.asarray(times, dtype=float)
+        self.events_block = np.asarray(blocks, dtype=np.int64)
 
     @property
     def complete(self):
@@ -52,8 +57,10 @@ def write_npz(path, t, data):
     with atomic_path(path) as tmp:
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as zf:
             for name, arr in (("t", t), *data.items()):
+                arr = np.asarray(arr)
+                kind = np.int64 if arr.dtype.kind in "iu" else float  # event indices stay integers
                 with zf.open(f"{name}.npy", "w", force_zip64=True) as fh:
-                    np.lib.format.write_array(fh, np.asarray(arr, dtype=float), allow_pickle=False)
+                    np.lib.format.write_array(fh, arr.astype(kind, copy=False), allow_pickle=False)
 
 
 def write_json(path, obj):
@@ -83,14 +90,17 @@ def versions():
 
 
 def finalize_sinks(model, t, sink_data, out_dir, plots, complete, progress=None):
-    """Let recording blocks draw, print and report from the recording; returns (messages,
-    reports). A failing block does not lose the results (written before) and is reported as
-    a message. `progress(fraction, block name)`, when given, follows the drawing (blocks that
-    take long, animations, report their own progress through `FinalRun.progress`)."""
+    """Let recording blocks draw, print and report from what they recorded (their own time
+    rows: with figures, dense-output points and two rows at each event, the values before and
+    after it); returns (messages, reports). A failing block does not lose the results (written
+    before) and is reported as a message. `progress(fraction, block name)`, when given,
+    follows the drawing (blocks that take long, animations, report their own progress through
+    `FinalRun.progress`)."""
     messages, reports = [], {}
     n = len(model.sinks)
     for k, (block, _) in enumerate(model.sinks):
-        run = FinalRun(t=t, inputs=sink_data.get(block.name, []),
+        ts, inputs, rows = sink_data.get(block.name, (t, [], np.ones(len(t), bool)))
+        run = FinalRun(t=ts, inputs=inputs, rows=rows,
                        out_dir=Path(out_dir) if out_dir is not None else None,
                        plots=plots, complete=complete, messages=messages, reports=reports)
         if progress is not None:

@@ -11,7 +11,7 @@ from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
 
 from .backend import c_or_jit
-from .kinematics_blocks import RobotBlock, kernel_args, robot_param
+from .kinematics_blocks import RobotBlock, robot_param
 
 
 def _joint_vector(p, name, n):
@@ -86,7 +86,7 @@ class Robot(RobotBlock):
         self._regularised = band > 0 and bool(np.any(self._up) or np.any(self._down))
         if self._regularised:
             plant = self.robot.nofriction("coulomb")
-            self._k, self._P, self._W, self._g = kernel_args(plant)
+            self._k, self._P, self._W, self._g = plant.kernel_args()
             self._inv_band = 1.0 / band
         self._tau = np.zeros(n)
         self._fext = np.zeros(6)
@@ -147,7 +147,7 @@ class Rne(RobotBlock):
         if gravity.size:
             if gravity.shape != (3,):
                 raise ParamError("gravity", f"expected 3 values, got shape {gravity.shape}")
-            self._g = kernel_args(self.robot.configure(gravity=gravity))[3]
+            self._g = self.robot.kernel_args(gravity)[3]
 
     def ports(self):
         n = self.n

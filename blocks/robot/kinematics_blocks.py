@@ -1,8 +1,8 @@
 """Kinematics blocks of a serial-link robot (fkine, jacob0, jacobn) and Jacobian inversion.
 
 The robot blocks call the robot's kernels (`blocks.robot._kernels` as C, numba or plain Python:
-`backend`) directly with its packed parameters and the bound port views as `out`: one compiled
-call per evaluation, no argument checks and no allocation in the block.
+`backend`) directly with the arguments of `robot.kernel_args()` and the bound port views as
+`out`: one compiled call per evaluation, no argument checks and no allocation in the block.
 """
 import numpy as np
 
@@ -16,13 +16,6 @@ def robot_param():
                  section="robots")
 
 
-def kernel_args(robot):
-    """(kernels module, P, W, base-frame gravity) of a SerialLink: the arguments its public
-    methods hand to `_kernels`, reached once at build time. A TwistRobot provides the same
-    four with its own kernels (`twists._kernels`, same calling convention)."""
-    return robot._k, robot._P, robot._W, robot._g
-
-
 class RobotBlock(Block):
     """Base of the blocks that take a robot: `self.robot`, `self.n` and the kernel arguments."""
 
@@ -32,7 +25,7 @@ class RobotBlock(Block):
         super().__init__(name, params)
         self.robot = self.p.robot
         self.n = self.robot.n
-        self._k, self._P, self._W, self._g = kernel_args(self.robot)
+        self._k, self._P, self._W, self._g = self.robot.kernel_args()
 
 
 class FKine(RobotBlock):
