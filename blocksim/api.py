@@ -2,12 +2,17 @@
 from __future__ import annotations
 
 import datetime
+import time
 from pathlib import Path
+
+import numpy as np
 
 from .compiler import compile_diagram
 from .csvio import write_csv
 from .diagram import load_diagram
-from .results import Result, finalize_sinks, versions, write_json, write_npz
+from .report import REPORT
+from .results import (Result, finalize_sinks, remove_stale, run_files, versions, write_json,
+                      write_npz, written_since)
 from .simulator import simulate
 
 
@@ -43,37 +48,65 @@ def run(path, overrides=None, *, out=None, plots=False, progress=None, library=N
     return execute(model, out=out, plots=plots, progress=progress, csv=csv)
 
 
-def execute(model, *, out=None, plots=False, progress=None, csv=False):
-    """Simulate a compiled Model and write its run directory (see `run`)."""
-    t, data, info = simulate(model, progress)
+def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_progress=None):
+    """Simulate a compiled Model and write its run directory (see `run`).
+    `figure_progress(fraction, block name)` is told how drawing the figures goes.
+
+    A run directory used before keeps nothing stale: the files the previous run wrote (listed
+    in its meta.json) that this run does not write again are removed; other files are never
+    touched. meta.json lists this run's files, `wall_time` (simulating) and `figures_time`."""
+    t, data, info = simulate(model, progress, plots=plots and out is not None)
     error = info["error"]
     meta = _meta(model, t, info)
+    event_t, event_block, _ = info["events"]
     if out is not None:
         out = Path(out)
-        write_npz(out / "results.npz", t, data)
+        previous, before = run_files(out)
+        extra = {"events_t": event_t, "events_block": event_block} if len(event_t) else {}
+        write_npz(out / "results.npz", t, {**data, **extra})
         if csv:
             write_csv(out / "results.csv", t, data)
+    started = time.perf_counter()
     messages, reports = finalize_sinks(model, t, info["sink_data"], out,
-                                       plots and out is not None, info["complete"])
+                                       plots and out is not None, info["complete"],
+                                       figure_progress)
+    report = plots and out is not None
+    if report:
+        _drawing(model, out, messages)
+    meta["figures_time"] = time.perf_counter() - started
     meta["blocks"] = reports
     meta["messages"] = list(messages)
     if out is not None:
+        meta["files"] = sorted(written_since(out, before) | {"meta.json"}
+                               | ({REPORT} if report else set()))
         write_json(out / "meta.json", meta)
-        if plots:
-            _report(model, out, messages)
-    result = Result(t, data, meta, messages)
+        if report:
+            _report(out, messages)
+        remove_stale(out, previous - set(meta["files"]))
+    result = Result(t, data, meta, messages, events=info["events"])
     if error is not None:
         error.result = result
         raise error
     return result
 
 
-def _report(model, out, messages):
-    """The run's report.html (and diagram.svg); a failure costs the report, not the run."""
+def _drawing(model, out, messages):
+    """The diagram's drawing, diagram.svg, beside the figures."""
+    from .report import write_drawing
+    try:
+        write_drawing(out, model)
+    except Exception as e:  # a drawing failing must not lose the run
+        messages.append(f"warning: could not draw the diagram: {e}")
+
+
+def _report(out, messages):
+    """report.html from the run directory's files (as `blocksim report` builds it); a
+    failure costs the report (and removes an older one), never the run."""
     from .report import write_run_report
     try:
-        write_run_report(out, model)
+        write_run_report(out)
     except Exception as e:
+        (out / REPORT).unlink(missing_ok=True)
         messages.append(f"warning: could not write the report: {e}")
 
 
@@ -98,7 +131,20 @@ def _meta(model, t, info):
                    "step": s.step, "output_interval": s.output_interval, **info["stats"]},
         "configuration": model.config,
         "overrides": model.spec.overrides if model.spec is not None else [],
+        **_events_meta(info["events"]),
         "seeds": {**{name: r["seed"] for name, r in robots.items() if "seed" in r},
                   **{b.name: b.p.seed for b in model.blocks if hasattr(b.p, "seed")}},
         "versions": versions(),
     }
+
+
+def _events_meta(events):
+    """meta.json's account of the hybrid blocks' events (hybrid.md): the blocks that can have
+    events (`events_block` in results.npz indexes this list) and the counts."""
+    times, blocks, names = events
+    if not names:
+        return {}
+    counts = np.bincount(blocks, minlength=len(names)) if len(blocks) else np.zeros(len(names), int)
+    return {"event_blocks": names,
+            "events": {"total": int(len(times)),
+                       "per_block": {n: int(c) for n, c in zip(names, counts)}}}
