@@ -94,6 +94,18 @@ class DiagramSpec:
     simulation: dict  # key -> Value
     record: dict  # name -> Value (signal text)
 
+    def copy(self):
+        """A copy whose containers `apply_overrides` may change without touching this spec
+        (the raw values themselves are shared: nothing mutates them). A batch of runs loads
+        a diagram once and applies each run's overrides to a copy."""
+        return DiagramSpec(
+            name=self.name, description=self.description, file=self.file,
+            scopes=[Scope(dict(s.params), s.overrides, s.parent) for s in self.scopes],
+            robots={name: dict(options) for name, options in self.robots.items()},
+            blocks={name: BlockSpec(b.name, b.type, dict(b.params), b.loc, b.scope)
+                    for name, b in self.blocks.items()},
+            wires=self.wires, simulation=dict(self.simulation), record=dict(self.record))
+
 
 def suggest(word, options):
     """' (did you mean X?)' or ''."""
@@ -424,20 +436,21 @@ def parse_override(text):
 
 def apply_overrides(spec, overrides):
     """Apply --set overrides in order; unknown paths are errors, omitted valid keys are added.
-    Whether a block parameter or robot option exists is checked where the schemas are known
-    (compiler, robots section), with the --set option as the location."""
+    An item is "path=value" text, a (path, value) pair, or a (path, value, Loc) triple whose
+    Loc says where the override was written (a sweep file's line); otherwise the location
+    is the --set option. Whether a block parameter or robot option exists is checked where
+    the schemas are known (compiler, robots section), at that location."""
     problems = Problems()
     for item in overrides:
         try:
-            key, value = parse_override(item) if isinstance(item, str) else item
-            _apply_one(spec, key, value)
+            key, value, *loc = parse_override(item) if isinstance(item, str) else item
+            _apply_one(spec, key, value, loc[0] if loc else Loc(f"--set {key}"))
         except DiagramError as e:
             problems.add(e)
     problems.check()
 
 
-def _apply_one(spec, key, value):
-    loc = Loc(f"--set {key}")
+def _apply_one(spec, key, value, loc):
     parts = key.split(".")
     head = parts[0]
     if head == "simulation" and len(parts) == 2:
