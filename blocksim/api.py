@@ -42,7 +42,7 @@ def execute(model, *, out=None, plots=False, progress=None):
     """Simulate a compiled Model and write its run directory (see `run`)."""
     t, data, info = simulate(model, progress)
     error = info["error"]
-    meta = _meta(model, t, info)
+    meta = run_meta(model, t, info)
     if out is not None:
         out = Path(out)
         write_npz(out / "results.npz", t, data)
@@ -58,7 +58,8 @@ def execute(model, *, out=None, plots=False, progress=None):
     return result
 
 
-def _meta(model, t, info):
+def run_meta(model, t, info):
+    """The run's meta.json content (before the sinks' reports are added)."""
     s = model.settings
     error = info["error"]
     status = "complete" if error is None else (
