@@ -1,4 +1,4 @@
-"""The `blocksim` command: run, check, blocks.
+"""The `blocksim` command: run, check, blocks, sweep (its code: sweep_cli.py).
 
 Exit codes: 0 success; 2 invalid diagram or command line (one `FILE:LINE: error: ...` line
 per problem, no traceback); 3 simulation failed; 130 interrupted. On 3 and 130 the results
@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from . import sweep_cli
 from .errors import DiagramError, DiagramErrors, SimulationError
 
 EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
@@ -33,6 +34,7 @@ def _parser():
     chk.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     blk = sub.add_parser("blocks", help="the block catalogue, or one block's documentation")
     blk.add_argument("type", nargs="?")
+    sweep_cli.add_parser(sub)
     return p
 
 
@@ -43,6 +45,8 @@ def main(argv=None):
             return _run(args)
         if args.command == "check":
             return _check(args)
+        if args.command == "sweep":
+            return sweep_cli.run(args)
         return _blocks(args)
     except (DiagramError, DiagramErrors) as e:
         print(str(e), file=sys.stderr)
