@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
 import warnings
 
 from .errors import DiagramError
@@ -142,7 +143,7 @@ def _local_cluster(workers):
     from distributed import Client, LocalCluster
 
     with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}), \
-            warnings.catch_warnings():
+            warnings.catch_warnings(), _ignoring_sigint():
         # the scheduler's internal HTTP server (loopback) moves to a free port when another
         # cluster on this machine has the default one: not worth a warning
         warnings.filterwarnings("ignore", message="Port .* is already in use")
@@ -154,5 +155,27 @@ def _local_cluster(workers):
     try:
         yield client
     finally:
-        client.close()
-        cluster.close()
+        # runs cancelled by Ctrl-C make the closing scheduler log lost connections at
+        # CRITICAL level: nothing a user can act on
+        logging.disable(logging.CRITICAL)
+        try:
+            client.close()
+            cluster.close()
+        finally:
+            logging.disable(logging.NOTSET)
+
+
+@contextlib.contextmanager
+def _ignoring_sigint():
+    """Worker processes started in here inherit an ignored SIGINT: Ctrl-C in a terminal
+    reaches the whole process group, and only this process should act on it (it cancels
+    the runs and closes the cluster)."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -119,8 +119,8 @@ class Sweep:
         except KeyboardInterrupt as e:
             interrupted = e
         meta["execution"]["wall_s"] = time.perf_counter() - started
-        meta["complete"] = interrupted is None
-        meta["status"] = "interrupted" if interrupted else "finished"
+        meta["complete"] = table.counts()["interrupted"] == 0
+        meta["status"] = "finished" if meta["complete"] else "interrupted"
         writer.finish()
         if interrupted is not None:
             interrupted.table = table

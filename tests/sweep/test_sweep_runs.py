@@ -156,3 +156,39 @@ def test_adhoc_command_line_sweep(tmp_path, capsys):
         assert float(r["fx"]) == pytest.approx(
             lag(float(r["blocks.U.value"]), float(r["parameters.tau"]), 2.0), rel=1e-7)
     assert not (out / "runs").exists()  # --keep metrics
+
+
+def test_sigterm_writes_the_finished_rows(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = write_sweep(tmp_path, "set: {simulation.stop: 200}\n"
+                                 "grid:\n  parameters.tau: linspace(0.5, 2, 500)\n"
+                                 "metrics: {final_x: final(x)}\n")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "blocksim", "sweep", str(path), "--workers",
+                             "1", "--out", str(out), "--keep", "metrics"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "MPLBACKEND": "Agg"})
+    deadline = time.monotonic() + 60
+    while not (out / "summary.csv").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.5)  # some runs finish (each is a few hundredths of a second)
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    meta = json.loads((out / "sweep.json").read_text())
+    assert meta["complete"] is False and meta["status"] == "interrupted"
+    with open(out / "summary.csv") as f:
+        rows = list(csv.DictReader(f))
+    done = [r for r in rows if r["status"] == "ok"]
+    assert len(rows) == 500 and 0 < len(done) < 500
+    assert {r["status"] for r in rows} == {"ok", "interrupted"}
+    for r in done:
+        assert float(r["final_x"]) == pytest.approx(lag(1, float(r["parameters.tau"]), 200.0),
+                                                    rel=1e-7)
+    assert f"interrupted: sweep: 500 runs, {len(done)} ok" in stdout
