@@ -6,21 +6,33 @@ from blocksim.params import Param, ParamError
 
 
 class Integrator(Block):
-    """dy/dt = u, y(0) = x0. The shape of x0 sets the signal's shape (scalar x0: scalar)."""
+    """dy/dt = u, y(0) = x0: the integral of the input.
+
+    Input: u. Output: y (state, no feedthrough), u's shape. A non-scalar x0 fixes the
+    shape, a scalar x0 broadcasts to it; in a loop that nothing else fixes (a scalar
+    feedback loop), x0's own shape is the signal's.
+    """
 
     type = "integrator"
-    params = (Param("x0", "value", 0.0, "initial value; its shape is the signal's shape"),)
+    params = (Param("x0", "value", 0.0, "initial value (a scalar broadcasts to u's shape)"),)
 
     def ports(self):
-        shape = self.p.x0.shape
+        shape = self.p.x0.shape or None
         return [In("u", shape=shape)], [Out("y", shape=shape, state=True)]
 
+    def infer(self, shapes):
+        self._shape = shapes["u"]
+        return {"y": self._shape}
+
+    def initial_shapes(self):
+        return {"y": self.p.x0.shape}
+
     def continuous_state(self):
-        return self.p.x0.ravel()
+        return np.broadcast_to(self.p.x0, self._shape).ravel()
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        self._dx = dx.reshape(self.p.x0.shape)
+        self._dx = dx.reshape(self._shape)
 
     def derivative(self, t):
         np.copyto(self._dx, self.u[0])
@@ -179,33 +191,7 @@ class StateSpace(_LTI):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        p = self.p
-        A = np.atleast_2d(p.A)
-        if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
-            raise ParamError("A", f"A must be a non-empty square matrix, got shape {p.A.shape}")
-        n = A.shape[0]
-        B = p.B.reshape(n, 1) if p.B.ndim < 2 and p.B.size == n else p.B
-        if B.ndim != 2 or B.shape[0] != n or B.shape[1] == 0:
-            raise ParamError("B", f"B must have {n} rows (one per state), got shape {p.B.shape}")
-        C = p.C.reshape(1, n) if p.C.ndim < 2 and p.C.size == n else p.C
-        if C.ndim != 2 or C.shape[1] != n or C.shape[0] == 0:
-            raise ParamError("C", f"C must have {n} columns (one per state), got shape "
-                                  f"{p.C.shape}")
-        shape = (C.shape[0], B.shape[1])
-        D = p.D
-        if D.size == 1:
-            D = np.full(shape, float(D.reshape(())))
-        elif D.ndim == 1 and 1 in shape and D.size == shape[0] * shape[1]:
-            D = D.reshape(shape)
-        if D.shape != shape:
-            raise ParamError("D", f"D must have shape {shape} (rows of C, columns of B), "
-                                  f"got {p.D.shape}")
-        x0 = p.x0
-        if x0.size == 1:
-            x0 = np.full(n, float(x0.reshape(())))
-        if x0.shape != (n,):
-            raise ParamError("x0", f"x0 must be a scalar or have shape ({n},), got {p.x0.shape}")
-        self._set(A, B, C, D, x0)
+        self._set(*lti_matrices(self.p))
 
     def ports(self):
         m, q = self._B.shape[1], self._C.shape[0]
@@ -231,28 +217,68 @@ class TransferFunction(_LTI):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        num, den = _polynomial("num", self.p.num), _polynomial("den", self.p.den)
-        if not den.any():
-            raise ParamError("den", "the denominator is zero")
-        if len(num) > len(den):
-            raise ParamError("num", f"improper transfer function: numerator degree "
-                                    f"{len(num) - 1} > denominator degree {len(den) - 1}")
-        n = len(den) - 1
-        a = den[1:] / den[0]
-        b = np.concatenate([np.zeros(len(den) - len(num)), num]) / den[0]
-        A = np.eye(n, k=-1)
-        B = np.zeros((n, 1))
-        if n:
-            A[0] = -a
-            B[0, 0] = 1.0
-        C = (b[1:] - a * b[0]).reshape(1, n)
-        self._set(A, B, C, b[:1].reshape(1, 1), np.zeros(n))
+        num, den = polynomial("num", self.p.num), polynomial("den", self.p.den)
+        self._set(*tf_realisation(num, den), np.zeros(len(den) - 1))
 
     def ports(self):
         return [In("u", shape=())], [Out("y", shape=(), feedthrough=self._feedthrough)]
 
 
-def _polynomial(param, value):
+def lti_matrices(p):
+    """(A, B, C, D, x0) of a state-space block's parameters `p` (A, B, C, D, x0), shapes
+    checked and the documented shorthands broadcast: a scalar A, a vector B (one input) or C
+    (one output), a scalar D and a scalar x0."""
+    A = np.atleast_2d(p.A)
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
+        raise ParamError("A", f"A must be a non-empty square matrix, got shape {p.A.shape}")
+    n = A.shape[0]
+    B = p.B.reshape(n, 1) if p.B.ndim < 2 and p.B.size == n else p.B
+    if B.ndim != 2 or B.shape[0] != n or B.shape[1] == 0:
+        raise ParamError("B", f"B must have {n} rows (one per state), got shape {p.B.shape}")
+    C = p.C.reshape(1, n) if p.C.ndim < 2 and p.C.size == n else p.C
+    if C.ndim != 2 or C.shape[1] != n or C.shape[0] == 0:
+        raise ParamError("C", f"C must have {n} columns (one per state), got shape "
+                              f"{p.C.shape}")
+    shape = (C.shape[0], B.shape[1])
+    D = p.D
+    if D.size == 1:
+        D = np.full(shape, float(D.reshape(())))
+    elif D.ndim == 1 and 1 in shape and D.size == shape[0] * shape[1]:
+        D = D.reshape(shape)
+    if D.shape != shape:
+        raise ParamError("D", f"D must have shape {shape} (rows of C, columns of B), "
+                              f"got {p.D.shape}")
+    x0 = p.x0
+    if x0.size == 1:
+        x0 = np.full(n, float(x0.reshape(())))
+    if x0.shape != (n,):
+        raise ParamError("x0", f"x0 must be a scalar or have shape ({n},), got {p.x0.shape}")
+    return A, B, C, D, x0
+
+
+def tf_realisation(num, den):
+    """(A, B, C, D) of num/den (descending powers, leading zeros removed) in controllable
+    canonical form: with den monic s^n + a1 s^(n-1) + ... + an and num = b0 s^n + ... + bn,
+    A = [[-a1 ... -an], [I 0]], B = e1, C = [b1 - a1 b0, ..., bn - an b0], D = b0. The same
+    matrices realise a discrete num(z)/den(z) (direct form II)."""
+    if not den.any():
+        raise ParamError("den", "the denominator is zero")
+    if len(num) > len(den):
+        raise ParamError("num", f"improper transfer function: numerator degree "
+                                f"{len(num) - 1} > denominator degree {len(den) - 1}")
+    n = len(den) - 1
+    a = den[1:] / den[0]
+    b = np.concatenate([np.zeros(len(den) - len(num)), num]) / den[0]
+    A = np.eye(n, k=-1)
+    B = np.zeros((n, 1))
+    if n:
+        A[0] = -a
+        B[0, 0] = 1.0
+    C = (b[1:] - a * b[0]).reshape(1, n)
+    return A, B, C, b[:1].reshape(1, 1)
+
+
+def polynomial(param, value):
     """Coefficients as a vector with leading zeros removed (all zeros: [0])."""
     if value.ndim > 1:
         raise ParamError(param, f"expected a vector of coefficients, got shape {value.shape}")

@@ -7,8 +7,10 @@ from blocksim.params import Param, ParamError
 
 
 class Gain(Block):
-    """y = K*u for a scalar or vector K (element-wise, numpy broadcasting); y = K @ u for a
-    matrix K."""
+    """y = K*u element-wise for a scalar or vector K, y = K @ u for a matrix K.
+
+    Element-wise products follow numpy broadcasting.
+    """
 
     type = "gain"
     params = (Param("K", doc="gain: scalar, vector (element-wise) or matrix (K @ u)"),)

@@ -5,6 +5,7 @@ import datetime
 from pathlib import Path
 
 from .compiler import compile_diagram
+from .csvio import write_csv
 from .diagram import load_diagram
 from .results import Result, finalize_sinks, versions, write_json, write_npz
 from .simulator import simulate
@@ -13,6 +14,8 @@ from .simulator import simulate
 def _override_items(overrides):
     if not overrides:
         return []
+    if isinstance(overrides, str):
+        return [overrides]
     if isinstance(overrides, dict):
         return list(overrides.items())
     return list(overrides)
@@ -22,23 +25,24 @@ def load(path, overrides=None, *, library=None):
     """Load, validate and compile a diagram file. `overrides` is a dict of dotted paths to
     values ({"simulation.stop": 2}) or a list of "path=value" strings (as the CLI's --set).
     Raises DiagramError / DiagramErrors listing every problem."""
-    spec = load_diagram(path, _override_items(overrides))
+    spec = load_diagram(path, _override_items(overrides), via="overrides")
     return compile_diagram(spec, library)
 
 
-def run(path, overrides=None, *, out=None, plots=False, progress=None, library=None):
+def run(path, overrides=None, *, out=None, plots=False, progress=None, library=None,
+        csv=False):
     """Load and simulate a diagram; returns a Result (t and the `record:` signals).
 
-    Files are written only when `out` is given (results.npz, meta.json, and with
-    `plots=True` the sinks' figures). When the simulation fails or is interrupted, what was
+    Files are written only when `out` is given (results.npz, meta.json, with `csv=True`
+    results.csv, and with `plots=True` the sinks' figures). When the simulation fails or is interrupted, what was
     recorded so far is still written (marked incomplete) and the exception is re-raised
     with the partial Result attached as `error.result`.
     """
     model = path if not isinstance(path, (str, Path)) else load(path, overrides, library=library)
-    return execute(model, out=out, plots=plots, progress=progress)
+    return execute(model, out=out, plots=plots, progress=progress, csv=csv)
 
 
-def execute(model, *, out=None, plots=False, progress=None):
+def execute(model, *, out=None, plots=False, progress=None, csv=False):
     """Simulate a compiled Model and write its run directory (see `run`)."""
     t, data, info = simulate(model, progress)
     error = info["error"]
@@ -46,6 +50,8 @@ def execute(model, *, out=None, plots=False, progress=None):
     if out is not None:
         out = Path(out)
         write_npz(out / "results.npz", t, data)
+        if csv:
+            write_csv(out / "results.csv", t, data)
     messages, reports = finalize_sinks(model, t, info["sink_data"], out,
                                        plots and out is not None, info["complete"])
     meta["blocks"] = reports
@@ -79,6 +85,7 @@ def run_meta(model, t, info):
         "solver": {"name": s.solver, "rtol": s.rtol, "atol": s.atol, "max_step": s.max_step,
                    "step": s.step, "output_interval": s.output_interval, **info["stats"]},
         "configuration": model.config,
-        "seeds": {name: r["seed"] for name, r in robots.items() if "seed" in r},
+        "seeds": {**{name: r["seed"] for name, r in robots.items() if "seed" in r},
+                  **{b.name: b.p.seed for b in model.blocks if hasattr(b.p, "seed")}},
         "versions": versions(),
     }

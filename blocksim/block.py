@@ -11,7 +11,9 @@ diagram with validated parameters in `self.p`. The compiler then asks it, in thi
    `dstate=`), which makes it free to evaluate and never part of an algebraic loop.
 2. `infer(shapes)` -> shapes of the outputs declared with `shape=None`, given every input's
    shape; raise `PortError` for an input shape the block cannot take (or `ParamError` for
-   a parameter that does not fit the inputs).
+   a parameter that does not fit the inputs). A block with an initial value also answers
+   `initial_shapes()`: the output shapes its x0 implies, used when a loop through the block
+   has no other source of shape.
 3. `continuous_state()` / `discrete_state()` -> flat initial values (or None), after shapes.
 4. `bind(u, y, x, dx, xd)` gives the block numpy views: `u` a tuple of input views in port
    order (each is its driver's output view, no copy), `y` the output views, `x`/`dx` its
@@ -123,6 +125,12 @@ class Block:
             (shape,) = shapes.values()
             return {name: shape for name in undeclared}
         raise NotImplementedError(f"{type(self).__name__} must implement infer()")
+
+    def initial_shapes(self):
+        """Output shapes implied by the block's initial value (x0), for outputs declared with
+        shape=None: used only when nothing else fixes the shape of a loop through the block
+        (a scalar x0 then makes the loop's signal a scalar). Default: none."""
+        return None
 
     def continuous_state(self):
         return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from pathlib import Path
 
 from . import sweep_cli
@@ -18,8 +19,10 @@ EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
 
 
 def _parser():
+    from . import __version__
     p = argparse.ArgumentParser(prog="blocksim", description="Block-diagram simulation for robot control.")
-    sub = p.add_subparsers(dest="command", required=True)
+    p.add_argument("--version", action="version", version=f"blocksim {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
     run = sub.add_parser("run", help="compile and simulate a diagram; write its results")
     run.add_argument("file")
     run.add_argument("--out", help="run directory (default: runs/<name>/)")
@@ -28,18 +31,27 @@ def _parser():
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a value by its dotted path, e.g. blocks.Kp.K=50 (repeatable)")
     run.add_argument("--no-plots", action="store_true", help="write no figures or animations")
+    run.add_argument("--csv", action="store_true",
+                     help="also write results.csv (a column per signal element)")
     run.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     chk = sub.add_parser("check", help="check a diagram and explain it; simulate nothing")
     chk.add_argument("file")
     chk.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     blk = sub.add_parser("blocks", help="the block catalogue, or one block's documentation")
-    blk.add_argument("type", nargs="?")
+    blk.add_argument("type", nargs="?", help="a block type (or 'subsystem')")
+    blk.add_argument("--markdown", action="store_true",
+                     help="print the built-in catalogue as Markdown (docs/blocks.md)")
     sweep_cli.add_parser(sub)
     return p
 
 
 def main(argv=None):
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # bare `blocksim`: the help, as git and pip do
+        parser.print_help()
+        return EXIT_OK
+    warnings.showwarning = _show_warning
     try:
         if args.command == "run":
             return _run(args)
@@ -47,13 +59,25 @@ def main(argv=None):
             return _check(args)
         if args.command == "sweep":
             return sweep_cli.run(args)
-        return _blocks(args)
+        from . import blockdoc
+        return blockdoc.main(args)
     except (DiagramError, DiagramErrors) as e:
         print(str(e), file=sys.stderr)
         return EXIT_INVALID
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """Warnings meant for users (plugins, plots) as one line: `warning: ...`."""
+    from .library import PluginWarning
+    if not issubclass(category, PluginWarning):
+        return _default_showwarning(message, category, filename, lineno, file, line)
+    print(f"warning: {message}", file=file or sys.stderr)
+
+
+_default_showwarning = warnings.showwarning
 
 
 def _overrides(args):
@@ -70,14 +94,21 @@ def _exists(file):
         raise DiagramError(f"no such diagram file: {file}", file=file)
 
 
+def _load(file, sets):
+    """Load and compile a diagram with --set overrides (messages name the --set option)."""
+    from .compiler import compile_diagram
+    from .diagram import load_diagram
+    _exists(file)
+    return compile_diagram(load_diagram(file, sets))
+
+
 def _run(args):
     from . import api
-    _exists(args.file)
-    model = api.load(args.file, _overrides(args))
+    model = _load(args.file, _overrides(args))
     out = Path(args.out) if args.out else Path("runs") / model.name
     bar = None if args.quiet or not sys.stderr.isatty() else _Progress(model.settings)
     try:
-        result = api.execute(model, out=out, plots=not args.no_plots,
+        result = api.execute(model, out=out, plots=not args.no_plots, csv=args.csv,
                              progress=bar.update if bar else None)
     except SimulationError as e:
         _close(bar)
@@ -135,9 +166,7 @@ def _close(bar):
 
 
 def _check(args):
-    from . import api
-    _exists(args.file)
-    model = api.load(args.file, args.set)
+    model = _load(args.file, args.set)
     s = model.settings
     print(f"diagram {model.name} ({model.file}): {len(model.blocks)} blocks, "
           f"{model.x0.size} continuous states, {model.xd0.size} discrete states")
@@ -163,6 +192,10 @@ def _check(args):
             states.append(f"{ds.stop - ds.start} discrete")
         print(f"  {b.name:<16} {b.type:<18} {rate:<22} in: {ins or '-'}   out: {outs or '-'}"
               + (f"   states: {', '.join(states)}" if states else ""))
+    if model.subsystems:
+        print("\nhierarchy:")
+        for line in _hierarchy(model):
+            print(line)
     print("\nexecution order (outputs computed per evaluation):")
     for i, n in enumerate(model.nodes, 1):
         print(f"  {i:>3}. {n.label:<32} [{n.group}]")
@@ -174,35 +207,38 @@ def _check(args):
     return EXIT_OK
 
 
+def _hierarchy(model):
+    """The diagram as a tree: each subsystem (its file and parameter values) above its
+    blocks, indented, in declaration order."""
+    lines, opened = [], []
+    for b in model.blocks:
+        path = b.name.split("/")
+        while opened and opened != path[:len(opened)]:
+            opened.pop()
+        while len(opened) < len(path) - 1:
+            opened.append(path[len(opened)])
+            name = "/".join(opened)
+            source, params = model.subsystems[name]
+            values = ", ".join(f"{k} = {_short(v)}" for k, v in params.items())
+            lines.append(f"  {'  ' * (len(opened) - 1)}{opened[-1]:<16} subsystem ({source})"
+                         + (f"  {values}" if values else ""))
+        lines.append(f"  {'  ' * len(opened)}{path[-1]:<16} {b.type}")
+    return lines
+
+
+def _short(value):
+    """A parameter value in a few characters: 0.5, [1, 2, 3]."""
+    import numpy as np
+    a = np.asarray(value, dtype=float)
+    if a.ndim == 0:
+        return f"{float(a):g}"
+    return np.array2string(a, separator=", ", threshold=8,
+                           formatter={"float_kind": lambda x: f"{x:g}"})
+
+
 def _port_name(block, i):
     ins, _ = block.ports()
     return ins[i].name if i < len(ins) else f"u{i}"
-
-
-def _blocks(args):
-    from .library import Library
-    lib = Library()
-    if args.type is None:
-        width = max(len(t) for t in lib.types)
-        for name in sorted(lib.types):
-            cls = lib.block_class(name)
-            first = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
-            print(f"{name:<{width}}  {first}")
-        return EXIT_OK
-    cls = lib.block_class(args.type)
-    if cls is None:
-        from .diagram import suggest
-        raise DiagramError(f"unknown block type '{args.type}'{suggest(args.type, lib.types)}",
-                           file="blocksim blocks")
-    import inspect
-    print(f"{args.type}\n")
-    print(inspect.cleandoc(cls.__doc__ or "(no documentation)"))
-    print("\nparameters:")
-    for p in cls.params:
-        print(f"  {p.describe()}")
-    if not cls.params:
-        print("  (none)")
-    return EXIT_OK
 
 
 if __name__ == "__main__":

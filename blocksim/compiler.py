@@ -17,6 +17,7 @@ import dataclasses
 import heapq
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from . import expr
 from .block import ALL, CONSTANT, Sample
 from .diagram import NAME_RE, parse_endpoint, suggest
 from .errors import DiagramError, Problems
-from .library import Library
+from .library import Library, PluginError
 from .params import ParamError
 from .block import PortError
 from .solvers import SOLVERS
@@ -80,6 +81,7 @@ class Model:
     state_slices: dict  # block name -> (continuous slice, discrete slice)
     config: dict = field(default_factory=dict)
     seeds: dict = field(default_factory=dict)
+    subsystems: dict = field(default_factory=dict)  # name -> (source, {parameter: value})
 
 
 def _simulation_defaults(sim, evaluate, problems):
@@ -213,7 +215,11 @@ class _Compiler:
         self.blocks = {}
         self.ports = {}  # name -> (inputs {name: In}, outputs {name: Out})
         for spec in self.spec.blocks.values():
-            cls = self.lib.block_class(spec.type)
+            try:
+                cls = self.lib.block_class(spec.type)
+            except PluginError as e:
+                self.problems.add(spec.loc.error(str(e), block=spec.name))
+                continue
             if cls is None:
                 self.problems.add(spec.loc.error(
                     f"unknown block type '{spec.type}'{suggest(spec.type, self.lib.types)}",
@@ -276,6 +282,14 @@ class _Compiler:
             return table[raw]
         if raw is None and param.default is None:  # an optional parameter left unset
             return None
+        if kind == "path":
+            try:
+                name = param.convert(raw)
+            except ValueError as e:
+                raise loc.error(str(e), **where) from None
+            # relative to the file that wrote it; a --set value: to the diagram
+            written_in = loc.file if loc.file and Path(loc.file).is_file() else self.spec.file
+            return _dir_of(written_in) / name
         if kind in ("value", "scalar", "int") and raw is not param.default:
             try:
                 raw = expr.evaluate(raw, names, dotted=self.dotted)
@@ -335,11 +349,53 @@ class _Compiler:
         return ep.port
 
     def propagate_shapes(self):
+        """Output shapes from the declared ones along the wires (`infer` of each block once all
+        its inputs are known). A loop whose shape nothing outside fixes stalls that; then the
+        first block of it (in declaration order) with an initial value assumes the shapes
+        its x0 implies (`initial_shapes`: scalar x0, scalar signal) and the propagation is
+        repeated. When the loop comes back with other shapes for that block (a scalar x0 in a
+        loop of vectors), those replace the assumption, until the shapes agree."""
+        assumed = {}  # block name -> {output port: shape}
+        found = self.problems
+        for _ in range(2 * len(self.ports) + 2):
+            self.problems = Problems()
+            pending = self._propagate(assumed)
+            attempt, self.problems = self.problems, found
+            changed = {name: {port: self.out_shapes[(name, port)] for port in shapes}
+                       for name, shapes in assumed.items()
+                       if any(self.out_shapes[(name, port)] != shape
+                              for port, shape in shapes.items())}
+            if changed:
+                assumed.update(changed)
+                continue
+            if attempt:
+                for error in attempt.errors:
+                    if assumed:
+                        error.hint = _join(error.hint, self.assumption_note(assumed))
+                    self.problems.add(error)
+                return
+            if not pending:
+                return
+            candidate = next((name for name in self.ports if name in pending
+                              and name not in assumed and self.blocks[name].initial_shapes()),
+                             None)
+            if candidate is None:
+                self.report_shape_loops(pending)
+                return
+            assumed[candidate] = {port: tuple(shape) for port, shape in
+                                  self.blocks[candidate].initial_shapes().items()}
+        self.report_shape_loops(pending)
+
+    def _propagate(self, assumed):
+        """One pass of shape inference from the declared and assumed output shapes; returns
+        the blocks left pending (their inputs' shapes never became known)."""
         self.out_shapes = {}
         for name, (_, outs) in self.ports.items():
             for port in outs.values():
                 if port.shape is not None:
                     self.out_shapes[(name, port.name)] = tuple(port.shape)
+            for port, shape in assumed.get(name, {}).items():
+                self.out_shapes[(name, port)] = shape
         pending = set(self.ports)
         order = list(self.ports)
         progress = True
@@ -354,14 +410,46 @@ class _Compiler:
                 pending.discard(name)
                 progress = True
                 self.infer_block(name, shapes)
-        if self.problems:  # blocks downstream of a reported error stay unknown: no new news
-            return
-        for name in pending:
-            missing = [p for p in self.ports[name][1] if (name, p) not in self.out_shapes]
-            self.problems.add(self.spec.blocks[name].loc.error(
-                f"cannot determine the shape of output(s) {', '.join(missing)}: every path into "
-                "this block comes back from blocks whose shapes depend on it", block=name,
-                hint="give an initial value with the signal's shape (e.g. an integrator's x0)"))
+        return pending
+
+    def assumption_note(self, assumed):
+        """Which shapes came from initial values, and the x0 that would say otherwise."""
+        parts = [f"'{name}' took its shape {shape} from x0" for name, shapes in assumed.items()
+                 for shape in shapes.values()]
+        return ("in a loop, " + ", ".join(parts) + ": if the signal is meant to be a vector, "
+                "give x0 its shape, e.g. `x0: [0, 0, 0]` for three elements")
+
+    def report_shape_loops(self, pending):
+        """One error per loop whose shapes could not be determined, naming its blocks in
+        order. networkx is imported only here, on the error path (see report_loops)."""
+        import networkx as nx
+        graph = nx.DiGraph()
+        for (dst, _), drv in self.drivers.items():
+            if dst in pending and drv[0] in pending:
+                graph.add_edge(drv[0], dst)
+        order = {name: i for i, name in enumerate(self.ports)}
+        reported = False
+        for comp in sorted(nx.strongly_connected_components(graph),
+                           key=lambda c: min(order[n] for n in c)):
+            if len(comp) == 1 and not graph.has_edge(*(2 * tuple(comp))):
+                continue
+            start = min(comp, key=order.get)
+            cycle = [edge[0] for edge in nx.find_cycle(graph.subgraph(comp), source=start)]
+            self.problems.add(self.spec.blocks[start].loc.error(
+                "cannot determine the shape of the signals in the loop "
+                + " -> ".join(cycle + [cycle[0]]) + ": nothing outside the loop fixes it and "
+                "no block of it has an initial value (x0)", block=start,
+                hint="start the loop with a block whose x0 has the signal's shape, e.g. "
+                     "`{type: unit_delay, period: 0.1, x0: 0}` for a scalar or "
+                     "`x0: [0, 0, 0]` for three elements (or an integrator with that x0)"))
+            reported = True
+        if not reported:
+            for name in pending:
+                missing = [p for p in self.ports[name][1] if (name, p) not in self.out_shapes]
+                self.problems.add(self.spec.blocks[name].loc.error(
+                    f"cannot determine the shape of output(s) {', '.join(missing)}",
+                    block=name, hint="give an initial value with the signal's shape "
+                                     "(e.g. an integrator's x0)"))
 
     def input_shapes(self, name):
         """Shapes of all inputs of a block, or None while some driver's shape is unknown."""
@@ -611,7 +699,6 @@ class _Compiler:
             raise loc.error(f"index {ep.index} out of range for '{ep.block}.{port}' of length {n}")
         return _indexed(view, ep.index)
 
-
     # -- whole compilations ------------------------------------------------------------------
     def settings(self):
         return _simulation_defaults(self.spec.simulation, lambda raw: expr.evaluate(
@@ -638,14 +725,19 @@ class _Compiler:
     def model(self, settings):
         record, sinks, stops = self.records()
         self.problems.check()
-        events = sorted((float(t), b) for b in self.blocks.values()
-                        for t in b.events(settings.start, settings.stop))
+        spec = self.spec
+        # by time only (stable: blocks switching at the same time keep declaration order)
+        events = sorted(((float(t), b) for b in self.blocks.values()
+                         for t in b.events(settings.start, settings.stop)), key=lambda e: e[0])
         return Model(
-            name=self.spec.name, description=self.spec.description, file=self.spec.file,
+            name=spec.name, description=spec.description, file=spec.file,
             settings=settings, blocks=list(self.blocks.values()), nodes=self.nodes,
             signals=self.signals, x0=self.x0, xd0=self.xd0, xbuf=self.xbuf, dxbuf=self.dxbuf,
             xdbuf=self.xdbuf, outputs=self.views, record=record, sinks=sinks, stops=stops,
-            events=events, state_slices=self.slices, config=_config(self.spec, settings),
+            events=events, state_slices=self.slices, config=_config(spec, settings),
+            subsystems={name: (sub.source, {k: self.scope_names[sub.scope][k]
+                                            for k in spec.scopes[sub.scope].params})
+                        for name, sub in spec.subsystems.items()},
         )
 
     _SPEC_STATE = ("spec", "problems", "resources", "constants", "dotted", "scope_names",
@@ -711,6 +803,10 @@ class _Compiler:
         return self.model(settings)
 
 
+def _join(hint, note):
+    return f"{hint}; {note}" if hint else note
+
+
 def _topological_order(n, edges):
     """Kahn's algorithm over nodes 0..n-1, always taking the lowest-numbered ready node
     (declaration order), so the schedule is deterministic; None when a cycle remains."""
@@ -748,7 +844,6 @@ def _flat(x):
 
 
 def _dir_of(file):
-    from pathlib import Path
     return Path(file).parent if file and not file.startswith("<") else Path.cwd()
 
 

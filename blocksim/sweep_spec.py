@@ -526,15 +526,8 @@ def check(plan, library=None):
 
 
 def _path_ok(spec, axis, run, problems):
-    """Whether a varied path names something the diagram has (a parameter must exist;
-    blocks, robots and simulation settings are checked by `apply_overrides`)."""
-    parts = axis.key.split(".")
-    if parts[0] == "parameters" and len(parts) == 2:
-        params = spec.scopes[0].params if spec.scopes else {}
-        if parts[1] not in params:
-            problems.add(axis.loc.error(f"the diagram has no parameter '{parts[1]}'"
-                                        f"{suggest(parts[1], params)}"))
-            return False
+    """Whether a varied path names something the diagram has (`apply_overrides` checks
+    the path; parameters of blocks and robots are checked when compiling)."""
     trial = [o for o in run.overrides if o[0] == axis.key]
     return _note(problems, lambda: _with(spec, trial)) is not None
 

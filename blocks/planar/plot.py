@@ -14,7 +14,8 @@ SNAPSHOT_PERIOD = 0.1  # s between the configurations drawn in the snapshot (pap
 
 
 class PlanarPlot(Block):
-    """Draws a planar n-R arm in the x-y task plane from the recorded joint angles q (n):
+    """Draws a planar n-R arm in the x-y plane from the recorded joint angles q: a GIF and a PNG.
+
     `<block>.gif`, an animation of the arm with the tip's trace (and the desired tip
     position xd when wired), at `fps` frames per second of simulated time (resampled from
     the recording); and `<block>.png`, the paper's Fig. 8 style snapshot: the arm's

@@ -11,7 +11,7 @@ from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
 
 from .backend import c_or_jit
-from .kinematics_blocks import RobotBlock, kernel_args, robot_param
+from .kinematics_blocks import RobotBlock, robot_param
 
 
 def _joint_vector(p, name, n):
@@ -38,8 +38,9 @@ def _subtract_coulomb(qd, tau, up, down, inv_band, out):
 
 
 class Robot(RobotBlock):
-    """Robot plant, forward dynamics of a serial-link robot driven by joint torques tau (n)
-    (N·m; N for a prismatic joint):
+    """Forward dynamics of a serial-link robot driven by joint torques: the robot plant.
+
+    Input tau (n) (N·m; N for a prismatic joint):
 
         M(q)·qdd = tau - C(q, qd)·qd - g(q) - F(qd),   d[q; qd]/dt = [qd; qdd]
 
@@ -85,7 +86,7 @@ class Robot(RobotBlock):
         self._regularised = band > 0 and bool(np.any(self._up) or np.any(self._down))
         if self._regularised:
             plant = self.robot.nofriction("coulomb")
-            self._k, self._P, self._W, self._g = kernel_args(plant)
+            self._k, self._P, self._W, self._g = plant.kernel_args()
             self._inv_band = 1.0 / band
         self._tau = np.zeros(n)
         self._fext = np.zeros(6)
@@ -124,7 +125,7 @@ class Robot(RobotBlock):
 
 
 class Rne(RobotBlock):
-    """Inverse dynamics by recursive Newton-Euler, including motor inertia and friction:
+    """Inverse dynamics tau(q, qd, qdd) by recursive Newton-Euler, with motor inertia and friction.
 
         tau = M(q)·qdd + C(q, qd)·qd + g(q) + F(qd) + Jn(q)^T·fext
 
@@ -146,7 +147,7 @@ class Rne(RobotBlock):
         if gravity.size:
             if gravity.shape != (3,):
                 raise ParamError("gravity", f"expected 3 values, got shape {gravity.shape}")
-            self._g = kernel_args(self.robot.configure(gravity=gravity))[3]
+            self._g = self.robot.kernel_args(gravity)[3]
 
     def ports(self):
         n = self.n
@@ -165,7 +166,7 @@ class Rne(RobotBlock):
 
 
 class GravLoad(RobotBlock):
-    """Gravity torque g(q) = rne(q, 0, 0) (n) for joint coordinates q (n), with the robot's
+    """Gravity torque g(q) = rne(q, 0, 0) (n) at joint coordinates q (n), with the robot's
     gravity."""
 
     type = "gravload"
@@ -184,8 +185,11 @@ class GravLoad(RobotBlock):
 
 
 class Inertia(RobotBlock):
-    """Joint-space inertia matrix M(q) (n, n), motor inertia G^2·Jm on the diagonal, for
-    joint coordinates q (n) (composite-rigid-body algorithm)."""
+    """Joint-space inertia matrix M(q) (n, n) at joint coordinates q (n).
+
+    Computed by the composite-rigid-body algorithm; the motor inertia G^2·Jm is on the
+    diagonal.
+    """
 
     type = "inertia"
 

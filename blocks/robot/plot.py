@@ -19,9 +19,11 @@ DPI = 80
 
 
 class PlotRobot(Block):
-    """Animates the robot's stick figure from the recorded joint angles q (n,) into
-    `<block>.gif` (`<block>.mp4` when ffmpeg is on the PATH) and `<block>.png` (the final
-    frame), in the run directory; a subsystem block's `/` becomes `.` in the file names.
+    """Animates the robot's stick figure from the recorded joint angles q (n): a GIF and a PNG.
+
+    The animation goes into `<block>.gif` (`<block>.mp4` when ffmpeg is on the PATH) and
+    `<block>.png` (the final frame), in the run directory; a subsystem block's `/` becomes
+    `.` in the file names.
 
     Drawn in 3-D: the links as a line through the joint-frame origins ending at the tool
     point (marked), the tool frame's x, y, z axes as short red, green, blue segments, and the
