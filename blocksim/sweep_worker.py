@@ -133,5 +133,7 @@ def _run(job, index, overrides, in_process):
                                         info["complete"])[1]
         meta["sweep"] = {"name": job.name, "run": index,
                          "values": {k: v for k, v, _ in overrides}, "metrics": metrics}
-        outcome.result = (t, data, meta)
+        event_t, event_block, _ = info["events"]  # as `blocksim run` writes them
+        events = {"events_t": event_t, "events_block": event_block} if len(event_t) else {}
+        outcome.result = (t, {**data, **events}, meta)
     return outcome
