@@ -855,13 +855,13 @@ class _Compiler:
         self.xbuf[:] = self.x0
         self.dxbuf[:] = 0.0
         self.xdbuf[:] = self.xd0
-        self.bind_blocks()
         self.nodes = [dataclasses.replace(n, block=self.blocks[n.block.name]) for n in self.nodes]
         self.node_of = {(n.block.name, p): n for n in self.nodes for p in n.ports}
         zdirs = self.zdirs
-        self.layout_indicators()  # the new blocks' zero-crossing indicators
+        self.layout_indicators()  # the new blocks' zero-crossing indicators, before binding
         if not np.array_equal(self.zdirs, zdirs):
             return None
+        self.bind_blocks()
         return self.model(settings)
 
 

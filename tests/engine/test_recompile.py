@@ -100,3 +100,17 @@ def test_an_invalid_value_leaves_the_cache_usable():
     assert_same(via(cache, base, [("parameters.step", 4.0)]),
                 fresh("delay.yaml", [("parameters.step", 4.0)], DELAY))
     assert (cache.compiles, cache.reuses) == (1, 1)
+
+
+def test_hybrid_blocks_get_their_indicators_back():
+    # a bouncing ball's integrator resets at impacts (zero-crossing events); another
+    # restitution coefficient is a value, not a structure
+    ball = DEMO3.parent / "bouncing_ball.yaml"
+    base = load_diagram(ball)
+    cache = ModelCache()
+    for cr in (0.8, 0.5):
+        overrides = [("parameters.cr", cr), ("simulation.stop", 4)]
+        mine, theirs = via(cache, base, overrides), fresh(ball, overrides)
+        assert_same(mine, theirs)
+        assert len(mine[2]["events"][0]) > 3  # several bounces
+    assert (cache.compiles, cache.reuses) == (1, 1)
