@@ -1,4 +1,5 @@
-"""The `blocksim` command: run, check, blocks, draw, report.
+"""The `blocksim` command: run, check, blocks, sweep, draw, report (the last three in their
+own modules: sweep_cli.py, draw.py, report.py).
 
 Exit codes: 0 success; 2 invalid diagram or command line (one `FILE:LINE: error: ...` line
 per problem, no traceback); 3 simulation failed; 130 interrupted. On 3 and 130 the results
@@ -12,6 +13,7 @@ import time
 import warnings
 from pathlib import Path
 
+from . import sweep_cli
 from .errors import DiagramError, DiagramErrors, SimulationError
 
 EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
@@ -40,6 +42,7 @@ def _parser():
     blk.add_argument("type", nargs="?", help="a block type (or 'subsystem')")
     blk.add_argument("--markdown", action="store_true",
                      help="print the built-in catalogue as Markdown (docs/blocks.md)")
+    sweep_cli.add_parser(sub)
     from . import draw, report
     draw.add_parser(sub)
     report.add_parser(sub)
@@ -58,6 +61,8 @@ def main(argv=None):
             return _run(args)
         if args.command == "check":
             return _check(args)
+        if args.command == "sweep":
+            return sweep_cli.run(args)
         if args.command == "draw":
             return _draw(args)
         if args.command == "report":
