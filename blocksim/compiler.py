@@ -93,7 +93,7 @@ class Model:
     subsystems: dict = field(default_factory=dict)  # name -> (source, {parameter: value})
 
 
-def _simulation_defaults(sim, evaluate, problems):
+def _simulation_defaults(sim, evaluate, problems, file):
     def num(key, default, positive=True):
         if key not in sim:
             return default
@@ -112,7 +112,8 @@ def _simulation_defaults(sim, evaluate, problems):
 
     start = num("start", 0.0, positive=False)
     if "stop" not in sim:
-        problems.add(DiagramError("simulation.stop is required", hint="add `simulation: {stop: 10}`"))
+        problems.add(DiagramError("simulation.stop is required", file=file,
+                                  hint="add `simulation: {stop: 10}` (the end time, in s)"))
         stop = start + 1.0
     else:
         stop = num("stop", start + 1.0, positive=False)
@@ -331,7 +332,9 @@ class _Compiler:
                 if (name, port.name) not in self.drivers and not port.optional:
                     self.problems.add(self.spec.blocks[name].loc.error(
                         "input is not connected", block=name, port=port.name,
-                        hint="wire it, or feed it from a constant / terminator as needed"))
+                        hint=f"wire a signal to it, or feed it a constant: e.g. the block "
+                             f"`Zero: {{type: constant, value: 0}}` and the wire "
+                             f"`Zero -> {name}.{port.name}`"))
 
     def endpoint(self, ep, output):
         if ep.block not in self.ports:
@@ -703,9 +706,20 @@ class _Compiler:
             ins = self.ports[name][0]
             if block.records_inputs:
                 sinks.append((block, [block.u[i] for i in range(len(ins))]))
+                block.signal_names = tuple(self.driver_text(name, port) for port in ins)
             if block.stops:
                 stops.append(block.u[0])
         return record, sinks, stops
+
+    def driver_text(self, name, port):
+        """The signal wired to an input as a diagram writes it ('Robot.q[0:3]'), or ''."""
+        drv = self.drivers.get((name, port))
+        if drv is None:
+            return ""
+        index = drv[2]
+        suffix = ("" if index is None else f"[{index}]" if isinstance(index, int) else
+                  f"[{'' if index[0] is None else index[0]}:{'' if index[1] is None else index[1]}]")
+        return f"{drv[0]}.{drv[1]}{suffix}"
 
     def signal_view(self, text, loc):
         ep = parse_endpoint(text, loc)
@@ -774,7 +788,7 @@ def compile_diagram(spec, library=None):
     c.problems.check()
     c.evaluate_scopes()
     settings = _simulation_defaults(spec.simulation, lambda raw: expr.evaluate(
-        raw, c.scope_names[0] if c.scope_names else {}, dotted=c.dotted), c.problems)
+        raw, c.scope_names[0] if c.scope_names else {}, dotted=c.dotted), c.problems, spec.file)
     c.build_blocks()
     c.problems.check()
     c.resolve_wires()
