@@ -90,13 +90,21 @@ def check_self_contained(text):
                 assert image.width > 0 and image.height > 0
                 assert Image.MIME[image.format] == kind
             images[attrs.get("alt", "")] = (kind, data)
+        elif tag == "video":  # an animation written as MP4 (when ffmpeg is installed)
+            kind, data = decode(attrs["src"])
+            assert kind == "video/mp4" and data[4:8] == b"ftyp"
+            images[attrs.get("title", "")] = (kind, data)
     return page, images
 
 
 @pytest.fixture(scope="module")
 def demo1_run(tmp_path_factory):
+    """demo1 for 2 s with its figures; no ffmpeg on the PATH, so the animation is a GIF
+    (the browser tests see whichever the machine writes)."""
     out = tmp_path_factory.mktemp("demo1")
-    blocksim.run(DEMO1, overrides={"simulation.stop": 2}, out=out, plots=True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PATH", str(tmp_path_factory.mktemp("empty")))
+        blocksim.run(DEMO1, overrides={"simulation.stop": 2}, out=out, plots=True)
     return out
 
 

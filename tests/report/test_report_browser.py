@@ -30,6 +30,13 @@ def open_clean(browser, path):
     assert [u for u in page.requests() if u != page_url and not u.startswith("data:")] == []
     sizes = page.evaluate("Array.from(document.images).map(i => [i.alt, i.complete, i.naturalWidth])")
     assert sizes and all(complete and width > 0 for _, complete, width in sizes), sizes
+    # animations written as MP4 (with ffmpeg installed) must play: wait for their first frame
+    videos = page.evaluate("""Promise.all(Array.from(document.querySelectorAll('video')).map(v =>
+        new Promise(done => { const report = () => done([v.videoWidth, v.error && v.error.code]);
+            if (v.readyState >= 2) { report(); }
+            else { v.addEventListener('loadeddata', report); v.addEventListener('error', report); }
+        })))""")
+    assert all(width > 0 and error is None for width, error in videos), videos
     return page
 
 
@@ -38,7 +45,7 @@ def test_run_report_loads_and_every_image_decodes(browser, tmp_path):
     blocksim.run(ROOT / "diagrams" / "demo1.yaml", overrides={"simulation.stop": 1}, out=out,
                  plots=True)
     page = open_clean(browser, out / "report.html")
-    assert page.evaluate("document.images.length") == 4
+    assert page.evaluate("document.images.length + document.querySelectorAll('video').length") == 4
     # the drawing toggles between fitting the page and its full size
     toggled = page.evaluate("(() => { const i = document.querySelector('.diagram img'); i.click();"
                             " const a = i.classList.contains('natural'); i.click();"
