@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime
+import time
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +10,8 @@ import numpy as np
 from .compiler import compile_diagram
 from .csvio import write_csv
 from .diagram import load_diagram
-from .results import Result, finalize_sinks, versions, write_json, write_npz
+from .results import (Result, finalize_sinks, remove_stale, run_files, versions, write_json,
+                      write_npz, written_since)
 from .simulator import simulate
 
 
@@ -44,23 +46,34 @@ def run(path, overrides=None, *, out=None, plots=False, progress=None, library=N
     return execute(model, out=out, plots=plots, progress=progress, csv=csv)
 
 
-def execute(model, *, out=None, plots=False, progress=None, csv=False):
-    """Simulate a compiled Model and write its run directory (see `run`)."""
+def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_progress=None):
+    """Simulate a compiled Model and write its run directory (see `run`).
+    `figure_progress(fraction, block name)` is told how drawing the figures goes.
+
+    A run directory used before keeps nothing stale: the files the previous run wrote (listed
+    in its meta.json) that this run does not write again are removed; other files are never
+    touched. meta.json lists this run's files, `wall_time` (simulating) and `figures_time`."""
     t, data, info = simulate(model, progress, plots=plots and out is not None)
     error = info["error"]
-    meta = _meta(model, t, info)
+    meta = run_meta(model, t, info)
     event_t, event_block, _ = info["events"]
     if out is not None:
         out = Path(out)
+        previous, before = run_files(out)
         extra = {"events_t": event_t, "events_block": event_block} if len(event_t) else {}
         write_npz(out / "results.npz", t, {**data, **extra})
         if csv:
             write_csv(out / "results.csv", t, data)
+    started = time.perf_counter()
     messages, reports = finalize_sinks(model, t, info["sink_data"], out,
-                                       plots and out is not None, info["complete"])
+                                       plots and out is not None, info["complete"],
+                                       figure_progress)
+    meta["figures_time"] = time.perf_counter() - started
     meta["blocks"] = reports
     if out is not None:
+        meta["files"] = sorted(written_since(out, before) | {"meta.json"})
         write_json(out / "meta.json", meta)
+        remove_stale(out, previous - set(meta["files"]))
     result = Result(t, data, meta, messages, events=info["events"])
     if error is not None:
         error.result = result
@@ -68,7 +81,8 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False):
     return result
 
 
-def _meta(model, t, info):
+def run_meta(model, t, info):
+    """The run's meta.json content (before the sinks' reports are added)."""
     s = model.settings
     error = info["error"]
     status = "complete" if error is None else (

@@ -141,6 +141,9 @@ class Block:
     # True for blocks whose inputs the simulator records for `finalize` (sinks, and blocks
     # that draw or report after the run, e.g. a camera's view).
     records_inputs = False
+    # For those blocks: the signal wired to each input, as written in a diagram
+    # ('Position.y', 'Robot.q[0:3]'; '' when unwired), set by the compiler (axis labels).
+    signal_names = ()
 
     def __init__(self, name, params):
         self.name = name
@@ -244,6 +247,7 @@ class FinalRun:
     messages: list  # lines the CLI prints at the end (e.g. the display block)
     reports: dict  # block name -> JSON-able report, stored under "blocks" in meta.json
     rows: object = None  # bool array over t, or None: every row is a recorded row
+    progress: object = None  # callable(fraction done) for long drawing (animations), or None
 
     def recorded(self):
         """(t, inputs) at the run's recorded rows only (results.npz's times)."""

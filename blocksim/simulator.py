@@ -316,15 +316,31 @@ class Simulation:
 
     # -- diagnosis ----------------------------------------------------------------------------
     def nonfinite(self, t, y):
-        """A SimulationError naming the first block output (in dataflow order) that is not
-        finite at time t, or the state, or None."""
+        """A SimulationError naming the first block (in dataflow order) whose output is not
+        finite at time t, saying what went wrong when numpy's floating-point checks pinpoint
+        it (division by zero, log of a negative number), or the state; None when all is
+        finite. Only called after a fault: the outputs are recomputed one by one with the
+        checks on, so the normal path pays nothing for them."""
+        self.xbuf[:] = y
+        for node in self.m.nodes:
+            block = node.block
+            if node.group == "continuous":
+                try:
+                    with np.errstate(all="raise", under="ignore"):
+                        getattr(block, node.calc)(t)
+                except (FloatingPointError, ZeroDivisionError) as e:
+                    return SimulationError(_fault_text(e), block=block.name,
+                                           port=node.ports[0] if len(node.ports) == 1 else None,
+                                           time=t)
+                except (ArithmeticError, ValueError):
+                    pass  # not a floating-point fault: the finiteness check below decides
+                with np.errstate(all="ignore"):
+                    getattr(block, node.calc)(t)  # the values a failed check left unwritten
+            for port in node.ports:
+                if not np.isfinite(self.m.outputs[(block.name, port)]).all():
+                    return SimulationError("signal is not finite (NaN or inf)",
+                                           block=block.name, port=port, time=t)
         with np.errstate(all="ignore"):
-            self.outputs(t, y)
-            for node in self.m.nodes:
-                for port in node.ports:
-                    if not np.isfinite(self.m.outputs[(node.block.name, port)]).all():
-                        return SimulationError("signal is not finite (NaN or inf)",
-                                               block=node.block.name, port=port, time=t)
             for block in self.m.blocks:
                 cs, ds = self.m.state_slices[block.name]
                 if not np.isfinite(y[cs]).all():
@@ -338,11 +354,20 @@ class Simulation:
         return None
 
     def diagnose(self, stepper):
-        """After a solver failure: the first non-finite signal at the last accepted point, or
-        just after it (probing forward, as the failed step did), or None."""
+        """After a solver failure: the first non-finite signal at the last accepted point or
+        just after it: the next few representable times (where a step that fell below the
+        round-off limit failed), then probing forward as the failed steps did; or None."""
         t, y = stepper.t, stepper.y.copy()
         s = self.m.settings
         err = self.nonfinite(t, y)
+        probe = t
+        for _ in range(64):
+            if err is not None:
+                return err
+            probe = np.nextafter(probe, np.inf)
+            if probe > s.stop:
+                break
+            err = self.nonfinite(float(probe), y)
         probe = 1e-10 * max(1.0, abs(t))
         while err is None and probe < s.max_step and t + probe <= s.stop:
             err = self.nonfinite(t + probe, y)
@@ -557,6 +582,30 @@ class _Grid:
             self.done = True
         self.k += 1
         return t
+
+
+_FAULTS = (("divide by zero encountered in log", "log of zero"),
+           ("invalid value encountered in log", "log of a negative number"),
+           ("invalid value encountered in sqrt", "square root of a negative number"),
+           ("invalid value encountered in arcsin", "asin of a value outside [-1, 1]"),
+           ("invalid value encountered in arccos", "acos of a value outside [-1, 1]"),
+           ("invalid value encountered in arccosh", "acosh of a value below 1"),
+           ("invalid value encountered in arctanh", "atanh of a value outside [-1, 1]"),
+           ("divide by zero encountered in arctanh", "atanh of -1 or 1"),
+           ("invalid value encountered in power", "power of a negative number"),
+           ("divide by zero encountered in power", "power of zero with a negative exponent"),
+           ("divide by zero", "division by zero"),
+           ("invalid value encountered in divide", "division of zero by zero"),
+           ("overflow", "overflow (the value is too large for a float64)"))
+
+
+def _fault_text(exc):
+    """numpy's floating-point error (or Python's ZeroDivisionError) -> what the user did."""
+    text = str(exc)
+    for needle, meaning in _FAULTS:
+        if needle in text:
+            return meaning
+    return f"invalid arithmetic ({text})"
 
 
 def _failing_block(exc):
