@@ -107,6 +107,7 @@ class DiagramSpec:
     simulation: dict  # key -> Value
     record: dict  # name -> Value (signal text)
     subsystems: dict = field(default_factory=dict)  # flat name -> SubsystemSpec
+    subsystem_ports: dict = field(default_factory=dict)  # flat name -> (inputs, outputs)
     written_wires: list = field(default_factory=list)  # as written: ends may be subsystems
     overrides: list = field(default_factory=list)  # overrides applied, in order (for meta.json)
 
@@ -121,8 +122,8 @@ class DiagramSpec:
             blocks={name: BlockSpec(b.name, b.type, dict(b.params), b.loc, b.scope)
                     for name, b in self.blocks.items()},
             wires=self.wires, simulation=dict(self.simulation), record=dict(self.record),
-            subsystems=self.subsystems, written_wires=self.written_wires,
-            overrides=list(self.overrides))
+            subsystems=self.subsystems, subsystem_ports=self.subsystem_ports,
+            written_wires=self.written_wires, overrides=list(self.overrides))
 
 
 def suggest(word, options):
@@ -366,16 +367,7 @@ class _Loader:
         self.wires = resolved
 
     def _through_output(self, ep):
-        seen = 0
-        while ep.block in self.subsystems:
-            outputs = self.subsystems[ep.block][1]
-            port = _only_port(ep, outputs, "output")
-            inner = outputs[port]
-            if ep.index is not None and inner.index is not None:
-                raise ep.loc.error(f"cannot index subsystem output '{ep.text()}' that is itself indexed")
-            ep = Endpoint(inner.block, inner.port, ep.index if ep.index is not None else inner.index, ep.loc)
-            seen += 1
-        return ep
+        return through_outputs(self.subsystems, ep)
 
     def _through_inputs(self, ep):
         if ep.block not in self.subsystems:
@@ -388,6 +380,20 @@ class _Loader:
         return out
 
 
+def through_outputs(subsystems, ep):
+    """The inner block output a subsystem's output port stands for (through nested
+    subsystems): `Plant.x` -> `Plant/Position.y`. `subsystems` maps flat names to their
+    (inputs, outputs) ports; an endpoint on an ordinary block comes back unchanged."""
+    while ep.block in subsystems:
+        outputs = subsystems[ep.block][1]
+        port = _only_port(ep, outputs, "output")
+        inner = outputs[port]
+        if ep.index is not None and inner.index is not None:
+            raise ep.loc.error(f"cannot index subsystem output '{ep.text()}' that is itself indexed")
+        ep = Endpoint(inner.block, inner.port, ep.index if ep.index is not None else inner.index, ep.loc)
+    return ep
+
+
 def _only_port(ep, ports, side):
     if ep.port is None:
         if len(ports) != 1:
@@ -396,7 +402,8 @@ def _only_port(ep, ports, side):
         return next(iter(ports))
     if ep.port not in ports:
         raise ep.loc.error(f"subsystem '{ep.block}' has no {side} '{ep.port}'"
-                           f"{suggest(ep.port, ports)}", block=ep.block, port=ep.port)
+                           f"{suggest(ep.port, ports) or f' ({side}s: ' + ', '.join(ports) + ')'}",
+                           block=ep.block, port=ep.port)
     return ep.port
 
 
@@ -429,6 +436,7 @@ def load_diagram(source, overrides=(), *, text=None, via="--set"):
         simulation=_section(doc, "simulation", SIMULATION_KEYS, file, loader.problems),
         record=_section(doc, "record", None, file, loader.problems),
         subsystems=loader.specs,
+        subsystem_ports=loader.subsystems,
         written_wires=loader.written_wires,
     )
     loader.problems.check()
