@@ -1,12 +1,15 @@
 """The Python entry points: `load` (validated, compiled, not simulated) and `run`."""
 from __future__ import annotations
 
+import contextlib
 import datetime
 from pathlib import Path
 
 from .compiler import compile_diagram
 from .diagram import load_diagram
-from .results import Result, finalize_sinks, versions, write_json, write_npz
+from .errors import OutputError
+from .results import (Result, check_out_dir, finalize_sinks, json_to, npz_to, run_files,
+                      versions)
 from .simulator import simulate
 
 
@@ -39,18 +42,28 @@ def run(path, overrides=None, *, out=None, plots=False, progress=None, library=N
 
 
 def execute(model, *, out=None, plots=False, progress=None):
-    """Simulate a compiled Model and write its run directory (see `run`)."""
+    """Simulate a compiled Model and write its run directory (see `run`). The directory is
+    checked before simulating (DiagramError); results that cannot be written raise
+    OutputError with the Result attached as `error.result`."""
+    if out is not None:
+        out = Path(out)
+        check_out_dir(out)
     t, data, info = simulate(model, progress)
     error = info["error"]
     meta = _meta(model, t, info)
-    if out is not None:
-        out = Path(out)
-        write_npz(out / "results.npz", t, data)
-    messages, reports = finalize_sinks(model, t, info["sink_data"], out,
-                                       plots and out is not None, info["complete"])
-    meta["blocks"] = reports
-    if out is not None:
-        write_json(out / "meta.json", meta)
+    try:
+        files = run_files(out) if out is not None else contextlib.nullcontext((None, None))
+        with files as (npz, meta_json):
+            if npz is not None:
+                npz_to(npz, t, data)
+            messages, reports = finalize_sinks(model, t, info["sink_data"], out,
+                                               plots and out is not None, info["complete"])
+            meta["blocks"] = reports
+            if meta_json is not None:
+                json_to(meta_json, meta)
+    except OutputError as e:
+        e.result = Result(t, data, meta)
+        raise
     result = Result(t, data, meta, messages)
     if error is not None:
         error.result = result

@@ -21,12 +21,14 @@ import numpy as np
 
 from . import expr
 from .block import ALL, CONSTANT, Sample
-from .diagram import NAME_RE, parse_endpoint, suggest
+from .diagram import NAME_RE, bool_hint, parse_endpoint, suggest
 from .errors import DiagramError, Problems
 from .library import Library
 from .params import ParamError
 from .block import PortError
-from .solvers import SOLVERS
+from .solvers import FIXED_STEP, SOLVERS
+
+MAX_STEPS = 10_000_000  # default simulation.max_steps
 
 
 @dataclass
@@ -39,6 +41,7 @@ class Settings:
     max_step: float
     step: float
     output_interval: float | None
+    max_steps: int = MAX_STEPS  # most solver steps, result rows, sample hits of a run
 
 
 @dataclass
@@ -112,14 +115,58 @@ def _simulation_defaults(sim, evaluate, problems):
         v = sim["solver"]
         if v.raw not in SOLVERS:
             problems.add(v.loc.error(f"unknown solver {v.raw!r}{suggest(v.raw, SOLVERS)}",
-                                     hint="solvers: " + ", ".join(SOLVERS)))
+                                     hint=bool_hint(v.raw) or "solvers: " + ", ".join(SOLVERS)))
         else:
             solver = v.raw
     span = stop - start
-    return Settings(start=start, stop=stop, solver=solver,
-                    rtol=num("rtol", 1e-3), atol=num("atol", 1e-6),
-                    max_step=num("max_step", span / 50), step=num("step", span / 1000),
-                    output_interval=num("output_interval", None))
+    settings = Settings(start=start, stop=stop, solver=solver,
+                        rtol=num("rtol", 1e-3), atol=num("atol", 1e-6),
+                        max_step=num("max_step", span / 50), step=num("step", span / 1000),
+                        output_interval=num("output_interval", None))
+    max_steps = num("max_steps", MAX_STEPS)
+    if max_steps != int(max_steps):
+        problems.add(sim["max_steps"].loc.error(
+            f"simulation.max_steps must be a whole number, got {max_steps:g}"))
+    else:
+        settings.max_steps = int(max_steps)
+        _check_budget(settings, sim, problems)
+    return settings
+
+
+def _check_budget(s, sim, problems):
+    """Refuse settings that imply more solver steps or result rows than simulation.max_steps
+    (a grid of 10^15 rows would try to allocate petabytes; a step of 1e-12 s never ends)."""
+    span = s.stop - s.start
+    fixed = s.solver in FIXED_STEP
+    implied = [("step", "steps of the fixed-step solver", span / s.step)] if fixed else \
+        [("max_step", "steps at least (no step is longer than max_step)", span / s.max_step)]
+    if s.output_interval:
+        implied.append(("output_interval", "result rows", span / s.output_interval + 1))
+    for key, what, count in implied:
+        if count > s.max_steps:
+            where = sim[key].loc if key in sim else sim["stop"].loc if "stop" in sim else None
+            message = (f"simulation.{key} = {getattr(s, key):g} over {span:g} s means "
+                       f"{count:.3g} {what}, more than simulation.max_steps = {s.max_steps:,}")
+            hint = f"use a larger {key}, or raise simulation.max_steps if you mean it"
+            problems.add(where.error(message, hint=hint) if where else
+                         DiagramError(message, hint=hint))
+
+
+def _check_rates(settings, blocks, events, problems, locs):
+    """Refuse discrete rates and source switches that would stop the solver more often than
+    simulation.max_steps times: each is an event the solver must land on."""
+    span = settings.stop - settings.start
+    for block in blocks:
+        if isinstance(block.sample, Sample) and span / block.sample.period > settings.max_steps:
+            problems.add(locs[block.name].error(
+                f"sample period {block.sample.period:g} s over {span:g} s means "
+                f"{span / block.sample.period:.3g} sample hits, more than "
+                f"simulation.max_steps = {settings.max_steps:,}", block=block.name,
+                hint="use a longer period, or raise simulation.max_steps if you mean it"))
+    if len(events) > settings.max_steps:
+        problems.add(DiagramError(
+            f"the sources switch {len(events):,} times, more than simulation.max_steps = "
+            f"{settings.max_steps:,}", hint="raise simulation.max_steps if you mean it"))
 
 
 class _Reported(Exception):
@@ -190,7 +237,10 @@ class _Compiler:
                     if any(key in poses for poses in self.dotted.values()):
                         raise expr.ExprError(f"'{key}' is a robot's named pose: a parameter "
                                              "may not reuse a constant's name")
-                    names[key] = self.evaluate(source.raw, env, source.loc, f"parameter '{key}'")
+                    evaluated = self.evaluate(source.raw, env, source.loc, f"parameter '{key}'")
+                    if isinstance(evaluated, np.ndarray) and np.isnan(evaluated).any():
+                        raise source.loc.error(f"parameter '{key}' is not a number (NaN)")
+                    names[key] = evaluated
                 except expr.ExprError as e:
                     self.problems.add(value.loc.error(f"parameter '{key}': {e}"))
                 except DiagramError as e:
@@ -275,7 +325,10 @@ class _Compiler:
         try:
             return param.convert(raw)
         except ValueError as e:
-            raise loc.error(str(e), **where) from None
+            hint = bool_hint(raw) if kind in ("string", "choice") else None
+            if kind == "names" and isinstance(raw, list):
+                hint = next((bool_hint(v) for v in raw if bool_hint(v)), None)
+            raise loc.error(str(e), hint=hint, **where) from None
 
     # -- stage 3: wires and shapes ----------------------------------------------------------
     def resolve_wires(self):
@@ -409,7 +462,8 @@ class _Compiler:
         except PortError as e:
             drv = self.drivers.get((name, e.port))
             loc = drv[3] if drv else self.spec.blocks[name].loc
-            self.problems.add(loc.error(e.message, block=name, port=e.port))
+            self.problems.add(loc.error(f"{e.message} (inputs: {self.describe_inputs(name, shapes)})",
+                                        block=name, port=e.port))
             return
         except ParamError as e:
             spec = self.spec.blocks[name]
@@ -419,6 +473,23 @@ class _Compiler:
         for port in outs.values():
             if port.shape is None:
                 self.out_shapes[(name, port.name)] = tuple(inferred[port.name])
+
+    def describe_inputs(self, name, shapes):
+        """'u1 <- C3.y (3,), u2 <- C2.y[0:2] (2,)': every input of a block, its driver and
+        shape, so a shape error names both ends of every wire involved."""
+        parts = []
+        for port in self.ports[name][0]:
+            drv = self.drivers.get((name, port))
+            if drv is None:
+                source = "default"
+            else:
+                index = drv[2]
+                text = ("" if index is None else f"[{index}]" if isinstance(index, int)
+                        else f"[{'' if index[0] is None else index[0]}:"
+                             f"{'' if index[1] is None else index[1]}]")
+                source = f"{drv[0]}.{drv[1]}{text}"
+            parts.append(f"{port} <- {source} {shapes[port]}")
+        return ", ".join(parts)
 
     # -- stage 4: the computation graph ------------------------------------------------------
     def build_nodes(self):
@@ -562,7 +633,7 @@ class _Compiler:
         for key, value in self.spec.record.items():
             if not isinstance(key, str) or not NAME_RE.match(key) or key == "t":
                 self.problems.add(value.loc.error(f"invalid record name {key!r}: use an identifier "
-                                                  "other than 't'"))
+                                                  "other than 't'", hint=bool_hint(key)))
                 continue
             try:
                 record[key] = (self.signal_view(value.raw, value.loc), value.raw)
@@ -578,7 +649,7 @@ class _Compiler:
         return record, sinks, stops
 
     def signal_view(self, text, loc):
-        ep = parse_endpoint(text, loc)
+        ep = self.spec.through_subsystems(parse_endpoint(text, loc))
         if ep.block not in self.ports:
             raise loc.error(f"unknown block '{ep.block}'{suggest(ep.block, self.ports)}")
         port = self.endpoint(ep, output=True)
@@ -653,8 +724,12 @@ def compile_diagram(spec, library=None):
     c.classify()
     record, sinks, stops = c.records()
     c.problems.check()
-    events = sorted((float(t), b) for b in c.blocks.values()
-                    for t in b.events(settings.start, settings.stop))
+    # by time only: blocks that switch at the same time keep their declaration order
+    events = sorted(((float(t), b) for b in c.blocks.values()
+                     for t in b.events(settings.start, settings.stop)), key=lambda e: e[0])
+    _check_rates(settings, c.blocks.values(), events, c.problems,
+                {name: b.loc for name, b in spec.blocks.items()})
+    c.problems.check()
     return Model(
         name=spec.name, description=spec.description, file=spec.file, settings=settings,
         blocks=list(c.blocks.values()), nodes=c.nodes, signals=c.signals,

@@ -14,7 +14,7 @@ blocks:
   One: {type: constant, value: 1}
   I: {type: integrator}
 wires: [One -> I]
-simulation: {stop: 1.0e9, solver: euler, step: 1.0e-3}
+simulation: {stop: 1.0e9, solver: euler, step: 1.0e-3, max_steps: 1.0e13}  # long on purpose
 record: {x: I.y}
 """
 
