@@ -340,7 +340,7 @@ class _Loader:
             doc = self.load(path)
             if doc is None:
                 return
-            size = self.size_of(path, len(stack) + 1)
+            size = self.size_of(path, len(stack))
             if self.expanded + size > MAX_BLOCKS:  # refused before expanding anything
                 raise target.loc.error(
                     f"including {target.raw!r} here adds {size:,} blocks: the diagram would "
@@ -350,7 +350,7 @@ class _Loader:
             inner_file, inner_stack = str(path), stack + [path]
         else:
             doc, inner_file, inner_stack = params["diagram"].raw, file, stack + [None]
-        if len(inner_stack) > MAX_SUBSYSTEM_DEPTH:
+        if len(inner_stack) - 1 > MAX_SUBSYSTEM_DEPTH:  # the top diagram is not a level
             self.problems.add(loc.error(f"subsystems nested deeper than {MAX_SUBSYSTEM_DEPTH} "
                                         "levels", block=flat))
             return
@@ -488,7 +488,7 @@ def load_diagram(source, overrides=(), *, text=None):
     file = str(source)
     doc = load_yaml_text(text, file) if text is not None else load_yaml_file(source)
     loader = _Loader()
-    start_stack = [] if text is not None else [Path(source).resolve()]
+    start_stack = [None] if text is not None else [Path(source).resolve()]
     loader.document(doc, file, "", None, {}, start_stack, top=True)
     loader.resolve_wires()
     name, description = Path(file).stem, ""

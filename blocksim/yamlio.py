@@ -53,7 +53,7 @@ _SEQ_ALLOWED = {_SEQ, "!"}
 _TAG_FORMS = {  # what an explicitly tagged scalar must look like
     "int": "an !!int is written like 12, -3, 0x1f, 0o17 or 0b101",
     "float": "a !!float is written like 1.5, -2e-3, .inf or .nan",
-    "bool": "a !!bool is one of true/false, yes/no, on/off",
+    "bool": "a !!bool is written like true/false, yes/no or on/off",
     "timestamp": "a !!timestamp is written like 2024-01-31 or 2024-01-31 12:00:00",
 }
 _MAP_ALLOWED = {_MAP, "!"}
