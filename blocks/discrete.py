@@ -13,7 +13,8 @@ from blocksim.params import Param
 
 class _Discrete(Block):
     """Common shape handling: y has u's shape; a scalar x0 broadcasts to it, a non-scalar x0
-    fixes it. The discrete state holds `slots` copies of the signal, each initially x0."""
+    fixes it, and in a loop that nothing else fixes x0's shape is the signal's. The discrete
+    state holds `slots` copies of the signal, each initially x0."""
 
     slots = 1
 
@@ -24,6 +25,9 @@ class _Discrete(Block):
     def infer(self, shapes):
         self._shape = shapes["u"]
         return {"y": self._shape}
+
+    def initial_shapes(self):
+        return {"y": self.p.x0.shape}
 
     def discrete_state(self):
         return np.tile(np.broadcast_to(self.p.x0, self._shape).ravel(), self.slots)

@@ -7,8 +7,10 @@ from blocksim.params import Param, ParamError
 
 
 class Gain(Block):
-    """y = K*u for a scalar or vector K (element-wise, numpy broadcasting); y = K @ u for a
-    matrix K."""
+    """y = K*u element-wise for a scalar or vector K, y = K @ u for a matrix K.
+
+    Element-wise products follow numpy broadcasting.
+    """
 
     type = "gain"
     params = (Param("K", doc="gain: scalar, vector (element-wise) or matrix (K @ u)"),)
@@ -217,47 +219,3 @@ class Function(Block):
 
     def output(self, t):
         np.copyto(self.y[0], self._f(*self.u))
-
-
-class Saturation(Block):
-    """y = min(max(u, lower), upper), element-wise.
-
-    Input: u, any shape. Output: y, u's shape. lower and upper are scalars or arrays that
-    broadcast to u's shape; -inf / inf give a one-sided limit.
-    """
-
-    type = "saturation"
-    params = (
-        Param("lower", "value", doc="lower limit (-inf: none)", allow_inf=True),
-        Param("upper", "value", doc="upper limit (inf: none)", allow_inf=True),
-    )
-
-    def __init__(self, name, params):
-        super().__init__(name, params)
-        try:
-            ok = np.all(self.p.lower <= self.p.upper)
-        except ValueError:
-            raise ParamError("upper", f"shape {self.p.upper.shape} does not broadcast with "
-                                      f"lower's shape {self.p.lower.shape}") from None
-        if not ok:
-            raise ParamError("upper", "upper must be >= lower")
-
-    def ports(self):
-        return [In("u")], [Out("y")]
-
-    def infer(self, shapes):
-        u = shapes["u"]
-        for name in ("lower", "upper"):
-            limit = getattr(self.p, name).shape
-            try:
-                ok = np.broadcast_shapes(limit, u) == u
-            except ValueError:
-                ok = False
-            if not ok:
-                raise PortError("u", f"{name} of shape {limit} does not fit a signal of shape {u}")
-        return {"y": u}
-
-    def output(self, t):
-        y = self.y[0]
-        np.maximum(self.u[0], self.p.lower, out=y)
-        np.minimum(y, self.p.upper, out=y)

@@ -1,4 +1,4 @@
-"""The `blocksim` command: run, check, blocks.
+"""The `blocksim` command: run, check, blocks, sweep (its code: sweep_cli.py).
 
 Exit codes: 0 success; 2 invalid diagram or command line (one `FILE:LINE: error: ...` line
 per problem, no traceback); 3 simulation failed, or its results could not be written; 130
@@ -13,16 +13,20 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
+from . import sweep_cli
 from .errors import DiagramError, DiagramErrors, OutputError, SimulationError
 
 EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 2, 3, 130, 143
 
 
 def _parser():
+    from . import __version__
     p = argparse.ArgumentParser(prog="blocksim", description="Block-diagram simulation for robot control.")
-    sub = p.add_subparsers(dest="command", required=True)
+    p.add_argument("--version", action="version", version=f"blocksim {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
     run = sub.add_parser("run", help="compile and simulate a diagram; write its results")
     run.add_argument("file")
     run.add_argument("--out", help="run directory (default: runs/<name>/)")
@@ -31,24 +35,37 @@ def _parser():
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a value by its dotted path, e.g. blocks.Kp.K=50 (repeatable)")
     run.add_argument("--no-plots", action="store_true", help="write no figures or animations")
+    run.add_argument("--csv", action="store_true",
+                     help="also write results.csv (a column per signal element)")
     run.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     chk = sub.add_parser("check", help="check a diagram and explain it; simulate nothing")
     chk.add_argument("file")
     chk.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     blk = sub.add_parser("blocks", help="the block catalogue, or one block's documentation")
-    blk.add_argument("type", nargs="?")
+    blk.add_argument("type", nargs="?", help="a block type (or 'subsystem')")
+    blk.add_argument("--markdown", action="store_true",
+                     help="print the built-in catalogue as Markdown (docs/blocks.md)")
+    sweep_cli.add_parser(sub)
     return p
 
 
 def main(argv=None):
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # bare `blocksim`: the help, as git and pip do
+        parser.print_help()
+        return EXIT_OK
+    warnings.showwarning = _show_warning
     try:
         with _terminate_as_interrupt():
             if args.command == "run":
                 return _run(args)
             if args.command == "check":
                 return _check(args)
-            return _blocks(args)
+            if args.command == "sweep":
+                return sweep_cli.run(args)
+            from . import blockdoc
+            return blockdoc.main(args)
     except (DiagramError, DiagramErrors) as e:
         print(str(e), file=sys.stderr)
         return EXIT_INVALID
@@ -86,6 +103,17 @@ def _terminate_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """Warnings meant for users (plugins, plots) as one line: `warning: ...`."""
+    from .library import PluginWarning
+    if not issubclass(category, PluginWarning):
+        return _default_showwarning(message, category, filename, lineno, file, line)
+    print(f"warning: {message}", file=file or sys.stderr)
+
+
+_default_showwarning = warnings.showwarning
+
+
 def _overrides(args):
     sets = list(args.set)
     if getattr(args, "stop", None) is not None:
@@ -100,15 +128,23 @@ def _exists(file):
         raise DiagramError(f"no such diagram file: {file}", file=file)
 
 
+def _load(file, sets):
+    """Load and compile a diagram with --set overrides (messages name the --set option)."""
+    from .compiler import compile_diagram
+    from .diagram import load_diagram
+    _exists(file)
+    return compile_diagram(load_diagram(file, sets))
+
+
 def _run(args):
     from . import api
-    _exists(args.file)
-    model = api.load(args.file, _overrides(args))
+    model = _load(args.file, _overrides(args))
     out = Path(args.out) if args.out else Path("runs") / model.name
     bar = None if args.quiet or not sys.stderr.isatty() else _Progress(model.settings)
     try:
-        result = api.execute(model, out=out, plots=not args.no_plots,
-                             progress=bar.update if bar else None)
+        result = api.execute(model, out=out, plots=not args.no_plots, csv=args.csv,
+                             progress=bar.update if bar else None,
+                             figure_progress=bar.figure if bar else None)
     except DiagramError:  # the run directory cannot be written
         _close(bar)
         raise
@@ -131,11 +167,18 @@ def _run(args):
     _close(bar)
     _print_messages(result)
     if not args.quiet:
-        st = result.meta["solver"]
-        print(f"{model.name}: t = {result.meta['end_time']:g} s, {len(result.t)} rows, "
-              f"{st['nsteps']} steps ({st['nrejected']} rejected, {st['nfev']} evaluations), "
-              f"{result.meta['wall_time']:.3g} s -> {out}/")
+        meta, st = result.meta, result.meta["solver"]
+        drawn = f", figures in {_seconds(meta['figures_time'])}" if (
+            model.sinks and not args.no_plots) else ""
+        print(f"{model.name}: t = {meta['end_time']:g} s, {len(result.t)} rows, "
+              f"{st['nsteps']} steps ({st['nrejected']} rejected, {st['nfev']} evaluations); "
+              f"simulated in {_seconds(meta['wall_time'])}{drawn} -> {out}/")
     return EXIT_OK
+
+
+def _seconds(x):
+    """A duration for people: 0.0086 s, 0.94 s, 2.2 s, 31 s."""
+    return f"{x:.2g} s" if x < 10 else f"{x:.0f} s"
 
 
 def _print_messages(result):
@@ -143,38 +186,56 @@ def _print_messages(result):
         print(line)
 
 
+_BAR = "{desc}{percentage:3.0f}%|{bar}| [{elapsed}<{remaining}]"
+
+
 class _Progress:
-    """A tqdm bar over simulated time, updated at most ten times a second."""
+    """tqdm bars on a terminal: simulated time during the run, then drawing the figures
+    (that one appears only when the drawing takes over a second). Updated at most ten times
+    a second."""
 
     def __init__(self, settings):
         from tqdm import tqdm
+        self.tqdm = tqdm
         self.start, self.stop = settings.start, settings.stop
-        self.bar = tqdm(total=1000, unit="‰", leave=False, file=sys.stderr,
-                        bar_format="{l_bar}{bar}| t={postfix} [{elapsed}<{remaining}]")
+        self.bar = tqdm(total=1000, leave=False, file=sys.stderr, bar_format=_BAR)
+        self.figures = None
         self.last = 0.0
         self.done = 0
 
     def update(self, t):
+        self._advance(int(1000 * (t - self.start) / (self.stop - self.start)),
+                      f"t = {t:<8.4g} ")
+
+    def figure(self, fraction, name):
+        if self.figures is None:
+            self.bar.close()
+            self.bar = self.figures = self.tqdm(total=1000, leave=False, file=sys.stderr,
+                                                delay=1.0, bar_format=_BAR)
+            self.last, self.done = 0.0, 0
+        self._advance(int(1000 * fraction), f"figures ({name}) ")
+
+    def _advance(self, k, label):
         now = time.monotonic()
         if now - self.last < 0.1:
             return
         self.last = now
-        k = int(1000 * (t - self.start) / (self.stop - self.start))
         if k > self.done:
             self.bar.update(k - self.done)
             self.done = k
-        self.bar.set_postfix_str(f"{t:.4g}", refresh=False)
+        self.bar.set_description_str(label, refresh=False)
+
+    def close(self):
+        self.bar.close()
 
 
 def _close(bar):
     if bar is not None:
-        bar.bar.close()
+        bar.close()
 
 
 def _check(args):
-    from . import api
-    _exists(args.file)
-    model = api.load(args.file, args.set)
+    model = _load(args.file, args.set)
     s = model.settings
     print(f"diagram {model.name} ({model.file}): {len(model.blocks)} blocks, "
           f"{model.x0.size} continuous states, {model.xd0.size} discrete states")
@@ -200,6 +261,10 @@ def _check(args):
             states.append(f"{ds.stop - ds.start} discrete")
         print(f"  {b.name:<16} {b.type:<18} {rate:<22} in: {ins or '-'}   out: {outs or '-'}"
               + (f"   states: {', '.join(states)}" if states else ""))
+    if model.subsystems:
+        print("\nhierarchy:")
+        for line in _hierarchy(model):
+            print(line)
     print("\nexecution order (outputs computed per evaluation):")
     for i, n in enumerate(model.nodes, 1):
         print(f"  {i:>3}. {n.label:<32} [{n.group}]")
@@ -211,35 +276,38 @@ def _check(args):
     return EXIT_OK
 
 
+def _hierarchy(model):
+    """The diagram as a tree: each subsystem (its file and parameter values) above its
+    blocks, indented, in declaration order."""
+    lines, opened = [], []
+    for b in model.blocks:
+        path = b.name.split("/")
+        while opened and opened != path[:len(opened)]:
+            opened.pop()
+        while len(opened) < len(path) - 1:
+            opened.append(path[len(opened)])
+            name = "/".join(opened)
+            source, params = model.subsystems[name]
+            values = ", ".join(f"{k} = {_short(v)}" for k, v in params.items())
+            lines.append(f"  {'  ' * (len(opened) - 1)}{opened[-1]:<16} subsystem ({source})"
+                         + (f"  {values}" if values else ""))
+        lines.append(f"  {'  ' * len(opened)}{path[-1]:<16} {b.type}")
+    return lines
+
+
+def _short(value):
+    """A parameter value in a few characters: 0.5, [1, 2, 3]."""
+    import numpy as np
+    a = np.asarray(value, dtype=float)
+    if a.ndim == 0:
+        return f"{float(a):g}"
+    return np.array2string(a, separator=", ", threshold=8,
+                           formatter={"float_kind": lambda x: f"{x:g}"})
+
+
 def _port_name(block, i):
     ins, _ = block.ports()
     return ins[i].name if i < len(ins) else f"u{i}"
-
-
-def _blocks(args):
-    from .library import Library
-    lib = Library()
-    if args.type is None:
-        width = max(len(t) for t in lib.types)
-        for name in sorted(lib.types):
-            cls = lib.block_class(name)
-            first = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
-            print(f"{name:<{width}}  {first}")
-        return EXIT_OK
-    cls = lib.block_class(args.type)
-    if cls is None:
-        from .diagram import suggest
-        raise DiagramError(f"unknown block type '{args.type}'{suggest(args.type, lib.types)}",
-                           file="blocksim blocks")
-    import inspect
-    print(f"{args.type}\n")
-    print(inspect.cleandoc(cls.__doc__ or "(no documentation)"))
-    print("\nparameters:")
-    for p in cls.params:
-        print(f"  {p.describe()}")
-    if not cls.params:
-        print("  (none)")
-    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ MAX_BLOCKS = 100_000  # blocks once every subsystem is expanded
 YAML_BOOL_HINT = ("YAML 1.1 reads unquoted yes/no/on/off/true/false as booleans: quote the "
                   "word, e.g. 'on'")
 SIMULATION_KEYS = ("start", "stop", "solver", "rtol", "atol", "max_step", "step",
-                   "output_interval", "max_steps")
+                   "output_interval", "event_tol", "max_consecutive_events", "max_steps")
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,16 @@ class BlockSpec:
     scope: int
 
 
+@dataclass
+class SubsystemSpec:
+    """A subsystem block, kept after flattening for `--set blocks.S.parameters.NAME` and
+    for the hierarchy `blocksim check` shows: its inner scope and where it came from."""
+    name: str
+    source: str  # the included file as written, or "inline"
+    scope: int
+    loc: Loc
+
+
 @dataclass(frozen=True)
 class Endpoint:
     block: str
@@ -97,11 +107,25 @@ class DiagramSpec:
     wires: list
     simulation: dict  # key -> Value
     record: dict  # name -> Value (signal text)
+    subsystems: dict = field(default_factory=dict)  # flat name -> SubsystemSpec
     subsystem_outputs: dict = field(default_factory=dict)  # flat name -> {output: Endpoint}
 
     def through_subsystems(self, ep):
         """`ep` with a subsystem's output port replaced by the inner block port it names."""
         return through_output(ep, self.subsystem_outputs)
+
+    def copy(self):
+        """A copy whose containers `apply_overrides` may change without touching this spec
+        (the raw values themselves are shared: nothing mutates them). A batch of runs loads
+        a diagram once and applies each run's overrides to a copy."""
+        return DiagramSpec(
+            name=self.name, description=self.description, file=self.file,
+            scopes=[Scope(dict(s.params), dict(s.overrides), s.parent) for s in self.scopes],
+            robots={name: dict(options) for name, options in self.robots.items()},
+            blocks={name: BlockSpec(b.name, b.type, dict(b.params), b.loc, b.scope)
+                    for name, b in self.blocks.items()},
+            wires=self.wires, simulation=dict(self.simulation), record=dict(self.record),
+            subsystems=self.subsystems, subsystem_outputs=self.subsystem_outputs)
 
 
 def bool_hint(value):
@@ -197,6 +221,7 @@ class _Loader:
         self.wires = []
         self.subsystems = {}  # flat name -> (inputs {name: [Endpoint]}, outputs {name: Endpoint})
         self.outputs_of = {}  # flat name -> outputs {name: Endpoint}
+        self.specs = {}  # flat name -> SubsystemSpec
         self.robots = {}
 
     # -- documents ---------------------------------------------------------------------------
@@ -354,6 +379,8 @@ class _Loader:
             self.problems.add(loc.error(f"subsystems nested deeper than {MAX_SUBSYSTEM_DEPTH} "
                                         "levels", block=flat))
             return
+        source = params["file"].raw if "file" in params else "inline"
+        self.specs[flat] = SubsystemSpec(flat, source, len(self.scopes), loc)
         ports = self.document(doc, inner_file, flat + "/", scope, overrides, inner_stack, top=False)
         if ports is not None:
             self.subsystems[flat] = ports
@@ -479,11 +506,12 @@ def _prefixed(ep, prefix):
     return Endpoint(prefix + ep.block, ep.port, ep.index, ep.loc) if prefix else ep
 
 
-def load_diagram(source, overrides=(), *, text=None):
+def load_diagram(source, overrides=(), *, text=None, via="--set"):
     """Read a diagram file (or `text` with `source` as its display name) into a DiagramSpec.
 
     `overrides` is a sequence of "dotted.path=value" strings (the CLI's --set) or
-    (path, value) pairs with an already parsed value. Raises DiagramError(s).
+    (path, value) pairs with an already parsed value; `via` names where they came from in
+    messages ("--set" for the CLI, "overrides" for the Python API). Raises DiagramError(s).
     """
     file = str(source)
     doc = load_yaml_text(text, file) if text is not None else load_yaml_file(source)
@@ -510,10 +538,11 @@ def load_diagram(source, overrides=(), *, text=None):
         wires=loader.wires,
         simulation=_section(doc, "simulation", SIMULATION_KEYS, file, loader.problems),
         record=_section(doc, "record", None, file, loader.problems),
+        subsystems=loader.specs,
         subsystem_outputs=loader.outputs_of,
     )
     loader.problems.check()
-    apply_overrides(spec, overrides)
+    apply_overrides(spec, overrides, via)
     return spec
 
 
@@ -538,33 +567,50 @@ def _section(doc, key, allowed, file, problems):
 
 
 # ---- --set overrides ---------------------------------------------------------------------
-def parse_override(text):
-    """'a.b.c=value' -> (['a', 'b', 'c'], parsed YAML value)."""
+def parse_override(text, via="--set"):
+    """'a.b.c=value' -> ('a.b.c', parsed YAML value)."""
     if not isinstance(text, str) or "=" not in text:
-        raise DiagramError(f"--set expects KEY=VALUE, got {text!r}", file="--set")
+        what = "KEY=VALUE" if via == "--set" else "'path=value' strings or a dict {path: value}"
+        raise DiagramError(f"{via} expects {what}, got {text!r}", file=via)
     key, _, raw = text.partition("=")
     key = key.strip()
-    loc_file = f"--set {key}"
-    value = load_yaml_text(raw, loc_file) if raw.strip() else ""
+    value = load_yaml_text(raw, _origin(via, key)) if raw.strip() else ""
     return key, value
 
 
-def apply_overrides(spec, overrides):
-    """Apply --set overrides in order; unknown paths are errors, omitted valid keys are added.
-    Whether a block parameter or robot option exists is checked where the schemas are known
-    (compiler, robots section), with the --set option as the location."""
+def _origin(via, key):
+    """How a message names one override: `--set KEY` on the command line, `overrides['KEY']`
+    from Python."""
+    return f"--set {key}" if via == "--set" else f"{via}[{key!r}]"
+
+
+def apply_overrides(spec, overrides, via="--set"):
+    """Apply overrides in order; unknown paths are errors, omitted valid keys are added.
+    An item is "path=value" text, a (path, value) pair, or a (path, value, Loc) triple whose
+    Loc says where the override was written (a sweep file's line); otherwise the location
+    is the override itself. Whether a block parameter or robot option exists is checked
+    where the schemas are known (compiler, robots section), at that location."""
     problems = Problems()
     for item in overrides:
         try:
-            key, value = parse_override(item) if isinstance(item, str) else item
-            _apply_one(spec, key, value)
+            loc = None
+            if isinstance(item, str):
+                key, value = parse_override(item, via)
+            elif (isinstance(item, (tuple, list)) and len(item) in (2, 3)
+                  and isinstance(item[0], str) and (len(item) == 2 or isinstance(item[2], Loc))):
+                key, value, *located = item
+                loc = located[0] if located else None
+            else:
+                raise DiagramError(f"an override must be 'path=value' or a (path, value) pair "
+                                   f"with a dotted path such as 'simulation.stop', got {item!r}",
+                                   file=via)
+            _apply_one(spec, key, value, loc or Loc(_origin(via, key)))
         except DiagramError as e:
             problems.add(e)
     problems.check()
 
 
-def _apply_one(spec, key, value):
-    loc = Loc(f"--set {key}")
+def _apply_one(spec, key, value, loc):
     parts = key.split(".")
     head = parts[0]
     if head == "simulation" and len(parts) == 2:
@@ -572,19 +618,24 @@ def _apply_one(spec, key, value):
             raise loc.error(f"unknown simulation setting '{parts[1]}'{suggest(parts[1], SIMULATION_KEYS)}")
         spec.simulation[parts[1]] = Value(value, loc)
     elif head == "parameters" and len(parts) == 2:
-        if not NAME_RE.match(parts[1]):
-            raise loc.error(f"invalid parameter name {parts[1]!r}")
-        spec.scopes[0].params[parts[1]] = Value(value, loc)
+        params = spec.scopes[0].params
+        if parts[1] not in params:
+            raise loc.error(f"the diagram has no parameter '{parts[1]}'{suggest(parts[1], params)}",
+                            hint=_declared(params, "the diagram"))
+        params[parts[1]] = Value(value, loc)
     elif head == "record" and len(parts) == 2:
         spec.record[parts[1]] = Value(value, loc)
     elif head == "name" and len(parts) == 1:
         spec.name = check_name(value, loc)
     elif head == "description" and len(parts) == 1:
         spec.description = _description(value, loc)
+    elif head == "blocks" and len(parts) >= 3 and parts[1] in spec.subsystems:
+        _set_subsystem(spec, spec.subsystems[parts[1]], parts[2:], value, loc)
     elif head == "blocks" and len(parts) == 3:
         block = spec.blocks.get(parts[1])
         if block is None:
-            raise loc.error(f"unknown block '{parts[1]}'{suggest(parts[1], spec.blocks)}")
+            raise loc.error(f"unknown block '{parts[1]}'"
+                            f"{suggest(parts[1], [*spec.blocks, *spec.subsystems])}")
         if parts[2] == "type":
             raise loc.error("a block's type cannot be overridden", block=parts[1])
         block.params[parts[2]] = Value(value, loc)
@@ -595,4 +646,26 @@ def _apply_one(spec, key, value):
         robot[parts[2]] = Value(value, loc)
     else:
         raise loc.error(f"unknown setting '{key}'", hint="settable paths: simulation.KEY, "
-                        "parameters.NAME, blocks.BLOCK.PARAM, robots.ROBOT.OPTION, record.NAME")
+                        "parameters.NAME, blocks.BLOCK.PARAM, blocks.SUBSYSTEM.parameters.NAME, "
+                        "robots.ROBOT.OPTION, record.NAME")
+
+
+def _set_subsystem(spec, sub, rest, value, loc):
+    """`--set blocks.S.parameters.NAME=value`: a value for one of the subsystem's declared
+    parameters, evaluated in the including diagram like the block's own `parameters:`."""
+    if rest[0] != "parameters" or len(rest) != 2:
+        raise loc.error(f"a subsystem's '{'.'.join(rest)}' cannot be set", block=sub.name,
+                        hint=f"set its parameters (blocks.{sub.name}.parameters.NAME) or its "
+                             f"inner blocks (blocks.{sub.name}/BLOCK.PARAM)")
+    scope = spec.scopes[sub.scope]
+    name = rest[1]
+    if name not in scope.params:
+        raise loc.error(f"the subsystem has no parameter '{name}'{suggest(name, scope.params)}",
+                        block=sub.name, hint=_declared(scope.params, sub.source if
+                                                       sub.source != "inline" else
+                                                       "its inline diagram"))
+    scope.overrides[name] = Value(value, loc)
+
+
+def _declared(params, who):
+    return f"{who} declares {', '.join(params) if params else 'no parameters'}"

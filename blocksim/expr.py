@@ -2,11 +2,13 @@
 
 User text is parsed by `ast.parse(mode="eval")`, checked node by node against a whitelist and
 compiled into nested closures over numpy functions; Python's eval/exec never sees it. The
-grammar: numbers, `+ - * / ** @`, unary `-`/`+`, parentheses, list and tuple displays (both give
-arrays; nested displays are matrices row by row), indexing and slicing (0-based, numpy
-semantics; indices must be whole numbers), names (parameters, the constants `pi e inf`, the
-inputs of a `function` block), `ROBOT.pose` (the only attribute form) and calls of the
-whitelisted functions with positional arguments.
+grammar: numbers, `+ - * / % ** @` (`%` is the floored `mod`), unary `-`/`+`, comparisons
+`< <= > >= == !=` (chains allowed) and `and or not`, all element-wise with the truth values 1.0
+and 0.0 (non-zero is true), parentheses, list and tuple displays (both give arrays; nested
+displays are matrices row by row), indexing and slicing (0-based, numpy semantics; indices
+must be whole numbers), names (parameters, the constants `pi e inf eps`, the inputs of a
+`function` block), `ROBOT.pose` (the only attribute form) and calls of the whitelisted
+functions with positional arguments.
 
 Numbers are float64 throughout (integer literals too), so `2**100000` overflows instead of
 building a huge int. Subexpressions that do not depend on a `function` block's inputs are
@@ -44,7 +46,8 @@ class LimitError(ExprError):
     """An expression that would exceed a resource guard (elements, operations)."""
 
 
-CONSTANTS = {"pi": np.float64(np.pi), "e": np.float64(np.e), "inf": np.float64(np.inf)}
+CONSTANTS = {"pi": np.float64(np.pi), "e": np.float64(np.e), "inf": np.float64(np.inf),
+             "eps": np.float64(np.finfo(float).eps)}  # eps: as MATLAB's, 2.2e-16
 
 
 class Function:
@@ -181,6 +184,51 @@ def _transl(*args):
     return t
 
 
+def _truth(x):
+    """A boolean result as the float 1.0 / 0.0 (array or numpy scalar)."""
+    return np.asarray(x, dtype=np.float64) if np.ndim(x) else np.float64(x)
+
+
+def _where(cond, a, b):
+    """where(c, a, b): a where c is non-zero, else b, element-wise (broadcast)."""
+    return np.where(np.not_equal(cond, 0.0), a, b).astype(np.float64)
+
+
+def _mod(x, y):
+    """Floored remainder x - floor(x/y)*y, the sign of y (MATLAB's mod); mod(x, 0) = x."""
+    return np.where(np.equal(y, 0.0), x, np.mod(x, np.where(np.equal(y, 0.0), 1.0, y)))
+
+
+def _round(x):
+    """Round half away from zero (MATLAB's and C's round: round(2.5) = 3, round(-2.5) = -3),
+    not numpy's half-to-even."""
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t) + 0.0
+
+
+def _isfinite(x):
+    return _truth(np.isfinite(x))
+
+
+def _vectors(a, b, what, length=None):
+    sa, sb = np.shape(a), np.shape(b)
+    if len(sa) != 1 or sa != sb or (length is not None and sa != (length,)):
+        need = f"two {length}-vectors" if length else "two vectors of the same length"
+        raise ValueError(f"{what}() needs {need}, got shapes {sa} and {sb}")
+
+
+def _dot(a, b):
+    """Scalar product of two vectors of the same length."""
+    _vectors(a, b, "dot")
+    return np.float64(np.dot(a, b))
+
+
+def _cross(a, b):
+    """Cross product of two 3-vectors."""
+    _vectors(a, b, "cross", 3)
+    return np.cross(a, b)
+
+
 def _reshape(x, *shape):
     """Row-major reshape: reshape(x, (r, c)) or reshape(x, r, c); one size may be -1."""
     return np.reshape(x, _dims(shape, "reshape() size"))
@@ -190,10 +238,22 @@ FUNCTIONS = {
     "sin": Function(np.sin), "cos": Function(np.cos), "tan": Function(np.tan),
     "asin": Function(np.arcsin), "acos": Function(np.arccos), "atan": Function(np.arctan),
     "atan2": Function(np.arctan2, 2, 2, elementwise=True),
+    "sinh": Function(np.sinh), "cosh": Function(np.cosh), "tanh": Function(np.tanh),
+    "asinh": Function(np.arcsinh), "acosh": Function(np.arccosh),
+    "atanh": Function(np.arctanh),
     "sqrt": Function(np.sqrt), "exp": Function(np.exp), "log": Function(np.log),
+    "exp2": Function(np.exp2), "log2": Function(np.log2), "log10": Function(np.log10),
+    "hypot": Function(np.hypot, 2, 2, elementwise=True),
     "abs": Function(np.abs), "sign": Function(np.sign),
+    "floor": Function(np.floor), "ceil": Function(np.ceil), "round": Function(_round),
+    "trunc": Function(np.trunc),
+    "mod": Function(_mod, 2, 2, elementwise=True), "rem": Function(np.fmod, 2, 2, elementwise=True),
+    "clip": Function(np.clip, 3, 3, elementwise=True),
+    "where": Function(_where, 3, 3, elementwise=True), "isfinite": Function(_isfinite),
     "min": Function(_min, 1, 2, elementwise=True), "max": Function(_max, 1, 2, elementwise=True),
-    "sum": Function(np.sum), "norm": Function(np.linalg.norm), "diag": Function(_diag),
+    "sum": Function(np.sum), "prod": Function(np.prod), "mean": Function(np.mean),
+    "cumsum": Function(np.cumsum), "dot": Function(_dot, 2, 2), "cross": Function(_cross, 2, 2),
+    "norm": Function(np.linalg.norm), "diag": Function(_diag),
     "eye": Function(_eye, 1, 2), "zeros": Function(_zeros, 1, None),
     "ones": Function(_ones, 1, None), "array": Function(_array),
     "linspace": Function(_linspace, 2, 3),
@@ -237,7 +297,8 @@ def evaluate(value, names, *, dotted=None, functions=FUNCTIONS):
         return _evaluate(value, names, dotted, functions, 0)
 
 
-def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS, dotted=None):
+def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS, dotted=None,
+                 inputs_shadow=False):
     """Check `text` once and return a fast callable `f(*input_values)` for the simulation loop.
 
     Every free name must be one of `inputs` (positional, in this order; an input shadows a
@@ -246,6 +307,9 @@ def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS,
     value) is computed here, once. The callable does no checking and sets no errstate:
     numpy's own exceptions (shape mismatch, singular matrix) propagate and non-finite results
     come back as they are.
+    `inputs_shadow=True` lets inputs reuse the names of constants and functions (a sweep's
+    metrics see recorded signals by their record names, and a signal may be called `e`):
+    such a name is then the input, and a call `f(x)` still calls the function.
     `f.names` is the frozenset of inputs, parameters and robots the expression uses.
     Raises ExprError.
     """
@@ -253,7 +317,8 @@ def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS,
     for name in inputs:
         if not isinstance(name, str) or not name.isidentifier():
             raise ExprError(f"{name!r} is not a valid input name")
-        check_not_reserved(name)
+        if not inputs_shadow or name.startswith("__"):
+            check_not_reserved(name)
     if len(set(inputs)) != len(inputs):
         raise ExprError("input names must be distinct")
     with np.errstate(all="raise", under="ignore"):
@@ -364,13 +429,15 @@ def _compile(text, names, dotted, functions, inputs, checked=False):
 
 
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-           ast.Div: operator.truediv, ast.Pow: operator.pow, ast.MatMult: operator.matmul}
+           ast.Div: operator.truediv, ast.Pow: operator.pow, ast.MatMult: operator.matmul,
+           ast.Mod: _mod}
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_COMPARE = {ast.Lt: np.less, ast.LtE: np.less_equal, ast.Gt: np.greater,
+            ast.GtE: np.greater_equal, ast.Eq: np.equal, ast.NotEq: np.not_equal}
 _REJECTED = {
     ast.Lambda: "lambda functions are", ast.ListComp: "comprehensions are",
     ast.SetComp: "comprehensions are", ast.DictComp: "comprehensions are",
-    ast.GeneratorExp: "comprehensions are", ast.Compare: "comparisons are",
-    ast.BoolOp: "boolean operators (and, or) are", ast.IfExp: "conditional expressions are",
+    ast.GeneratorExp: "comprehensions are",
     ast.Dict: "dictionaries are", ast.Set: "sets are", ast.JoinedStr: "string literals are",
     ast.NamedExpr: "assignments are", ast.Starred: "unpacking with * is",
 }
@@ -490,11 +557,9 @@ class _Compiler:
         return _Const(_number(poses[node.attr], f"pose {base.id}.{node.attr}"))
 
     def c_UnaryOp(self, node, depth):
-        op = _UNARY.get(type(node.op))
-        if isinstance(node.op, ast.Not):
-            raise self.fail("boolean operators (and, or, not) are not allowed", node)
+        op = _not if isinstance(node.op, ast.Not) else _UNARY.get(type(node.op))
         if op is None:
-            raise self.fail("operator '~' is not allowed", node)
+            raise self.fail("operator '~' is not allowed; for a logical not use not", node)
         operand = self.compile(node.operand, depth)
         if isinstance(operand, _Const):
             return _Const(self.fold(node, op, operand.value))
@@ -514,9 +579,8 @@ class _Compiler:
             op = _BINOPS.get(type(b.op))
             if op is None:
                 symbol = type(b.op).__name__
-                hint = "; for a power use **" if isinstance(b.op, ast.BitXor) else ""
-                raise self.fail(f"operator {_OPERATOR_TEXT.get(symbol, symbol)} is not "
-                                f"allowed{hint}", b)
+                text, hint = _OPERATOR_TEXT.get(symbol, (symbol, ""))
+                raise self.fail(f"operator {text} is not allowed{hint}", b)
             right = self.compile(b.right, depth)
             if not steps and isinstance(acc, _Const) and isinstance(right, _Const):
                 acc = _Const(self.fold(b, _checked_binop, op, acc.value, right.value))
@@ -535,6 +599,58 @@ class _Compiler:
                 v = op(v, g(a))
             return v
         return run_chain
+
+    def c_IfExp(self, node, depth):
+        raise self.fail("conditional expressions are not allowed; use where(condition, a, b)",
+                        node)
+
+    def c_Compare(self, node, depth):
+        # a < b <= c means (a < b) and (b <= c), element-wise; each operand is compiled once
+        parts = [self.compile(x, depth) for x in (node.left, *node.comparators)]
+        tests = []
+        for i, op_node in enumerate(node.ops):
+            op = _COMPARE.get(type(op_node))
+            if op is None:
+                raise self.fail("'in' and 'is' are not allowed; compare values with == or !=",
+                                node)
+            tests.append((op, parts[i], parts[i + 1]))
+        return self.combine(node, [self.apply(node, lambda x, y, op=op: _truth(op(x, y)), a, b)
+                                   for op, a, b in tests], np.logical_and)
+
+    def c_BoolOp(self, node, depth):
+        values = [self.compile(v, depth) for v in node.values]
+        logical = np.logical_and if isinstance(node.op, ast.And) else np.logical_or
+        return self.combine(node, [self.apply(node, _nonzero, v) for v in values], logical)
+
+    def apply(self, node, fn, *parts):
+        """fn of compiled parts: folded now when they are all constants, else a closure."""
+        if all(isinstance(p, _Const) for p in parts):
+            if len(parts) > 1:
+                self.fold(node, _check_broadcast, *[p.value for p in parts])
+            return _Const(self.fold(node, fn, *[p.value for p in parts]))
+        gs = [_dynamic(p) for p in parts]
+        fn = self.runtime(node, fn, _checked_call if len(gs) > 1 else None)
+        if len(gs) == 1:
+            g0 = gs[0]
+            return lambda a: fn(g0(a))
+        g0, g1 = gs
+        return lambda a: fn(g0(a), g1(a))
+
+    def combine(self, node, parts, logical):
+        """Truth values (1.0 / 0.0) of parts joined element-wise by np.logical_and / _or."""
+        def join(*values):
+            out = values[0]
+            for v in values[1:]:
+                out = logical(out, v)
+            return _truth(out)
+        if len(parts) == 1:
+            return parts[0]
+        if all(isinstance(p, _Const) for p in parts):
+            self.fold(node, _check_broadcast, *[p.value for p in parts])
+            return _Const(self.fold(node, join, *[p.value for p in parts]))
+        gs = [_dynamic(p) for p in parts]
+        join = self.runtime(node, join, _checked_call)
+        return lambda a: join(*[g(a) for g in gs])
 
     def c_Call(self, node, depth):
         func = node.func
@@ -630,8 +746,18 @@ class _Compiler:
         return lambda a: slice(*[None if (v := f(a)) is None else _index(v) for f in fns])
 
 
-_OPERATOR_TEXT = {"FloorDiv": "'//'", "Mod": "'%'", "LShift": "'<<'", "RShift": "'>>'",
-                  "BitOr": "'|'", "BitAnd": "'&'", "BitXor": "'^'"}
+_OPERATOR_TEXT = {"FloorDiv": ("'//'", "; use floor(a / b)"), "LShift": ("'<<'", ""),
+                  "RShift": ("'>>'", ""), "BitOr": ("'|'", "; for a logical or use or"),
+                  "BitAnd": ("'&'", "; for a logical and use and"),
+                  "BitXor": ("'^'", "; for a power use **")}
+
+
+def _nonzero(x):
+    return _truth(np.not_equal(x, 0.0))
+
+
+def _not(x):
+    return _truth(np.equal(x, 0.0))
 
 
 def _index(x):

@@ -66,8 +66,10 @@ def _vector(p, name, n):
 
 
 class PlanarKinematics(Block):
-    """x (2), J (2,n), Jd (2,n) = kinmodel(q, qd, L): tip position, Jacobian and its time
-    derivative of a planar n-R arm (seed 001, eqs. 2-8).
+    """Tip position x (2), Jacobian J (2,n) and its derivative Jd of a planar n-R arm.
+
+    x, J, Jd = kinmodel(q, qd, L) of Zlajpah, "Simulation of n-R planar manipulators"
+    (1998), eqs. 2-8.
 
     Inputs: q (n) joint angles (rad), qd (n) joint rates (rad/s).
     Outputs: x (2) tip position (m), J (2,n), Jd (2,n).
@@ -92,8 +94,10 @@ class PlanarKinematics(Block):
 
 
 class PlanarModel(Block):
-    """x, J, Jd, H, Hd, h, g = dynmodel(q, qd, L, Lc, m, ml, I, B): the complete model of a
-    planar n-R arm (seed 001, eq. 12, gravity by the corrected eq. 13):
+    """The complete kinematic and dynamic model of a planar n-R arm: x, J, Jd, H, Hd, h, g.
+
+    x, J, Jd, H, Hd, h, g = dynmodel(q, qd, L, Lc, m, ml, I, B) of Zlajpah, "Simulation of
+    n-R planar manipulators" (1998), eq. 12, gravity by the corrected eq. 13:
 
         H(q) qdd + h(q, qd) + g(q) = tau,   h = Coriolis/centrifugal + B qd,
 
@@ -123,9 +127,11 @@ class PlanarModel(Block):
 
 
 class PlanarRobot(Block):
-    """Forward dynamics of a planar n-R arm: the plant.
+    """Forward dynamics of a planar n-R arm driven by joint torques: the plant.
 
-        d/dt [q, qd] = [qd, qdd],   H(q) qdd = tau - h(q, qd) - g(q)   (seed 001, eq. 12)
+        d/dt [q, qd] = [qd, qdd],   H(q) qdd = tau - h(q, qd) - g(q)
+
+    (Zlajpah, "Simulation of n-R planar manipulators" (1998), eq. 12.)
 
     Inputs: tau (n) joint torques (N m). Outputs: q (n) and qd (n) (state), qdd (n)
     (depends on tau). Parameters: the link data L, Lc, m, ml, I, B, g0, and the initial
@@ -170,7 +176,9 @@ class PlanarRobot(Block):
 
 
 class PlanarIndex(Block):
-    """A redundancy index of a planar n-R arm and its gradient in q (seed 001, eqs. 15-24):
+    """A redundancy index of a planar n-R arm and its gradient in q.
+
+    From Zlajpah, "Simulation of n-R planar manipulators" (1998), eqs. 15-24:
 
         manipulability  w = sqrt(det(J J'))                 (idxman, eqs. 16, 19, 21)
         condition       rho = s_max / s_min of J J' = cond(J)^2   (idxcn, eqs. 15, 18, 20)

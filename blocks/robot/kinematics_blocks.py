@@ -1,8 +1,8 @@
 """Kinematics blocks of a serial-link robot (fkine, jacob0, jacobn) and Jacobian inversion.
 
 The robot blocks call the robot's kernels (`blocks.robot._kernels` as C, numba or plain Python:
-`backend`) directly with its packed parameters and the bound port views as `out`: one compiled
-call per evaluation, no argument checks and no allocation in the block.
+`backend`) directly with the arguments of `robot.kernel_args()` and the bound port views as
+`out`: one compiled call per evaluation, no argument checks and no allocation in the block.
 """
 import numpy as np
 
@@ -16,13 +16,6 @@ def robot_param():
                  section="robots")
 
 
-def kernel_args(robot):
-    """(kernels module, P, W, base-frame gravity) of a SerialLink: the arguments its public
-    methods hand to `_kernels`, reached once at build time. A TwistRobot provides the same
-    four with its own kernels (`twists._kernels`, same calling convention)."""
-    return robot._k, robot._P, robot._W, robot._g
-
-
 class RobotBlock(Block):
     """Base of the blocks that take a robot: `self.robot`, `self.n` and the kernel arguments."""
 
@@ -32,7 +25,7 @@ class RobotBlock(Block):
         super().__init__(name, params)
         self.robot = self.p.robot
         self.n = self.robot.n
-        self._k, self._P, self._W, self._g = kernel_args(self.robot)
+        self._k, self._P, self._W, self._g = self.robot.kernel_args()
 
 
 class FKine(RobotBlock):
@@ -48,8 +41,9 @@ class FKine(RobotBlock):
 
 
 class Jacob0(RobotBlock):
-    """Geometric Jacobian in the world frame, J (6, n) with [v; w] = J · qd for the tool
-    point: column k is [z_k x (p_e - o_k); z_k] for a revolute joint, [z_k; 0] for a
+    """Geometric Jacobian J (6, n) in the world frame: [v; w] = J · qd at the tool point.
+
+    Column k is [z_k x (p_e - o_k); z_k] for a revolute joint, [z_k; 0] for a
     prismatic one (z_k, o_k axis and origin of joint k, p_e the tool point). Input q (n)."""
 
     type = "jacob0"
@@ -63,8 +57,10 @@ class Jacob0(RobotBlock):
 
 
 class Jacobn(Jacob0):
-    """Geometric Jacobian in the tool frame, J (6, n): jacob0's columns with both halves
-    rotated into the tool frame, Jn = diag(R^T, R^T) · J0 (R the tool orientation). Input q (n)."""
+    """Geometric Jacobian J (6, n) in the tool frame: jacob0 rotated into the tool frame.
+
+    Both halves of jacob0's columns are rotated into the tool frame,
+    Jn = diag(R^T, R^T) · J0 (R the tool orientation). Input q (n)."""
 
     type = "jacobn"
     in_tool = True

@@ -2,7 +2,6 @@
 from the recorded joint angles."""
 from __future__ import annotations
 
-import shutil
 
 import numpy as np
 
@@ -10,18 +9,20 @@ from blocksim.atomic import atomic_path
 from blocksim.block import Block, In
 from blocksim.params import Param
 
-from ..animation import frame_times, resample, write_gif, write_mp4
+from ..animation import frame_times, resample, write_animation
 
 AXIS_FRACTION = 0.15
 FLOOR_FRACTION = 0.05
-FIGSIZE = (4.0, 4.0)  # inches; times DPI: whole, even pixel counts (yuv420p video)
-DPI = 80
+FIGSIZE = (6.4, 6.4)  # inches; times DPI: whole, even pixel counts (yuv420p video)
+DPI = 100  # 640 px a side: animation.MIN_SIDE
 
 
 class PlotRobot(Block):
-    """Animates the robot's stick figure from the recorded joint angles q (n,) into
-    `<block>.gif` (`<block>.mp4` when ffmpeg is on the PATH) and `<block>.png` (the final
-    frame), in the run directory; a subsystem block's `/` becomes `.` in the file names.
+    """Animates the robot's stick figure from the recorded joint angles q (n): a GIF and a PNG.
+
+    The animation goes into `<block>.gif` (`<block>.mp4` when ffmpeg is on the PATH) and
+    `<block>.png` (the final frame), in the run directory; a subsystem block's `/` becomes
+    `.` in the file names.
 
     Drawn in 3-D: the links as a line through the joint-frame origins ending at the tool
     point (marked), the tool frame's x, y, z axes as short red, green, blue segments, and the
@@ -65,11 +66,7 @@ class PlotRobot(Block):
                    + ("  (incomplete)" if not run.complete else ""))
         frames = _frames(points, tools, times, heading)
         stem = self.name.replace("/", ".")
-        ffmpeg = shutil.which("ffmpeg")
-        if ffmpeg:
-            last = write_mp4(ffmpeg, run.out_dir / f"{stem}.mp4", frames, rate)
-        else:
-            last = write_gif(run.out_dir / f"{stem}.gif", frames, times, rate)
+        last = write_animation(run, run.out_dir / stem, frames, times, rate, self.name)
         from PIL import Image
 
         with atomic_path(run.out_dir / f"{stem}.png") as tmp:

@@ -8,7 +8,9 @@ from .trajectory import CartesianTrajectory, QuinticTrajectory
 
 
 class JTraj(Block):
-    """Quintic joint trajectory from q0 to qf over [0, tf] (release-7 jtraj with a time vector).
+    """Quintic joint trajectory from q0 to qf over [0, tf], as jtraj in the Robotics Toolbox.
+
+    jtraj of the Robotics Toolbox for MATLAB, release 7, called with a time vector.
 
     With tau = t/tf, w0 = qd0·tf, w1 = qdf·tf and D = qf - q0:
 
@@ -72,7 +74,9 @@ class JTraj(Block):
 
 
 class CTraj(Block):
-    """Straight-line Cartesian motion from T0 to T1 over [0, tf] (release-7 ctraj in time).
+    """Straight-line Cartesian motion from T0 to T1 over [0, tf], as ctraj in the Robotics Toolbox.
+
+    ctraj of the Robotics Toolbox for MATLAB, release 7, as a function of time.
 
     Path fraction s = 10 tau^3 - 15 tau^4 + 6 tau^5, tau = t/tf (rest to rest, zero
     acceleration at both ends): translation p0 + s (p1 - p0), rotation R0·Rot(u, s·phi) with

@@ -58,7 +58,9 @@ class Tr2Xyz(Block):
 
 
 class Tr2Diff(Block):
-    """Differential motion between two poses (seed 000, tr2diff):
+    """Differential motion d (6) between poses T1 and T2, as tr2diff in the Robotics Toolbox.
+
+    As in the Robotics Toolbox for MATLAB, release 7:
 
         d = [p2 - p1; 1/2 * sum_k c_k(T1) x c_k(T2)],   c_k = k-th column of the rotation,
 
@@ -85,8 +87,10 @@ class Tr2Diff(Block):
 
 
 class Eul2Tr(Block):
-    """ZYZ Euler angles to a transform: T = Rz(a)·Ry(b)·Rz(c), zero translation (seed 000,
-    eul2tr). Inputs a, b, c scalars (rad); output T (4, 4)."""
+    """ZYZ Euler angles to a transform T = Rz(a)·Ry(b)·Rz(c), as eul2tr in the Robotics Toolbox.
+
+    Zero translation, as eul2tr in the Robotics Toolbox for MATLAB, release 7. Inputs a, b,
+    c scalars (rad); output T (4, 4)."""
 
     type = "eul2tr"
 
@@ -106,7 +110,9 @@ class Eul2Tr(Block):
 
 
 class Tr2Eul(Block):
-    """ZYZ Euler angles of T = Rz(a)·Ry(b)·Rz(c) (seed 000, tr2eul), b in [0, pi]:
+    """ZYZ Euler angles a, b, c of T = Rz(a)·Ry(b)·Rz(c), as tr2eul in the Robotics Toolbox.
+
+    As in the Robotics Toolbox for MATLAB, release 7, b in [0, pi]:
 
         a = atan2(r23, r13),  b = atan2(cos a r13 + sin a r23, r33),
         c = atan2(-sin a r11 + cos a r21, -sin a r12 + cos a r22).
@@ -132,8 +138,10 @@ class Tr2Eul(Block):
 
 
 class Rpy2Tr(Block):
-    """Roll/pitch/yaw to a transform in seed 000's convention: T = Rz(roll)·Ry(pitch)·Rx(yaw),
-    zero translation. Inputs roll, pitch, yaw scalars (rad); output T (4, 4).
+    """Roll/pitch/yaw to a transform T = Rz(roll)·Ry(pitch)·Rx(yaw), as rpy2tr in release 7.
+
+    The convention of the Robotics Toolbox for MATLAB, release 7; zero translation. Inputs
+    roll, pitch, yaw scalars (rad); output T (4, 4).
 
     Caution: spatialmath and bdsim name the angles the other way round, T = Rz(yaw)·Ry(pitch)
     ·Rx(roll): the product of rotations about z, y, x is the same, roll and yaw swap places.
@@ -157,8 +165,9 @@ class Rpy2Tr(Block):
 
 
 class Tr2Rpy(Block):
-    """Roll/pitch/yaw of T = Rz(roll)·Ry(pitch)·Rx(yaw) (seed 000's convention), pitch in
-    [-pi/2, pi/2]:
+    """Roll/pitch/yaw of T = Rz(roll)·Ry(pitch)·Rx(yaw), as tr2rpy in release 7.
+
+    The convention of the Robotics Toolbox for MATLAB, release 7, pitch in [-pi/2, pi/2]:
 
         roll = atan2(r21, r11),  pitch = atan2(-r31, cos(roll) r11 + sin(roll) r21),
         yaw = atan2(sin(roll) r13 - cos(roll) r23, cos(roll) r22 - sin(roll) r12).

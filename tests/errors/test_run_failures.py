@@ -62,7 +62,7 @@ def test_function_failing_at_run_time_is_exit_3_with_partial_results(case, tmp_p
     assert code == 3, err
     assert "Traceback" not in err
     assert "block 'F'" in err and "port 'y'" in err and needle in err, err
-    assert "at t=0.005," in err, err  # the first evaluation with t > 0: rk4 stage 2 at h/2
+    assert "at t = 0.005" in err, err  # the first evaluation with t > 0: rk4 stage 2 at h/2
     meta = json.loads((out / "meta.json").read_text())
     assert meta["complete"] is False and meta["status"] == "failed"
     assert len(np.load(out / "results.npz")["t"]) >= 1  # t = 0 was recorded

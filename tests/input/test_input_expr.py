@@ -109,6 +109,35 @@ FUNCTION_CASES = {
     "min": ("min([0.3, -0.7, 0.2])", -0.7),
     "max": ("max([0.3, -0.7, 0.2])", 0.3),
     "sum": ("sum([[1, 2], [3, 4]])", 10.0),                    # numpy: all elements
+    "prod": ("prod([[1, 2], [3, 4]])", 24.0),                  # 1*2*3*4
+    "mean": ("mean([[1, 2], [3, 6]])", 3.0),                   # 12 / 4
+    "cumsum": ("cumsum([1, 2, 3, 4])", [1.0, 3.0, 6.0, 10.0]),
+    "dot": ("dot([1, 2, 3], [4, 5, 6])", 32.0),                # 4 + 10 + 18
+    "cross": ("cross([1, 2, 3], [4, 5, 6])", [-3.0, 6.0, -3.0]),  # (2*6-3*5, 3*4-1*6, 1*5-2*4)
+    "sinh": ("sinh([0.3, -0.7])", [(math.e**0.3 - math.e**-0.3) / 2,
+                                   (math.e**-0.7 - math.e**0.7) / 2]),
+    "cosh": ("cosh([0.3, -0.7])", [(math.e**0.3 + math.e**-0.3) / 2,
+                                   (math.e**-0.7 + math.e**0.7) / 2]),
+    "tanh": ("tanh([0.3, -0.7])", [(math.e**0.6 - 1) / (math.e**0.6 + 1),
+                                   (math.e**-1.4 - 1) / (math.e**-1.4 + 1)]),
+    "asinh": ("asinh([0.3, -0.7])", [math.log(0.3 + math.sqrt(1.09)),
+                                     math.log(-0.7 + math.sqrt(1.49))]),
+    "acosh": ("acosh([1, 2])", [0.0, math.log(2 + math.sqrt(3))]),
+    "atanh": ("atanh([0.5, -0.2])", [0.5 * math.log(3), 0.5 * math.log(0.8 / 1.2)]),
+    "log10": ("log10([1000, 0.01])", [3.0, -2.0]),
+    "log2": ("log2([8, 0.5])", [3.0, -1.0]),
+    "exp2": ("exp2([3, -1])", [8.0, 0.5]),
+    "hypot": ("hypot([3, 5], [4, 12])", [5.0, 13.0]),
+    "floor": ("floor([2.5, -2.5, 3])", [2.0, -3.0, 3.0]),
+    "ceil": ("ceil([2.5, -2.5, 3])", [3.0, -2.0, 3.0]),
+    "round": ("round([2.5, -2.5, 1.4, -0.6, 0.49999999999999994])",  # half away from zero,
+              [3.0, -3.0, 1.0, -1.0, 0.0]),                            # as MATLAB
+    "trunc": ("trunc([2.7, -2.7])", [2.0, -2.0]),
+    "mod": ("mod([7, -7, 7, -7, 5], [3, 3, -3, -3, 0])", [1.0, 2.0, -2.0, -1.0, 5.0]),  # MATLAB
+    "rem": ("rem([7, -7, 7, -7], [3, 3, -3, -3])", [1.0, -1.0, 1.0, -1.0]),            # MATLAB
+    "clip": ("clip([-2, 0.5, 3], 0, 1)", [0.0, 0.5, 1.0]),
+    "where": ("where([1, 0, -2], [10, 20, 30], 5)", [10.0, 5.0, 30.0]),
+    "isfinite": ("isfinite([1, inf, -inf])", [1.0, 0.0, 0.0]),
     "norm": ("norm([3, 4])", 5.0),
     "diag": ("diag([1, 2])", [[1.0, 0.0], [0.0, 2.0]]),
     "eye": ("eye(2, 3)", np.eye(2, 3)),
@@ -134,7 +163,8 @@ FUNCTION_CASES = {
 
 def test_every_function_is_covered():
     assert set(FUNCTION_CASES) == set(FUNCTIONS) | set(MATRIX_FUNCTIONS)
-    assert set(CONSTANTS) == {"pi", "e", "inf"}
+    assert set(CONSTANTS) == {"pi", "e", "inf", "eps"}
+    assert CONSTANTS["eps"] == 2.0 ** -52  # the spacing of doubles at 1, as MATLAB's eps
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTION_CASES))
@@ -189,17 +219,19 @@ def test_robot_poses():
     ("sin", "'sin' is a function"),
     ("Kpp + 1", "unknown name 'Kpp' \\(did you mean 'Kp'\\?\\)"),
     ("zzz", "unknown name 'zzz'$"),
-    ("x < 1", "comparisons are not allowed"),
-    ("Kp and 1", "boolean operators"),
-    ("not Kp", "boolean operators"),
-    ("1 if Kp else 2", "conditional expressions are not allowed"),
+    ("1 if Kp else 2", "conditional expressions are not allowed; use where"),
+    ("x in x", "'in' and 'is' are not allowed"),
+    ("Kp & 1", "operator '&' is not allowed; for a logical and use and"),
+    ("rem(1, 0)", "domain error"),
+    ("dot([1, 2], [1, 2, 3])", "dot\\(\\) needs two vectors of the same length"),
+    ("cross([1, 2], [3, 4])", "cross\\(\\) needs two 3-vectors"),
+    ("where([1, 0], [1, 2, 3], 0)", "do not match"),
     ("{1: 2}", "dictionaries are not allowed"),
     ("(y := 1)", "assignments are not allowed"),
     ("[*x]", "unpacking with \\* is not allowed"),
     ("2 ^ 3", "operator '\\^' is not allowed; for a power use \\*\\*"),
-    ("7 // 2", "operator '//' is not allowed"),
-    ("7 % 2", "operator '%' is not allowed"),
-    ("~1", "operator '~' is not allowed"),
+    ("7 // 2", "operator '//' is not allowed; use floor"),
+    ("~1", "operator '~' is not allowed; for a logical not use not"),
     ("True", "'True' is not allowed"),
     ("None", "'None' is not allowed"),
     ("1j", "complex numbers are not allowed"),
@@ -388,3 +420,39 @@ def test_compile_rejections(text, inputs, message):
 def test_input_shadows_parameter():
     f = compile_expr("Kp + 1", ("Kp",), NAMES)
     assert f(1.0) == 2.0 and f.names == {"Kp"}
+
+
+# ---- logic: comparisons, and / or / not, where, % -----------------------------------------------
+@pytest.mark.parametrize("text, expected", [
+    ("1 < 2", 1.0), ("2 < 1", 0.0), ("2 <= 2", 1.0), ("3 > 3", 0.0), ("3 >= 3", 1.0),
+    ("1 == 1.0", 1.0), ("1 != 1", 0.0),
+    ("1 < 2 < 3", 1.0), ("1 < 3 < 2", 0.0),          # a chain is (1 < 3) and (3 < 2)
+    ("x > 15", [0.0, 1.0, 1.0, 1.0]), ("x[0] < x", [0.0, 1.0, 1.0, 1.0]),
+    ("10 < x <= 30", [0.0, 1.0, 1.0, 0.0]),
+    ("not 0", 1.0), ("not 2.5", 0.0), ("not [0, -1]", [1.0, 0.0]),
+    ("[1, 1, 0, 0] and [1, 0, 1, 0]", [1.0, 0.0, 0.0, 0.0]),
+    ("[1, 1, 0, 0] or [1, 0, 1, 0]", [1.0, 1.0, 1.0, 0.0]),
+    ("0 or 0 or 3", 1.0), ("1 and 2 and 0", 0.0),
+    ("not 1 == 2", 1.0),                              # Python precedence: not (1 == 2)
+    ("(x > 15) * x", [0.0, 20.0, 30.0, 40.0]),        # truth values are numbers
+    ("-7 % 3", 2.0), ("7 % -3", -2.0), ("7.5 % 2", 1.5),   # floored, as mod
+])
+def test_logic_is_elementwise_with_truth_values_one_and_zero(text, expected):
+    value = ev(text)
+    assert value.dtype == np.float64
+    assert np.array_equal(value, expected)
+
+
+def test_logic_in_a_function_block_expression():
+    # a deadband of half-width 0.5 and a sign switch, each one expression
+    deadband = compile_expr("where(abs(u) <= 0.5, 0, u - 0.5 * sign(u))", ["u"], {})
+    u = np.array([-2.0, -0.5, 0.2, 0.5, 1.75])
+    assert np.array_equal(deadband(u), [-1.5, 0.0, 0.0, 0.0, 1.25])
+    assert deadband(np.float64(-0.3)) == 0.0
+    switch = compile_expr("(u >= 0 and v < k) * u + (u < 0 or v >= k) * -u", ["u", "v"],
+                          {"k": 1.0})
+    assert switch(np.float64(2.0), np.float64(0.0)) == 2.0     # both conditions hold
+    assert switch(np.float64(2.0), np.float64(1.0)) == -2.0    # v >= k
+    assert switch(np.float64(-3.0), np.float64(0.0)) == 3.0    # u < 0
+    cond = compile_expr("u % 2 == 1", ["u"], {})
+    assert np.array_equal(cond(np.array([1.0, 2.0, -1.0, 3.0])), [1.0, 0.0, 1.0, 1.0])

@@ -1,0 +1,452 @@
+"""The robot base: all of a serial manipulator that does not depend on how its kinematics is
+described. ``SerialLink`` (Denavit–Hartenberg) and ``TwistRobot`` (product of exponentials)
+derive from ``RobotBase`` and supply only their kinematics.
+
+Conventions (``shared/spec/robots.md``): gravity (3,) is the upward acceleration that models
+gravity (default (0, 0, 9.81): gravity acts in −z of the world); motor inertia adds G²·Jm to
+M(q) and G²·Jm·q̈ to rne; friction F_j(q̇) = |G_j|·(B_j·|G_j|·q̇_j + Tc_j) (Tc+ for q̇ > 0,
+Tc- for q̇ < 0, 0 at rest) always opposes motion. ``base`` places the robot in the world;
+dynamics are computed in the base frame with gravity rotated into it. Angles in radians, SI
+units, joints indexed from 0.
+
+``q`` of shape (n,) gives one answer; (m, n) a stack of m answers. The numerical work is done
+by the kernels of ``_kernels`` (run as the C extension ``_ckernels``, by numba or as plain
+Python: see ``backend``) on the arrays P and W packed once per robot.
+"""
+
+import numpy as np
+
+from .link import inertia_tensor
+
+_asc = np.ascontiguousarray
+_F64 = np.float64
+_K = None
+
+
+def _kernels():
+    """The kernel module (C extension, numba or plain Python: ``backend``), chosen and imported
+    when the first robot is built."""
+    global _K
+    if _K is None:
+        from .backend import kernels
+        _K = kernels()
+    return _K
+
+
+def readonly(a):
+    """``a`` as a read-only C-contiguous float64 array."""
+    a = np.array(a, dtype=np.float64)
+    a.setflags(write=False)
+    return a
+
+
+def transform(T, what):
+    """A read-only 4x4 homogeneous transform (identity for None); ValueError naming ``what``."""
+    if T is None:
+        return readonly(np.eye(4))
+    T = np.asarray(T, dtype=np.float64)
+    if T.shape != (4, 4) or not np.allclose(T[3], (0, 0, 0, 1)) \
+            or not np.allclose(T[:3, :3] @ T[:3, :3].T, np.eye(3), atol=1e-9):
+        raise ValueError(f"{what} must be a 4x4 homogeneous transform")
+    return readonly(T)
+
+
+def per_joint(value, n, shape, default, what):
+    """``value`` as an (n,) + shape float array, filled with ``default`` when None."""
+    a = np.full((n,) + shape, default, dtype=float) if value is None else \
+        np.array(value, dtype=float)
+    if a.shape != (n,) + shape:
+        raise ValueError(f"{what} must have shape {(n,) + shape}, got {a.shape}")
+    return a
+
+
+def _result(out, shape):
+    """``out`` checked to be a writable float64 C-contiguous array of ``shape``, or a new one."""
+    if out is None:
+        return np.empty(shape)
+    if out.shape != shape or out.dtype != _F64 or not out.flags.c_contiguous \
+            or not out.flags.writeable:
+        raise ValueError(f"out must be a writable C-contiguous float64 array of shape {shape}")
+    return out
+
+
+def _joints(q, qd=None, x=None):
+    """(lead, q, qd, x) for the kernels: joint arrays as float64 C-contiguous, broadcast to one
+    shape when their shapes differ, and flattened; lead = () for one configuration (n,), (m,)
+    for a stack (m, n). qd and x are optional (None when not given)."""
+    q = _asc(q, _F64)
+    if qd is None:
+        return ((), q, None, None) if q.ndim == 1 else (q.shape[:-1], q.reshape(-1), None, None)
+    qd = _asc(qd, _F64)
+    xx = qd if x is None else _asc(x, _F64)
+    if q.ndim == 1 and qd.ndim == 1 and xx.ndim == 1:
+        return (), q, qd, xx if x is not None else None
+    q, qd, xx = np.broadcast_arrays(q, qd, xx)
+    flat = [_asc(a).reshape(-1) for a in (q, qd, xx)]
+    return (q.shape[:-1], *flat[:2], flat[2] if x is not None else None)
+
+
+def _vec(x):
+    return "[" + ", ".join(f"{v:.6g}" for v in x) + "]"
+
+
+class RobotBase:
+    """A serial manipulator of n joints (immutable by convention: modifiers return new robots).
+
+    Read-only attributes: ``n``, ``name``, ``manufacturer``, ``comment``, ``sigma`` (n,)
+    0 revolute / 1 prismatic, ``config`` ('R'/'P' per joint), ``m`` (n,) kg, ``r`` (n, 3)
+    centre of mass in the link frame (m), ``I`` (n, 3, 3) inertia about the centre of mass in
+    the link frame's axes (kg·m²), ``Jm`` (n,) motor inertia, ``G`` (n,) signed gear ratio,
+    ``B`` (n,) viscous and ``Tc`` (n, 2) Coulomb friction [Tc+, Tc-] (motor side), ``qlim``
+    (n, 2) (nan where unset), ``gravity`` (3,), ``base``, ``tool`` (4, 4), ``poses`` (dict of
+    fresh copies).
+
+    A subclass describes the kinematics: it sets its own attributes, then calls
+    ``RobotBase.__init__``, and implements ``_pack()`` (the kernel arguments),
+    ``_end_frame()`` (the end-effector without the tool, in the last link's frame),
+    ``_rebuild(**params)`` (the same kinematics with other parameters of ``_PARAMS``),
+    ``_kind`` and ``_table()`` (its description in ``str``).
+    """
+
+    _PARAMS = ("m", "r", "I", "Jm", "G", "B", "Tc", "qlim", "name", "manufacturer", "comment",
+               "gravity", "base", "tool", "poses")
+
+    def __init__(self, sigma, m=None, r=None, I=None, Jm=None, G=None, B=None, Tc=None,
+                 qlim=None, name="", manufacturer="", comment="", gravity=(0.0, 0.0, 9.81),
+                 base=None, tool=None, poses=None):
+        n = len(sigma)
+        self.n = n
+        self.name, self.manufacturer, self.comment = str(name), str(manufacturer), str(comment)
+        self.sigma = np.array(sigma, dtype=int)
+        self.sigma.setflags(write=False)
+        self.config = "".join("RP"[s] for s in self.sigma)
+        self.m = readonly(per_joint(m, n, (), 0.0, "m"))
+        self.r = readonly(per_joint(r, n, (3,), 0.0, "r"))
+        if I is None:
+            I = np.zeros((n, 3, 3))
+        if len(I) != n:
+            raise ValueError(f"I needs {n} inertia tensors, got {len(I)}")
+        self.I = readonly([inertia_tensor(x) for x in I])
+        self.Jm = readonly(per_joint(Jm, n, (), 0.0, "Jm"))
+        self.G = readonly(per_joint(G, n, (), 1.0, "G"))
+        self.B = readonly(per_joint(B, n, (), 0.0, "B"))
+        tc = per_joint(Tc, n, (2,) if np.ndim(Tc) == 2 else (), 0.0, "Tc")
+        self.Tc = readonly(tc if tc.ndim == 2 else np.stack([tc, -tc], axis=1))
+        self.qlim = readonly(per_joint(qlim, n, (2,), np.nan, "qlim"))
+        self.gravity = readonly(gravity)
+        if self.gravity.shape != (3,):
+            raise ValueError("gravity must have 3 elements")
+        self.base = transform(base, "base")
+        self.tool = transform(tool, "tool")
+        self._poses = {}
+        for key, value in (poses or {}).items():
+            v = readonly(value)
+            if v.shape != (n,):
+                raise ValueError(f"pose {key!r} must have {n} joint values, got shape {v.shape}")
+            self._poses[str(key)] = v
+        self._k = self._kernel_module()
+        self._P, self._W = self._pack()
+        self._P.setflags(write=False)
+        self._W.setflags(write=False)
+        self._g = self._base_gravity(self.gravity)
+        self._z6 = np.zeros(6)
+        self._zn = np.zeros(n)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        del state["_k"]                  # a module: restored from the import on unpickling
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._k = self._kernel_module()
+
+    _kernel_module = staticmethod(_kernels)
+
+    # ------------------------------------------------------------ parameters and copies
+    @property
+    def poses(self):
+        """Named joint configurations, name -> (n,) array (a fresh copy on every access)."""
+        return {k: v.copy() for k, v in self._poses.items()}
+
+    def kernel_args(self, gravity=None):
+        """(kernels, P, W, g): the kernel module of the chosen backend and the arguments every
+        kernel takes (read-only; ``_kernels`` documents them), g (3,) the gravity in the base
+        frame: the robot's, or ``gravity`` (world frame). The robot blocks fetch them once
+        and call the kernels directly on their port arrays."""
+        g = self._g if gravity is None else self._base_gravity(gravity)
+        return self._k, self._P, self._W, g
+
+    def _base_gravity(self, gravity):
+        """Gravity (world frame) expressed in the base frame: Rbᵀ·g."""
+        g = np.asarray(gravity, dtype=np.float64)
+        if g.shape != (3,):
+            raise ValueError("gravity must have 3 elements")
+        return np.ascontiguousarray(self.base[:3, :3].T @ g)
+
+    def _fext(self, fext):
+        f = _asc(fext, _F64).reshape(-1)
+        if f.shape[0] % 6:
+            raise ValueError("fext must be a 6-vector [Fx Fy Fz Mx My Mz] or (m, 6)")
+        return f
+
+    def _copy(self, **changes):
+        """The same kinematics with some of ``_PARAMS`` changed."""
+        params = {k: getattr(self, "_poses" if k == "poses" else k) for k in self._PARAMS}
+        params.update(changes)
+        return self._rebuild(**params)
+
+    def nofriction(self, what="coulomb"):
+        """Copy with Coulomb friction removed ('coulomb') or Coulomb and viscous ('all')."""
+        if what not in ("coulomb", "all"):
+            raise ValueError(f"nofriction: what must be 'coulomb' or 'all', got {what!r}")
+        return self._copy(Tc=np.zeros((self.n, 2)), B=self.B if what == "coulomb" else np.zeros(self.n))
+
+    def perturb(self, p, seed=None):
+        """Copy with masses and inertia tensors scaled by independent draws from U(1−p, 1+p).
+
+        Exactly (robots.md): ``s = numpy.random.default_rng(seed).uniform(1 - p, 1 + p,
+        size=(n, 2))``; link j's mass × s[j, 0] and its whole inertia tensor × s[j, 1]. COM,
+        Jm, G, B, Tc unchanged; name prefixed 'P/'.
+        """
+        s = np.random.default_rng(seed).uniform(1 - p, 1 + p, size=(self.n, 2))
+        return self._copy(m=self.m * s[:, 0], I=self.I * s[:, 1, None, None],
+                          name="P/" + self.name)
+
+    def payload(self, m, p=(0.0, 0.0, 0.0)):
+        """Copy with a point mass m (kg) at p (3,) in the tool frame added to the last link.
+
+        p is mapped into the last link's frame, p_n = T·p with T the tool pose in that frame;
+        the last link becomes the composite body: mass m_n + m, COM
+        r' = (m_n·r + m·p_n)/(m_n + m), inertia about r' by the parallel-axis theorem
+        I' = I + m_n·(|e|²·1 − e·eᵀ) + m·(|f|²·1 − f·fᵀ), e = r − r', f = p_n − r'.
+        (roboticstoolbox-python's ``payload`` instead overwrites the last link's m and r.)
+        """
+        p = np.asarray(p, dtype=np.float64)
+        if p.shape != (3,):
+            raise ValueError("payload position p must have 3 elements")
+        m = float(m)
+        T = self._end_frame() @ self.tool
+        pn = T[:3, :3] @ p + T[:3, 3]
+        mn, rn = self.m[-1], self.r[-1]
+        total = mn + m
+        if total == 0.0:
+            return self._copy()
+        rc = (mn * rn + m * pn) / total
+
+        def shift(mass, v):
+            return mass * (v @ v * np.eye(3) - np.outer(v, v))
+
+        masses, coms, inertias = self.m.copy(), self.r.copy(), self.I.copy()
+        masses[-1], coms[-1] = total, rc
+        inertias[-1] = self.I[-1] + shift(mn, rn - rc) + shift(m, pn - rc)
+        return self._copy(m=masses, r=coms, I=inertias)
+
+    def configure(self, friction=None, perturb=None, seed=None, gravity=None, base=None,
+                  tool=None, payload=None):
+        """A new robot for a diagram's ``robots:`` entry.
+
+        Applied in this order: gravity/base/tool replaced, then ``payload`` ((m, p) or
+        {'m': m, 'p': p}, p in the (new) tool frame), then ``perturb`` (p with ``seed``), then
+        ``friction``: None or 'full' keep it, 'viscous' = nofriction('coulomb'),
+        'none' = nofriction('all').
+        """
+        if friction not in (None, "full", "viscous", "none"):
+            raise ValueError(f"friction must be 'full', 'viscous' or 'none', got {friction!r}")
+        kw = {k: v for k, v in (("gravity", gravity), ("base", base), ("tool", tool))
+              if v is not None}
+        robot = self._copy(**kw) if kw else self
+        if payload is not None:
+            if isinstance(payload, dict):
+                if set(payload) - {"m", "p"} or "m" not in payload:
+                    raise ValueError("payload mapping needs 'm' and optionally 'p'")
+                robot = robot.payload(payload["m"], payload.get("p", (0.0, 0.0, 0.0)))
+            else:
+                robot = robot.payload(*payload)
+        if perturb is not None:
+            robot = robot.perturb(perturb, seed)
+        if friction == "viscous":
+            robot = robot.nofriction("coulomb")
+        elif friction == "none":
+            robot = robot.nofriction("all")
+        return robot
+
+    # ------------------------------------------------------------ calling the kernels
+    def _run(self, kernel, lead, tail, out, *args):
+        """``kernel(*args, out)``, its joint arrays flattened (``_joints``): for one configuration
+        (lead = ()) into ``out`` of shape ``tail`` (allocated when None, checked by the
+        kernel); for a stack into ``out`` of shape lead + tail, seen by the kernel as the
+        rows of the configurations stacked (e.g. (m, 4, 4) as (4m, 4))."""
+        if not lead:
+            if out is None:
+                out = np.empty(tail)
+            kernel(*args, out)
+            return out
+        res = _result(out, lead + tail)
+        kernel(*args, res.reshape((-1,) + tail[1:]))
+        return res
+
+    # ------------------------------------------------------------ kinematics
+    def fkine(self, q, out=None):
+        """End-effector pose (4, 4) in the world, tool included, or (m, 4, 4) for q (m, n).
+        ``out`` (float64, the result's shape) receives the answer."""
+        lead, q, _, _ = _joints(q)
+        return self._run(self._k.fkine, lead, (4, 4), out, self._P, self._W, q)
+
+    def fkine_all(self, q):
+        """World poses of the base and of every link frame, tool not applied: (n+1, 4, 4) or
+        (m, n+1, 4, 4); used to draw the links."""
+        lead, q, _, _ = _joints(q)
+        F = self._run(self._k.fkine_all, lead, (4 * self.n + 4, 4), None, self._P, self._W, q)
+        return F.reshape(lead + (self.n + 1, 4, 4))
+
+    def jacob0(self, q, out=None):
+        """Geometric Jacobian in the world frame, (6, n) rows [v; ω] of the tool point
+        (ẋ = J0·q̇); (m, 6, n) for q (m, n). ``out`` as in ``fkine``."""
+        lead, q, _, _ = _joints(q)
+        return self._run(self._k.jacobian, lead, (6, self.n), out, self._P, self._W, q, False)
+
+    def jacobn(self, q, out=None):
+        """Geometric Jacobian in the tool frame, (6, n) rows [v; ω]: the body Jacobian of the
+        tool frame; (m, 6, n) for q (m, n). ``out`` as in ``fkine``."""
+        lead, q, _, _ = _joints(q)
+        return self._run(self._k.jacobian, lead, (6, self.n), out, self._P, self._W, q, True)
+
+    def jacob_dot(self, q, qd):
+        """J̇(q, q̇)·q̇ (6,) in the world frame: the tool-point acceleration and the angular
+        acceleration when q̈ = 0, so that ẍ = J0·q̈ + J̇·q̇. (m, 6) for stacks."""
+        lead, q, qd, _ = _joints(q, qd)
+        return self._run(self._k.jacob_dot, lead, (6,), None, self._P, self._W, q, qd)
+
+    # ------------------------------------------------------------ dynamics
+    def rne(self, q, qd, qdd, gravity=None, fext=None, out=None):
+        """Inverse dynamics τ = M(q)·q̈ + C(q,q̇)·q̇ + F(q̇) + g(q) + J_nᵀ·fext (N·m or N).
+
+        Recursive Newton–Euler including motor inertia G²·Jm·q̈ and friction F(q̇).
+        ``gravity`` (3,) overrides the robot's (world frame). ``fext`` (6,) = [Fx Fy Fz Mx My
+        Mz] is the wrench the end-effector exerts on the environment, expressed in the tool
+        frame with the moment about the tool point; (m, 6) gives one wrench per row. q, qd,
+        qdd (n,) -> (n,); stacks (m, n) -> (m, n). ``out`` (float64, C-contiguous, the
+        result's shape) receives the answer.
+        """
+        lead, q, qd, qdd = _joints(q, qd, qdd)
+        g = self._g if gravity is None else self._base_gravity(gravity)
+        f = self._z6 if fext is None else self._fext(fext)
+        return self._run(self._k.rne, lead, (self.n,), out, self._P, self._W, g, q, qd, qdd, f)
+
+    def inertia(self, q, out=None):
+        """Joint-space inertia M(q) (n, n), motor inertia G²·Jm included (kg·m²);
+        (m, n, n) for q (m, n). Composite-rigid-body algorithm. ``out`` as in ``fkine``."""
+        lead, q, _, _ = _joints(q)
+        return self._run(self._k.inertia, lead, (self.n, self.n), out, self._P, self._W, q)
+
+    def coriolis(self, q, qd):
+        """Coriolis/centripetal matrix C(q, q̇) (n, n) with C·q̇ the velocity torque and
+        Ṁ − 2C skew-symmetric; (m, n, n) for stacks. Friction is not included."""
+        lead, q, qd, _ = _joints(q, qd)
+        return self._run(self._k.coriolis, lead, (self.n, self.n), None, self._P, self._W, q, qd)
+
+    def gravload(self, q, gravity=None, out=None):
+        """Gravity torque g(q) = rne(q, 0, 0) (n,) or (m, n); ``gravity`` overrides the robot's
+        (world frame); ``out`` as in ``fkine``."""
+        lead, q, _, _ = _joints(q)
+        z = np.zeros(q.shape) if lead else self._zn
+        g = self._g if gravity is None else self._base_gravity(gravity)
+        return self._run(self._k.rne, lead, (self.n,), out, self._P, self._W, g, q, z, z,
+                         self._z6)
+
+    def accel(self, q, qd, tau, gravity=None, fext=None, out=None):
+        """Forward dynamics q̈ = M(q)⁻¹·(τ − C(q,q̇)·q̇ − F(q̇) − g(q) − J_nᵀ·fext).
+
+        The bias is one rne call with q̈ = 0, M by the composite-rigid-body algorithm, the
+        solve by Cholesky. q, qd, tau (n,) -> (n,); stacks (m, n) -> (m, n). ``gravity`` and
+        ``fext`` as in ``rne``; ``out`` (float64, the result's shape) receives the answer.
+        """
+        lead, q, qd, tau = _joints(q, qd, tau)
+        g = self._g if gravity is None else self._base_gravity(gravity)
+        f = self._z6 if fext is None else self._fext(fext)
+        return self._run(self._k.accel, lead, (self.n,), out, self._P, self._W, g, q, qd, tau, f)
+
+    def friction(self, qd):
+        """Joint friction F(q̇) = |G|·(B·|G|·q̇ + Tc) per joint (n,) or (m, n); Tc = Tc+ for
+        q̇ > 0, Tc- for q̇ < 0, 0 at rest. rne adds it; it opposes motion."""
+        lead, qd, _, _ = _joints(qd)
+        return self._run(self._k.friction, lead, (self.n,), None, self._P, qd)
+
+    # ------------------------------------------------------------ queries and display
+    def islimit(self, q):
+        """Per joint −1 below qlim[:, 0], +1 above qlim[:, 1], 0 within or without limits."""
+        q = np.asarray(q, dtype=np.float64)
+        return np.where(q < self.qlim[:, 0], -1, np.where(q > self.qlim[:, 1], 1, 0))
+
+    def __str__(self):
+        lines = [f"{self.name or 'noname'}"
+                 + (f" ({self.manufacturer})" if self.manufacturer else "")
+                 + f": {self.n} axis, {self.config}, {self._kind}"]
+        if self.comment:
+            lines.append(f"  {self.comment}")
+        lines += self._table()
+        lines.append("gravity = " + _vec(self.gravity))
+        for label, T in (("base", self.base), ("tool", self.tool)):
+            if not np.array_equal(T, np.eye(4)):
+                lines.append(f"{label} = " + np.array2string(T, precision=4, suppress_small=True,
+                                                             prefix=f"{label} = "))
+        if self._poses:
+            lines.append("poses: " + ", ".join(self._poses))
+        return "\n".join(lines)
+
+    def display(self):
+        """The robot as text (``str(robot)``): kinematics, gravity, base, tool and poses."""
+        return str(self)
+
+    def dyn(self, j=None):
+        """Dynamic parameters of every link (or of link j, 0-based) as text: mass, COM,
+        inertia about the COM, motor inertia, gear ratio, viscous and Coulomb friction, qlim."""
+        out = []
+        for k in range(self.n) if j is None else [j]:
+            I, Tc, qlim = self.I[k], self.Tc[k], self.qlim[k]
+            out += [f"link {k} ({('revolute', 'prismatic')[self.sigma[k]]}):",
+                    f"  m  = {self.m[k]:.6g} kg",
+                    f"  r  = {_vec(self.r[k])} m",
+                    f"  I  = [Ixx Iyy Izz Ixy Iyz Ixz] = {_vec(I[(0, 1, 2, 0, 1, 0), (0, 1, 2, 1, 2, 2)])}"
+                    " kg.m^2",
+                    f"  Jm = {self.Jm[k]:.6g} kg.m^2, G = {self.G[k]:.6g}",
+                    f"  B  = {self.B[k]:.6g}, Tc = {_vec(Tc)} (motor side)",
+                    f"  qlim = {_vec(qlim)}"]
+        return "\n".join(out)
+
+    # ------------------------------------------------------------ inverse kinematics, analysis
+    def ikine(self, T, q0=None, mask=None, **options):
+        """Numerical inverse kinematics: ``ikine.ikine(self, T, q0, mask, **options)``."""
+        from .ikine import ikine
+        return ikine(self, T, q0, mask, **options)
+
+    def maniplty(self, q, method="yoshikawa", dof="all"):
+        """Manipulability index: ``analysis.maniplty``."""
+        from .analysis import maniplty
+        return maniplty(self, q, method, dof)
+
+    def cinertia(self, q, dof="all"):
+        """Cartesian inertia (J·M⁻¹·Jᵀ)⁻¹: ``analysis.cinertia``."""
+        from .analysis import cinertia
+        return cinertia(self, q, dof)
+
+    def itorque(self, q, qdd):
+        """Inertia torque M(q)·q̈: ``analysis.itorque``."""
+        from .analysis import itorque
+        return itorque(self, q, qdd)
+
+    def gravjac(self, q, gravity=None):
+        """(gravity load, jacob0) in one pass: ``analysis.gravjac``."""
+        from .analysis import gravjac
+        return gravjac(self, q, gravity)
+
+    def paycap(self, q, w, f, tlim):
+        """(wmax, joint): payload capacity under torque limits: ``analysis.paycap``."""
+        from .analysis import paycap
+        return paycap(self, q, w, f, tlim)
+
+    def fdyn(self, T, torqfun=None, q0=None, qd0=None, **options):
+        """(t, q, qd) integrating the forward dynamics over [0, T]: ``analysis.fdyn``."""
+        from .analysis import fdyn
+        return fdyn(self, T, torqfun, q0, qd0, **options)

@@ -1,0 +1,77 @@
+"""Block types from Python: `blocksim.register_block`, and what a diagram can never do
+(name code instead of a type). The installed-plugin path is tested end to end in
+tests/docs/test_custom_blocks.py."""
+import sys
+
+import numpy as np
+import pytest
+
+import blocksim
+from blocksim import library
+from blocksim.block import Block, In, Out
+from blocksim.cli import main
+
+
+class Doubler(Block):
+    """y = 2*u, element-wise."""
+
+    def ports(self):
+        return [In("u")], [Out("y")]
+
+    def output(self, t):
+        np.multiply(self.u[0], 2.0, out=self.y[0])
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    monkeypatch.setattr(library, "_registered", {})
+    return library._registered
+
+
+def write(tmp_path, text):
+    path = tmp_path / "d.yaml"
+    path.write_text(text)
+    return path
+
+
+DIAGRAM = """blocksim: 1
+blocks:
+  C: {type: clock}
+  D: {type: %s}
+wires: [C -> D]
+simulation: {stop: 1, output_interval: 0.5}
+record: {y: D.y}
+"""
+
+
+def test_a_registered_class_is_a_block_type(registry, tmp_path, capsys):
+    cls = type("Doubler", (Doubler,), {})
+    assert blocksim.register_block(cls, name="doubler") is cls and cls.type == "doubler"
+    result = blocksim.run(write(tmp_path, DIAGRAM % "doubler"))
+    np.testing.assert_allclose(result["y"], 2 * result.t)
+    assert main(["blocks"]) == 0
+    out = capsys.readouterr().out
+    assert f"Plugins from {__name__.partition('.')[0]}" in out and "  doubler " in out
+
+
+def test_register_block_checks_its_arguments(registry):
+    with pytest.raises(TypeError, match="subclass of blocksim.block.Block"):
+        blocksim.register_block(object, name="thing")
+    with pytest.raises(ValueError, match="'gain' is a built-in block type"):
+        blocksim.register_block(type("G", (Doubler,), {}), name="gain")
+    with pytest.raises(ValueError, match="invalid block type name"):
+        blocksim.register_block(type("G", (Doubler,), {}), name="Bad-Name")
+    with pytest.raises(ValueError, match="must agree"):
+        blocksim.register_block(type("G", (Doubler,), {"type": "one"}), name="two")
+
+
+@pytest.mark.parametrize("type_text", ["os:system", "'blocksim.block:Block'",
+                                       "tests.engine.test_plugins:Doubler", "subprocess.run"])
+def test_a_diagram_cannot_name_code(type_text, tmp_path, capsys):
+    before = set(sys.modules)
+    path = write(tmp_path, DIAGRAM % type_text)
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:4: error: block 'D': unknown block type" in err or \
+        f"{path}:4: error: block 'D' needs" in err or "block type must be a name" in err, err
+    assert not {"subprocess", "os.system"} & (set(sys.modules) - before)
