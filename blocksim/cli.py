@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -72,6 +73,9 @@ def main(argv=None):
     except KeyboardInterrupt as e:
         print("interrupted", file=sys.stderr)
         return _interrupted(e)
+    except BrokenPipeError:  # `blocksim blocks | head`: the reader has all it wanted
+        sys.stdout = open(os.devnull, "w")
+        return EXIT_OK
 
 
 class Terminated(KeyboardInterrupt):
@@ -245,6 +249,13 @@ def _check(args):
         f"step {s.step:g}" if s.solver in ("euler", "rk2", "rk4") else
         f"rtol {s.rtol:g}, atol {s.atol:g}, max_step {s.max_step:g}")
         + (f", output every {s.output_interval:g} s" if s.output_interval else ""))
+    from .library import Library
+    library = Library()
+    for section in library.sections:
+        if model.config.get(section):
+            note = library.section_note(section)
+            if note:
+                print(note)
     print("\nblocks:")
     for b in model.blocks:
         cs, ds = model.state_slices[b.name]

@@ -108,11 +108,7 @@ class DiagramSpec:
     simulation: dict  # key -> Value
     record: dict  # name -> Value (signal text)
     subsystems: dict = field(default_factory=dict)  # flat name -> SubsystemSpec
-    subsystem_outputs: dict = field(default_factory=dict)  # flat name -> {output: Endpoint}
-
-    def through_subsystems(self, ep):
-        """`ep` with a subsystem's output port replaced by the inner block port it names."""
-        return through_output(ep, self.subsystem_outputs)
+    subsystem_ports: dict = field(default_factory=dict)  # flat name -> (inputs, outputs)
 
     def copy(self):
         """A copy whose containers `apply_overrides` may change without touching this spec
@@ -125,7 +121,7 @@ class DiagramSpec:
             blocks={name: BlockSpec(b.name, b.type, dict(b.params), b.loc, b.scope)
                     for name, b in self.blocks.items()},
             wires=self.wires, simulation=dict(self.simulation), record=dict(self.record),
-            subsystems=self.subsystems, subsystem_outputs=self.subsystem_outputs)
+            subsystems=self.subsystems, subsystem_ports=self.subsystem_ports)
 
 
 def bool_hint(value):
@@ -220,7 +216,6 @@ class _Loader:
         self.blocks = {}
         self.wires = []
         self.subsystems = {}  # flat name -> (inputs {name: [Endpoint]}, outputs {name: Endpoint})
-        self.outputs_of = {}  # flat name -> outputs {name: Endpoint}
         self.specs = {}  # flat name -> SubsystemSpec
         self.robots = {}
 
@@ -384,7 +379,6 @@ class _Loader:
         ports = self.document(doc, inner_file, flat + "/", scope, overrides, inner_stack, top=False)
         if ports is not None:
             self.subsystems[flat] = ports
-            self.outputs_of[flat] = ports[1]
 
     def resolve(self, file, target):
         """The absolute path of subsystem file `target` named in `file` (cached: a file
@@ -463,7 +457,7 @@ class _Loader:
         self.wires = resolved
 
     def _through_output(self, ep):
-        return through_output(ep, self.outputs_of)
+        return through_outputs(self.subsystems, ep)
 
     def _through_inputs(self, ep):
         if ep.block not in self.subsystems:
@@ -476,17 +470,17 @@ class _Loader:
         return out
 
 
-def through_output(ep, outputs_of):
-    """Follow `ep` through subsystem output ports (`outputs_of`: subsystem flat name ->
-    {output name: inner Endpoint}) to the block port that computes the signal."""
-    while ep.block in outputs_of:
-        outputs = outputs_of[ep.block]
+def through_outputs(subsystems, ep):
+    """The inner block output a subsystem's output port stands for (through nested
+    subsystems): `Plant.x` -> `Plant/Position.y`. `subsystems` maps flat names to their
+    (inputs, outputs) ports; an endpoint on an ordinary block comes back unchanged."""
+    while ep.block in subsystems:
+        outputs = subsystems[ep.block][1]
         port = _only_port(ep, outputs, "output")
         inner = outputs[port]
         if ep.index is not None and inner.index is not None:
             raise ep.loc.error(f"cannot index subsystem output '{ep.text()}' that is itself indexed")
-        ep = Endpoint(inner.block, inner.port, ep.index if ep.index is not None else inner.index,
-                      ep.loc)
+        ep = Endpoint(inner.block, inner.port, ep.index if ep.index is not None else inner.index, ep.loc)
     return ep
 
 
@@ -498,7 +492,8 @@ def _only_port(ep, ports, side):
         return next(iter(ports))
     if ep.port not in ports:
         raise ep.loc.error(f"subsystem '{ep.block}' has no {side} '{ep.port}'"
-                           f"{suggest(ep.port, ports)}", block=ep.block, port=ep.port)
+                           f"{suggest(ep.port, ports) or f' ({side}s: ' + ', '.join(ports) + ')'}",
+                           block=ep.block, port=ep.port)
     return ep.port
 
 
@@ -539,7 +534,7 @@ def load_diagram(source, overrides=(), *, text=None, via="--set"):
         simulation=_section(doc, "simulation", SIMULATION_KEYS, file, loader.problems),
         record=_section(doc, "record", None, file, loader.problems),
         subsystems=loader.specs,
-        subsystem_outputs=loader.outputs_of,
+        subsystem_ports=loader.subsystems,
     )
     loader.problems.check()
     apply_overrides(spec, overrides, via)

@@ -58,6 +58,12 @@ def _levels(table, key):
     return levels
 
 
+def _named(table, metric):
+    """'max_err = max(abs(e))': the metric with its expression, for titles and labels."""
+    text = table.meta.get("sweep", {}).get("metrics", {}).get(metric)
+    return f"{metric} = {text}" if text else metric
+
+
 def _status_note(table):
     c = table.counts()
     note = f"{c['ok']} ok"
@@ -112,7 +118,8 @@ def _line(ax, table, values, metric, key):
         ax.set_yscale("log")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
-    ax.set_title(f"{metric} against {key} ({_status_note(table)})", fontsize="medium")
+    ax.set_title(f"{_named(table, metric)} against {key} ({_status_note(table)})",
+                 fontsize="medium")
 
 
 def _heat_map(ax, table, values, metric, xkey, ykey):
@@ -144,16 +151,26 @@ def _heat_map(ax, table, values, metric, xkey, ykey):
     ax.set_xlabel(xkey)
     ax.set_ylabel(ykey)
     if z.size <= 150:
+        fmt = _cell_format(finite)
         for i in range(len(yl)):
             for j in range(len(xl)):
                 if np.isfinite(z[i, j]):
                     shade = mesh.norm(z[i, j])
-                    ax.text(j + 0.5, i + 0.5, f"{z[i, j]:.3g}", ha="center", va="center",
+                    ax.text(j + 0.5, i + 0.5, format(z[i, j], fmt), ha="center", va="center",
                             fontsize="x-small", color="black" if shade > 0.6 else "white")
                 elif runs[i, j]:
                     ax.text(j + 0.5, i + 0.5, "failed", ha="center", va="center",
                             fontsize="x-small", color="C3")
-    ax.set_title(f"{metric} ({_status_note(table)})", fontsize="medium")
+    ax.set_title(f"{_named(table, metric)} ({_status_note(table)})", fontsize="medium")
+
+
+def _cell_format(values):
+    """Enough significant digits to tell the cells apart: 3, more when the values spread
+    little relative to their size (11.43 and 11.35 must not both read 11.4)."""
+    if values.size < 2 or np.ptp(values) == 0:
+        return ".3g"
+    spread = np.max(np.abs(values)) / np.ptp(values)
+    return f".{int(min(6, max(3, np.ceil(np.log10(spread)) + 2)))}g"
 
 
 def plot_histogram(table, metric, by=(), ax=None):
@@ -167,7 +184,8 @@ def plot_histogram(table, metric, by=(), ax=None):
         ax.text(0.5, 0.5, "no successful run", ha="center", transform=ax.transAxes)
         ax.set_title(f"{metric} ({_status_note(table)})", fontsize="medium")
         return ax
-    edges = np.histogram_bin_edges(ok, bins="auto")
+    # Freedman-Diaconis bins ("auto" takes the coarser of it and Sturges), at most 60
+    edges = np.histogram_bin_edges(ok, bins="fd" if np.ptp(ok) > 0 else 1)
     if edges.size > 61:
         edges = np.histogram_bin_edges(ok, bins=60)
     groups = {}
@@ -185,7 +203,7 @@ def plot_histogram(table, metric, by=(), ax=None):
     for value, style, name in ((ok.mean(), "-", "mean"), (np.median(ok), "--", "median"),
                                (np.percentile(ok, 95), ":", "95th percentile")):
         ax.axvline(value, color="k", linestyle=style, linewidth=1, label=f"{name} {value:.3g}")
-    ax.set_xlabel(metric)
+    ax.set_xlabel(_named(table, metric))
     ax.set_ylabel("runs")
     ax.legend(fontsize="small")
     ax.set_title(f"{metric} over {ok.size} runs ({_status_note(table)})", fontsize="medium")
