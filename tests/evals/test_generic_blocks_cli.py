@@ -132,3 +132,30 @@ def test_files(tour):
     np.testing.assert_array_equal(saved["u2"], r["exp"])
     results = np.genfromtxt(d / "run" / "results.csv", delimiter=",", names=True)
     np.testing.assert_array_equal(results["rand1"], r["rand"][:, 1])  # header rand[1]
+
+
+@pytest.mark.parametrize("block, param, words", [
+    ("{type: discrete_transfer_function, num: [1], den: [0, 1, 0.5], period: 0.1}", "den",
+     "leading coefficient"),
+    ("{type: lookup, x: [], y: []}", "x", "empty"),
+    ("{type: lookup, x: [0, 2, 1], y: [1, 2, 3]}", "x", "strictly increasing"),
+    ("{type: lookup_2d, x: [0, 1], y: [1, 1], z: [[1, 2], [3, 4]]}", "y", "strictly increasing"),
+    ("{type: transport_delay, delay: -0.5}", "delay", "> 0"),
+    ("{type: pulse, width: 1.5}", "width", "< 1"),
+    ("{type: noise, seed: 1.5}", "seed", "integer"),
+    ("{type: math, fn: ln}", "fn", "expected one of"),
+])
+def test_bad_parameters_are_reported_at_their_line(tmp_path, block, param, words):
+    (tmp_path / "bad.yaml").write_text(f"""blocksim: 1
+blocks:
+  Src: {{type: sine}}
+  Bad: {block}
+simulation: {{stop: 1}}
+""")
+    cli = subprocess.run([sys.executable, "-m", "blocksim", "check", "bad.yaml"],
+                         capture_output=True, text=True, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert cli.returncode == 2 and "Traceback" not in cli.stderr
+    first = cli.stderr.splitlines()[0]
+    assert first.startswith("bad.yaml:4: error:") and f"'{param}'" in first and words in first, \
+        cli.stderr
