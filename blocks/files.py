@@ -168,10 +168,11 @@ class ToFile(Block):
     def finalize(self, run):
         if run.out_dir is None:
             return
-        data = {f"u{i + 1}": np.asarray(v, dtype=float) for i, v in enumerate(run.inputs)}
+        t, inputs = run.recorded()  # the run's rows, not the extra points drawn in figures
+        data = {f"u{i + 1}": np.asarray(v, dtype=float) for i, v in enumerate(inputs)}
         path = Path(run.out_dir) / self.p.file
         if path.suffix.lower() == ".csv":
-            csvio.write_csv(path, run.t, data)
+            csvio.write_csv(path, t, data)
         else:
-            write_npz(path, run.t, data)
+            write_npz(path, t, data)
 

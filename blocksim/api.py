@@ -2,12 +2,16 @@
 from __future__ import annotations
 
 import datetime
+import time
 from pathlib import Path
+
+import numpy as np
 
 from .compiler import compile_diagram
 from .csvio import write_csv
 from .diagram import load_diagram
-from .results import Result, finalize_sinks, versions, write_json, write_npz
+from .results import (Result, finalize_sinks, remove_stale, run_files, versions, write_json,
+                      write_npz, written_since)
 from .simulator import simulate
 
 
@@ -42,22 +46,35 @@ def run(path, overrides=None, *, out=None, plots=False, progress=None, library=N
     return execute(model, out=out, plots=plots, progress=progress, csv=csv)
 
 
-def execute(model, *, out=None, plots=False, progress=None, csv=False):
-    """Simulate a compiled Model and write its run directory (see `run`)."""
-    t, data, info = simulate(model, progress)
+def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_progress=None):
+    """Simulate a compiled Model and write its run directory (see `run`).
+    `figure_progress(fraction, block name)` is told how drawing the figures goes.
+
+    A run directory used before keeps nothing stale: the files the previous run wrote (listed
+    in its meta.json) that this run does not write again are removed; other files are never
+    touched. meta.json lists this run's files, `wall_time` (simulating) and `figures_time`."""
+    t, data, info = simulate(model, progress, plots=plots and out is not None)
     error = info["error"]
     meta = _meta(model, t, info)
+    event_t, event_block, _ = info["events"]
     if out is not None:
         out = Path(out)
-        write_npz(out / "results.npz", t, data)
+        previous, before = run_files(out)
+        extra = {"events_t": event_t, "events_block": event_block} if len(event_t) else {}
+        write_npz(out / "results.npz", t, {**data, **extra})
         if csv:
             write_csv(out / "results.csv", t, data)
+    started = time.perf_counter()
     messages, reports = finalize_sinks(model, t, info["sink_data"], out,
-                                       plots and out is not None, info["complete"])
+                                       plots and out is not None, info["complete"],
+                                       figure_progress)
+    meta["figures_time"] = time.perf_counter() - started
     meta["blocks"] = reports
     if out is not None:
+        meta["files"] = sorted(written_since(out, before) | {"meta.json"})
         write_json(out / "meta.json", meta)
-    result = Result(t, data, meta, messages)
+        remove_stale(out, previous - set(meta["files"]))
+    result = Result(t, data, meta, messages, events=info["events"])
     if error is not None:
         error.result = result
         raise error
@@ -84,7 +101,20 @@ def _meta(model, t, info):
         "solver": {"name": s.solver, "rtol": s.rtol, "atol": s.atol, "max_step": s.max_step,
                    "step": s.step, "output_interval": s.output_interval, **info["stats"]},
         "configuration": model.config,
+        **_events_meta(info["events"]),
         "seeds": {**{name: r["seed"] for name, r in robots.items() if "seed" in r},
                   **{b.name: b.p.seed for b in model.blocks if hasattr(b.p, "seed")}},
         "versions": versions(),
     }
+
+
+def _events_meta(events):
+    """meta.json's account of the hybrid blocks' events (hybrid.md): the blocks that can have
+    events (`events_block` in results.npz indexes this list) and the counts."""
+    times, blocks, names = events
+    if not names:
+        return {}
+    counts = np.bincount(blocks, minlength=len(names)) if len(blocks) else np.zeros(len(names), int)
+    return {"event_blocks": names,
+            "events": {"total": int(len(times)),
+                       "per_block": {n: int(c) for n, c in zip(names, counts)}}}

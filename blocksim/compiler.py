@@ -30,6 +30,10 @@ from .block import PortError
 from .solvers import SOLVERS
 
 
+# names results.npz uses besides the records: the time and the events of hybrid blocks
+RESERVED_RECORDS = ("t", "events_t", "events_block")
+
+
 @dataclass
 class Settings:
     start: float
@@ -40,6 +44,8 @@ class Settings:
     max_step: float
     step: float
     output_interval: float | None
+    event_tol: float = 1e-10
+    max_consecutive_events: int = 1000
 
 
 @dataclass
@@ -50,7 +56,8 @@ class Node:
     ports: list
     inputs: tuple  # input names the outputs depend on at the same instant
     group: str = "continuous"  # constant / discrete / continuous
-    order: int = 0
+    order: int = 0  # declaration index (before scheduling)
+    order_index: int = 0  # position in the dataflow schedule
 
     @property
     def label(self):
@@ -78,12 +85,15 @@ class Model:
     stops: list  # views
     events: list  # sorted (time, block)
     state_slices: dict  # block name -> (continuous slice, discrete slice)
+    hybrid: tuple = ()  # (block, slice of zbuf) of blocks with indicators, in dataflow order
+    zbuf: np.ndarray = field(default_factory=lambda: np.zeros(0))  # indicator values
+    zdirs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
     config: dict = field(default_factory=dict)
     seeds: dict = field(default_factory=dict)
     subsystems: dict = field(default_factory=dict)  # name -> (source, {parameter: value})
 
 
-def _simulation_defaults(sim, evaluate, problems):
+def _simulation_defaults(sim, evaluate, problems, file):
     def num(key, default, positive=True):
         if key not in sim:
             return default
@@ -102,7 +112,8 @@ def _simulation_defaults(sim, evaluate, problems):
 
     start = num("start", 0.0, positive=False)
     if "stop" not in sim:
-        problems.add(DiagramError("simulation.stop is required", hint="add `simulation: {stop: 10}`"))
+        problems.add(DiagramError("simulation.stop is required", file=file,
+                                  hint="add `simulation: {stop: 10}` (the end time, in s)"))
         stop = start + 1.0
     else:
         stop = num("stop", start + 1.0, positive=False)
@@ -118,10 +129,15 @@ def _simulation_defaults(sim, evaluate, problems):
         else:
             solver = v.raw
     span = stop - start
+    max_events = num("max_consecutive_events", 1000)
+    if max_events != int(max_events):
+        problems.add(sim["max_consecutive_events"].loc.error(
+            f"simulation.max_consecutive_events must be a whole number, got {max_events:g}"))
     return Settings(start=start, stop=stop, solver=solver,
                     rtol=num("rtol", 1e-3), atol=num("atol", 1e-6),
                     max_step=num("max_step", span / 50), step=num("step", span / 1000),
-                    output_interval=num("output_interval", None))
+                    output_interval=num("output_interval", None),
+                    event_tol=num("event_tol", 1e-10), max_consecutive_events=int(max_events))
 
 
 class _Reported(Exception):
@@ -316,7 +332,9 @@ class _Compiler:
                 if (name, port.name) not in self.drivers and not port.optional:
                     self.problems.add(self.spec.blocks[name].loc.error(
                         "input is not connected", block=name, port=port.name,
-                        hint="wire it, or feed it from a constant / terminator as needed"))
+                        hint=f"wire a signal to it, or feed it a constant: e.g. the block "
+                             f"`Zero: {{type: constant, value: 0}}` and the wire "
+                             f"`Zero -> {name}.{port.name}`"))
 
     def endpoint(self, ep, output):
         if ep.block not in self.ports:
@@ -542,6 +560,8 @@ class _Compiler:
             self.report_loops(edges)
             self.problems.check()
         self.nodes = [nodes[i] for i in order]
+        for k, node in enumerate(self.nodes):
+            node.order_index = k
         self.node_of = node_of
 
     def report_loops(self, edges):
@@ -586,6 +606,7 @@ class _Compiler:
         x0 = np.concatenate(xc) if xc else np.zeros(0)
         xd0 = np.concatenate(xd) if xd else np.zeros(0)
         xbuf, dxbuf, xdbuf = x0.copy(), np.zeros_like(x0), xd0.copy()
+        self.layout_indicators()
         views = {}
         for name, (_, outs) in self.ports.items():
             cs, ds = slices[name]
@@ -611,6 +632,30 @@ class _Compiler:
             block.bind(u, y, xbuf[cs], dxbuf[cs], xdbuf[ds])
         self.signals, self.views, self.slices = signals, views, slices
         self.x0, self.xd0, self.xbuf, self.dxbuf, self.xdbuf = x0, xd0, xbuf, dxbuf, xdbuf
+
+    def layout_indicators(self):
+        """One buffer for every block's zero-crossing indicators; each block gets its view
+        `z`. Handlers run in dataflow order: blocks whose outputs are all state (an
+        integrator) first, the others in the order their first output is computed."""
+        first = {}
+        for node in self.nodes:
+            first.setdefault(node.block.name, node.order_index)
+        declared = list(self.blocks)
+        dirs, entries, total = [], [], 0
+        for name in sorted(declared, key=lambda b: (first.get(b, -1), declared.index(b))):
+            block = self.blocks[name]
+            d = block.zero_crossings()
+            if d is None:
+                continue
+            d = np.asarray(d, dtype=np.int8).ravel()
+            entries.append((block, slice(total, total + d.size)))
+            dirs.append(d)
+            total += d.size
+        self.zbuf = np.zeros(total)
+        self.zdirs = np.concatenate(dirs) if dirs else np.zeros(0, dtype=np.int8)
+        for block, sl in entries:
+            block.z = self.zbuf[sl]
+        self.hybrid = tuple(entries)
 
     def input_view(self, name, port, views):
         drv = self.drivers.get((name, port.name))
@@ -648,9 +693,9 @@ class _Compiler:
     def records(self):
         record = {}
         for key, value in self.spec.record.items():
-            if not isinstance(key, str) or not NAME_RE.match(key) or key == "t":
+            if not isinstance(key, str) or not NAME_RE.match(key) or key in RESERVED_RECORDS:
                 self.problems.add(value.loc.error(f"invalid record name {key!r}: use an identifier "
-                                                  "other than 't'"))
+                                                  "other than " + ", ".join(RESERVED_RECORDS)))
                 continue
             try:
                 record[key] = (self.signal_view(value.raw, value.loc), value.raw)
@@ -661,9 +706,20 @@ class _Compiler:
             ins = self.ports[name][0]
             if block.records_inputs:
                 sinks.append((block, [block.u[i] for i in range(len(ins))]))
+                block.signal_names = tuple(self.driver_text(name, port) for port in ins)
             if block.stops:
                 stops.append(block.u[0])
         return record, sinks, stops
+
+    def driver_text(self, name, port):
+        """The signal wired to an input as a diagram writes it ('Robot.q[0:3]'), or ''."""
+        drv = self.drivers.get((name, port))
+        if drv is None:
+            return ""
+        index = drv[2]
+        suffix = ("" if index is None else f"[{index}]" if isinstance(index, int) else
+                  f"[{'' if index[0] is None else index[0]}:{'' if index[1] is None else index[1]}]")
+        return f"{drv[0]}.{drv[1]}{suffix}"
 
     def signal_view(self, text, loc):
         ep = parse_endpoint(text, loc)
@@ -732,7 +788,7 @@ def compile_diagram(spec, library=None):
     c.problems.check()
     c.evaluate_scopes()
     settings = _simulation_defaults(spec.simulation, lambda raw: expr.evaluate(
-        raw, c.scope_names[0] if c.scope_names else {}, dotted=c.dotted), c.problems)
+        raw, c.scope_names[0] if c.scope_names else {}, dotted=c.dotted), c.problems, spec.file)
     c.build_blocks()
     c.problems.check()
     c.resolve_wires()
@@ -753,6 +809,7 @@ def compile_diagram(spec, library=None):
         x0=c.x0, xd0=c.xd0, xbuf=c.xbuf, dxbuf=c.dxbuf, xdbuf=c.xdbuf,
         outputs=c.views, record=record, sinks=sinks, stops=stops, events=events,
         state_slices=c.slices, config=_config(spec, settings),
+        hybrid=c.hybrid, zbuf=c.zbuf, zdirs=c.zdirs,
         subsystems={name: (sub.source, {k: c.scope_names[sub.scope][k]
                                         for k in spec.scopes[sub.scope].params})
                     for name, sub in spec.subsystems.items()},

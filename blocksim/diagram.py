@@ -26,7 +26,7 @@ TOP_KEYS = ("blocksim", "name", "description", "parameters", "robots", "blocks",
             "simulation", "record")
 SUBSYSTEM_KEYS = TOP_KEYS + ("inputs", "outputs")
 SIMULATION_KEYS = ("start", "stop", "solver", "rtol", "atol", "max_step", "step",
-                   "output_interval")
+                   "output_interval", "event_tol", "max_consecutive_events")
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ grammar: numbers, `+ - * / % ** @` (`%` is the floored `mod`), unary `-`/`+`, co
 `< <= > >= == !=` (chains allowed) and `and or not`, all element-wise with the truth values 1.0
 and 0.0 (non-zero is true), parentheses, list and tuple displays (both give arrays; nested
 displays are matrices row by row), indexing and slicing (0-based, numpy semantics; indices
-must be whole numbers), names (parameters, the constants `pi e inf`, the inputs of a
+must be whole numbers), names (parameters, the constants `pi e inf eps`, the inputs of a
 `function` block), `ROBOT.pose` (the only attribute form) and calls of the whitelisted
 functions with positional arguments.
 
@@ -35,7 +35,8 @@ class ExprError(Exception):
     """An invalid or failing expression; the caller adds FILE:LINE, the block and parameter."""
 
 
-CONSTANTS = {"pi": np.float64(np.pi), "e": np.float64(np.e), "inf": np.float64(np.inf)}
+CONSTANTS = {"pi": np.float64(np.pi), "e": np.float64(np.e), "inf": np.float64(np.inf),
+             "eps": np.float64(np.finfo(float).eps)}  # eps: as MATLAB's, 2.2e-16
 
 
 class Function:

@@ -79,6 +79,12 @@ class Param:
             if isinstance(value, (bool, np.bool_)):
                 return bool(value)
             raise ValueError(f"expected true or false, got {_show(value)}")
+        if kind == "choice" and isinstance(value, (bool, np.bool_)):
+            # YAML 1.1 reads on/off/yes/no as booleans: map one back when it is a choice
+            words = ("on", "yes", "true") if value else ("off", "no", "false")
+            matches = [c for c in self.choices if c in words]
+            if len(matches) == 1:
+                value = matches[0]
         if kind in ("string", "choice", "path"):
             if not isinstance(value, str) or (kind == "path" and not value.strip()):
                 raise ValueError(f"expected a string, got {_show(value)}")
