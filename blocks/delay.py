@@ -8,60 +8,76 @@ from blocksim.params import Param
 class History:
     """u(t) for past t, from samples the simulator takes after every accepted step.
 
-    Each step [t0, t0 + h] contributes u at t0 + h/3, t0 + 2h/3 and t0 + h (u at t0 is the
-    previous sample): the cubic through those four points, read off the solver's dense
-    output, is the step's piece of u, accurate to the dense output's order (not a straight
-    line between accepted steps). Pieces are kept in Newton's forward-difference form in
-    r = 3(t - t0)/h: u = f0 + r*d1 + r(r-1)/2*d2 + r(r-1)(r-2)/6*d3, well conditioned for any
-    step size. The pieces fall into segments separated by breakpoints (times at which u jumps,
-    at events): a lookup never mixes two segments, so a jump stays a jump.
+    A step [t0, tk] contributes u at k equally spaced times t1..tk after its start, k the
+    degree of the solver's dense output on that step (3 for a cubic Hermite, 4 for rk45, 7 for
+    dop853, the order for bdf and lsoda); with u at t0 (the previous sample) they give the
+    polynomial of degree k through k + 1 points, which reproduces u along the solver's dense
+    output (exactly when u is linear in the state): the step's piece of u, not a straight line
+    between accepted steps. Pieces are kept in Newton's divided-difference form,
+    u = c0 + (t - t0)(c1 + (t - t1)(c2 + ...)), whose rounding errors are multiplied by powers
+    of the step size: fine for steps of any length (a step too short for distinct sample
+    times gets the straight line). The pieces fall into segments separated by breakpoints
+    (times at which u jumps, at events): a lookup never mixes two segments, so a jump stays
+    a jump.
     """
 
     GROW = 256
+    DEGREE = 8  # the highest degree kept (LSODA's Adams orders above are rare)
 
     def __init__(self, size):
         self.size = size
         self.clear()
 
     def clear(self):
-        n = self.GROW
-        self.t0 = np.zeros(n)
-        self.h = np.zeros(n)
-        self.end = np.zeros(n)  # t0 + h
-        self.coef = np.zeros((n, 4, self.size))  # f0, d1, d2, d3
+        n, m = self.GROW, self.DEGREE + 1
+        self.nodes = np.zeros((n, m))  # t0, t1, ... of each piece (t0 first, end last used)
+        self.end = np.zeros(n)  # the end of each piece
+        self.coef = np.zeros((n, m, self.size))  # c0, c1, ... (unused ones 0)
         self.count = 0  # pieces stored
         self.base = 0  # absolute index of piece 0 (older pieces were dropped)
         self.seg_first = []  # absolute index of each segment's first piece
-        self.seg_start = []  # (time, value) where each segment starts
+        self.seg_start = []  # the value each segment starts with
         self.last_t = None
         self.last_u = None
-        self._pending = []  # samples of the step being added
+        self._pending = []  # samples (t, u) of the step being added
         self._drop = 0  # pieces at the start that no lookup needs any more
+        self._weights = np.ones(m)
 
     # ---- building ------------------------------------------------------------------------
     def start_segment(self, t, u):
         self.seg_first.append(self.base + self.count)
-        self.seg_start.append((t, np.array(u, dtype=float).reshape(self.size)))
-        self.last_t, self.last_u = t, self.seg_start[-1][1]
+        self.seg_start.append(np.array(u, dtype=float).reshape(self.size))
+        self.last_t, self.last_u = t, self.seg_start[-1]
         self._pending = []
 
-    def add_step_sample(self, t, u):
-        """The samples of a step arrive in order: t0 + h/3, t0 + 2h/3, t0 + h."""
-        self._pending.append(np.array(u, dtype=float).reshape(self.size))
-        if len(self._pending) < 3:
-            return
-        f0, f1, f2, f3 = self.last_u, *self._pending
-        d1 = f1 - f0
-        d2 = f2 - 2 * f1 + f0
-        d3 = f3 - 3 * f2 + 3 * f1 - f0
-        if self.count == self.t0.size:
+    def add_sample(self, t, u, end):
+        """A sample of the current step; `end`: the last one, at the step's end."""
+        self._pending.append((t, np.array(u, dtype=float).reshape(self.size)))
+        if end:
+            self._add_piece([(self.last_t, self.last_u)] + self._pending[-self.DEGREE:])
+            self.last_t, self.last_u = self._pending[-1]
+            self._pending = []
+
+    def _add_piece(self, points):
+        if self.count == self.end.size:
             self._grow()
         k = self.count
-        self.t0[k], self.h[k], self.end[k] = self.last_t, t - self.last_t, t
-        self.coef[k] = (f0, d1, d2, d3)
+        times = np.array([p[0] for p in points])
+        table = np.array([p[1] for p in points])  # divided differences, column by column
+        nodes, coef = self.nodes[k], self.coef[k]
+        nodes[:] = times[0]
+        coef[:] = 0.0
+        if np.all(np.diff(times) > 0):
+            nodes[:len(times)] = times
+            coef[0] = table[0]
+            for j in range(1, len(times)):
+                table = (table[1:] - table[:-1]) / (times[j:] - times[:-j])[:, None]
+                coef[j] = table[0]
+        else:  # a step too short for distinct sample times: the straight line
+            coef[0] = table[0]
+            coef[1] = (table[-1] - table[0]) / (times[-1] - times[0])
+        self.end[k] = times[-1]
         self.count = k + 1
-        self.last_t, self.last_u = t, f3
-        self._pending = []
 
     def forget_before(self, t):
         """Lookups from now on are at times >= t: the pieces ending before t may go."""
@@ -72,17 +88,16 @@ class History:
         half of them, else double the arrays."""
         keep = self._drop
         if keep >= self.count // 2:
-            for a in (self.t0, self.h, self.end, self.coef):
+            for a in (self.nodes, self.end, self.coef):
                 a[:self.count - keep] = a[keep:self.count]
             self.count -= keep
             self.base += keep
             self._drop = 0
             return
-        n = 2 * self.t0.size
-        self.t0, self.h, self.end = (np.resize(a, n) for a in (self.t0, self.h, self.end))
-        coef = np.zeros((n, 4, self.size))
-        coef[:self.count] = self.coef[:self.count]
-        self.coef = coef
+        n = 2 * self.end.size
+        self.nodes = np.concatenate([self.nodes, np.zeros_like(self.nodes)])[:n]
+        self.end = np.concatenate([self.end, np.zeros_like(self.end)])[:n]
+        self.coef = np.concatenate([self.coef, np.zeros_like(self.coef)])[:n]
 
     # ---- lookup --------------------------------------------------------------------------
     def value(self, s, tau, out):
@@ -92,28 +107,24 @@ class History:
         last = (self.seg_first[s + 1] - self.base if s + 1 < len(self.seg_first)
                 else self.count) - 1
         if last < first:  # no step yet in this segment: its starting value
-            out[:] = self.seg_start[s][1]
+            out[:] = self.seg_start[s]
             return
-        k = int(np.searchsorted(self.end[first:last + 1], tau)) + first
-        k = min(k, last)
-        r = 3.0 * (tau - self.t0[k]) / self.h[k]
-        c = self.coef[k]
-        # f0 + r*(d1 + (r-1)/2*(d2 + (r-2)/3*d3))
-        np.multiply(c[3], (r - 2.0) / 3.0, out=out)
-        out += c[2]
-        out *= (r - 1.0) / 2.0
-        out += c[1]
-        out *= r
-        out += c[0]
+        k = min(int(np.searchsorted(self.end[first:last + 1], tau)) + first, last)
+        # Newton form: sum_j c_j prod_{i<j} (tau - t_i)
+        w = self._weights
+        np.subtract(tau, self.nodes[k, :-1], out=w[1:])
+        np.cumprod(w, out=w)
+        np.dot(w, self.coef[k], out=out)
 
 
 class TransportDelay(Block):
     """y(t) = u(t - delay) from t = start + delay on, x0 before: a pure time delay.
 
     The past of u comes from the solver's dense output: after every accepted step the
-    simulator hands the block u at a third, two thirds and the end of the step, and the cubic
-    through those and the step's start value reproduces u to the dense output's accuracy (not
-    to a straight line between accepted steps). The breakpoints of u -- a jump at a source
+    simulator hands the block u at as many equally spaced points of the step as the degree
+    of the dense output, and the polynomial through those and the step's start value
+    reproduces u to the dense output's accuracy (not to a straight line between accepted
+    steps). The breakpoints of u -- a jump at a source
     switch, a sample hit or a zero-crossing event -- reappear exactly `delay` later: the block
     announces each as a time event the solver lands on, and the output jumps there. The same
     holds for the jump from x0 to u(start) at start + delay.
@@ -162,21 +173,20 @@ class TransportDelay(Block):
     def event(self, t):
         self.xd[0] += 1.0  # a delayed breakpoint (or the first one, at start + delay)
 
-    def remember(self, t):
-        """u at time t, after an accepted step (or at an event instant, after the event).
-        Returns the times at which the solver must land: t + delay when u jumped at t."""
+    def remember(self, t, kind):
+        """u at time t: a sample inside an accepted step (kind "step"), at its end ("end"), or
+        the value after an event at t ("event"). Returns the times at which the solver must
+        land: t + delay when u jumped at the event."""
         h = self._history
         u = self.u[0].reshape(-1)
-        if h.last_t is None:
-            h.start_segment(t, u)
-            return ()
         h.forget_before(t - self.p.delay)
-        if t == h.last_t:  # the value after an event at t
-            if np.array_equal(u, h.last_u):
-                return ()
+        if h.last_t is None:  # the start
+            h.start_segment(t, u)
+        elif kind != "event":
+            h.add_sample(t, u, kind == "end")
+        elif not np.array_equal(u, h.last_u):
             h.start_segment(t, u)
             return (t + self.p.delay,)
-        h.add_step_sample(t, u)
         return ()
 
     def output(self, t):
