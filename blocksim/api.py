@@ -55,7 +55,7 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
     touched. meta.json lists this run's files, `wall_time` (simulating) and `figures_time`."""
     t, data, info = simulate(model, progress, plots=plots and out is not None)
     error = info["error"]
-    meta = _meta(model, t, info)
+    meta = run_meta(model, t, info)
     event_t, event_block, _ = info["events"]
     if out is not None:
         out = Path(out)
@@ -81,7 +81,8 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
     return result
 
 
-def _meta(model, t, info):
+def run_meta(model, t, info):
+    """The run's meta.json content (before the sinks' reports are added)."""
     s = model.settings
     error = info["error"]
     status = "complete" if error is None else (

@@ -1,4 +1,4 @@
-"""The `blocksim` command: run, check, blocks.
+"""The `blocksim` command: run, check, blocks, sweep (its code: sweep_cli.py).
 
 Exit codes: 0 success; 2 invalid diagram or command line (one `FILE:LINE: error: ...` line
 per problem, no traceback); 3 simulation failed; 130 interrupted. On 3 and 130 the results
@@ -12,6 +12,7 @@ import time
 import warnings
 from pathlib import Path
 
+from . import sweep_cli
 from .errors import DiagramError, DiagramErrors, SimulationError
 
 EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
@@ -40,6 +41,7 @@ def _parser():
     blk.add_argument("type", nargs="?", help="a block type (or 'subsystem')")
     blk.add_argument("--markdown", action="store_true",
                      help="print the built-in catalogue as Markdown (docs/blocks.md)")
+    sweep_cli.add_parser(sub)
     return p
 
 
@@ -55,6 +57,8 @@ def main(argv=None):
             return _run(args)
         if args.command == "check":
             return _check(args)
+        if args.command == "sweep":
+            return sweep_cli.run(args)
         from . import blockdoc
         return blockdoc.main(args)
     except (DiagramError, DiagramErrors) as e:
