@@ -48,6 +48,7 @@ MINIMAL = {
     "logical": ({"op": "and"}, {"u1": (), "u2": ()}),
     "quantizer": ({"interval": 0.5}, {"u": ()}),
     "pid": ({}, {"e": ()}),
+    "transport_delay": ({"delay": 1}, {"u": ()}),
     "dead_zone": ({"start": -1, "end": 1}, {"u": ()}),
     "backlash": ({"width": 1}, {"u": ()}),
     "relational": ({"op": "<"}, {"u1": (), "u2": ()}),
