@@ -66,5 +66,11 @@ class Stepper:
             f"before reaching t={self.t_final:g}: raise max_steps, loosen rtol/atol, or, if "
             "the system is stiff, use an implicit solver (radau, bdf or lsoda)", time=t)
 
+    def dense_degree(self):
+        """The degree in t of the interpolant `dense` gives on the last step (a cubic Hermite
+        unless the method says otherwise): that many points of the step and its start
+        determine it."""
+        return 3
+
     def _at_bound(self):
         return RuntimeError(f"step() called at t_bound={self.t_bound!r}; restart first")
