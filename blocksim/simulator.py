@@ -31,6 +31,7 @@ import numpy as np
 
 from .block import Block, Sample
 from .errors import SimulationError
+from .expr import ExprError
 from .recorder import Recorder
 from .solvers import SolverError, make_stepper
 
@@ -109,6 +110,7 @@ class Simulation:
         self._seq = len(self.timed)
         # zero crossings
         self.hybrid = model.hybrid
+        self.history = tuple(b for b in model.blocks if b.keeps_history)
         self.ind_plan = tuple(b.indicator for b, _ in model.hybrid)
         self.advance_plan = tuple(b.advance for b, _ in model.hybrid if hasattr(b, "advance"))
         self.z, self.zdirs = model.zbuf, model.zdirs
@@ -172,11 +174,7 @@ class Simulation:
         while self.timed and self.timed[0][0] <= t:
             _, _, block = heapq.heappop(self.timed)
             block.event(t)
-            for later in block.reschedule(t):
-                later = float(later)
-                if t < later <= s.stop:
-                    heapq.heappush(self.timed, (later, self._seq, block))
-                    self._seq += 1
+            self.schedule(block, block.reschedule(t), t)
         due = self.clock.due(t)
         plan, updates = self.hit_plan(due)
         self.xbuf[:] = y
@@ -194,6 +192,35 @@ class Simulation:
         if self.hybrid:
             self.settle(t, first)
             y[:] = self.xbuf
+        if self.history:
+            self.remember(t)
+
+    def schedule(self, block, times, t):
+        """Time events of `block` at the given times after t (up to stop)."""
+        stop = self.m.settings.stop
+        for later in times:
+            later = float(later)
+            if t < later <= stop:
+                heapq.heappush(self.timed, (later, self._seq, block))
+                self._seq += 1
+
+    def remember(self, t, stepper=None):
+        """Hand the blocks that keep a history of their input (transport delay) u at time t:
+        after an accepted step (t its end, `stepper` given) at k equally spaced points of it,
+        k the degree of the dense output (so the points determine it), the last at t; at an
+        event instant, after the event. They answer events with times to land on (a jump of
+        u echoed later)."""
+        if stepper is not None:
+            t0 = stepper.t_old
+            k = stepper.dense_degree()
+            for j in range(1, k + 1):
+                tj = t0 + j * (t - t0) / k if j < k else t
+                self.outputs(tj, stepper.y if tj == stepper.t else stepper.dense(tj))
+                for block in self.history:
+                    block.remember(tj, "step" if j < k else "end")
+            return
+        for block in self.history:
+            self.schedule(block, block.remember(t, "event"), t)
 
     def settle(self, t, first):
         """The event iteration at t: call every hybrid block's handler (dataflow order) with
@@ -450,7 +477,8 @@ class Simulation:
             t_end = self.next_event(t)
             if stepper is None:
                 stepper = make_stepper(s.solver, self.f, t, y, t_end, rtol=s.rtol, atol=s.atol,
-                                       max_step=s.max_step, step=s.step, origin=s.start)
+                                       max_step=s.max_step, step=s.step, origin=s.start,
+                                       max_steps=s.max_steps, t_final=s.stop)
             else:
                 stepper.restart(t, y, t_end)
             try:
@@ -515,6 +543,8 @@ class Simulation:
                             advance(t_new)
                         self.indicators(t_new)
                     np.copyto(self.z_prev, self.z)
+            if self.history:
+                self.remember(t_hi, stepper)
             if self.m.stops:
                 self.outputs(t_hi, stepper.dense(t_hi) if cut else stepper.y)
                 if self.stopping():
@@ -609,14 +639,35 @@ def _fault_text(exc):
 
 
 def _failing_block(exc):
-    """The name of the innermost block whose method raised `exc` (from its traceback)."""
-    name, tb = None, exc.__traceback__
+    """(name, method, time) of the innermost block method that raised `exc` (from its
+    traceback: the method's `self` and its argument `t`), or Nones."""
+    name = method = time = None
+    tb = exc.__traceback__
     while tb is not None:
-        owner = tb.tb_frame.f_locals.get("self")
+        frame = tb.tb_frame
+        owner = frame.f_locals.get("self")
         if isinstance(owner, Block):
-            name = owner.name
+            name, method = owner.name, frame.f_code.co_name
+            t = frame.f_locals.get("t")
+            time = float(t) if isinstance(t, (float, int, np.floating)) else None
         tb = tb.tb_next
-    return name
+    return name, method, time
+
+
+def _block_failure(model, exc, last_time):
+    """A SimulationError for an exception raised by a block's computation (a function
+    block's index out of range, a singular matrix...): the block, the output port its
+    method computes and the time (the method's, else the last derivative evaluation's)."""
+    name, method, time = _failing_block(exc)
+    port = None
+    for node in model.nodes:
+        if node.block.name == name and node.calc == method:
+            port = "/".join(node.ports)
+    what = "" if isinstance(exc, ExprError) else f"{type(exc).__name__}: "
+    error = SimulationError(f"{what}{exc}", block=name, port=port,
+                            time=last_time if time is None else time)
+    error.__cause__ = exc
+    return error
 
 
 def _overrides(block, method):
@@ -640,10 +691,10 @@ def simulate(model, progress=None, plots=False):
             sim.run()
     except (SimulationError, KeyboardInterrupt) as e:
         error = e
-    except (ArithmeticError, ValueError, np.linalg.LinAlgError) as e:
-        # a block's computation failed (a singular matrix in a function block, say)
-        error = SimulationError(f"{type(e).__name__}: {e}", block=_failing_block(e),
-                                time=sim.last_time)
+    except (ExprError, ArithmeticError, LookupError, ValueError, TypeError, MemoryError) as e:
+        # a block's computation failed on the values it met (a function block's index out
+        # of range, a singular matrix): the data's fault, not a bug, so exit 3 with the block
+        error = _block_failure(model, e, sim.last_time)
     wall = _time.perf_counter() - t0
     t, data = sim.rec.arrays()
     sink_data = {}
