@@ -10,7 +10,6 @@ from blocksim.block import In, Out
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
 
-from .backend import c_or_jit
 from .kinematics_blocks import RobotBlock, robot_param
 
 
@@ -21,20 +20,6 @@ def _joint_vector(p, name, n):
         return np.broadcast_to(value, (n,)).astype(float)
     except ValueError:
         raise ParamError(name, f"expected a scalar or {n} joint values, got shape {value.shape}") from None
-
-
-@c_or_jit
-def _subtract_coulomb(qd, tau, up, down, inv_band, out):
-    """out = tau - Fc(qd): Fc_j = up_j·min(s, 1) for s = qd_j/band >= 0, down_j·max(s, -1)
-    for s < 0, with up = |G|·Tc+ and down = -|G|·Tc- (regularised Coulomb friction).
-    The C backend replaces it by `_ckernels.subtract_coulomb`, the same loop."""
-    for j in range(qd.shape[0]):
-        s = qd[j] * inv_band
-        if s > 0.0:
-            f = up[j] * min(s, 1.0)
-        else:
-            f = down[j] * max(s, -1.0)
-        out[j] = tau[j] - f
 
 
 class Robot(RobotBlock):
@@ -79,9 +64,7 @@ class Robot(RobotBlock):
         super().__init__(name, params)
         n = self.n
         self._x0 = np.concatenate([_joint_vector(self.p, "q0", n), _joint_vector(self.p, "qd0", n)])
-        gear = np.abs(self.robot.G)
-        self._up = gear * self.robot.Tc[:, 0]
-        self._down = -gear * self.robot.Tc[:, 1]
+        self._up, self._down = self.robot.coulomb_levels()
         band = self.p.coulomb_band
         self._regularised = band > 0 and bool(np.any(self._up) or np.any(self._down))
         if self._regularised:
@@ -111,7 +94,8 @@ class Robot(RobotBlock):
     def acceleration(self, t):
         qd = self._qd
         if self._regularised:
-            _subtract_coulomb(qd, self.u[0], self._up, self._down, self._inv_band, self._tau)
+            self._k.subtract_coulomb(qd, self.u[0], self._up, self._down, self._inv_band,
+                                     self._tau)
         try:
             self._k.accel(self._P, self._W, self._g, self._q, qd, self._drive, self._fext,
                           self.y[2])
