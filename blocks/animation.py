@@ -5,7 +5,9 @@ Animation time is simulation time: recordings (taken at solver steps or on a gri
 resampled at a fixed frame rate, with a cap on the number of frames for long runs.
 """
 import math
+import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 
@@ -13,6 +15,8 @@ from blocksim.atomic import atomic_path
 
 # At most this many frames: longer runs are drawn at a lower rate (see frame_times).
 MAX_FRAMES = 300
+# Animations are at least this many pixels on their long side, to be legible.
+MIN_SIDE = 640
 
 
 def frame_times(t, fps, max_frames=MAX_FRAMES):
@@ -39,6 +43,28 @@ def resample(t, q, times):
     `times` (m,) -> (m, n)."""
     q = np.asarray(q, dtype=float).reshape(len(t), -1)
     return np.column_stack([np.interp(times, t, column) for column in q.T])
+
+
+def write_animation(run, base, frames, times, rate, who):
+    """The frames at `times` (an iterable of (H, W, 3) uint8) into `<base>.mp4` when ffmpeg is
+    on the PATH, else into `<base>.gif`, saying in one line (run.messages) that the MP4 was
+    skipped; the drawing's progress goes to run.progress frame by frame. Returns the last
+    frame."""
+    frames = _reporting(frames, len(times), run.progress)
+    ffmpeg = shutil.which("ffmpeg")
+    if ffmpeg:
+        return write_mp4(ffmpeg, f"{base}.mp4", frames, rate)
+    run.messages.append(f"{who}: MP4 skipped (ffmpeg is not installed); the animation is in "
+                        f"{Path(base).name}.gif")
+    return write_gif(f"{base}.gif", frames, times, rate)
+
+
+def _reporting(frames, count, progress):
+    """The frames, with progress(k / count) told after frame k (when progress is given)."""
+    for k, frame in enumerate(frames, 1):
+        yield frame
+        if progress is not None:
+            progress(k / count)
 
 
 def write_gif(path, frames, times, rate):

@@ -17,6 +17,11 @@ FAMILIES = {
         "ramp": "blocks.sources:Ramp",
         "sine": "blocks.sources:Sine",
         "table": "blocks.sources:Table",
+        "pulse": "blocks.generators:Pulse",
+        "chirp": "blocks.generators:Chirp",
+        "noise": "blocks.random_sources:Noise",
+        "random": "blocks.random_sources:Random",
+        "from_file": "blocks.files:FromFile",
     },
     "continuous": {
         "integrator": "blocks.continuous:Integrator",
@@ -28,6 +33,9 @@ FAMILIES = {
     "discrete": {
         "zoh": "blocks.discrete:ZeroOrderHold",
         "unit_delay": "blocks.discrete:UnitDelay",
+        "discrete_transfer_function": "blocks.discrete_systems:DiscreteTransferFunction",
+        "discrete_state_space": "blocks.discrete_systems:DiscreteStateSpace",
+        "discrete_integrator": "blocks.discrete_systems:DiscreteIntegrator",
     },
     "math": {
         "gain": "blocks.math:Gain",
@@ -35,15 +43,29 @@ FAMILIES = {
         "product": "blocks.math:Product",
         "matmul": "blocks.math:MatMul",
         "function": "blocks.math:Function",
-        "saturation": "blocks.math:Saturation",
+        "sign": "blocks.switching:Sign",
+        "abs": "blocks.switching:Abs",
+        "min_max": "blocks.switching:MinMax",
+        "math": "blocks.math_functions:Math",
+        "lookup": "blocks.lookup:Lookup",
+        "lookup_2d": "blocks.lookup:Lookup2D",
+    },
+    "discontinuities": {
+        "saturation": "blocks.discontinuities:Saturation",
+        "dead_zone": "blocks.discontinuities:DeadZone",
+        "relay": "blocks.discontinuities:Relay",
+        "backlash": "blocks.discontinuities:Backlash",
+        "hit_crossing": "blocks.discontinuities:HitCrossing",
     },
     "logic": {
+        "relational": "blocks.switching:Relational",
     },
     "routing": {
         "mux": "blocks.signals:Mux",
         "demux": "blocks.signals:Demux",
         "selector": "blocks.signals:Selector",
         "reshape": "blocks.signals:Reshape",
+        "switch": "blocks.switching:Switch",
     },
     "sinks": {
         "scope": "blocks.sinks:Scope",
@@ -51,6 +73,7 @@ FAMILIES = {
         "display": "blocks.sinks:Display",
         "terminator": "blocks.sinks:Terminator",
         "stop": "blocks.sinks:Stop",
+        "to_file": "blocks.files:ToFile",
     },
     "robot": {
         "robot": "blocks.robot.dynamics_blocks:Robot",
@@ -91,6 +114,7 @@ FAMILY_TITLES = {
     "continuous": "Continuous: blocks with continuous states",
     "discrete": "Discrete: blocks that run at sample hits",
     "math": "Math: arithmetic and functions of the inputs",
+    "discontinuities": "Discontinuities: modes switched exactly at located zero crossings",
     "logic": "Logic: comparisons, switches and truth values",
     "routing": "Routing: splitting, joining and reshaping signals",
     "sinks": "Sinks: plots, displays and the end of a run",

@@ -1,28 +1,81 @@
 """Continuous-time blocks with state: integrator, derivative, rate limiter, LTI systems."""
 import numpy as np
 
-from blocksim.block import Block, In, Out, PortError
+from blocksim.block import EITHER, FALLING, RISING, Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 
 
-class Integrator(Block):
-    """dy/dt = u, y(0) = x0: the integral of the input.
+_RESET_DIRECTIONS = {"rising": RISING, "falling": FALLING, "either": EITHER}
 
-    Input: u. Output: y (state, no feedthrough), u's shape. A non-scalar x0 fixes the
-    shape, a scalar x0 broadcasts to it; in a loop that nothing else fixes (a scalar
-    feedback loop), x0's own shape is the signal's.
+
+class Integrator(Block):
+    """dy/dt = u, y(0) = x0; optionally limited to [lower, upper] and reset from outside.
+
+    Input: u. Output: y (state, no feedthrough), u's shape. A non-scalar x0 fixes the shape,
+    a scalar x0 broadcasts to it; in a loop that nothing else fixes (a scalar feedback loop),
+    x0's own shape is the signal's.
+    Limits (lower <= upper, broadcast to the signal; +-inf: none): y is held at a limit
+    (dy/dt = 0) from the instant it reaches it until u points back inside; both instants are
+    located zero crossings (y - lower falling, y - upper rising, then u through 0), so y never
+    overshoots a limit.
+    reset (none / rising / falling / either) adds an input `reset` (a scalar, or one per
+    element): when it crosses 0 in that direction, y jumps to x0 — the parameter, or with
+    x0_source: port the input `x0` read at that instant (e.g. -e*v for a bouncing ball). With
+    x0_source: port the initial value is that input at the start, too.
     """
 
     type = "integrator"
-    params = (Param("x0", "value", 0.0, "initial value (a scalar broadcasts to u's shape)"),)
+    params = (
+        Param("x0", "value", 0.0, "initial value (a scalar broadcasts to u's shape)"),
+        Param("lower", "value", -np.inf, "lower limit (-inf: none)", allow_inf=True),
+        Param("upper", "value", np.inf, "upper limit (inf: none)", allow_inf=True),
+        Param("reset", "choice", "none", "external reset on the `reset` input crossing 0",
+              choices=("none", "rising", "falling", "either")),
+        Param("x0_source", "choice", "internal", "where a reset takes x0 from: the parameter or "
+              "the `x0` input", choices=("internal", "port")),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        p = self.p
+        try:
+            ordered = np.all(p.lower <= p.upper)
+        except ValueError:
+            raise ParamError("upper", f"shape {p.upper.shape} does not broadcast with lower's "
+                                      f"shape {p.lower.shape}") from None
+        if not ordered:
+            raise ParamError("upper", "upper must be >= lower")
+        if np.any(p.x0 < p.lower) or np.any(p.x0 > p.upper):
+            raise ParamError("x0", "x0 must lie within [lower, upper]")
+        self._limited = bool(np.isfinite(p.lower).any() or np.isfinite(p.upper).any())
+        self._port_x0 = p.x0_source == "port"
+        if self._limited:
+            self.derivative = self._limited_derivative
 
     def ports(self):
         shape = self.p.x0.shape or None
-        return [In("u", shape=shape)], [Out("y", shape=shape, state=True)]
+        ins = [In("u", shape=shape, doc="rate of change")]
+        if self.p.reset != "none":
+            ins.append(In("reset", doc="resets y when it crosses 0 (scalar or per element)"))
+        if self._port_x0:
+            ins.append(In("x0", doc="value y takes at a reset and at the start"))
+        return ins, [Out("y", shape=shape, state=True)]
 
     def infer(self, shapes):
-        self._shape = shapes["u"]
-        return {"y": self._shape}
+        shape = self._shape = shapes["u"]
+        for port in ("reset", "x0"):
+            if port in shapes and shapes[port] not in ((), shape):
+                raise PortError(port, f"expected a scalar or the signal's shape {shape}, got "
+                                      f"{shapes[port]}")
+        for name in ("x0", "lower", "upper"):
+            if not _fits(getattr(self.p, name), shape):
+                raise ParamError(name, f"{name} of shape {getattr(self.p, name).shape} does not "
+                                       f"fit the signal's shape {shape}")
+        self._n = int(np.prod(shape, dtype=int))
+        self._lower = np.broadcast_to(self.p.lower, shape).ravel().copy()
+        self._upper = np.broadcast_to(self.p.upper, shape).ravel().copy()
+        self._resets = int(np.prod(shapes["reset"], dtype=int)) if "reset" in shapes else 0
+        return {"y": shape}
 
     def initial_shapes(self):
         return {"y": self.p.x0.shape}
@@ -30,12 +83,80 @@ class Integrator(Block):
     def continuous_state(self):
         return np.broadcast_to(self.p.x0, self._shape).ravel()
 
+    def discrete_state(self):
+        # per element: -1 held at lower, 0 free, +1 held at upper
+        return np.zeros(self._n) if self._limited else None
+
+    def zero_crossings(self):
+        n = self._n
+        dirs = []
+        if self._limited:  # y - lower, y - upper, then "u points back inside"
+            dirs += [FALLING] * n + [RISING] * n + [RISING] * n
+        dirs += [_RESET_DIRECTIONS.get(self.p.reset, EITHER)] * self._resets
+        return dirs or None
+
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
         self._dx = dx.reshape(self._shape)
+        self._u = u[0].reshape(-1)
+        names = [port.name for port in self.ports()[0]]
+        self._reset_in = u[names.index("reset")].reshape(-1) if "reset" in names else None
+        self._x0_in = u[names.index("x0")].reshape(-1) if "x0" in names else None
+        self._held = np.zeros(self._n, bool)
+
+    def initialize(self, t):
+        if self._port_x0:
+            self.x[:] = np.clip(self._x0_in, self._lower, self._upper)
 
     def derivative(self, t):
         np.copyto(self._dx, self.u[0])
+
+    def _limited_derivative(self, t):
+        np.copyto(self.dx, self._u)
+        np.not_equal(self.xd, 0.0, out=self._held)
+        self.dx[self._held] = 0.0
+
+    def indicator(self, t):
+        z, n = self.z, self._n
+        if self._limited:
+            np.subtract(self.x, self._lower, out=z[:n])
+            np.subtract(self.x, self._upper, out=z[n:2 * n])
+            leave = z[2 * n:3 * n]  # held at lower: u rising through 0; at upper: -u
+            np.multiply(self._u, -self.xd, out=leave)
+            leave[self.xd == 0.0] = 1.0
+        if self._resets:
+            z[z.size - self._resets:] = self._reset_in
+
+    def crossing(self, t, crossed):
+        changed = False
+        n = self._n
+        if self._resets:
+            fired = crossed[crossed.size - self._resets:] != 0
+            if fired.any():
+                mask = fired if self._resets == n else np.full(n, True)
+                source = (self._x0_in if self._port_x0 else
+                          np.broadcast_to(self.p.x0, self._shape).ravel())
+                target = np.broadcast_to(source, (n,))
+                self.x[mask] = np.clip(target, self._lower, self._upper)[mask]
+                changed = True
+        if self._limited:
+            x, u = self.x, self._u
+            outside = (x < self._lower) | (x > self._upper)
+            if outside.any():  # reached a limit: the located crossing lies just beyond it
+                np.clip(x, self._lower, self._upper, out=x)
+                changed = True
+            mode = np.where((x <= self._lower) & (u < 0), -1.0,
+                            np.where((x >= self._upper) & (u > 0), 1.0, 0.0))
+            changed |= not np.array_equal(mode, self.xd)
+            self.xd[:] = mode
+        return changed
+
+
+def _fits(value, shape):
+    try:
+        return np.broadcast_shapes(np.shape(value), shape) == shape
+    except ValueError:
+        return False
 
 
 class _InputShapedState(Block):
@@ -191,33 +312,7 @@ class StateSpace(_LTI):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        p = self.p
-        A = np.atleast_2d(p.A)
-        if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
-            raise ParamError("A", f"A must be a non-empty square matrix, got shape {p.A.shape}")
-        n = A.shape[0]
-        B = p.B.reshape(n, 1) if p.B.ndim < 2 and p.B.size == n else p.B
-        if B.ndim != 2 or B.shape[0] != n or B.shape[1] == 0:
-            raise ParamError("B", f"B must have {n} rows (one per state), got shape {p.B.shape}")
-        C = p.C.reshape(1, n) if p.C.ndim < 2 and p.C.size == n else p.C
-        if C.ndim != 2 or C.shape[1] != n or C.shape[0] == 0:
-            raise ParamError("C", f"C must have {n} columns (one per state), got shape "
-                                  f"{p.C.shape}")
-        shape = (C.shape[0], B.shape[1])
-        D = p.D
-        if D.size == 1:
-            D = np.full(shape, float(D.reshape(())))
-        elif D.ndim == 1 and 1 in shape and D.size == shape[0] * shape[1]:
-            D = D.reshape(shape)
-        if D.shape != shape:
-            raise ParamError("D", f"D must have shape {shape} (rows of C, columns of B), "
-                                  f"got {p.D.shape}")
-        x0 = p.x0
-        if x0.size == 1:
-            x0 = np.full(n, float(x0.reshape(())))
-        if x0.shape != (n,):
-            raise ParamError("x0", f"x0 must be a scalar or have shape ({n},), got {p.x0.shape}")
-        self._set(A, B, C, D, x0)
+        self._set(*lti_matrices(self.p))
 
     def ports(self):
         m, q = self._B.shape[1], self._C.shape[0]
@@ -243,28 +338,68 @@ class TransferFunction(_LTI):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        num, den = _polynomial("num", self.p.num), _polynomial("den", self.p.den)
-        if not den.any():
-            raise ParamError("den", "the denominator is zero")
-        if len(num) > len(den):
-            raise ParamError("num", f"improper transfer function: numerator degree "
-                                    f"{len(num) - 1} > denominator degree {len(den) - 1}")
-        n = len(den) - 1
-        a = den[1:] / den[0]
-        b = np.concatenate([np.zeros(len(den) - len(num)), num]) / den[0]
-        A = np.eye(n, k=-1)
-        B = np.zeros((n, 1))
-        if n:
-            A[0] = -a
-            B[0, 0] = 1.0
-        C = (b[1:] - a * b[0]).reshape(1, n)
-        self._set(A, B, C, b[:1].reshape(1, 1), np.zeros(n))
+        num, den = polynomial("num", self.p.num), polynomial("den", self.p.den)
+        self._set(*tf_realisation(num, den), np.zeros(len(den) - 1))
 
     def ports(self):
         return [In("u", shape=())], [Out("y", shape=(), feedthrough=self._feedthrough)]
 
 
-def _polynomial(param, value):
+def lti_matrices(p):
+    """(A, B, C, D, x0) of a state-space block's parameters `p` (A, B, C, D, x0), shapes
+    checked and the documented shorthands broadcast: a scalar A, a vector B (one input) or C
+    (one output), a scalar D and a scalar x0."""
+    A = np.atleast_2d(p.A)
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
+        raise ParamError("A", f"A must be a non-empty square matrix, got shape {p.A.shape}")
+    n = A.shape[0]
+    B = p.B.reshape(n, 1) if p.B.ndim < 2 and p.B.size == n else p.B
+    if B.ndim != 2 or B.shape[0] != n or B.shape[1] == 0:
+        raise ParamError("B", f"B must have {n} rows (one per state), got shape {p.B.shape}")
+    C = p.C.reshape(1, n) if p.C.ndim < 2 and p.C.size == n else p.C
+    if C.ndim != 2 or C.shape[1] != n or C.shape[0] == 0:
+        raise ParamError("C", f"C must have {n} columns (one per state), got shape "
+                              f"{p.C.shape}")
+    shape = (C.shape[0], B.shape[1])
+    D = p.D
+    if D.size == 1:
+        D = np.full(shape, float(D.reshape(())))
+    elif D.ndim == 1 and 1 in shape and D.size == shape[0] * shape[1]:
+        D = D.reshape(shape)
+    if D.shape != shape:
+        raise ParamError("D", f"D must have shape {shape} (rows of C, columns of B), "
+                              f"got {p.D.shape}")
+    x0 = p.x0
+    if x0.size == 1:
+        x0 = np.full(n, float(x0.reshape(())))
+    if x0.shape != (n,):
+        raise ParamError("x0", f"x0 must be a scalar or have shape ({n},), got {p.x0.shape}")
+    return A, B, C, D, x0
+
+
+def tf_realisation(num, den):
+    """(A, B, C, D) of num/den (descending powers, leading zeros removed) in controllable
+    canonical form: with den monic s^n + a1 s^(n-1) + ... + an and num = b0 s^n + ... + bn,
+    A = [[-a1 ... -an], [I 0]], B = e1, C = [b1 - a1 b0, ..., bn - an b0], D = b0. The same
+    matrices realise a discrete num(z)/den(z) (direct form II)."""
+    if not den.any():
+        raise ParamError("den", "the denominator is zero")
+    if len(num) > len(den):
+        raise ParamError("num", f"improper transfer function: numerator degree "
+                                f"{len(num) - 1} > denominator degree {len(den) - 1}")
+    n = len(den) - 1
+    a = den[1:] / den[0]
+    b = np.concatenate([np.zeros(len(den) - len(num)), num]) / den[0]
+    A = np.eye(n, k=-1)
+    B = np.zeros((n, 1))
+    if n:
+        A[0] = -a
+        B[0, 0] = 1.0
+    C = (b[1:] - a * b[0]).reshape(1, n)
+    return A, B, C, b[:1].reshape(1, 1)
+
+
+def polynomial(param, value):
     """Coefficients as a vector with leading zeros removed (all zeros: [0])."""
     if value.ndim > 1:
         raise ParamError(param, f"expected a vector of coefficients, got shape {value.shape}")

@@ -20,9 +20,35 @@ def _limits(param, value):
     return tuple(float(v) for v in value)
 
 
+def _strings(param, value, count, what):
+    """A text parameter given once for all (a string) or as a list of `count` strings."""
+    if isinstance(value, str):
+        return (value,) * count
+    if (not isinstance(value, (list, tuple)) or len(value) != count
+            or not all(isinstance(v, str) for v in value)):
+        raise ParamError(param, f"expected a string or a list of {count} strings ({what})")
+    return tuple(value)
+
+
 def _title(block, run):
     title = block.p.title or block.name
     return title if run.complete else f"{title} (incomplete)"
+
+
+def _with_unit(text, unit):
+    return f"{text} ({unit})" if unit else text
+
+
+def _signal(block, k, port):
+    """The name of the signal wired to input k ('Position.y'), or the port's name."""
+    names = block.signal_names
+    return names[k] if k < len(names) and names[k] else port
+
+
+def _legend_outside(ax):
+    """A legend to the right of the axes, where it cannot cover the data."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+              fontsize="small", frameon=False)
 
 
 def _save(block, run, fig):
@@ -34,9 +60,11 @@ class Scope(Block):
     """Plots u1..uN against time into `<block>.png`.
 
     Inputs: u1..uN (N = inputs), any shapes: one axes per input, one line per element
-    (row-major). title: default the block name, "(incomplete)" added when the run did not
-    finish. ylim: [low, high] for every axes (default automatic). labels: legend entries, one
-    per line, in input then element order.
+    (row-major). Each y axis is labelled with its line's entry of `labels` for a single
+    line, else with the name of the signal wired in (e.g. `Position.y`), and its unit from
+    `units`; several lines get a legend beside the axes (the labels, or the element
+    indices), never over the data. title: default the block name, "(incomplete)" added when
+    the run did not finish. ylim: [low, high] for every axes (default automatic).
     """
 
     type = "scope"
@@ -45,7 +73,8 @@ class Scope(Block):
         Param("inputs", "int", 1, "number of inputs", minimum=1),
         Param("title", "string", "", "figure title (default: the block name)"),
         Param("ylim", "value", (), "y-axis limits [low, high] (default: automatic)"),
-        Param("labels", "data", (), "legend entries, one per line"),
+        Param("labels", "data", (), "names of the plotted lines, one per line"),
+        Param("units", "data", "", "unit of the y axes: one for all, or a list, one per input"),
     )
 
     def __init__(self, name, params):
@@ -56,6 +85,7 @@ class Scope(Block):
         if not isinstance(labels, (list, tuple)) or not all(isinstance(s, str) for s in labels):
             raise ParamError("labels", "expected a list of strings")
         self._labels = tuple(labels)
+        self._units = _strings("units", self.p.units, self.p.inputs, "one per input")
 
     def ports(self):
         return [In(f"u{i + 1}") for i in range(self.p.inputs)], []
@@ -77,14 +107,20 @@ class Scope(Block):
         labels = iter(self._labels)
         for k, (ax, data) in enumerate(zip(axes, run.inputs)):
             lines = np.asarray(data).reshape(len(run.t), -1)
-            for column in lines.T:
-                ax.plot(run.t, column, label=next(labels, None))
-            ax.set_ylabel(f"u{k + 1}")
+            signal = _signal(self, k, f"u{k + 1}")
+            names = [next(labels) if self._labels else None for _ in range(lines.shape[1])]
+            if lines.shape[1] == 1:
+                ax.plot(run.t, lines[:, 0], label=names[0])
+                ax.set_ylabel(_with_unit(names[0] or signal, self._units[k]))
+            else:
+                index = np.ndindex(np.shape(data)[1:])
+                for column, name in zip(lines.T, names):
+                    ax.plot(run.t, column, label=name or f"[{', '.join(map(str, next(index)))}]")
+                ax.set_ylabel(_with_unit(signal, self._units[k]))
+                _legend_outside(ax)
             ax.grid(True)
             if self._ylim:
                 ax.set_ylim(self._ylim)
-            if self._labels:
-                ax.legend(loc="best")
         axes[-1].set_xlabel("t (s)")
         axes[0].set_title(_title(self, run))
         _save(self, run, fig)
@@ -93,9 +129,11 @@ class Scope(Block):
 class XYGraph(Block):
     """Plots y against x into `<block>.png`.
 
-    Inputs: x, y of the same shape (one line per element for vectors). xlim, ylim: [low, high]
-    (default automatic). title: default the block name, "(incomplete)" added when the run did
-    not finish.
+    Inputs: x, y of the same shape (one line per element for vectors, with a legend beside
+    the axes). The axes are labelled `xlabel` / `ylabel`, else with the names of the signals
+    wired in, and the units from `units` (one for both axes, or [x unit, y unit]). xlim, ylim:
+    [low, high] (default automatic). title: default the block name, "(incomplete)" added
+    when the run did not finish.
     """
 
     type = "xy_graph"
@@ -104,12 +142,16 @@ class XYGraph(Block):
         Param("xlim", "value", (), "x-axis limits [low, high] (default: automatic)"),
         Param("ylim", "value", (), "y-axis limits [low, high] (default: automatic)"),
         Param("title", "string", "", "figure title (default: the block name)"),
+        Param("xlabel", "string", "", "x-axis label (default: the signal wired to x)"),
+        Param("ylabel", "string", "", "y-axis label (default: the signal wired to y)"),
+        Param("units", "data", "", "units of the axes: one for both, or [x unit, y unit]"),
     )
 
     def __init__(self, name, params):
         super().__init__(name, params)
         self._xlim = _limits("xlim", self.p.xlim)
         self._ylim = _limits("ylim", self.p.ylim)
+        self._units = _strings("units", self.p.units, 2, "[x unit, y unit]")
 
     def ports(self):
         return [In("x"), In("y")], []
@@ -128,9 +170,12 @@ class XYGraph(Block):
         x, y = (np.asarray(v).reshape(len(run.t), -1) for v in run.inputs)
         fig = Figure(figsize=(6, 6), layout="constrained")
         ax = fig.subplots()
-        ax.plot(x, y)
-        ax.set_xlabel("x")
-        ax.set_ylabel("y")
+        for i, (xi, yi) in enumerate(zip(x.T, y.T)):
+            ax.plot(xi, yi, label=f"[{i}]")
+        ax.set_xlabel(_with_unit(self.p.xlabel or _signal(self, 0, "x"), self._units[0]))
+        ax.set_ylabel(_with_unit(self.p.ylabel or _signal(self, 1, "y"), self._units[1]))
+        if x.shape[1] > 1:
+            _legend_outside(ax)
         ax.grid(True)
         if self._xlim:
             ax.set_xlim(self._xlim)

@@ -144,38 +144,22 @@ class Sine(Block):
         y += p.bias
 
 
-class Table(Block):
-    """y = the time series (times, values) looked up at t, end values held outside.
+class TimeSeries(Block):
+    """Shared by table and from_file: y(t) looked up in time points (N,) and values (N, ...),
+    linear or previous, the end values held outside. Subclasses call `_series` in __init__
+    and `_bind_series(clock)` in bind (clock: the lookup variable is the simulation time)."""
 
-    Input: t (optional, scalar): the lookup variable; unwired, the simulation time, and the
-    solver then lands on every time point (the jumps of `previous`, the kinks of `linear`).
-    Output: y of shape values.shape[1:].
-    times (N,) strictly increasing; values (N, ...), row k the value at times[k].
-    linear:   y = v[k] + (v[k+1] - v[k])*(t - t[k])/(t[k+1] - t[k]) for t[k] <= t <= t[k+1].
-    previous: y = v[k] for t[k] <= t < t[k+1] (right-continuous steps); on the simulation time
-    the segment k lives in the discrete state, switched by `event`, so the output never depends
-    on round-off in t.
-    """
-
-    type = "table"
     time_dependent = True
-    params = (
-        Param("times", "value", doc="time points (N,), strictly increasing (s)"),
-        Param("values", "value", doc="values (N, ...): row k is the value at times[k]"),
-        Param("method", "choice", "linear", "interpolation", choices=("linear", "previous")),
-    )
 
-    def __init__(self, name, params):
-        super().__init__(name, params)
-        times, values = self.p.times, self.p.values
+    def _series(self, times, values, times_param="times", values_param="values"):
         if times.ndim != 1 or times.size < 1:
-            raise ParamError("times", f"expected a non-empty vector of times, got shape "
-                                      f"{times.shape}")
+            raise ParamError(times_param, f"expected a non-empty vector of times, got shape "
+                                          f"{times.shape}")
         if np.any(np.diff(times) <= 0):
-            raise ParamError("times", "times must be strictly increasing")
+            raise ParamError(times_param, "times must be strictly increasing")
         if values.ndim < 1 or values.shape[0] != times.size:
-            raise ParamError("values", f"expected {times.size} rows (one per time point), "
-                                       f"got shape {values.shape}")
+            raise ParamError(values_param, f"expected {times.size} rows (one per time point), "
+                                           f"got shape {values.shape}")
         self._times = times
         self._values = values
         # Linear interpolation y = v[k] + slope[k]*(t - t[k]), slope of the last row 0 (hold).
@@ -183,18 +167,11 @@ class Table(Block):
         steps = np.diff(times).reshape((-1,) + (1,) * (values.ndim - 1))
         self._slopes[:-1] = np.diff(values, axis=0) / steps
 
-    def ports(self):
-        shape = self._values.shape[1:]
-        return ([In("t", shape=(), optional=True, default=None,
-                    doc="lookup variable (default: the simulation time)")],
-                [Out("y", shape=shape, feedthrough=("t",))])
-
     def discrete_state(self):
         return np.zeros(1) if self.p.method == "previous" else None
 
-    def bind(self, u, y, x, dx, xd):
-        super().bind(u, y, x, dx, xd)
-        self._clock = u[0] is None
+    def _bind_series(self, clock):
+        self._clock = clock
         if self.p.method == "linear":
             self._calc = self._linear
         else:
@@ -233,3 +210,38 @@ class Table(Block):
         y = self.y[0]
         np.multiply(self._slopes[k], tau - self._times[k], out=y)
         y += self._values[k]
+
+
+class Table(TimeSeries):
+    """y = the time series (times, values) looked up at t, end values held outside.
+
+    Input: t (optional, scalar): the lookup variable; unwired, the simulation time, and the
+    solver then lands on every time point (the jumps of `previous`, the kinks of `linear`).
+    Output: y of shape values.shape[1:].
+    times (N,) strictly increasing; values (N, ...), row k the value at times[k].
+    linear:   y = v[k] + (v[k+1] - v[k])*(t - t[k])/(t[k+1] - t[k]) for t[k] <= t <= t[k+1].
+    previous: y = v[k] for t[k] <= t < t[k+1] (right-continuous steps); on the simulation time
+    the segment k lives in the discrete state, switched by `event`, so the output never depends
+    on round-off in t.
+    """
+
+    type = "table"
+    params = (
+        Param("times", "value", doc="time points (N,), strictly increasing (s)"),
+        Param("values", "value", doc="values (N, ...): row k is the value at times[k]"),
+        Param("method", "choice", "linear", "interpolation", choices=("linear", "previous")),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self._series(self.p.times, self.p.values)
+
+    def ports(self):
+        shape = self._values.shape[1:]
+        return ([In("t", shape=(), optional=True, default=None,
+                    doc="lookup variable (default: the simulation time)")],
+                [Out("y", shape=shape, feedthrough=("t",))])
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._bind_series(u[0] is None)

@@ -4,14 +4,15 @@
     result = blocksim.run("diagrams/demo1.yaml", overrides={"simulation.stop": 2})
     result.t, result["q"]
     model = blocksim.load("diagrams/demo1.yaml")   # validated, compiled, not yet simulated
+    table = blocksim.sweep("sweeps/demo3_gains.yaml", workers=2)   # many runs, one table
 
-`run`, `load`, `execute` and `register_block` (a block type of your own, see
+`run`, `load`, `execute`, `sweep` and `register_block` (a block type of your own, see
 docs/custom-blocks.md) are imported on first use, so that importing a light module
 such as `blocksim.errors` does not load the engine.
 """
 from .errors import BlocksimError, DiagramError, DiagramErrors, SimulationError
 
-__all__ = ["run", "load", "execute", "register_block", "BlocksimError", "DiagramError",
+__all__ = ["run", "load", "execute", "sweep", "register_block", "BlocksimError", "DiagramError",
            "DiagramErrors", "SimulationError"]
 __version__ = "0.1.0"
 
@@ -20,6 +21,9 @@ def __getattr__(name):
     if name in ("run", "load", "execute"):
         from . import api
         return getattr(api, name)
+    if name == "sweep":
+        from .sweep_run import sweep
+        return sweep
     if name == "register_block":
         from .library import register_block
         return register_block

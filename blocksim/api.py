@@ -2,11 +2,16 @@
 from __future__ import annotations
 
 import datetime
+import time
 from pathlib import Path
 
+import numpy as np
+
 from .compiler import compile_diagram
+from .csvio import write_csv
 from .diagram import load_diagram
-from .results import Result, finalize_sinks, versions, write_json, write_npz
+from .results import (Result, finalize_sinks, remove_stale, run_files, versions, write_json,
+                      write_npz, written_since)
 from .simulator import simulate
 
 
@@ -28,39 +33,56 @@ def load(path, overrides=None, *, library=None):
     return compile_diagram(spec, library)
 
 
-def run(path, overrides=None, *, out=None, plots=False, progress=None, library=None):
+def run(path, overrides=None, *, out=None, plots=False, progress=None, library=None,
+        csv=False):
     """Load and simulate a diagram; returns a Result (t and the `record:` signals).
 
-    Files are written only when `out` is given (results.npz, meta.json, and with
-    `plots=True` the sinks' figures). When the simulation fails or is interrupted, what was
+    Files are written only when `out` is given (results.npz, meta.json, with `csv=True`
+    results.csv, and with `plots=True` the sinks' figures). When the simulation fails or is interrupted, what was
     recorded so far is still written (marked incomplete) and the exception is re-raised
     with the partial Result attached as `error.result`.
     """
     model = path if not isinstance(path, (str, Path)) else load(path, overrides, library=library)
-    return execute(model, out=out, plots=plots, progress=progress)
+    return execute(model, out=out, plots=plots, progress=progress, csv=csv)
 
 
-def execute(model, *, out=None, plots=False, progress=None):
-    """Simulate a compiled Model and write its run directory (see `run`)."""
-    t, data, info = simulate(model, progress)
+def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_progress=None):
+    """Simulate a compiled Model and write its run directory (see `run`).
+    `figure_progress(fraction, block name)` is told how drawing the figures goes.
+
+    A run directory used before keeps nothing stale: the files the previous run wrote (listed
+    in its meta.json) that this run does not write again are removed; other files are never
+    touched. meta.json lists this run's files, `wall_time` (simulating) and `figures_time`."""
+    t, data, info = simulate(model, progress, plots=plots and out is not None)
     error = info["error"]
-    meta = _meta(model, t, info)
+    meta = run_meta(model, t, info)
+    event_t, event_block, _ = info["events"]
     if out is not None:
         out = Path(out)
-        write_npz(out / "results.npz", t, data)
+        previous, before = run_files(out)
+        extra = {"events_t": event_t, "events_block": event_block} if len(event_t) else {}
+        write_npz(out / "results.npz", t, {**data, **extra})
+        if csv:
+            write_csv(out / "results.csv", t, data)
+    started = time.perf_counter()
     messages, reports = finalize_sinks(model, t, info["sink_data"], out,
-                                       plots and out is not None, info["complete"])
+                                       plots and out is not None, info["complete"],
+                                       figure_progress)
+    meta["figures_time"] = time.perf_counter() - started
     meta["blocks"] = reports
     if out is not None:
+        meta["files"] = sorted(written_since(out, before) | {"meta.json"})
         write_json(out / "meta.json", meta)
-    result = Result(t, data, meta, messages)
+        remove_stale(out, previous - set(meta["files"]))
+    result = Result(t, data, meta, messages, events=info["events"])
     if error is not None:
         error.result = result
         raise error
     return result
 
 
-def _meta(model, t, info):
+def run_meta(model, t, info):
+    """The run's meta.json content (before the sinks' reports are added)."""
     s = model.settings
     error = info["error"]
     status = "complete" if error is None else (
@@ -80,6 +102,20 @@ def _meta(model, t, info):
         "solver": {"name": s.solver, "rtol": s.rtol, "atol": s.atol, "max_step": s.max_step,
                    "step": s.step, "output_interval": s.output_interval, **info["stats"]},
         "configuration": model.config,
-        "seeds": {name: r["seed"] for name, r in robots.items() if "seed" in r},
+        **_events_meta(info["events"]),
+        "seeds": {**{name: r["seed"] for name, r in robots.items() if "seed" in r},
+                  **{b.name: b.p.seed for b in model.blocks if hasattr(b.p, "seed")}},
         "versions": versions(),
     }
+
+
+def _events_meta(events):
+    """meta.json's account of the hybrid blocks' events (hybrid.md): the blocks that can have
+    events (`events_block` in results.npz indexes this list) and the counts."""
+    times, blocks, names = events
+    if not names:
+        return {}
+    counts = np.bincount(blocks, minlength=len(names)) if len(blocks) else np.zeros(len(names), int)
+    return {"event_blocks": names,
+            "events": {"total": int(len(times)),
+                       "per_block": {n: int(c) for n, c in zip(names, counts)}}}

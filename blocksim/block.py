@@ -30,15 +30,52 @@ Hot-path methods (no validation, no allocation that can be avoided, no dict look
 Blocks keep no other simulation state in attributes: outputs are functions of (t, u, x, xd).
 A block may pick its computing method per instance by assigning it in `__init__` or `infer`
 (e.g. `self.output = self._matmul`): the methods are looked up once, after those calls.
+
+Zero crossings (hybrid blocks: saturation, relay, limited integrator, ...). Between events a
+block's outputs and derivatives are smooth functions computed in a *mode* frozen in its
+discrete state `xd` (a saturation in its upper mode outputs `upper`), so no solver step ever
+contains a kink. The block declares scalar indicator functions whose zeros are the instants
+where the mode must be re-examined:
+
+- `zero_crossings()` -> one direction per indicator (RISING: - to +, FALLING: + to -, EITHER),
+  asked after the shapes are known; the compiler then sets `self.z`, the block's view of the
+  indicator buffer, before `bind`.
+- `indicator(t)` writes `self.z` from (t, u, x, xd). The engine evaluates it after every
+  accepted step; when an indicator changed sign in its direction (rising: z_prev <= 0 < z,
+  falling: z_prev >= 0 > z), it locates the earliest crossing on the solver's dense output,
+  cuts the step there and handles the event. An indicator that means nothing in the current
+  mode may be written as a constant 1.0.
+- `crossing(t, crossed)` is the event handler, called at every event instant (a located
+  crossing, a time event, a sample hit, the start) for every block with indicators, in
+  dataflow order. `crossed` (int8, one per indicator) is +1 / -1 where that indicator crossed
+  rising / falling since the last evaluation, 0 elsewhere. The block re-derives its modes from
+  its inputs and state (using `crossed` to break ties at a threshold), performs edge-triggered
+  actions (a reset, a count) only on `crossed`, and may write its state `x`. It returns True
+  when it changed anything: the engine then recomputes the outputs, re-evaluates the
+  indicators and calls the handlers again with the crossings the event itself caused (event
+  iteration), before recording the values after the event (right-continuous).
+
+A hybrid block whose modes depend on the history of its input (backlash: the peak reached
+while pushed) may also define `advance(t)`, called after every accepted step to update its
+discrete state; the indicators are evaluated again afterwards.
+
+Time events: `events(start, stop)` lists times the solver lands on, where `event(t)` is called
+(a source switch); `reschedule(t)`, called right after `event(t)`, may add further times (a
+pulse train announces its next edge).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from types import SimpleNamespace
 
+import numpy as np
+
 CONSTANT = "constant"
 
 ALL = "all"
+
+# directions of zero-crossing indicators
+RISING, FALLING, EITHER = 1, -1, 0
 
 
 class PortError(ValueError):
@@ -104,6 +141,9 @@ class Block:
     # True for blocks whose inputs the simulator records for `finalize` (sinks, and blocks
     # that draw or report after the run, e.g. a camera's view).
     records_inputs = False
+    # For those blocks: the signal wired to each input, as written in a diagram
+    # ('Position.y', 'Robot.q[0:3]'; '' when unwired), set by the compiler (axis labels).
+    signal_names = ()
 
     def __init__(self, name, params):
         self.name = name
@@ -142,8 +182,13 @@ class Block:
         """Times in (start, stop] at which `event(t)` must be called (source switches)."""
         return ()
 
+    def zero_crossings(self):
+        """Directions (RISING / FALLING / EITHER) of the block's indicators, or None."""
+        return None
+
     # ---- wiring --------------------------------------------------------------------------
     y_flat = None
+    z = None  # the block's indicator values (set by the compiler when it has indicators)
 
     def bind(self, u, y, x, dx, xd):
         self.u, self.y, self.x, self.dx, self.xd = u, y, x, dx, xd
@@ -161,6 +206,17 @@ class Block:
     def event(self, t):
         pass
 
+    def reschedule(self, t):
+        """Further times (> t) at which `event` must be called, asked right after `event(t)`."""
+        return ()
+
+    def indicator(self, t):
+        pass
+
+    def crossing(self, t, crossed):
+        """Handle an event instant; True when the mode, state or output changed."""
+        return False
+
     def initialize(self, t):
         """Called once at the start, after a first evaluation of all outputs, for blocks whose
         initial state is defined from their inputs (rate limiter, derivative) or whose held
@@ -175,7 +231,14 @@ class Block:
 
 @dataclass
 class FinalRun:
-    """What a sink sees after the run: its recorded inputs and where to write files."""
+    """What a sink sees after the run: its recorded inputs and where to write files.
+
+    `t` is non-decreasing: the recorded rows, and when figures are drawn also points of the
+    solver's dense output (at least PLOT_POINTS per run) and, at every event, two rows with the
+    same time: the value just before the event, then the value after it (a vertical edge).
+    `rows` marks the rows that are the run's recorded rows (results.npz's times), e.g. for a
+    block that writes the inputs to a file.
+    """
     t: object
     inputs: list
     out_dir: object  # pathlib.Path or None (no files)
@@ -183,3 +246,11 @@ class FinalRun:
     complete: bool
     messages: list  # lines the CLI prints at the end (e.g. the display block)
     reports: dict  # block name -> JSON-able report, stored under "blocks" in meta.json
+    rows: object = None  # bool array over t, or None: every row is a recorded row
+    progress: object = None  # callable(fraction done) for long drawing (animations), or None
+
+    def recorded(self):
+        """(t, inputs) at the run's recorded rows only (results.npz's times)."""
+        if self.rows is None:
+            return self.t, self.inputs
+        return self.t[self.rows], [np.asarray(u)[self.rows] for u in self.inputs]

@@ -1,4 +1,4 @@
-"""The `blocksim` command: run, check, blocks.
+"""The `blocksim` command: run, check, blocks, sweep (its code: sweep_cli.py).
 
 Exit codes: 0 success; 2 invalid diagram or command line (one `FILE:LINE: error: ...` line
 per problem, no traceback); 3 simulation failed; 130 interrupted. On 3 and 130 the results
@@ -12,13 +12,16 @@ import time
 import warnings
 from pathlib import Path
 
+from . import sweep_cli
 from .errors import DiagramError, DiagramErrors, SimulationError
 
 EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
 
 
 def _parser():
+    from . import __version__
     p = argparse.ArgumentParser(prog="blocksim", description="Block-diagram simulation for robot control.")
+    p.add_argument("--version", action="version", version=f"blocksim {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     run = sub.add_parser("run", help="compile and simulate a diagram; write its results")
     run.add_argument("file")
@@ -28,6 +31,8 @@ def _parser():
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a value by its dotted path, e.g. blocks.Kp.K=50 (repeatable)")
     run.add_argument("--no-plots", action="store_true", help="write no figures or animations")
+    run.add_argument("--csv", action="store_true",
+                     help="also write results.csv (a column per signal element)")
     run.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     chk = sub.add_parser("check", help="check a diagram and explain it; simulate nothing")
     chk.add_argument("file")
@@ -36,6 +41,7 @@ def _parser():
     blk.add_argument("type", nargs="?", help="a block type (or 'subsystem')")
     blk.add_argument("--markdown", action="store_true",
                      help="print the built-in catalogue as Markdown (docs/blocks.md)")
+    sweep_cli.add_parser(sub)
     return p
 
 
@@ -51,6 +57,8 @@ def main(argv=None):
             return _run(args)
         if args.command == "check":
             return _check(args)
+        if args.command == "sweep":
+            return sweep_cli.run(args)
         from . import blockdoc
         return blockdoc.main(args)
     except (DiagramError, DiagramErrors) as e:
@@ -100,8 +108,9 @@ def _run(args):
     out = Path(args.out) if args.out else Path("runs") / model.name
     bar = None if args.quiet or not sys.stderr.isatty() else _Progress(model.settings)
     try:
-        result = api.execute(model, out=out, plots=not args.no_plots,
-                             progress=bar.update if bar else None)
+        result = api.execute(model, out=out, plots=not args.no_plots, csv=args.csv,
+                             progress=bar.update if bar else None,
+                             figure_progress=bar.figure if bar else None)
     except SimulationError as e:
         _close(bar)
         print(str(e), file=sys.stderr)
@@ -117,11 +126,18 @@ def _run(args):
     _close(bar)
     _print_messages(result)
     if not args.quiet:
-        st = result.meta["solver"]
-        print(f"{model.name}: t = {result.meta['end_time']:g} s, {len(result.t)} rows, "
-              f"{st['nsteps']} steps ({st['nrejected']} rejected, {st['nfev']} evaluations), "
-              f"{result.meta['wall_time']:.3g} s -> {out}/")
+        meta, st = result.meta, result.meta["solver"]
+        drawn = f", figures in {_seconds(meta['figures_time'])}" if (
+            model.sinks and not args.no_plots) else ""
+        print(f"{model.name}: t = {meta['end_time']:g} s, {len(result.t)} rows, "
+              f"{st['nsteps']} steps ({st['nrejected']} rejected, {st['nfev']} evaluations); "
+              f"simulated in {_seconds(meta['wall_time'])}{drawn} -> {out}/")
     return EXIT_OK
+
+
+def _seconds(x):
+    """A duration for people: 0.0086 s, 0.94 s, 2.2 s, 31 s."""
+    return f"{x:.2g} s" if x < 10 else f"{x:.0f} s"
 
 
 def _print_messages(result):
@@ -129,32 +145,52 @@ def _print_messages(result):
         print(line)
 
 
+_BAR = "{desc}{percentage:3.0f}%|{bar}| [{elapsed}<{remaining}]"
+
+
 class _Progress:
-    """A tqdm bar over simulated time, updated at most ten times a second."""
+    """tqdm bars on a terminal: simulated time during the run, then drawing the figures
+    (that one appears only when the drawing takes over a second). Updated at most ten times
+    a second."""
 
     def __init__(self, settings):
         from tqdm import tqdm
+        self.tqdm = tqdm
         self.start, self.stop = settings.start, settings.stop
-        self.bar = tqdm(total=1000, unit="‰", leave=False, file=sys.stderr,
-                        bar_format="{l_bar}{bar}| t={postfix} [{elapsed}<{remaining}]")
+        self.bar = tqdm(total=1000, leave=False, file=sys.stderr, bar_format=_BAR)
+        self.figures = None
         self.last = 0.0
         self.done = 0
 
     def update(self, t):
+        self._advance(int(1000 * (t - self.start) / (self.stop - self.start)),
+                      f"t = {t:<8.4g} ")
+
+    def figure(self, fraction, name):
+        if self.figures is None:
+            self.bar.close()
+            self.bar = self.figures = self.tqdm(total=1000, leave=False, file=sys.stderr,
+                                                delay=1.0, bar_format=_BAR)
+            self.last, self.done = 0.0, 0
+        self._advance(int(1000 * fraction), f"figures ({name}) ")
+
+    def _advance(self, k, label):
         now = time.monotonic()
         if now - self.last < 0.1:
             return
         self.last = now
-        k = int(1000 * (t - self.start) / (self.stop - self.start))
         if k > self.done:
             self.bar.update(k - self.done)
             self.done = k
-        self.bar.set_postfix_str(f"{t:.4g}", refresh=False)
+        self.bar.set_description_str(label, refresh=False)
+
+    def close(self):
+        self.bar.close()
 
 
 def _close(bar):
     if bar is not None:
-        bar.bar.close()
+        bar.close()
 
 
 def _check(args):

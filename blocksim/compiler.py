@@ -13,9 +13,11 @@ Stages (each collects all of its problems and reports them together):
 """
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -29,6 +31,10 @@ from .block import PortError
 from .solvers import SOLVERS
 
 
+# names results.npz uses besides the records: the time and the events of hybrid blocks
+RESERVED_RECORDS = ("t", "events_t", "events_block")
+
+
 @dataclass
 class Settings:
     start: float
@@ -39,6 +45,8 @@ class Settings:
     max_step: float
     step: float
     output_interval: float | None
+    event_tol: float = 1e-10
+    max_consecutive_events: int = 1000
 
 
 @dataclass
@@ -49,7 +57,8 @@ class Node:
     ports: list
     inputs: tuple  # input names the outputs depend on at the same instant
     group: str = "continuous"  # constant / discrete / continuous
-    order: int = 0
+    order: int = 0  # declaration index (before scheduling)
+    order_index: int = 0  # position in the dataflow schedule
 
     @property
     def label(self):
@@ -77,12 +86,15 @@ class Model:
     stops: list  # views
     events: list  # sorted (time, block)
     state_slices: dict  # block name -> (continuous slice, discrete slice)
+    hybrid: tuple = ()  # (block, slice of zbuf) of blocks with indicators, in dataflow order
+    zbuf: np.ndarray = field(default_factory=lambda: np.zeros(0))  # indicator values
+    zdirs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
     config: dict = field(default_factory=dict)
     seeds: dict = field(default_factory=dict)
     subsystems: dict = field(default_factory=dict)  # name -> (source, {parameter: value})
 
 
-def _simulation_defaults(sim, evaluate, problems):
+def _simulation_defaults(sim, evaluate, problems, file):
     def num(key, default, positive=True):
         if key not in sim:
             return default
@@ -101,7 +113,8 @@ def _simulation_defaults(sim, evaluate, problems):
 
     start = num("start", 0.0, positive=False)
     if "stop" not in sim:
-        problems.add(DiagramError("simulation.stop is required", hint="add `simulation: {stop: 10}`"))
+        problems.add(DiagramError("simulation.stop is required", file=file,
+                                  hint="add `simulation: {stop: 10}` (the end time, in s)"))
         stop = start + 1.0
     else:
         stop = num("stop", start + 1.0, positive=False)
@@ -117,10 +130,15 @@ def _simulation_defaults(sim, evaluate, problems):
         else:
             solver = v.raw
     span = stop - start
+    max_events = num("max_consecutive_events", 1000)
+    if max_events != int(max_events):
+        problems.add(sim["max_consecutive_events"].loc.error(
+            f"simulation.max_consecutive_events must be a whole number, got {max_events:g}"))
     return Settings(start=start, stop=stop, solver=solver,
                     rtol=num("rtol", 1e-3), atol=num("atol", 1e-6),
                     max_step=num("max_step", span / 50), step=num("step", span / 1000),
-                    output_interval=num("output_interval", None))
+                    output_interval=num("output_interval", None),
+                    event_tol=num("event_tol", 1e-10), max_consecutive_events=int(max_events))
 
 
 class _Reported(Exception):
@@ -136,6 +154,9 @@ class _Compiler:
         self.constants = {}  # bare constant names (robot poses all robots agree on)
         self.dotted = {}  # robot name -> {pose: value}
         self.scope_names = []
+        # robots built from the same raw options are the same data: kept between specs
+        # re-parameterised into this compiler's layout (see `reparameterise`)
+        self.built_sections = {}
 
     # -- stage 1: robots and parameters -----------------------------------------------------
     def evaluate(self, raw, names, loc, what):
@@ -152,13 +173,20 @@ class _Compiler:
                 self.problems.add(next(iter(self.spec.robots.values()))["__loc__"].error(
                     "this block library has no robots"))
                 return
+            base_dir = _dir_of(self.spec.file)
             for name, options in self.spec.robots.items():
-                try:
-                    robots[name], poses = builder(name, options, self._section_eval,
-                                                  base_dir=_dir_of(self.spec.file))
-                except DiagramError as e:
-                    self.problems.add(e)
-                    continue
+                key = (base_dir, {k: v.raw for k, v in options.items() if k != "__loc__"})
+                cached = self.built_sections.get(name)
+                if cached is not None and _same_data(cached[0], key):
+                    robots[name], poses = cached[1]
+                else:
+                    try:
+                        robots[name], poses = builder(name, options, self._section_eval,
+                                                      base_dir=base_dir)
+                    except DiagramError as e:
+                        self.problems.add(e)
+                        continue
+                    self.built_sections[name] = (key, (robots[name], poses))
                 self.dotted[name] = poses
         self.resources["robots"] = robots
         # A bare pose name is a constant only when every robot agrees on it.
@@ -270,6 +298,14 @@ class _Compiler:
             return table[raw]
         if raw is None and param.default is None:  # an optional parameter left unset
             return None
+        if kind == "path":
+            try:
+                name = param.convert(raw)
+            except ValueError as e:
+                raise loc.error(str(e), **where) from None
+            # relative to the file that wrote it; a --set value: to the diagram
+            written_in = loc.file if loc.file and Path(loc.file).is_file() else self.spec.file
+            return _dir_of(written_in) / name
         if kind in ("value", "scalar", "int") and raw is not param.default:
             try:
                 raw = expr.evaluate(raw, names, dotted=self.dotted)
@@ -307,7 +343,9 @@ class _Compiler:
                 if (name, port.name) not in self.drivers and not port.optional:
                     self.problems.add(self.spec.blocks[name].loc.error(
                         "input is not connected", block=name, port=port.name,
-                        hint="wire it, or feed it from a constant / terminator as needed"))
+                        hint=f"wire a signal to it, or feed it a constant: e.g. the block "
+                             f"`Zero: {{type: constant, value: 0}}` and the wire "
+                             f"`Zero -> {name}.{port.name}`"))
 
     def endpoint(self, ep, output):
         if ep.block not in self.ports:
@@ -533,6 +571,8 @@ class _Compiler:
             self.report_loops(edges)
             self.problems.check()
         self.nodes = [nodes[i] for i in order]
+        for k, node in enumerate(self.nodes):
+            node.order_index = k
         self.node_of = node_of
 
     def report_loops(self, edges):
@@ -554,6 +594,7 @@ class _Compiler:
 
     # -- stage 5: layout -----------------------------------------------------------------------
     def layout(self):
+        """One signal buffer and one state vector for the whole diagram, a view per output."""
         sizes = {}
         total = 0
         for name, (_, outs) in self.ports.items():
@@ -577,6 +618,7 @@ class _Compiler:
         x0 = np.concatenate(xc) if xc else np.zeros(0)
         xd0 = np.concatenate(xd) if xd else np.zeros(0)
         xbuf, dxbuf, xdbuf = x0.copy(), np.zeros_like(x0), xd0.copy()
+        self.layout_indicators()
         views = {}
         for name, (_, outs) in self.ports.items():
             cs, ds = slices[name]
@@ -591,6 +633,15 @@ class _Compiler:
                 else:
                     start, size = sizes[(name, port.name)]
                     views[(name, port.name)] = signals[start:start + size].reshape(shape)
+        self.sizes, self.signals, self.views, self.slices = sizes, signals, views, slices
+        self.x0, self.xd0, self.xbuf, self.dxbuf, self.xdbuf = x0, xd0, xbuf, dxbuf, xdbuf
+        self.bind_blocks()
+
+    def bind_blocks(self):
+        """Give every block its views: inputs are their drivers' views, outputs and states
+        are slices of the shared buffers laid out by `layout`."""
+        sizes, views, signals, xbuf, dxbuf, xdbuf = (self.sizes, self.views, self.signals,
+                                                     self.xbuf, self.dxbuf, self.xdbuf)
         for name, block in self.blocks.items():
             ins, outs = self.ports[name]
             own = [sizes[(name, p)] for p in outs if (name, p) in sizes]
@@ -598,10 +649,32 @@ class _Compiler:
                 block.y_flat = signals[own[0][0]:own[-1][0] + own[-1][1]]
             u = tuple(self.input_view(name, p, views) for p in ins.values())
             y = tuple(views[(name, p)] for p in outs)
-            cs, ds = slices[name]
+            cs, ds = self.slices[name]
             block.bind(u, y, xbuf[cs], dxbuf[cs], xdbuf[ds])
-        self.signals, self.views, self.slices = signals, views, slices
-        self.x0, self.xd0, self.xbuf, self.dxbuf, self.xdbuf = x0, xd0, xbuf, dxbuf, xdbuf
+
+    def layout_indicators(self):
+        """One buffer for every block's zero-crossing indicators; each block gets its view
+        `z`. Handlers run in dataflow order: blocks whose outputs are all state (an
+        integrator) first, the others in the order their first output is computed."""
+        first = {}
+        for node in self.nodes:
+            first.setdefault(node.block.name, node.order_index)
+        declared = list(self.blocks)
+        dirs, entries, total = [], [], 0
+        for name in sorted(declared, key=lambda b: (first.get(b, -1), declared.index(b))):
+            block = self.blocks[name]
+            d = block.zero_crossings()
+            if d is None:
+                continue
+            d = np.asarray(d, dtype=np.int8).ravel()
+            entries.append((block, slice(total, total + d.size)))
+            dirs.append(d)
+            total += d.size
+        self.zbuf = np.zeros(total)
+        self.zdirs = np.concatenate(dirs) if dirs else np.zeros(0, dtype=np.int8)
+        for block, sl in entries:
+            block.z = self.zbuf[sl]
+        self.hybrid = tuple(entries)
 
     def input_view(self, name, port, views):
         drv = self.drivers.get((name, port.name))
@@ -639,9 +712,9 @@ class _Compiler:
     def records(self):
         record = {}
         for key, value in self.spec.record.items():
-            if not isinstance(key, str) or not NAME_RE.match(key) or key == "t":
+            if not isinstance(key, str) or not NAME_RE.match(key) or key in RESERVED_RECORDS:
                 self.problems.add(value.loc.error(f"invalid record name {key!r}: use an identifier "
-                                                  "other than 't'"))
+                                                  "other than " + ", ".join(RESERVED_RECORDS)))
                 continue
             try:
                 record[key] = (self.signal_view(value.raw, value.loc), value.raw)
@@ -652,9 +725,20 @@ class _Compiler:
             ins = self.ports[name][0]
             if block.records_inputs:
                 sinks.append((block, [block.u[i] for i in range(len(ins))]))
+                block.signal_names = tuple(self.driver_text(name, port) for port in ins)
             if block.stops:
                 stops.append(block.u[0])
         return record, sinks, stops
+
+    def driver_text(self, name, port):
+        """The signal wired to an input as a diagram writes it ('Robot.q[0:3]'), or ''."""
+        drv = self.drivers.get((name, port))
+        if drv is None:
+            return ""
+        index = drv[2]
+        suffix = ("" if index is None else f"[{index}]" if isinstance(index, int) else
+                  f"[{'' if index[0] is None else index[0]}:{'' if index[1] is None else index[1]}]")
+        return f"{drv[0]}.{drv[1]}{suffix}"
 
     def signal_view(self, text, loc):
         ep = parse_endpoint(text, loc)
@@ -670,6 +754,115 @@ class _Compiler:
         if isinstance(ep.index, int) and not -n <= ep.index < n:
             raise loc.error(f"index {ep.index} out of range for '{ep.block}.{port}' of length {n}")
         return _indexed(view, ep.index)
+
+    # -- whole compilations ------------------------------------------------------------------
+    def settings(self):
+        return _simulation_defaults(self.spec.simulation, lambda raw: expr.evaluate(
+            raw, self.scope_names[0] if self.scope_names else {}, dotted=self.dotted),
+            self.problems, self.spec.file)
+
+    def compile(self):
+        """Every stage, on `self.spec`: the Model."""
+        self.build_sections()
+        self.problems.check()
+        self.evaluate_scopes()
+        settings = self.settings()
+        self.build_blocks()
+        self.problems.check()
+        self.resolve_wires()
+        self.problems.check()
+        self.build_nodes()  # algebraic loops first: a feedthrough cycle also stalls shape inference
+        self.propagate_shapes()
+        self.problems.check()
+        self.layout()
+        self.classify()
+        return self.model(settings)
+
+    def model(self, settings):
+        record, sinks, stops = self.records()
+        self.problems.check()
+        spec = self.spec
+        # by time only (stable: blocks switching at the same time keep declaration order)
+        events = sorted(((float(t), b) for b in self.blocks.values()
+                         for t in b.events(settings.start, settings.stop)), key=lambda e: e[0])
+        return Model(
+            name=spec.name, description=spec.description, file=spec.file,
+            settings=settings, blocks=list(self.blocks.values()), nodes=self.nodes,
+            signals=self.signals, x0=self.x0, xd0=self.xd0, xbuf=self.xbuf, dxbuf=self.dxbuf,
+            xdbuf=self.xdbuf, outputs=self.views, record=record, sinks=sinks, stops=stops,
+            events=events, state_slices=self.slices, config=_config(spec, settings),
+            hybrid=self.hybrid, zbuf=self.zbuf, zdirs=self.zdirs,
+            subsystems={name: (sub.source, {k: self.scope_names[sub.scope][k]
+                                            for k in spec.scopes[sub.scope].params})
+                        for name, sub in spec.subsystems.items()},
+        )
+
+    _SPEC_STATE = ("spec", "problems", "resources", "constants", "dotted", "scope_names",
+                   "blocks", "ports", "out_shapes", "x0", "xd0", "nodes", "node_of", "hybrid",
+                   "zbuf", "zdirs")
+
+    def reparameterise(self, spec):
+        """A Model of `spec` in this compiler's layout (its buffers, views and execution
+        order), or None when `spec` differs in structure from the spec compiled last: other
+        wires or blocks, or a block whose type, ports (shapes, feedthrough, state aliases),
+        inferred output shapes, state sizes, sample time or flags differ. Values are
+        evaluated and checked as by `compile` (DiagramErrors are raised the same way); the
+        robots of the `robots:` section are rebuilt only when their options changed."""
+        if spec.wires is not self.spec.wires and spec.wires != self.spec.wires:
+            return None
+        if spec.blocks.keys() != self.spec.blocks.keys():
+            return None
+        kept = {name: getattr(self, name) for name in self._SPEC_STATE}
+        try:
+            model = self._reparameterise(spec)
+        except BaseException:
+            self.__dict__.update(kept)
+            raise
+        if model is None:
+            self.__dict__.update(kept)
+        return model
+
+    def _reparameterise(self, spec):
+        old_blocks, old_ports, old_shapes = self.blocks, self.ports, self.out_shapes
+        self.spec, self.problems = spec, Problems()
+        self.resources, self.constants, self.dotted, self.scope_names = {}, {}, {}, []
+        self.build_sections()
+        self.problems.check()
+        self.evaluate_scopes()
+        settings = self.settings()
+        self.build_blocks()
+        self.problems.check()
+        if any(_block_structure(block, self.ports[name])
+               != _block_structure(old_blocks[name], old_ports[name])
+               for name, block in self.blocks.items()):
+            return None
+        self.propagate_shapes()  # every block's `infer`, with the inputs' (unchanged) shapes
+        self.problems.check()
+        if self.out_shapes != old_shapes:
+            return None
+        xc, xd = [], []
+        for name, block in self.blocks.items():
+            cs, ds = self.slices[name]
+            c, d = _flat(block.continuous_state()), _flat(block.discrete_state())
+            if c.size != cs.stop - cs.start or d.size != ds.stop - ds.start:
+                return None
+            xc.append(c)
+            xd.append(d)
+        self.x0 = np.concatenate(xc) if xc else np.zeros(0)
+        self.xd0 = np.concatenate(xd) if xd else np.zeros(0)
+        # the buffers as a fresh layout has them
+        self.signals[:] = 0.0
+        self.xbuf[:] = self.x0
+        self.dxbuf[:] = 0.0
+        self.xdbuf[:] = self.xd0
+        self.nodes = [dataclasses.replace(n, block=self.blocks[n.block.name]) for n in self.nodes]
+        self.node_of = {(n.block.name, p): n for n in self.nodes for p in n.ports}
+        zdirs = self.zdirs
+        self.layout_indicators()  # the new blocks' zero-crossing indicators, before binding
+        if not np.array_equal(self.zdirs, zdirs):
+            return None
+        self.bind_blocks()
+        return self.model(settings)
 
 
 def _join(hint, note):
@@ -713,41 +906,63 @@ def _flat(x):
 
 
 def _dir_of(file):
-    from pathlib import Path
     return Path(file).parent if file and not file.startswith("<") else Path.cwd()
 
 
 def compile_diagram(spec, library=None):
     """Check and lay out a DiagramSpec; raises DiagramError(s) listing every problem found."""
-    c = _Compiler(spec, library or Library())
-    c.build_sections()
-    c.problems.check()
-    c.evaluate_scopes()
-    settings = _simulation_defaults(spec.simulation, lambda raw: expr.evaluate(
-        raw, c.scope_names[0] if c.scope_names else {}, dotted=c.dotted), c.problems)
-    c.build_blocks()
-    c.problems.check()
-    c.resolve_wires()
-    c.problems.check()
-    c.build_nodes()  # algebraic loops first: a feedthrough cycle also stalls shape inference
-    c.propagate_shapes()
-    c.problems.check()
-    c.layout()
-    c.classify()
-    record, sinks, stops = c.records()
-    c.problems.check()
-    events = sorted((float(t), b) for b in c.blocks.values()
-                    for t in b.events(settings.start, settings.stop))
-    return Model(
-        name=spec.name, description=spec.description, file=spec.file, settings=settings,
-        blocks=list(c.blocks.values()), nodes=c.nodes, signals=c.signals,
-        x0=c.x0, xd0=c.xd0, xbuf=c.xbuf, dxbuf=c.dxbuf, xdbuf=c.xdbuf,
-        outputs=c.views, record=record, sinks=sinks, stops=stops, events=events,
-        state_slices=c.slices, config=_config(spec, settings),
-        subsystems={name: (sub.source, {k: c.scope_names[sub.scope][k]
-                                        for k in spec.scopes[sub.scope].params})
-                    for name, sub in spec.subsystems.items()},
-    )
+    return _Compiler(spec, library or Library()).compile()
+
+
+class ModelCache:
+    """Compile once, then re-parameterise: a Model for each spec of a batch of runs.
+
+    Runs of a sweep mostly change values (a gain, the stop time, a perturbed robot), not
+    structure. `model(spec)` compiles the first spec fully and keeps the compiler (wires,
+    execution order, buffers and views). For a later spec it re-evaluates only what values
+    affect (robots whose options changed, parameters, settings, blocks) and binds the new
+    blocks into the kept layout, when every block declares the same structure (see
+    `_Compiler.reparameterise`); otherwise it compiles the spec fully and keeps that one.
+    Consecutive models share their buffers: simulate one at a time, in one thread.
+    """
+
+    def __init__(self, library=None):
+        self.library = library or Library()
+        self.compiler = None
+        self.compiles = 0
+        self.reuses = 0
+
+    def model(self, spec):
+        """A Model for `spec` (a DiagramSpec); raises DiagramError(s) as compile_diagram."""
+        if self.compiler is not None:
+            model = self.compiler.reparameterise(spec)
+            if model is not None:
+                self.reuses += 1
+                return model
+        compiler = _Compiler(spec, self.library)
+        model = compiler.compile()
+        self.compiler = compiler
+        self.compiles += 1
+        return model
+
+
+def _block_structure(block, ports):
+    """What a block contributes to the layout and schedule; equal structures may share one."""
+    ins, outs = ports
+    return (type(block), tuple(ins.values()), tuple(outs.values()), block.sample,
+            block.time_dependent, block.stops, block.records_inputs)
+
+
+def _same_data(a, b):
+    """Equality of plain data (raw YAML values, tuples of them) that may hold numpy arrays."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+                and a.shape == b.shape and bool(np.array_equal(a, b)))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_same_data, a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_data(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
 
 
 def _config(spec, settings):

@@ -26,7 +26,7 @@ TOP_KEYS = ("blocksim", "name", "description", "parameters", "robots", "blocks",
             "simulation", "record")
 SUBSYSTEM_KEYS = TOP_KEYS + ("inputs", "outputs")
 SIMULATION_KEYS = ("start", "stop", "solver", "rtol", "atol", "max_step", "step",
-                   "output_interval")
+                   "output_interval", "event_tol", "max_consecutive_events")
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,19 @@ class DiagramSpec:
     simulation: dict  # key -> Value
     record: dict  # name -> Value (signal text)
     subsystems: dict = field(default_factory=dict)  # flat name -> SubsystemSpec
+
+    def copy(self):
+        """A copy whose containers `apply_overrides` may change without touching this spec
+        (the raw values themselves are shared: nothing mutates them). A batch of runs loads
+        a diagram once and applies each run's overrides to a copy."""
+        return DiagramSpec(
+            name=self.name, description=self.description, file=self.file,
+            scopes=[Scope(dict(s.params), dict(s.overrides), s.parent) for s in self.scopes],
+            robots={name: dict(options) for name, options in self.robots.items()},
+            blocks={name: BlockSpec(b.name, b.type, dict(b.params), b.loc, b.scope)
+                    for name, b in self.blocks.items()},
+            wires=self.wires, simulation=dict(self.simulation), record=dict(self.record),
+            subsystems=self.subsystems)
 
 
 def suggest(word, options):
@@ -446,20 +459,25 @@ def _origin(via, key):
 
 def apply_overrides(spec, overrides, via="--set"):
     """Apply overrides in order; unknown paths are errors, omitted valid keys are added.
-    Whether a block parameter or robot option exists is checked where the schemas are known
-    (compiler, robots section), with the override as the location."""
+    An item is "path=value" text, a (path, value) pair, or a (path, value, Loc) triple whose
+    Loc says where the override was written (a sweep file's line); otherwise the location
+    is the override itself. Whether a block parameter or robot option exists is checked
+    where the schemas are known (compiler, robots section), at that location."""
     problems = Problems()
     for item in overrides:
         try:
+            loc = None
             if isinstance(item, str):
                 key, value = parse_override(item, via)
-            elif isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str):
-                key, value = item
+            elif (isinstance(item, (tuple, list)) and len(item) in (2, 3)
+                  and isinstance(item[0], str) and (len(item) == 2 or isinstance(item[2], Loc))):
+                key, value, *located = item
+                loc = located[0] if located else None
             else:
                 raise DiagramError(f"an override must be 'path=value' or a (path, value) pair "
                                    f"with a dotted path such as 'simulation.stop', got {item!r}",
                                    file=via)
-            _apply_one(spec, key, value, Loc(_origin(via, key)))
+            _apply_one(spec, key, value, loc or Loc(_origin(via, key)))
         except DiagramError as e:
             problems.add(e)
     problems.check()

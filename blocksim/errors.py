@@ -97,12 +97,11 @@ class SimulationError(BlocksimError):
         self.time = time
 
     def __str__(self):
-        parts = []
-        if self.time is not None:
-            parts.append(f"t={self.time:.6g}")
-        if self.block is not None:
-            parts.append(f"block '{self.block}'")
-        if self.port is not None:
-            parts.append(f"port '{self.port}'")
-        prefix = ("at " + ", ".join(parts) + ": ") if parts else ""
-        return f"simulation error: {prefix}{self.message}"
+        """`simulation error: block 'Q' port 'y': division by zero at t = 0.5`."""
+        subject = " ".join(([f"block '{self.block}'"] if self.block is not None else [])
+                           + ([f"port '{self.port}'"] if self.port is not None else []))
+        if not subject:
+            at = f"at t = {self.time:.6g}: " if self.time is not None else ""
+            return f"simulation error: {at}{self.message}"
+        at = f" at t = {self.time:.6g}" if self.time is not None else ""
+        return f"simulation error: {subject}: {self.message}{at}"

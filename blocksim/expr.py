@@ -6,7 +6,7 @@ grammar: numbers, `+ - * / % ** @` (`%` is the floored `mod`), unary `-`/`+`, co
 `< <= > >= == !=` (chains allowed) and `and or not`, all element-wise with the truth values 1.0
 and 0.0 (non-zero is true), parentheses, list and tuple displays (both give arrays; nested
 displays are matrices row by row), indexing and slicing (0-based, numpy semantics; indices
-must be whole numbers), names (parameters, the constants `pi e inf`, the inputs of a
+must be whole numbers), names (parameters, the constants `pi e inf eps`, the inputs of a
 `function` block), `ROBOT.pose` (the only attribute form) and calls of the whitelisted
 functions with positional arguments.
 
@@ -35,7 +35,8 @@ class ExprError(Exception):
     """An invalid or failing expression; the caller adds FILE:LINE, the block and parameter."""
 
 
-CONSTANTS = {"pi": np.float64(np.pi), "e": np.float64(np.e), "inf": np.float64(np.inf)}
+CONSTANTS = {"pi": np.float64(np.pi), "e": np.float64(np.e), "inf": np.float64(np.inf),
+             "eps": np.float64(np.finfo(float).eps)}  # eps: as MATLAB's, 2.2e-16
 
 
 class Function:
@@ -285,7 +286,8 @@ def evaluate(value, names, *, dotted=None, functions=FUNCTIONS):
         return _evaluate(value, names, dotted, functions, 0)
 
 
-def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS, dotted=None):
+def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS, dotted=None,
+                 inputs_shadow=False):
     """Check `text` once and return a fast callable `f(*input_values)` for the simulation loop.
 
     Every free name must be one of `inputs` (positional, in this order; an input shadows a
@@ -294,6 +296,9 @@ def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS,
     value) is computed here, once. The callable does no checking and sets no errstate:
     numpy's own exceptions (shape mismatch, singular matrix) propagate and non-finite results
     come back as they are.
+    `inputs_shadow=True` lets inputs reuse the names of constants and functions (a sweep's
+    metrics see recorded signals by their record names, and a signal may be called `e`):
+    such a name is then the input, and a call `f(x)` still calls the function.
     `f.names` is the frozenset of inputs, parameters and robots the expression uses.
     Raises ExprError.
     """
@@ -301,7 +306,8 @@ def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS,
     for name in inputs:
         if not isinstance(name, str) or not name.isidentifier():
             raise ExprError(f"{name!r} is not a valid input name")
-        check_not_reserved(name)
+        if not inputs_shadow or name.startswith("__"):
+            check_not_reserved(name)
     if len(set(inputs)) != len(inputs):
         raise ExprError("input names must be distinct")
     with np.errstate(all="raise", under="ignore"):

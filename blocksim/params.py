@@ -11,7 +11,8 @@ import numpy as np
 
 REQUIRED = object()
 
-KINDS = ("value", "scalar", "int", "bool", "string", "choice", "names", "resource", "data")
+KINDS = ("value", "scalar", "int", "bool", "string", "choice", "names", "resource", "data",
+         "path")
 
 
 class ParamError(ValueError):
@@ -36,6 +37,8 @@ class Param:
       names    a list of identifiers (e.g. the `function` block's inputs) -> tuple of str
       resource the name of an entry of the diagram section `section` (e.g. robots) -> object
       data     raw YAML data, unevaluated (e.g. a subsystem's inline diagram)
+      path     a file path, taken literally and resolved against the directory of the diagram
+               file that wrote it (the compiler does that) -> pathlib.Path
     `allow_inf` lets a value be +-inf (saturation limits); NaN is never allowed.
     `default=None` makes a parameter optional with no value: the block receives None.
     `minimum`/`positive` check numbers after evaluation.
@@ -76,8 +79,14 @@ class Param:
             if isinstance(value, (bool, np.bool_)):
                 return bool(value)
             raise ValueError(f"expected true or false, got {_show(value)}")
-        if kind in ("string", "choice"):
-            if not isinstance(value, str):
+        if kind == "choice" and isinstance(value, (bool, np.bool_)):
+            # YAML 1.1 reads on/off/yes/no as booleans: map one back when it is a choice
+            words = ("on", "yes", "true") if value else ("off", "no", "false")
+            matches = [c for c in self.choices if c in words]
+            if len(matches) == 1:
+                value = matches[0]
+        if kind in ("string", "choice", "path"):
+            if not isinstance(value, str) or (kind == "path" and not value.strip()):
                 raise ValueError(f"expected a string, got {_show(value)}")
             if kind == "choice" and value not in self.choices:
                 raise ValueError(f"expected one of {', '.join(self.choices)}, got {value!r}")

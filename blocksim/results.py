@@ -7,6 +7,7 @@ with the zip container directly so that record names such as `file`, which clash
 from __future__ import annotations
 
 import json
+import os
 import platform
 import sys
 import zipfile
@@ -19,13 +20,18 @@ from .block import FinalRun
 
 
 class Result:
-    """Recorded time `t`, one array per `record:` entry (`result["q"]`), and `meta`."""
+    """Recorded time `t`, one array per `record:` entry (`result["q"]`), and `meta`.
+    `events_t`, `events_block`: the times of the hybrid blocks' events and the index of the
+    block in `meta["event_blocks"]` (empty arrays when there were none)."""
 
-    def __init__(self, t, data, meta, messages=()):
+    def __init__(self, t, data, meta, messages=(), events=None):
         self.t = t
         self.data = data
         self.meta = meta
         self.messages = list(messages)
+        times, blocks, _ = events if events is not None else ((), (), [])
+        self.events_t = np.asarray(times, dtype=float)
+        self.events_block = np.asarray(blocks, dtype=np.int64)
 
     @property
     def complete(self):
@@ -51,8 +57,10 @@ def write_npz(path, t, data):
     with atomic_path(path) as tmp:
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as zf:
             for name, arr in (("t", t), *data.items()):
+                arr = np.asarray(arr)
+                kind = np.int64 if arr.dtype.kind in "iu" else float  # event indices stay integers
                 with zf.open(f"{name}.npy", "w", force_zip64=True) as fh:
-                    np.lib.format.write_array(fh, np.asarray(arr, dtype=float), allow_pickle=False)
+                    np.lib.format.write_array(fh, arr.astype(kind, copy=False), allow_pickle=False)
 
 
 def write_json(path, obj):
@@ -81,17 +89,66 @@ def versions():
     return out
 
 
-def finalize_sinks(model, t, sink_data, out_dir, plots, complete):
-    """Let recording blocks draw, print and report from the recording; returns (messages,
-    reports). A failing block does not lose the results (written before) and is reported as
-    a message."""
+def finalize_sinks(model, t, sink_data, out_dir, plots, complete, progress=None):
+    """Let recording blocks draw, print and report from what they recorded (their own time
+    rows: with figures, dense-output points and two rows at each event, the values before and
+    after it); returns (messages, reports). A failing block does not lose the results (written
+    before) and is reported as a message. `progress(fraction, block name)`, when given,
+    follows the drawing (blocks that take long, animations, report their own progress through
+    `FinalRun.progress`)."""
     messages, reports = [], {}
-    for block, _ in model.sinks:
-        run = FinalRun(t=t, inputs=sink_data.get(block.name, []),
+    n = len(model.sinks)
+    for k, (block, _) in enumerate(model.sinks):
+        ts, inputs, rows = sink_data.get(block.name, (t, [], np.ones(len(t), bool)))
+        run = FinalRun(t=ts, inputs=inputs, rows=rows,
                        out_dir=Path(out_dir) if out_dir is not None else None,
                        plots=plots, complete=complete, messages=messages, reports=reports)
+        if progress is not None:
+            run.progress = lambda f, k=k, name=block.name: progress((k + f) / n, name)
         try:
             block.finalize(run)
         except Exception as e:  # a plot failing must not lose the run
             messages.append(f"warning: block '{block.name}' could not finish its output: {e}")
+        if progress is not None:
+            progress((k + 1) / n, block.name)
     return messages, reports
+
+
+def run_files(out_dir):
+    """(the files the previous run in out_dir wrote, from its meta.json; a snapshot of the
+    directory) before a run writes there."""
+    previous = set()
+    try:
+        listed = json.loads((out_dir / "meta.json").read_text()).get("files", [])
+        previous = {f for f in listed if isinstance(f, str) and _plain_name(f)}
+    except (OSError, ValueError, AttributeError):
+        pass  # no previous run, or not one of ours: nothing to clean up
+    return previous, _snapshot(out_dir)
+
+
+def written_since(out_dir, before):
+    """Names of the files in out_dir created or replaced since the snapshot `before`
+    (every file is written to a temporary name and renamed, so a rewrite is a new file)."""
+    now = _snapshot(out_dir)
+    return {name for name, stamp in now.items() if before.get(name) != stamp}
+
+
+def remove_stale(out_dir, names):
+    """Remove files a previous run wrote that this run did not write again."""
+    for name in names:
+        path = out_dir / name
+        if _plain_name(name) and path.is_file() and not path.is_symlink():
+            path.unlink()
+
+
+def _snapshot(out_dir):
+    try:
+        return {e.name: (e.inode(), e.stat().st_mtime_ns, e.stat().st_size)
+                for e in os.scandir(out_dir) if e.is_file(follow_symlinks=False)}
+    except OSError:
+        return {}
+
+
+def _plain_name(name):
+    """A file name directly in the run directory: no separators, no '..', not hidden."""
+    return bool(name) and "/" not in name and "\\" not in name and not name.startswith(".")

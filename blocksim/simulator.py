@@ -1,18 +1,28 @@
 """Run a compiled Model: integrate between events with one persistent stepper, handle events.
 
-Time advances from event to event. Events are discrete sample hits (exact: integer ticks of a
-base period computed with fractions), source discontinuities announced by blocks (a step's
-switch time) and the stop time; the stepper lands on each exactly. At an event, in order:
-source switches (`event`), outputs of all due blocks in dataflow order (a zoh samples its
-input), discrete state updates, then recording (values after the event: right-continuous).
-Between events the stepper is restarted, not rebuilt, so it keeps its step size.
+Time advances from event to event. Time events are discrete sample hits (exact: integer ticks
+of a base period computed with fractions), source discontinuities announced by blocks (a
+step's switch time, a pulse's next edge) and the stop time; the stepper lands on each exactly.
+State events are zero crossings of the indicators of hybrid blocks (block.py): after every
+accepted step the indicators are evaluated; when one changed sign in its direction, the
+earliest crossing is located on the solver's dense output to `event_tol` (Illinois regula
+falsi, bracketed), the step is cut there and the stepper restarted from that point.
+
+At an event instant, in order: source switches (`event`), outputs of all due blocks in
+dataflow order (a zoh samples its input), discrete state updates, then the event iteration of
+hybrid blocks (`crossing` handlers until nothing changes), then recording (values after the
+event: right-continuous). Sinks also get the values just before the event and, when figures
+are drawn, points of the dense output between steps, so a scope shows a jump as a vertical
+edge and a curve without polygonal kinks; results.npz keeps one row per time.
 
 The derivative function copies the solver's state into the model's state buffer, runs the
 continuous output computations in dataflow order and the derivative methods; it does no
-lookups and no validation (all bound at compile time).
+lookups and no validation (all bound at compile time). A diagram without hybrid blocks takes
+exactly the steps it took before events existed.
 """
 from __future__ import annotations
 
+import heapq
 import math
 import time as _time
 from fractions import Fraction
@@ -25,6 +35,8 @@ from .recorder import Recorder
 from .solvers import SolverError, make_stepper
 
 _SNAP = 1e-9  # relative tolerance for grid times that coincide with an event or the end
+_MAX_ROUNDS = 100  # event iterations at one instant before giving up
+PLOT_POINTS = 2000  # dense-output points per run handed to sinks that draw figures
 
 
 def _frac(x):
@@ -56,10 +68,22 @@ class _Clock:
             self.next[s] = (o + (j + 1) * p, j + 1, p, o)
 
 
-class Simulation:
-    """The run-time state of one simulation of a Model (built fresh for every run)."""
+def crossings(z_prev, z, dirs):
+    """int8 per indicator: +1 where it crossed rising (z_prev <= 0 < z), -1 falling
+    (z_prev >= 0 > z), 0 elsewhere or against its direction (dirs: +1, -1, 0 = either)."""
+    up = (z_prev <= 0.0) & (z > 0.0) & (dirs >= 0)
+    down = (z_prev >= 0.0) & (z < 0.0) & (dirs <= 0)
+    return up.astype(np.int8) - down.astype(np.int8)
 
-    def __init__(self, model, progress=None):
+
+class Simulation:
+    """The run-time state of one simulation of a Model (built fresh for every run).
+
+    plots: sinks will draw figures, so hand them dense-output points and the values just
+    before every event as well as the recorded rows.
+    """
+
+    def __init__(self, model, progress=None, plots=False):
         self.m = model
         s = model.settings
         self.progress = progress
@@ -73,18 +97,30 @@ class Simulation:
         samples |= {b.sample for b in model.blocks if isinstance(b.sample, Sample)}
         self.clock = _Clock(samples, s.start)
         self._hit_plans = {}
-        self.events = [(t, b) for t, b in model.events if s.start < t <= s.stop]
-        self.ev_i = 0
+        # time events: a heap of (time, sequence, block); blocks may add more as they fire
+        self.timed = [(t, k, b) for k, (t, b) in enumerate(model.events) if s.start < t <= s.stop]
+        heapq.heapify(self.timed)
+        self._seq = len(self.timed)
+        # zero crossings
+        self.hybrid = model.hybrid
+        self.ind_plan = tuple(b.indicator for b, _ in model.hybrid)
+        self.advance_plan = tuple(b.advance for b, _ in model.hybrid if hasattr(b, "advance"))
+        self.z, self.zdirs = model.zbuf, model.zdirs
+        self.z_prev = np.zeros_like(self.z)
+        self.event_t, self.event_block = [], []
+        self._chain = 0  # consecutive events closer than 10 * event_tol
+        self._chain_blocks = set()  # the blocks involved in them
+        self._last_event = -math.inf
         self.xbuf, self.dxbuf = model.xbuf, model.dxbuf
-        channels = {name: view for name, (view, _) in model.record.items()}
-        for k, (block, views) in enumerate(model.sinks):
-            for i, v in enumerate(views):
-                channels[f"\x00{k}.{i}"] = v
-        if s.output_interval:
-            cap = int((s.stop - s.start) / s.output_interval) + 3
-        else:
-            cap = 1024
-        self.rec = Recorder(channels, cap)
+        cap = int((s.stop - s.start) / s.output_interval) + 3 if s.output_interval else 1024
+        self.rec = Recorder({name: view for name, (view, _) in model.record.items()}, cap)
+        sink_channels = {f"{k}.{i}": v for k, (_, views) in enumerate(model.sinks)
+                         for i, v in enumerate(views)}
+        self.sink_rec = Recorder(sink_channels, 1024) if model.sinks else None
+        self.sink_rows = []  # the sink rows that are also result rows
+        self.edges = bool(plots and model.sinks)
+        self.plot_dt = (s.stop - s.start) / PLOT_POINTS
+        self.plot_k = 1  # index of the next plotting time start + k*plot_dt
         self.stats = {"nsteps": 0, "nrejected": 0, "nfev": 0}
         self.last_time = s.start
 
@@ -103,6 +139,16 @@ class Simulation:
         for calc in self.cont_plan:
             calc(t)
 
+    def indicators(self, t):
+        for ind in self.ind_plan:
+            ind(t)
+
+    def z_at(self, stepper, t):
+        """Indicator values at time t inside the last step (modes frozen), a copy."""
+        self.outputs(t, stepper.dense(t))
+        self.indicators(t)
+        return self.z.copy()
+
     def hit_plan(self, due):
         plan = self._hit_plans.get(due)
         if plan is None:
@@ -113,10 +159,18 @@ class Simulation:
         return plan
 
     def at_event(self, t, y, first=False):
-        """Switch sources, compute outputs (discrete blocks due sample), update states."""
-        while self.ev_i < len(self.events) and self.events[self.ev_i][0] <= t:
-            self.events[self.ev_i][1].event(t)
-            self.ev_i += 1
+        """Everything that happens at an event instant t: source switches, outputs (the
+        discrete blocks due sample), discrete updates, then the hybrid blocks' event
+        iteration. y is the state at t; it is updated in place when a handler resets it."""
+        s = self.m.settings
+        while self.timed and self.timed[0][0] <= t:
+            _, _, block = heapq.heappop(self.timed)
+            block.event(t)
+            for later in block.reschedule(t):
+                later = float(later)
+                if t < later <= s.stop:
+                    heapq.heappush(self.timed, (later, self._seq, block))
+                    self._seq += 1
         due = self.clock.due(t)
         plan, updates = self.hit_plan(due)
         self.xbuf[:] = y
@@ -131,6 +185,63 @@ class Simulation:
         for upd in updates:
             upd(t)
         self.clock.advance(due)
+        if self.hybrid:
+            self.settle(t, first)
+            y[:] = self.xbuf
+
+    def settle(self, t, first):
+        """The event iteration at t: call every hybrid block's handler (dataflow order) with
+        the crossings since the last evaluation (self.z_prev); while any handler changes
+        something, recompute the outputs and indicators and call them again with the
+        crossings that change caused. Leaves z_prev = the indicators after the event."""
+        self.indicators(t)
+        crossed = np.zeros(self.z.size, dtype=np.int8) if first else crossings(
+            self.z_prev, self.z, self.zdirs)
+        involved = set()  # the blocks whose handler changed something: their events
+        for _ in range(_MAX_ROUNDS):
+            changed = False
+            for k, (block, sl) in enumerate(self.hybrid):
+                if block.crossing(t, crossed[sl]):
+                    changed = True
+                    involved.add(k)
+            if not changed:
+                break
+            before = self.z.copy()
+            for calc in self.cont_plan:
+                calc(t)
+            self.indicators(t)
+            crossed = crossings(before, self.z, self.zdirs)
+        else:
+            names = ", ".join(self.hybrid[k][0].name for k in sorted(involved))
+            raise SimulationError(f"the event iteration did not settle after {_MAX_ROUNDS} "
+                                  f"rounds (blocks {names} keep switching each other)", time=t)
+        np.copyto(self.z_prev, self.z)
+        if not first and involved:
+            for k in sorted(involved):
+                self.event_t.append(t)
+                self.event_block.append(k)
+            self.zeno_guard(t, involved)
+
+    def zeno_guard(self, t, involved):
+        """SimulationError after more than max_consecutive_events events each closer than
+        10*event_tol to the one before (chattering, or a Zeno accumulation of events)."""
+        s = self.m.settings
+        if t - self._last_event < 10 * self.tolerance(t):
+            self._chain += 1
+            self._chain_blocks |= involved
+            if self._chain > s.max_consecutive_events:
+                names = ", ".join(self.hybrid[k][0].name for k in sorted(self._chain_blocks))
+                raise SimulationError(
+                    f"more than {s.max_consecutive_events} consecutive events closer together "
+                    f"than {10 * self.tolerance(t):.3g} s (chattering or a Zeno behaviour) in "
+                    f"block(s) {names}; simulation.max_consecutive_events sets the limit",
+                    block=self.hybrid[min(self._chain_blocks)][0].name, time=t)
+        else:
+            self._chain, self._chain_blocks = 0, set(involved)
+        self._last_event = t
+
+    def tolerance(self, t):
+        return max(self.m.settings.event_tol * max(1.0, abs(t)), 4 * math.ulp(t))
 
     def next_event(self, t):
         s = self.m.settings
@@ -138,21 +249,86 @@ class Simulation:
         nt = self.clock.next_time()
         if nt is not None:
             cands.append(float(nt))
-        if self.ev_i < len(self.events):
-            cands.append(self.events[self.ev_i][0])
+        if self.timed:
+            cands.append(self.timed[0][0])
         return min(c for c in cands if c > t) if any(c > t for c in cands) else s.stop
+
+    # -- locating zero crossings -----------------------------------------------------------
+    def locate(self, stepper, t_hi, z_hi):
+        """The earliest crossing in the last step (t_old, t_hi], whose end values z_hi crossed
+        from z_prev: returns (t*, z*) with t* the right end of a bracket of width <=
+        event_tol around it, where the crossing indicators have their new sign."""
+        t_lo, z_lo = stepper.t_old, self.z_prev
+        dirs = self.zdirs
+        while True:
+            idx = np.flatnonzero(crossings(z_lo, z_hi, dirs))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                frac = z_lo[idx] / (z_lo[idx] - z_hi[idx])
+            i = idx[int(np.nanargmin(frac))] if np.isfinite(frac).any() else idx[0]
+            a, b, za, zb = self._illinois(stepper, i, t_lo, t_hi, z_lo, z_hi)
+            if a > t_lo and crossings(z_lo, za, dirs).any():
+                t_hi, z_hi = a, za  # another indicator crossed before: look there
+                continue
+            return b, zb
+
+    def _illinois(self, stepper, i, a, b, z_a, z_b):
+        """Shrink [a, b] around the crossing of indicator i (its old sign at a, new at b) to
+        the event tolerance; returns (a, b, z(a), z(b))."""
+        z0 = z_a[i]
+        d = self.zdirs[i:i + 1]
+        fa, fb = z_a[i], z_b[i]
+        side = 0
+        tol = self.tolerance(b)
+        for k in range(200):
+            if b - a <= tol:
+                break
+            c = b - fb * (b - a) / (fb - fa) if fb != fa and k % 8 != 7 else 0.5 * (a + b)
+            if not a <= c <= b or not math.isfinite(c):
+                c = 0.5 * (a + b)
+            # never closer than tol/2 to an end (as Brent's method): a root found almost
+            # exactly, or an indicator starting at 0, then closes the bracket in one step
+            c = min(max(c, a + 0.5 * tol), b - 0.5 * tol)
+            zc = self.z_at(stepper, c)
+            fc = zc[i]
+            if crossings(np.array([z0]), np.array([fc]), d)[0]:
+                b, fb, z_b = c, fc, zc
+                if side == -1:
+                    fa *= 0.5
+                side = -1
+            else:
+                a, fa, z_a = c, fc, zc
+                if side == 1:
+                    fb *= 0.5
+                side = 1
+        return a, b, z_a, z_b
 
     # -- diagnosis ----------------------------------------------------------------------------
     def nonfinite(self, t, y):
-        """A SimulationError naming the first block output (in dataflow order) that is not
-        finite at time t, or the state, or None."""
+        """A SimulationError naming the first block (in dataflow order) whose output is not
+        finite at time t, saying what went wrong when numpy's floating-point checks pinpoint
+        it (division by zero, log of a negative number), or the state; None when all is
+        finite. Only called after a fault: the outputs are recomputed one by one with the
+        checks on, so the normal path pays nothing for them."""
+        self.xbuf[:] = y
+        for node in self.m.nodes:
+            block = node.block
+            if node.group == "continuous":
+                try:
+                    with np.errstate(all="raise", under="ignore"):
+                        getattr(block, node.calc)(t)
+                except (FloatingPointError, ZeroDivisionError) as e:
+                    return SimulationError(_fault_text(e), block=block.name,
+                                           port=node.ports[0] if len(node.ports) == 1 else None,
+                                           time=t)
+                except (ArithmeticError, ValueError):
+                    pass  # not a floating-point fault: the finiteness check below decides
+                with np.errstate(all="ignore"):
+                    getattr(block, node.calc)(t)  # the values a failed check left unwritten
+            for port in node.ports:
+                if not np.isfinite(self.m.outputs[(block.name, port)]).all():
+                    return SimulationError("signal is not finite (NaN or inf)",
+                                           block=block.name, port=port, time=t)
         with np.errstate(all="ignore"):
-            self.outputs(t, y)
-            for node in self.m.nodes:
-                for port in node.ports:
-                    if not np.isfinite(self.m.outputs[(node.block.name, port)]).all():
-                        return SimulationError("signal is not finite (NaN or inf)",
-                                               block=node.block.name, port=port, time=t)
             for block in self.m.blocks:
                 cs, ds = self.m.state_slices[block.name]
                 if not np.isfinite(y[cs]).all():
@@ -166,24 +342,77 @@ class Simulation:
         return None
 
     def diagnose(self, stepper):
-        """After a solver failure: the first non-finite signal at the last accepted point, or
-        just after it (probing forward, as the failed step did), or None."""
+        """After a solver failure: the first non-finite signal at the last accepted point or
+        just after it: the next few representable times (where a step that fell below the
+        round-off limit failed), then probing forward as the failed steps did; or None."""
         t, y = stepper.t, stepper.y.copy()
         s = self.m.settings
         err = self.nonfinite(t, y)
+        probe = t
+        for _ in range(64):
+            if err is not None:
+                return err
+            probe = np.nextafter(probe, np.inf)
+            if probe > s.stop:
+                break
+            err = self.nonfinite(float(probe), y)
         probe = 1e-10 * max(1.0, abs(t))
         while err is None and probe < s.max_step and t + probe <= s.stop:
             err = self.nonfinite(t + probe, y)
             probe *= 10
         return err
 
+    # -- recording ----------------------------------------------------------------------------
     def record(self, t):
         """Record the current signals at t; every recorded channel is a view of the signal
         buffer or of the state, so one check of each covers them all."""
         self.rec.sample(t)
+        if self.sink_rec is not None:
+            self.sink_rows.append(self.sink_rec.n)
+            self.sink_rec.sample(t)
         if not (np.isfinite(self.m.signals).all() and np.isfinite(self.xbuf).all()):
             err = self.nonfinite(t, self.xbuf.copy())
             raise err or SimulationError("a signal is not finite", time=t)
+
+    def record_left(self, t, y):
+        """For figures: the sinks' inputs at t just before the event handled there."""
+        if self.edges:
+            self.outputs(t, y)
+            self.sink_rec.sample(t)
+
+    def fill(self, stepper, t_hi, grid, t_event):
+        """Record what lies inside the last step up to t_hi, in time order, from the dense
+        output: the output-grid times (results and sinks; one that coincides with the coming
+        event t_event is left for after the event) and, for figures, the plotting times
+        (sinks only)."""
+        dense = stepper.dense
+        while True:
+            tg = grid.peek() if grid is not None else None
+            if tg is not None and (tg > t_hi or grid.peek_snapped(t_event)):
+                tg = None
+            tp = None
+            if self.edges:
+                tp = self.m.settings.start + self.plot_k * self.plot_dt
+                if tp >= t_hi:
+                    tp = None
+            if tg is None and tp is None:
+                return
+            if tp is not None and (tg is None or tp < tg):
+                self.plot_k += 1
+                if tg is None or not abs(tp - tg) <= _SNAP * max(1.0, abs(tg)):
+                    self.outputs(tp, dense(tp))
+                    self.sink_rec.sample(tp)
+                continue
+            grid.pop()
+            self.outputs(tg, dense(tg))
+            self.record(tg)
+
+    def skip_plot_points(self, t):
+        """Plotting times up to t are covered (by a recorded row or an event)."""
+        if self.edges:
+            start = self.m.settings.start
+            while start + self.plot_k * self.plot_dt <= t:
+                self.plot_k += 1
 
     def stopping(self):
         return any(v.any() for v in self.m.stops)
@@ -217,11 +446,16 @@ class Simulation:
             finally:
                 self.stats = {"nsteps": stepper.nsteps, "nrejected": stepper.nrejected,
                               "nfev": stepper.nfev}
-            if done is not None:
-                return done
-            t = t_end
-            y = stepper.y.copy()
+            if done is None:
+                t = t_end
+                y = stepper.y.copy()
+            elif done[0] == "stop":
+                return done[1]
+            else:  # a zero crossing: the step was cut there
+                t, y = done[1], done[2]
+            self.record_left(t, y)
             self.at_event(t, y)
+            self.skip_plot_points(t)
             if grid is None:
                 self.record(t)
             else:
@@ -232,7 +466,10 @@ class Simulation:
         return t
 
     def segment(self, stepper, t_end, grid):
-        """Integrate up to the next event; returns the stop time if a stop block fired."""
+        """Integrate up to the next time event t_end. Returns None on reaching it,
+        ("stop", t) when a stop block fired at t, or ("cross", t, y) when an indicator
+        crossed zero at t < t_end (the step cut there, y the state at t)."""
+        hybrid = bool(self.ind_plan)
         while stepper.t < t_end:
             try:
                 stepper.step()
@@ -247,35 +484,52 @@ class Simulation:
             if not np.isfinite(stepper.y).all():
                 raise self.nonfinite(t_new, stepper.y.copy()) or SimulationError(
                     "state is not finite", time=t_new)
-            if self.m.stops:
+            t_hi = t_new
+            cut = False
+            if hybrid:
                 self.outputs(t_new, stepper.y)
+                self.indicators(t_new)
+                if crossings(self.z_prev, self.z, self.zdirs).any():
+                    t_star, _ = self.locate(stepper, t_new, self.z.copy())
+                    # a crossing within the tolerance of a time event is handled there
+                    cut = not (t_new == t_end and t_end - t_star <= self.tolerance(t_end))
+                    if cut:
+                        t_hi = t_star
+                    else:  # z_prev stays: the handlers at t_end see the crossing
+                        self.outputs(t_new, stepper.y)
+                else:
+                    if self.advance_plan:
+                        for advance in self.advance_plan:
+                            advance(t_new)
+                        self.indicators(t_new)
+                    np.copyto(self.z_prev, self.z)
+            if self.m.stops:
+                self.outputs(t_hi, stepper.dense(t_hi) if cut else stepper.y)
                 if self.stopping():
-                    t_stop = self.locate_stop(stepper)
-                    if grid is not None:
-                        while grid.peek() is not None and grid.peek() < t_stop:
-                            tg = grid.pop()
-                            self.outputs(tg, stepper.dense(tg))
-                            self.record(tg)
+                    t_stop = self.locate_stop(stepper, t_hi)
+                    self.fill(stepper, t_stop, grid, t_stop)
                     self.outputs(t_stop, stepper.dense(t_stop))
                     self.record(t_stop)
-                    return t_stop
-            if grid is None:
-                if t_new < t_end:
-                    self.outputs(t_new, stepper.y)
-                    self.record(t_new)
-            else:
-                while grid.peek() is not None and grid.peek() <= t_new and not grid.peek_snapped(t_end):
-                    tg = grid.pop()
-                    self.outputs(tg, stepper.dense(tg))
-                    self.record(tg)
+                    return ("stop", t_stop)
+            if cut:
+                self.fill(stepper, t_hi, grid, t_hi)
+                if self.progress is not None:
+                    self.progress(t_hi)
+                return ("cross", t_hi, stepper.dense(t_hi).copy())
+            self.fill(stepper, t_new, grid, t_end)
+            if grid is None and t_new < t_end:
+                self.outputs(t_new, stepper.y)
+                self.record(t_new)
+                self.skip_plot_points(t_new)
             if self.progress is not None:
                 self.progress(t_new)
         return None
 
-    def locate_stop(self, stepper):
-        """The first time in (t_old, t] at which a stop input is non-zero, by bisection on the
-        dense output (to about 1e-12 relative), so the firing time does not depend on the step."""
-        lo, hi = stepper.t_old, stepper.t
+    def locate_stop(self, stepper, hi):
+        """The first time in (t_old, hi] at which a stop input is non-zero, by bisection on
+        the dense output (to about 1e-12 relative), so the firing time does not depend on the
+        step."""
+        lo = stepper.t_old
         tol = 1e-12 * max(1.0, abs(hi))
         while hi - lo > tol:
             mid = 0.5 * (lo + hi)
@@ -307,7 +561,8 @@ class _Grid:
     def peek_snapped(self, t_event):
         """Whether the next grid time is (within the snap tolerance) the event time."""
         g = self.peek()
-        return g is not None and abs(g - t_event) <= _SNAP * max(1.0, abs(t_event))
+        return g is not None and t_event is not None and \
+            abs(g - t_event) <= _SNAP * max(1.0, abs(t_event))
 
     def pop(self):
         t = self._time()
@@ -315,6 +570,30 @@ class _Grid:
             self.done = True
         self.k += 1
         return t
+
+
+_FAULTS = (("divide by zero encountered in log", "log of zero"),
+           ("invalid value encountered in log", "log of a negative number"),
+           ("invalid value encountered in sqrt", "square root of a negative number"),
+           ("invalid value encountered in arcsin", "asin of a value outside [-1, 1]"),
+           ("invalid value encountered in arccos", "acos of a value outside [-1, 1]"),
+           ("invalid value encountered in arccosh", "acosh of a value below 1"),
+           ("invalid value encountered in arctanh", "atanh of a value outside [-1, 1]"),
+           ("divide by zero encountered in arctanh", "atanh of -1 or 1"),
+           ("invalid value encountered in power", "power of a negative number"),
+           ("divide by zero encountered in power", "power of zero with a negative exponent"),
+           ("divide by zero", "division by zero"),
+           ("invalid value encountered in divide", "division of zero by zero"),
+           ("overflow", "overflow (the value is too large for a float64)"))
+
+
+def _fault_text(exc):
+    """numpy's floating-point error (or Python's ZeroDivisionError) -> what the user did."""
+    text = str(exc)
+    for needle, meaning in _FAULTS:
+        if needle in text:
+            return meaning
+    return f"invalid arithmetic ({text})"
 
 
 def _failing_block(exc):
@@ -332,11 +611,14 @@ def _overrides(block, method):
     return getattr(type(block), method) is not getattr(Block, method)
 
 
-def simulate(model, progress=None):
+def simulate(model, progress=None, plots=False):
     """Run a model. Returns (t, data, info) where info has 'complete', 'error' (an exception
-    or None), 'stats', 'wall_time', 'end_time', 'sink_data'. KeyboardInterrupt and
-    SimulationError are caught and reported in info so that results so far are kept."""
-    sim = Simulation(model, progress)
+    or None), 'stats', 'wall_time', 'end_time', 'sink_data' ((t, inputs) per sink block),
+    'events' ((times, block indices, block names) of the hybrid blocks' events).
+    sink_data: per sink block (t, inputs, rows), rows marking the result rows among t.
+    KeyboardInterrupt and SimulationError are caught and reported in info so that results so
+    far are kept. plots: sinks will draw figures (they get dense points and edges)."""
+    sim = Simulation(model, progress, plots)
     t0 = _time.perf_counter()
     error = None
     try:
@@ -353,8 +635,15 @@ def simulate(model, progress=None):
     wall = _time.perf_counter() - t0
     t, data = sim.rec.arrays()
     sink_data = {}
-    for k, (block, views) in enumerate(model.sinks):
-        sink_data[block.name] = [data.pop(f"\x00{k}.{i}") for i in range(len(views))]
+    if sim.sink_rec is not None:
+        ts, channels = sim.sink_rec.arrays()
+        rows = np.zeros(len(ts), bool)
+        rows[sim.sink_rows] = True
+        for k, (block, views) in enumerate(model.sinks):
+            sink_data[block.name] = (ts, [channels[f"{k}.{i}"] for i in range(len(views))], rows)
+    events = (np.array(sim.event_t, dtype=float), np.array(sim.event_block, dtype=np.int64),
+              [b.name for b, _ in model.hybrid])
     info = {"complete": error is None, "error": error, "stats": sim.stats, "wall_time": wall,
-            "end_time": float(t[-1]) if len(t) else model.settings.start, "sink_data": sink_data}
+            "end_time": float(t[-1]) if len(t) else model.settings.start, "sink_data": sink_data,
+            "events": events}
     return t, data, info

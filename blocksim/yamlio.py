@@ -205,6 +205,9 @@ class _Builder:
             if kind is ScalarEvent:
                 self.check_tag(event, _SCALAR_ALLOWED, line)
                 value = self.scalar(event, line)
+                if type(value) is bool and event.tag is None and stack and \
+                        stack[-1].key is _NO_KEY and type(stack[-1].value) is YMap:
+                    value = event.value  # a key `on:` / `off:` names something: keep the word
                 self.add(stack, value, 1, 0, line)
                 if event.anchor is not None:
                     self.anchors[event.anchor] = (value, 1, 0)

@@ -8,13 +8,21 @@ DIAGRAMS = ROOT / "diagrams"
 sys.path.insert(0, str(ROOT))
 
 
-def parse_args(description):
+FIGURES = Path(__file__).resolve().parent / "figures"  # the figures tracked in the repository
+
+
+def parse_args(description, argv=None):
+    """--out DIR (default runs/demos/ under the current directory, like `blocksim run`),
+    --update-figures (write into demos/figures/, the tracked copies), --set KEY=VALUE."""
     p = argparse.ArgumentParser(description=description)
-    p.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "figures",
-                   help="directory for the figure (default: demos/figures)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--out", type=Path, default=Path("runs") / "demos",
+                       help="directory for the figure (default: runs/demos/)")
+    where.add_argument("--update-figures", dest="out", action="store_const", const=FIGURES,
+                       help="write into demos/figures/, replacing the tracked figures")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a diagram value, as blocksim run --set")
-    return p.parse_args()
+    return p.parse_args(argv)
 
 
 def pyplot():

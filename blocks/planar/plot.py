@@ -76,7 +76,7 @@ class PlanarPlot(Block):
         times, rate = frame_times(t, self.p.fps)
         qf = resample(t, q, times)
         xdf = resample(t, xd, times)
-        fig = Figure(figsize=(4.5, 3.6), dpi=80)
+        fig = Figure(figsize=(6.4, 5.12), dpi=100)  # 640 x 512 px: animation.MIN_SIDE
         ax = fig.add_subplot()
         self._axes(ax, xlim, ylim, "")
         (trace,) = ax.plot([], [], "r", lw=1)
@@ -85,8 +85,8 @@ class PlanarPlot(Block):
         title = ax.set_title("")
         writer = PillowWriter(fps=rate)
         with atomic_path(run.out_dir / f"{stem}.gif") as tmp:
-            with writer.saving(fig, str(tmp), dpi=80):
-                for tk, qk, xk in zip(times, qf, xdf):
+            with writer.saving(fig, str(tmp), dpi=100):
+                for k, (tk, qk, xk) in enumerate(zip(times, qf, xdf), 1):
                     pts = kin_link(qk, L)
                     arm.set_data(pts[:, 0], pts[:, 1])
                     done = t <= tk
@@ -94,6 +94,8 @@ class PlanarPlot(Block):
                     goal.set_data([xk[0]], [xk[1]])
                     title.set_text(f"t = {tk:5.2f} s{note}")
                     writer.grab_frame()
+                    if run.progress is not None:
+                        run.progress(k / len(times))
 
     def _limits(self, joints, xd):
         pts = joints.reshape(-1, 2)

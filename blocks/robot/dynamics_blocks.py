@@ -6,7 +6,7 @@ Each block makes one call of a compiled kernel per evaluation, writing into its 
 """
 import numpy as np
 
-from blocksim.block import In, Out
+from blocksim.block import FALLING, RISING, In, Out
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
 
@@ -31,24 +31,27 @@ class Robot(RobotBlock):
 
     with q(0) = q0, qd(0) = qd0 (a scalar applies to every joint). Outputs q (n) and qd (n)
     are the continuous state (no feedthrough); qdd (n) depends on tau at the same instant.
+    F(qd) = |G|·(B·|G|·qd + Tc±) is the friction of the robot (its `friction:` option).
 
-    Coulomb friction (coulomb_band = delta > 0 rad/s, default 1e-3): the Coulomb term
-    |G_j|·Tc_j·sign(qd_j) is discontinuous at qd_j = 0, where a joint at rest chatters and
-    adaptive solvers crawl. The block replaces sign by the saturated ramp clip(qd/delta, -1, 1):
-
-        Fc_j = |G_j|·Tc+_j·min(qd_j/delta, 1)    for qd_j >= 0
-        Fc_j = |G_j|·Tc-_j·min(-qd_j/delta, 1)   for qd_j < 0
-
-    equal to robots.md's friction for |qd_j| >= delta, continuous (Lipschitz) inside. The
-    plant is the robot without Coulomb friction (nofriction('coulomb'), viscous kept) driven
-    by tau - Fc(qd). Trade-off: inside the band Coulomb friction is a viscous damper
-    |G|·Tc/delta, so a joint that should stick creeps at qd = delta·tau_net/(|G|·Tc), and
-    the ODE gains a fast mode of rate ~|G|·Tc/(delta·M_jj) that limits an explicit solver's
-    step. A wider band integrates faster but creeps more; a narrower one is more faithful
-    and stiffer. (Puma 560, friction: full, falling from qz for 10 s: rk45 needs ~230k
-    evaluations with the default band and ~23k with 1e-2; bdf or radau ~1k; the exact
-    friction, 19M.) coulomb_band = 0 keeps the exact discontinuous friction. Robots without
-    Coulomb friction (friction: viscous or none) are not affected.
+    Coulomb friction with `coulomb: events` (the default): true stick-slip. Each joint is in a
+    mode, slipping forwards, backwards or stuck, that changes only at located events:
+    - a slipping joint feels |G|·Tc+ (forwards) or |G|·Tc- (backwards); when its velocity
+      comes to 0 the joint is checked for sticking;
+    - a stuck joint has qd = 0 and qdd = 0 exactly: with S the stuck joints and F the others,
+      qdd_F solves M_FF·qdd_F = b_F - Fc_F (b = tau - C·qd - g - viscous friction) and the
+      holding torque h_S = b_S - M_SF·qdd_F is what friction must supply; the joint stays
+      stuck while h lies within [|G|·Tc-, |G|·Tc+] and slips in the direction of the excess
+      when h leaves that band (a located crossing);
+    - when joints come to rest, the consistent set is chosen: stuck joints' holding torques
+      inside their bands, joints released from rest accelerating in the direction of their
+      friction (the joint with the largest excess is released first; every combination is
+      tried if that fails).
+    `coulomb: band` keeps version 1's regularisation instead: sign(qd) is replaced by
+    clip(qd/coulomb_band, -1, 1) (coulomb_band > 0 rad/s, default 1e-3; 0: the exact sign,
+    discontinuous). Inside the band Coulomb friction is a viscous damper |G|·Tc/band, so a
+    joint that should stick creeps, and the ODE gains a fast mode that limits an explicit
+    solver's step. Robots without Coulomb friction (friction: viscous or none) are smooth
+    and have no events.
     """
 
     type = "robot"
@@ -56,21 +59,28 @@ class Robot(RobotBlock):
         robot_param(),
         Param("q0", "value", 0.0, "initial joint coordinates (n,) or scalar"),
         Param("qd0", "value", 0.0, "initial joint velocities (n,) or scalar"),
-        Param("coulomb_band", "scalar", 1e-3,
-              "velocity band (rad/s) in which Coulomb friction is a ramp; 0: exact", minimum=0.0),
+        Param("coulomb", "choice", "events", "Coulomb friction: stick-slip located by events, "
+              "or the regularised band of version 1", choices=("events", "band")),
+        Param("coulomb_band", "scalar", 1e-3, "with coulomb: band, the velocity band (rad/s) in "
+              "which Coulomb friction is a ramp; 0: the exact sign", minimum=0.0),
     )
 
     def __init__(self, name, params):
         super().__init__(name, params)
         n = self.n
         self._x0 = np.concatenate([_joint_vector(self.p, "q0", n), _joint_vector(self.p, "qd0", n)])
-        self._up, self._down = self.robot.coulomb_levels()
-        band = self.p.coulomb_band
-        self._regularised = band > 0 and bool(np.any(self._up) or np.any(self._down))
-        if self._regularised:
+        self._hi, self._down = self.robot.coulomb_levels()
+        self._lo = -self._down                         # friction while slipping backwards (<= 0)
+        coulomb = bool(np.any(self._hi) or np.any(self._lo))
+        self._events = coulomb and self.p.coulomb == "events"
+        self._regularised = coulomb and self.p.coulomb == "band" and self.p.coulomb_band > 0
+        if self._events or self._regularised:
             plant = self.robot.nofriction("coulomb")
             self._k, self._P, self._W, self._g = plant.kernel_args()
-            self._inv_band = 1.0 / band
+        if self._regularised:
+            self._inv_band = 1.0 / self.p.coulomb_band
+        if self._events:
+            self.acceleration = self._stick_slip_acceleration
         self._tau = np.zeros(n)
         self._fext = np.zeros(6)
 
@@ -89,15 +99,22 @@ class Robot(RobotBlock):
         n = self.n
         self._q, self._qd = x[:n], x[n:]
         self._dq, self._dqd = dx[:n], dx[n:]
-        self._drive = self._tau if self._regularised else u[0]
+        self._drive = self._tau if self._regularised or self._events else u[0]
+        if self._events:
+            self._modes = np.zeros(n)      # the modes, the Coulomb directions of the kernel
+            self._hold = np.zeros(n)       # holding torque of the stuck joints
+            self._M, self._h, self._zero = np.zeros((n, n)), np.zeros(n), np.zeros(n)
+            self._set_modes(xd)
 
     def acceleration(self, t):
-        qd = self._qd
         if self._regularised:
-            self._k.subtract_coulomb(qd, self.u[0], self._up, self._down, self._inv_band,
+            self._k.subtract_coulomb(self._qd, self.u[0], self._hi, self._down, self._inv_band,
                                      self._tau)
+        self._accel(t)
+
+    def _accel(self, t):
         try:
-            self._k.accel(self._P, self._W, self._g, self._q, qd, self._drive, self._fext,
+            self._k.accel(self._P, self._W, self._g, self._q, self._qd, self._drive, self._fext,
                           self.y[2])
         except ValueError as e:
             raise SimulationError(f"forward dynamics failed: {e}", block=self.name, port="qdd",
@@ -106,6 +123,113 @@ class Robot(RobotBlock):
     def derivative(self, t):
         np.copyto(self._dq, self._qd)
         np.copyto(self._dqd, self.y[2])
+
+    # ---- stick-slip (coulomb: events) ----------------------------------------------------
+    def discrete_state(self):
+        # per joint: +1 slipping forwards, -1 backwards, 0 stuck; joints starting at rest
+        # are decided at the start, when the input torque is known
+        return np.sign(self._x0[self.n:]) if self._events else None
+
+    def zero_crossings(self):
+        if not self._events:
+            return None
+        n = self.n
+        # mode*qd (a slipping joint stops), h - |G|Tc+ and h - |G|Tc- (a stuck one breaks away)
+        return [FALLING] * n + [RISING] * n + [FALLING] * n
+
+    def _set_modes(self, modes):
+        """Cache what the hot path needs from the modes (refreshed whenever they change)."""
+        self._modes[:] = modes
+        self._stuck = np.flatnonzero(modes == 0)
+        self._free = np.flatnonzero(modes != 0)
+
+    def _stick_slip_acceleration(self, t):
+        self._k.subtract_coulomb(self._modes, self.u[0], self._hi, self._down, 1.0, self._tau)
+        if not self._stuck.size:
+            self._accel(t)
+            return
+        self._constrained(self._tau, self._stuck, self._free, self.y[2], self._hold)
+
+    def _constrained(self, drive, stuck, free, qdd, hold):
+        """qdd with the joints `stuck` held (qdd_S = 0) and their holding torques:
+        M_FF·qdd_F = b_F, h_S = b_S - M_SF·qdd_F, b = drive - (C·qd + g + viscous)."""
+        k, P, W = self._k, self._P, self._W
+        k.inertia(P, W, self._q, self._M)
+        k.rne(P, W, self._g, self._q, self._qd, self._zero, self._fext, self._h)
+        b = drive - self._h
+        M = self._M
+        qdd[:] = 0.0
+        if free.size:
+            qdd[free] = np.linalg.solve(M[np.ix_(free, free)], b[free])
+        hold[stuck] = b[stuck] - M[np.ix_(stuck, free)] @ qdd[free]
+
+    def indicator(self, t):
+        n, z, mode = self.n, self.z, self.xd
+        np.multiply(mode, self._qd, out=z[:n])
+        stuck = mode == 0
+        z[n:2 * n] = np.where(stuck, self._hold - self._hi, 1.0)
+        z[2 * n:] = np.where(stuck, self._hold - self._lo, 1.0)
+
+    def crossing(self, t, crossed):
+        n, qd, mode = self.n, self._qd, self.xd
+        stopped = (crossed[:n] != 0) & (qd != 0.0)
+        qd[stopped] = 0.0                   # the located stop: qd is exactly 0 from here
+        sticky = (self._hi > 0) | (self._lo < 0)
+        # at rest and to be decided: stuck ones, ones that just stopped, and ones released
+        # from rest that accelerate against their friction (a released joint keeps slipping)
+        rest = (qd == 0.0) & sticky & ((mode == 0) | stopped | (mode * self.y[2] < 0))
+        new = np.where(qd != 0.0, np.sign(qd), mode)
+        new[(qd == 0.0) & ~sticky] = 1.0    # no Coulomb friction: free, whatever its mode
+        if rest.any():
+            # a holding torque located leaving its band breaks the joint away, however
+            # little it has left it by at the located instant
+            broke = (crossed[n:2 * n] > 0) | (crossed[2 * n:] < 0)
+            new[rest] = self._rest_modes(rest, new, broke[rest])
+        changed = bool(stopped.any()) or not np.array_equal(new, mode)
+        mode[:] = new
+        self._set_modes(mode)
+        return changed
+
+    def _rest_modes(self, rest, moving_modes, broke):
+        """Modes (0 stuck, +-1 slipping) of the joints at rest (mask `rest`): the consistent
+        set (holding torques inside their bands, released joints accelerating with their
+        friction's sign): first by releasing the worst violation at a time, else by trying
+        every combination, most joints stuck first. `broke` marks the rest joints whose
+        holding torque was located leaving its band: they count as outside it."""
+        idx = np.flatnonzero(rest)
+        tol = 1e-12 * max(1.0, float(np.max(np.abs(np.concatenate([self._hi, self._lo])))))
+
+        def attempt(choice):
+            modes = moving_modes.copy()
+            modes[idx] = choice
+            drive, qdd, hold = np.zeros(self.n), np.zeros(self.n), np.zeros(self.n)
+            self._k.subtract_coulomb(modes, self.u[0], self._hi, self._down, 1.0, drive)
+            self._constrained(drive, np.flatnonzero(modes == 0),
+                              np.flatnonzero(modes != 0), qdd, hold)
+            excess = np.maximum(hold - self._hi, self._lo - hold)[idx]
+            excess[broke] = np.maximum(excess[broke], 2 * tol)
+            excess[choice != 0] = -np.inf
+            released_ok = np.all(choice[choice != 0] * qdd[idx][choice != 0] >= 0)
+            return excess, hold[idx], released_ok
+
+        choice = np.zeros(idx.size)
+        for _ in range(idx.size + 1):
+            excess, hold, released_ok = attempt(choice)
+            worst = int(np.argmax(excess))
+            if excess[worst] <= tol:
+                if released_ok:
+                    return choice
+                break
+            choice[worst] = 1.0 if hold[worst] > self._hi[idx[worst]] else -1.0
+        from itertools import product
+        options = sorted(product((0.0, 1.0, -1.0), repeat=idx.size),
+                         key=lambda c: sum(v != 0 for v in c))
+        for option in options:
+            option = np.array(option)
+            excess, _, released_ok = attempt(option)
+            if released_ok and np.all(excess <= tol):
+                return option
+        return choice
 
 
 class Rne(RobotBlock):

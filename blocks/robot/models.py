@@ -20,6 +20,7 @@ Errors raise ``RobotDataError`` (a ValueError) naming the source and key path, e
 """
 
 import difflib
+import functools
 import math
 import re
 from pathlib import Path
@@ -203,8 +204,6 @@ def available():
 def load_robot(name_or_path):
     """A built-in model by name ('puma560', 'puma560akb', 'stanford', 'twolink', or the
     toolbox aliases p560, p560m, stanf, tl) or a robot YAML file by path."""
-    import yaml
-
     text = str(name_or_path)
     if isinstance(name_or_path, Path) or text.endswith((".yaml", ".yml")) or "/" in text:
         path = Path(text)
@@ -218,8 +217,19 @@ def load_robot(name_or_path):
             near = difflib.get_close_matches(text.lower(), names, n=1)
             hint = f"; did you mean {near[0]!r}?" if near else ""
             raise RobotDataError(f"unknown robot {text!r}{hint} (built-in: {', '.join(available())})")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as e:
-        raise RobotDataError(f"invalid YAML: {e}", source=path.name) from None
+    stat = path.stat()
+    data = _robot_file(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
     return robot_from_dict(data, source=path.name)
+
+
+@functools.lru_cache(maxsize=32)
+def _robot_file(path, mtime_ns, size):
+    """A robot file's parsed YAML, cached by path, modification time and size: parsing is
+    most of the cost of building a robot (a batch of runs builds the same model, perturbed,
+    for every run), and `robot_from_dict` only reads the data."""
+    import yaml
+
+    try:
+        return yaml.safe_load(Path(path).read_text())
+    except yaml.YAMLError as e:
+        raise RobotDataError(f"invalid YAML: {e}", source=Path(path).name) from None

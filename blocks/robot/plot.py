@@ -2,7 +2,6 @@
 from the recorded joint angles."""
 from __future__ import annotations
 
-import shutil
 
 import numpy as np
 
@@ -10,12 +9,12 @@ from blocksim.atomic import atomic_path
 from blocksim.block import Block, In
 from blocksim.params import Param
 
-from ..animation import frame_times, resample, write_gif, write_mp4
+from ..animation import frame_times, resample, write_animation
 
 AXIS_FRACTION = 0.15
 FLOOR_FRACTION = 0.05
-FIGSIZE = (4.0, 4.0)  # inches; times DPI: whole, even pixel counts (yuv420p video)
-DPI = 80
+FIGSIZE = (6.4, 6.4)  # inches; times DPI: whole, even pixel counts (yuv420p video)
+DPI = 100  # 640 px a side: animation.MIN_SIDE
 
 
 class PlotRobot(Block):
@@ -67,11 +66,7 @@ class PlotRobot(Block):
                    + ("  (incomplete)" if not run.complete else ""))
         frames = _frames(points, tools, times, heading)
         stem = self.name.replace("/", ".")
-        ffmpeg = shutil.which("ffmpeg")
-        if ffmpeg:
-            last = write_mp4(ffmpeg, run.out_dir / f"{stem}.mp4", frames, rate)
-        else:
-            last = write_gif(run.out_dir / f"{stem}.gif", frames, times, rate)
+        last = write_animation(run, run.out_dir / stem, frames, times, rate, self.name)
         from PIL import Image
 
         with atomic_path(run.out_dir / f"{stem}.png") as tmp:

@@ -5,7 +5,6 @@ They share the intrinsic parameters f (m), scale = [ax, ay] (px/m) and principal
 (px), i.e. focal lengths fx = f·ax, fy = f·ay in pixels. Features are (p, 2) arrays of pixel
 positions (u, v), flattened row by row (u1, v1, u2, v2, ...) wherever a vector is needed.
 """
-import shutil
 
 import numpy as np
 
@@ -13,7 +12,7 @@ from blocksim.atomic import atomic_path
 from blocksim.block import Block, In, Out, PortError
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
-from blocks.animation import frame_times, write_gif, write_mp4
+from blocks.animation import frame_times, write_animation
 from blocks.vision.camera import CentralCamera
 from blocks.vision.features import interaction_matrix
 from blocks.vision.ibvs import IBVS
@@ -27,7 +26,7 @@ DEPTH = Param("depth", doc="assumed depth Z (m): one value, or one per point", p
 
 # Camera view: at most this many frames (a long run gets fewer frames per second, so that
 # animation time stays simulation time), drawn small to keep the GIF small.
-VIEW_INCHES, VIEW_DPI = 4.0, 80
+VIEW_INCHES, VIEW_DPI = 6.4, 100  # the image's long side: 640 px (animation.MIN_SIDE)
 
 
 def _pair(block, name):
@@ -169,11 +168,7 @@ class Camera(Block):
             ("  (incomplete)" if not run.complete else "")
         frames = self._view_frames(t, uv, times, heading)
         base = run.out_dir / self.name.replace("/", ".")
-        ffmpeg = shutil.which("ffmpeg")
-        if ffmpeg:
-            last = write_mp4(ffmpeg, f"{base}.mp4", frames, rate)
-        else:
-            last = write_gif(f"{base}.gif", frames, times, rate)
+        last = write_animation(run, base, frames, times, rate, self.name)
         from PIL import Image
 
         with atomic_path(f"{base}.png") as tmp:

@@ -89,6 +89,9 @@ class Rig:
         block.y_flat = flat if size else None
         self.outs = outs
         self.calcs = tuple(dict.fromkeys(getattr(block, o.calc) for o in outs if not o.aliased))
+        directions = block.zero_crossings()
+        self.z = np.zeros(len(directions)) if directions is not None else None
+        block.z = self.z
         block.bind(tuple(u), tuple(self.y[o.name] for o in outs), self.x, self.dx, self.xd)
 
     def set(self, **values):
@@ -116,6 +119,22 @@ class Rig:
         if hit or self.block.sample is None:
             self.outputs(t)
         return self
+
+    def event(self, t=0.0, crossed=None):
+        """An event instant for a hybrid block: outputs, then its handler (with `crossed`,
+        default none crossed) until it changes nothing, then outputs; returns the outputs."""
+        self.outputs(t)
+        c = np.zeros(self.z.size, np.int8) if crossed is None else np.asarray(crossed, np.int8)
+        while self.block.crossing(t, c):
+            self.outputs(t)
+            c = np.zeros_like(c)
+        return self.outputs(t)
+
+    def indicators(self, t=0.0):
+        """The block's indicator values at t (outputs computed first)."""
+        self.outputs(t)
+        self.block.indicator(t)
+        return self.z.copy()
 
     def derivative(self, t=0.0):
         self.block.derivative(t)

@@ -5,7 +5,8 @@ from harness import Rig
 
 from blocksim.block import PortError
 from blocksim.params import ParamError
-from blocks.math import Function, MatMul, Product, Saturation, Sum
+from blocks.discontinuities import Saturation
+from blocks.math import Function, MatMul, Product, Sum
 
 
 def test_sum_default_two_inputs():
@@ -84,14 +85,32 @@ def test_matmul_shape_errors(u1, u2, port):
 
 def test_saturation_clips():
     rig = Rig(Saturation, {"lower": -1, "upper": 2}, {"u": (3,)}).set(u=[-3, 0.5, 5])
-    np.testing.assert_array_equal(rig.out(), [-1, 0.5, 2])
+    np.testing.assert_array_equal(rig.event()["y"], [-1, 0.5, 2])
 
 
 def test_saturation_one_sided_and_per_element():
     rig = Rig(Saturation, {"lower": -np.inf, "upper": 0}, {"u": (3,)}).set(u=[-3, 0.5, 5])
-    np.testing.assert_array_equal(rig.out(), [-3, 0, 0])
+    np.testing.assert_array_equal(rig.event()["y"], [-3, 0, 0])
     rig = Rig(Saturation, {"lower": [0, -1], "upper": [1, 1]}, {"u": (2,)}).set(u=[-0.5, -0.5])
-    np.testing.assert_array_equal(rig.out(), [0, -0.5])
+    np.testing.assert_array_equal(rig.event()["y"], [0, -0.5])
+
+
+def test_saturation_mode_is_frozen_between_events():
+    """Between events the output follows the mode, not the value: in linear mode u passes
+    through even beyond the limit (the engine locates u = upper and switches there), and the
+    indicators u - upper, u - lower change sign exactly at the limits."""
+    rig = Rig(Saturation, {"lower": -1, "upper": 2}, {"u": ()}).set(u=0.5)
+    assert rig.event()["y"] == 0.5
+    rig.set(u=2.5)
+    assert rig.out() == 2.5                       # still linear: no event yet
+    np.testing.assert_array_equal(rig.indicators(), [0.5, 3.5])
+    assert rig.event(crossed=[1, 0])["y"] == 2.0  # the located crossing: upper mode
+    rig.set(u=1.5)
+    assert rig.out() == 2.0                       # frozen in upper mode
+    rig.set(u=2.0)                                # exactly at the limit, crossed falling
+    assert rig.event(crossed=[-1, 0])["y"] == 2.0  # linear again (y = u = 2)
+    rig.set(u=1.0)
+    assert rig.out() == 1.0
 
 
 def test_saturation_errors():

@@ -163,7 +163,8 @@ FUNCTION_CASES = {
 
 def test_every_function_is_covered():
     assert set(FUNCTION_CASES) == set(FUNCTIONS) | set(MATRIX_FUNCTIONS)
-    assert set(CONSTANTS) == {"pi", "e", "inf"}
+    assert set(CONSTANTS) == {"pi", "e", "inf", "eps"}
+    assert CONSTANTS["eps"] == 2.0 ** -52  # the spacing of doubles at 1, as MATLAB's eps
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTION_CASES))

@@ -157,7 +157,7 @@ BAND = 1e-3
 
 
 def coulomb_rig(qd, band=BAND):
-    rig = Rig(Robot, {"robot": PUMA, "q0": QN, "qd0": qd, "coulomb_band": band})
+    rig = Rig(Robot, {"robot": PUMA, "q0": QN, "qd0": qd, "coulomb": "band", "coulomb_band": band})
     return rig.set(tau=np.linspace(-3, 3, 6))
 
 
@@ -191,7 +191,8 @@ def test_coulomb_one_joint_closed_form_and_creep_speed():
     M = m * l ** 2 + G ** 2 * Jm
 
     def qdd(qd):
-        rig = Rig(Robot, {"robot": robot, "qd0": qd, "coulomb_band": band}).set(tau=[tau])
+        rig = Rig(Robot, {"robot": robot, "qd0": qd, "coulomb": "band",
+                          "coulomb_band": band}).set(tau=[tau])
         return rig.outputs()["qdd"][0]
 
     for qd in (0.2, -0.05, band, -band):
@@ -550,7 +551,7 @@ def test_parameters_and_ports_match_the_robotics_table():
     for type_name, params, inputs, outputs in rows:
         rig = build(type_name)
         declared = [p.name for p in type(rig.block).params]
-        # the robot block adds coulomb_band after the spec's parameters
+        # the robot block adds coulomb (hybrid.md) and coulomb_band after the spec's parameters
         assert declared[:len(names(params))] == names(params), type_name
         ins, outs = rig.block.ports()
         assert [p.name for p in ins] == names(inputs), type_name

@@ -15,16 +15,33 @@ __all__ = ["skew", "unskew", "wedge", "vee", "exp_rot", "exp_twist", "screw", "t
            "log_rot", "log_twist", "Ad", "ad", "inverse"]
 
 
+def _shaped(x, shape, name, stacked=False):
+    """x as a float array of `shape` (after any leading stack dimensions when `stacked`);
+    anything else is a ValueError naming the expected shape."""
+    a = np.asarray(x, dtype=float)
+    k = len(shape)
+    if a.shape[a.ndim - k:] != shape or a.ndim < k or (not stacked and a.ndim != k):
+        want = "(..., " + ", ".join(map(str, shape)) + ")" if stacked else str(shape)
+        raise ValueError(f"{name} must have shape {want}, got {a.shape}")
+    return a
+
+
+def _angle(theta, name="theta"):
+    if np.ndim(theta) != 0:
+        raise ValueError(f"{name} must be a scalar, got shape {np.shape(theta)}")
+    return float(theta)
+
+
 def unskew(S):
     """ω from ω^ (3-2): the vector of the antisymmetric part of S, (..., 3, 3) -> (..., 3)."""
-    S = np.asarray(S, dtype=float)
+    S = _shaped(S, (3, 3), "S", stacked=True)
     return 0.5 * np.stack([S[..., 2, 1] - S[..., 1, 2], S[..., 0, 2] - S[..., 2, 0],
                            S[..., 1, 0] - S[..., 0, 1]], axis=-1)
 
 
 def wedge(xi):
     """ξ^ = [[ω^, v], [0, 0]] (3-14) of twist coordinates (..., 6) -> (..., 4, 4)."""
-    xi = np.asarray(xi, dtype=float)
+    xi = _shaped(xi, (6,), "a twist xi = (v, w)", stacked=True)
     X = np.zeros(xi.shape[:-1] + (4, 4))
     X[..., :3, :3] = skew(xi[..., 3:])
     X[..., :3, 3] = xi[..., :3]
@@ -33,7 +50,7 @@ def wedge(xi):
 
 def vee(X):
     """(v, ω) of ξ^ ∈ se(3) (3-13): (..., 4, 4) -> (..., 6)."""
-    X = np.asarray(X, dtype=float)
+    X = _shaped(X, (4, 4), "X", stacked=True)
     return np.concatenate([X[..., :3, 3], unskew(X[..., :3, :3])], axis=-1)
 
 
@@ -42,7 +59,8 @@ def exp_rot(w, theta=1.0):
 
     w (3,), theta a scalar (rad when |ω| = 1) -> R (3, 3); ω = 0 gives I. With the default
     theta = 1, w is a rotation vector (axis times angle)."""
-    w = np.asarray(w, dtype=float)
+    w = _shaped(w, (3,), "the axis w")
+    theta = _angle(theta)
     s = float(np.linalg.norm(w))
     if s == 0.0:
         return np.eye(3)
@@ -57,7 +75,8 @@ def exp_twist(xi, theta=1.0):
     ω = 0 (3-19): [[I, v·θ], [0, 1]]. ω ≠ 0 (3-20, stated for |ω| = 1; a general ω is first
     scaled to ω/|ω|, v/|ω|, θ·|ω|): [[e^{ω^θ}, (I − e^{ω^θ})(ω × v) + ω·ωᵀ·v·θ], [0, 1]].
     """
-    xi = np.asarray(xi, dtype=float)
+    xi = _shaped(xi, (6,), "a twist xi = (v, w)")
+    theta = _angle(theta)
     v, w = xi[:3], xi[3:]
     g = np.eye(4)
     s = float(np.linalg.norm(w))
@@ -74,14 +93,14 @@ def exp_twist(xi, theta=1.0):
 def screw(w, q, h=0.0):
     """Twist of a screw motion about the axis ω through the point q with pitch h (m/rad):
     ξ = (−ω × q + h·ω, ω); h = 0 is the revolute joint of 3-27. w, q (3,) -> (6,)."""
-    w = np.asarray(w, dtype=float)
-    q = np.asarray(q, dtype=float)
-    return np.concatenate([-np.cross(w, q) + h * w, w])
+    w = _shaped(w, (3,), "the axis w")
+    q = _shaped(q, (3,), "the point q")
+    return np.concatenate([-np.cross(w, q) + _angle(h, "the pitch h") * w, w])
 
 
 def translation(v):
     """Twist of a pure translation along v (3-28): ξ = (v, 0). v (3,) -> (6,)."""
-    return np.concatenate([np.asarray(v, dtype=float), np.zeros(3)])
+    return np.concatenate([_shaped(v, (3,), "the direction v"), np.zeros(3)])
 
 
 def log_rot(R):
@@ -90,7 +109,7 @@ def log_rot(R):
     θ = atan2(|a|, (tr R − 1)/2) with a = (R − Rᵀ)^∨/2 = ω·sin θ. For θ < π/2, r = a·θ/sin θ;
     otherwise ω·ωᵀ = ((R + Rᵀ)/2 − cos θ·I)/(1 − cos θ) gives the axis (its largest column),
     signed by a (either sign at θ = π)."""
-    R = np.asarray(R, dtype=float)
+    R = _shaped(R, (3, 3), "R")
     a = unskew(R)
     s = float(np.linalg.norm(a))
     c = (np.trace(R) - 1.0) / 2.0
@@ -111,7 +130,7 @@ def log_twist(g):
 
     The rotation part is log_rot(R) = r; the translation p = V(r)·u gives u = v·θ, with
     V(r) = I + (1 − cos θ)/θ²·r^ + (θ − sin θ)/θ³·r^² (equal to 3-20 for |ω| = 1)."""
-    g = np.asarray(g, dtype=float)
+    g = _shaped(g, (4, 4), "g")
     r = log_rot(g[:3, :3])
     theta = float(np.linalg.norm(r))
     if theta < 1e-6:            # series of the two coefficients
@@ -127,7 +146,7 @@ def log_twist(g):
 def Ad(g):
     """Adjoint of g = (p, R) (3-25): Ad_g = [[R, p^·R], [0, R]], (..., 4, 4) -> (..., 6, 6).
     It maps body to spatial twist coordinates, V^s = Ad_g·V^b (3-26)."""
-    g = np.asarray(g, dtype=float)
+    g = _shaped(g, (4, 4), "g", stacked=True)
     R = g[..., :3, :3]
     A = np.zeros(g.shape[:-2] + (6, 6))
     A[..., :3, :3] = R
@@ -139,7 +158,7 @@ def Ad(g):
 def ad(xi):
     """Lie bracket matrix of ξ = (v, ω): ad_ξ = [[ω^, v^], [0, ω^]] (6, 6), with
     ad_ξ·η = (ξ^η^ − η^ξ^)^∨ and d/dθ Ad_{e^{ξ^θ}} = ad_ξ·Ad_{e^{ξ^θ}}."""
-    xi = np.asarray(xi, dtype=float)
+    xi = _shaped(xi, (6,), "a twist xi = (v, w)", stacked=True)
     A = np.zeros(xi.shape[:-1] + (6, 6))
     W = skew(xi[..., 3:])
     A[..., :3, :3] = W
@@ -150,7 +169,7 @@ def ad(xi):
 
 def inverse(g):
     """g⁻¹ = [[Rᵀ, −Rᵀ·p], [0, 1]] of a rigid motion (..., 4, 4)."""
-    g = np.asarray(g, dtype=float)
+    g = _shaped(g, (4, 4), "g", stacked=True)
     h = np.zeros_like(g)
     Rt = np.swapaxes(g[..., :3, :3], -1, -2)
     h[..., :3, :3] = Rt

@@ -1,0 +1,210 @@
+"""Batch runs: `blocksim sweep` on 1 and 2 workers, its per-run overhead, and the same Monte
+Carlo as a plain loop over blocksim.run and as a loop over bdsim.
+
+    pip install -e ".[fast,bench]"        # bdsim + roboticstoolbox-python for the last row
+    python benchmarks/sweep.py [--runs 200] [--loop-runs 40] [--peer-runs 10]
+
+The work: demo3 (Puma 560 computed torque, 10 s) with the controller's model perturbed by
+10 % with a different random seed per run, RK45 at rtol 1e-6, atol 1e-8 (the tolerances of
+benchmarks/peers.py, which make one run take about 0.1 s), metric max(abs(e)).
+
+Rows:
+- sweep, 1 worker: in this process (no Dask); per-run overhead = (wall time of the runs -
+  time inside simulate()) / runs: loading, re-parameterising (here: building the perturbed
+  robot), metrics and bookkeeping.
+- sweep, 2 workers: a local Dask cluster of 2 processes; the cluster's start-up (a few
+  seconds, paid once per sweep) is shown apart, and the speed-up is given both for the runs
+  alone and for the whole sweep.
+- the same gains-only sweep overhead (values change, no robot rebuilt) for comparison.
+- plain loop: `blocksim.run(diagram, overrides)` per run (load and compile every time).
+- bdsim loop: per run, a new bdsim diagram of the same structure (rtb's JTraj, IDyn of the
+  rtb Puma perturbed exactly as robots.md specifies for the run's seed, FDyn) compiled and
+  run at the same tolerances; its max error is checked against the sweep's, run by run.
+Ratios are what to compare: the machine is shared, absolute numbers move with its load.
+"""
+import argparse
+import contextlib
+import io
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import blocksim  # noqa: E402
+from blocksim.sweep_run import prepare  # noqa: E402
+
+DEMO3 = ROOT / "diagrams" / "demo3.yaml"
+TOL = {"simulation.rtol": 1e-6, "simulation.atol": 1e-8}
+
+MONTE_CARLO = f"""\
+blocksim-sweep: 1
+diagram: {DEMO3}
+name: bench_robustness
+set:
+  simulation.rtol: 1e-6
+  simulation.atol: 1e-8
+  robots.p560p.perturb: 0.1
+samples: {{runs}}
+random:
+  robots.p560p.seed: integers(0, 2**31 - 1)
+seed: 1
+metrics:
+  max_err: max(abs(e))
+"""
+
+GAINS = f"""\
+blocksim-sweep: 1
+diagram: {DEMO3}
+name: bench_gains
+set:
+  simulation.rtol: 1e-6
+  simulation.atol: 1e-8
+grid:
+  blocks.Kp.K: linspace(50, 200, {{n}})
+  blocks.Kd.K: [10, 20]
+metrics:
+  max_err: max(abs(e))
+"""
+
+
+def sweep_file(folder, text, **kw):
+    path = Path(folder) / f"sweep_{len(list(Path(folder).iterdir()))}.yaml"
+    path.write_text(text.format(**kw))
+    return path
+
+
+def timed_sweep(path, workers):
+    """(table, wall of the whole run, wall from the first run's start to the end)."""
+    sweep = prepare(path)
+    marks = {}
+
+    def progress(p):
+        if p.outcome is None:
+            marks["runs"] = time.perf_counter()
+
+    t0 = time.perf_counter()
+    table = sweep.run(workers=workers, keep="metrics", progress=progress)
+    t1 = time.perf_counter()
+    return table, t1 - t0, t1 - marks["runs"]
+
+
+def overhead_ms(table, runs_wall):
+    ex = table.meta["execution"]
+    return 1e3 * (runs_wall - ex["simulate_s"]) / len(table), 1e3 * ex["simulate_s"] / len(table)
+
+
+def plain_loop(seeds):
+    """Per run: blocksim.run loads and compiles the diagram, then the metric in numpy."""
+    t0 = time.perf_counter()
+    values = []
+    for seed in seeds:
+        r = blocksim.run(DEMO3, overrides={**TOL, "robots.p560p.perturb": 0.1,
+                                           "robots.p560p.seed": int(seed)})
+        values.append(float(np.max(np.abs(r["e"]))))
+    return time.perf_counter() - t0, values
+
+
+def perturbed(plant, p, seed):
+    """rtb's Puma perturbed as robots.md specifies (so it is blocksim's robot for `seed`):
+    s = default_rng(seed).uniform(1 - p, 1 + p, (n, 2)); link j's mass x s[j, 0], its
+    inertia tensor x s[j, 1]."""
+    s = np.random.default_rng(seed).uniform(1 - p, 1 + p, size=(plant.n, 2))
+    model = plant.copy()
+    for j, link in enumerate(model.links):
+        link.m = plant.links[j].m * s[j, 0]
+        link.I = plant.links[j].I * s[j, 1]
+    return model
+
+
+def bdsim_loop(seeds):
+    """Per run: a new bdsim diagram of demo3's structure with the perturbed controller model."""
+    from peers import QF, bdsim_quiet_run, bdsim_sim
+    import roboticstoolbox as rtb
+    from roboticstoolbox.blocks import FDyn, IDyn, JTraj
+
+    plant = rtb.models.DH.Puma560().nofriction(coulomb=True, viscous=False)  # viscous kept
+    t0 = time.perf_counter()
+    values = []
+    for seed in seeds:
+        sim = bdsim_sim()
+        bd = sim.blockdiagram()
+        jt = JTraj(q0=np.zeros(6), qf=QF, T=10, bd=bd)
+        robot = FDyn(plant, q0=np.zeros(6), bd=bd)
+        rne = IDyn(perturbed(plant, 0.1, int(seed)), bd=bd)
+        e, ed = bd.SUM("+-"), bd.SUM("+-")
+        kp, kd = bd.GAIN(100.0), bd.GAIN(20.0)
+        acc = bd.SUM("+++")
+        bd.connect(jt[0], e[0]); bd.connect(robot[0], e[1])  # noqa: E702
+        bd.connect(jt[1], ed[0]); bd.connect(robot[1], ed[1])  # noqa: E702
+        bd.connect(e, kp); bd.connect(ed, kd)  # noqa: E702
+        bd.connect(jt[2], acc[0]); bd.connect(kp, acc[1]); bd.connect(kd, acc[2])  # noqa: E702
+        bd.connect(robot[0], rne[0]); bd.connect(robot[1], rne[1])  # noqa: E702
+        bd.connect(acc, rne[2]); bd.connect(rne, robot)  # noqa: E702
+        bd.connect(robot[2], bd.NULL())
+        with contextlib.redirect_stdout(io.StringIO()):
+            bd.compile(report=False)
+        out = bdsim_quiet_run(sim, bd, 10, watch=[e])
+        values.append(float(np.max(np.abs(out.y0))))
+    return time.perf_counter() - t0, values
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=200, help="Monte Carlo runs of the sweeps")
+    ap.add_argument("--loop-runs", type=int, default=40, help="runs of the plain loop")
+    ap.add_argument("--peer-runs", type=int, default=10, help="runs of the bdsim loop")
+    args = ap.parse_args()
+    n = args.runs
+    rows = []
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
+    with tempfile.TemporaryDirectory() as folder:
+        mc = sweep_file(folder, MONTE_CARLO, runs=n)
+        one, wall1, runs1 = timed_sweep(mc, 1)
+        over1, sim1 = overhead_ms(one, runs1)
+        rows.append(("sweep, 1 worker (in-process)", n, wall1, runs1))
+        two, wall2, runs2 = timed_sweep(mc, 2)
+        rows.append(("sweep, 2 workers (local Dask)", n, wall2, runs2))
+        same = [r["max_err"] for r in one.rows] == [r["max_err"] for r in two.rows]
+        gains = sweep_file(folder, GAINS, n=max(1, n // 20))
+        g, _, gruns = timed_sweep(gains, 1)
+        over_gains, sim_gains = overhead_ms(g, gruns)
+    seeds = one.column("robots.p560p.seed")
+    swept = one.column("max_err")
+    loop_wall, loop_values = plain_loop(seeds[:args.loop_runs])
+    rows.append(("plain loop over blocksim.run", args.loop_runs, loop_wall, loop_wall))
+    agreement = [f"plain loop = sweep: {loop_values == swept[:args.loop_runs]}"]
+    try:
+        peer_wall, peer_values = bdsim_loop(seeds[:args.peer_runs])
+        rows.append(("bdsim + rtb in a loop", args.peer_runs, peer_wall, peer_wall))
+        rel = np.max(np.abs(np.array(peer_values) / swept[:args.peer_runs] - 1))
+        agreement.append(f"bdsim's max error / the sweep's - 1: at most {rel:.1e}")
+    except ImportError as e:
+        print(f"bdsim row skipped: {e}")
+
+    base = runs1 / n
+    print(f"\nMonte Carlo of demo3 (perturbed controller model, RK45 rtol 1e-6): "
+          f"{sim1:.0f} ms of simulation per run\n")
+    print("| way | runs | wall s | runs only s | ms / run | runs / s | time per run vs sweep (1 worker) |")
+    print("|---|---|---|---|---|---|---|")
+    for label, count, wall, runs in rows:
+        per = runs / count
+        print(f"| {label} | {count} | {wall:.2f} | {runs:.2f} | {1e3 * per:.1f} | "
+              f"{count / runs:.2f} | {per / base:.2f} |")
+    print(f"\nspeed-up 2 workers / 1 worker: {runs1 / runs2:.2f} for the runs, {wall1 / wall2:.2f} "
+          f"with the cluster's start-up ({wall2 - runs2:.1f} s); tables identical: {same}")
+    print(f"per-run overhead beyond the simulation, 1 worker: {over1:.2f} ms with a perturbed robot "
+          f"built per run, {over_gains:.2f} ms for gains only ({sim_gains:.0f} ms simulated per run)")
+    ex = two.meta["execution"]
+    print(f"2 workers: {ex['compiles']} full compiles, {ex['reparameterised']} re-parameterised")
+    print("same Monte Carlo (the same seeds, the same perturbed robots): " + "; ".join(agreement))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,339 @@
+"""Discontinuous blocks with zero crossings (hybrid.md): saturation, dead zone, relay, hit
+crossing, backlash.
+
+Each element of the signal has a mode kept in the block's discrete state. Between events the
+output is a smooth function of the input in that mode (a saturation in its upper mode outputs
+`upper` even if u wanders below it inside a step); the mode changes only at an event, where
+the handler re-derives it from the input, so no solver step contains a kink and every switch
+happens exactly at a located crossing.
+"""
+import numpy as np
+
+from blocksim.block import EITHER, FALLING, RISING, Block, In, Out, PortError
+from blocksim.params import Param, ParamError
+
+DIRECTIONS = {"rising": RISING, "falling": FALLING, "either": EITHER}
+
+
+def _fitted(block, names, shape):
+    """The named parameters broadcast to the input's shape, as flat copies; a PortError
+    names the first one that does not fit."""
+    out = []
+    for name in names:
+        value = getattr(block.p, name)
+        try:
+            ok = np.broadcast_shapes(value.shape, shape) == shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise PortError("u", f"{name} of shape {value.shape} does not fit a signal of "
+                                 f"shape {shape}")
+        out.append(np.broadcast_to(value, shape).ravel().copy())
+    return out
+
+
+def _ordered(block, low, high):
+    """ParamError unless parameter `low` <= parameter `high` element-wise (broadcast)."""
+    try:
+        ok = np.all(getattr(block.p, low) <= getattr(block.p, high))
+    except ValueError:
+        raise ParamError(high, f"shape {getattr(block.p, high).shape} does not broadcast with "
+                               f"{low}'s shape {getattr(block.p, low).shape}") from None
+    if not ok:
+        raise ParamError(high, f"{high} must be >= {low}")
+
+
+class _Band(Block):
+    """A piecewise map with two thresholds lo <= hi per element: mode -1 (u below lo),
+    0 (between), +1 (above hi). Crossings at u = hi and u = lo. Subclasses name the
+    thresholds' parameters (`bounds`) and write y in each mode (`_map`)."""
+
+    bounds = ("", "")
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        _ordered(self, *self.bounds)
+
+    def ports(self):
+        return [In("u")], [Out("y")]
+
+    def infer(self, shapes):
+        u = shapes["u"]
+        self._lo, self._hi = _fitted(self, self.bounds, u)
+        return {"y": u}
+
+    def discrete_state(self):
+        return np.zeros(self._lo.size)
+
+    def zero_crossings(self):
+        return np.full(2 * self._lo.size, EITHER)  # u - hi, then u - lo
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        n = self._lo.size
+        self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
+        self._above, self._below = np.zeros(n, bool), np.zeros(n, bool)
+
+    def output(self, t):
+        np.greater(self.xd, 0.0, out=self._above)
+        np.less(self.xd, 0.0, out=self._below)
+        self._map()
+
+    def indicator(self, t):
+        n = self._lo.size
+        np.subtract(self._u, self._hi, out=self.z[:n])
+        np.subtract(self._u, self._lo, out=self.z[n:])
+
+    def crossing(self, t, crossed):
+        n = self._lo.size
+        above, below = self._u - self._hi, self._u - self._lo
+        mode = np.where((above > 0) | ((above == 0) & (crossed[:n] > 0)), 1.0,
+                        np.where((below < 0) | ((below == 0) & (crossed[n:] < 0)), -1.0, 0.0))
+        changed = not np.array_equal(mode, self.xd)
+        self.xd[:] = mode
+        return changed
+
+
+class Saturation(_Band):
+    """y = min(max(u, lower), upper), element-wise.
+
+    Input: u, any shape. Output: y, u's shape. lower <= upper: scalars or arrays that
+    broadcast to u's shape; -inf / inf give a one-sided limit.
+    Modes lower / linear / upper per element, switched at the located crossings u = lower and
+    u = upper: between events y is u or a constant, so no solver step contains the kink.
+    """
+
+    type = "saturation"
+    params = (
+        Param("lower", "value", doc="lower limit (-inf: none)", allow_inf=True),
+        Param("upper", "value", doc="upper limit (inf: none)", allow_inf=True),
+    )
+    bounds = ("lower", "upper")
+
+    def _map(self):
+        y = self._y
+        np.copyto(y, self._u)
+        np.copyto(y, self._hi, where=self._above)
+        np.copyto(y, self._lo, where=self._below)
+
+
+class DeadZone(_Band):
+    """y = 0 for start <= u <= end, u - end above, u - start below, element-wise.
+
+    Input: u, any shape. Output: y, u's shape. start <= end: scalars or arrays that broadcast
+    to u's shape. Modes below / inside / above per element, switched at the located crossings
+    u = start and u = end.
+    """
+
+    type = "dead_zone"
+    params = (
+        Param("start", "value", doc="lower end of the zone (y = 0 from here)"),
+        Param("end", "value", doc="upper end of the zone (y = 0 up to here)"),
+    )
+    bounds = ("start", "end")
+
+    def _map(self):
+        y = self._y
+        y.fill(0.0)
+        np.subtract(self._u, self._hi, out=y, where=self._above)
+        np.subtract(self._u, self._lo, out=y, where=self._below)
+
+
+class Relay(Block):
+    """y = on_value while on, off_value while off, element-wise, with hysteresis.
+
+    Input: u, any shape. Output: y, u's shape. An element switches on when u rises to `on`
+    (u >= on) and off when it falls to `off` (u <= off), off <= on; in between it keeps its
+    state, initially x0 (off or on; at the start an input already past a switching point
+    switches it). on, off, on_value, off_value broadcast to u's shape. Each switch is a located
+    crossing (u - on rising, u - off falling).
+    """
+
+    type = "relay"
+    params = (
+        Param("on", "value", float(np.finfo(float).eps), "switch-on point"),
+        Param("off", "value", float(np.finfo(float).eps), "switch-off point (<= on)"),
+        Param("on_value", "value", 1.0, "output while on"),
+        Param("off_value", "value", 0.0, "output while off"),
+        Param("x0", "choice", "off", "initial state", choices=("off", "on")),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        _ordered(self, "off", "on")
+
+    def ports(self):
+        return [In("u")], [Out("y")]
+
+    def infer(self, shapes):
+        u = shapes["u"]
+        self._on, self._off, self._yon, self._yoff = _fitted(
+            self, ("on", "off", "on_value", "off_value"), u)
+        return {"y": u}
+
+    def discrete_state(self):
+        return np.full(self._on.size, 1.0 if self.p.x0 == "on" else 0.0)
+
+    def zero_crossings(self):
+        n = self._on.size
+        return [RISING] * n + [FALLING] * n  # u - on (while off), u - off (while on)
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
+        self._state = np.zeros(self._on.size, bool)
+
+    def output(self, t):
+        np.not_equal(self.xd, 0.0, out=self._state)
+        np.copyto(self._y, self._yoff)
+        np.copyto(self._y, self._yon, where=self._state)
+
+    def indicator(self, t):
+        n = self._on.size
+        on = self.xd != 0.0
+        self.z[:n] = np.where(on, 1.0, self._u - self._on)
+        self.z[n:] = np.where(on, self._u - self._off, 1.0)
+
+    def crossing(self, t, crossed):
+        u, on = self._u, self.xd != 0.0
+        new = np.where(on, u > self._off, u >= self._on).astype(float)
+        changed = not np.array_equal(new, self.xd)
+        self.xd[:] = new
+        return changed
+
+
+class HitCrossing(Block):
+    """n = the number of times u has crossed `offset` so far, element-wise (a staircase).
+
+    Input: u, any shape. Output: n, u's shape (held between events: no feedthrough). A crossing is
+    a change of side of u - offset (an input that starts exactly at the offset and leaves it
+    has not crossed it); direction (rising / falling / either) selects the ones counted. Each
+    is a located event, so its time is in results.npz `events_t`.
+    """
+
+    type = "hit_crossing"
+    params = (
+        Param("offset", "value", 0.0, "the level whose crossings are counted"),
+        Param("direction", "choice", "either", "crossings counted",
+              choices=("either", "rising", "falling")),
+    )
+
+    def ports(self):
+        return [In("u")], [Out("n", feedthrough=())]
+
+    def infer(self, shapes):
+        (self._offset,) = _fitted(self, ("offset",), shapes["u"])
+        self._direction = DIRECTIONS[self.p.direction]
+        return {"n": shapes["u"]}
+
+    def discrete_state(self):
+        n = self._offset.size
+        return np.zeros(2 * n)  # the counts, then the side of the offset u is on (-1, 0, +1)
+
+    def zero_crossings(self):
+        return np.full(self._offset.size, self._direction)
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        n = self._offset.size
+        self._u, self._count, self._side = u[0].reshape(-1), xd[:n], xd[n:]
+
+    def output(self, t):
+        np.copyto(self.y[0].reshape(-1), self._count)
+
+    def indicator(self, t):
+        np.subtract(self._u, self._offset, out=self.z)
+
+    def crossing(self, t, crossed):
+        d = self._u - self._offset
+        side = np.where((d > 0) | ((d == 0) & (crossed > 0)), 1.0,
+                        np.where((d < 0) | ((d == 0) & (crossed < 0)), -1.0, self._side))
+        turned = (side * self._side < 0) & (self._direction * side >= 0)
+        self._count += turned
+        changed = bool(turned.any())
+        self._side[:] = side
+        return changed
+
+
+class Backlash(Block):
+    """Mechanical play of total width `width` between input u and output y, element-wise.
+
+    Input: u, any shape. Output: y, u's shape. While the play is open y holds its value;
+    once u reaches an edge of the play (u - y = width/2 or -width/2, a located crossing) y is
+    pushed along: y = u - width/2 (or u + width/2) until u turns back, then y holds again.
+    y(0) = x0. y follows u at the instant it is pushed, so the output has direct feedthrough
+    while engaged (as Simulink's Backlash block); the turning point is taken from the solver's
+    accepted steps (the held value is the largest y reached at an accepted step, an error of
+    second order in the step size).
+    """
+
+    type = "backlash"
+    params = (
+        Param("width", "value", doc="total width of the play (>= 0)", minimum=0.0),
+        Param("x0", "value", 0.0, "initial output"),
+    )
+
+    def ports(self):
+        return [In("u")], [Out("y")]
+
+    def infer(self, shapes):
+        u = shapes["u"]
+        width, x0 = _fitted(self, ("width", "x0"), u)
+        self._half, self._x0 = width / 2, x0
+        return {"y": u}
+
+    def discrete_state(self):
+        # per element: mode (0 open, +1 pushed up, -1 pushed down), then the held / peak y
+        return np.concatenate([np.zeros(self._x0.size), self._x0])
+
+    def zero_crossings(self):
+        n = self._x0.size
+        # open: u reaches the upper edge, the lower edge; pushed: u turns back
+        return [RISING] * n + [FALLING] * n + [FALLING] * n + [RISING] * n
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        n = self._x0.size
+        self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
+        self._mode, self._held = xd[:n], xd[n:]
+
+    def output(self, t):
+        y, mode = self._y, self._mode
+        np.copyto(y, self._held)
+        np.subtract(self._u, self._half, out=y, where=mode > 0)
+        np.add(self._u, self._half, out=y, where=mode < 0)
+
+    def indicator(self, t):
+        n, z, mode = self._x0.size, self.z, self._mode
+        gap = self._u - self._held
+        z[:n] = np.where(mode == 0, gap - self._half, 1.0)
+        z[n:2 * n] = np.where(mode == 0, gap + self._half, 1.0)
+        z[2 * n:3 * n] = np.where(mode > 0, gap - self._half, 1.0)   # below the peak: turned
+        z[3 * n:] = np.where(mode < 0, gap + self._half, 1.0)        # above the trough: turned
+
+    def advance(self, t):
+        """After an accepted step: the peak (trough) y reached while pushed up (down)."""
+        mode = self._mode
+        np.copyto(self._held, np.maximum(self._held, self._u - self._half), where=mode > 0)
+        np.copyto(self._held, np.minimum(self._held, self._u + self._half), where=mode < 0)
+
+    def crossing(self, t, crossed):
+        u, mode, held, half = self._u, self._mode, self._held, self._half
+        old = mode.copy()
+        y = held.copy()  # the current output in every mode
+        y[old > 0] = (u - half)[old > 0]
+        y[old < 0] = (u + half)[old < 0]
+        gap = u - y
+        up = (gap > half) | ((gap == half) & ((old > 0) | (crossed[:old.size] > 0)))
+        down = (gap < -half) | ((gap == -half) & ((old < 0) | (crossed[old.size:2 * old.size] < 0)))
+        # pushed and not turned back: stay; turned back: open, holding the current y
+        turned_up = (old > 0) & (u - half < held)
+        turned_down = (old < 0) & (u + half > held)
+        new = np.where(up & ~turned_up, 1.0, np.where(down & ~turned_down, -1.0, 0.0))
+        new[(old > 0) & ~turned_up] = 1.0
+        new[(old < 0) & ~turned_down] = -1.0
+        held[:] = np.where(new == 0, y, np.where(new > 0, np.maximum(y, u - half),
+                                                 np.minimum(y, u + half)))
+        changed = not np.array_equal(new, old)
+        mode[:] = new
+        return changed

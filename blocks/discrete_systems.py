@@ -1,0 +1,197 @@
+"""Discrete-time systems (Simulink semantics): LTI in state-space and transfer-function form, and
+the discrete-time integrator. They act at their hits k*period: outputs first (in dataflow
+order), then the state update; between hits outputs hold; before the first hit (a run that
+does not start on one) the output is the one the initial state gives with u = 0.
+"""
+import numpy as np
+
+from blocksim.block import Block, In, Out, Sample
+from blocksim.params import Param, ParamError
+
+from .continuous import _check_fits, lti_matrices, polynomial, tf_realisation
+from .discrete import _Discrete
+
+
+class _DiscreteLTI(Block):
+    """x[k+1] = A x[k] + B u[k], y[k] = C x[k] + D u[k] on flat views u (m,), y (p,),
+    x (n,) = the discrete state. Subclasses call `_set` in __init__."""
+
+    def _set(self, A, B, C, D, x0):
+        self._A, self._B, self._C, self._D, self._x0 = A, B, C, D, x0
+        self._direct = bool(D.any())
+        self._feedthrough = ("u",) if self._direct else ()
+        self.sample = Sample(self.p.period)
+
+    def discrete_state(self):
+        return self._x0
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._u = u[0].reshape(-1, copy=False)
+        self._y = y[0].reshape(-1, copy=False)
+        self._Du = np.zeros_like(self._y)
+        self._Ax = np.zeros_like(xd)
+        self._Bu = np.zeros_like(xd)
+
+    def initialize(self, t):
+        # before the first hit: y = C x0 (the input is not sampled yet)
+        np.matmul(self._C, self.xd, out=self._y)
+
+    def output(self, t):
+        np.matmul(self._C, self.xd, out=self._y)
+        if self._direct:
+            np.matmul(self._D, self._u, out=self._Du)
+            self._y += self._Du
+
+    def update(self, t):
+        np.matmul(self._A, self.xd, out=self._Ax)
+        np.matmul(self._B, self._u, out=self._Bu)
+        np.add(self._Ax, self._Bu, out=self.xd)
+
+
+_PERIOD = Param("period", "scalar", doc="sample period T (s)", positive=True)
+
+
+class DiscreteStateSpace(_DiscreteLTI):
+    """x[k+1] = A x[k] + B u[k], y[k] = C x[k] + D u[k]: discrete LTI at the hits k*period.
+
+    Outputs are held between the hits; x[0] = x0. Input: u (m,), m = columns of B. Output: y (p,), p = rows of C; direct feedthrough (at the
+    hits) only when D != 0. A (n, n), B (n, m), C (p, n), D (p, m); a scalar A, a vector B (one
+    input) or C (one output), a scalar D and a scalar x0 are accepted and broadcast, as in
+    state_space. Before the first hit y = C x0.
+    """
+
+    type = "discrete_state_space"
+    params = (
+        Param("A", doc="state matrix (n, n)"),
+        Param("B", doc="input matrix (n, m)"),
+        Param("C", doc="output matrix (p, n)"),
+        Param("D", doc="feedthrough matrix (p, m); a scalar broadcasts"),
+        _PERIOD,
+        Param("x0", "value", 0.0, "initial state (n,)"),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self._set(*lti_matrices(self.p))
+
+    def ports(self):
+        m, q = self._B.shape[1], self._C.shape[0]
+        return ([In("u", shape=(m,))], [Out("y", shape=(q,), feedthrough=self._feedthrough)])
+
+
+class DiscreteTransferFunction(_DiscreteLTI):
+    """Y(z)/U(z) = num(z)/den(z) at the hits t_k = k*period, held between them.
+
+    Input: u, scalar. Output: y, scalar. num, den: coefficients in descending powers of z
+    (MATLAB's tf(num, den, T)); den[0] != 0 and deg num <= deg den. With den monic
+    z^n + a1 z^(n-1) + ... + an and num right-aligned b0 z^n + ... + bn the difference equation
+    is y[k] = b0 u[k] + ... + bn u[k-n] - a1 y[k-1] - ... - an y[k-n], realised in direct form
+    II (controllable canonical form, as scipy.signal.tf2ss): x (n,) holds the delayed values of
+    w[k] = u[k] - a1 w[k-1] - ... - an w[k-n], newest first; x0 is its initial value (scalar
+    broadcasts). Direct feedthrough only when deg num = deg den (b0 != 0).
+    """
+
+    type = "discrete_transfer_function"
+    params = (
+        Param("num", doc="numerator coefficients, highest power of z first"),
+        Param("den", doc="denominator coefficients, highest power of z first; den[0] != 0"),
+        _PERIOD,
+        Param("x0", "value", 0.0, "initial state of the direct-form realisation (n,)"),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        den = self.p.den.reshape(-1) if self.p.den.ndim <= 1 else self.p.den
+        if den.ndim == 1 and den.size and den[0] == 0:
+            raise ParamError("den", f"the leading coefficient of den must not be zero, got "
+                                    f"{den.tolist()}: remove leading zeros")
+        num, den = polynomial("num", self.p.num), polynomial("den", self.p.den)
+        A, B, C, D = tf_realisation(num, den)
+        n = A.shape[0]
+        x0 = self.p.x0.reshape(-1)
+        if x0.size == 1:
+            x0 = np.full(n, x0[0])
+        if x0.shape != (n,):
+            raise ParamError("x0", f"x0 must be a scalar or have {n} elements (deg den), got "
+                                   f"shape {self.p.x0.shape}")
+        self._set(A, B, C, D, x0)
+
+    def ports(self):
+        return [In("u", shape=())], [Out("y", shape=(), feedthrough=self._feedthrough)]
+
+
+# method -> (a, c): y[n] = clip(x[n] + K*T*a*u[n]), x[n+1] = y[n] + K*T*c*u[n]
+_METHODS = {"forward_euler": (0.0, 1.0), "backward_euler": (1.0, 0.0), "trapezoidal": (0.5, 0.5)}
+
+
+class DiscreteIntegrator(_Discrete):
+    """Simulink's discrete-time integrator with output limits, at the hits t_n = n*period (T).
+
+        y[0] = clip(x0),   y[n] = clip(y[n-1] + K*T*(a*u[n] + c*u[n-1]))   (n >= 1)
+
+    with (a, c) = (0, 1) forward Euler (1/s ~ T/(z - 1)), (1, 0) backward Euler
+    (T*z/(z - 1)), (1/2, 1/2) trapezoidal (T/2*(z + 1)/(z - 1)); clip to [lower, upper].
+    Input: u, any shape. Output: y, u's shape (a non-scalar x0 fixes it); K, lower and upper
+    broadcast to it. Direct feedthrough (at the hits) for backward Euler and trapezoidal only.
+    The first hit outputs x0 whatever the method (Simulink's "initial output"). Units: y in
+    units of K*u*s.
+    """
+
+    type = "discrete_integrator"
+    slots = 1
+    params = (
+        Param("K", "value", 1.0, "gain applied to the input"),
+        _PERIOD,
+        Param("method", "choice", "forward_euler", "integration rule", choices=tuple(_METHODS)),
+        Param("x0", "value", 0.0, "initial output"),
+        Param("lower", "value", -np.inf, "lower limit of the output", allow_inf=True),
+        Param("upper", "value", np.inf, "upper limit of the output", allow_inf=True),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        p = self.p
+        try:
+            ok = np.all(p.lower <= p.upper)
+        except ValueError:
+            raise ParamError("upper", f"shape {p.upper.shape} does not broadcast with lower's "
+                                      f"shape {p.lower.shape}") from None
+        if not ok:
+            raise ParamError("upper", "upper must be >= lower")
+        self.sample = Sample(p.period)
+        a, c = _METHODS[p.method]
+        self._now, self._next = p.K * (p.period * a), p.K * (p.period * c)
+
+    def ports(self):
+        return self._sample_ports(feedthrough=() if self.p.method == "forward_euler" else ("u",))
+
+    def infer(self, shapes):
+        _check_fits(("K", "lower", "upper"), self.p, shapes["u"])
+        return super().infer(shapes)
+
+    def discrete_state(self):
+        # the state x, then a flag: 0 until the first hit's update (y[0] = x0 ignores u)
+        return np.append(super().discrete_state(), 0.0)
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        size = xd.size - 1
+        self._x = xd[:size].reshape(self._shape, copy=False)
+        self._started = xd[size:]
+        self._scratch = np.zeros(self._shape)
+
+    def initialize(self, t):
+        np.clip(self._x, self.p.lower, self.p.upper, out=self.y[0])
+
+    def output(self, t):
+        y = self.y[0]
+        np.multiply(self._now, self.u[0], out=y)
+        y *= self._started[0]
+        y += self._x
+        np.clip(y, self.p.lower, self.p.upper, out=y)
+
+    def update(self, t):
+        np.multiply(self._next, self.u[0], out=self._scratch)
+        np.add(self.y[0], self._scratch, out=self._x)
+        self._started[0] = 1.0

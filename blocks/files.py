@@ -1,0 +1,178 @@
+"""Signals from and to files: from_file plays a measured time series, to_file writes signals
+into the run directory."""
+import re
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from blocksim import csvio
+from blocksim.block import Block, In, Out
+from blocksim.params import Param, ParamError
+from blocksim.results import write_npz
+
+from .sources import TimeSeries
+
+
+def _columns(value):
+    """The `columns` parameter: None, or a list of names."""
+    if value is None:
+        return None
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, (list, tuple)) or not names or \
+            not all(isinstance(n, str) and n for n in names):
+        raise ParamError("columns", "expected a column name or a list of them")
+    return list(names)
+
+
+def _read_csv(path):
+    """{signal name: values (N, *shape)} and t of a CSV file (see blocksim.csvio)."""
+    try:
+        header, table = csvio.read_csv(path)
+    except ValueError as e:
+        raise ParamError("file", f"{path.name}: {e}") from None
+    except UnicodeDecodeError:
+        raise ParamError("file", f"{path.name}: not a text (CSV) file") from None
+    groups = csvio.group_columns(header)
+    signals = {name: table[:, cols].reshape((len(table),) + shape)
+               for name, (cols, shape) in groups.items()}
+    return signals
+
+
+def _read_npz(path):
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {name: np.asarray(data[name], dtype=float) for name in data.files}
+    except (OSError, ValueError, zipfile.BadZipFile) as e:
+        raise ParamError("file", f"{path.name}: not a readable NPZ file ({e})") from None
+
+
+def _line_of(path, row):
+    """The CSV line of data row `row` (header = line 1, blank lines not counted: close)."""
+    return f"{path.name} line {row + 2}" if path.suffix.lower() == ".csv" else \
+        f"{path.name} row {row}"
+
+
+class FromFile(TimeSeries):
+    """y(t) = a measured signal read from a file, interpolated in time; end values held.
+
+    file: a CSV file with a header row `t, name1, name2, ...` (one row per time point; the
+    columns `q[0], q[1]` form a vector q, `M[0,0], M[0,1], ...` a matrix, as `blocksim run
+    --csv` writes them), or an NPZ file with a 1-D array `t` and arrays of N rows (a
+    results.npz works). The path is relative to the diagram file.
+    columns: the signals to play (names of columns, column groups or arrays), default every
+    one but t (in an NPZ: every array with N rows). One signal keeps its shape; several are
+    flattened and concatenated in the order given.
+    method: linear (straight lines between the points) or previous (held steps); the solver
+    lands on every time point, as for `table`.
+    Output: y. t must be strictly increasing; no value may be NaN or infinite: the file is read
+    and checked when the diagram is loaded.
+    """
+
+    type = "from_file"
+    params = (
+        Param("file", "path", doc="CSV (header t, name1, ...) or NPZ (t and arrays) file"),
+        Param("columns", "data", None, "signals to play (default: all but t)"),
+        Param("method", "choice", "linear", "interpolation", choices=("linear", "previous")),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        path = Path(self.p.file)
+        if not path.is_file():
+            raise ParamError("file", f"no such file: {path}")
+        npz = path.suffix.lower() == ".npz"
+        if not npz and path.suffix.lower() != ".csv":
+            raise ParamError("file", f"expected a .csv or .npz file, got {path.name}")
+        signals = _read_npz(path) if npz else _read_csv(path)
+        t = signals.pop("t", None)
+        if t is None:
+            raise ParamError("file", f"{path.name} has no time column/array 't'")
+        if t.ndim != 1 or t.size == 0:
+            raise ParamError("file", f"{path.name}: t must be a non-empty vector, got shape "
+                                     f"{t.shape}")
+        self._check_values(path, "t", t)
+        late = np.flatnonzero(np.diff(t) <= 0)
+        if late.size:
+            k = int(late[0]) + 1
+            raise ParamError("file", f"{_line_of(path, k)}: t must be strictly increasing, got "
+                                     f"{t[k]!r} after {t[k - 1]!r}")
+        wanted = _columns(self.p.columns)
+        if wanted is None:
+            wanted = [n for n, v in signals.items() if v.ndim and v.shape[0] == t.size]
+            if not wanted:
+                raise ParamError("file", f"{path.name} has no signal besides t")
+        pieces = []
+        for column in wanted:
+            if column not in signals:
+                raise ParamError("columns", f"{path.name} has no column {column!r} (it has: "
+                                            f"{', '.join(signals) or 'only t'})")
+            values = signals[column]
+            if values.ndim == 0 or values.shape[0] != t.size:
+                raise ParamError("columns", f"{path.name}: {column!r} has shape {values.shape},"
+                                            f" expected {t.size} rows (one per time)")
+            self._check_values(path, column, values)
+            pieces.append(values)
+        values = pieces[0] if len(pieces) == 1 else \
+            np.hstack([v.reshape(t.size, -1) for v in pieces])
+        self._series(t, values, "file", "file")
+
+    @staticmethod
+    def _check_values(path, name, values):
+        bad = ~np.isfinite(values.reshape(values.shape[0], -1)).all(axis=1)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ParamError("file", f"{_line_of(path, k)}: {name} is not a finite number "
+                                     f"(NaN or inf)")
+
+    def ports(self):
+        return [], [Out("y", shape=self._values.shape[1:], feedthrough=())]
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._bind_series(True)
+
+
+_FILE_NAME = re.compile(r"[^/\\\x00]+\.(csv|npz)\Z", re.IGNORECASE)
+
+
+class ToFile(Block):
+    """Writes its inputs at the recorded times into the run directory.
+
+    file: a file name only (no directory, no `..`), ending in .csv or .npz. CSV: a header row
+    `t, u1, ...` (a vector input u1 gives u1[0], u1[1], ...; a matrix u1[0,0], ...) and one row
+    per recorded time (the rows of results.npz), values in full precision. NPZ: arrays t (N,)
+    and u1..uN (N, *shape). Inputs: u1..uN (N = inputs), any shapes. Nothing is written when
+    the run has no output directory (blocksim.run without out=); an incomplete run writes
+    what was recorded.
+    """
+
+    type = "to_file"
+    records_inputs = True
+    params = (
+        Param("file", "string", doc="file name (.csv or .npz) in the run directory"),
+        Param("inputs", "int", 1, "number of inputs", minimum=1),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        name = self.p.file
+        if ".." in name or not _FILE_NAME.match(name) or name != name.strip():
+            raise ParamError("file", f"expected a file name ending in .csv or .npz, without a "
+                                     f"directory (the file goes into the run directory), got "
+                                     f"{name!r}")
+
+    def ports(self):
+        return [In(f"u{i + 1}") for i in range(self.p.inputs)], []
+
+    def finalize(self, run):
+        if run.out_dir is None:
+            return
+        t, inputs = run.recorded()  # the run's rows, not the extra points drawn in figures
+        data = {f"u{i + 1}": np.asarray(v, dtype=float) for i, v in enumerate(inputs)}
+        path = Path(run.out_dir) / self.p.file
+        if path.suffix.lower() == ".csv":
+            csvio.write_csv(path, t, data)
+        else:
+            write_npz(path, t, data)
+

@@ -1,0 +1,102 @@
+"""Signal generators: a rectangular pulse train and a linear chirp."""
+import math
+
+import numpy as np
+
+from blocksim.block import Block, Out
+from blocksim.params import Param, ParamError
+
+
+class Pulse(Block):
+    """A rectangular pulse train whose edges the solver lands on exactly.
+
+    y = amplitude during the first width*period of every period from `delay` on, 0 otherwise
+    (and 0 before `delay`). Edges: rising at delay + k*period, falling at delay + (k + width)*period (k = 0, 1, ...),
+    each computed by multiplication (no drift over long runs). They are source switches: the
+    solver lands on every edge exactly, integration up to an edge uses the value before it,
+    from the edge the value after it, so the area of every pulse, amplitude*width*period, is
+    exact. Output: y, amplitude's shape. period > 0 (s), 0 < width < 1 (fraction of the
+    period), delay >= 0 (s).
+    """
+
+    type = "pulse"
+    time_dependent = True
+    params = (
+        Param("amplitude", "value", 1.0, "value while the pulse is high"),
+        Param("period", "scalar", 1.0, "period of the train (s)", positive=True),
+        Param("width", "scalar", 0.5, "high time as a fraction of the period, 0 < width < 1",
+              positive=True),
+        Param("delay", "scalar", 0.0, "time of the first rising edge (s)", minimum=0.0),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        if not self.p.width < 1.0:
+            raise ParamError("width", f"must be < 1 (a fraction of the period), got "
+                                      f"{self.p.width:g}")
+
+    def ports(self):
+        return [], [Out("y", shape=self.p.amplitude.shape, feedthrough=())]
+
+    def discrete_state(self):
+        return np.zeros(1)  # 1 while high, 0 while low
+
+    def edge(self, j):
+        """Time of edge j: even j rising, odd j falling."""
+        p = self.p
+        return p.delay + (j // 2 + (p.width if j % 2 else 0.0)) * p.period
+
+    def _edges_up_to(self, t):
+        """The number of edges at or before t."""
+        p = self.p
+        if t < p.delay:
+            return 0
+        j = 2 * int((t - p.delay) // p.period)
+        while self.edge(j) <= t:  # the floor above may be one period off by round-off
+            j += 1
+        while j > 0 and self.edge(j - 1) > t:
+            j -= 1
+        return j
+
+    def events(self, start, stop):
+        first, last = self._edges_up_to(start), self._edges_up_to(stop)
+        return tuple(self.edge(j) for j in range(first, last))
+
+    def initialize(self, t):
+        self.xd[0] = self._edges_up_to(t) % 2
+
+    def event(self, t):
+        self.xd[0] = self._edges_up_to(t) % 2
+
+    def output(self, t):
+        np.multiply(self.p.amplitude, self.xd[0], out=self.y[0])
+
+
+class Chirp(Block):
+    """A sine whose frequency sweeps linearly from f0 at t = 0 to f1 at t = t1 (a linear chirp).
+
+    y = amplitude*sin(2*pi*(f0*t + (f1 - f0)*t^2/(2*t1))); the sweep goes on at the same rate
+    after t1. The instantaneous frequency is f0 + (f1 - f0)*t/t1 (Hz). Output: y, amplitude's shape.
+    f0, f1 in Hz (>= 0), t1 > 0 (s).
+    """
+
+    type = "chirp"
+    time_dependent = True
+    params = (
+        Param("amplitude", "value", 1.0, "peak amplitude"),
+        Param("f0", "scalar", 0.1, "frequency at t = 0 (Hz)", minimum=0.0),
+        Param("f1", "scalar", 10.0, "frequency at t = t1 (Hz)", minimum=0.0),
+        Param("t1", "scalar", 10.0, "time at which the frequency reaches f1 (s)", positive=True),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        p = self.p
+        self._a = 2.0 * math.pi * p.f0
+        self._b = math.pi * (p.f1 - p.f0) / p.t1
+
+    def ports(self):
+        return [], [Out("y", shape=self.p.amplitude.shape, feedthrough=())]
+
+    def output(self, t):
+        np.multiply(self.p.amplitude, math.sin(t * (self._a + self._b * t)), out=self.y[0])

@@ -1,0 +1,149 @@
+"""Random sources: held random numbers drawn at sample hits.
+
+Hit k (k = 0, 1, ... counted from the start of the run) outputs draw k of the stream
+`numpy.random.default_rng(seed)`: the same numbers for the same seed on every machine, with
+every solver (hits are exact times, drawn once each, never at solver steps). The hit counter is
+the block's discrete state; the draws are generated in chunks, in stream order, so draw k
+depends only on (seed, k).
+"""
+import numpy as np
+
+from blocksim.block import Block, Out, Sample
+from blocksim.params import Param, ParamError
+
+CHUNK = 1024  # draws generated at a time
+
+
+def _shape(value):
+    """The `shape` parameter as a tuple of positive ints (a scalar n means (n,))."""
+    dims = value.reshape(-1)
+    if value.ndim > 1 or np.any(dims < 1) or np.any(dims != np.round(dims)):
+        raise ParamError("shape", f"expected a list of positive integers, e.g. [3], got "
+                                  f"{value.tolist()}")
+    return tuple(int(d) for d in dims)
+
+
+class _RandomSource(Block):
+    """Hit k outputs y = offset + scale*draw_k, draw_k standard normal (or uniform on [0, 1)
+    when `_uniform`); subclasses set `_scale` and `_offset`."""
+
+    _uniform = False
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self._shape = _shape(self.p.shape)
+        self.sample = Sample(self.p.period)
+        if self.p.seed < 0:
+            raise ParamError("seed", f"must be >= 0, got {self.p.seed}")
+        self._base = None  # index of the first draw in _buf
+
+    def _fits(self, names):
+        for name in names:
+            value = getattr(self.p, name)
+            try:
+                ok = np.broadcast_shapes(value.shape, self._shape) == self._shape
+            except ValueError:
+                ok = False
+            if not ok:
+                raise ParamError(name, f"shape {value.shape} does not fit the signal's shape "
+                                       f"{self._shape}")
+
+    def ports(self):
+        return [], [Out("y", shape=self._shape, feedthrough=())]
+
+    def discrete_state(self):
+        return np.zeros(1)  # hits so far
+
+    def _fresh(self, rng, n):
+        shape = (n,) + self._shape
+        return rng.random(shape) if self._uniform else rng.standard_normal(shape)
+
+    def _draw(self, k):
+        """Draw k of the stream (a view into the current chunk)."""
+        if self._base is None or k < self._base:
+            self._rng = np.random.default_rng(self.p.seed)
+            self._base = 0
+            self._buf = self._fresh(self._rng, CHUNK)
+        while k >= self._base + CHUNK:
+            self._base += CHUNK
+            self._buf = self._fresh(self._rng, CHUNK)
+        return self._buf[k - self._base]
+
+    def initialize(self, t):
+        self.y[0][...] = 0.0  # before the first hit
+
+    def output(self, t):
+        y = self.y[0]
+        np.multiply(self._scale, self._draw(int(self.xd[0])), out=y)
+        y += self._offset
+
+    def update(self, t):
+        self.xd[0] += 1.0
+
+
+_PERIOD = Param("period", "scalar", 0.1, "sample period: a new value every period (s)",
+                positive=True)
+_SEED = Param("seed", "int", 0, "seed of numpy.random.default_rng (>= 0)")
+_SHAPE = Param("shape", "value", (), "shape of the signal, e.g. [3] (default: scalar)")
+
+
+class Noise(_RandomSource):
+    """Band-limited white noise (Simulink's): a fresh N(0, power/period) sample every period.
+
+    At each hit t_k = k*period a fresh sample y ~ N(0, power/period), held until the next
+    hit. A held sequence of variance power/period has a power spectral density of about power
+    (units^2/Hz) below 1/(2*period): the white noise of intensity `power` seen through a
+    sample-and-hold. Pick period well below the fastest time constant of the system.
+    Output: y of shape `shape` (independent elements); power (>= 0) broadcasts to it.
+    """
+
+    type = "noise"
+    params = (
+        Param("power", "value", 0.1, "noise power: PSD height (units^2/Hz), >= 0", minimum=0.0),
+        _PERIOD,
+        _SEED,
+        _SHAPE,
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        self._fits(("power",))
+        self._scale = np.sqrt(self.p.power / self.p.period)
+        self._offset = 0.0
+
+
+class Random(_RandomSource):
+    """A random number per hit t_k = k*period, held until the next hit.
+
+    normal:  y ~ N(mean, std^2)  (y = mean + std*z, z from rng.standard_normal)
+    uniform: y ~ U[low, high)     (y = low + (high - low)*r, r from rng.random)
+    Output: y of shape `shape` (independent elements); mean, std, low, high broadcast to it.
+    std >= 0, low <= high.
+    """
+
+    type = "random"
+    params = (
+        Param("distribution", "choice", "normal", "distribution of each draw",
+              choices=("normal", "uniform")),
+        Param("mean", "value", 0.0, "mean of the normal distribution"),
+        Param("std", "value", 1.0, "standard deviation of the normal distribution, >= 0",
+              minimum=0.0),
+        Param("low", "value", 0.0, "lower end of the uniform distribution"),
+        Param("high", "value", 1.0, "upper end of the uniform distribution"),
+        Param("period", "scalar", doc="sample period: a new value every period (s)",
+              positive=True),
+        _SEED,
+        _SHAPE,
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        p = self.p
+        self._fits(("mean", "std", "low", "high"))
+        if p.distribution == "normal":
+            self._scale, self._offset = p.std, p.mean
+        else:
+            if np.any(p.high < p.low):
+                raise ParamError("high", "high must be >= low")
+            self._scale, self._offset = p.high - p.low, p.low
+            self._uniform = True

@@ -1,0 +1,256 @@
+"""Element-wise blocks that select or compare, with zero crossings (hybrid.md): sign, abs,
+min_max, relational, switch.
+
+Their output is a different smooth function of the inputs on each side of a threshold; the
+side (the mode) is kept in the discrete state and changes only at a located crossing or at
+another event, where the block re-derives it from its inputs.
+"""
+import numpy as np
+
+from blocksim.block import EITHER, FALLING, Block, In, Out, PortError
+from blocksim.params import Param, ParamError
+
+
+def _common_shape(shapes, names):
+    shape = ()
+    for name in names:
+        try:
+            shape = np.broadcast_shapes(shape, shapes[name])
+        except ValueError:
+            raise PortError(name, f"shape {shapes[name]} does not broadcast with the other "
+                                  f"inputs' shape {shape}") from None
+    return shape
+
+
+class _Signed(Block):
+    """Modes -1 / 0 / +1 per element from the sign of u, crossing at u = 0."""
+
+    def ports(self):
+        return [In("u")], [Out("y")]
+
+    def infer(self, shapes):
+        self._n = int(np.prod(shapes["u"], dtype=int))
+        return {"y": shapes["u"]}
+
+    def discrete_state(self):
+        return np.zeros(self._n)
+
+    def zero_crossings(self):
+        return np.full(self._n, EITHER)
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
+
+    def indicator(self, t):
+        np.copyto(self.z, self._u)
+
+    def crossing(self, t, crossed):
+        u = self._u
+        mode = np.where((u > 0) | ((u == 0) & (crossed > 0)), 1.0,
+                        np.where((u < 0) | ((u == 0) & (crossed < 0)), -1.0, self._at_zero))
+        changed = not np.array_equal(mode, self.xd)
+        self.xd[:] = mode
+        return changed
+
+
+class Sign(_Signed):
+    """y = sign(u) element-wise: -1, 0 or 1.
+
+    Input: u, any shape. Output: y, u's shape. The sign is a mode that changes at the
+    located crossings of u through 0 (and is 0 only while u stays exactly 0).
+    """
+
+    type = "sign"
+    _at_zero = 0.0
+
+    def output(self, t):
+        np.copyto(self._y, self.xd)
+
+
+class Abs(_Signed):
+    """y = |u| element-wise.
+
+    Input: u, any shape. Output: y, u's shape. Computed as s*u with the sign s a mode that
+    changes at the located crossings of u through 0, so y has no kink inside a step.
+    """
+
+    type = "abs"
+    _at_zero = 1.0
+
+    def output(self, t):
+        np.multiply(self.xd, self._u, out=self._y)
+
+
+class MinMax(Block):
+    """y = min(u1, ..., uN) (or max) element-wise.
+
+    Inputs: u1..uN (N = inputs >= 1) broadcast together. Output: y, the broadcast shape. Which
+    input is selected is a mode per element, changed at the located crossings where another
+    input passes the selected one (indicator s*(u_j - y), s = +1 for min, -1 for max).
+    """
+
+    type = "min_max"
+    params = (
+        Param("fn", "choice", "min", "the function", choices=("min", "max")),
+        Param("inputs", "int", 2, "number of inputs", minimum=1),
+    )
+
+    def ports(self):
+        return [In(f"u{i + 1}") for i in range(self.p.inputs)], [Out("y")]
+
+    def infer(self, shapes):
+        self._shape = _common_shape(shapes, [f"u{i + 1}" for i in range(self.p.inputs)])
+        self._n = int(np.prod(self._shape, dtype=int))
+        return {"y": self._shape}
+
+    def discrete_state(self):
+        return np.zeros(self._n)  # index of the selected input per element
+
+    def zero_crossings(self):
+        return np.full(self.p.inputs * self._n, FALLING)
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._mode = xd.reshape(self._shape)
+        self._pick = np.zeros(self._shape, bool)
+        self._zs = tuple(self.z[k * self._n:(k + 1) * self._n].reshape(self._shape)
+                         for k in range(self.p.inputs))
+        self._s = 1.0 if self.p.fn == "min" else -1.0
+
+    def output(self, t):
+        y = self.y[0]
+        for k, uk in enumerate(self.u):
+            np.equal(self._mode, k, out=self._pick)
+            np.copyto(y, uk, where=self._pick)
+
+    def indicator(self, t):
+        y = self.y[0]
+        for uk, zk in zip(self.u, self._zs):
+            np.subtract(uk, y, out=zk)
+            zk *= self._s
+
+    def crossing(self, t, crossed):
+        values = self._s * np.stack([np.broadcast_to(uk, self._shape) for uk in self.u])
+        best = values.min(axis=0)
+        current = np.take_along_axis(values, self._mode.astype(int)[None], axis=0)[0]
+        keep = current <= best  # ties keep the selected input
+        new = np.where(keep, self._mode, values.argmin(axis=0))
+        changed = not np.array_equal(new, self._mode)
+        self._mode[...] = new
+        return changed
+
+
+_RELATIONS = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+              "==": np.equal, "!=": np.not_equal}
+
+
+class Relational(Block):
+    """y = 1.0 where (u1 op u2) holds, else 0.0, element-wise; op one of < <= > >= == !=.
+
+    Inputs: u1, u2 broadcast together. Output: y, the broadcast shape. The truth is a mode
+    that changes at the located crossings of u1 - u2 through 0 (== holds, and != fails, only
+    while u1 - u2 stays exactly 0).
+    """
+
+    type = "relational"
+    params = (Param("op", "choice", doc="the relation", choices=tuple(_RELATIONS)),)
+
+    def ports(self):
+        return [In("u1"), In("u2")], [Out("y")]
+
+    def infer(self, shapes):
+        self._shape = _common_shape(shapes, ["u1", "u2"])
+        self._n = int(np.prod(self._shape, dtype=int))
+        self._op = _RELATIONS[self.p.op]
+        return {"y": self._shape}
+
+    def discrete_state(self):
+        return np.zeros(self._n)
+
+    def zero_crossings(self):
+        return np.full(self._n, EITHER)
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._truth = xd.reshape(self._shape)
+        self._z = self.z.reshape(self._shape)
+
+    def output(self, t):
+        np.copyto(self.y[0], self._truth)
+
+    def indicator(self, t):
+        np.subtract(self.u[0], self.u[1], out=self._z)
+
+    def crossing(self, t, crossed):
+        new = self._op(*self.u).astype(float)
+        changed = not np.array_equal(new, self._truth)
+        self._truth[...] = new
+        return changed
+
+
+_CRITERIA = (">=", ">", "!=0")
+
+
+class Switch(Block):
+    """y = u1 where criterion(u2, threshold) holds, else u3 (Simulink's layout: u2 controls).
+
+    criterion: ">=" (u2 >= threshold), ">" (u2 > threshold) or "!=0" (u2 != 0). Inputs u1, u3
+    broadcast together to y's shape; u2 is a scalar (one switch for all) or of y's shape (one
+    per element). Which input passes is a mode, changed at the located crossings of
+    u2 - threshold (u2 for "!=0") and at other events.
+    """
+
+    type = "switch"
+    params = (
+        Param("threshold", "scalar", 0.0, "threshold the control input u2 is compared with"),
+        Param("criterion", "choice", ">=", "when u1 passes", choices=_CRITERIA),
+    )
+
+    def ports(self):
+        return [In("u1"), In("u2", doc="control"), In("u3")], [Out("y")]
+
+    def infer(self, shapes):
+        shape = _common_shape(shapes, ["u1", "u3"])
+        if shapes["u2"] not in ((), shape):
+            raise PortError("u2", f"the control input must be a scalar or of the output's "
+                                  f"shape {shape}, got {shapes['u2']}")
+        self._shape, self._m = shape, int(np.prod(shapes["u2"], dtype=int))
+        if self.p.criterion == "!=0" and self.p.threshold != 0:
+            raise ParamError("threshold", "criterion '!=0' compares u2 with 0: leave threshold 0")
+        return {"y": shape}
+
+    def discrete_state(self):
+        return np.zeros(self._m)  # 1: u1 passes
+
+    def zero_crossings(self):
+        return np.full(self._m, EITHER)
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._pass = np.zeros(xd.shape, bool)
+        self._control = u[1].reshape(-1)
+        self._mask = self._pass.reshape(self._shape) if self._m > 1 else self._pass.reshape(())
+
+    def output(self, t):
+        np.not_equal(self.xd, 0.0, out=self._pass)
+        y = self.y[0]
+        np.copyto(y, self.u[2])
+        np.copyto(y, self.u[0], where=self._mask)
+
+    def indicator(self, t):
+        np.subtract(self._control, self.p.threshold, out=self.z)
+
+    def crossing(self, t, crossed):
+        c, th = self._control, self.p.threshold
+        criterion = self.p.criterion
+        if criterion == ">=":
+            holds = (c > th) | ((c == th) & (crossed >= 0))
+        elif criterion == ">":
+            holds = (c > th)
+        else:
+            holds = c != 0
+        new = holds.astype(float)
+        changed = not np.array_equal(new, self.xd)
+        self.xd[:] = new
+        return changed

@@ -1,0 +1,152 @@
+"""`blocksim sweep`: the command line of `blocksim.sweep`.
+
+    blocksim sweep SWEEP.yaml [--workers N | --scheduler ADDRESS] [--out DIR]
+                              [--keep all|metrics|failed] [--resume] [--set KEY=VALUE]... [--quiet]
+    blocksim sweep DIAGRAM.yaml --grid KEY=V1,V2,... [--grid ...] [--metric NAME=EXPR]...
+
+Exit codes: 0 every run succeeded; 3 some run failed (its row says why); 130 interrupted
+(Ctrl-C or SIGTERM: the finished rows are written, `complete` is false); 2 invalid sweep or
+command line (every problem as FILE:LINE, before anything runs).
+"""
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+import time
+from pathlib import Path
+
+EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
+SHOW_FAILURES = 10
+
+
+def add_parser(sub):
+    p = sub.add_parser("sweep", help="run a diagram many times (grid, Monte Carlo) on every "
+                                     "core or a Dask cluster; one table of results")
+    p.add_argument("file", help="a sweep file, or a diagram with --grid")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, help="runs at once on this machine (default: its "
+                                                   "cores; 1: in this process, without Dask)")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="an existing Dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--out", help="sweep directory (default: runs/<name>/)")
+    p.add_argument("--keep", choices=("all", "metrics", "failed"), default="all",
+                   help="whose results.npz/meta.json to write (default: all)")
+    p.add_argument("--resume", action="store_true",
+                   help="rerun only the rows of --out that are not ok yet")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a fixed override for every run (repeatable)")
+    p.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...",
+                   help="with a diagram: a path and its values (repeatable: a product)")
+    p.add_argument("--metric", action="append", default=[], metavar="NAME=EXPR",
+                   help="with a diagram: a metric of the recorded signals, e.g. max(abs(e))")
+    p.add_argument("--quiet", action="store_true", help="print only the final summary line")
+    return p
+
+
+def run(args):
+    """The sweep command; returns the exit code. DiagramErrors propagate to cli.main."""
+    from .errors import DiagramError
+    from .sweep_run import prepare
+    from .sweep_spec import grid_option
+
+    if not Path(args.file).is_file():
+        raise DiagramError("no such sweep or diagram file", file=args.file)
+    grid = dict(grid_option(g) for g in args.grid)
+    metrics = {}
+    for item in args.metric:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip():
+            raise DiagramError(f"--metric expects NAME=EXPR, got {item!r}", file="--metric")
+        metrics[name.strip()] = text
+    prepared = prepare(args.file, grid=grid or None, metrics=metrics or None,
+                       overrides=args.set, cli=True)
+    out = Path(args.out) if args.out else Path("runs") / prepared.name
+    bar = None if args.quiet or not sys.stderr.isatty() else _Bar()
+    failures = []
+
+    def progress(p):
+        if bar is not None:
+            bar.update(p)
+        if p.outcome is not None and p.outcome.row["status"] == "failed":
+            failures.append(p.outcome)
+
+    started = time.perf_counter()
+    try:
+        with _sigterm_interrupts():
+            table = prepared.run(workers=args.workers, scheduler=args.scheduler, out=out,
+                                 keep=args.keep, resume=args.resume, progress=progress)
+    except KeyboardInterrupt as e:
+        _close(bar)
+        table = getattr(e, "table", None)
+        if table is None:
+            print("interrupted", file=sys.stderr)
+        else:
+            _summary(table, out, time.perf_counter() - started, "interrupted: ")
+        return EXIT_INTERRUPTED
+    _close(bar)
+    if not args.quiet:
+        _print_failures(table, failures)
+    _summary(table, out, time.perf_counter() - started)
+    return EXIT_FAILED if table.counts()["failed"] else EXIT_OK
+
+
+def _summary(table, out, wall, prefix=""):
+    c = table.counts()
+    where = table.meta["execution"]["where"] or "nothing to run"
+    parts = [f"{c['ok']} ok", f"{c['failed']} failed"]
+    if c["interrupted"]:
+        parts.append(f"{c['interrupted']} not run")
+    print(f"{prefix}{table.meta['name']}: {c['runs']} runs, {', '.join(parts)} in {wall:.3g} s "
+          f"({where}) -> {out}/")
+
+
+def _print_failures(table, failures):
+    failures = sorted(failures, key=lambda o: o.index)
+    varied = [v["key"] for v in table.meta["varied"]]
+    for o in failures[:SHOW_FAILURES]:
+        row = table.rows[o.index]
+        values = ", ".join(f"{k}={row[k]}" for k in varied)
+        print(f"run {o.index} ({values}) failed: {o.row['message']}", file=sys.stderr)
+    if len(failures) > SHOW_FAILURES:
+        print(f"... and {len(failures) - SHOW_FAILURES} more failed runs (see summary.csv)",
+              file=sys.stderr)
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts():
+    """SIGTERM stops the sweep as Ctrl-C does (finished rows written, exit 130)."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class _Bar:
+    """A tqdm bar over runs: done / failed / running and the ETA."""
+
+    def __init__(self):
+        self.bar = None
+
+    def update(self, p):
+        from tqdm import tqdm
+        if self.bar is None:
+            self.bar = tqdm(total=p.total, unit="run", leave=False, file=sys.stderr,
+                            dynamic_ncols=True)
+        if p.outcome is not None:
+            self.bar.update(1)
+        self.bar.set_postfix_str(f"ok {p.ok}, failed {p.failed}, running {p.running}",
+                                 refresh=False)
+
+
+def _close(bar):
+    if bar is not None and bar.bar is not None:
+        bar.bar.close()

@@ -1,0 +1,181 @@
+"""Where a sweep's runs execute: the calling process, a local Dask cluster, or an existing one.
+
+`executor(workers, scheduler, client)` is a context manager giving an object with
+`run(job, runs, report)`, which calls `report(outcome)` for every finished run, in completion
+order, and `workers` (how many runs execute at once).
+
+- `workers == 1`: in the calling process, one run after another (no Dask).
+- otherwise a `distributed.LocalCluster` of that many worker processes (one thread each,
+  loopback only, no dashboard), started here and closed afterwards. Its scheduler marks a run
+  failed when two workers died running it (`allowed_failures=1`: one retry), and gives each
+  worker one run at a time (`worker-saturation` 1.0), so that only the run that was
+  executing when a worker died is charged with its death.
+- `scheduler="tcp://host:8786"` or `client=` a `distributed.Client`: an existing cluster (its
+  own allowed-failures setting applies; Dask's default retries a run three times).
+
+The job (the parsed diagram, the metrics) is sent to every worker once; each run is one task
+carrying only its overrides, and only its row (and its results when kept) comes back.
+On Ctrl-C the outstanding runs are cancelled and the finished ones still reported.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import warnings
+
+from .errors import DiagramError
+from .sweep_worker import Outcome, adopt_cache, new_row, run_one
+
+
+class InProcess:
+    """Runs one after another in the calling process."""
+    workers = 1
+    where = "in-process"
+
+    def __init__(self, cache=None):
+        self.cache = cache
+
+    def run(self, job, runs, report):
+        if self.cache is not None:
+            adopt_cache(job, self.cache)
+        for r in runs:
+            report(run_one(job, r.index, r.overrides, in_process=True))
+
+
+class OnDask:
+    """Runs as tasks of a Dask distributed cluster, one task per run."""
+
+    def __init__(self, client, where):
+        self.client = client
+        self.where = where
+        self.workers = max(1, sum(client.nthreads().values()))
+
+    def run(self, job, runs, report):
+        from distributed import as_completed
+
+        client = self.client
+        shared = client.scatter(job, broadcast=True, hash=False)
+        futures = {client.submit(run_one, shared, r.index, r.overrides,
+                                 key=f"blocksim-run-{job.token}-{r.index}"): r for r in runs}
+        reported = set()
+        try:
+            for future in as_completed(futures):
+                report(self.outcome(future, futures[future]))
+                reported.add(future.key)
+        except KeyboardInterrupt:
+            client.cancel([f for f in futures if f.key not in reported and f.status != "finished"])
+            for future, r in futures.items():
+                if future.key not in reported and future.status in ("finished", "error"):
+                    report(self.outcome(future, r))
+            raise
+        finally:
+            client.cancel([shared, *futures])
+
+    @staticmethod
+    def outcome(future, run):
+        from distributed import KilledWorker
+
+        try:
+            return future.result(timeout=60)
+        except KilledWorker:
+            return Outcome(run.index, new_row(
+                "failed", "the worker process died running this run, and again when it was "
+                          "retried"))
+        except Exception as e:  # the task itself could not run on the worker
+            return Outcome(run.index, new_row(
+                "failed", f"the run could not execute on the cluster: {type(e).__name__}: {e}"))
+
+
+@contextlib.contextmanager
+def executor(workers=1, scheduler=None, client=None, cache=None):
+    """The place runs execute (see the module docstring); closes what it started."""
+    if client is not None:
+        yield OnDask(client, f"Dask cluster {client.scheduler.address}")
+        return
+    if scheduler is not None:
+        with _connect(scheduler) as c:
+            yield OnDask(c, f"Dask cluster {scheduler}")
+        return
+    if workers <= 1:
+        yield InProcess(cache)
+        return
+    with _local_cluster(workers) as c:
+        yield OnDask(c, f"{workers} local worker processes")
+
+
+@contextlib.contextmanager
+def _connect(address):
+    from distributed import Client
+
+    try:
+        client = Client(address, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as e:
+        raise DiagramError(f"cannot connect to the Dask scheduler at {address}: {e}",
+                           file="--scheduler") from None
+    try:
+        _check_workers(client, address)
+        yield client
+    finally:
+        client.close()
+
+
+def _check_workers(client, address):
+    """Every worker must be able to import blocksim: ask them before sending runs."""
+    if not client.nthreads():
+        raise DiagramError(f"the Dask cluster at {address} has no workers", file="--scheduler")
+    try:
+        client.run(_blocksim_version)
+    except Exception as e:
+        raise DiagramError(f"the workers of the Dask cluster at {address} cannot run blocksim "
+                           f"({type(e).__name__}: {e}); install blocksim where they run",
+                           file="--scheduler") from None
+
+
+def _blocksim_version():
+    from . import __version__
+    return __version__
+
+
+@contextlib.contextmanager
+def _local_cluster(workers):
+    import dask
+    from distributed import Client, LocalCluster
+
+    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}), \
+            warnings.catch_warnings(), _ignoring_sigint():
+        # the scheduler's internal HTTP server (loopback) moves to a free port when another
+        # cluster on this machine has the default one: not worth a warning
+        warnings.filterwarnings("ignore", message="Port .* is already in use")
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               host="127.0.0.1", dashboard_address=None,
+                               silence_logs=logging.ERROR,
+                               scheduler_kwargs={"allowed_failures": 1})
+    client = Client(cluster)
+    try:
+        yield client
+    finally:
+        # runs cancelled by Ctrl-C make the closing scheduler log lost connections at
+        # CRITICAL level: nothing a user can act on
+        logging.disable(logging.CRITICAL)
+        try:
+            client.close()
+            cluster.close()
+        finally:
+            logging.disable(logging.NOTSET)
+
+
+@contextlib.contextmanager
+def _ignoring_sigint():
+    """Worker processes started in here inherit an ignored SIGINT: Ctrl-C in a terminal
+    reaches the whole process group, and only this process should act on it (it cancels
+    the runs and closes the cluster)."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -1,0 +1,259 @@
+"""Figures of a sweep: each metric against one or two varied values, or its distribution.
+
+- one varied value (a grid or zip path): a line plot of the metric against it;
+- two grid paths: a heat map over the grid, one cell per run, each cell labelled;
+- more varied values: one line plot per path, the mean over the other paths with the
+  min-max band;
+- Monte Carlo (`samples:`): a histogram of the metric over the successful runs, one outline
+  per grid point when there are a few.
+Failed runs are drawn as gaps (grey cells, red crosses) and counted in the title.
+
+`plot_metric`, `plot_histogram` draw into a given matplotlib Axes (for reports);
+`write_figures(table, out_dir)` writes the default figure of every metric as `<metric>.png`
+and returns their descriptions (file, metric, kind, paths) for sweep.json.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from . import expr
+from .atomic import atomic_path
+
+
+def numeric(value):
+    """A varied value as a float, or None when it is not one number ("pi/4" counts)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            v = expr.evaluate(value, {})
+        except expr.ExprError:
+            return None
+        return float(v) if np.size(v) == 1 else None
+    return None
+
+
+def _label(value):
+    x = numeric(value)
+    return f"{x:g}" if x is not None and not isinstance(value, str) else str(value)
+
+
+def _metric_values(table, metric):
+    return np.array([row[metric] if row["status"] == "ok" and row[metric] is not None
+                     else np.nan for row in table.rows], dtype=float)
+
+
+def _levels(table, key):
+    """The distinct values of a varied path in the order they first appear."""
+    levels, seen = [], set()
+    for v in table.column(key):
+        k = repr(v)
+        if k not in seen:
+            seen.add(k)
+            levels.append(v)
+    return levels
+
+
+def _named(table, metric):
+    """'max_err = max(abs(e))': the metric with its expression, for titles and labels."""
+    text = table.meta.get("sweep", {}).get("metrics", {}).get(metric)
+    return f"{metric} = {text}" if text else metric
+
+
+def _status_note(table):
+    c = table.counts()
+    note = f"{c['ok']} ok"
+    if c["failed"]:
+        note += f", {c['failed']} failed"
+    if c["interrupted"]:
+        note += f", {c['interrupted']} not run"
+    return note
+
+
+def plot_metric(table, metric, x, y=None, ax=None):
+    """Draw `metric` against the varied path `x` (line plot, the mean over any other
+    varied paths with their min-max band), or against `x` and `y` (heat map of the mean per
+    cell). Returns the Axes."""
+    ax = ax or _new_axes()
+    values = _metric_values(table, metric)
+    if y is None:
+        _line(ax, table, values, metric, x)
+    else:
+        _heat_map(ax, table, values, metric, x, y)
+    return ax
+
+
+def _line(ax, table, values, metric, key):
+    levels = _levels(table, key)
+    xs = [numeric(v) for v in levels]
+    positions = xs if all(v is not None for v in xs) else list(range(len(levels)))
+    column = [repr(v) for v in table.column(key)]
+    mean, lo, hi, failed = [], [], [], []
+    for level in levels:
+        sel = np.array([c == repr(level) for c in column])
+        ok = values[sel][np.isfinite(values[sel])]
+        mean.append(ok.mean() if ok.size else np.nan)
+        lo.append(ok.min() if ok.size else np.nan)
+        hi.append(ok.max() if ok.size else np.nan)
+        failed.append(ok.size < sel.sum())
+    order = np.argsort(positions)
+    p = np.asarray(positions, dtype=float)[order]
+    m, lo, hi = (np.asarray(a)[order] for a in (mean, lo, hi))
+    ax.plot(p, m, "o-", color="C0", label=metric)
+    if np.any(np.asarray(hi) > np.asarray(lo)):
+        ax.fill_between(p, lo, hi, color="C0", alpha=0.2, label="min - max")
+    bad = np.asarray(failed)[order]
+    if bad.any():
+        ax.plot(p[bad], np.full(bad.sum(), np.nanmin(m) if np.isfinite(m).any() else 0.0),
+                "x", color="C3", markersize=9, label="failed runs")
+    if positions is not xs:
+        ax.set_xticks(range(len(levels)), [_label(v) for v in levels])
+    ax.set_xlabel(key)
+    ax.set_ylabel(metric)
+    if np.isfinite(m).any() and np.nanmin(lo) > 0 and np.nanmax(hi) / np.nanmin(lo) > 50:
+        ax.set_yscale("log")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    ax.set_title(f"{_named(table, metric)} against {key} ({_status_note(table)})",
+                 fontsize="medium")
+
+
+def _heat_map(ax, table, values, metric, xkey, ykey):
+    from matplotlib.colors import LogNorm
+
+    xl, yl = _levels(table, xkey), _levels(table, ykey)
+    xi = {repr(v): i for i, v in enumerate(xl)}
+    yi = {repr(v): i for i, v in enumerate(yl)}
+    total = np.zeros((len(yl), len(xl)))
+    count = np.zeros((len(yl), len(xl)))
+    runs = np.zeros((len(yl), len(xl)))
+    for row, v in zip(table.rows, values):
+        i, j = yi[repr(row[ykey])], xi[repr(row[xkey])]
+        runs[i, j] += 1
+        if np.isfinite(v):
+            total[i, j] += v
+            count[i, j] += 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+    finite = z[np.isfinite(z)]
+    norm = None
+    if finite.size and finite.min() > 0 and finite.max() / finite.min() > 50:
+        norm = LogNorm(finite.min(), finite.max())
+    ax.set_facecolor("0.85")  # cells without a successful run
+    mesh = ax.pcolormesh(np.ma.masked_invalid(z), cmap="viridis", norm=norm)
+    ax.figure.colorbar(mesh, ax=ax, label=metric)
+    ax.set_xticks(np.arange(len(xl)) + 0.5, [_label(v) for v in xl])
+    ax.set_yticks(np.arange(len(yl)) + 0.5, [_label(v) for v in yl])
+    ax.set_xlabel(xkey)
+    ax.set_ylabel(ykey)
+    if z.size <= 150:
+        fmt = _cell_format(finite)
+        for i in range(len(yl)):
+            for j in range(len(xl)):
+                if np.isfinite(z[i, j]):
+                    shade = mesh.norm(z[i, j])
+                    ax.text(j + 0.5, i + 0.5, format(z[i, j], fmt), ha="center", va="center",
+                            fontsize="x-small", color="black" if shade > 0.6 else "white")
+                elif runs[i, j]:
+                    ax.text(j + 0.5, i + 0.5, "failed", ha="center", va="center",
+                            fontsize="x-small", color="C3")
+    ax.set_title(f"{_named(table, metric)} ({_status_note(table)})", fontsize="medium")
+
+
+def _cell_format(values):
+    """Enough significant digits to tell the cells apart: 3, more when the values spread
+    little relative to their size (11.43 and 11.35 must not both read 11.4)."""
+    if values.size < 2 or np.ptp(values) == 0:
+        return ".3g"
+    spread = np.max(np.abs(values)) / np.ptp(values)
+    return f".{int(min(6, max(3, np.ceil(np.log10(spread)) + 2)))}g"
+
+
+def plot_histogram(table, metric, by=(), ax=None):
+    """Histogram of `metric` over the successful runs; with `by` (grid paths) and at most six
+    groups, one outline per group. Mean, median and 95th percentile are marked. Returns the
+    Axes."""
+    ax = ax or _new_axes()
+    values = _metric_values(table, metric)
+    ok = values[np.isfinite(values)]
+    if ok.size == 0:
+        ax.text(0.5, 0.5, "no successful run", ha="center", transform=ax.transAxes)
+        ax.set_title(f"{metric} ({_status_note(table)})", fontsize="medium")
+        return ax
+    # Freedman-Diaconis bins ("auto" takes the coarser of it and Sturges), at most 60
+    edges = np.histogram_bin_edges(ok, bins="fd" if np.ptp(ok) > 0 else 1)
+    if edges.size > 61:
+        edges = np.histogram_bin_edges(ok, bins=60)
+    groups = {}
+    if by:
+        for row, v in zip(table.rows, values):
+            if np.isfinite(v):
+                groups.setdefault(tuple(repr(row[k]) for k in by), (row, []))[1].append(v)
+    if 1 < len(groups) <= 6:
+        for n, (row, vs) in enumerate(groups.values()):
+            label = ", ".join(f"{k.split('.')[-2] if k.count('.') else k}={_label(row[k])}"
+                              for k in by)
+            ax.hist(vs, bins=edges, histtype="step", linewidth=1.5, color=f"C{n}", label=label)
+    else:
+        ax.hist(ok, bins=edges, color="C0", alpha=0.8, label=f"{ok.size} runs")
+    for value, style, name in ((ok.mean(), "-", "mean"), (np.median(ok), "--", "median"),
+                               (np.percentile(ok, 95), ":", "95th percentile")):
+        ax.axvline(value, color="k", linestyle=style, linewidth=1, label=f"{name} {value:.3g}")
+    ax.set_xlabel(_named(table, metric))
+    ax.set_ylabel("runs")
+    ax.legend(fontsize="small")
+    ax.set_title(f"{metric} over {ok.size} runs ({_status_note(table)})", fontsize="medium")
+    return ax
+
+
+def figure_plan(meta):
+    """[(metric, kind, paths)] of the default figures for a sweep described by `meta`
+    (sweep.json without rows): see the module docstring."""
+    varied = meta["varied"]
+    listed = [v["key"] for v in varied if v["kind"] in ("grid", "zip")]
+    grid = [v["key"] for v in varied if v["kind"] == "grid"]
+    plan = []
+    for metric in meta["metrics"]:
+        if meta["sweep"]["samples"]:
+            plan.append((metric, "histogram", grid))
+        elif len(listed) == 1:
+            plan.append((metric, "line", listed))
+        elif len(grid) == 2 and len(listed) == 2:
+            plan.append((metric, "heatmap", grid))
+        else:
+            plan.extend((metric, "line", [key]) for key in listed)
+    return plan
+
+
+def write_figures(table, out_dir):
+    """Write the default figures into `out_dir`; returns [{file, metric, kind, paths}]."""
+    written = []
+    plan = figure_plan(table.meta)
+    for metric, kind, paths in plan:
+        several = sum(1 for m, _, _ in plan if m == metric) > 1
+        name = metric + (f"_vs_{_slug(paths[0])}" if several else "") + ".png"
+        ax = _new_axes(size=(7, 5.5) if kind == "heatmap" else (7, 4.5))
+        if kind == "histogram":
+            plot_histogram(table, metric, by=paths, ax=ax)
+        elif kind == "heatmap":
+            plot_metric(table, metric, paths[0], paths[1], ax=ax)
+        else:
+            plot_metric(table, metric, paths[0], ax=ax)
+        ax.figure.tight_layout()
+        with atomic_path(out_dir / name) as tmp:
+            ax.figure.savefig(tmp, dpi=110)
+        written.append({"file": name, "metric": metric, "kind": kind, "paths": paths})
+    return written
+
+
+def _slug(key):
+    return re.sub(r"[^A-Za-z0-9]+", "_", key).strip("_")
+
+
+def _new_axes(size=(7, 4.5)):
+    from matplotlib.figure import Figure
+    return Figure(figsize=size).add_subplot()

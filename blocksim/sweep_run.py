@@ -1,0 +1,272 @@
+"""`blocksim.sweep`: run a diagram many times with different values and tabulate the runs.
+
+    import blocksim
+    table = blocksim.sweep("sweeps/demo3_robustness.yaml", workers=2, out="runs/demo3_robustness")
+    table.rows, table.columns, table.to_csv("summary.csv")
+
+The sweep is checked completely before anything runs (`sweep_spec.check`), then its runs
+execute in this process, on a local Dask cluster or on an existing one (`sweep_exec`), each
+a row of the table. With `out`, the sweep directory gets `summary.csv` and `sweep.json`
+(rewritten every few seconds while the sweep runs, so an interrupted sweep leaves its
+finished rows), `runs/<i>/results.npz` and `meta.json` for the kept runs, and a figure per
+metric (`sweep_plot`).
+"""
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import math
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import DiagramError
+from .results import versions, write_json, write_npz
+from .sweep_exec import executor
+from .sweep_plot import write_figures
+from .sweep_spec import check, load_plan
+from .sweep_table import new_table, read_previous
+from .sweep_worker import Job
+
+KEEP = ("all", "metrics", "failed")
+FLUSH_SECONDS = 2.0
+SEEDING = "numpy.random.SeedSequence(seed).spawn(runs)[run]"
+
+
+@dataclass
+class Progress:
+    """What a progress callback sees when the runs start (`outcome` None) and after each."""
+    total: int
+    done: int
+    ok: int
+    failed: int
+    running: int
+    outcome: object
+
+
+def default_workers():
+    """The cores this process may use."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def sweep(source, *, grid=None, metrics=None, overrides=None, workers=None, scheduler=None,
+          client=None, out=None, keep="all", resume=False, progress=None):
+    """Run a sweep file, or the diagram `source` over `grid` ({path: list of values or an
+    expression giving one}) with `metrics` ({name: expression}); returns a SweepTable.
+
+    overrides: fixed overrides for every run ({path: value} or "path=value" strings).
+    workers: runs at once on this machine (default: its cores; 1 runs in this process);
+    scheduler: the address of an existing Dask scheduler; client: a distributed.Client.
+    out: the sweep directory (no files without it); keep: whose per-run results are written
+    (all, metrics: none, failed); resume: rerun only the rows of `out` that are not ok.
+    progress: called with a `Progress` when the runs start and after every run.
+    Raises DiagramError(s) for an invalid sweep, before anything runs. On Ctrl-C the rows
+    finished so far are written and KeyboardInterrupt is raised with the table as `.table`.
+    """
+    options = dict(workers=workers, scheduler=scheduler, client=client, out=out, keep=keep,
+                   resume=resume)
+    _check_options(**options)
+    return prepare(source, grid=grid, metrics=metrics, overrides=overrides).run(
+        **options, progress=progress)
+
+
+def prepare(source, *, grid=None, metrics=None, overrides=None, cli=False):
+    """Read and check a sweep (see `sweep`) without running it: a `Sweep`."""
+    plan = load_plan(source, grid, metrics, overrides or (), cli=cli)
+    return Sweep(plan, check(plan), cli)
+
+
+class Sweep:
+    """A sweep that passed every check: `name`, `runs`, and `run(...)` (see `sweep`)."""
+
+    def __init__(self, plan, checked, cli=False):
+        self.plan = plan
+        self.checked = checked
+        self.name = plan.name
+        self.runs = checked.runs
+        self.cli = cli
+
+    def run(self, *, workers=None, scheduler=None, client=None, out=None, keep="all",
+            resume=False, progress=None):
+        _check_options(workers, scheduler, client, out, keep, resume, self.cli)
+        plan, checked = self.plan, self.checked
+        meta = _meta(plan, checked, keep)
+        table = new_table(plan, checked.runs, meta)
+        out = Path(out) if out is not None else None
+        if resume:
+            _take_previous(table, out)
+        todo = [r for r in checked.runs if table.rows[r.index]["status"] != "ok"]
+        writer = _Writer(out, table)
+        job = Job(uuid.uuid4().hex, plan.name, checked.spec,
+                  {name: text for name, (text, _) in plan.metrics.items()},
+                  keep if out is not None else "metrics")
+        n_local = min(workers or default_workers(), max(len(todo), 1))
+        started = time.perf_counter()
+        interrupted = None
+        try:
+            writer.flush(force=True)
+            if todo:
+                with executor(n_local, scheduler, client, checked.cache) as ex:
+                    meta["execution"].update(where=ex.where, workers=ex.workers)
+                    counter = _Counter(table, len(todo), ex.workers, progress, writer)
+                    counter.start()
+                    ex.run(job, todo, counter.report)
+        except KeyboardInterrupt as e:
+            interrupted = e
+        meta["execution"]["wall_s"] = time.perf_counter() - started
+        meta["complete"] = table.counts()["interrupted"] == 0
+        meta["status"] = "finished" if meta["complete"] else "interrupted"
+        writer.finish()
+        if interrupted is not None:
+            interrupted.table = table
+            raise interrupted
+        return table
+
+
+def _check_options(workers, scheduler, client, out, keep, resume, cli=False):
+    def option(name):
+        return f"--{name}" if cli else f"{name}="
+    if keep not in KEEP:
+        raise DiagramError(f"keep must be one of {', '.join(KEEP)}, got {keep!r}",
+                           file=option("keep"))
+    if (scheduler is not None or client is not None) and workers is not None:
+        raise DiagramError("give either a number of local workers or a Dask scheduler, not both",
+                           file=option("workers"))
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 1):
+        raise DiagramError(f"workers must be a positive integer, got {workers!r}",
+                           file=option("workers"))
+    if resume and out is None:
+        raise DiagramError("resume needs the sweep directory", file=option("out"))
+
+
+def _meta(plan, checked, keep):
+    random = plan.of_kind("random")
+    return {
+        "blocksim-sweep": 1,
+        "name": plan.name,
+        "file": plan.file,
+        "diagram": plan.diagram,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "complete": False,
+        "status": "running",
+        "sweep": plan.describe(),
+        "varied": [{"key": a.key, "kind": a.kind} for a in plan.axes],
+        "metrics": list(plan.metrics),
+        "seeds": {"seed": plan.seed, "per_run": SEEDING} if random else None,
+        "keep": keep,
+        "fingerprint": _fingerprint(plan, checked),
+        "execution": {"where": None, "workers": 0, "wall_s": None, "compiles": 0,
+                      "reparameterised": 0, "run_s": 0.0, "simulate_s": 0.0},
+        "figures": [],
+        "versions": versions(),
+    }
+
+
+def _fingerprint(plan, checked):
+    """What makes two sweeps the same for --resume: the resolved sweep and the diagram it
+    runs (its whole configuration, subsystems included, as compiled for the first run)."""
+    model = checked.cache.model(checked.spec.copy())
+    text = json.dumps({"sweep": plan.describe(), "diagram": model.config}, sort_keys=True,
+                      default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _take_previous(table, out):
+    previous = read_previous(out / "sweep.json")
+    if previous is None:
+        return
+    if previous.get("fingerprint") != table.meta["fingerprint"]:
+        raise DiagramError(f"cannot resume: {out}/ holds a different sweep (the sweep file, "
+                           "its --set values or the diagram changed)", file=str(out),
+                           hint="run it into a new directory (--out), or without --resume")
+    varied = {v["key"] for v in table.meta["varied"]}
+    results = [c for c in table.columns if c != "run" and c not in varied]
+    for row in previous.get("rows", []):
+        i = row.get("run")
+        if row.get("status") == "ok" and isinstance(i, int) and 0 <= i < len(table.rows):
+            table.rows[i].update({c: _from_json(row.get(c)) for c in results})
+
+
+def _from_json(v):
+    if v in ("nan", "inf", "-inf"):
+        return float(v)
+    return v
+
+
+class _Counter:
+    """Takes each outcome into the table, writes its files, reports progress."""
+
+    def __init__(self, table, total, running, progress, writer):
+        self.table = table
+        self.total = total
+        self.workers = running
+        self.progress = progress
+        self.writer = writer
+        self.done = self.ok = self.failed = 0
+
+    def start(self):
+        if self.progress is not None:
+            self.progress(Progress(self.total, 0, 0, 0, min(self.workers, self.total), None))
+
+    def report(self, outcome):
+        table = self.table
+        table.set(outcome.index, outcome.row)
+        ex = table.meta["execution"]
+        ex["run_s"] += outcome.row["wall_s"] or 0.0
+        ex["simulate_s"] += outcome.sim_s
+        ex["compiles" if outcome.compiled else "reparameterised"] += 1
+        self.done += 1
+        status = outcome.row["status"]
+        self.ok += status == "ok"
+        self.failed += status == "failed"
+        self.writer.run_files(outcome)
+        self.writer.flush()
+        if self.progress is not None:
+            self.progress(Progress(self.total, self.done, self.ok, self.failed,
+                                   min(self.workers, self.total - self.done), outcome))
+
+
+class _Writer:
+    """The sweep directory (nothing without one)."""
+
+    def __init__(self, out, table):
+        self.out = out
+        self.table = table
+        self.last = -math.inf
+
+    def run_files(self, outcome):
+        if self.out is None:
+            return
+        folder = self.out / "runs" / str(outcome.index)
+        if outcome.result is not None:
+            t, data, meta = outcome.result
+            write_npz(folder / "results.npz", t, data)
+            write_json(folder / "meta.json", meta)
+        elif folder.is_dir():  # a previous sweep's results for this run: no longer true
+            for name in ("results.npz", "meta.json"):
+                (folder / name).unlink(missing_ok=True)
+            if not any(folder.iterdir()):
+                folder.rmdir()
+
+    def flush(self, force=False):
+        if self.out is None or (not force and time.monotonic() - self.last < FLUSH_SECONDS):
+            return
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.table.to_csv(self.out / "summary.csv")
+        self.table.to_json(self.out / "sweep.json")
+        self.last = time.monotonic()
+
+    def finish(self):
+        if self.out is None:
+            return
+        self.out.mkdir(parents=True, exist_ok=True)
+        if self.table.meta["metrics"]:
+            self.table.meta["figures"] = write_figures(self.table, self.out)
+        self.flush(force=True)
+

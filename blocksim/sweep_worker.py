@@ -1,0 +1,139 @@
+"""One run of a sweep, where it executes: in the calling process or on a Dask worker.
+
+`run_one(job, index, overrides)` applies the run's overrides to a copy of the job's diagram,
+gets a model from the worker's compile cache (compiled once per worker and thread, then
+re-parameterised: see `compiler.ModelCache`), simulates it, computes the metrics and returns
+an `Outcome`: the run's row and, only when the run is kept, its results. Every failure of the
+run (an invalid value, a simulation error, a metric that cannot be computed, an unexpected
+exception) is a `failed` row with its message; nothing a run does stops the sweep.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from .api import run_meta
+from .compiler import ModelCache
+from .diagram import apply_overrides
+from .errors import DiagramError, DiagramErrors
+from .results import finalize_sinks
+from .simulator import simulate
+from .sweep_metrics import Metrics
+
+
+@dataclass
+class Job:
+    """What every run of one sweep needs; sent to each worker once."""
+    token: str  # unique per sweep execution: the key of the workers' caches
+    name: str  # the sweep's name
+    spec: object  # DiagramSpec with the fixed overrides applied
+    metrics: dict  # metric name -> expression text
+    keep: str  # all / metrics / failed: whose results travel back
+
+
+@dataclass
+class Outcome:
+    index: int
+    row: dict  # status, message, wall_s, steps and the metrics
+    sim_s: float = 0.0  # time spent in simulate()
+    compiled: bool = False  # the model was compiled in full (not re-parameterised)
+    result: tuple | None = None  # (t, data, meta) when the run is kept
+
+
+class _WorkerState:
+    """A worker thread's compile cache and compiled metrics for one sweep."""
+
+    def __init__(self, job, cache=None):
+        self.cache = cache or ModelCache()
+        self.texts = job.metrics
+        self.metrics = {}  # record names -> Metrics
+
+    def metrics_for(self, model):
+        names = tuple(model.record)
+        metrics = self.metrics.get(names)
+        if metrics is None:
+            metrics = self.metrics[names] = Metrics(self.texts, names)
+        return metrics
+
+
+_local = threading.local()
+_KEEP_SWEEPS = 4  # a worker of a long-lived cluster keeps the caches of the last few sweeps
+
+
+def _state(job, cache=None):
+    states = getattr(_local, "states", None)
+    if states is None:
+        states = _local.states = OrderedDict()
+    state = states.get(job.token)
+    if state is None:
+        state = states[job.token] = _WorkerState(job, cache)
+        while len(states) > _KEEP_SWEEPS:
+            states.popitem(last=False)
+    states.move_to_end(job.token)
+    return state
+
+
+def adopt_cache(job, cache):
+    """Use `cache` (a ModelCache that already compiled the diagram, e.g. for checking it)
+    for this job's runs in the calling thread."""
+    _state(job, cache)
+
+
+def run_one(job, index, overrides, in_process=False):
+    """Run `index` with `overrides` [(path, raw value, Loc)]; returns its Outcome. In the
+    calling process (`in_process`), Ctrl-C during the simulation is re-raised after the
+    simulator has stopped; on a worker it makes the row `interrupted`."""
+    t0 = time.perf_counter()
+    try:
+        outcome = _run(job, index, overrides, in_process)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # a bug in a block must not end the sweep: the row says what
+        outcome = Outcome(index, new_row("failed", f"internal error: {type(e).__name__}: {e}"))
+    outcome.row["wall_s"] = time.perf_counter() - t0
+    return outcome
+
+
+def new_row(status, message="", steps=None, metrics=None):
+    return {"status": status, "message": message, "wall_s": None, "steps": steps,
+            **(metrics or {})}
+
+
+def _run(job, index, overrides, in_process):
+    state = _state(job)
+    spec = job.spec.copy()
+    compiles = state.cache.compiles
+    try:
+        apply_overrides(spec, overrides)
+        model = state.cache.model(spec)
+    except (DiagramError, DiagramErrors) as e:
+        return Outcome(index, new_row("failed", str(e)))
+    t, data, info = simulate(model)
+    error = info["error"]
+    steps = info["stats"]["nsteps"]
+    metrics = None
+    if isinstance(error, KeyboardInterrupt):
+        if in_process:
+            raise KeyboardInterrupt
+        row = new_row("interrupted", "interrupted", steps)
+    elif error is not None:
+        row = new_row("failed", str(error), steps)
+    else:
+        try:
+            metrics = state.metrics_for(model).evaluate(t, data)
+            row = new_row("ok", "", steps, metrics)
+        except ValueError as e:
+            row = new_row("failed", str(e), steps)
+    outcome = Outcome(index, row, info["wall_time"], state.cache.compiles > compiles)
+    if job.keep == "all" or (job.keep == "failed" and row["status"] != "ok"):
+        meta = run_meta(model, t, info)
+        meta["blocks"] = finalize_sinks(model, t, info["sink_data"], None, False,
+                                        info["complete"])[1]
+        meta["sweep"] = {"name": job.name, "run": index,
+                         "values": {k: v for k, v, _ in overrides}, "metrics": metrics}
+        event_t, event_block, _ = info["events"]  # as `blocksim run` writes them
+        events = {"events_t": event_t, "events_block": event_block} if len(event_t) else {}
+        outcome.result = (t, {**data, **events}, meta)
+    return outcome

@@ -1,0 +1,192 @@
+"""from_file / to_file and results.csv: round trips through the files, the header naming of
+vector and matrix elements, paths relative to the diagram, and load-time file errors."""
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import blocksim
+from blocksim import csvio
+from blocksim.errors import DiagramError, DiagramErrors
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write_measurement(path, t, columns):
+    """A CSV written independently of blocksim.csvio (the csv module, repr of floats)."""
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["t", *columns])
+        for k, tk in enumerate(t):
+            w.writerow([repr(float(tk))] + [repr(float(v[k])) for v in columns.values()])
+
+
+ROUND_TRIP = """
+blocksim: 1
+blocks:
+  F: {type: from_file, file: data/meas.csv, method: METHOD}
+  W: {type: to_file, file: copy.csv}
+wires: [F -> W]
+simulation: {stop: 2, output_interval: 0.05}
+record: {y: F.y}
+"""
+
+
+@pytest.mark.parametrize("method", ["linear", "previous"])
+def test_csv_round_trip_from_file_to_file(tmp_path, method):
+    t = np.linspace(0, 2, 11) ** 1.5 / 2 ** 0.5  # uneven time points on [0, 2]
+    a, b = np.sin(3 * t), np.exp(-t)
+    (tmp_path / "data").mkdir()
+    write_measurement(tmp_path / "data" / "meas.csv", t, {"a": a, "b": b})
+    diagram = tmp_path / "round.yaml"
+    diagram.write_text(ROUND_TRIP.replace("METHOD", method))
+    r = blocksim.run(diagram, out=tmp_path / "run")
+    # expected: numpy's interpolation of the same samples (linear), or the held sample
+    if method == "linear":
+        expected = np.column_stack([np.interp(r.t, t, a), np.interp(r.t, t, b)])
+    else:
+        k = np.searchsorted(t, r.t, side="right") - 1
+        expected = np.column_stack([a[k], b[k]])
+    np.testing.assert_allclose(r["y"], expected, rtol=0, atol=1e-14)
+    # to_file wrote the recorded rows, read back with the csv module
+    with open(tmp_path / "run" / "copy.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["t", "u1[0]", "u1[1]"]
+    table = np.array(rows[1:], dtype=float)
+    np.testing.assert_array_equal(table[:, 0], r.t)  # full precision: exactly equal
+    np.testing.assert_array_equal(table[:, 1:], r["y"])
+
+
+def test_npz_input_output_and_columns(tmp_path):
+    t = np.linspace(0, 1, 6)
+    q = np.column_stack([t, 2 * t, 3 * t])
+    np.savez(tmp_path / "in.npz", t=t, q=q, s=t ** 2, other=np.zeros(3))
+    (tmp_path / "d.yaml").write_text("""
+blocksim: 1
+blocks:
+  Q: {type: from_file, file: in.npz, columns: q}
+  S: {type: from_file, file: in.npz, columns: [s, q]}
+  W: {type: to_file, file: out.npz, inputs: 2}
+wires: [Q -> W.u1, S -> W.u2]
+simulation: {stop: 1, output_interval: 0.1}
+record: {q: Q.y, s: S.y}
+""")
+    r = blocksim.run(tmp_path / "d.yaml", out=tmp_path / "run")
+    assert r["q"].shape == (11, 3) and r["s"].shape == (11, 4)  # one signal keeps its shape
+    np.testing.assert_allclose(r["q"], np.outer(r.t, [1, 2, 3]), atol=1e-14)
+    np.testing.assert_allclose(r["s"][:, 0], np.interp(r.t, t, t ** 2), atol=1e-14)
+    with np.load(tmp_path / "run" / "out.npz") as out:
+        np.testing.assert_array_equal(out["t"], r.t)
+        np.testing.assert_array_equal(out["u1"], r["q"])
+        np.testing.assert_array_equal(out["u2"], r["s"])
+
+
+def test_results_csv_names_every_element(tmp_path):
+    (tmp_path / "m.yaml").write_text("""
+blocksim: 1
+blocks:
+  M: {type: constant, value: [[1, 2, 3], [4, 5, 6]]}
+  C: {type: clock}
+  V: {type: sine, amplitude: [1, 2]}
+simulation: {stop: 1, output_interval: 0.25}
+record: {M: M.y, time: C.t, q: V.y}
+""")
+    out = tmp_path / "run"
+    cli = subprocess.run([sys.executable, "-m", "blocksim", "run", str(tmp_path / "m.yaml"),
+                          "--csv", "--quiet", "--out", str(out)], capture_output=True,
+                         text=True, cwd=ROOT)
+    assert cli.returncode == 0, cli.stderr
+    header, table = csvio.read_csv(out / "results.csv")
+    assert header == ["t", "M[0,0]", "M[0,1]", "M[0,2]", "M[1,0]", "M[1,1]", "M[1,2]",
+                      "time", "q[0]", "q[1]"]
+    with np.load(out / "results.npz") as npz:
+        np.testing.assert_array_equal(table[:, 0], npz["t"])
+        np.testing.assert_array_equal(table[:, 1:7], npz["M"].reshape(-1, 6))
+        np.testing.assert_array_equal(table[:, 8:], npz["q"])
+    assert table[0, 6] == 6.0  # M[1,2] = row 1, column 2
+    # and a results.csv is a valid from_file input: q[0], q[1] form the vector q again
+    groups = csvio.group_columns(header)
+    assert groups["q"] == ([8, 9], (2,)) and groups["M"][1] == (2, 3)
+
+
+def test_version():
+    cli = subprocess.run([sys.executable, "-m", "blocksim", "--version"], capture_output=True,
+                         text=True, cwd=ROOT)
+    assert cli.returncode == 0 and cli.stdout.strip() == f"blocksim {blocksim.__version__}"
+
+
+def test_from_file_path_is_relative_to_the_including_file(tmp_path):
+    sub = tmp_path / "parts"
+    sub.mkdir()
+    write_measurement(sub / "drive.csv", [0, 1], {"u": [0, 5]})
+    (sub / "source.yaml").write_text("""
+blocks:
+  F: {type: from_file, file: drive.csv}
+outputs: {y: F.y}
+""")
+    (tmp_path / "top.yaml").write_text("""
+blocksim: 1
+blocks:
+  S: {type: subsystem, file: parts/source.yaml}
+simulation: {stop: 1}
+record: {y: S/F.y}
+""")
+    r = blocksim.run(tmp_path / "top.yaml")
+    np.testing.assert_allclose(r["y"], 5 * r.t, atol=1e-14)
+
+
+BAD = """
+blocksim: 1
+blocks:
+  F: {type: from_file, file: FILE}
+simulation: {stop: 1}
+"""
+
+
+@pytest.mark.parametrize("content, words", [
+    (None, "no such file"),
+    ("t,a\n0,1\n1,nan\n", "line 3: a is not a finite number"),
+    ("t,a\n0,1\n1,2\n1,3\n", "line 4: t must be strictly increasing"),
+    ("t,a\n0,1\n0.5,2\n0.2,3\n", "line 4: t must be strictly increasing"),
+    ("time,a\n0,1\n", "no time column"),
+    ("t,a\n0,1\n1,x\n", "line 3: not a number: 'x'"),
+    ("t,a\n0,1\n1\n", "line 3: 1 values for 2 columns"),
+    ("t\n0\n1\n", "no signal besides t"),
+    ("", "the file is empty"),
+])
+def test_bad_files_are_load_errors_at_the_block(tmp_path, content, words):
+    if content is not None:
+        (tmp_path / "m.csv").write_text(content)
+    (tmp_path / "d.yaml").write_text(BAD.replace("FILE", "m.csv"))
+    with pytest.raises((DiagramError, DiagramErrors)) as e:
+        blocksim.load(tmp_path / "d.yaml")
+    text = str(e.value)
+    assert f"{tmp_path / 'd.yaml'}:4:" in text and "'F'" in text and words in text, text
+
+
+@pytest.mark.parametrize("name", ["../x.csv", "sub/x.csv", "/tmp/x.csv", "x.txt", "a..csv",
+                                  "x\\y.npz", ""])
+def test_to_file_takes_a_file_name_only(tmp_path, name):
+    (tmp_path / "d.yaml").write_text(f"""
+blocksim: 1
+blocks:
+  C: {{type: constant, value: 1}}
+  W: {{type: to_file, file: '{name}'}}
+wires: [C -> W]
+simulation: {{stop: 1}}
+""")
+    with pytest.raises((DiagramError, DiagramErrors)) as e:
+        blocksim.load(tmp_path / "d.yaml")
+    assert ":5:" in str(e.value) and "file name" in str(e.value)
+
+
+def test_cli_reports_a_bad_file_with_exit_2(tmp_path):
+    (tmp_path / "m.csv").write_text("t,a\n0,1\n1,nan\n")
+    (tmp_path / "d.yaml").write_text(BAD.replace("FILE", "m.csv"))
+    cli = subprocess.run([sys.executable, "-m", "blocksim", "run", str(tmp_path / "d.yaml")],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert cli.returncode == 2 and "Traceback" not in cli.stderr
+    assert cli.stderr.startswith(f"{tmp_path / 'd.yaml'}:4: error:"), cli.stderr

@@ -1,0 +1,78 @@
+"""The run directory as a user reuses it: nothing stale from an earlier run, the summary says
+how long simulating and drawing took, and drawing reports its progress."""
+import json
+
+import blocksim
+from blocksim.cli import main
+
+SCOPED = """blocksim: 1
+blocks:
+  C: {type: clock}
+  %s: {type: scope}
+wires: [C -> %s]
+simulation: {stop: 1}
+"""
+
+
+def test_a_reused_out_keeps_nothing_stale(tmp_path, capsys):
+    path, out = tmp_path / "d.yaml", tmp_path / "out"
+    path.write_text(SCOPED % ("Old", "Old"))
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    (out / "notes.txt").write_text("mine")
+    (out / "Other.png").write_bytes(b"not listed by any run")
+    path.write_text(SCOPED % ("New", "New"))  # the scope was renamed
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["New.png", "Other.png", "meta.json", "notes.txt", "results.npz"]
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["files"] == ["New.png", "meta.json", "results.npz"]
+    assert main(["run", str(path), "--out", str(out), "--quiet", "--no-plots"]) == 0
+    assert not (out / "New.png").exists()  # a figure of an earlier run is not this run's
+    assert (out / "notes.txt").read_text() == "mine" and (out / "Other.png").exists()
+
+
+def test_meta_json_of_something_else_removes_nothing(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "meta.json").write_text('{"files": ["../d.yaml", "/etc/passwd", ".hidden", 3]}')
+    (out / ".hidden").write_text("x")
+    path = tmp_path / "d.yaml"
+    path.write_text(SCOPED % ("S", "S"))
+    blocksim.run(path, out=out)
+    assert path.exists() and (out / ".hidden").exists()
+
+
+def test_summary_reports_simulation_and_figure_times(tmp_path, capsys):
+    path = tmp_path / "d.yaml"
+    path.write_text(SCOPED % ("S", "S"))
+    assert main(["run", str(path), "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert "; simulated in " in out and " s, figures in " in out, out
+    meta = json.loads((tmp_path / "o" / "meta.json").read_text())
+    assert meta["figures_time"] > 0 and meta["wall_time"] > 0
+    assert main(["run", str(path), "--out", str(tmp_path / "o"), "--no-plots"]) == 0
+    out = capsys.readouterr().out
+    assert "simulated in " in out and "figures" not in out
+
+
+def test_drawing_reports_progress_per_sink_and_per_frame(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no ffmpeg: a GIF
+    path = tmp_path / "d.yaml"
+    path.write_text("""blocksim: 1
+robots: {arm: {model: twolink}}
+blocks:
+  Q: {type: constant, value: [0.3, 0.2]}
+  A: {type: scope}
+  P: {type: plot_robot, robot: arm, fps: 10}
+wires: [Q -> A, Q -> P]
+simulation: {stop: 0.4}
+""")
+    seen = []
+    result = blocksim.execute(blocksim.load(path), out=tmp_path / "o", plots=True,
+                              figure_progress=lambda f, name: seen.append((f, name)))
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert ("A" in {n for _, n in seen}) and ("P" in {n for _, n in seen})
+    assert len([f for f, n in seen if n == "P" and 0.5 < f < 1.0]) >= 4  # 5 frames: 0..0.4 s
+    assert result.messages == ["P: MP4 skipped (ffmpeg is not installed); the animation is in "
+                               "P.gif"]

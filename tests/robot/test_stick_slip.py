@@ -1,0 +1,131 @@
+"""Coulomb friction that sticks (hybrid.md): the robot block's `coulomb: events`.
+
+Expected values are derived here by hand for a single prismatic joint (a mass m on a rail,
+viscous b and Coulomb c friction), and from physical invariants for the Puma.
+"""
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import blocksim
+
+ROOT = Path(__file__).resolve().parents[2]
+M, B, C = 2.0, 0.5, 1.5   # kg, N·s/m, N
+
+SLIDER = f"""
+blocksim: 1
+name: slider
+robots:
+  rail:
+    links: [{{alpha: 0, a: 0, theta: 0, d: 0, type: prismatic, m: {M}, r: [0, 0, 0],
+              I: [0, 0, 0, 0, 0, 0], Jm: 0, G: 1, B: {B}, Tc: [{C}, -{C}]}}]
+    gravity: [0, 0, 0]
+blocks:
+  Force: FORCE
+  Cart: {{type: robot, robot: rail, qd0: V0}}
+wires: [Force -> Cart.tau]
+simulation: {{stop: STOP, rtol: 1e-10, atol: 1e-12, event_tol: 1e-13}}
+record: {{q: Cart.q, qd: Cart.qd}}
+"""
+
+
+def slider(tmp_path, force, v0, stop, **overrides):
+    text = SLIDER.replace("FORCE", force).replace("V0", str(v0)).replace("STOP", str(stop))
+    path = tmp_path / "slider.yaml"
+    path.write_text(text)
+    return blocksim.run(str(path), overrides=overrides or None)
+
+
+def test_a_sliding_joint_stops_and_sticks_where_the_hand_solution_says(tmp_path):
+    """m dv/dt = -b v - c while v > 0: v(t) = (v0 + c/b) e^(-bt/m) - c/b, which reaches 0 at
+    t_s = (m/b) ln(1 + b v0/c); integrating, q(t_s) = (m/b) v0 - (c/b) t_s. With no force
+    the joint then stays exactly there, qd exactly 0."""
+    v0 = 3.0
+    t_s = M / B * math.log(1 + B * v0 / C)
+    q_s = M / B * v0 - C / B * t_s
+    r = slider(tmp_path, "{type: constant, value: [0]}", v0, 2 * t_s)
+    np.testing.assert_allclose(r.events_t, [t_s], rtol=0, atol=1e-9)
+    moving = r.t < t_s
+    t = r.t[moving]
+    np.testing.assert_allclose(r["qd"][moving, 0], (v0 + C / B) * np.exp(-B * t / M) - C / B,
+                               atol=1e-9)
+    after = r.t >= r.events_t[0]
+    assert np.all(r["qd"][after] == 0.0)
+    np.testing.assert_allclose(r["q"][after, 0], q_s, atol=1e-9)
+    assert np.all(r["q"][after, 0] == r["q"][-1, 0])
+
+
+def test_a_stuck_joint_breaks_away_when_the_force_reaches_the_coulomb_level(tmp_path):
+    """From rest under F = k t: stuck (qd = 0 exactly) while k t < c, so until t_b = c/k;
+    then m dv/dt = k t - c - b v, i.e. with s = t - t_b, v(s) = (k/b)(s - (m/b)(1 - e^(-bs/m)))."""
+    k = 0.75
+    t_b = C / k
+    r = slider(tmp_path, f"{{type: ramp, slope: [{k}]}}", 0.0, t_b + 3)
+    np.testing.assert_allclose(r.events_t, [t_b], rtol=0, atol=1e-9)
+    stuck = r.t <= t_b
+    assert np.all(r["qd"][stuck] == 0.0) and np.all(r["q"][stuck] == 0.0)
+    s = r.t[~stuck] - t_b
+    np.testing.assert_allclose(r["qd"][~stuck, 0], k / B * (s - M / B * (1 - np.exp(-B * s / M))),
+                               atol=1e-9)
+
+
+def test_a_force_inside_the_band_never_moves_the_joint(tmp_path):
+    r = slider(tmp_path, f"{{type: constant, value: [{0.99 * C}]}}", 0.0, 5)
+    assert np.all(r["q"] == 0.0) and np.all(r["qd"] == 0.0) and len(r.events_t) == 0
+
+
+def puma_potential(robot, q):
+    """sum of m_j g z_j over the links' centres of mass in the world frame (frame j + 1 of
+    fkine_all, frame 0 being the base), with the upward acceleration g = 9.81 of robots.md."""
+    frames = robot.fkine_all(q)
+    return sum(link.m * robot.gravity[2] * (frames[:, j + 1] @ np.append(link.r, 1.0))[:, 2]
+               for j, link in enumerate(robot.links))
+
+
+def puma_energy(robot, q, qd):
+    """Kinetic 1/2 qd'M(q)qd plus potential."""
+    kinetic = 0.5 * np.einsum("ki,kij,kj->k", qd, robot.inertia(q), qd)
+    return kinetic + puma_potential(robot, q)
+
+
+def test_the_potential_energy_reference_is_the_gravity_load():
+    """The reference itself, checked: dV/dq = g(q) = gravload(q) (central differences)."""
+    from blocks.robot import load_robot
+
+    robot = load_robot("puma560")
+    q = np.array([0.1, -0.4, 0.3, 0.2, 0.5, -0.1])
+    grad = [(puma_potential(robot, (q + 1e-6 * e)[None]) - puma_potential(robot, (q - 1e-6 * e)[None]))[0]
+            / 2e-6 for e in np.eye(6)]
+    np.testing.assert_allclose(grad, robot.gravload(q), atol=1e-6)
+
+
+def test_demo1_with_full_friction_comes_to_rest_exactly_and_never_gains_energy():
+    """The Puma falls from qz with zero torque and full friction: joints stick one after
+    another; the run ends with every joint at rest exactly (qd == 0), having taken a few
+    hundred steps at most, and the mechanical energy never rises (friction only dissipates;
+    the tolerance covers the solver's error)."""
+    from blocks.robot import load_robot
+
+    r = blocksim.run(str(ROOT / "diagrams" / "demo1.yaml"),
+                     overrides={"robots.p560.friction": "full", "simulation.rtol": 1e-8,
+                                "simulation.atol": 1e-10})
+    assert np.all(r["qd"][-1] == 0.0)
+    assert r.meta["events"]["total"] >= 2 and r.meta["solver"]["nsteps"] < 3000
+    energy = puma_energy(load_robot("puma560"), r["q"], r["qd"])
+    assert np.all(np.diff(energy) <= 1e-7 * abs(energy).max())
+    assert energy[-1] < energy[0] - 1.0  # it fell and dissipated
+    # joints that are at rest stay exactly where they stuck
+    last = r.events_t[-1]
+    after = r.t > last
+    assert np.all(r["q"][after] == r["q"][-1])
+
+
+def test_band_remains_available():
+    """coulomb: band is version 1's regularisation: no events, the joints creep."""
+    r = blocksim.run(str(ROOT / "diagrams" / "demo1.yaml"),
+                     overrides={"robots.p560.friction": "full", "blocks.Robot.coulomb": "band",
+                                "blocks.Robot.coulomb_band": 1e-2, "simulation.stop": 3})
+    assert "events" not in r.meta
+    assert np.abs(r["qd"][-1]).max() > 0

@@ -1,0 +1,73 @@
+"""Sweeps on Dask clusters: a local cluster the sweep starts, an existing one by address,
+and what happens when a worker process dies. (Each cluster start costs a few seconds.)"""
+import csv
+import json
+import logging
+
+import pytest
+
+import blocksim
+from blocksim.cli import main
+from blocksim.sweep_exec import OnDask, _local_cluster
+from blocksim.sweep_spec import Run
+
+from sweep_killer import always_die, die_once, innocent
+from sweep_lag import METRICS, lag, write_sweep
+from test_sweep_runs import MONTE_CARLO, results
+
+distributed = pytest.importorskip("distributed")
+
+
+def test_monte_carlo_is_identical_on_two_local_workers(tmp_path):
+    path = write_sweep(tmp_path, MONTE_CARLO.replace("samples: 6", "samples: 12"))
+    alone = blocksim.sweep(path, workers=1)
+    shared = blocksim.sweep(path, workers=2, out=tmp_path / "out")
+    assert results(shared) == results(alone)
+    assert shared.meta["execution"]["where"] == "2 local worker processes"
+    # each worker compiled the diagram once and re-parameterised it for its other runs
+    ex = shared.meta["execution"]
+    assert ex["compiles"] <= 2 and ex["compiles"] + ex["reparameterised"] == 12
+    assert len(list((tmp_path / "out" / "runs").iterdir())) == 12
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None,
+                                  silence_logs=logging.ERROR) as c:
+        yield c
+
+
+def test_scheduler_address_runs_the_sweep_there(tmp_path, cluster, capsys):
+    path = write_sweep(tmp_path, "set: {simulation.rtol: 1e-6, simulation.atol: 1e-9}\n"
+                                 "grid:\n  parameters.tau: [0.5, -0.002, 2]\n"
+                                 "  blocks.U.value: [1, -3]\n" + METRICS)
+    out = tmp_path / "out"
+    code = main(["sweep", str(path), "--scheduler", cluster.scheduler_address, "--out", str(out),
+                 "--quiet"])
+    assert code == 3  # the tau < 0 runs blow up; the others are fine
+    assert f"Dask cluster {cluster.scheduler_address}" in capsys.readouterr().out
+    with open(out / "summary.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["status"] for r in rows] == ["ok", "ok", "failed", "failed", "ok", "ok"]
+    for r in rows:
+        if r["status"] == "ok":
+            u, tau = float(r["blocks.U.value"]), float(r["parameters.tau"])
+            assert float(r["final_x"]) == pytest.approx(lag(u, tau, 2.0), rel=1e-5)
+    meta = json.loads((out / "sweep.json").read_text())
+    local = blocksim.sweep(path, workers=1)
+    assert [{k: v for k, v in row.items() if k not in ("wall_s", "message")}
+            for row in meta["rows"]] == [{k: v for k, v in row.items()
+                                          if k not in ("wall_s", "message")} for row in local.rows]
+
+
+def test_a_worker_that_dies_is_retried_once_then_failed(tmp_path):
+    with _local_cluster(2) as client:
+        survivor = client.submit(die_once, str(tmp_path / "marker"), pure=False)
+        bystanders = client.map(innocent, range(4), pure=False)
+        assert survivor.result(timeout=120) == "survived"
+        assert client.gather(bystanders) == [0, 2, 4, 6]
+        doomed = client.submit(always_die, pure=False)
+        outcome = OnDask.outcome(doomed, Run(7, {}, []))
+        assert outcome.index == 7 and outcome.row["status"] == "failed"
+        assert "died running this run, and again when it was retried" in outcome.row["message"]

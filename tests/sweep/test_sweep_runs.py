@@ -1,0 +1,194 @@
+"""Sweeps in the calling process: grids and Monte Carlo against the closed form, failure
+isolation, resume, the files of a sweep directory, the ad-hoc command line."""
+import csv
+import json
+
+import numpy as np
+import pytest
+
+import blocksim
+from blocksim.cli import main
+
+from sweep_lag import METRICS, lag, write_sweep
+
+GRID = """\
+grid:
+  parameters.tau: [0.5, 1, 2]
+  blocks.U.value: [1, -3]
+""" + METRICS
+
+MONTE_CARLO = """\
+samples: 6
+random:
+  parameters.tau: uniform(0.5, 2)
+  blocks.U.value: normal(0, 1)
+seed: 7
+""" + METRICS
+
+
+def results(table):
+    """The table without the wall times (which differ from run to run)."""
+    return [{k: v for k, v in row.items() if k != "wall_s"} for row in table.rows]
+
+
+def test_grid_metrics_equal_the_closed_form(tmp_path):
+    table = blocksim.sweep(write_sweep(tmp_path, GRID), workers=1, out=tmp_path / "out")
+    assert table.columns == ["run", "parameters.tau", "blocks.U.value", "status", "message",
+                             "wall_s", "steps", "final_x", "x_at_1", "peak"]
+    # the product in run order, the first grid key slowest
+    assert [(r["parameters.tau"], r["blocks.U.value"]) for r in table.rows] == [
+        (0.5, 1), (0.5, -3), (1, 1), (1, -3), (2, 1), (2, -3)]
+    for row in table.rows:
+        tau, u = row["parameters.tau"], row["blocks.U.value"]
+        assert row["status"] == "ok" and row["message"] == "" and row["steps"] > 0
+        assert row["final_x"] == pytest.approx(lag(u, tau, 2.0), rel=1e-7)
+        assert row["x_at_1"] == pytest.approx(lag(u, tau, 1.0), rel=1e-7)
+        assert row["peak"] == pytest.approx(abs(lag(u, tau, 2.0)), rel=1e-7)
+    # the files: summary.csv equals the table, sweep.json carries it with the metadata
+    out = tmp_path / "out"
+    with open(out / "summary.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [float(r["final_x"]) for r in rows] == table.column("final_x")
+    meta = json.loads((out / "sweep.json").read_text())
+    assert meta["complete"] is True and meta["counts"] == {"runs": 6, "ok": 6, "failed": 0,
+                                                            "interrupted": 0}
+    assert meta["rows"][3]["final_x"] == table.rows[3]["final_x"]
+    assert meta["varied"] == [{"key": "parameters.tau", "kind": "grid"},
+                              {"key": "blocks.U.value", "kind": "grid"}]
+    assert meta["execution"]["compiles"] + meta["execution"]["reparameterised"] == 6
+    assert {f["kind"] for f in meta["figures"]} == {"heatmap"}
+    assert all((out / f["file"]).stat().st_size > 1000 for f in meta["figures"])
+    res = np.load(out / "runs" / "3" / "results.npz")
+    np.testing.assert_allclose(res["x"], [lag(-3, 1.0, t) for t in res["t"]], atol=1e-8)
+    run_meta = json.loads((out / "runs" / "3" / "meta.json").read_text())
+    assert run_meta["sweep"]["values"] == {"parameters.tau": 1, "blocks.U.value": -3}
+    assert run_meta["configuration"]["parameters"]["tau"] == 1
+
+
+def test_monte_carlo_draws_are_the_seed_sequence_and_reproducible(tmp_path):
+    path = write_sweep(tmp_path, MONTE_CARLO)
+    first = blocksim.sweep(path, workers=1)
+    second = blocksim.sweep(path, workers=1)
+    assert results(first) == results(second)
+    # run i draws from SeedSequence(seed).spawn(runs)[i], in the order of `random:`
+    children = np.random.SeedSequence(7).spawn(6)
+    for row, child in zip(first.rows, children):
+        rng = np.random.default_rng(child)
+        tau, u = rng.uniform(0.5, 2), rng.normal(0, 1)
+        assert (row["parameters.tau"], row["blocks.U.value"]) == (tau, u)
+        assert row["final_x"] == pytest.approx(lag(u, tau, 2.0), rel=1e-7, abs=1e-12)
+    assert first.meta["seeds"]["seed"] == 7
+
+
+def test_a_blowing_up_run_is_isolated(tmp_path, capsys):
+    # tau = -0.002: x grows as exp(500 t) and overflows near t = 1.4 (at a looser tolerance,
+    # which reaches the overflow in fewer steps)
+    path = write_sweep(tmp_path, "set: {simulation.rtol: 1e-6, simulation.atol: 1e-9}\n"
+                                 "grid:\n  parameters.tau: [1, -0.002, 2]\n"
+                                 "metrics: {final_x: final(x)}\n")
+    code = main(["sweep", str(path), "--workers", "1", "--out", str(tmp_path / "out")])
+    assert code == 3
+    err = capsys.readouterr()
+    with open(tmp_path / "out" / "summary.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["status"] for r in rows] == ["ok", "failed", "ok"]
+    assert "not finite" in rows[1]["message"] and rows[1]["final_x"] == ""
+    assert float(rows[2]["final_x"]) == pytest.approx(lag(1, 2.0, 2.0), rel=1e-5)
+    assert "run 1 (parameters.tau=-0.002) failed" in err.err
+    assert "3 runs, 2 ok, 1 failed" in err.out
+    # the failed run's partial results are kept (--keep all)
+    meta = json.loads((tmp_path / "out" / "runs" / "1" / "meta.json").read_text())
+    assert meta["complete"] is False and meta["status"] == "failed"
+
+
+def test_keep_failed_writes_only_the_failed_runs(tmp_path):
+    path = write_sweep(tmp_path, "set: {simulation.rtol: 1e-6, simulation.atol: 1e-9}\n"
+                                 "grid:\n  parameters.tau: [1, -0.002]\n")
+    table = blocksim.sweep(path, workers=1, out=tmp_path / "out", keep="failed")
+    assert table.column("status") == ["ok", "failed"]
+    assert sorted(p.name for p in (tmp_path / "out" / "runs").iterdir()) == ["1"]
+
+
+def test_resume_reruns_only_unfinished_rows(tmp_path):
+    path = write_sweep(tmp_path, GRID.replace(METRICS, "metrics: {final_x: final(x)}\n"))
+    whole = blocksim.sweep(path, workers=1)
+    out = tmp_path / "out"
+
+    def stop_after_two(p):
+        if p.done == 2:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt) as info:
+        blocksim.sweep(path, workers=1, out=out, progress=stop_after_two)
+    assert info.value.table.column("status") == ["ok", "ok"] + ["interrupted"] * 4
+    meta = json.loads((out / "sweep.json").read_text())
+    assert meta["complete"] is False and meta["counts"]["interrupted"] == 4
+
+    rerun = []
+    resumed = blocksim.sweep(path, workers=1, out=out, resume=True,
+                             progress=lambda p: p.outcome and rerun.append(p.outcome.index))
+    assert rerun == [2, 3, 4, 5]
+    assert results(resumed) == results(whole)
+    assert json.loads((out / "sweep.json").read_text())["complete"] is True
+    # nothing left to do: nothing runs
+    rerun.clear()
+    assert results(blocksim.sweep(path, workers=1, out=out, resume=True)) == results(whole)
+    assert rerun == []
+    # another sweep in the same directory is not resumed
+    with pytest.raises(blocksim.DiagramError, match="holds a different sweep"):
+        blocksim.sweep(path, workers=1, out=out, resume=True, overrides=["simulation.stop=3"])
+
+
+def test_adhoc_command_line_sweep(tmp_path, capsys):
+    write_sweep(tmp_path, GRID)
+    out = tmp_path / "adhoc"
+    code = main(["sweep", str(tmp_path / "lag.yaml"), "--grid", "parameters.tau=0.5,2",
+                 "--grid", "blocks.U.value=linspace(1, 2, 2)", "--metric", "fx=final(x)",
+                 "--workers", "1", "--out", str(out), "--quiet", "--keep", "metrics"])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("lag_sweep: 4 runs, 4 ok, 0 failed")
+    assert captured.err == ""
+    with open(out / "summary.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["parameters.tau"], r["blocks.U.value"]) for r in rows] == [
+        ("0.5", "1.0"), ("0.5", "2.0"), ("2", "1.0"), ("2", "2.0")]
+    for r in rows:
+        assert float(r["fx"]) == pytest.approx(
+            lag(float(r["blocks.U.value"]), float(r["parameters.tau"]), 2.0), rel=1e-7)
+    assert not (out / "runs").exists()  # --keep metrics
+
+
+def test_sigterm_writes_the_finished_rows(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = write_sweep(tmp_path, "set: {simulation.stop: 200}\n"
+                                 "grid:\n  parameters.tau: linspace(0.5, 2, 500)\n"
+                                 "metrics: {final_x: final(x)}\n")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "blocksim", "sweep", str(path), "--workers",
+                             "1", "--out", str(out), "--keep", "metrics"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "MPLBACKEND": "Agg"})
+    deadline = time.monotonic() + 60
+    while not (out / "summary.csv").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.5)  # some runs finish (each is a few hundredths of a second)
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    meta = json.loads((out / "sweep.json").read_text())
+    assert meta["complete"] is False and meta["status"] == "interrupted"
+    with open(out / "summary.csv") as f:
+        rows = list(csv.DictReader(f))
+    done = [r for r in rows if r["status"] == "ok"]
+    assert len(rows) == 500 and 0 < len(done) < 500
+    assert {r["status"] for r in rows} == {"ok", "interrupted"}
+    for r in done:
+        assert float(r["final_x"]) == pytest.approx(lag(1, float(r["parameters.tau"]), 200.0),
+                                                    rel=1e-7)
+    assert f"interrupted: sweep: 500 runs, {len(done)} ok" in stdout
