@@ -192,3 +192,18 @@ def test_sigterm_writes_the_finished_rows(tmp_path):
         assert float(r["final_x"]) == pytest.approx(lag(1, float(r["parameters.tau"]), 200.0),
                                                     rel=1e-7)
     assert f"interrupted: sweep: 500 runs, {len(done)} ok" in stdout
+
+
+def test_zip_varies_values_together_and_draws_a_line(tmp_path):
+    path = write_sweep(tmp_path, "set: {simulation.rtol: 1e-6, simulation.atol: 1e-9}\n"
+                                 "zip:\n  parameters.tau: [0.5, 1, -0.002]\n"
+                                 "  blocks.U.value: [2, 3, 1]\n"
+                                 "metrics: {final_x: final(x)}\n")
+    table = blocksim.sweep(path, workers=1, out=tmp_path / "out", keep="metrics")
+    assert [(r["parameters.tau"], r["blocks.U.value"], r["status"]) for r in table.rows] == [
+        (0.5, 2, "ok"), (1, 3, "ok"), (-0.002, 1, "failed")]
+    assert table.rows[1]["final_x"] == pytest.approx(lag(3, 1.0, 2.0), rel=1e-5)
+    # one figure per varied path (two zipped paths): the metric against each, failed runs marked
+    assert [(f["kind"], f["paths"]) for f in table.meta["figures"]] == [
+        ("line", ["parameters.tau"]), ("line", ["blocks.U.value"])]
+    assert (tmp_path / "out" / "final_x_vs_parameters_tau.png").stat().st_size > 1000
