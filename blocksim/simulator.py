@@ -76,6 +76,12 @@ def crossings(z_prev, z, dirs):
     return up.astype(np.int8) - down.astype(np.int8)
 
 
+def _crossed(z_prev, z, direction):
+    """crossings() of one indicator, on floats: the root finder's test, 0.1 µs instead of the
+    arrays' 5 to 20 µs."""
+    return (direction >= 0 and z_prev <= 0.0 < z) or (direction <= 0 and z_prev >= 0.0 > z)
+
+
 class Simulation:
     """The run-time state of one simulation of a Model (built fresh for every run).
 
@@ -274,29 +280,35 @@ class Simulation:
     def _illinois(self, stepper, i, a, b, z_a, z_b):
         """Shrink [a, b] around the crossing of indicator i (its old sign at a, new at b) to
         the event tolerance; returns (a, b, z(a), z(b))."""
-        z0 = z_a[i]
-        d = self.zdirs[i:i + 1]
-        fa, fb = z_a[i], z_b[i]
+        z0, d = float(z_a[i]), int(self.zdirs[i])
+        fa, fb = z0, float(z_b[i])
         side = 0
         tol = self.tolerance(b)
+        # an end last moved by a failed probe (below): its value says nothing about where
+        # the root is, so the secant through it creeps; bisect until it moves again
+        stale_a = stale_b = False
         for k in range(200):
             if b - a <= tol:
                 break
-            c = b - fb * (b - a) / (fb - fa) if fb != fa and k % 8 != 7 else 0.5 * (a + b)
+            secant = fb != fa and k % 8 != 7 and not (stale_a or stale_b)
+            c = b - fb * (b - a) / (fb - fa) if secant else 0.5 * (a + b)
             if not a <= c <= b or not math.isfinite(c):
                 c = 0.5 * (a + b)
             # never closer than tol/2 to an end (as Brent's method): a root found almost
-            # exactly, or an indicator starting at 0, then closes the bracket in one step
+            # exactly, or an indicator starting at 0 and crossing at once, then closes the
+            # bracket in one step. That probe fails for an indicator starting at 0 that turns
+            # back first (a ball leaving the floor): the end it moves is stale.
+            probe = not a + 0.5 * tol < c < b - 0.5 * tol
             c = min(max(c, a + 0.5 * tol), b - 0.5 * tol)
             zc = self.z_at(stepper, c)
-            fc = zc[i]
-            if crossings(np.array([z0]), np.array([fc]), d)[0]:
-                b, fb, z_b = c, fc, zc
+            fc = float(zc[i])
+            if _crossed(z0, fc, d):
+                b, fb, z_b, stale_b = c, fc, zc, probe
                 if side == -1:
                     fa *= 0.5
                 side = -1
             else:
-                a, fa, z_a = c, fc, zc
+                a, fa, z_a, stale_a = c, fc, zc, probe
                 if side == 1:
                     fb *= 0.5
                 side = 1
