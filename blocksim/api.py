@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import datetime
+import os
 import time
 from pathlib import Path
 
 import numpy as np
 
-from .compiler import compile_diagram
+from .compiler import Model, compile_diagram
 from .csvio import write_csv
 from .diagram import load_diagram
 from .results import (Result, finalize_sinks, remove_stale, run_files, versions, write_json,
@@ -16,20 +17,31 @@ from .simulator import simulate
 
 
 def _override_items(overrides):
-    if not overrides:
+    if overrides is None:
         return []
     if isinstance(overrides, str):
         return [overrides]
     if isinstance(overrides, dict):
         return list(overrides.items())
-    return list(overrides)
+    if isinstance(overrides, (list, tuple)):
+        return list(overrides)
+    raise TypeError("overrides= takes a dict {'simulation.stop': 2} or a list of "
+                    f"'path=value' strings, got {type(overrides).__name__}")
+
+
+def _diagram_file(path, who):
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{who}() takes a diagram file (a str or pathlib.Path)"
+                        + (" or a Model from blocksim.load()" if who == "run" else "")
+                        + f", got {type(path).__name__}")
+    return path
 
 
 def load(path, overrides=None, *, library=None):
     """Load, validate and compile a diagram file. `overrides` is a dict of dotted paths to
     values ({"simulation.stop": 2}) or a list of "path=value" strings (as the CLI's --set).
     Raises DiagramError / DiagramErrors listing every problem."""
-    spec = load_diagram(path, _override_items(overrides), via="overrides")
+    spec = load_diagram(_diagram_file(path, "load"), _override_items(overrides), via="overrides")
     return compile_diagram(spec, library)
 
 
@@ -42,7 +54,13 @@ def run(path, overrides=None, *, out=None, plots=False, progress=None, library=N
     recorded so far is still written (marked incomplete) and the exception is re-raised
     with the partial Result attached as `error.result`.
     """
-    model = path if not isinstance(path, (str, Path)) else load(path, overrides, library=library)
+    if isinstance(path, Model):
+        if overrides:
+            raise ValueError("overrides= applies when a diagram file is loaded: give them to "
+                             "blocksim.load(), or pass run() the file")
+        model = path
+    else:
+        model = load(_diagram_file(path, "run"), overrides, library=library)
     return execute(model, out=out, plots=plots, progress=progress, csv=csv)
 
 
@@ -53,6 +71,10 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
     A run directory used before keeps nothing stale: the files the previous run wrote (listed
     in its meta.json) that this run does not write again are removed; other files are never
     touched. meta.json lists this run's files, `wall_time` (simulating) and `figures_time`."""
+    if not isinstance(model, Model):
+        raise TypeError(f"execute() takes a Model from blocksim.load(), got {type(model).__name__}")
+    if out is not None and not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"out= takes a directory (a str or pathlib.Path), got {type(out).__name__}")
     t, data, info = simulate(model, progress, plots=plots and out is not None)
     error = info["error"]
     meta = run_meta(model, t, info)
