@@ -30,6 +30,8 @@ FAMILIES = {
         "rate_limiter": "blocks.continuous:RateLimiter",
         "state_space": "blocks.continuous:StateSpace",
         "transfer_function": "blocks.continuous:TransferFunction",
+        "pid": "blocks.pid:Pid",
+        "transport_delay": "blocks.delay:TransportDelay",
     },
     "discrete": {
         "zoh": "blocks.discrete:ZeroOrderHold",
@@ -57,9 +59,11 @@ FAMILIES = {
         "relay": "blocks.discontinuities:Relay",
         "backlash": "blocks.discontinuities:Backlash",
         "hit_crossing": "blocks.discontinuities:HitCrossing",
+        "quantizer": "blocks.quantizer:Quantizer",
     },
     "logic": {
         "relational": "blocks.switching:Relational",
+        "logical": "blocks.logic:Logical",
     },
     "routing": {
         "mux": "blocks.signals:Mux",
