@@ -6,7 +6,8 @@ this order under their titles, each block with the first paragraph of its class 
 the reference page. Importing a block module on demand keeps start-up fast: a diagram that
 uses no robot block never imports the robot library, and matplotlib is imported only by sinks
 that plot. `SECTIONS` names the diagram-level sections the library understands (e.g.
-`robots:`), each with the function that builds one entry.
+`robots:`), each with the function that builds one entry, and `SECTION_NOTES` a line about
+it for `blocksim check`.
 """
 
 FAMILIES = {
@@ -29,6 +30,8 @@ FAMILIES = {
         "rate_limiter": "blocks.continuous:RateLimiter",
         "state_space": "blocks.continuous:StateSpace",
         "transfer_function": "blocks.continuous:TransferFunction",
+        "pid": "blocks.pid:Pid",
+        "transport_delay": "blocks.delay:TransportDelay",
     },
     "discrete": {
         "zoh": "blocks.discrete:ZeroOrderHold",
@@ -56,9 +59,11 @@ FAMILIES = {
         "relay": "blocks.discontinuities:Relay",
         "backlash": "blocks.discontinuities:Backlash",
         "hit_crossing": "blocks.discontinuities:HitCrossing",
+        "quantizer": "blocks.quantizer:Quantizer",
     },
     "logic": {
         "relational": "blocks.switching:Relational",
+        "logical": "blocks.logic:Logical",
     },
     "routing": {
         "mux": "blocks.signals:Mux",
@@ -127,4 +132,9 @@ BLOCKS = {name: target for family in FAMILIES.values() for name, target in famil
 
 SECTIONS = {
     "robots": "blocks.robot.section:build_robot",
+}
+
+# What `blocksim check` says about a section a diagram uses (e.g. which robot kernels run).
+SECTION_NOTES = {
+    "robots": "blocks.robot.backend:describe",
 }

@@ -59,8 +59,11 @@ class Pulse(Block):
         return j
 
     def events(self, start, stop):
-        first, last = self._edges_up_to(start), self._edges_up_to(stop)
-        return tuple(self.edge(j) for j in range(first, last))
+        first = self.edge(self._edges_up_to(start))
+        return (first,) if first <= stop else ()
+
+    def reschedule(self, t):
+        return (self.edge(self._edges_up_to(t)),)  # the next edge: no list of them all
 
     def initialize(self, t):
         self.xd[0] = self._edges_up_to(t) % 2

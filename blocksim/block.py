@@ -62,6 +62,13 @@ discrete state; the indicators are evaluated again afterwards.
 Time events: `events(start, stop)` lists times the solver lands on, where `event(t)` is called
 (a source switch); `reschedule(t)`, called right after `event(t)`, may add further times (a
 pulse train announces its next edge).
+
+History (`keeps_history = True`, the transport delay): after every accepted step the simulator
+evaluates the outputs at k equally spaced points of the step, k the degree of the solver's
+dense output there (the last point the step's end), and calls `remember(t, "step")` at each
+("end" at the last); at every event instant, the start included, it calls
+`remember(t, "event")` after the event, which returns the times (if any) at which `event`
+must be called (a jump of the input, echoed later).
 """
 from __future__ import annotations
 
@@ -138,6 +145,8 @@ class Block:
     time_dependent = False
     # True for blocks that end the run (normally, complete) when their input is non-zero.
     stops = False
+    # True for blocks that keep a history of their inputs (see `remember` in the docstring).
+    keeps_history = False
     # True for blocks whose inputs the simulator records for `finalize` (sinks, and blocks
     # that draw or report after the run, e.g. a camera's view).
     records_inputs = False

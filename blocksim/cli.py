@@ -7,6 +7,7 @@ recorded so far are written and marked incomplete.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import warnings
@@ -67,6 +68,9 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `blocksim blocks | head`: the reader has all it wanted
+        sys.stdout = open(os.devnull, "w")
+        return EXIT_OK
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
@@ -204,6 +208,13 @@ def _check(args):
         f"step {s.step:g}" if s.solver in ("euler", "rk2", "rk4") else
         f"rtol {s.rtol:g}, atol {s.atol:g}, max_step {s.max_step:g}")
         + (f", output every {s.output_interval:g} s" if s.output_interval else ""))
+    from .library import Library
+    library = Library()
+    for section in library.sections:
+        if model.config.get(section):
+            note = library.section_note(section)
+            if note:
+                print(note)
     print("\nblocks:")
     for b in model.blocks:
         cs, ds = model.state_slices[b.name]

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import expr
 from .block import ALL, CONSTANT, Sample
-from .diagram import NAME_RE, parse_endpoint, suggest
+from .diagram import NAME_RE, parse_endpoint, suggest, through_outputs
 from .errors import DiagramError, Problems
 from .library import Library, PluginError
 from .params import ParamError
@@ -741,7 +741,7 @@ class _Compiler:
         return f"{drv[0]}.{drv[1]}{suffix}"
 
     def signal_view(self, text, loc):
-        ep = parse_endpoint(text, loc)
+        ep = through_outputs(self.spec.subsystem_ports, parse_endpoint(text, loc))
         if ep.block not in self.ports:
             raise loc.error(f"unknown block '{ep.block}'{suggest(ep.block, self.ports)}")
         port = self.endpoint(ep, output=True)

@@ -104,6 +104,7 @@ class DiagramSpec:
     simulation: dict  # key -> Value
     record: dict  # name -> Value (signal text)
     subsystems: dict = field(default_factory=dict)  # flat name -> SubsystemSpec
+    subsystem_ports: dict = field(default_factory=dict)  # flat name -> (inputs, outputs)
 
     def copy(self):
         """A copy whose containers `apply_overrides` may change without touching this spec
@@ -358,16 +359,7 @@ class _Loader:
         self.wires = resolved
 
     def _through_output(self, ep):
-        seen = 0
-        while ep.block in self.subsystems:
-            outputs = self.subsystems[ep.block][1]
-            port = _only_port(ep, outputs, "output")
-            inner = outputs[port]
-            if ep.index is not None and inner.index is not None:
-                raise ep.loc.error(f"cannot index subsystem output '{ep.text()}' that is itself indexed")
-            ep = Endpoint(inner.block, inner.port, ep.index if ep.index is not None else inner.index, ep.loc)
-            seen += 1
-        return ep
+        return through_outputs(self.subsystems, ep)
 
     def _through_inputs(self, ep):
         if ep.block not in self.subsystems:
@@ -380,6 +372,20 @@ class _Loader:
         return out
 
 
+def through_outputs(subsystems, ep):
+    """The inner block output a subsystem's output port stands for (through nested
+    subsystems): `Plant.x` -> `Plant/Position.y`. `subsystems` maps flat names to their
+    (inputs, outputs) ports; an endpoint on an ordinary block comes back unchanged."""
+    while ep.block in subsystems:
+        outputs = subsystems[ep.block][1]
+        port = _only_port(ep, outputs, "output")
+        inner = outputs[port]
+        if ep.index is not None and inner.index is not None:
+            raise ep.loc.error(f"cannot index subsystem output '{ep.text()}' that is itself indexed")
+        ep = Endpoint(inner.block, inner.port, ep.index if ep.index is not None else inner.index, ep.loc)
+    return ep
+
+
 def _only_port(ep, ports, side):
     if ep.port is None:
         if len(ports) != 1:
@@ -388,7 +394,8 @@ def _only_port(ep, ports, side):
         return next(iter(ports))
     if ep.port not in ports:
         raise ep.loc.error(f"subsystem '{ep.block}' has no {side} '{ep.port}'"
-                           f"{suggest(ep.port, ports)}", block=ep.block, port=ep.port)
+                           f"{suggest(ep.port, ports) or f' ({side}s: ' + ', '.join(ports) + ')'}",
+                           block=ep.block, port=ep.port)
     return ep.port
 
 
@@ -421,6 +428,7 @@ def load_diagram(source, overrides=(), *, text=None, via="--set"):
         simulation=_section(doc, "simulation", SIMULATION_KEYS, file, loader.problems),
         record=_section(doc, "record", None, file, loader.problems),
         subsystems=loader.specs,
+        subsystem_ports=loader.subsystems,
     )
     loader.problems.check()
     apply_overrides(spec, overrides, via)

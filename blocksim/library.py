@@ -88,6 +88,7 @@ class Library:
         self.builtin = {t: target for types in self.families.values()
                         for t, target in types.items()}
         self.sections = dict(getattr(module, "SECTIONS", {}))
+        self.section_notes = dict(getattr(module, "SECTION_NOTES", {}))
         self._classes = {}
         self._failed = {}  # plugin type -> why it could not be used
 
@@ -163,6 +164,11 @@ class Library:
     def section_builder(self, name):
         target = self.sections.get(name)
         return _resolve(target) if target else None
+
+    def section_note(self, name):
+        """A line about a diagram section in use (e.g. the robot kernels), or None."""
+        target = self.section_notes.get(name)
+        return _resolve(target)() if target else None
 
 
 def summary(cls):

@@ -109,6 +109,7 @@ class Simulation:
         self._seq = len(self.timed)
         # zero crossings
         self.hybrid = model.hybrid
+        self.history = tuple(b for b in model.blocks if b.keeps_history)
         self.ind_plan = tuple(b.indicator for b, _ in model.hybrid)
         self.advance_plan = tuple(b.advance for b, _ in model.hybrid if hasattr(b, "advance"))
         self.z, self.zdirs = model.zbuf, model.zdirs
@@ -172,11 +173,7 @@ class Simulation:
         while self.timed and self.timed[0][0] <= t:
             _, _, block = heapq.heappop(self.timed)
             block.event(t)
-            for later in block.reschedule(t):
-                later = float(later)
-                if t < later <= s.stop:
-                    heapq.heappush(self.timed, (later, self._seq, block))
-                    self._seq += 1
+            self.schedule(block, block.reschedule(t), t)
         due = self.clock.due(t)
         plan, updates = self.hit_plan(due)
         self.xbuf[:] = y
@@ -194,6 +191,35 @@ class Simulation:
         if self.hybrid:
             self.settle(t, first)
             y[:] = self.xbuf
+        if self.history:
+            self.remember(t)
+
+    def schedule(self, block, times, t):
+        """Time events of `block` at the given times after t (up to stop)."""
+        stop = self.m.settings.stop
+        for later in times:
+            later = float(later)
+            if t < later <= stop:
+                heapq.heappush(self.timed, (later, self._seq, block))
+                self._seq += 1
+
+    def remember(self, t, stepper=None):
+        """Hand the blocks that keep a history of their input (transport delay) u at time t:
+        after an accepted step (t its end, `stepper` given) at k equally spaced points of it,
+        k the degree of the dense output (so the points determine it), the last at t; at an
+        event instant, after the event. They answer events with times to land on (a jump of
+        u echoed later)."""
+        if stepper is not None:
+            t0 = stepper.t_old
+            k = stepper.dense_degree()
+            for j in range(1, k + 1):
+                tj = t0 + j * (t - t0) / k if j < k else t
+                self.outputs(tj, stepper.y if tj == stepper.t else stepper.dense(tj))
+                for block in self.history:
+                    block.remember(tj, "step" if j < k else "end")
+            return
+        for block in self.history:
+            self.schedule(block, block.remember(t, "event"), t)
 
     def settle(self, t, first):
         """The event iteration at t: call every hybrid block's handler (dataflow order) with
@@ -515,6 +541,8 @@ class Simulation:
                             advance(t_new)
                         self.indicators(t_new)
                     np.copyto(self.z_prev, self.z)
+            if self.history:
+                self.remember(t_hi, stepper)
             if self.m.stops:
                 self.outputs(t_hi, stepper.dense(t_hi) if cut else stepper.y)
                 if self.stopping():

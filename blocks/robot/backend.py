@@ -59,6 +59,20 @@ def name():
     return _NAME
 
 
+def describe():
+    """One line for `blocksim check`: which implementation runs the robot kernels, and why."""
+    chosen = name()
+    if chosen == "c":
+        return "robot kernels: C extension (compiled when blocksim was installed)"
+    if requested() == chosen:
+        why = "chosen by BLOCKSIM_KERNELS" + (" / BLOCKSIM_NO_JIT" if chosen == "python" else "")
+    elif chosen == "numba":
+        why = "the C extension was not built: no compiler at install time"
+    else:
+        why = "neither the C extension nor numba is available; about 100x slower"
+    return f"robot kernels: {'numba' if chosen == 'numba' else 'plain Python'} ({why})"
+
+
 def kernels():
     """The kernel module of the chosen backend (``_ckernels`` or ``_kernels``)."""
     if name() == "c":

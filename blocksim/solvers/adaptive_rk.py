@@ -160,6 +160,10 @@ class EmbeddedRK(ExplicitRK):
         raise SolverError(f"{self.name}: step size {h:.3g} at t={t:.9g} is below the "
                           f"round-off limit{why}", time=t)
 
+    def dense_degree(self):
+        D = self.tableau.D
+        return 3 + (0 if D is None else len(D))  # the Hermite cubic and the method's rows
+
     def _dense_coefficients(self):
         self._check_dense()
         T, h, K, S = self.tableau, self._h_last, self._K, self._S

@@ -44,5 +44,11 @@ class Stepper:
             raise ValueError(f"t_bound={t_bound!r} is before t={t!r}: steppers run forward")
         return t_bound
 
+    def dense_degree(self):
+        """The degree in t of the interpolant `dense` gives on the last step (a cubic Hermite
+        unless the method says otherwise): that many points of the step and its start
+        determine it."""
+        return 3
+
     def _at_bound(self):
         return RuntimeError(f"step() called at t_bound={self.t_bound!r}; restart first")

@@ -83,6 +83,18 @@ class ScipyStepper(Stepper):
             self._dense = self._solver.dense_output()
         return self._dense(t)
 
+    def dense_degree(self):
+        """Radau's collocation cubic; BDF's and LSODA's interpolant has the degree of the
+        order they stepped with."""
+        if self._solver is None:
+            return super().dense_degree()
+        if self._dense is None:
+            self._dense = self._solver.dense_output()
+        dense = self._dense
+        if hasattr(dense, "Q"):  # Radau: y_old + Q [x, x^2, x^3]
+            return dense.Q.shape[1]
+        return int(dense.order) if hasattr(dense, "order") else len(dense.p) - 1  # BDF, LSODA
+
     def restart(self, t, y, t_bound):
         """Continue from (t, y) up to t_bound with a fresh scipy solver whose first step is the
         step size proposed before (h_abs where scipy has it, else the last step size)."""

@@ -17,6 +17,9 @@ def convert_params(cls, raw, names=None):
         value = raw.pop(param.name, param.default)
         if value is REQUIRED:
             raise ParamError(param.name, "missing required parameter")
+        if value is None and param.default is None:  # an optional parameter left unset
+            values[param.name] = None
+            continue
         try:
             values[param.name] = param.convert(value)
         except ValueError as e:

@@ -45,6 +45,10 @@ MINIMAL = {
     "math": ({"fn": "exp"}, {"u": ()}),
     "from_file": ({"file": str(Path(__file__).parent / "data" / "two_points.csv")}, {}),
     "to_file": ({"file": "x.csv"}, {}),
+    "logical": ({"op": "and"}, {"u1": (), "u2": ()}),
+    "quantizer": ({"interval": 0.5}, {"u": ()}),
+    "pid": ({}, {"e": ()}),
+    "transport_delay": ({"delay": 1}, {"u": ()}),
     "dead_zone": ({"start": -1, "end": 1}, {"u": ()}),
     "backlash": ({"width": 1}, {"u": ()}),
     "relational": ({"op": "<"}, {"u1": (), "u2": ()}),
@@ -102,16 +106,6 @@ def optional_params(cell):
 
 
 ROWS = generic_rows() if SPEC.exists() else []  # empty: the spec tests are skipped
-# Rows of the 1.1 table whose blocks wait for the zero-crossing events (issue 11).
-NOT_YET = {"pid", "transport_delay", "logical", "quantizer"}
-
-
-def rows_param():
-    return [pytest.param(row, id=row[0], marks=[pytest.mark.xfail(
-        strict=True, reason="waits for the events engine")] if row[0] in NOT_YET else [])
-        for row in ROWS]
-
-
 def test_the_generic_tables_were_parsed():
     if not SPEC.exists():
         pytest.skip("../shared/spec/blocks.md is not available")
@@ -142,7 +136,7 @@ def test_every_catalogue_generic_type_is_in_the_spec():
     assert set(GENERIC) <= {row[0] for row in ROWS}
 
 
-@pytest.mark.parametrize("row", rows_param())
+@pytest.mark.parametrize("row", ROWS, ids=[row[0] for row in ROWS])
 def test_parameter_names_and_defaults_match_the_spec(row):
     type_name, params, _, _ = row
     cls = LIBRARY.block_class(type_name)
@@ -185,7 +179,7 @@ def _ports_match(spec_names, ports):
     return ports == spec_names
 
 
-@pytest.mark.parametrize("row", rows_param())
+@pytest.mark.parametrize("row", ROWS, ids=[row[0] for row in ROWS])
 def test_port_names_match_the_spec(row):
     type_name, _, inputs, outputs = row
     if type_name == "function":  # one input per name in `inputs`: see test_blocks_math

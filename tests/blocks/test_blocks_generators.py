@@ -13,13 +13,17 @@ from blocks.generators import Chirp, Pulse
 
 def test_pulse_edges_and_levels():
     rig = Rig(Pulse, {"amplitude": 3, "period": 2, "width": 0.25, "delay": 1}).start(0.0)
-    # rising at 1 + 2k, falling at 1 + 2k + 0.5
-    assert rig.block.events(0.0, 6.0) == (1.0, 1.5, 3.0, 3.5, 5.0, 5.5)
-    assert rig.block.events(1.0, 3.0) == (1.5, 3.0)  # (start, stop]
+    # rising at 1 + 2k, falling at 1 + 2k + 0.5; each edge announces the next one
+    assert rig.block.events(0.0, 6.0) == (1.0,)
+    assert rig.block.events(1.0, 6.0) == (1.5,)  # (start, stop]
+    assert rig.block.events(5.6, 6.0) == ()
     assert rig.out(0.9) == 0.0
-    for t, level in [(1.0, 3.0), (1.5, 0.0), (3.0, 3.0), (3.5, 0.0)]:
+    t = 1.0
+    for level, after in [(3.0, 1.5), (0.0, 3.0), (3.0, 3.5), (0.0, 5.0)]:
         rig.block.event(t)
         assert rig.out(t) == level, t  # right-continuous at every edge
+        (t,) = rig.block.reschedule(t)
+        assert t == after
 
 
 @pytest.mark.parametrize("start, level", [(0.0, 1.0), (0.3, 0.0), (1.0, 1.0), (1.2, 1.0)])
@@ -30,7 +34,9 @@ def test_pulse_state_at_start(start, level):
 
 def test_pulse_edges_do_not_drift_over_many_periods():
     rig = Rig(Pulse, {"period": 0.1, "width": 0.3})
-    edges = rig.block.events(-1.0, 999.95)  # the 10000 periods starting at 0
+    edges = [rig.block.events(-1.0, 1000.0)[0]]
+    for _ in range(19999):  # the 10000 periods starting at 0, edge after edge
+        edges += rig.block.reschedule(edges[-1])
     k = np.arange(10000)
     # computed as k*period (+ width*period), never by accumulation
     np.testing.assert_array_equal(edges[0::2], k * 0.1)

@@ -21,3 +21,14 @@ def test_an_unconnected_input_is_fed_a_constant_not_a_terminator(tmp_path, capsy
     assert f"{path}:3: error: block 'Err' port 'u2': input is not connected" in err
     assert "`Zero: {type: constant, value: 0}`" in err and "`Zero -> Err.u2`" in err
     assert "terminator" not in err
+
+
+def test_check_names_the_robot_kernels_in_use(capsys):
+    from pathlib import Path
+
+    from blocks.robot import backend
+    demo1 = Path(__file__).resolve().parents[2] / "diagrams" / "demo1.yaml"
+    assert main(["check", str(demo1)]) == 0
+    out = capsys.readouterr().out
+    expected = {"c": "C extension", "numba": "numba", "python": "plain Python"}[backend.name()]
+    assert f"robot kernels: {expected}" in out

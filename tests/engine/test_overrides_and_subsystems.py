@@ -106,3 +106,14 @@ def test_python_api_errors_speak_of_overrides(diagram):
     with pytest.raises(blocksim.DiagramError, match="a .path, value. pair"):
         blocksim.load(diagram, overrides={("simulation", "stop"): 1})
     assert "--set" not in str(info.value)
+
+
+def test_record_names_a_subsystems_output_port(diagram, capsys):
+    r = blocksim.run(diagram, overrides={"record.out": "F.y", "record.nested": "Outer",
+                                         "record.part": "Outer/Inner.y"})
+    np.testing.assert_array_equal(r["out"], r["y"])   # F.y is F/I.y
+    np.testing.assert_array_equal(r["nested"], r["z"])  # Outer's only output: Outer/Inner/I.y
+    np.testing.assert_array_equal(r["part"], r["z"])
+    with pytest.raises(blocksim.DiagramError, match="subsystem 'F' has no output 'x' "
+                                                    "\\(outputs: y\\)"):
+        blocksim.load(diagram, overrides={"record.bad": "F.x"})

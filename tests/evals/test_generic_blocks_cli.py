@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TOUR = """
 blocksim: 1
 name: tour
-description: every version 1.1 generic block that needs no events, in one diagram
+description: the version 1.1 generic blocks that work without a feedback loop, in one diagram
 parameters: {T: 0.1}
 blocks:
   Chirp:  {type: chirp, amplitude: 0.9, f0: 0.2, f1: 1.5, t1: 4}
@@ -35,6 +35,11 @@ blocks:
            C: [[1, 1]], D: 0.2, period: T, x0: [1, 0]}
   DInt:   {type: discrete_integrator, K: 3, period: T, method: trapezoidal, lower: -0.2,
            upper: 0.25}
+  Delay:  {type: transport_delay, delay: 0.3, x0: -1}
+  Quant:  {type: quantizer, interval: 0.2}
+  Half:   {type: constant, value: 0.5}
+  Above:  {type: relational, op: ">"}
+  Not:    {type: logical, op: not}
   Meas:   {type: from_file, file: meas.csv, method: previous}
   Save:   {type: to_file, file: saved.csv, inputs: 2}
 wires:
@@ -47,11 +52,17 @@ wires:
   - Chirp -> Vec
   - Vec -> DSS
   - Chirp -> DInt
+  - Chirp -> Delay
+  - Chirp -> Quant
+  - Chirp -> Above.u1
+  - Half -> Above.u2
+  - Above -> Not
   - Meas -> Save.u1
   - Exp -> Save.u2
 simulation: {stop: 4, rtol: 1e-8, atol: 1e-10}
 record: {chirp: Chirp.y, area: Area.y, noise: Noise.y, rand: Rand.y, table: Table.y,
-         map: Map.y, exp: Exp.y, dtf: DTF.y, dss: DSS.y, dint: DInt.y, meas: Meas.y}
+         map: Map.y, exp: Exp.y, dtf: DTF.y, dss: DSS.y, dint: DInt.y, meas: Meas.y,
+         delayed: Delay.y, quant: Quant.y, below: Not.y}
 """
 
 
@@ -90,6 +101,23 @@ def test_sources(tour):
     np.testing.assert_array_equal(r["noise"], math.sqrt(0.002 / 0.05) * z[hits(t, 0.05)])
     draws = -1 + 2 * np.random.default_rng(3).random((21, 2))
     np.testing.assert_array_equal(r["rand"], draws[hits(t, 0.2)])
+
+
+def test_transport_delay(tour):
+    _, r = tour
+    t = r["t"]
+    np.testing.assert_allclose(r["delayed"], np.where(t < 0.3, -1.0, chirp(t - 0.3)), atol=1e-7)
+    assert 0.3 in t  # the jump from x0 to u(0) is landed on
+
+
+def test_quantizer_and_logic(tour):
+    _, r = tour
+    c = chirp(r["t"])
+    at_step = np.abs(np.abs(c) / 0.2 % 1 - 0.5) < 1e-6  # a row at a located step
+    expected = 0.2 * np.sign(c) * np.floor(np.abs(c) / 0.2 + 0.5)
+    np.testing.assert_allclose(r["quant"][~at_step], expected[~at_step], atol=1e-15)
+    at_edge = np.abs(c - 0.5) < 1e-6
+    np.testing.assert_array_equal(r["below"][~at_edge], (c <= 0.5)[~at_edge])
 
 
 def test_tables_and_math(tour):
@@ -132,3 +160,30 @@ def test_files(tour):
     np.testing.assert_array_equal(saved["u2"], r["exp"])
     results = np.genfromtxt(d / "run" / "results.csv", delimiter=",", names=True)
     np.testing.assert_array_equal(results["rand1"], r["rand"][:, 1])  # header rand[1]
+
+
+@pytest.mark.parametrize("block, param, words", [
+    ("{type: discrete_transfer_function, num: [1], den: [0, 1, 0.5], period: 0.1}", "den",
+     "leading coefficient"),
+    ("{type: lookup, x: [], y: []}", "x", "empty"),
+    ("{type: lookup, x: [0, 2, 1], y: [1, 2, 3]}", "x", "strictly increasing"),
+    ("{type: lookup_2d, x: [0, 1], y: [1, 1], z: [[1, 2], [3, 4]]}", "y", "strictly increasing"),
+    ("{type: transport_delay, delay: -0.5}", "delay", "> 0"),
+    ("{type: pulse, width: 1.5}", "width", "< 1"),
+    ("{type: noise, seed: 1.5}", "seed", "integer"),
+    ("{type: math, fn: ln}", "fn", "expected one of"),
+])
+def test_bad_parameters_are_reported_at_their_line(tmp_path, block, param, words):
+    (tmp_path / "bad.yaml").write_text(f"""blocksim: 1
+blocks:
+  Src: {{type: sine}}
+  Bad: {block}
+simulation: {{stop: 1}}
+""")
+    cli = subprocess.run([sys.executable, "-m", "blocksim", "check", "bad.yaml"],
+                         capture_output=True, text=True, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert cli.returncode == 2 and "Traceback" not in cli.stderr
+    first = cli.stderr.splitlines()[0]
+    assert first.startswith("bad.yaml:4: error:") and f"'{param}'" in first and words in first, \
+        cli.stderr

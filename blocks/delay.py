@@ -1,0 +1,198 @@
+"""The transport delay: y(t) = u(t - delay), from a history of u kept from the solver's steps."""
+import numpy as np
+
+from blocksim.block import Block, In, Out
+from blocksim.params import Param
+
+
+class History:
+    """u(t) for past t, from samples the simulator takes after every accepted step.
+
+    A step [t0, tk] contributes u at k equally spaced times t1..tk after its start, k the
+    degree of the solver's dense output on that step (3 for a cubic Hermite, 4 for rk45, 7 for
+    dop853, the order for bdf and lsoda); with u at t0 (the previous sample) they give the
+    polynomial of degree k through k + 1 points, which reproduces u along the solver's dense
+    output (exactly when u is linear in the state): the step's piece of u, not a straight line
+    between accepted steps. Pieces are kept in Newton's divided-difference form,
+    u = c0 + (t - t0)(c1 + (t - t1)(c2 + ...)), whose rounding errors are multiplied by powers
+    of the step size: fine for steps of any length (a step too short for distinct sample
+    times gets the straight line). The pieces fall into segments separated by breakpoints
+    (times at which u jumps, at events): a lookup never mixes two segments, so a jump stays
+    a jump.
+    """
+
+    GROW = 256
+    DEGREE = 8  # the highest degree kept (LSODA's Adams orders above are rare)
+
+    def __init__(self, size):
+        self.size = size
+        self.clear()
+
+    def clear(self):
+        n, m = self.GROW, self.DEGREE + 1
+        self.nodes = np.zeros((n, m))  # t0, t1, ... of each piece (t0 first, end last used)
+        self.end = np.zeros(n)  # the end of each piece
+        self.coef = np.zeros((n, m, self.size))  # c0, c1, ... (unused ones 0)
+        self.count = 0  # pieces stored
+        self.base = 0  # absolute index of piece 0 (older pieces were dropped)
+        self.seg_first = []  # absolute index of each segment's first piece
+        self.seg_start = []  # the value each segment starts with
+        self.last_t = None
+        self.last_u = None
+        self._pending = []  # samples (t, u) of the step being added
+        self._drop = 0  # pieces at the start that no lookup needs any more
+        self._weights = np.ones(m)
+
+    # ---- building ------------------------------------------------------------------------
+    def start_segment(self, t, u):
+        self.seg_first.append(self.base + self.count)
+        self.seg_start.append(np.array(u, dtype=float).reshape(self.size))
+        self.last_t, self.last_u = t, self.seg_start[-1]
+        self._pending = []
+
+    def add_sample(self, t, u, end):
+        """A sample of the current step; `end`: the last one, at the step's end."""
+        self._pending.append((t, np.array(u, dtype=float).reshape(self.size)))
+        if end:
+            self._add_piece([(self.last_t, self.last_u)] + self._pending[-self.DEGREE:])
+            self.last_t, self.last_u = self._pending[-1]
+            self._pending = []
+
+    def _add_piece(self, points):
+        if self.count == self.end.size:
+            self._grow()
+        k = self.count
+        times = np.array([p[0] for p in points])
+        table = np.array([p[1] for p in points])  # divided differences, column by column
+        nodes, coef = self.nodes[k], self.coef[k]
+        nodes[:] = times[0]
+        coef[:] = 0.0
+        if np.all(np.diff(times) > 0):
+            nodes[:len(times)] = times
+            coef[0] = table[0]
+            for j in range(1, len(times)):
+                table = (table[1:] - table[:-1]) / (times[j:] - times[:-j])[:, None]
+                coef[j] = table[0]
+        else:  # a step too short for distinct sample times: the straight line
+            coef[0] = table[0]
+            coef[1] = (table[-1] - table[0]) / (times[-1] - times[0])
+        self.end[k] = times[-1]
+        self.count = k + 1
+
+    def forget_before(self, t):
+        """Lookups from now on are at times >= t: the pieces ending before t may go."""
+        self._drop = int(np.searchsorted(self.end[:self.count], t))
+
+    def _grow(self):
+        """Room for more pieces: drop the ones no lookup needs any more when they are at least
+        half of them, else double the arrays."""
+        keep = self._drop
+        if keep >= self.count // 2:
+            for a in (self.nodes, self.end, self.coef):
+                a[:self.count - keep] = a[keep:self.count]
+            self.count -= keep
+            self.base += keep
+            self._drop = 0
+            return
+        n = 2 * self.end.size
+        self.nodes = np.concatenate([self.nodes, np.zeros_like(self.nodes)])[:n]
+        self.end = np.concatenate([self.end, np.zeros_like(self.end)])[:n]
+        self.coef = np.concatenate([self.coef, np.zeros_like(self.coef)])[:n]
+
+    # ---- lookup --------------------------------------------------------------------------
+    def value(self, s, tau, out):
+        """u(tau) within segment s into `out` (flat, size): the piece holding tau, the first
+        or last piece of the segment extrapolated when tau lies outside it."""
+        first = max(self.seg_first[s] - self.base, 0)
+        last = (self.seg_first[s + 1] - self.base if s + 1 < len(self.seg_first)
+                else self.count) - 1
+        if last < first:  # no step yet in this segment: its starting value
+            out[:] = self.seg_start[s]
+            return
+        k = min(int(np.searchsorted(self.end[first:last + 1], tau)) + first, last)
+        # Newton form: sum_j c_j prod_{i<j} (tau - t_i)
+        w = self._weights
+        np.subtract(tau, self.nodes[k, :-1], out=w[1:])
+        np.cumprod(w, out=w)
+        np.dot(w, self.coef[k], out=out)
+
+
+class TransportDelay(Block):
+    """y(t) = u(t - delay) from t = start + delay on, x0 before: a pure time delay.
+
+    The past of u comes from the solver's dense output: after every accepted step the
+    simulator hands the block u at as many equally spaced points of the step as the degree
+    of the dense output, and the polynomial through those and the step's start value
+    reproduces u to the dense output's accuracy (not to a straight line between accepted
+    steps). The breakpoints of u -- a jump at a source
+    switch, a sample hit or a zero-crossing event -- reappear exactly `delay` later: the block
+    announces each as a time event the solver lands on, and the output jumps there. The same
+    holds for the jump from x0 to u(start) at start + delay.
+    Input: u, any shape. Output: y, u's shape (x0, scalar or that shape), no direct
+    feedthrough, so a loop through a transport delay is not algebraic. delay > 0 (s). Keep
+    the solver's steps (max_step, or step for fixed-step solvers) at most `delay`: a step
+    longer than the delay needs u beyond what is known and extrapolates the last piece.
+    """
+
+    type = "transport_delay"
+    time_dependent = True
+    keeps_history = True
+    params = (
+        Param("delay", "scalar", doc="the delay (s), > 0", positive=True),
+        Param("x0", "value", 0.0, "output for t < start + delay"),
+    )
+
+    def ports(self):
+        shape = self.p.x0.shape or None
+        return [In("u", shape=shape)], [Out("y", shape=shape, feedthrough=())]
+
+    def infer(self, shapes):
+        self._shape = shapes["u"]
+        return {"y": self._shape}
+
+    def initial_shapes(self):
+        return {"y": self.p.x0.shape}
+
+    def discrete_state(self):
+        return np.array([-1.0])  # the segment of the history the output reads; -1: x0
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        size = int(np.prod(self._shape, dtype=int))
+        self._history = History(size)
+        self._x0 = np.broadcast_to(self.p.x0, self._shape).reshape(size).copy()
+        self._y = y[0].reshape(size, copy=False)
+
+    def events(self, start, stop):
+        first = start + self.p.delay
+        return (first,) if first <= stop else ()
+
+    def initialize(self, t):
+        self._history.clear()
+
+    def event(self, t):
+        self.xd[0] += 1.0  # a delayed breakpoint (or the first one, at start + delay)
+
+    def remember(self, t, kind):
+        """u at time t: a sample inside an accepted step (kind "step"), at its end ("end"), or
+        the value after an event at t ("event"). Returns the times at which the solver must
+        land: t + delay when u jumped at the event."""
+        h = self._history
+        u = self.u[0].reshape(-1)
+        h.forget_before(t - self.p.delay)
+        if h.last_t is None:  # the start
+            h.start_segment(t, u)
+        elif kind != "event":
+            h.add_sample(t, u, kind == "end")
+        elif not np.array_equal(u, h.last_u):
+            h.start_segment(t, u)
+            return (t + self.p.delay,)
+        return ()
+
+    def output(self, t):
+        s = int(self.xd[0])
+        if s < 0:
+            self._y[:] = self._x0
+            return
+        self._history.value(s, t - self.p.delay, self._y)
+

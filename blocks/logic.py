@@ -1,0 +1,90 @@
+"""Logical operators on the truth (non-zero) of signals, switching only at events."""
+import numpy as np
+
+from blocksim.block import EITHER, Block, In, Out
+from blocksim.params import Param
+
+from .math import _broadcast_inputs
+
+
+def _nand(truths, out):
+    np.logical_and.reduce(truths, out=out)
+    np.logical_not(out, out=out)
+
+
+def _nor(truths, out):
+    np.logical_or.reduce(truths, out=out)
+    np.logical_not(out, out=out)
+
+
+def _xor(truths, out):
+    # odd number of true inputs (for two inputs: exactly one)
+    np.logical_xor.reduce(truths, out=out)
+
+
+_OPS = {
+    "and": lambda truths, out: np.logical_and.reduce(truths, out=out),
+    "or": lambda truths, out: np.logical_or.reduce(truths, out=out),
+    "xor": _xor,
+    "not": lambda truths, out: np.logical_not(truths[0], out=out),
+    "nand": _nand,
+    "nor": _nor,
+}
+
+
+class Logical(Block):
+    """y = 1.0 or 0.0: and, or, xor, not, nand or nor of the inputs' truth (u != 0).
+
+    xor is true for an odd number of true inputs. Inputs: u1..uN (N = inputs >= 1; `not` has
+    the single input u), broadcast together element-wise. Output: y, the broadcast shape.
+    Each input element's truth is a mode, re-derived at every event instant (so an input
+    that jumps at another block's event switches the output right there) and at the located
+    zero crossings of the input itself: between events the output is constant.
+    """
+
+    type = "logical"
+    params = (
+        Param("op", "choice", doc="the operator", choices=tuple(_OPS)),
+        Param("inputs", "int", 2, "number of inputs (not: 1)", minimum=1),
+    )
+
+    def ports(self):
+        if self.p.op == "not":
+            return [In("u")], [Out("y")]
+        return [In(f"u{i + 1}") for i in range(self.p.inputs)], [Out("y")]
+
+    def infer(self, shapes):
+        names = list(shapes)
+        self._shape = _broadcast_inputs(names, shapes)
+        self._sizes = [int(np.prod(shapes[n], dtype=int)) for n in names]
+        return {"y": self._shape}
+
+    def discrete_state(self):
+        return np.zeros(sum(self._sizes))  # each input element's truth (1/0)
+
+    def zero_crossings(self):
+        return np.full(sum(self._sizes), EITHER)  # each input element through 0
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._flat = [ui.reshape(-1) for ui in u]
+        bounds = np.cumsum([0] + self._sizes)
+        self._z = [self.z[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+        truths = [xd[a:b].reshape(np.shape(ui)) for a, b, ui in zip(bounds[:-1], bounds[1:], u)]
+        self._truths = [np.broadcast_to(v, self._shape) for v in truths]
+        self._op = _OPS[self.p.op]
+        self._result = np.zeros(self._shape, bool)
+
+    def output(self, t):
+        self._op(self._truths, self._result)
+        np.copyto(self.y[0], self._result)
+
+    def indicator(self, t):
+        for z, u in zip(self._z, self._flat):
+            np.copyto(z, u)
+
+    def crossing(self, t, crossed):
+        new = np.concatenate([u != 0 for u in self._flat]).astype(float)
+        changed = not np.array_equal(new, self.xd)
+        self.xd[:] = new
+        return changed

@@ -1,0 +1,65 @@
+"""The quantizer: a staircase whose every step is a located event."""
+import numpy as np
+
+from blocksim.block import EITHER, Block, In, Out
+from blocksim.params import Param
+
+
+def _round(v):
+    """Round half away from zero (MATLAB's round), element-wise."""
+    return np.sign(v) * np.floor(np.abs(v) + 0.5)
+
+
+class Quantizer(Block):
+    """y = interval*round(u/interval), element-wise (round half away from zero, as MATLAB).
+
+    Input: u, any shape. Output: y, u's shape. interval > 0. Each element's level
+    k = round(u/interval) is a mode: y = k*interval is constant between events, and the level
+    changes only at the located crossings of u through the thresholds (k +- 1/2)*interval,
+    so every step of the staircase is an event the solver lands on.
+    """
+
+    type = "quantizer"
+    params = (Param("interval", "scalar", doc="quantization interval, > 0", positive=True),)
+
+    def ports(self):
+        return [In("u")], [Out("y")]
+
+    def infer(self, shapes):
+        self._shape = shapes["u"]
+        self._n = int(np.prod(self._shape, dtype=int))
+        return {"y": self._shape}
+
+    def discrete_state(self):
+        return np.zeros(self._n)  # the level k of each element
+
+    def zero_crossings(self):
+        return np.full(2 * self._n, EITHER)  # u - (k + 1/2) q, then u - (k - 1/2) q
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
+
+    def output(self, t):
+        np.multiply(self.xd, self.p.interval, out=self._y)
+
+    def indicator(self, t):
+        n, q, z = self._n, self.p.interval, self.z
+        np.add(self.xd, 0.5, out=z[:n])
+        z[:n] *= -q
+        z[:n] += self._u
+        np.subtract(self.xd, 0.5, out=z[n:])
+        z[n:] *= -q
+        z[n:] += self._u
+
+    def crossing(self, t, crossed):
+        n, q = self._n, self.p.interval
+        level = _round(self._u / q)
+        # at a threshold itself (u exactly (k +- 1/2) q) the crossing's direction decides
+        up, down = crossed[:n] > 0, crossed[n:] < 0
+        at = np.abs(self._u / q - level) == 0.5
+        level = np.where(at & up, np.floor(self._u / q) + 1, level)
+        level = np.where(at & down, np.floor(self._u / q), level)
+        changed = not np.array_equal(level, self.xd)
+        self.xd[:] = level
+        return changed

@@ -1,0 +1,202 @@
+"""pid: the continuous controller against closed forms (a ramp error; saturation with and
+without anti-windup, hand-derived piece by piece), the discrete controller against a hand
+recursion and scipy.signal.dlsim, and its parameter checks."""
+import numpy as np
+import pytest
+from harness import Rig
+from scipy import signal
+
+import blocksim
+from blocksim.params import ParamError
+from blocks.pid import Pid
+
+SOLVERS = ["rk45", "dop853", "radau", "rk4"]
+
+
+def run(tmp_path, text, **overrides):
+    path = tmp_path / "d.yaml"
+    path.write_text(text)
+    return blocksim.run(path, overrides=overrides)
+
+
+RAMP = """
+blocksim: 1
+blocks:
+  E: {type: clock}
+  C: {type: pid, Kp: 2, Ki: 3, Kd: 0.5, N: 20}
+wires: [E -> C]
+simulation: {stop: 2, rtol: 1e-10, atol: 1e-12, step: 1e-3}
+record: {u: C.u}
+"""
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_ramp_error_response(tmp_path, solver):
+    r = run(tmp_path, RAMP, **{"simulation.solver": solver})
+    t = r.t
+    # e = t: P = Kp t, I = Ki t^2/2, D = Kd N s/(s + N) applied to 1/s^2 = Kd (1 - e^{-N t})/s
+    #  -> Kd (1 - e^{-N t})
+    expected = 2 * t + 3 * t ** 2 / 2 + 0.5 * (1 - np.exp(-20 * t))
+    np.testing.assert_allclose(r["u"], expected, atol=1e-7 if solver == "rk4" else 1e-8)
+
+
+SATURATED = """
+blocksim: 1
+blocks:
+  E: {type: step, time: 2, before: 1, after: -0.25}
+  C: {type: pid, Kp: 1, Ki: 1, lower: -1.5, upper: 1.5, Kb: 2}
+wires: [E -> C]
+simulation: {stop: 4, rtol: 1e-10, atol: 1e-12, step: 0.01, output_interval: 0.01}
+record: {u: C.u}
+"""
+
+
+def saturated_expected(t, anti_windup):
+    """e = 1 up to t = 2, then -0.25; Kp = Ki = 1, x0 = 0, limits +-1.5.
+    u_raw = e + xi. From 0: xi = t, u = 1 + t reaches 1.5 at t = 0.5 (for every variant).
+    none: xi = t on, xi(2) = 2; after the step u_raw = -0.25 + 2 - 0.25 (t - 2) stays above
+      1.5 until t = 3, then u = u_raw.
+    clamping: xi frozen at 0.5 while saturated (Ki e > 0 pushes out); after the step
+      u = -0.25 + 0.5 - 0.25 (t - 2), inside the limits at once.
+    back_calculation (Kb = 2): saturated, dxi/dt = 1 + Kb (1.5 - (1 + xi)), so
+      xi = 0.5 + (1 - exp(-2 (t - 0.5)))/2; after the step u = -0.25 + xi(2) - 0.25 (t - 2)."""
+    u = np.minimum(1 + t, 1.5)
+    after = t >= 2
+    if anti_windup == "none":
+        u[after] = np.minimum(1.75 - 0.25 * (t[after] - 2), 1.5)
+    elif anti_windup == "clamping":
+        u[after] = 0.25 - 0.25 * (t[after] - 2)
+    else:
+        xi2 = 0.5 + (1 - np.exp(-2 * 1.5)) / 2
+        u[after] = -0.25 + xi2 - 0.25 * (t[after] - 2)
+    return u
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("anti_windup", ["none", "clamping", "back_calculation"])
+def test_saturation_and_anti_windup_against_hand_derived_trajectories(tmp_path, solver,
+                                                                       anti_windup):
+    r = run(tmp_path, SATURATED, **{"simulation.solver": solver,
+                                    "blocks.C.anti_windup": anti_windup})
+    tol = 1e-6 if solver == "rk4" else 1e-8
+    np.testing.assert_allclose(r["u"], saturated_expected(r.t, anti_windup), atol=tol)
+    # the saturation starts exactly at t = 0.5, a located crossing (to event_tol)
+    assert abs(r.events_t[0] - 0.5) < 1e-9
+    if anti_windup == "none":  # and it ends (u_raw falls through 1.5) at t = 3
+        assert abs(r.events_t[-1] - 3.0) < 1e-9
+
+
+def test_clamping_resumes_when_the_error_turns_while_saturated(tmp_path):
+    # x0 = 2 starts the controller above its limit 1.5. e = 1 - t/2 (Kp = 0.2, Ki = 1):
+    # u_raw = 0.2 e + xi. Saturated and Ki e > 0 (pushing out): clamped, xi = 2 frozen. At
+    # t = 2 e turns negative while u_raw = 2 is still above the limit: the integral resumes
+    # (an event on Ki e), xi = 2 - (t - 2)^2/4, and u_raw = 2.2 - 0.1 t - (t - 2)^2/4 falls
+    # through 1.5 where (t - 2)^2 + 0.4 (t - 2) - 2 = 0: t = 2 + (-0.4 + sqrt(8.16))/2.
+    text = SATURATED.replace("{type: step, time: 2, before: 1, after: -0.25}",
+                             "{type: ramp, slope: -0.5, initial: 1}")
+    text = text.replace("Kp: 1, Ki: 1", "Kp: 0.2, Ki: 1, x0: 2")
+    r = run(tmp_path, text, **{"blocks.C.anti_windup": "clamping"})
+    t = r.t
+    t_exit = 2 + (-0.4 + np.sqrt(8.16)) / 2
+    raw = np.where(t < 2, 0.2 * (1 - t / 2) + 2, 2.2 - 0.1 * t - (t - 2) ** 2 / 4)
+    np.testing.assert_allclose(r["u"], np.where(t < t_exit, 1.5, raw), atol=1e-8)
+    np.testing.assert_allclose(r.events_t, [2.0, t_exit], atol=1e-9)
+
+
+def discrete_pid_recursion(e, T, Kp, Ki, Kd, N, x0, method, lower=-np.inf, upper=np.inf,
+                           anti_windup="none", Kb=1.0):
+    """The discrete PID written as output recursions (not the block's state form):
+    integrator I of w: I[0] = x0, I[n] = I[n-1] + T (a w[n] + c w[n-1]);
+    filter F of d:     F[0] = 0,  F[n] = F[n-1] + T (a d[n] + c d[n-1]), d[n] = N (Kd e[n] - F[n]);
+    u = Kp e + I + d, limited; (a, c) = FE (0, 1), BE (1, 0), trapezoidal (1/2, 1/2)."""
+    a, c = {"forward_euler": (0, 1), "backward_euler": (1, 0), "trapezoidal": (0.5, 0.5)}[method]
+    u, I_prev, F_prev, w_prev, d_prev = [], None, None, None, None
+    for n, en in enumerate(e):
+        if n == 0:
+            d = N * Kd * en
+            F, I_base, A = 0.0, x0, 0.0
+        else:
+            # F = F_prev + T c d_prev + T a d,  d = N (Kd e - F): solve for d
+            base = F_prev + T * c * d_prev
+            d = N * (Kd * en - base) / (1 + N * T * a)
+            F = base + T * a * d
+            I_base, A = I_prev + T * c * w_prev, T * a
+        w = Ki * en
+        raw = Kp * en + I_base + A * w + d
+        if anti_windup == "clamping" and (raw > upper and w > 0 or raw < lower and w < 0):
+            w = 0.0
+            raw = Kp * en + I_base + d
+        if anti_windup == "back_calculation" and not lower <= raw <= upper:
+            lim = min(max(raw, lower), upper)
+            # u_raw = Kp e + I_base + A (w + Kb (lim - u_raw)) + d, solved for u_raw
+            raw = (Kp * en + I_base + A * w + d + A * Kb * lim) / (1 + A * Kb)
+            w = w + Kb * (lim - raw)
+        u.append(min(max(raw, lower), upper))
+        I_prev, F_prev, w_prev, d_prev = I_base + A * w, F, w, d
+    return np.array(u)
+
+
+E = np.sin(0.9 * np.arange(40)) + 0.5  # an arbitrary error sequence, mostly positive
+
+
+def drive(rig, e, T):
+    rig.set(e=e[0]).start(0.0)
+    out = [rig.y["u"].copy()]
+    rig.block.update(0.0)
+    for k in range(1, len(e)):
+        out.append(rig.set(e=e[k]).hit(k * T))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("method", ["forward_euler", "backward_euler", "trapezoidal"])
+@pytest.mark.parametrize("limits, anti_windup", [
+    ((-np.inf, np.inf), "none"),
+    ((-1.0, 2.0), "none"),
+    ((-1.0, 2.0), "clamping"),
+    ((-1.0, 2.0), "back_calculation"),
+])
+def test_discrete_pid_against_a_hand_recursion(method, limits, anti_windup):
+    gains = dict(Kp=0.8, Ki=1.5, Kd=0.05, N=30.0, x0=0.2)
+    T = 0.05
+    rig = Rig(Pid, {**gains, "period": T, "method": method, "lower": limits[0],
+                    "upper": limits[1], "anti_windup": anti_windup, "Kb": 3.0}, {"e": ()})
+    got = drive(rig, E, T)
+    expected = discrete_pid_recursion(E, T, **gains, method=method, lower=limits[0],
+                                      upper=limits[1], anti_windup=anti_windup, Kb=3.0)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    if limits[1] < np.inf:
+        assert got.max() == 2.0  # the example saturates
+
+
+def test_discrete_forward_euler_pid_is_its_transfer_function():
+    # Kp + Ki T/(z - 1) + Kd N (z - 1)/(z - 1 + N T) from rest: scipy.signal.dlsim
+    Kp, Ki, Kd, N, T = 0.8, 1.5, 0.05, 30.0, 0.05
+    rig = Rig(Pid, {"Kp": Kp, "Ki": Ki, "Kd": Kd, "N": N, "period": T}, {"e": ()})
+    got = drive(rig, E, T)
+    parts = [([Kp], [1]), ([Ki * T], [1, -1]), ([Kd * N, -Kd * N], [1, -1 + N * T])]
+    expected = sum(signal.dlsim((num, den, T), E)[1][:, 0] for num, den in parts)
+    np.testing.assert_allclose(got, expected, rtol=1e-11, atol=1e-12)
+
+
+def test_vector_gains_per_element():
+    rig = Rig(Pid, {"Kp": [1, 2, 3], "period": 1}, {"e": (3,)})
+    assert rig.out_shapes == {"u": (3,)}
+    np.testing.assert_array_equal(drive(rig, np.ones((2, 3)), 1.0)[-1], [1, 2, 3])
+
+
+@pytest.mark.parametrize("params, bad", [
+    ({"N": 0}, "N"),
+    ({"lower": 1, "upper": 0}, "upper"),
+    ({"period": -1}, "period"),
+    ({"Kb": -1}, "Kb"),
+    ({"anti_windup": "clamp"}, "anti_windup"),
+])
+def test_pid_parameter_errors(params, bad):
+    with pytest.raises(ParamError) as e:
+        Rig(Pid, params, {"e": ()})
+    assert e.value.param == bad
+
+
+def test_no_feedthrough_for_a_pure_integral_controller():
+    assert Rig(Pid, {"Kp": 0, "Ki": 1}, {"e": ()}).block.ports()[1][0].feedthrough == ()
+    assert Rig(Pid, {}, {"e": ()}).block.ports()[1][0].feedthrough == ("e",)
