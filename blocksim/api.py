@@ -1,6 +1,7 @@
 """The Python entry points: `load` (validated, compiled, not simulated) and `run`."""
 from __future__ import annotations
 
+import contextlib
 import datetime
 import time
 from pathlib import Path
@@ -8,10 +9,11 @@ from pathlib import Path
 import numpy as np
 
 from .compiler import compile_diagram
-from .csvio import write_csv
+from .csvio import csv_to
 from .diagram import load_diagram
-from .results import (Result, finalize_sinks, remove_stale, run_files, versions, write_json,
-                      write_npz, written_since)
+from .errors import OutputError
+from .results import (Result, check_out_dir, data_files, finalize_sinks, json_to, npz_to,
+                      remove_stale, run_files, versions, written_since)
 from .simulator import simulate
 
 
@@ -52,27 +54,43 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
 
     A run directory used before keeps nothing stale: the files the previous run wrote (listed
     in its meta.json) that this run does not write again are removed; other files are never
-    touched. meta.json lists this run's files, `wall_time` (simulating) and `figures_time`."""
+    touched. meta.json lists this run's files, `wall_time` (simulating) and `figures_time`.
+
+    The directory is checked before simulating (DiagramError: a long run is not lost at its
+    end). results.npz, results.csv and meta.json replace the previous run's together; when
+    they cannot be written (a full disk) the previous ones stay as they were and OutputError
+    is raised with the Result attached as `error.result`."""
+    if out is not None:
+        out = Path(out)
+        check_out_dir(out)
     t, data, info = simulate(model, progress, plots=plots and out is not None)
     error = info["error"]
     meta = run_meta(model, t, info)
     event_t, event_block, _ = info["events"]
+    names = ["results.npz", *(["results.csv"] if csv else []), "meta.json"]
+    files = data_files(out, names) if out is not None else contextlib.nullcontext({})
+    try:
+        with files as paths:
+            if out is not None:
+                previous, before = run_files(out)
+                extra = {"events_t": event_t, "events_block": event_block} if len(event_t) else {}
+                npz_to(paths["results.npz"], t, {**data, **extra})
+                if csv:
+                    csv_to(paths["results.csv"], t, data)
+            started = time.perf_counter()
+            messages, reports = finalize_sinks(model, t, info["sink_data"], out,
+                                               plots and out is not None, info["complete"],
+                                               figure_progress)
+            meta["figures_time"] = time.perf_counter() - started
+            meta["blocks"] = reports
+            if out is not None:
+                figures = {n for n in written_since(out, before) if not n.startswith(".")}
+                meta["files"] = sorted(figures | set(names))
+                json_to(paths["meta.json"], meta)
+    except OutputError as e:
+        e.result = Result(t, data, meta, events=info["events"])
+        raise
     if out is not None:
-        out = Path(out)
-        previous, before = run_files(out)
-        extra = {"events_t": event_t, "events_block": event_block} if len(event_t) else {}
-        write_npz(out / "results.npz", t, {**data, **extra})
-        if csv:
-            write_csv(out / "results.csv", t, data)
-    started = time.perf_counter()
-    messages, reports = finalize_sinks(model, t, info["sink_data"], out,
-                                       plots and out is not None, info["complete"],
-                                       figure_progress)
-    meta["figures_time"] = time.perf_counter() - started
-    meta["blocks"] = reports
-    if out is not None:
-        meta["files"] = sorted(written_since(out, before) | {"meta.json"})
-        write_json(out / "meta.json", meta)
         remove_stale(out, previous - set(meta["files"]))
     result = Result(t, data, meta, messages, events=info["events"])
     if error is not None:

@@ -1,22 +1,26 @@
 """The `blocksim` command: run, check, blocks, sweep (its code: sweep_cli.py).
 
 Exit codes: 0 success; 2 invalid diagram or command line (one `FILE:LINE: error: ...` line
-per problem, no traceback); 3 simulation failed; 130 interrupted. On 3 and 130 the results
-recorded so far are written and marked incomplete.
+per problem, no traceback); 3 simulation failed, or its results could not be written; 130
+interrupted (Ctrl-C), 143 terminated (SIGTERM, handled like Ctrl-C). On 3, 130 and 143 the
+results recorded so far are written and marked incomplete.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
 
 from . import sweep_cli
-from .errors import DiagramError, DiagramErrors, SimulationError
+from .errors import DiagramError, DiagramErrors, OutputError, SimulationError
 
-EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
+EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 2, 3, 130, 143
 
 
 def _parser():
@@ -54,23 +58,53 @@ def main(argv=None):
         return EXIT_OK
     warnings.showwarning = _show_warning
     try:
-        if args.command == "run":
-            return _run(args)
-        if args.command == "check":
-            return _check(args)
-        if args.command == "sweep":
-            return sweep_cli.run(args)
-        from . import blockdoc
-        return blockdoc.main(args)
+        with _terminate_as_interrupt():
+            if args.command == "run":
+                return _run(args)
+            if args.command == "check":
+                return _check(args)
+            if args.command == "sweep":
+                return sweep_cli.run(args)
+            from . import blockdoc
+            return blockdoc.main(args)
     except (DiagramError, DiagramErrors) as e:
         print(str(e), file=sys.stderr)
         return EXIT_INVALID
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         print("interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _interrupted(e)
     except BrokenPipeError:  # `blocksim blocks | head`: the reader has all it wanted
         sys.stdout = open(os.devnull, "w")
         return EXIT_OK
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (sent by batch schedulers, containers, Dask), handled like Ctrl-C."""
+
+    def __str__(self):
+        return "terminated (SIGTERM)"
+
+
+def _interrupted(e):
+    return EXIT_TERMINATED if isinstance(e, Terminated) else EXIT_INTERRUPTED
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """While the command runs, SIGTERM raises `Terminated` (once: a second SIGTERM while
+    the partial results are being written is ignored)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers belong to the main thread
+        return
+
+    def handler(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Terminated()
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
@@ -115,6 +149,13 @@ def _run(args):
         result = api.execute(model, out=out, plots=not args.no_plots, csv=args.csv,
                              progress=bar.update if bar else None,
                              figure_progress=bar.figure if bar else None)
+    except DiagramError:  # the run directory cannot be written
+        _close(bar)
+        raise
+    except OutputError as e:
+        _close(bar)
+        print(str(e), file=sys.stderr)
+        return EXIT_FAILED
     except SimulationError as e:
         _close(bar)
         print(str(e), file=sys.stderr)
@@ -126,7 +167,7 @@ def _run(args):
         print("interrupted", file=sys.stderr)
         if getattr(e, "result", None) is not None:
             print(f"partial results (incomplete) written to {out}/", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _interrupted(e)
     _close(bar)
     _print_messages(result)
     if not args.quiet:

@@ -23,12 +23,14 @@ import numpy as np
 
 from . import expr
 from .block import ALL, CONSTANT, Sample
-from .diagram import NAME_RE, parse_endpoint, suggest, through_outputs
+from .diagram import NAME_RE, bool_hint, parse_endpoint, suggest, through_outputs
 from .errors import DiagramError, Problems
 from .library import Library, PluginError
 from .params import ParamError
 from .block import PortError
-from .solvers import SOLVERS
+from .solvers import FIXED_STEP, SOLVERS
+
+MAX_STEPS = 10_000_000  # default simulation.max_steps
 
 
 # names results.npz uses besides the records: the time and the events of hybrid blocks
@@ -47,6 +49,7 @@ class Settings:
     output_interval: float | None
     event_tol: float = 1e-10
     max_consecutive_events: int = 1000
+    max_steps: int = MAX_STEPS  # most solver steps, result rows, sample hits of a run
 
 
 @dataclass
@@ -126,7 +129,7 @@ def _simulation_defaults(sim, evaluate, problems, file):
         v = sim["solver"]
         if v.raw not in SOLVERS:
             problems.add(v.loc.error(f"unknown solver {v.raw!r}{suggest(v.raw, SOLVERS)}",
-                                     hint="solvers: " + ", ".join(SOLVERS)))
+                                     hint=bool_hint(v.raw) or "solvers: " + ", ".join(SOLVERS)))
         else:
             solver = v.raw
     span = stop - start
@@ -134,11 +137,57 @@ def _simulation_defaults(sim, evaluate, problems, file):
     if max_events != int(max_events):
         problems.add(sim["max_consecutive_events"].loc.error(
             f"simulation.max_consecutive_events must be a whole number, got {max_events:g}"))
-    return Settings(start=start, stop=stop, solver=solver,
-                    rtol=num("rtol", 1e-3), atol=num("atol", 1e-6),
-                    max_step=num("max_step", span / 50), step=num("step", span / 1000),
-                    output_interval=num("output_interval", None),
-                    event_tol=num("event_tol", 1e-10), max_consecutive_events=int(max_events))
+    settings = Settings(start=start, stop=stop, solver=solver,
+                        rtol=num("rtol", 1e-3), atol=num("atol", 1e-6),
+                        max_step=num("max_step", span / 50), step=num("step", span / 1000),
+                        output_interval=num("output_interval", None),
+                        event_tol=num("event_tol", 1e-10),
+                        max_consecutive_events=int(max_events))
+    max_steps = num("max_steps", MAX_STEPS)
+    if max_steps != int(max_steps):
+        problems.add(sim["max_steps"].loc.error(
+            f"simulation.max_steps must be a whole number, got {max_steps:g}"))
+    else:
+        settings.max_steps = int(max_steps)
+        _check_budget(settings, sim, problems, file)
+    return settings
+
+
+def _check_budget(s, sim, problems, file):
+    """Refuse settings that imply more solver steps or result rows than simulation.max_steps
+    (a grid of 10^15 rows would try to allocate petabytes; a step of 1e-12 s never ends)."""
+    span = s.stop - s.start
+    fixed = s.solver in FIXED_STEP
+    implied = [("step", "steps of the fixed-step solver", span / s.step)] if fixed else \
+        [("max_step", "steps at least (no step is longer than max_step)", span / s.max_step)]
+    if s.output_interval:
+        implied.append(("output_interval", "result rows", span / s.output_interval + 1))
+    for key, what, count in implied:
+        if count > s.max_steps:
+            where = sim.get(key) or sim.get("stop")  # a default comes from the stop time
+            message = (f"simulation.{key} = {getattr(s, key):g} over {span:g} s means "
+                       f"{count:.3g} {what}, more than simulation.max_steps = {s.max_steps:,}")
+            hint = f"use a larger {key}, or raise simulation.max_steps if you mean it"
+            problems.add(where.loc.error(message, hint=hint) if where else
+                         DiagramError(message, file=file, hint=hint))
+
+
+def _check_rates(settings, blocks, events, problems, spec):
+    """Refuse discrete rates and source switches that would stop the solver more often than
+    simulation.max_steps times: each is an event the solver must land on."""
+    span = settings.stop - settings.start
+    for block in blocks:
+        if isinstance(block.sample, Sample) and span / block.sample.period > settings.max_steps:
+            problems.add(spec.blocks[block.name].loc.error(
+                f"sample period {block.sample.period:g} s over {span:g} s means "
+                f"{span / block.sample.period:.3g} sample hits, more than "
+                f"simulation.max_steps = {settings.max_steps:,}", block=block.name,
+                hint="use a longer period, or raise simulation.max_steps if you mean it"))
+    if len(events) > settings.max_steps:
+        problems.add(DiagramError(
+            f"the sources switch {len(events):,} times, more than simulation.max_steps = "
+            f"{settings.max_steps:,}", file=spec.file,
+            hint="raise simulation.max_steps if you mean it"))
 
 
 class _Reported(Exception):
@@ -219,7 +268,10 @@ class _Compiler:
                     if any(key in poses for poses in self.dotted.values()):
                         raise expr.ExprError(f"'{key}' is a robot's named pose: a parameter "
                                              "may not reuse a constant's name")
-                    names[key] = self.evaluate(source.raw, env, source.loc, f"parameter '{key}'")
+                    evaluated = self.evaluate(source.raw, env, source.loc, f"parameter '{key}'")
+                    if isinstance(evaluated, np.ndarray) and np.isnan(evaluated).any():
+                        raise source.loc.error(f"parameter '{key}' is not a number (NaN)")
+                    names[key] = evaluated
                 except expr.ExprError as e:
                     self.problems.add(value.loc.error(f"parameter '{key}': {e}"))
                 except DiagramError as e:
@@ -316,7 +368,10 @@ class _Compiler:
         try:
             return param.convert(raw)
         except ValueError as e:
-            raise loc.error(str(e), **where) from None
+            hint = bool_hint(raw) if kind in ("string", "choice") else None
+            if kind == "names" and isinstance(raw, list):
+                hint = next((bool_hint(v) for v in raw if bool_hint(v)), None)
+            raise loc.error(str(e), hint=hint, **where) from None
 
     # -- stage 3: wires and shapes ----------------------------------------------------------
     def resolve_wires(self):
@@ -523,10 +578,13 @@ class _Compiler:
             return
         try:
             inferred = block.infer(shapes)
-        except PortError as e:
+        except PortError as e:  # naming both ends of every wire into the block, with shapes
             drv = self.drivers.get((name, e.port))
             loc = drv[3] if drv else self.spec.blocks[name].loc
-            self.problems.add(loc.error(e.message, block=name, port=e.port))
+            inputs = ", ".join(f"{p} <- {self.driver_text(name, p) or 'default'} {shapes[p]}"
+                               for p in ins)
+            self.problems.add(loc.error(f"{e.message} (inputs: {inputs})", block=name,
+                                        port=e.port))
             return
         except ParamError as e:
             spec = self.spec.blocks[name]
@@ -714,7 +772,8 @@ class _Compiler:
         for key, value in self.spec.record.items():
             if not isinstance(key, str) or not NAME_RE.match(key) or key in RESERVED_RECORDS:
                 self.problems.add(value.loc.error(f"invalid record name {key!r}: use an identifier "
-                                                  "other than " + ", ".join(RESERVED_RECORDS)))
+                                                  "other than " + ", ".join(RESERVED_RECORDS),
+                                                  hint=bool_hint(key)))
                 continue
             try:
                 record[key] = (self.signal_view(value.raw, value.loc), value.raw)
@@ -785,6 +844,8 @@ class _Compiler:
         # by time only (stable: blocks switching at the same time keep declaration order)
         events = sorted(((float(t), b) for b in self.blocks.values()
                          for t in b.events(settings.start, settings.stop)), key=lambda e: e[0])
+        _check_rates(settings, self.blocks.values(), events, self.problems, spec)
+        self.problems.check()
         return Model(
             name=spec.name, description=spec.description, file=spec.file,
             settings=settings, blocks=list(self.blocks.values()), nodes=self.nodes,

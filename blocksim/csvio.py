@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from pathlib import Path
 
 import numpy as np
 
@@ -27,6 +28,12 @@ def column_names(name, shape):
 
 def write_csv(path, t, data):
     """Write t (N,) and the signals {name: array (N, *shape)} to `path`, atomically."""
+    with atomic_path(path) as tmp:
+        csv_to(tmp, t, data)
+
+
+def csv_to(path, t, data):
+    """Write t (N,) and the signals {name: array (N, *shape)} to the file `path`."""
     t = np.asarray(t, dtype=float)
     header = ["t"]
     columns = [t.reshape(-1, 1)]
@@ -40,8 +47,7 @@ def write_csv(path, t, data):
     writer.writerow(header)
     for row in table.tolist():
         writer.writerow([repr(v) for v in row])
-    with atomic_path(path) as tmp:
-        tmp.write_text(text.getvalue())
+    Path(path).write_text(text.getvalue())
 
 
 def read_csv(path):

@@ -25,8 +25,12 @@ SIGNAL_RE = re.compile(rf"\s*{_END}(?:\[\s*(-?\d*)\s*(:)?\s*(-?\d*)\s*\])?\s*\Z"
 TOP_KEYS = ("blocksim", "name", "description", "parameters", "robots", "blocks", "wires",
             "simulation", "record")
 SUBSYSTEM_KEYS = TOP_KEYS + ("inputs", "outputs")
+MAX_SUBSYSTEM_DEPTH = 100  # subsystems nested in subsystems (files and inline diagrams)
+MAX_BLOCKS = 100_000  # blocks once every subsystem is expanded
+YAML_BOOL_HINT = ("YAML 1.1 reads unquoted yes/no/on/off/true/false as booleans: quote the "
+                  "word, e.g. 'on'")
 SIMULATION_KEYS = ("start", "stop", "solver", "rtol", "atol", "max_step", "step",
-                   "output_interval", "event_tol", "max_consecutive_events")
+                   "output_interval", "event_tol", "max_consecutive_events", "max_steps")
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,35 @@ class DiagramSpec:
             blocks={name: BlockSpec(b.name, b.type, dict(b.params), b.loc, b.scope)
                     for name, b in self.blocks.items()},
             wires=self.wires, simulation=dict(self.simulation), record=dict(self.record),
-            subsystems=self.subsystems)
+            subsystems=self.subsystems, subsystem_ports=self.subsystem_ports)
+
+
+def bool_hint(value):
+    """The hint for a value YAML turned into a boolean where a word was meant, else None."""
+    return YAML_BOOL_HINT if isinstance(value, bool) else None
+
+
+def check_name(value, loc):
+    """The diagram's `name` (it names the run directory runs/<name>/): a string, or a
+    number taken as its text; one path component."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise loc.error(f"'name' must be a string, got {_kind(value)}", hint=bool_hint(value))
+    if value in (".", "..") or "/" in value or "\\" in value or "\0" in value \
+            or not value.strip():
+        raise loc.error(f"'name' {value!r} cannot name a run directory (runs/<name>/)",
+                        hint="use a plain name without '/', e.g. name: arm_test")
+    return value
+
+
+def _kind(value):
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    return {"YMap": "a mapping", "YList": "a list", "dict": "a mapping",
+            "list": "a list"}.get(type(value).__name__, f"a {type(value).__name__}")
 
 
 def suggest(word, options):
@@ -146,7 +178,8 @@ def parse_endpoint(text, loc, pattern=SIGNAL_RE):
     """'Block.port[i:j]' -> Endpoint; raises DiagramError on bad syntax."""
     m = pattern.match(text) if isinstance(text, str) else None
     if not m:
-        raise loc.error(f"invalid signal {text!r}: expected 'block.port' or 'block.port[i:j]'")
+        raise loc.error(f"invalid signal {text!r}: expected 'block.port' or 'block.port[i:j]'",
+                        hint=bool_hint(text))
     return Endpoint(m.group(1), m.group(2), _index(m.group(3), m.group(4), m.group(5), loc), loc)
 
 
@@ -175,6 +208,10 @@ class _Loader:
 
     def __init__(self):
         self.problems = Problems()
+        self.documents = {}  # resolved path -> loaded document (a file included many times)
+        self.paths = {}  # (including file, file as written) -> resolved path
+        self.sizes = {}  # resolved path -> blocks the file expands to
+        self.expanded = 0  # blocks so far, every subsystem expanded
         self.scopes = []
         self.blocks = {}
         self.wires = []
@@ -204,7 +241,8 @@ class _Loader:
         for key, raw in raw_params.items():
             loc = _loc(raw_params, key, file)
             if not isinstance(key, str) or not NAME_RE.match(key):
-                self.problems.add(loc.error(f"invalid parameter name {key!r}"))
+                self.problems.add(loc.error(f"invalid parameter name {key!r}",
+                                            hint=bool_hint(key)))
                 continue
             params[key] = Value(raw, loc)
         scope = len(self.scopes)
@@ -250,7 +288,8 @@ class _Loader:
         for name, body in node.items():
             rloc = _loc(node, name, file)
             if not isinstance(name, str) or not NAME_RE.match(name):
-                self.problems.add(rloc.error(f"invalid robot name {name!r}"))
+                self.problems.add(rloc.error(f"invalid robot name {name!r}",
+                                             hint=bool_hint(name)))
                 continue
             if not isinstance(body, YMap):
                 self.problems.add(rloc.error(f"robot '{name}' must be a mapping of options"))
@@ -262,7 +301,7 @@ class _Loader:
         loc = _loc(node, name, file)
         if not isinstance(name, str) or not NAME_RE.match(name):
             self.problems.add(loc.error(f"invalid block name {name!r}: names match "
-                                        "[A-Za-z_][A-Za-z0-9_]*"))
+                                        "[A-Za-z_][A-Za-z0-9_]*", hint=bool_hint(name)))
             return
         if not isinstance(body, YMap) or "type" not in body:
             self.problems.add(loc.error(f"block '{name}' needs a mapping with a 'type'"))
@@ -274,8 +313,15 @@ class _Loader:
             self.subsystem(flat, params, loc, file, scope, stack)
             return
         if not isinstance(btype, str):
-            self.problems.add(_loc(body, "type", file).error(f"block type must be a name, got {btype!r}"))
+            self.problems.add(_loc(body, "type", file).error(
+                f"block type must be a name, got {btype!r}", hint=bool_hint(btype)))
             return
+        self.expanded += 1
+        if self.expanded > MAX_BLOCKS:  # stops loading: a file included too many times over
+            chain = " -> ".join(p.name for p in stack if p is not None)
+            raise loc.error(f"the diagram has more than {MAX_BLOCKS:,} blocks once its "
+                            "subsystems are expanded", block=flat,
+                            hint=f"while expanding {chain}" if chain else None)
         self.blocks[flat] = BlockSpec(flat, btype, params, loc, scope)
 
     def subsystem(self, flat, params, loc, file, scope, stack):
@@ -300,32 +346,84 @@ class _Loader:
             if not isinstance(target.raw, str):
                 self.problems.add(target.loc.error("'file' must be a path", block=flat))
                 return
-            path = (Path(file).parent / target.raw).resolve()
+            path = self.resolve(file, target.raw)
             if path in stack:
                 self.problems.add(target.loc.error(
                     f"subsystem file {target.raw!r} includes itself "
-                    f"({' -> '.join(p.name for p in stack + [path])})", block=flat))
+                    f"({' -> '.join(p.name for p in stack + [path] if p is not None)})",
+                    block=flat))
                 return
             if not path.is_file():
                 self.problems.add(target.loc.error(f"subsystem file not found: {target.raw}",
                                                    block=flat))
                 return
-            try:
-                doc = load_yaml_file(path)
-            except DiagramError as e:
-                self.problems.add(e)
+            doc = self.load(path)
+            if doc is None:
                 return
+            size = self.size_of(path, len(stack))
+            if self.expanded + size > MAX_BLOCKS:  # refused before expanding anything
+                raise target.loc.error(
+                    f"including {target.raw!r} here adds {size:,} blocks: the diagram would "
+                    f"have more than {MAX_BLOCKS:,} once its subsystems are expanded",
+                    block=flat, hint="a file included several times in each of many nested "
+                                     "levels multiplies its blocks")
             inner_file, inner_stack = str(path), stack + [path]
         else:
-            doc, inner_file, inner_stack = params["diagram"].raw, file, stack
-            if len(stack) > 100:
-                self.problems.add(loc.error("subsystems nested deeper than 100 levels", block=flat))
-                return
+            doc, inner_file, inner_stack = params["diagram"].raw, file, stack + [None]
+        if len(inner_stack) - 1 > MAX_SUBSYSTEM_DEPTH:  # the top diagram is not a level
+            self.problems.add(loc.error(f"subsystems nested deeper than {MAX_SUBSYSTEM_DEPTH} "
+                                        "levels", block=flat))
+            return
         source = params["file"].raw if "file" in params else "inline"
         self.specs[flat] = SubsystemSpec(flat, source, len(self.scopes), loc)
         ports = self.document(doc, inner_file, flat + "/", scope, overrides, inner_stack, top=False)
         if ports is not None:
             self.subsystems[flat] = ports
+
+    def resolve(self, file, target):
+        """The absolute path of subsystem file `target` named in `file` (cached: a file
+        included many times is resolved once)."""
+        key = (file, target)
+        if key not in self.paths:
+            self.paths[key] = (Path(file).parent / target).resolve()
+        return self.paths[key]
+
+    def size_of(self, path, depth):
+        """Blocks that subsystem file `path` expands to, its own subsystems included; counted
+        from the documents (each file once), not by expanding them. Levels beyond the
+        nesting limit and cycles count nothing here: expanding reports them."""
+        if path not in self.sizes:
+            self.sizes[path] = 0  # a file including itself adds nothing while it is counted
+            doc = self.load(path)
+            size = self.size_of_doc(doc, str(path), depth) if isinstance(doc, YMap) else 0
+            self.sizes[path] = size
+        return self.sizes[path]
+
+    def size_of_doc(self, doc, file, depth):
+        blocks = doc.get("blocks")
+        if not isinstance(blocks, YMap) or depth > MAX_SUBSYSTEM_DEPTH:
+            return 0
+        size = 0
+        for body in blocks.values():
+            if not isinstance(body, YMap) or body.get("type") != "subsystem":
+                size += 1
+            elif isinstance(body.get("file"), str):
+                path = self.resolve(file, body["file"])
+                size += self.size_of(path, depth + 1) if path.is_file() else 0
+            elif isinstance(body.get("diagram"), YMap):
+                size += self.size_of_doc(body["diagram"], file, depth + 1)
+        return size
+
+    def load(self, path):
+        """A subsystem file's document, read once however often it is included; None when it
+        cannot be read (the problem is reported the first time)."""
+        if path not in self.documents:
+            try:
+                self.documents[path] = load_yaml_file(path)
+            except DiagramError as e:
+                self.problems.add(e)
+                self.documents[path] = None
+        return self.documents[path]
 
     def ports_of_subsystem(self, doc, file, prefix):
         inputs, outputs = {}, {}
@@ -413,13 +511,21 @@ def load_diagram(source, overrides=(), *, text=None, via="--set"):
     file = str(source)
     doc = load_yaml_text(text, file) if text is not None else load_yaml_file(source)
     loader = _Loader()
-    start_stack = [] if text is not None else [Path(source).resolve()]
+    start_stack = [None] if text is not None else [Path(source).resolve()]
     loader.document(doc, file, "", None, {}, start_stack, top=True)
     loader.resolve_wires()
+    name, description = Path(file).stem, ""
+    try:
+        if "name" in doc:
+            name = check_name(doc["name"], _loc(doc, "name", file))
+        if "description" in doc:
+            description = _description(doc["description"], _loc(doc, "description", file))
+    except DiagramError as e:
+        loader.problems.add(e)
     loader.problems.check()
     spec = DiagramSpec(
-        name=doc.get("name") or Path(file).stem,
-        description=doc.get("description") or "",
+        name=name,
+        description=description,
         file=file,
         scopes=loader.scopes,
         robots=loader.robots,
@@ -433,6 +539,14 @@ def load_diagram(source, overrides=(), *, text=None, via="--set"):
     loader.problems.check()
     apply_overrides(spec, overrides, via)
     return spec
+
+
+def _description(value, loc):
+    if value is None:
+        return ""
+    if isinstance(value, (YMap, YList, dict, list)):
+        raise loc.error(f"'description' must be text, got {_kind(value)}")
+    return str(value)
 
 
 def _section(doc, key, allowed, file, problems):
@@ -506,8 +620,10 @@ def _apply_one(spec, key, value, loc):
         params[parts[1]] = Value(value, loc)
     elif head == "record" and len(parts) == 2:
         spec.record[parts[1]] = Value(value, loc)
-    elif head in ("name", "description") and len(parts) == 1:
-        setattr(spec, head, str(value))
+    elif head == "name" and len(parts) == 1:
+        spec.name = check_name(value, loc)
+    elif head == "description" and len(parts) == 1:
+        spec.description = _description(value, loc)
     elif head == "blocks" and len(parts) >= 3 and parts[1] in spec.subsystems:
         _set_subsystem(spec, spec.subsystems[parts[1]], parts[2:], value, loc)
     elif head == "blocks" and len(parts) == 3:

@@ -86,6 +86,18 @@ class Problems:
             raise DiagramErrors(self.errors)
 
 
+class OutputError(BlocksimError):
+    """The run's files could not be written (a full disk): exit code 3. Files written
+    before under the same names are left as they were."""
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self):
+        return f"error: {self.message}"
+
+
 class SimulationError(BlocksimError):
     """The simulation failed at run time (exit code 3): solver failure, non-finite signal."""
 

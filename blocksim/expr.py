@@ -15,7 +15,13 @@ building a huge int. Subexpressions that do not depend on a `function` block's i
 computed once, when the expression is compiled, under `np.errstate(all="raise")`: division by
 zero, domain errors and overflow are `ExprError`s then (underflow to 0 is fine). Resource
 guards: at most 10,000 characters, nesting at most 100 levels (a chain `a + b - c + ...` counts
-as one level), arrays of at most 10 million elements (checked before anything is allocated).
+as one level), arrays of at most 10 million elements (checked before anything is allocated),
+and at most a billion elementary operations for one evaluation (a matrix product costs
+m·k·n, a matrix inverse or solve n³, anything else the elements it reads and writes; checked
+before each operation), so an expression cannot hang while every array in it stays small.
+A `function` block's expression is compiled twice: the fast form for the simulation, and a
+checked form (`f.checked`) that applies the same guards to every operation, which the block
+uses once to find its output shape.
 """
 from __future__ import annotations
 
@@ -29,10 +35,15 @@ import numpy as np
 MAX_TEXT = 10_000
 MAX_DEPTH = 100
 MAX_ELEMENTS = 10_000_000
+MAX_WORK = 1_000_000_000
 
 
 class ExprError(Exception):
     """An invalid or failing expression; the caller adds FILE:LINE, the block and parameter."""
+
+
+class LimitError(ExprError):
+    """An expression that would exceed a resource guard (elements, operations)."""
 
 
 CONSTANTS = {"pi": np.float64(np.pi), "e": np.float64(np.e), "inf": np.float64(np.inf),
@@ -55,7 +66,7 @@ class Function:
 # ---- argument helpers ------------------------------------------------------------------------
 def _check_count(n):
     if n > MAX_ELEMENTS:
-        raise ExprError(f"the result would have {n:,} elements, more than the limit of "
+        raise LimitError(f"the result would have {n:,} elements, more than the limit of "
                         f"{MAX_ELEMENTS:,}")
 
 
@@ -311,7 +322,9 @@ def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS,
     if len(set(inputs)) != len(inputs):
         raise ExprError("input names must be distinct")
     with np.errstate(all="raise", under="ignore"):
-        root, used = _compile(text, names, dotted, functions, inputs)
+        root, used, _ = _compile(text, names, dotted, functions, inputs)
+        checked_root, _, checker = _compile(text, names, dotted, functions, inputs,
+                                            checked=True)
     if isinstance(root, _Const):
         value = root.value
 
@@ -320,7 +333,17 @@ def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS,
     else:
         def f(*args):
             return root(args)
+
+    def checked(*args):
+        """f(*args) with the size and work guards applied to every operation (LimitError);
+        floating-point exceptions give inf / nan as in the fast form."""
+        if isinstance(checked_root, _Const):
+            return checked_root.value
+        checker.work = 0
+        with np.errstate(all="ignore"):
+            return checked_root(args)
     f.names = frozenset(used)
+    f.checked = checked
     return f
 
 
@@ -333,7 +356,7 @@ def _evaluate(value, names, dotted, functions, depth):
         except OverflowError:
             raise ExprError(f"the number {value} is too large for a float64") from None
     if isinstance(value, str):
-        root, _ = _compile(value, names, dotted, functions, ())
+        root, _, _ = _compile(value, names, dotted, functions, ())
         return np.array(root.value, dtype=np.float64)
     if isinstance(value, (list, tuple)):
         if depth >= MAX_DEPTH:
@@ -371,9 +394,10 @@ class _Const:
         self.value = value
 
 
-def _compile(text, names, dotted, functions, inputs):
+def _compile(text, names, dotted, functions, inputs, checked=False):
     """Parse, check and compile `text`: (a _Const or a closure over the inputs tuple, names
-    used). Must run under np.errstate(all='raise') since constant parts are computed here."""
+    used, the compiler). Must run under np.errstate(all='raise') since constant parts are
+    computed here. `checked`: the closures apply the guards too (see the module docs)."""
     if not isinstance(text, str):
         raise ExprError(f"expected an expression string, got {type(text).__name__}")
     if len(text) > MAX_TEXT:
@@ -400,8 +424,8 @@ def _compile(text, names, dotted, functions, inputs):
                         f"{e.msg}") from None
     except (MemoryError, RecursionError):  # how the parser reports a too deep nesting
         raise ExprError(f"the expression is nested deeper than {MAX_DEPTH} levels") from None
-    compiler = _Compiler(source, lead, names, dotted or {}, functions, inputs)
-    return compiler.compile(tree.body, 0), compiler.used
+    compiler = _Compiler(source, lead, names, dotted or {}, functions, inputs, checked)
+    return compiler.compile(tree.body, 0), compiler.used, compiler
 
 
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -422,7 +446,7 @@ _REJECTED = {
 class _Compiler:
     """Checks an expression tree and turns it into _Const values and closures `g(inputs)`."""
 
-    def __init__(self, source, lead, names, dotted, functions, inputs):
+    def __init__(self, source, lead, names, dotted, functions, inputs, checked=False):
         self.source = source
         self.lead = lead
         self.names = names
@@ -430,6 +454,8 @@ class _Compiler:
         self.functions = functions
         self.inputs = {name: i for i, name in enumerate(inputs)}
         self.used = set()
+        self.checked = checked
+        self.work = 0  # operations spent by `fold` so far (see MAX_WORK)
 
     # -- messages
     def segment(self, node):
@@ -441,7 +467,13 @@ class _Compiler:
         return ExprError(f"{message} (column {self.lead + column + 1})")
 
     def fold(self, node, fn, *args):
-        """Compute fn(*args) now (constant arguments); arithmetic failures are ExprErrors."""
+        """Compute fn(*args) now (constant arguments, or any arguments in checked mode)
+        within the work budget; arithmetic failures are ExprErrors."""
+        self.work += _cost(fn, args)
+        if self.work > MAX_WORK:
+            raise LimitError(f"evaluating '{self.segment(node)}' takes more than "
+                            f"{MAX_WORK:.0e} operations (the limit; a matrix product costs "
+                            "rows x inner x columns)")
         try:
             return fn(*args)
         except FloatingPointError as e:
@@ -454,6 +486,15 @@ class _Compiler:
             raise ExprError(f"{e} in '{self.segment(node)}'") from None
 
     # -- dispatch
+    def runtime(self, node, fn, guarded=None):
+        """`fn` for an operation on run-time values: as it is, or in checked mode computed
+        through `fold` (by `guarded`, which also checks the result's size, if given)."""
+        if not self.checked:
+            return fn
+        if guarded is not None:
+            return lambda *args: self.fold(node, guarded, fn, *args)
+        return lambda *args: self.fold(node, fn, *args)
+
     def compile(self, node, depth):
         if depth >= MAX_DEPTH:
             raise ExprError(f"the expression is nested deeper than {MAX_DEPTH} levels")
@@ -522,6 +563,7 @@ class _Compiler:
         operand = self.compile(node.operand, depth)
         if isinstance(operand, _Const):
             return _Const(self.fold(node, op, operand.value))
+        op = self.runtime(node, op)
         return lambda a: op(operand(a))
 
     def c_BinOp(self, node, depth):
@@ -543,7 +585,7 @@ class _Compiler:
             if not steps and isinstance(acc, _Const) and isinstance(right, _Const):
                 acc = _Const(self.fold(b, _checked_binop, op, acc.value, right.value))
             else:
-                steps.append((op, right))
+                steps.append((self.runtime(b, op, _checked_binop), right))
         if not steps:
             return acc
         if len(steps) == 1:
@@ -587,6 +629,7 @@ class _Compiler:
                 self.fold(node, _check_broadcast, *[p.value for p in parts])
             return _Const(self.fold(node, fn, *[p.value for p in parts]))
         gs = [_dynamic(p) for p in parts]
+        fn = self.runtime(node, fn, _checked_call if len(gs) > 1 else None)
         if len(gs) == 1:
             g0 = gs[0]
             return lambda a: fn(g0(a))
@@ -606,6 +649,7 @@ class _Compiler:
             self.fold(node, _check_broadcast, *[p.value for p in parts])
             return _Const(self.fold(node, join, *[p.value for p in parts]))
         gs = [_dynamic(p) for p in parts]
+        join = self.runtime(node, join, _checked_call)
         return lambda a: join(*[g(a) for g in gs])
 
     def c_Call(self, node, depth):
@@ -636,6 +680,10 @@ class _Compiler:
             if spec.elementwise and n > 1:
                 self.fold(node, _check_broadcast, *values)
             return _Const(self.fold(node, fn, *values))
+        if self.checked and spec.elementwise and n > 1:
+            fn = self.runtime(node, fn, _checked_call)
+        else:
+            fn = self.runtime(node, fn)
         if n == 1:
             g = args[0]
             return lambda a: fn(g(a))
@@ -650,6 +698,9 @@ class _Compiler:
         if all(isinstance(item, _Const) for item in items):
             return _Const(self.fold(node, _stack, *[item.value for item in items]))
         gs = [_dynamic(item) for item in items]
+        if self.checked:
+            stack = self.runtime(node, _stack)
+            return lambda a: stack(*[g(a) for g in gs])
         return lambda a: np.array([g(a) for g in gs], dtype=np.float64)
 
     c_Tuple = c_List
@@ -664,9 +715,16 @@ class _Compiler:
             key = key[0] if len(key) == 1 else key
             if isinstance(base, _Const):
                 return _Const(self.fold(node, operator.getitem, base.value, key))
+            if self.checked:
+                getitem = self.runtime(node, operator.getitem)
+                return lambda a: getitem(base(a), key)
             return lambda a: base(a)[key]
         base_fn = _dynamic(base)
         fns = [_dynamic(part) for part in compiled]
+        if self.checked:
+            getitem = self.runtime(node, operator.getitem)
+            return lambda a: getitem(base_fn(a), tuple(f(a) for f in fns) if len(fns) > 1
+                                     else fns[0](a))
         if len(fns) == 1:
             f0 = fns[0]
             return lambda a: base_fn(a)[f0(a)]
@@ -735,6 +793,35 @@ def _checked_binop(op, x, y):
     else:
         _check_broadcast(x, y)
     return op(x, y)
+
+
+def _checked_call(fn, *values):
+    """fn(*values) for an element-wise function, once the broadcast size is within limits."""
+    _check_broadcast(*values)
+    return fn(*values)
+
+
+_CUBIC = {np.linalg.inv, np.linalg.pinv, np.linalg.det, np.linalg.cond, np.linalg.solve}
+
+
+def _cost(fn, args):
+    """Operations fn(*args) takes, estimated before calling it: m·k·n for a matrix product,
+    n³ (per matrix of a stack) for inverse, pseudo-inverse, determinant, condition number
+    and solve, the elements read for anything else."""
+    if fn is _checked_binop and args[0] is operator.matmul:
+        sx, sy = np.shape(args[1]), np.shape(args[2])
+        if not sx or not sy:
+            return 1
+        rows = math.prod(sx[:-1])
+        columns = sy[-1] * math.prod(sy[:-2]) if len(sy) > 1 else 1
+        _check_count(rows * columns)  # a too large result is the clearer message
+        return max(1, rows * sx[-1] * columns)
+    shapes = [np.shape(a) for a in args if isinstance(a, (np.ndarray, np.generic, float, int))]
+    if fn in _CUBIC and shapes:
+        shape = shapes[0]
+        n = max(shape[-2:], default=1)
+        return max(1, math.prod(shape[:-2]) * n ** 3)
+    return max(1, sum(math.prod(s) for s in shapes))
 
 
 def _check_broadcast(*values):

@@ -8,13 +8,16 @@ class Recorder:
     """Copies a fixed set of signal views into row-per-time arrays.
 
     `channels` maps a name to a numpy view read at every `sample(t)`. Capacity doubles when
-    full; `arrays()` returns trimmed copies.
+    full; `arrays()` returns trimmed copies. At most `MAX_PREALLOCATED` rows are allocated
+    up front, whatever the expected count: a run that fails early costs little memory.
     """
+
+    MAX_PREALLOCATED = 1 << 16
 
     def __init__(self, channels, capacity=256):
         self.names = list(channels)
         self.views = [channels[n] for n in self.names]
-        capacity = max(int(capacity), 2)
+        capacity = min(max(int(capacity), 2), self.MAX_PREALLOCATED)
         self.t = np.empty(capacity)
         self.data = [np.empty((capacity,) + v.shape) for v in self.views]
         self.n = 0

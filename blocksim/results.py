@@ -6,7 +6,9 @@ with the zip container directly so that record names such as `file`, which clash
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
 import platform
 import sys
@@ -15,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .atomic import atomic_path
+from .atomic import atomic_path, atomic_paths, check_writable_dir
+from .errors import DiagramError, OutputError
 from .block import FinalRun
 
 
@@ -54,18 +57,44 @@ class Result:
 
 
 def write_npz(path, t, data):
+    """results.npz (atomically): `t` and one array per entry of `data`."""
     with atomic_path(path) as tmp:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as zf:
-            for name, arr in (("t", t), *data.items()):
-                arr = np.asarray(arr)
-                kind = np.int64 if arr.dtype.kind in "iu" else float  # event indices stay integers
-                with zf.open(f"{name}.npy", "w", force_zip64=True) as fh:
-                    np.lib.format.write_array(fh, arr.astype(kind, copy=False), allow_pickle=False)
+        npz_to(tmp, t, data)
+
+
+def npz_to(path, t, data):
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
+        for name, arr in (("t", t), *data.items()):
+            arr = np.asarray(arr)
+            kind = np.int64 if arr.dtype.kind in "iu" else float  # event indices stay integers
+            with zf.open(f"{name}.npy", "w", force_zip64=True) as fh:
+                np.lib.format.write_array(fh, arr.astype(kind, copy=False), allow_pickle=False)
 
 
 def write_json(path, obj):
+    """A JSON file (atomically), see `json_to`."""
     with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(obj, indent=2, default=_jsonable) + "\n")
+        json_to(tmp, obj)
+
+
+def json_to(path, obj):
+    """Strict JSON (RFC 8259 has no NaN or Infinity): non-finite numbers are written as the
+    strings "nan", "inf", "-inf", which float() reads back."""
+    text = json.dumps(_finite(obj), indent=2, default=_jsonable, allow_nan=False)
+    Path(path).write_text(text + "\n")
+
+
+def _finite(x):
+    """`x` with every non-finite float (also inside lists, dicts, arrays) as a string."""
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _finite(x.tolist())
+    if isinstance(x, (float, np.floating)) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    return x
 
 
 def _jsonable(x):
@@ -74,6 +103,32 @@ def _jsonable(x):
     if isinstance(x, (np.floating, np.integer)):
         return x.item()
     return str(x)
+
+
+def check_out_dir(out):
+    """Before simulating: the run directory exists or can be made, and files can be written
+    in it (a long run must not be lost at its end). DiagramError (exit 2) otherwise."""
+    try:
+        check_writable_dir(out)
+    except OSError as e:
+        where = f" ('{e.filename}')" if e.filename and str(e.filename) != str(out) else ""
+        raise DiagramError(f"cannot write the results to '{out}': "
+                           f"{e.strerror or e}{where}", file="--out",
+                           hint="choose a directory you can write to (--out DIR)") from None
+
+
+@contextlib.contextmanager
+def data_files(out, names):
+    """Yield {name: temporary path} for the run's data files (results.npz, meta.json, ...) in
+    `out`; they replace the files of those names together when the block ends. A failure
+    to write (a full disk) removes them, leaves the directory's earlier results as they
+    were, and raises OutputError."""
+    try:
+        with atomic_paths(*(Path(out) / name for name in names)) as paths:
+            yield dict(zip(names, paths))
+    except OSError as e:
+        raise OutputError(f"cannot write the results to '{out}': {e.strerror or e}; "
+                          "results written there before are unchanged") from None
 
 
 def versions():

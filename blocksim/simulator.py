@@ -31,6 +31,7 @@ import numpy as np
 
 from .block import Block, Sample
 from .errors import SimulationError
+from .expr import ExprError
 from .recorder import Recorder
 from .solvers import SolverError, make_stepper
 
@@ -476,7 +477,8 @@ class Simulation:
             t_end = self.next_event(t)
             if stepper is None:
                 stepper = make_stepper(s.solver, self.f, t, y, t_end, rtol=s.rtol, atol=s.atol,
-                                       max_step=s.max_step, step=s.step, origin=s.start)
+                                       max_step=s.max_step, step=s.step, origin=s.start,
+                                       max_steps=s.max_steps, t_final=s.stop)
             else:
                 stepper.restart(t, y, t_end)
             try:
@@ -637,14 +639,35 @@ def _fault_text(exc):
 
 
 def _failing_block(exc):
-    """The name of the innermost block whose method raised `exc` (from its traceback)."""
-    name, tb = None, exc.__traceback__
+    """(name, method, time) of the innermost block method that raised `exc` (from its
+    traceback: the method's `self` and its argument `t`), or Nones."""
+    name = method = time = None
+    tb = exc.__traceback__
     while tb is not None:
-        owner = tb.tb_frame.f_locals.get("self")
+        frame = tb.tb_frame
+        owner = frame.f_locals.get("self")
         if isinstance(owner, Block):
-            name = owner.name
+            name, method = owner.name, frame.f_code.co_name
+            t = frame.f_locals.get("t")
+            time = float(t) if isinstance(t, (float, int, np.floating)) else None
         tb = tb.tb_next
-    return name
+    return name, method, time
+
+
+def _block_failure(model, exc, last_time):
+    """A SimulationError for an exception raised by a block's computation (a function
+    block's index out of range, a singular matrix...): the block, the output port its
+    method computes and the time (the method's, else the last derivative evaluation's)."""
+    name, method, time = _failing_block(exc)
+    port = None
+    for node in model.nodes:
+        if node.block.name == name and node.calc == method:
+            port = "/".join(node.ports)
+    what = "" if isinstance(exc, ExprError) else f"{type(exc).__name__}: "
+    error = SimulationError(f"{what}{exc}", block=name, port=port,
+                            time=last_time if time is None else time)
+    error.__cause__ = exc
+    return error
 
 
 def _overrides(block, method):
@@ -668,10 +691,10 @@ def simulate(model, progress=None, plots=False):
             sim.run()
     except (SimulationError, KeyboardInterrupt) as e:
         error = e
-    except (ArithmeticError, ValueError, np.linalg.LinAlgError) as e:
-        # a block's computation failed (a singular matrix in a function block, say)
-        error = SimulationError(f"{type(e).__name__}: {e}", block=_failing_block(e),
-                                time=sim.last_time)
+    except (ExprError, ArithmeticError, LookupError, ValueError, TypeError, MemoryError) as e:
+        # a block's computation failed on the values it met (a function block's index out
+        # of range, a singular matrix): the data's fault, not a bug, so exit 3 with the block
+        error = _block_failure(model, e, sim.last_time)
     wall = _time.perf_counter() - t0
     t, data = sim.rec.arrays()
     sink_data = {}

@@ -50,6 +50,12 @@ _STR, _SEQ, _MAP, _MERGE = _T + "str", _T + "seq", _T + "map", _T + "merge"
 _SCALAR_TAGS = {_T + t for t in ("null", "bool", "int", "float", "str", "timestamp")}
 _SCALAR_ALLOWED = _SCALAR_TAGS | {"!"}  # "!" is the non-specific tag: plain str / seq / map
 _SEQ_ALLOWED = {_SEQ, "!"}
+_TAG_FORMS = {  # what an explicitly tagged scalar must look like
+    "int": "an !!int is written like 12, -3, 0x1f, 0o17 or 0b101",
+    "float": "a !!float is written like 1.5, -2e-3, .inf or .nan",
+    "bool": "a !!bool is written like true/false, yes/no or on/off",
+    "timestamp": "a !!timestamp is written like 2024-01-31 or 2024-01-31 12:00:00",
+}
 _MAP_ALLOWED = {_MAP, "!"}
 
 
@@ -130,7 +136,21 @@ def load_yaml_text(text, filename="<string>"):
         size = len(text.encode("utf-8", "surrogatepass"))
         if size > MAX_BYTES:
             raise _too_big(size, filename)
+    if not text.isascii():
+        _check_encodable(text, filename)
     return _load(text, filename, _Events)
+
+
+def _check_encodable(text, filename):
+    """Refuse text with lone surrogates: what Python makes of bytes that are not UTF-8 in a
+    command-line argument (surrogateescape) or a file name."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        code = ord(text[e.start])
+        byte = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
+        raise DiagramError(f"the text is not valid UTF-8 ({byte} at character {e.start + 1})",
+                           file=filename, line=text.count("\n", 0, e.start) + 1) from None
 
 
 def _too_big(size, file):
@@ -192,8 +212,8 @@ class _Builder:
         self.alias_nodes = 0
         self.root = None
 
-    def error(self, message, line):
-        return DiagramError(message, file=self.file, line=line)
+    def error(self, message, line, hint=None):
+        return DiagramError(message, file=self.file, line=line, hint=hint)
 
     def build(self, parser):
         stack = []
@@ -258,8 +278,13 @@ class _Builder:
         node = ScalarNode(tag, event.value, event.start_mark, event.end_mark)
         try:
             return self.constructor.yaml_constructors[tag](self.constructor, node)
-        except (ValueError, ConstructorError) as e:
-            raise self.error(f"invalid {tag[len(_T):]} {event.value!r}: {e}", line) from None
+        except Exception as e:  # noqa: BLE001 - PyYAML's converters fail with IndexError,
+            # KeyError, AttributeError... on text an explicit tag forces on them; they only
+            # convert a string, so any failure means the scalar is not of that type
+            kind = tag[len(_T):]
+            detail = f": {e}" if isinstance(e, ValueError) and str(e) else ""
+            raise self.error(f"invalid {kind} {event.value!r}{detail}", line,
+                             hint=_TAG_FORMS.get(kind)) from None
 
     def alias(self, stack, anchor, line):
         if anchor in self.open_anchors:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from .adaptive_rk import Dop853, EmbeddedRK
-from .base import SolverError, Stepper
+from .base import SolverError, StepBudgetError, StiffnessError, Stepper
 from .fixed_step import FixedStepRK
 from .tableaus import BS23, DOP853, DP54, EULER, HEUN, RK4
 
@@ -27,22 +27,30 @@ SOLVERS = FIXED_STEP + ("rk23", "rk45", "dop853", "radau", "bdf", "lsoda")
 _FIXED = {"euler": EULER, "rk2": HEUN, "rk4": RK4}
 _EMBEDDED = {"rk23": (EmbeddedRK, BS23), "rk45": (EmbeddedRK, DP54), "dop853": (Dop853, DOP853)}
 
-__all__ = ["make_stepper", "SOLVERS", "FIXED_STEP", "SolverError", "Stepper"]
+__all__ = ["make_stepper", "SOLVERS", "FIXED_STEP", "SolverError", "StepBudgetError",
+           "StiffnessError", "Stepper"]
 
 
 def make_stepper(name, fun, t0, y0, t_bound, *, rtol=1e-3, atol=1e-6, max_step=math.inf,
-                 step=None, origin=None):
+                 step=None, origin=None, max_steps=math.inf, t_final=None):
     """A stepper of method `name` (one of SOLVERS) for y' = fun(t, y), y(t0) = y0, up to
-    t_bound. `step` is required by the fixed-step methods."""
+    t_bound. `step` is required by the fixed-step methods. At most `max_steps` accepted steps
+    in all (`StepBudgetError`); the adaptive explicit methods stop earlier, with a
+    `StiffnessError`, once the problem shows itself stiff and the steps still needed to
+    reach `t_final` (default t_bound) would exceed `max_steps`."""
     if name in _FIXED:
         if step is None:
             raise ValueError(f"solver {name!r} is fixed-step and needs `step`")
-        return FixedStepRK(name, _FIXED[name], fun, t0, y0, t_bound, step,
-                           t0 if origin is None else origin)
-    if name in _EMBEDDED:
+        stepper = FixedStepRK(name, _FIXED[name], fun, t0, y0, t_bound, step,
+                              t0 if origin is None else origin)
+    elif name in _EMBEDDED:
         cls, tableau = _EMBEDDED[name]
-        return cls(name, tableau, fun, t0, y0, t_bound, rtol, atol, max_step)
-    if name in SOLVERS:
+        stepper = cls(name, tableau, fun, t0, y0, t_bound, rtol, atol, max_step)
+    elif name in SOLVERS:
         from .scipy_backed import ScipyStepper
-        return ScipyStepper(name, fun, t0, y0, t_bound, rtol, atol, max_step)
-    raise ValueError(f"unknown solver {name!r}; expected one of {', '.join(SOLVERS)}")
+        stepper = ScipyStepper(name, fun, t0, y0, t_bound, rtol, atol, max_step)
+    else:
+        raise ValueError(f"unknown solver {name!r}; expected one of {', '.join(SOLVERS)}")
+    stepper.max_steps = max_steps
+    stepper.t_final = float(t_bound if t_final is None else t_final)
+    return stepper

@@ -7,6 +7,16 @@ is ``h * min(10, max(0.2, 0.9 ‖err‖^(-1/(q+1))))`` with q the order of the e
 never growing right after a rejection, never above `max_step`. The first step comes from
 Hairer's estimate (II.4), made only once: after `restart` the current step size is kept.
 
+Stiffness (Hairer & Wanner, Solving ODEs II, IV.2; the test of Hairer's DOPRI5 and DOP853):
+two stages i, j of the accepted step give ``h·λ ≈ ‖k_j − k_i‖ / ‖(a_j − a_i)·k‖`` (their
+arguments differ by ``h (a_j − a_i)·k``, so h cancels). A step with |h·λ| beyond the
+tableau's bound, just inside the method's stability interval, is held by stability, not
+accuracy; 15 such steps without 6 ordinary ones in a row in between make the problem stiff.
+The test runs every 100 accepted steps, and at every step while stiff steps are being
+counted. A stiff problem stops the run (`StiffnessError`) only when the steps it still needs
+at the current step size would exceed `max_steps`: an explicit method that will finish in
+reasonable time on a mildly stiff problem is left alone.
+
 A step within 1 % of t_bound (and no longer than max_step, up to the round-off of t_bound) is
 stretched to land on it exactly. Because the simulator restarts at every sample hit, a step
 shortened to land on t_bound must not shrink the step size for the following interval (the
@@ -19,13 +29,16 @@ import math
 
 import numpy as np
 
-from .base import SolverError
+from .base import SolverError, StiffnessError
 from .explicit_rk import ExplicitRK
 from .tableaus import DOP853_E3
 
 SAFETY = 0.9
 MIN_FACTOR = 0.2
 MAX_FACTOR = 10.0
+STIFF_TEST_EVERY = 100  # accepted steps between stiffness tests while none is stiff
+STIFF_STEPS = 15  # stiff steps that make the problem stiff (Hairer's DOPRI5)
+NONSTIFF_STEPS = 6  # ordinary steps in a row that clear the count
 
 # Where f(t, y) at the start of the next step is: in K[0], in the FSAL stage, or unknown.
 _F0_IN_K0, _F0_IN_LAST, _F0_UNKNOWN = 0, 1, 2
@@ -62,6 +75,10 @@ class EmbeddedRK(ExplicitRK):
         self._h = None             # proposed next step size; None until the first step
         self._f0 = _F0_UNKNOWN
         self._set_reach()
+        i, j, self._stiff_bound = tableau.stiffness
+        self._stiff_ki, self._stiff_kj = self._K[i], self._K[j]
+        self._stiff_da = tableau.A[j, :S] - tableau.A[i, :S]
+        self._stiff_count = self._nonstiff_count = 0
 
     def _set_reach(self):
         """Longest step that may land on t_bound: max_step, plus the round-off of t_bound so
@@ -154,6 +171,40 @@ class EmbeddedRK(ExplicitRK):
         self._accept(t, t_new, h_step)
         self._abs_y, self._abs_new = self._abs_new, self._abs_y
         self._f0 = _F0_IN_LAST
+        if self._stiff_count or self.nsteps % STIFF_TEST_EVERY == 0:
+            self._test_stiffness(t_new, h_step)
+
+    def stiffness_estimate(self):
+        """|h·λ| of the last accepted step from two of its stages (see the module docs)."""
+        den = np.dot(self._stiff_da, self._k_step)
+        den = math.sqrt(den.dot(den))
+        if den == 0.0:
+            return 0.0
+        num = self._stiff_kj - self._stiff_ki
+        return math.sqrt(num.dot(num)) / den
+
+    def _test_stiffness(self, t, h):
+        """Count stiff steps; stop once stiff if the rest of the run is out of budget."""
+        h_lambda = self.stiffness_estimate()
+        if h_lambda > self._stiff_bound:
+            self._stiff_count += 1
+            self._nonstiff_count = 0
+            if self._stiff_count >= STIFF_STEPS:
+                needed = (self.t_final - t) / max(self._h, h)
+                if self.nsteps + needed > self.max_steps:
+                    raise self._stiff(t, h, h_lambda, needed)
+        else:
+            self._nonstiff_count += 1
+            if self._nonstiff_count >= NONSTIFF_STEPS:
+                self._stiff_count = self._nonstiff_count = 0
+
+    def _stiff(self, t, h, h_lambda, needed):
+        return StiffnessError(
+            f"the system is stiff: {self.name}'s step ({h:.3g} s) is held by the method's "
+            f"stability, not by accuracy (|h·λ| ≈ {h_lambda:.3g}), and reaching "
+            f"t={self.t_final:g} would take about {needed:.3g} more steps (limit: "
+            f"simulation.max_steps = {self.max_steps:,}); use an implicit solver: "
+            "radau, bdf or lsoda (e.g. --solver radau)", time=t)
 
     def _fail(self, t, h, nonfinite):
         why = "; the derivative is not finite" if nonfinite else ""

@@ -6,6 +6,8 @@ rather than rebuilt, so that it keeps its step-size history.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import SimulationError
@@ -15,14 +17,27 @@ class SolverError(SimulationError):
     """The integration failed: the step size fell below round-off, or a scipy solver gave up."""
 
 
+class StepBudgetError(SolverError):
+    """The solver needs more steps than the run allows (simulation.max_steps)."""
+
+
+class StiffnessError(StepBudgetError):
+    """An explicit method's step is held by stability on a stiff problem, so the run would
+    need more steps than it allows: an implicit solver is the remedy."""
+
+
 class Stepper:
     """Common state of all steppers.
 
     `t`, `y` is the current point (`y` is the stepper's buffer: copy it to keep it), `t_old`
     the start of the last accepted step, `t_bound` the end of the current integration
-    interval. `nfev`, `nsteps` (accepted) and `nrejected` count across restarts.
+    interval. `nfev`, `nsteps` (accepted) and `nrejected` count across restarts. More than
+    `max_steps` accepted steps raise `StepBudgetError`; `t_final` is where the whole
+    integration ends (the simulation's stop), for projecting how many steps remain.
     """
     fixed = False
+    max_steps = math.inf
+    t_final = math.inf
 
     def __init__(self, name, t0, y0, t_bound):
         y0 = np.array(y0, dtype=float)
@@ -43,6 +58,13 @@ class Stepper:
         if not t_bound >= t:
             raise ValueError(f"t_bound={t_bound!r} is before t={t!r}: steppers run forward")
         return t_bound
+
+    def _over_budget(self, t):
+        """The error for a run that has used up `max_steps`."""
+        return StepBudgetError(
+            f"{self.name} took {self.nsteps:,} steps, the limit set by simulation.max_steps, "
+            f"before reaching t={self.t_final:g}: raise max_steps, loosen rtol/atol, or, if "
+            "the system is stiff, use an implicit solver (radau, bdf or lsoda)", time=t)
 
     def dense_degree(self):
         """The degree in t of the interpolant `dense` gives on the last step (a cubic Hermite

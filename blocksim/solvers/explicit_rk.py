@@ -83,6 +83,8 @@ class ExplicitRK(Stepper):
         self._h_last = h
         self._F = None
         self.nsteps += 1
+        if self.nsteps >= self.max_steps:
+            raise self._over_budget(t_new)
 
     def restart(self, t, y, t_bound):
         """Continue from (t, y) up to t_bound. The derivative may jump at t: every cached

@@ -72,6 +72,8 @@ class ScipyStepper(Stepper):
         self.t_old, self.t = t, t_new
         self._dense = None
         self.nsteps += 1
+        if self.nsteps >= self.max_steps:
+            raise self._over_budget(t_new)
 
     def dense(self, t):
         """y(t) from scipy's interpolant of the last accepted step."""

@@ -32,6 +32,11 @@ class Tableau:
     e: np.ndarray | None = None
     error_order: int | None = None
     D: np.ndarray | None = None
+    # (i, j, bound) for the stiffness test of the embedded methods: stages i and j, whose
+    # difference estimates h·λ (see `adaptive_rk`), and the |h·λ| above which the step is
+    # taken to be held by the method's stability, just inside the stability interval on the
+    # negative real axis
+    stiffness: tuple | None = None
 
 
 def _matrix(rows, width):
@@ -71,6 +76,10 @@ BS23 = Tableau(
     A=_lower([[1 / 2], [0.0, 3 / 4], [2 / 9, 1 / 3, 4 / 9]]),
     # b - b_hat, b_hat = (7/24, 1/4, 1/3, 1/8)
     e=np.array([-5 / 72, 1 / 12, 1 / 9, -1 / 8]),
+    # no two stages share c = 1; stages c = 3/4 and 1 (the time difference adds h·f_t/4 to
+    # the stage difference, negligible next to λ·ΔY when the problem is stiff). Stability
+    # interval [-2.51, 0] (R(z) = 1 + z + z²/2 + z³/6).
+    stiffness=(2, 3, 2.4),
 )
 
 # Dormand & Prince, "A family of embedded Runge-Kutta formulae", J. Comp. Appl. Math. 6 (1980).
@@ -90,6 +99,8 @@ DP54 = Tableau(
     ]),
     # b - b_hat, b_hat = (5179/57600, 0, 7571/16695, 393/640, -92097/339200, 187/2100, 1/40)
     e=np.array([71 / 57600, 0.0, -71 / 16695, 71 / 1920, -17253 / 339200, 22 / 525, -1 / 40]),
+    # stages 6 and 7 both at t + h; 3.25 as in Hairer's DOPRI5 (interval [-3.31, 0])
+    stiffness=(5, 6, 3.25),
     D=np.array([[-12715105075 / 11282082432, 0.0, 87487479700 / 32700410799,
                  -10690763975 / 1880347072, 701980252875 / 199316789632,
                  -1453857185 / 822651844, 69997945 / 29380423]]),
@@ -157,6 +168,8 @@ DOP853 = Tableau(
                 0.118350341907227396726757197510, 0.281649658092772603273242802490,
                 1 / 3, 0.25, 4 / 13, 127 / 195, 0.6, 6 / 7, 1.0, 1.0, 0.1, 0.2, 7 / 9]),
     A=_DOP853_A,
+    # stages 12 and 13 both at t + h; 6.1 as in Hairer's DOP853 (interval [-6.39, 0])
+    stiffness=(11, 12, 6.1),
     # fifth-order estimate (Hairer's ER coefficients)
     e=_matrix([{0: 0.1312004499419488073250102996e-1, 5: -0.1225156446376204440720569753e+1,
                 6: -0.4957589496572501915214079952, 7: 0.1664377182454986536961530415e+1,

@@ -242,3 +242,61 @@ record: {x: I.y}
     # when the switch is landed on
     np.testing.assert_allclose(r["x"], np.maximum(0, r.t - 0.55), atol=1e-12)
     assert math.isclose(r.t[-1], 1.0)
+
+
+def test_record_names_a_subsystem_output(tmp_path):
+    """record: (and --set record.X) may name a subsystem's own output port, also through a
+    nested subsystem; the value is that of the inner port it exposes (issue 16 item 4)."""
+    write(tmp_path, "lag.yaml", LAG_SUB)
+    path = write(tmp_path, "top.yaml", """
+blocksim: 1
+blocks:
+  U: {type: constant, value: 2}
+  Lag: {type: subsystem, file: lag.yaml, parameters: {tau: 0.5}}
+  Outer:
+    type: subsystem
+    diagram:
+      blocks:
+        Inner: {type: subsystem, file: lag.yaml}
+      inputs: {u: Inner.u}
+      outputs: {y: Inner}
+wires: [U -> Lag, Lag.y -> Outer]
+simulation: {stop: 2, output_interval: 0.5}
+record: {y: Lag.y, y_inner: Lag/I.y, z: Outer.y, z_inner: Outer/Inner/I.y}
+""")
+    r = blocksim.run(path, overrides=["record.w=Outer"])
+    np.testing.assert_array_equal(r["y"], r["y_inner"])
+    np.testing.assert_array_equal(r["z"], r["z_inner"])
+    np.testing.assert_array_equal(r["w"], r["z_inner"])
+    np.testing.assert_allclose(r["y"], 2 * (1 - np.exp(-r.t / 0.5)), atol=1e-3)
+
+
+def test_blocks_switching_at_the_same_time(tmp_path):
+    """Two tables with the same breakpoints announce the same switch times (the compiler
+    used to compare the blocks to order them: TypeError, exit 1). Their sum is the
+    piecewise-linear interpolant of the summed values (issue 16 item 5)."""
+    path = write(tmp_path, "tables.yaml", """
+blocksim: 1
+blocks:
+  T1: {type: table, times: [0, 1, 2], values: [0, 1, 0]}
+  T2: {type: table, times: [0, 1, 2], values: [0, 2, 0]}
+  S: {type: step, time: 1, after: 10}
+  Sum: {type: sum, signs: "+++"}
+wires: [T1 -> Sum.u1, T2 -> Sum.u2, S -> Sum.u3]
+simulation: {stop: 3, output_interval: 0.25}
+record: {y: Sum.y}
+""")
+    r = blocksim.run(path)
+    expected = np.interp(r.t, [0, 1, 2], [0, 3, 0]) + np.where(r.t >= 1, 10, 0)
+    np.testing.assert_allclose(r["y"], expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("name, directory", [("42", "42"), ("1.5", "1.5")])
+def test_numeric_name_names_the_run_directory(tmp_path, monkeypatch, capsys, name, directory):
+    """`name: 42` is read as a number by YAML; it names runs/42/ (issue 16 item 6)."""
+    monkeypatch.chdir(tmp_path)
+    path = write(tmp_path, "d.yaml", f"blocksim: 1\nname: {name}\n"
+                 "blocks: {A: {type: constant, value: 1}}\nsimulation: {stop: 1}\n")
+    assert main(["run", str(path), "--quiet"]) == 0, capsys.readouterr().err
+    meta = json.loads((tmp_path / "runs" / directory / "meta.json").read_text())
+    assert meta["name"] == directory

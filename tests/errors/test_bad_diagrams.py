@@ -220,6 +220,145 @@ CASES = {
         record:
           x: A.nope  # @LINE
         """ + GOOD_SIM, ["nope"]),
+    # issue 16: standard tags with content the tag cannot take (PyYAML's converters raised
+    # IndexError / KeyError / AttributeError on these)
+    **{f"tag_{kind}_{i}": (f"""\
+        blocksim: 1
+        blocks:
+          A: {{type: constant, value: {text}}}  # @LINE
+          T: {{type: terminator}}
+        wires: [A -> T]
+        """ + GOOD_SIM, [f"invalid {kind}", "hint"])
+       for i, (kind, text) in enumerate([("int", '!!int ""'), ("float", '!!float ""'),
+                                          ("int", '!!int "-"'), ("bool", "!!bool maybe"),
+                                          ("timestamp", "!!timestamp 20x"),
+                                          ("timestamp", "!!timestamp 2001-13-45")])},
+    "name_is_a_list": ("""\
+        blocksim: 1
+        name: [a, b]  # @LINE
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        """ + GOOD_SIM, ["'name' must be a string, got a list"]),
+    "name_leaves_runs": ("""\
+        blocksim: 1
+        name: ../../elsewhere  # @LINE
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        """ + GOOD_SIM, ["cannot name a run directory"]),
+    # issue 16 item 17: YAML 1.1 reads yes/no/on/off values as booleans (keys stay words);
+    # the hint says so
+    "input_named_on": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          F: {type: function, inputs: [x, on], expr: x}  # @LINE
+          T: {type: terminator}
+        wires: [A -> F.x, A -> F.on, F -> T]
+        """ + GOOD_SIM, ["expected a list of names", "quote the word"]),
+    "name_yes": ("""\
+        blocksim: 1
+        name: yes  # @LINE
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        """ + GOOD_SIM, ["boolean true", "quote the word"]),
+    "string_value_off": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: [1, 2]}
+          S: {type: sum, signs: off}  # @LINE
+          T: {type: terminator}
+        wires: [A -> S.u1, S -> T]
+        """ + GOOD_SIM, ["expected a string", "quote the word"]),
+    "solver_off": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        simulation:
+          stop: 1
+          solver: off  # @LINE
+        """, ["unknown solver False", "quote the word"]),
+    # issue 16 item 3: both ends of every wire into the block, with shapes
+    "shape_mismatch_names_every_input": ("""\
+        blocksim: 1
+        blocks:
+          C3: {type: constant, value: [1, 2, 3]}
+          C2: {type: constant, value: [1, 2]}
+          Ssum: {type: sum, signs: "++"}
+          T: {type: terminator}
+        wires:
+          - C3 -> Ssum.u1
+          - C2 -> Ssum.u2  # @LINE
+          - Ssum -> T
+        """ + GOOD_SIM, ["block 'Ssum' port 'u2'", "u1 <- C3.y (3,)", "u2 <- C2.y (2,)"]),
+    # issue 16 item 16: NaN is never a usable parameter value
+    "nan_parameter": ("""\
+        blocksim: 1
+        parameters:
+          x: .nan  # @LINE
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        """ + GOOD_SIM, ["parameter 'x' is not a number (NaN)"]),
+    # issue 16 item 12: settings that imply more steps or rows than simulation.max_steps
+    "grid_of_1e15_rows": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        simulation:
+          stop: 100
+          output_interval: 1e-13  # @LINE
+        """, ["1e+15 result rows", "max_steps"]),
+    "tiny_fixed_step": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        simulation:
+          stop: 100
+          solver: rk4
+          step: 1e-12  # @LINE
+        """, ["1e+14 steps", "max_steps"]),
+    "tiny_max_step": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        simulation:
+          stop: 100
+          max_step: 1e-12  # @LINE
+        """, ["1e+14 steps at least", "max_steps"]),
+    "tiny_sample_period": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          Z: {type: zoh, period: 1e-12}  # @LINE
+          T: {type: terminator}
+        wires: [A -> Z, Z -> T]
+        simulation: {stop: 100}
+        """, ["1e+14 sample hits", "max_steps"]),
+    "max_steps_not_whole": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        simulation:
+          stop: 1
+          max_steps: 2.5  # @LINE
+        """, ["whole number"]),
 }
 
 
@@ -288,3 +427,14 @@ def test_no_traceback_in_a_real_process(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "algebraic loop" in proc.stderr
+
+
+def test_set_value_that_is_not_utf8(tmp_path, capsys):
+    path = tmp_path / "ok.yaml"
+    path.write_text("blocksim: 1\nparameters: {x: 1}\nblocks: {A: {type: constant, value: x}}\n"
+                    "simulation: {stop: 1}\n")
+    bad = b"parameters.x=\xff".decode("utf-8", "surrogateescape")  # as sys.argv holds it
+    code, _, stderr = run_cli(["check", str(path), "--set", bad], capsys)
+    assert code == 2 and "not valid UTF-8 (byte 0xff" in stderr and "Traceback" not in stderr
+    code, _, stderr = run_cli(["check", str(path), "--set", "parameters.1x=2"], capsys)
+    assert code == 2 and "'1x'" in stderr

@@ -256,3 +256,30 @@ def test_ymap_and_ylist_are_plain_containers():
     m = YMap({"a": 1}, line=3, file="f")
     assert m == {"a": 1} and m.key_line("a") == 3 and YMap().line is None
     assert YList([1, 2], line=5).item_line(0) == 5
+
+
+@pytest.mark.parametrize("text, kind", [
+    ('!!int ""', "int"), ('!!float ""', "float"), ('!!int "-"', "int"), ("!!int 0x", "int"),
+    ("!!bool maybe", "bool"), ("!!timestamp 20x", "timestamp"),
+    ("!!timestamp 2001-13-45", "timestamp"), ('!!float "1.2.3"', "float"),
+])
+def test_standard_tag_with_content_it_cannot_take(load, text, kind):
+    """PyYAML's converters raise IndexError, KeyError or AttributeError on some of these;
+    every one is a DiagramError with the line and a hint showing the tag's form."""
+    with pytest.raises(DiagramError, match=f"invalid {kind}") as e:
+        load(f"a: 1\nb: {text}\n")
+    assert e.value.line == 2 and f"!!{kind} is written like" in e.value.hint
+
+
+def test_standard_tags_with_good_content_work_as_in_safe_load(load):
+    text = "a: !!int '12'\nb: !!float '1'\nc: !!bool 'on'\nd: !!str 12\ne: !!null ''\n"
+    assert load(text) == yaml.safe_load(text) == {"a": 12, "b": 1.0, "c": True, "d": "12",
+                                                  "e": None}
+
+
+def test_text_that_is_not_utf8_is_refused():
+    # what Python makes of a command-line argument holding the byte 0xff (surrogateescape)
+    arg = b"[1, \xff]".decode("utf-8", "surrogateescape")
+    with pytest.raises(DiagramError, match="not valid UTF-8 \\(byte 0xff at character 5\\)"):
+        load_yaml_text(arg, "--set x")
+    assert load_yaml_text("[1, \u00e9]") == [1, "\u00e9"]  # other non-ASCII text is fine

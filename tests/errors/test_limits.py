@@ -1,0 +1,126 @@
+"""Input that would hang or exhaust memory is refused (exit 2, FILE:LINE) within seconds:
+subsystem files nested without end or multiplied by reuse, expressions whose cost explodes
+while every array in them stays small (issue 16, items 13 and 14)."""
+import time
+
+import pytest
+
+from blocksim.cli import main
+from blocksim.diagram import MAX_BLOCKS, MAX_SUBSYSTEM_DEPTH
+from blocksim.expr import MAX_WORK, FUNCTIONS, MATRIX_FUNCTIONS, LimitError, evaluate
+
+
+def check(path, capsys):
+    t0 = time.perf_counter()
+    code = main(["check", str(path)])
+    elapsed = time.perf_counter() - t0
+    print(f"{path.name}: refused in {elapsed:.2f} s")  # closing-note figure
+    return code, capsys.readouterr().err
+
+
+def passthrough(inner):
+    return (f"blocks:\n  S: {{type: subsystem, file: {inner}}}\n"
+            "inputs: {u: S.u}\noutputs: {y: S.y}\n")
+
+
+LEAF = "blocks:\n  G: {type: gain, K: 1}\ninputs: {u: G.u}\noutputs: {y: G.y}\n"
+TOP = ("blocksim: 1\nblocks:\n  C: {type: constant, value: 1}\n"
+       "  S: {type: subsystem, file: f0.yaml}\nwires: [C -> S]\nsimulation: {stop: 1}\n")
+
+
+def test_chain_of_400_nested_files(tmp_path, capsys):
+    for i in range(400):
+        (tmp_path / f"f{i}.yaml").write_text(passthrough(f"f{i + 1}.yaml") if i < 399 else LEAF)
+    (tmp_path / "top.yaml").write_text(TOP)
+    code, err = check(tmp_path / "top.yaml", capsys)
+    assert code == 2 and "Traceback" not in err
+    # f0 is level 1, f99 level 100: its subsystem block, which would add level 101, is named
+    assert f"f{MAX_SUBSYSTEM_DEPTH - 1}.yaml:2: error:" in err, err
+    assert f"nested deeper than {MAX_SUBSYSTEM_DEPTH} levels" in err
+
+
+def test_nesting_at_the_limit_is_fine(tmp_path, capsys):
+    depth = MAX_SUBSYSTEM_DEPTH
+    for i in range(depth):
+        (tmp_path / f"f{i}.yaml").write_text(passthrough(f"f{i + 1}.yaml") if i < depth - 1
+                                              else LEAF)
+    (tmp_path / "top.yaml").write_text(TOP)
+    assert main(["check", str(tmp_path / "top.yaml")]) == 0, capsys.readouterr().err
+
+
+def test_diamond_of_files_is_refused_before_expanding(tmp_path, capsys):
+    """Each level includes the next twice: 21 levels expand to 2^20 gains + 2^20 - 1 sums."""
+    levels = 21
+    for i in range(levels - 1):
+        (tmp_path / f"f{i}.yaml").write_text(
+            f"blocks:\n  A: {{type: subsystem, file: f{i + 1}.yaml}}\n"
+            f"  B: {{type: subsystem, file: f{i + 1}.yaml}}\n  S: {{type: sum, signs: '++'}}\n"
+            "wires: [A -> S.u1, B -> S.u2]\ninputs: {u: [A.u, B.u]}\noutputs: {y: S.y}\n")
+    (tmp_path / f"f{levels - 1}.yaml").write_text(LEAF)
+    (tmp_path / "top.yaml").write_text(TOP)
+    code, err = check(tmp_path / "top.yaml", capsys)
+    assert code == 2 and "Traceback" not in err
+    assert f"top.yaml:4: error: block 'S': including 'f0.yaml' here adds {2 ** 21 - 1:,} " \
+           f"blocks" in err, err
+    assert f"more than {MAX_BLOCKS:,}" in err
+
+
+def test_inline_subsystems_count_toward_the_depth(tmp_path, capsys):
+    inner = "{blocks: {G: {type: gain, K: 1}}, inputs: {u: G.u}, outputs: {y: G.y}}"
+    for _ in range(30):  # 30 inline levels inside each file
+        inner = (f"{{blocks: {{S: {{type: subsystem, diagram: {inner}}}}}, "
+                 "inputs: {u: S.u}, outputs: {y: S.y}}")
+    (tmp_path / "f0.yaml").write_text(f"blocks:\n  S: {{type: subsystem, file: f1.yaml}}\n"
+                                      "inputs: {u: S.u}\noutputs: {y: S.y}\n")
+    for i in range(1, 5):
+        nxt = f"file: f{i + 1}.yaml" if i < 4 else f"diagram: {inner}"
+        (tmp_path / f"f{i}.yaml").write_text(
+            f"blocks:\n  S: {{type: subsystem, diagram: {{blocks: {{T: {{type: subsystem, "
+            f"{nxt}}}}}, inputs: {{u: T.u}}, outputs: {{y: T.y}}}}}}\n"
+            "inputs: {u: S.u}\noutputs: {y: S.y}\n")
+    (tmp_path / "top.yaml").write_text(TOP)
+    code, err = check(tmp_path / "top.yaml", capsys)  # 1 + 4*2 + 30 + ... > 30, < 100 levels
+    assert code == 0, err
+    (tmp_path / "f4.yaml").write_text((tmp_path / "f4.yaml").read_text()
+                                      .replace(f"diagram: {inner}", "file: f0.yaml"))
+    code, err = check(tmp_path / "top.yaml", capsys)
+    assert code == 2 and "includes itself" in err
+
+
+# -- expressions: the work of one evaluation is bounded ----------------------------------------
+def test_chain_of_large_matrix_products_is_refused_quickly():
+    names = {"A": evaluate("ones(3000, 3000) / 3000", {})}  # 9e6 elements: a legal size
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError, match="more than 1e\\+09 operations") as e:
+        evaluate("A @ A @ A @ A @ A @ A @ A @ A", names)
+    print(f"A@A... refused in {time.perf_counter() - t0:.3f} s")
+    assert "'A @ A'" in str(e.value)
+
+
+@pytest.mark.parametrize("n, allowed", [(990, True), (1010, False)])
+@pytest.mark.parametrize("text", ["ones(n, 1000) @ ones(1000, 1000)",  # m·k·n
+                                  "inv(eye(cbrt))"])  # n³
+def test_work_limit_boundary(text, n, allowed):
+    assert 1000 ** 3 == MAX_WORK
+    text = text.replace("cbrt", str(n)).replace("n,", f"{n},")
+    if allowed:
+        evaluate(text, {}, functions=FUNCTIONS | MATRIX_FUNCTIONS)
+    else:
+        with pytest.raises(LimitError, match="operations"):
+            evaluate(text, {}, functions=FUNCTIONS | MATRIX_FUNCTIONS)
+
+
+def test_many_cheap_operations_add_up():
+    # 200 additions of 5e6-element arrays read 2e9 elements
+    with pytest.raises(LimitError, match="operations"):
+        evaluate(" + ".join(["zeros(5e6)"] * 200), {})
+
+
+def test_function_block_expression_too_costly_is_refused(tmp_path, capsys):
+    path = tmp_path / "f.yaml"
+    path.write_text("blocksim: 1\nparameters: {A: 'ones(3000, 3000) / 3000'}\nblocks:\n"
+                    "  C: {type: constant, value: A}\n"
+                    "  F: {type: function, expr: 'u @ u @ u @ u'}\n"
+                    "  T: {type: terminator}\nwires: [C -> F, F -> T]\nsimulation: {stop: 1}\n")
+    code, err = check(path, capsys)
+    assert code == 2 and "block 'F'" in err and "operations" in err, err

@@ -1,0 +1,119 @@
+"""Step budget and stiffness detection of the explicit adaptive methods (issue 16, item 12).
+
+Truth: for a linear problem y' = λ y every stage is k = λ·Y, so the stage-difference
+estimate of h·λ is exact; the stability intervals of the three pairs on the negative real
+axis are computed here from their tableaus (|R(-x)| = 1); a problem whose step is held by
+stability is y' = -1e7 (y - sin t), stiff by any definition (Hairer & Wanner II, IV.1).
+"""
+import json
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from blocksim.solvers import StepBudgetError, StiffnessError, make_stepper
+from blocksim.solvers.tableaus import BS23, DOP853, DP54
+
+from stepping import Oscillator
+
+PAIRS = {"rk23": BS23, "rk45": DP54, "dop853": DOP853}
+
+
+def stability_interval(tableau):
+    """x > 0 where |R(-x)| first reaches 1, R(z) = 1 + z bᵀ(I - zA)⁻¹1 of the propagated
+    solution (the FSAL row of A is b)."""
+    S = tableau.stages
+    A, b = tableau.A[:S, :S], tableau.A[S - 1, :S]
+    xs = np.linspace(1e-3, 10, 20001)
+    growth = [abs(1 - x * b @ np.linalg.solve(np.eye(S) + x * A, np.ones(S))) for x in xs]
+    return xs[np.argmax(np.array(growth) > 1.0)]
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_bound_is_just_inside_the_stability_interval(name):
+    i, j, bound = PAIRS[name].stiffness
+    edge = stability_interval(PAIRS[name])
+    assert 0.9 * edge < bound < edge, (bound, edge)
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_estimate_is_h_lambda_on_a_linear_problem(name):
+    lam = -50.0
+    stepper = make_stepper(name, lambda t, y: lam * y, 0.0, np.array([1.0, -2.0]), 1.0,
+                           rtol=1e-6, atol=1e-9, max_step=1.0)
+    for _ in range(5):
+        stepper.step()
+        h = stepper.t - stepper.t_old
+        assert stepper.stiffness_estimate() == pytest.approx(abs(lam) * h, rel=1e-9)
+
+
+def stiff(t, y, out=np.empty(1)):
+    out[0] = -1e7 * (y[0] - np.sin(t))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_stiff_problem_stops_early_with_advice(name):
+    stepper = make_stepper(name, stiff, 0.0, np.array([1.0]), 100.0, max_step=2.0,
+                           max_steps=10_000_000, t_final=100.0)
+    with pytest.raises(StiffnessError, match="stiff.*radau, bdf or lsoda") as e:
+        while stepper.t < 100.0:
+            stepper.step()
+    assert stepper.nsteps < 5000  # refused after a few hundred steps, not ten million
+    assert 0 < e.value.time < 1e-2
+
+
+def test_mildly_stiff_problem_within_budget_runs_to_the_end():
+    """λ = -1e3 over 10 s needs ~3000 stability-held steps: detected, but well within the
+    budget, so the explicit method is left to finish (and its answer is right)."""
+    lam = -1e3
+    stepper = make_stepper("rk45", lambda t, y: lam * (y - np.cos(t)), 0.0, np.array([0.0]),
+                           10.0, rtol=1e-6, atol=1e-9, max_step=0.2, max_steps=10_000_000)
+    while stepper.t < 10.0:
+        stepper.step()
+    # y' = λ(y - cos t): y = (λ² cos t - λ sin t)/(λ² + 1) + C e^{λt}, the transient long gone
+    exact = (lam ** 2 * np.cos(10.0) - lam * np.sin(10.0)) / (lam ** 2 + 1)
+    assert stepper.y[0] == pytest.approx(exact, abs=1e-6)
+
+
+@pytest.mark.parametrize("name", ["rk45", "rk4", "radau"])
+def test_step_budget_stops_any_solver(name):
+    stepper = make_stepper(name, Oscillator(), 0.0, Oscillator.y0, 100.0, rtol=1e-10,
+                           atol=1e-12, max_step=1.0, step=0.01, max_steps=50)
+    with pytest.raises(StepBudgetError, match="max_steps"):
+        while stepper.t < 100.0:
+            stepper.step()
+    assert stepper.nsteps == 50
+
+
+STIFF_DIAGRAM = """\
+blocksim: 1
+blocks:
+  Clk: {type: clock}
+  F: {type: function, inputs: [x, t], expr: "-1e7*x + sin(t)"}
+  X: {type: integrator, x0: 1}
+wires: [X -> F.x, Clk -> F.t, F -> X]
+simulation: {stop: 100, solver: rk45}
+record: {x: X.y}
+"""
+
+
+def test_stiff_diagram_on_rk45_is_exit_3_with_partial_results(tmp_path):
+    path = tmp_path / "stiff.yaml"
+    path.write_text(STIFF_DIAGRAM)
+    out = tmp_path / "out"
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "blocksim", "run", str(path), "--out",
+                           str(out), "--quiet"], capture_output=True, text=True, timeout=60)
+    print(f"stiff rk45 refused after {time.perf_counter() - t0:.2f} s")  # closing-note figure
+    assert proc.returncode == 3, proc.stderr
+    assert "stiff" in proc.stderr and "radau" in proc.stderr and "Traceback" not in proc.stderr
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["complete"] is False and meta["rows"] > 1
+    # the same diagram on an implicit solver finishes
+    proc = subprocess.run([sys.executable, "-m", "blocksim", "run", str(path), "--out",
+                           str(out), "--quiet", "--solver", "radau"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
