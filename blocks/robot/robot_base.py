@@ -321,20 +321,10 @@ class RobotBase:
         kernel(*args, res.reshape((-1,) + tail[1:]))
         return res
 
-    def _of_q(self, kernel, q, tail, out, flag=None):
-        """``kernel(P, W, q, out)``, or ``kernel(P, W, q, flag, out)`` when a flag is given,
-        through ``_run``; one configuration without detour."""
-        q = _asc(q, _F64)
-        if q.ndim == 1:
-            if out is None:
-                out = np.empty(tail)
-            if flag is None:
-                kernel(self._P, self._W, q, out)
-            else:
-                kernel(self._P, self._W, q, flag, out)
-            return out
-        args = (q.reshape(-1),) if flag is None else (q.reshape(-1), flag)
-        return self._run(kernel, q.shape[:-1], tail, out, self._P, self._W, *args)
+    def _of_q(self, kernel, q, tail, out, *flag):
+        """``kernel(P, W, q, *flag, out)`` through ``_run``, q (n,) or (m, n) float64 (fkine,
+        inertia and jacobian take one configuration without this detour)."""
+        return self._run(kernel, q.shape[:-1], tail, out, self._P, self._W, q.reshape(-1), *flag)
 
     def _dynamics(self, kernel, q, qd, x, gravity, fext, out):
         """``kernel(P, W, g, q, qd, x, f, out)`` (rne: x = q̈, accel: x = τ) through ``_run``,
@@ -354,23 +344,37 @@ class RobotBase:
     def fkine(self, q, out=None):
         """End-effector pose (4, 4) in the world, tool included, or (m, 4, 4) for q (m, n).
         ``out`` (float64, the result's shape) receives the answer."""
-        return self._of_q(self._k.fkine, q, (4, 4), out)
+        q = _asc(q, _F64)
+        if q.ndim != 1:
+            return self._of_q(self._k.fkine, q, (4, 4), out)
+        out = np.empty((4, 4)) if out is None else out
+        self._k.fkine(self._P, self._W, q, out)
+        return out
 
     def fkine_all(self, q):
         """World poses of the base and of every link frame, tool not applied: (n+1, 4, 4) or
         (m, n+1, 4, 4); used to draw the links."""
+        q = _asc(q, _F64)
         F = self._of_q(self._k.fkine_all, q, (4 * self.n + 4, 4), None)
-        return F.reshape(F.shape[:-2] + (self.n + 1, 4, 4))
+        return F.reshape(q.shape[:-1] + (self.n + 1, 4, 4))
 
     def jacob0(self, q, out=None):
         """Geometric Jacobian in the world frame, (6, n) rows [v; ω] of the tool point
         (ẋ = J0·q̇); (m, 6, n) for q (m, n). ``out`` as in ``fkine``."""
-        return self._of_q(self._k.jacobian, q, (6, self.n), out, False)
+        return self._jacobian(q, False, out)
 
     def jacobn(self, q, out=None):
         """Geometric Jacobian in the tool frame, (6, n) rows [v; ω]: the body Jacobian of the
         tool frame; (m, 6, n) for q (m, n). ``out`` as in ``fkine``."""
-        return self._of_q(self._k.jacobian, q, (6, self.n), out, True)
+        return self._jacobian(q, True, out)
+
+    def _jacobian(self, q, in_tool, out):
+        q = _asc(q, _F64)
+        if q.ndim != 1:
+            return self._of_q(self._k.jacobian, q, (6, self.n), out, in_tool)
+        out = np.empty((6, self.n)) if out is None else out
+        self._k.jacobian(self._P, self._W, q, in_tool, out)
+        return out
 
     def joint_axes(self, q):
         """(z, o, h) at q: the world direction z (..., n, 3) and a point o (..., n, 3) of every
@@ -401,7 +405,12 @@ class RobotBase:
     def inertia(self, q, out=None):
         """Joint-space inertia M(q) (n, n), motor inertia G²·Jm included (kg·m²);
         (m, n, n) for q (m, n). Composite-rigid-body algorithm. ``out`` as in ``fkine``."""
-        return self._of_q(self._k.inertia, q, (self.n, self.n), out)
+        q = _asc(q, _F64)
+        if q.ndim != 1:
+            return self._of_q(self._k.inertia, q, (self.n, self.n), out)
+        out = np.empty((self.n, self.n)) if out is None else out
+        self._k.inertia(self._P, self._W, q, out)
+        return out
 
     def coriolis(self, q, qd):
         """Coriolis/centripetal matrix C(q, q̇) (n, n) of the Christoffel symbols
@@ -413,7 +422,13 @@ class RobotBase:
     def gravload(self, q, gravity=None, out=None):
         """Gravity torque g(q) = rne(q, 0, 0) (n,) or (m, n); ``gravity`` overrides the robot's
         (world frame); ``out`` as in ``fkine``."""
-        return self._dynamics(self._k.rne, q, self._zn, self._zn, gravity, None, out)
+        q = _asc(q, _F64)
+        if q.ndim != 1:
+            return self._dynamics(self._k.rne, q, self._zn, self._zn, gravity, None, out)
+        g = self._g if gravity is None else self._base_gravity(gravity)
+        out = np.empty(self.n) if out is None else out
+        self._k.rne(self._P, self._W, g, q, self._zn, self._zn, self._z6, out)
+        return out
 
     def accel(self, q, qd, tau, gravity=None, fext=None, out=None):
         """Forward dynamics q̈ = M(q)⁻¹·(τ − C(q,q̇)·q̇ − F(q̇) − g(q) − J_nᵀ·fext).
