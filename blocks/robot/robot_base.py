@@ -70,20 +70,12 @@ def _result(out, shape):
     return out
 
 
-def _joints(q, qd=None, x=None):
-    """(lead, q, qd, x) for the kernels: joint arrays as float64 C-contiguous, broadcast to one
-    shape when their shapes differ, and flattened; lead = () for one configuration (n,), (m,)
-    for a stack (m, n). qd and x are optional (None when not given)."""
-    q = _asc(q, _F64)
-    if qd is None:
-        return ((), q, None, None) if q.ndim == 1 else (q.shape[:-1], q.reshape(-1), None, None)
-    qd = _asc(qd, _F64)
-    xx = qd if x is None else _asc(x, _F64)
-    if q.ndim == 1 and qd.ndim == 1 and xx.ndim == 1:
-        return (), q, qd, xx if x is not None else None
-    q, qd, xx = np.broadcast_arrays(q, qd, xx)
-    flat = [_asc(a).reshape(-1) for a in (q, qd, xx)]
-    return (q.shape[:-1], *flat[:2], flat[2] if x is not None else None)
+def _joints(*arrays):
+    """(lead, arrays): joint arrays as float64 C-contiguous, broadcast to one shape and
+    flattened for the kernels; lead = () for one configuration (n,), (m,) for a stack (m, n)."""
+    arrays = np.broadcast_arrays(*[_asc(a, _F64) for a in arrays])
+    lead = arrays[0].shape[:-1]
+    return lead, [_asc(a).reshape(-1) for a in arrays]
 
 
 def _vec(x):
@@ -337,7 +329,7 @@ class RobotBase:
                 out = np.empty(self.n)
             kernel(self._P, self._W, g, q, qd, x, f, out)
             return out
-        lead, q, qd, x = _joints(q, qd, x)
+        lead, (q, qd, x) = _joints(q, qd, x)
         return self._run(kernel, lead, (self.n,), out, self._P, self._W, g, q, qd, x, f)
 
     # ------------------------------------------------------------ kinematics
@@ -386,7 +378,7 @@ class RobotBase:
     def jacob_dot(self, q, qd):
         """J̇(q, q̇)·q̇ (6,) in the world frame: the tool-point acceleration and the angular
         acceleration when q̈ = 0, so that ẍ = J0·q̈ + J̇·q̇. (m, 6) for stacks."""
-        lead, q, qd, _ = _joints(q, qd)
+        lead, (q, qd) = _joints(q, qd)
         return self._run(self._k.jacob_dot, lead, (6,), None, self._P, self._W, q, qd)
 
     # ------------------------------------------------------------ dynamics
@@ -416,7 +408,7 @@ class RobotBase:
         """Coriolis/centripetal matrix C(q, q̇) (n, n) of the Christoffel symbols
         (C_ij = Σ_k Γ_ijk·q̇_k): C·q̇ is the velocity torque and Ṁ − 2C is skew-symmetric;
         (m, n, n) for stacks. Friction is not included."""
-        lead, q, qd, _ = _joints(q, qd)
+        lead, (q, qd) = _joints(q, qd)
         return self._run(self._k.coriolis, lead, (self.n, self.n), None, self._P, self._W, q, qd)
 
     def gravload(self, q, gravity=None, out=None):
@@ -442,7 +434,7 @@ class RobotBase:
     def friction(self, qd):
         """Joint friction F(q̇) = |G|·(B·|G|·q̇ + Tc) per joint (n,) or (m, n); Tc = Tc+ for
         q̇ > 0, Tc- for q̇ < 0, 0 at rest. rne adds it; it opposes motion."""
-        lead, qd, _, _ = _joints(qd)
+        lead, (qd,) = _joints(qd)
         return self._run(self._k.friction, lead, (self.n,), None, self._P, qd)
 
     # ------------------------------------------------------------ queries and display
