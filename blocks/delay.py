@@ -1,4 +1,6 @@
 """The transport delay: y(t) = u(t - delay), from a history of u kept from the solver's steps."""
+import bisect
+
 import numpy as np
 
 from blocksim.block import Block, In, Out
@@ -37,16 +39,21 @@ class History:
         self.base = 0  # absolute index of piece 0 (older pieces were dropped)
         self.seg_first = []  # absolute index of each segment's first piece
         self.seg_start = []  # the value each segment starts with
+        self.seg_time = []  # the time each segment starts at
+        self.seg_base = 0  # absolute index of segment 0 (older segments were dropped)
         self.last_t = None
         self.last_u = None
         self._pending = []  # samples (t, u) of the step being added
         self._drop = 0  # pieces at the start that no lookup needs any more
+        self.degree = np.zeros(n, int)  # of each piece
         self._weights = np.ones(m)
+        self._cache = None  # the piece of the last lookup: (segment, from, to, views)
 
     # ---- building ------------------------------------------------------------------------
     def start_segment(self, t, u):
         self.seg_first.append(self.base + self.count)
         self.seg_start.append(np.array(u, dtype=float).reshape(self.size))
+        self.seg_time.append(t)
         self.last_t, self.last_u = t, self.seg_start[-1]
         self._pending = []
 
@@ -73,22 +80,32 @@ class History:
             for j in range(1, len(times)):
                 table = (table[1:] - table[:-1]) / (times[j:] - times[:-j])[:, None]
                 coef[j] = table[0]
+            self.degree[k] = len(times) - 1
         else:  # a step too short for distinct sample times: the straight line
             coef[0] = table[0]
             coef[1] = (table[-1] - table[0]) / (times[-1] - times[0])
+            self.degree[k] = 1
         self.end[k] = times[-1]
         self.count = k + 1
 
     def forget_before(self, t):
-        """Lookups from now on are at times >= t: the pieces ending before t may go."""
+        """Lookups from now on are at times >= t: the pieces ending before t may go (when the
+        arrays are full), and so may the segments followed by one starting before t (at
+        once, when they are many: a fast sampled input makes a segment per sample)."""
         self._drop = int(np.searchsorted(self.end[:self.count], t))
+        done = bisect.bisect_left(self.seg_time, t) - 1
+        if done > max(64, len(self.seg_time) // 2):
+            for segments in (self.seg_first, self.seg_start, self.seg_time):
+                del segments[:done]
+            self.seg_base += done
 
     def _grow(self):
         """Room for more pieces: drop the ones no lookup needs any more when they are at least
         half of them, else double the arrays."""
         keep = self._drop
+        self._cache = None  # the arrays move
         if keep >= self.count // 2:
-            for a in (self.nodes, self.end, self.coef):
+            for a in (self.nodes, self.end, self.coef, self.degree):
                 a[:self.count - keep] = a[keep:self.count]
             self.count -= keep
             self.base += keep
@@ -98,23 +115,48 @@ class History:
         self.nodes = np.concatenate([self.nodes, np.zeros_like(self.nodes)])[:n]
         self.end = np.concatenate([self.end, np.zeros_like(self.end)])[:n]
         self.coef = np.concatenate([self.coef, np.zeros_like(self.coef)])[:n]
+        self.degree = np.concatenate([self.degree, np.zeros_like(self.degree)])[:n]
 
     # ---- lookup --------------------------------------------------------------------------
     def value(self, s, tau, out):
         """u(tau) within segment s into `out` (flat, size): the piece holding tau, the first
-        or last piece of the segment extrapolated when tau lies outside it."""
-        first = max(self.seg_first[s] - self.base, 0)
-        last = (self.seg_first[s + 1] - self.base if s + 1 < len(self.seg_first)
-                else self.count) - 1
-        if last < first:  # no step yet in this segment: its starting value
-            out[:] = self.seg_start[s]
+        or last piece of the segment extrapolated when tau lies outside it. Lookups move
+        forward in time: the piece found last is tried first."""
+        cache = self._cache
+        if cache is None or cache[0] != s or not cache[1] <= tau <= cache[2]:
+            cache = self._find(s, tau)
+            if cache is None:  # no step yet in this segment: its starting value
+                out[:] = self.seg_start[s - self.seg_base]
+                return
+        _, _, _, nodes, coef, w = cache
+        if w is None:  # a scalar signal: Horner's rule on floats, c0 + (tau - t0)(c1 + ...)
+            v = coef[-1]
+            for j in range(len(nodes) - 1, -1, -1):
+                v = v * (tau - nodes[j]) + coef[j]
+            out[0] = v
             return
-        k = min(int(np.searchsorted(self.end[first:last + 1], tau)) + first, last)
         # Newton form: sum_j c_j prod_{i<j} (tau - t_i)
-        w = self._weights
-        np.subtract(tau, self.nodes[k, :-1], out=w[1:])
+        np.subtract(tau, nodes, out=w[1:])
         np.cumprod(w, out=w)
-        np.dot(w, self.coef[k], out=out)
+        np.dot(w, coef, out=out)
+
+    def _find(self, s, tau):
+        i = s - self.seg_base
+        first = max(self.seg_first[i] - self.base, 0)
+        last = (self.seg_first[i + 1] - self.base if i + 1 < len(self.seg_first)
+                else self.count) - 1
+        if last < first:
+            return None
+        k = min(int(np.searchsorted(self.end[first:last + 1], tau)) + first, last)
+        d = self.degree[k]
+        lo = self.nodes[k, 0] if k > first else -np.inf  # (pieces are only ever appended)
+        hi = self.end[k]
+        nodes, coef = self.nodes[k, :d], self.coef[k, :d + 1]
+        if self.size == 1:
+            self._cache = (s, lo, hi, nodes.tolist(), coef[:, 0].tolist(), None)
+        else:
+            self._cache = (s, lo, hi, nodes, coef, self._weights[:d + 1])
+        return self._cache
 
 
 class TransportDelay(Block):
@@ -124,14 +166,14 @@ class TransportDelay(Block):
     simulator hands the block u at as many equally spaced points of the step as the degree
     of the dense output, and the polynomial through those and the step's start value
     reproduces u to the dense output's accuracy (not to a straight line between accepted
-    steps). The breakpoints of u -- a jump at a source
-    switch, a sample hit or a zero-crossing event -- reappear exactly `delay` later: the block
-    announces each as a time event the solver lands on, and the output jumps there. The same
-    holds for the jump from x0 to u(start) at start + delay.
+    steps). The breakpoints of u -- a jump at a source switch, a sample hit or a
+    zero-crossing event -- reappear exactly `delay` later: the block announces each as a
+    time event the solver lands on, and the output jumps there. The same holds for the jump
+    from x0 to u(start) at start + delay.
     Input: u, any shape. Output: y, u's shape (x0, scalar or that shape), no direct
-    feedthrough, so a loop through a transport delay is not algebraic. delay > 0 (s). Keep
-    the solver's steps (max_step, or step for fixed-step solvers) at most `delay`: a step
-    longer than the delay needs u beyond what is known and extrapolates the last piece.
+    feedthrough, so a loop through a transport delay is not algebraic (a delay differential
+    equation). delay > 0 (s). A solver step longer than the delay needs u beyond what is
+    known and extrapolates the last piece: keep max_step (or a fixed step) at most `delay`.
     """
 
     type = "transport_delay"
@@ -179,7 +221,8 @@ class TransportDelay(Block):
         land: t + delay when u jumped at the event."""
         h = self._history
         u = self.u[0].reshape(-1)
-        h.forget_before(t - self.p.delay)
+        if kind != "step":
+            h.forget_before(t - self.p.delay)
         if h.last_t is None:  # the start
             h.start_segment(t, u)
         elif kind != "event":

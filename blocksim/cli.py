@@ -174,8 +174,10 @@ def _run(args):
         meta, st = result.meta, result.meta["solver"]
         drawn = f", figures in {_seconds(meta['figures_time'])}" if (
             model.sinks and not args.no_plots) else ""
+        events = f", {meta['events']['total']} events" if meta.get("events") else ""
         print(f"{model.name}: t = {meta['end_time']:g} s, {len(result.t)} rows, "
-              f"{st['nsteps']} steps ({st['nrejected']} rejected, {st['nfev']} evaluations); "
+              f"{st['nsteps']} steps ({st['nrejected']} rejected, {st['nfev']} evaluations)"
+              f"{events}; "
               f"simulated in {_seconds(meta['wall_time'])}{drawn} -> {out}/")
     return EXIT_OK
 
@@ -272,6 +274,8 @@ def _check(args):
             states.append(f"{cs.stop - cs.start} continuous")
         if ds.stop > ds.start:
             states.append(f"{ds.stop - ds.start} discrete")
+        if b.z is not None:
+            states.append(f"{b.z.size} zero crossing{'s' if b.z.size > 1 else ''}")
         print(f"  {b.name:<16} {b.type:<18} {rate:<22} in: {ins or '-'}   out: {outs or '-'}"
               + (f"   states: {', '.join(states)}" if states else ""))
     if model.subsystems:

@@ -139,8 +139,7 @@ class _Bar:
     def update(self, p):
         from tqdm import tqdm
         if self.bar is None:
-            self.bar = tqdm(total=p.total, unit="run", leave=False, file=sys.stderr,
-                            dynamic_ncols=True)
+            self.bar = tqdm(total=p.total, unit="run", leave=False, file=sys.stderr)
         if p.outcome is not None:
             self.bar.update(1)
         self.bar.set_postfix_str(f"ok {p.ok}, failed {p.failed}, running {p.running}",

@@ -14,7 +14,9 @@ order, and `workers` (how many runs execute at once).
   own allowed-failures setting applies; Dask's default retries a run three times).
 
 The job (the parsed diagram, the metrics) is sent to every worker once; each run is one task
-carrying only its overrides, and only its row (and its results when kept) comes back.
+carrying only its overrides, and only its row (and its results when kept) comes back. Files
+that blocks read while compiling (a robot `file:`, `from_file` data) are read by the workers:
+on another machine they must exist at the same paths.
 On Ctrl-C the outstanding runs are cancelled and the finished ones still reported.
 """
 from __future__ import annotations

@@ -109,10 +109,10 @@ class Sweep:
         started = time.perf_counter()
         interrupted = None
         try:
-            writer.flush(force=True)
-            if todo:
+            if todo:  # reach the workers first: an unreachable scheduler writes nothing
                 with executor(n_local, scheduler, client, checked.cache) as ex:
                     meta["execution"].update(where=ex.where, workers=ex.workers)
+                    writer.flush(force=True)
                     counter = _Counter(table, len(todo), ex.workers, progress, writer)
                     counter.start()
                     ex.run(job, todo, counter.report)

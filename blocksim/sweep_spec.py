@@ -203,7 +203,7 @@ def _plain(v):
 
 
 # ---- reading a sweep file ---------------------------------------------------------------------
-def read_sweep(path, sets=(), doc=None):
+def read_sweep(path, sets=(), doc=None, cli=False):
     """A sweep file (its YAML `doc` when already loaded) -> SweepPlan; `sets` are extra
     fixed overrides ("path=value" or (path, value), as --set). Problems of single entries
     (a value, a distribution, a metric's name) leave the entry out and wait in
@@ -241,7 +241,7 @@ def read_sweep(path, sets=(), doc=None):
     name = doc.get("name", Path(file).stem)
     if not isinstance(name, str) or not NAME_RE.match(name):
         problems.add(loc("name").error(f"invalid sweep name {name!r}: letters, digits, _ . -"))
-    fixed = _fixed(doc.get("set"), loc("set"), file, problems) + _set_items(sets, problems)
+    fixed = _fixed(doc.get("set"), loc("set"), file, problems) + _set_items(sets, problems, cli)
     axes = []
     for kind in ("grid", "zip"):
         node = _mapping(doc, kind, file, problems)
@@ -299,7 +299,7 @@ def load_plan(source, grid=None, metrics=None, sets=(), cli=False):
             raise DiagramError("a sweep file lists its own grid and metrics: "
                                f"{'--grid/--metric' if cli else 'grid=/metrics='} are for a "
                                "diagram file", file=str(source))
-        return read_sweep(source, sets, doc)
+        return read_sweep(source, sets, doc, cli)
     if isinstance(doc, YMap) and "blocksim" in doc:
         return adhoc_plan(source, grid or {}, metrics or {}, sets, cli)
     raise DiagramError("neither a sweep file ('blocksim-sweep: 1') nor a diagram "
@@ -331,7 +331,7 @@ def adhoc_plan(diagram, grid, metrics, sets=(), cli=False):
                          Loc(grid_at.format(key))) for key, values in grid.items()]
     axes = [a for a in axes if a is not None]
     plan_metrics = {name: (text, Loc(metric_at.format(name))) for name, text in metrics.items()}
-    fixed = _set_items(sets, problems)
+    fixed = _set_items(sets, problems, cli)
     if not grid:
         problems.add(DiagramError("a sweep over a diagram needs a grid"
                                   + (" (--grid KEY=V1,V2,...)" if cli else " (grid={path: values})"),
@@ -342,14 +342,16 @@ def adhoc_plan(diagram, grid, metrics, sets=(), cli=False):
     return plan
 
 
-def _set_items(sets, problems):
-    """Fixed overrides given as "path=value" text or (path, value) pairs, located at --set."""
+def _set_items(sets, problems, cli=False):
+    """Fixed overrides given as "path=value" text or (path, value) pairs, located at the
+    option (--set KEY) or the Python argument (overrides['KEY'])."""
     items = list(sets.items()) if isinstance(sets, dict) else list(sets)
+    via = "--set" if cli else "overrides"
     fixed = []
     for item in items:
         try:
-            key, value = parse_override(item) if isinstance(item, str) else item
-            fixed.append((key, value, Loc(f"--set {key}")))
+            key, value = parse_override(item, via) if isinstance(item, str) else item
+            fixed.append((key, value, Loc(f"--set {key}" if cli else f"overrides[{key!r}]")))
         except DiagramError as e:
             problems.add(e)
     return fixed

@@ -190,3 +190,29 @@ def test_a_loop_through_the_delay_solves_the_delay_equation(tmp_path, solver, rt
     # the history is the dense output itself (its degree's worth of points per step), so the
     # error follows the tolerance, even with steps as long as the delay (max_step = 1)
     assert np.max(np.abs(r["x"] - x(r.t))) < 10 * rtol
+
+
+SAMPLED = """
+blocksim: 1
+blocks:
+  S: {type: sine, frequency: 3}
+  Z: {type: zoh, period: 0.01}
+  D: {type: transport_delay, delay: 0.105}
+wires: [S -> Z, Z -> D]
+simulation: {stop: 5, max_step: 0.05}
+record: {z: Z.y, y: D.y}
+"""
+
+
+def test_a_sampled_input_makes_a_segment_per_hit_and_old_ones_go(tmp_path):
+    path = tmp_path / "d.yaml"
+    path.write_text(SAMPLED)
+    model = blocksim.load(path)
+    r = blocksim.run(model)
+    t = r.t
+    # the delayed staircase: the hit k at 0.01 k reappears at 0.01 k + 0.105 exactly
+    k = np.floor((t - 0.105) / 0.01 + 1e-9)
+    expected = np.where(t < 0.105, 0.0, np.sin(3 * 0.01 * k))
+    np.testing.assert_allclose(r["y"], expected, rtol=0, atol=1e-14)
+    history = next(b for b in model.blocks if b.name == "D")._history
+    assert history.seg_base > 250 and len(history.seg_time) < 250  # 500 segments made

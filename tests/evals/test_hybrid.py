@@ -165,6 +165,16 @@ def test_saturated_sine_integral_with_kinks_as_events(tmp_path, solver):
     assert np.all(np.abs(r["y"]) <= 1.0)
 
 
+def test_a_fixed_step_solver_lands_on_the_crossing_and_resumes_its_grid(tmp_path):
+    """rk4 with step 0.1: every recorded time is a grid point k*0.1 or a located kink."""
+    r = run_text(tmp_path, SATURATED_SINE.replace("SOLVER", "rk4").replace("1e-3", "0.1"))
+    kinks = block_events(r, "Clip")
+    np.testing.assert_allclose(kinks, np.pi * np.array([1, 5, 7, 11]) / 6, rtol=0, atol=1e-9)
+    off_grid = [t for t in r.t if abs(t / 0.1 - round(t / 0.1)) > 1e-9]
+    assert off_grid[:4] == pytest.approx(list(kinks), abs=1e-12)
+    assert off_grid[4:] == [r.t[-1]]  # the stop time, 2*pi
+
+
 def test_hit_crossing_counts_and_times(tmp_path):
     """sin t crosses 0 at t = k pi: falling at pi, 3pi, rising at 2pi (0 < t <= 10)."""
     text = """

@@ -165,7 +165,7 @@ def test_sigterm_writes_the_finished_rows(tmp_path):
     import sys
     import time
 
-    path = write_sweep(tmp_path, "set: {simulation.stop: 200}\n"
+    path = write_sweep(tmp_path, "set: {simulation.stop: 400}\n"
                                  "grid:\n  parameters.tau: linspace(0.5, 2, 500)\n"
                                  "metrics: {final_x: final(x)}\n")
     out = tmp_path / "out"
@@ -174,9 +174,10 @@ def test_sigterm_writes_the_finished_rows(tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "MPLBACKEND": "Agg"})
     deadline = time.monotonic() + 60
-    while not (out / "summary.csv").exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(1.5)  # some runs finish (each is a few hundredths of a second)
+    while time.monotonic() < deadline:  # until the rewritten summary shows a finished run
+        time.sleep(0.2)
+        if (out / "summary.csv").exists() and ",ok," in (out / "summary.csv").read_text():
+            break
     proc.send_signal(signal.SIGTERM)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
@@ -189,6 +190,21 @@ def test_sigterm_writes_the_finished_rows(tmp_path):
     assert len(rows) == 500 and 0 < len(done) < 500
     assert {r["status"] for r in rows} == {"ok", "interrupted"}
     for r in done:
-        assert float(r["final_x"]) == pytest.approx(lag(1, float(r["parameters.tau"]), 200.0),
+        assert float(r["final_x"]) == pytest.approx(lag(1, float(r["parameters.tau"]), 400.0),
                                                     rel=1e-7)
     assert f"interrupted: sweep: 500 runs, {len(done)} ok" in stdout
+
+
+def test_zip_varies_values_together_and_draws_a_line(tmp_path):
+    path = write_sweep(tmp_path, "set: {simulation.rtol: 1e-6, simulation.atol: 1e-9}\n"
+                                 "zip:\n  parameters.tau: [0.5, 1, -0.002]\n"
+                                 "  blocks.U.value: [2, 3, 1]\n"
+                                 "metrics: {final_x: final(x)}\n")
+    table = blocksim.sweep(path, workers=1, out=tmp_path / "out", keep="metrics")
+    assert [(r["parameters.tau"], r["blocks.U.value"], r["status"]) for r in table.rows] == [
+        (0.5, 2, "ok"), (1, 3, "ok"), (-0.002, 1, "failed")]
+    assert table.rows[1]["final_x"] == pytest.approx(lag(3, 1.0, 2.0), rel=1e-5)
+    # one figure per varied path (two zipped paths): the metric against each, failed runs marked
+    assert [(f["kind"], f["paths"]) for f in table.meta["figures"]] == [
+        ("line", ["parameters.tau"]), ("line", ["blocks.U.value"])]
+    assert (tmp_path / "out" / "final_x_vs_parameters_tau.png").stat().st_size > 1000
