@@ -9,6 +9,7 @@ from .transforms import (diff2tr, eul2tr, ishomog, oa2tr, rot2tr, rotvec, rotx, 
 from .quaternion import Quaternion, qinterp
 from .trajectory import CartesianTrajectory, QuinticTrajectory, ctraj, jtraj, trinterp
 from .link import Link
+from .robot_base import RobotBase
 from .serial_link import SerialLink
 from .models import RobotDataError, load_robot, robot_from_dict
 from .ikine import IKineError, ikine, ikine560, ikine6s

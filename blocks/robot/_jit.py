@@ -5,7 +5,7 @@ variable ``BLOCKSIM_NO_JIT`` is unset (or empty) and ``BLOCKSIM_KERNELS`` is not
 otherwise it returns ``fn`` itself, so the same source runs as plain Python and gives the same
 numbers, only slower.
 
-This module imports numba on first use of ``jit``. The serial-link kernels do not go through
+This module imports numba on first use of ``jit``. The robot kernels do not go through
 it when the C extension is in use (``backend``), so robot diagrams then never import numba.
 """
 

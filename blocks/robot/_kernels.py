@@ -1,23 +1,30 @@
-"""Scalar-loop kernels for serial-link kinematics and dynamics, compiled by numba when available.
+"""Kinematics and dynamics kernels of every robot, as scalar loops compiled by numba when
+available (the reference source of the C kernels ``_ckernels.c``; see ``backend``).
 
-Every public kernel works on packed parameters and flat arrays so that one compiled version
-serves a single configuration and a stack of ``m`` configurations alike:
+A robot is packed, whatever describes its kinematics (DH parameters, twists), as a chain of
+**joint frames**: frame j is carried by link j, its z axis is the axis of joint j and its
+origin lies on that axis, so the joint moves it by J(q) = Rz(q)·Tz(h·q) (revolute, h the
+pitch of a helical joint, usually 0) or Tz(q) (prismatic) and the pose of joint frame j in
+joint frame j−1 is T_j(q) = X_j·J(q) with X_j constant. ``RobotBase`` builds the packing from
+what its subclass says about the kinematics; the kernels never see DH parameters or twists.
 
-- ``P`` (n, NP) per-link parameters, columns named by the constants below (``SerialLink``
-  builds it once). Revolute joints have theta = q + offset (column THETA is 0), prismatic
-  joints d = q + offset (column D is 0).
-- ``W`` (NW,) robot parameters: base (3x4 row-major, rows [R | p]), tool (3x4), convention
-  flag (0 standard DH, 1 modified DH).
+- ``P`` (n, NP) per joint, columns named by the constants below: SIGMA (1 prismatic, 0
+  revolute), SLIDE (translation along z per unit joint value: 1 prismatic, the pitch h for a
+  revolute joint), X (3x4 row-major [R | p]), FRAME (the robot's own link frame in the joint
+  frame, for fkine_all), mass M, centre of mass RX..RZ and inertia about it I0..I0+8 (3x3
+  row-major) in the joint frame, and the link-side drive constants MOTOR = G²·Jm (motor
+  inertia), VISCOUS = G²·B, UP = |G|·Tc+ and DOWN = −|G|·Tc− (Coulomb friction levels,
+  both ≥ 0 for friction that opposes motion).
+- ``W`` (NW,) the base pose (3x4) in the world and the tool pose (3x4) in the last joint frame.
 - ``q``, ``qd``, ``qdd``, ``tau`` flat (m*n,), rows of n joint values, row-major.
 - outputs filled in place: joint vectors (m*n,), matrices stacked by rows: inertia and
   coriolis (m*n, n), jacobian (6m, n), fkine (4m, 4); a single answer is the m = 1 case, so
   a caller may pass its own preallocated (n,), (n, n), (6, n) or (4, 4) array.
 
-Link transform, standard DH: ``A = Rz(θ)·Tz(d)·Tx(a)·Rx(α)``; modified DH:
-``A = Rx(α)·Tx(a)·Rz(θ)·Tz(d)``. Frames are 12-tuples or 12-vectors [R00 R01 R02 px R10 ...].
-
-Dynamics kernels work in the base frame (gravity must be given in the base frame);
-kinematics kernels include ``base`` and ``tool``. Units: SI, radians.
+Each algorithm is one row function (one configuration) and a kernel that checks the
+arguments and loops over the rows. Frames are 12-tuples or 12-vectors [R00 R01 R02 px R10 …].
+Dynamics kernels work in the base frame (gravity g (3,) given in the base frame); kinematics
+kernels include base and tool. Units: SI, radians.
 
 This module is imported when the first robot is built; see ``_jit``.
 """
@@ -29,13 +36,14 @@ import numpy as np
 from ._jit import jit
 
 # column layout of P
-SIGMA, A, THETA, D, OFFSET, M, RX, RY, RZ = range(9)
-I0 = 9                     # inertia about the COM, 3x3 row-major, columns 9..17
-JM, G, B, TCP, TCN, CA, SA = range(18, 25)   # CA, SA: cos and sin of alpha
-NP = 25
+SIGMA, SLIDE, X, FRAME = 0, 1, 2, 14
+M, RX, RY, RZ, I0 = 26, 27, 28, 29, 30       # inertia about the COM: columns 30..38
+MOTOR, VISCOUS, UP, DOWN = 39, 40, 41, 42
+NP = 43
 # layout of W
-BASE, TOOL, MDH = 0, 12, 24
-NW = 25
+BASE, TOOL = 0, 12
+NW = 24
+RNE_WORK = 18      # per link: T_j (12), F = m·v̇_c (3), N = I·ω̇ + ω × I·ω (3)
 
 _EYE = (1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0)
 
@@ -64,6 +72,24 @@ def _rtv(t, x, y, z):
 
 
 @jit
+def _mv3(A, r, c, x, y, z):
+    """A[r, c:c+9] (a 3x3 row-major matrix) times v."""
+    return (A[r, c] * x + A[r, c + 1] * y + A[r, c + 2] * z,
+            A[r, c + 3] * x + A[r, c + 4] * y + A[r, c + 5] * z,
+            A[r, c + 6] * x + A[r, c + 7] * y + A[r, c + 8] * z)
+
+
+@jit
+def _transport(ax, ay, az, bx, by, bz, wx, wy, wz, rx, ry, rz):
+    """a + b × r + ω × (ω × r): acceleration of the point at r of a rigid body whose point at
+    the origin accelerates by a, turning at ω with angular acceleration b."""
+    cx, cy, cz = _cross(bx, by, bz, rx, ry, rz)
+    ux, uy, uz = _cross(wx, wy, wz, rx, ry, rz)
+    ux, uy, uz = _cross(wx, wy, wz, ux, uy, uz)
+    return ax + cx + ux, ay + cy + uy, az + cz + uz
+
+
+@jit
 def _mul(t, u):
     """Product of two 3x4 frames (homogeneous transforms with the last row implied)."""
     return (t[0] * u[0] + t[1] * u[4] + t[2] * u[8],
@@ -88,49 +114,90 @@ def _tuple12(v, i):
 
 
 @jit
-def _dh(P, mdh, j, qj):
-    """Link transform ^{j-1}A_j (3x4 tuple) of link j for joint value qj."""
-    v = qj + P[j, OFFSET]
-    if P[j, SIGMA] == 0.0:
-        th = v
-        d = P[j, D]
-    else:
-        th = P[j, THETA]
-        d = v
-    ct = math.cos(th)
-    st = math.sin(th)
-    ca = P[j, CA]
-    sa = P[j, SA]
-    a = P[j, A]
-    if mdh:
-        return (ct, -st, 0.0, a,
-                ca * st, ca * ct, -sa, -sa * d,
-                sa * st, sa * ct, ca, ca * d)
-    return (ct, -st * ca, st * sa, a * ct,
-            st, ct * ca, -ct * sa, a * st,
-            0.0, sa, ca, d)
+def _put(out, row, t):
+    """Write the 3x4 frame t as a 4x4 homogeneous transform into out[row:row+4]."""
+    for r in range(3):
+        for c in range(4):
+            out[row + r, c] = t[4 * r + c]
+    out[row + 3, 0] = 0.0
+    out[row + 3, 1] = 0.0
+    out[row + 3, 2] = 0.0
+    out[row + 3, 3] = 1.0
+
+
+# ---------------------------------------------------------------- the joints
+@jit
+def _link(P, j, qj):
+    """T_j(qj) = X_j·Rz(qj)·Tz(h·qj) (revolute) or X_j·Tz(qj) (prismatic): the pose of joint
+    frame j in joint frame j−1 (3x4 tuple)."""
+    x = _tuple12(P[j], X)
+    d = P[j, SLIDE] * qj
+    px, py, pz = x[3] + x[2] * d, x[7] + x[6] * d, x[11] + x[10] * d
+    if P[j, SIGMA] != 0.0:
+        return (x[0], x[1], x[2], px, x[4], x[5], x[6], py, x[8], x[9], x[10], pz)
+    c = math.cos(qj)
+    s = math.sin(qj)
+    return (x[0] * c + x[1] * s, x[1] * c - x[0] * s, x[2], px,
+            x[4] * c + x[5] * s, x[5] * c - x[4] * s, x[6], py,
+            x[8] * c + x[9] * s, x[9] * c - x[8] * s, x[10], pz)
 
 
 @jit
 def _frames(P, W, use_base, q, off, F):
-    """F[k] = T0·A_1…A_k for k = 0..n (F is (n+1, 12)); T0 = base, or identity."""
-    mdh = W[MDH] != 0.0
+    """F[0] = base (or identity), F[j+1] = F[j]·T_j(q_j): the joint frames; F (n+1, 12).
+    Joint j's axis is the z axis of F[j+1] through its origin."""
     t = _tuple12(W, BASE) if use_base else _EYE
     for i in range(12):
         F[0, i] = t[i]
     for j in range(P.shape[0]):
-        t = _mul(t, _dh(P, mdh, j, q[off + j]))
+        t = _mul(t, _link(P, j, q[off + j]))
         for i in range(12):
             F[j + 1, i] = t[i]
 
 
 @jit
-def _axis(F, mdh, k):
-    """Axis z and a point o on the axis of joint k: frame k (standard) or k+1 (modified)."""
-    f = k + 1 if mdh else k
-    return F[f, 2], F[f, 6], F[f, 10], F[f, 3], F[f, 7], F[f, 11]
+def _outward(P, j, t, qdj, qddj, w, b, a):
+    """One step of the outward Newton–Euler recursion (seed 000 §4.1, in the joint frames).
+
+    From the angular velocity w, angular acceleration b and origin acceleration a of link j−1
+    (its frame's coordinates) to those of link j (frame j's coordinates), t = T_j(q_j):
+    a_j = Rᵀ·(a + b × p + w × (w × p)) + 2·w' × ż·v + ż·v̇ and, for a revolute joint,
+    w_j = w' + ż·q̇, b_j = Rᵀ·b + w' × ż·q̇ + ż·q̈, with w' = Rᵀ·w, p the origin of frame j and
+    v = h·q̇ the joint's sliding rate (h = SLIDE)."""
+    ax, ay, az = _transport(a[0], a[1], a[2], b[0], b[1], b[2], w[0], w[1], w[2],
+                            t[3], t[7], t[11])
+    ax, ay, az = _rtv(t, ax, ay, az)
+    wx, wy, wz = _rtv(t, w[0], w[1], w[2])
+    bx, by, bz = _rtv(t, b[0], b[1], b[2])
+    h = P[j, SLIDE]
+    if h != 0.0:
+        v2 = 2.0 * h * qdj
+        ax, ay, az = ax + v2 * wy, ay - v2 * wx, az + h * qddj
+    if P[j, SIGMA] == 0.0:
+        bx, by, bz = bx + wy * qdj, by - wx * qdj, bz + qddj
+        wz += qdj
+    return (wx, wy, wz), (bx, by, bz), (ax, ay, az)
 
 
+@jit
+def _body(P, k, t):
+    """Link k's centre-of-mass offset R·r and its inertia R·I·Rᵀ [xx, yy, zz, xy, yz, xz] in the
+    axes of a frame t whose rotation R is that of joint frame k (a 9-tuple)."""
+    sx, sy, sz = _rv(t, P[k, RX], P[k, RY], P[k, RZ])
+    # the columns of R·I are (a00, a01, a02), (a10, a11, a12), (a20, a21, a22)
+    a00, a01, a02 = _rv(t, P[k, I0], P[k, I0 + 3], P[k, I0 + 6])
+    a10, a11, a12 = _rv(t, P[k, I0 + 1], P[k, I0 + 4], P[k, I0 + 7])
+    a20, a21, a22 = _rv(t, P[k, I0 + 2], P[k, I0 + 5], P[k, I0 + 8])
+    return (sx, sy, sz,
+            a00 * t[0] + a10 * t[1] + a20 * t[2],
+            a01 * t[4] + a11 * t[5] + a21 * t[6],
+            a02 * t[8] + a12 * t[9] + a22 * t[10],
+            a00 * t[4] + a10 * t[5] + a20 * t[6],
+            a01 * t[8] + a11 * t[9] + a21 * t[10],
+            a00 * t[8] + a10 * t[9] + a20 * t[10])
+
+
+# ---------------------------------------------------------------- argument checks
 @jit
 def _rows(x, n):
     """Number of rows m of a flat (m*n,) array, checking the length."""
@@ -146,154 +213,142 @@ def _check_out(out, rows, cols):
         raise ValueError("out has the wrong shape")
 
 
+@jit
+def _dynamic_rows(P, g, q, qd, x, fext, out, names):
+    """(m, fext's row stride: 0 for one wrench for every row, 6 for one per row) of a call of
+    rne or accel, checking its arguments; ``names`` names q, qd, x and out for the message."""
+    m = _rows(q, P.shape[0])
+    if qd.shape[0] != q.shape[0] or x.shape[0] != q.shape[0] or out.shape[0] != q.shape[0]:
+        raise ValueError(names + " lengths differ")
+    if g.shape[0] != 3:
+        raise ValueError("g must have 3 elements")
+    if fext.shape[0] != 6 and fext.shape[0] != 6 * m:
+        raise ValueError("fext must have 6 or 6*m elements")
+    return m, 0 if fext.shape[0] == 6 else 6
+
+
 # ---------------------------------------------------------------- kinematics
 @jit
-def _put(out, row, t):
-    """Write the 3x4 frame t as a 4x4 homogeneous transform into out[row:row+4]."""
-    for r in range(3):
-        for c in range(4):
-            out[row + r, c] = t[4 * r + c]
-    out[row + 3, 0] = 0.0
-    out[row + 3, 1] = 0.0
-    out[row + 3, 2] = 0.0
-    out[row + 3, 3] = 1.0
-
-
-@jit
 def fkine(P, W, q, out):
-    """End-effector pose base·A_1…A_n·tool; out (4m, 4), one 4x4 block per configuration."""
+    """End-effector pose base·T_0(q_0)…T_{n−1}(q_{n−1})·tool; out (4m, 4), 4x4 blocks."""
     n = P.shape[0]
     m = _rows(q, n)
     _check_out(out, 4 * m, 4)
-    mdh = W[MDH] != 0.0
-    tool = _tuple12(W, TOOL)
     for k in range(m):
         t = _tuple12(W, BASE)
         for j in range(n):
-            t = _mul(t, _dh(P, mdh, j, q[k * n + j]))
-        _put(out, 4 * k, _mul(t, tool))
+            t = _mul(t, _link(P, j, q[k * n + j]))
+        _put(out, 4 * k, _mul(t, _tuple12(W, TOOL)))
 
 
 @jit
 def fkine_all(P, W, q, out):
-    """Frames [base, base·A_1, …, base·A_1…A_n]; out (4m(n+1), 4), 4x4 blocks."""
+    """World poses of the base and of the robot's link frames; out (4m(n+1), 4), 4x4 blocks."""
     n = P.shape[0]
     m = _rows(q, n)
     _check_out(out, 4 * m * (n + 1), 4)
     F = np.empty((n + 1, 12))
     for k in range(m):
         _frames(P, W, True, q, k * n, F)
-        for f in range(n + 1):
-            _put(out, 4 * (k * (n + 1) + f), _tuple12(F[f], 0))
+        o = 4 * k * (n + 1)
+        _put(out, o, _tuple12(F[0], 0))
+        for j in range(n):
+            _put(out, o + 4 * (j + 1), _mul(_tuple12(F[j + 1], 0), _tuple12(P[j], FRAME)))
+
+
+@jit
+def _jacobian_row(P, W, q, off, in_tool, out, orow, F):
+    """Geometric Jacobian (6, n) of one configuration into out[orow:orow+6].
+
+    Column j: [ż × (p_e − o) + h·ż; ż] (revolute) or [ż; 0] (prismatic), ż and o the axis and
+    origin of joint frame j, h its pitch, p_e the tool point, all in the world; ``in_tool``
+    rotates both halves into the tool frame (jacobn instead of jacob0)."""
+    n = P.shape[0]
+    _frames(P, W, True, q, off, F)
+    te = _mul(_tuple12(F[n], 0), _tuple12(W, TOOL))
+    for j in range(n):
+        f = F[j + 1]
+        zx, zy, zz = f[2], f[6], f[10]
+        if P[j, SIGMA] == 0.0:
+            vx, vy, vz = _cross(zx, zy, zz, te[3] - f[3], te[7] - f[7], te[11] - f[11])
+            wx, wy, wz = zx, zy, zz
+        else:
+            vx = vy = vz = wx = wy = wz = 0.0
+        h = P[j, SLIDE]
+        vx, vy, vz = vx + h * zx, vy + h * zy, vz + h * zz
+        if in_tool:
+            vx, vy, vz = _rtv(te, vx, vy, vz)
+            wx, wy, wz = _rtv(te, wx, wy, wz)
+        out[orow, j] = vx
+        out[orow + 1, j] = vy
+        out[orow + 2, j] = vz
+        out[orow + 3, j] = wx
+        out[orow + 4, j] = wy
+        out[orow + 5, j] = wz
 
 
 @jit
 def jacobian(P, W, q, in_tool, out):
-    """Geometric Jacobian (6, n) per configuration, rows [v; ω] of the tool point.
-
-    Column k, revolute: [z_k × (p_e − o_k); z_k]; prismatic: [z_k; 0], with z_k, o_k the
-    axis of joint k in the world frame and p_e the tool-point position. ``in_tool`` expresses
-    both halves in the tool frame (jacobn) instead of the world frame (jacob0).
-    out (6m, n).
-    """
+    """Geometric Jacobian (6, n) per configuration, rows [v; ω] of the tool point, in the world
+    frame (jacob0) or, when ``in_tool``, in the tool frame (jacobn); out (6m, n)."""
     n = P.shape[0]
     m = _rows(q, n)
     _check_out(out, 6 * m, n)
-    mdh = W[MDH] != 0.0
     F = np.empty((n + 1, 12))
-    tool = _tuple12(W, TOOL)
     for k in range(m):
-        _frames(P, W, True, q, k * n, F)
-        te = _mul(_tuple12(F[n], 0), tool)
-        ex, ey, ez = te[3], te[7], te[11]
-        o = 6 * k
-        for j in range(n):
-            zx, zy, zz, ox, oy, oz = _axis(F, mdh, j)
-            if P[j, SIGMA] == 0.0:
-                vx, vy, vz = _cross(zx, zy, zz, ex - ox, ey - oy, ez - oz)
-                wx, wy, wz = zx, zy, zz
-            else:
-                vx, vy, vz = zx, zy, zz
-                wx = wy = wz = 0.0
-            if in_tool:
-                vx, vy, vz = _rtv(te, vx, vy, vz)
-                wx, wy, wz = _rtv(te, wx, wy, wz)
-            out[o, j] = vx
-            out[o + 1, j] = vy
-            out[o + 2, j] = vz
-            out[o + 3, j] = wx
-            out[o + 4, j] = wy
-            out[o + 5, j] = wz
+        _jacobian_row(P, W, q, k * n, in_tool, out, 6 * k, F)
+
+
+@jit
+def _jacob_dot_row(P, W, q, qd, off, out, ooff):
+    """J̇·q̇ of one configuration: the outward recursion of rne without gravity at q̈ = 0 gives
+    the last link's ω, ω̇ and origin acceleration; the tool point's follows by transport."""
+    t = _tuple12(W, BASE)
+    w = b = a = (0.0, 0.0, 0.0)
+    for j in range(P.shape[0]):
+        u = _link(P, j, q[off + j])
+        w, b, a = _outward(P, j, u, qd[off + j], 0.0, w, b, a)
+        t = _mul(t, u)
+    ax, ay, az = _transport(a[0], a[1], a[2], b[0], b[1], b[2], w[0], w[1], w[2],
+                            W[TOOL + 3], W[TOOL + 7], W[TOOL + 11])
+    ax, ay, az = _rv(t, ax, ay, az)
+    bx, by, bz = _rv(t, b[0], b[1], b[2])
+    out[ooff] = ax
+    out[ooff + 1] = ay
+    out[ooff + 2] = az
+    out[ooff + 3] = bx
+    out[ooff + 4] = by
+    out[ooff + 5] = bz
 
 
 @jit
 def jacob_dot(P, W, q, qd, out):
-    """J̇(q, q̇)·q̇ in the world frame: tool-point acceleration and angular acceleration at q̈ = 0.
-
-    Outward recursion in the world frame: ω_k = ω_{k-1} + z_k q̇_k, ω̇_k = ω̇_{k-1} +
-    ω_{k-1} × z_k q̇_k (revolute); point accelerations by rigid-body transport, plus the
-    Coriolis term 2 ω × z_k q̇_k for prismatic joints. out (m*6,) rows [a; ω̇].
-    """
-    n = P.shape[0]
-    m = _rows(q, n)
-    if qd.shape[0] != q.shape[0] or out.shape[0] != 6 * m:
-        raise ValueError("qd or out has the wrong length")
-    mdh = W[MDH] != 0.0
-    F = np.empty((n + 1, 12))
-    tool = _tuple12(W, TOOL)
+    """J̇(q, q̇)·q̇ in the world frame, the tool point's acceleration and the angular
+    acceleration at q̈ = 0; q, qd (m*n,), out (6m,) rows [a; ω̇]."""
+    m = _rows(q, P.shape[0])
+    if qd.shape[0] != q.shape[0]:
+        raise ValueError("q and qd lengths differ")
+    if out.shape[0] != 6 * m:
+        raise ValueError("out has the wrong shape")
     for k in range(m):
-        _frames(P, W, True, q, k * n, F)
-        wx = wy = wz = 0.0      # angular velocity of the previous body
-        bx = by = bz = 0.0      # its angular acceleration
-        ax = ay = az = 0.0      # acceleration of its frame origin
-        Ox, Oy, Oz = F[0, 3], F[0, 7], F[0, 11]
-        for j in range(n):
-            qdj = qd[k * n + j]
-            zx, zy, zz, ox, oy, oz = _axis(F, mdh, j)
-            # acceleration of the axis point o, as a point of the previous body
-            rx, ry, rz = ox - Ox, oy - Oy, oz - Oz
-            cx, cy, cz = _cross(bx, by, bz, rx, ry, rz)
-            ux, uy, uz = _cross(wx, wy, wz, rx, ry, rz)
-            ux, uy, uz = _cross(wx, wy, wz, ux, uy, uz)
-            ax, ay, az = ax + cx + ux, ay + cy + uy, az + cz + uz
-            sx, sy, sz = _cross(wx, wy, wz, zx * qdj, zy * qdj, zz * qdj)
-            if P[j, SIGMA] == 0.0:
-                bx, by, bz = bx + sx, by + sy, bz + sz
-                wx, wy, wz = wx + zx * qdj, wy + zy * qdj, wz + zz * qdj
-            else:
-                ax, ay, az = ax + 2.0 * sx, ay + 2.0 * sy, az + 2.0 * sz
-            Nx, Ny, Nz = F[j + 1, 3], F[j + 1, 7], F[j + 1, 11]
-            rx, ry, rz = Nx - ox, Ny - oy, Nz - oz
-            cx, cy, cz = _cross(bx, by, bz, rx, ry, rz)
-            ux, uy, uz = _cross(wx, wy, wz, rx, ry, rz)
-            ux, uy, uz = _cross(wx, wy, wz, ux, uy, uz)
-            ax, ay, az = ax + cx + ux, ay + cy + uy, az + cz + uz
-            Ox, Oy, Oz = Nx, Ny, Nz
-        te = _mul(_tuple12(F[n], 0), tool)
-        rx, ry, rz = te[3] - Ox, te[7] - Oy, te[11] - Oz
-        cx, cy, cz = _cross(bx, by, bz, rx, ry, rz)
-        ux, uy, uz = _cross(wx, wy, wz, rx, ry, rz)
-        ux, uy, uz = _cross(wx, wy, wz, ux, uy, uz)
-        o = 6 * k
-        out[o] = ax + cx + ux
-        out[o + 1] = ay + cy + uy
-        out[o + 2] = az + cz + uz
-        out[o + 3] = bx
-        out[o + 4] = by
-        out[o + 5] = bz
+        _jacob_dot_row(P, W, q, qd, k * P.shape[0], out, 6 * k)
 
 
-# ---------------------------------------------------------------- dynamics
+# ---------------------------------------------------------------- friction
+@jit
+def _coulomb(up, down, s):
+    """Coulomb friction torque for the Coulomb direction s in [−1, 1]: s·up for s > 0, s·down
+    for s < 0, 0 for s = 0 (up = |G|·Tc+, down = −|G|·Tc−). s = sign(q̇) is robots.md's
+    friction; a regularised band or a stick–slip mode chooses s otherwise."""
+    return s * (up if s > 0.0 else down)
+
+
 @jit
 def _friction1(P, j, qdj):
-    """Link-side friction of joint j: |G|·(B·|G|·q̇ + Tc), Tc = Tc+ (q̇>0), Tc- (q̇<0), 0 at rest."""
-    g = abs(P[j, G])
-    f = g * g * P[j, B] * qdj
-    if qdj > 0.0:
-        f += g * P[j, TCP]
-    elif qdj < 0.0:
-        f += g * P[j, TCN]
-    return f
+    """Link-side friction of joint j: |G|·(B·|G|·q̇ + Tc), Tc = Tc+ (q̇ > 0), Tc- (q̇ < 0), 0 at
+    rest (robots.md; it opposes motion whatever the sign of G)."""
+    s = 1.0 if qdj > 0.0 else -1.0 if qdj < 0.0 else 0.0
+    return P[j, VISCOUS] * qdj + _coulomb(P[j, UP], P[j, DOWN], s)
 
 
 @jit
@@ -302,114 +357,75 @@ def friction(P, qd, out):
     n = P.shape[0]
     _rows(qd, n)
     if out.shape[0] != qd.shape[0]:
-        raise ValueError("out has the wrong length")
+        raise ValueError("qd and out lengths differ")
     for i in range(qd.shape[0]):
         out[i] = _friction1(P, i % n, qd[i])
 
 
 @jit
-def _rne_row(P, W, g, q, qd, off, qdd, aoff, fext, foff, out, ooff, work):
-    """Recursive Newton–Euler for one configuration (link-frame recursion, seed 000 §4.1).
-
-    Outward: ω, ω̇ and the frame-origin acceleration v̇ of every link, starting from
-    v̇_0 = g (the base accelerates upward to model gravity); COM force F = m·v̇_c and moment
-    N = I·ω̇ + ω × I·ω. Inward: f_j = R f_{j+1} + F_j, n_j from the moment balance, τ_j the
-    projection on the joint axis. The tip starts from the wrench fext[foff:foff+6] exerted by
-    the end-effector on the environment, given in the tool frame about the tool point.
-    Adds G²·Jm·q̈ and the friction of ``_friction1``. work is (n, 21).
-    """
-    n = P.shape[0]
-    mdh = W[MDH] != 0.0
-    wx = wy = wz = 0.0
-    ax = ay = az = 0.0
-    vx, vy, vz = g[0], g[1], g[2]
+def subtract_coulomb(x, tau, up, down, scale, out):
+    """out = tau − Fc with the Coulomb friction Fc_j = ``_coulomb``(up_j, down_j, s_j) for the
+    directions s_j = clip(x_j·scale, −1, 1); all (n,). The robot block's regularised friction
+    is x = q̇ with scale = 1/band; x = a direction in {−1, 0, 1} with scale = 1 is the exact
+    friction of a joint slipping that way."""
+    n = x.shape[0]
+    if tau.shape[0] < n or up.shape[0] < n or down.shape[0] < n or out.shape[0] < n:
+        raise ValueError("tau, up, down and out need as many elements as x")
     for j in range(n):
-        qdj = qd[off + j]
-        qddj = qdd[aoff + j]
-        t = _dh(P, mdh, j, q[off + j])
-        if mdh:
-            px, py, pz = t[3], t[7], t[11]
-            cx, cy, cz = _cross(ax, ay, az, px, py, pz)
-            ux, uy, uz = _cross(wx, wy, wz, px, py, pz)
-            ux, uy, uz = _cross(wx, wy, wz, ux, uy, uz)
-            vx, vy, vz = _rtv(t, vx + cx + ux, vy + cy + uy, vz + cz + uz)
-            wx, wy, wz = _rtv(t, wx, wy, wz)
-            ax, ay, az = _rtv(t, ax, ay, az)
-            if P[j, SIGMA] == 0.0:
-                ax, ay, az = ax + wy * qdj, ay - wx * qdj, az + qddj
-                wz += qdj
-            else:
-                vx, vy, vz = vx + 2.0 * wy * qdj, vy - 2.0 * wx * qdj, vz + qddj
-        else:
-            px, py, pz = _rtv(t, t[3], t[7], t[11])
-            if P[j, SIGMA] == 0.0:
-                ax, ay, az = _rtv(t, ax + wy * qdj, ay - wx * qdj, az + qddj)
-                wx, wy, wz = _rtv(t, wx, wy, wz + qdj)
-                vx, vy, vz = _rtv(t, vx, vy, vz)
-            else:
-                wx, wy, wz = _rtv(t, wx, wy, wz)
-                ax, ay, az = _rtv(t, ax, ay, az)
-                vx, vy, vz = _rtv(t, vx, vy, vz + qddj)
-                cx, cy, cz = _cross(wx, wy, wz, t[8], t[9], t[10])
-                vx, vy, vz = vx + 2.0 * qdj * cx, vy + 2.0 * qdj * cy, vz + 2.0 * qdj * cz
-            cx, cy, cz = _cross(ax, ay, az, px, py, pz)
-            ux, uy, uz = _cross(wx, wy, wz, px, py, pz)
-            ux, uy, uz = _cross(wx, wy, wz, ux, uy, uz)
-            vx, vy, vz = vx + cx + ux, vy + cy + uy, vz + cz + uz
-        # COM acceleration, Newton and Euler
-        sx, sy, sz = P[j, RX], P[j, RY], P[j, RZ]
-        cx, cy, cz = _cross(ax, ay, az, sx, sy, sz)
-        ux, uy, uz = _cross(wx, wy, wz, sx, sy, sz)
-        ux, uy, uz = _cross(wx, wy, wz, ux, uy, uz)
+        s = min(max(x[j] * scale, -1.0), 1.0)
+        out[j] = tau[j] - _coulomb(up[j], down[j], s)
+
+
+# ---------------------------------------------------------------- dynamics
+@jit
+def _rne_row(P, W, g, q, qd, qdd, off, aoff, fext, foff, out, ooff, work):
+    """Recursive Newton–Euler for one configuration, in the joint frames.
+
+    Outward (``_outward``) from ω = ω̇ = 0 and v̇ = g (the base accelerates upward to model
+    gravity); COM force F = m·v̇_c and moment N = I·ω̇ + ω × I·ω. Inward from the tip wrench
+    fext[foff:foff+6] exerted by the end-effector on the environment (tool frame, about the
+    tool point): f_j = R_{j+1}·f_{j+1} + F_j, n_j = R_{j+1}·n_{j+1} + p_{j+1} × R_{j+1}·f_{j+1}
+    + c_j × F_j + N_j, τ_j = n_j·ż (revolute) + h·f_j·ż. Adds G²·Jm·q̈ and the friction of
+    ``_friction1``. work is (n, RNE_WORK)."""
+    n = P.shape[0]
+    w = b = (0.0, 0.0, 0.0)
+    a = (g[0], g[1], g[2])
+    for j in range(n):
+        t = _link(P, j, q[off + j])
+        w, b, a = _outward(P, j, t, qd[off + j], qdd[aoff + j], w, b, a)
+        vx, vy, vz = _transport(a[0], a[1], a[2], b[0], b[1], b[2], w[0], w[1], w[2],
+                                P[j, RX], P[j, RY], P[j, RZ])
+        Iw = _mv3(P, j, I0, w[0], w[1], w[2])
+        e = _cross(w[0], w[1], w[2], Iw[0], Iw[1], Iw[2])
+        Ib = _mv3(P, j, I0, b[0], b[1], b[2])
         mj = P[j, M]
-        Iw0 = P[j, I0] * wx + P[j, I0 + 1] * wy + P[j, I0 + 2] * wz
-        Iw1 = P[j, I0 + 3] * wx + P[j, I0 + 4] * wy + P[j, I0 + 5] * wz
-        Iw2 = P[j, I0 + 6] * wx + P[j, I0 + 7] * wy + P[j, I0 + 8] * wz
-        ex, ey, ez = _cross(wx, wy, wz, Iw0, Iw1, Iw2)
         for i in range(12):
             work[j, i] = t[i]
-        work[j, 12] = px
-        work[j, 13] = py
-        work[j, 14] = pz
-        work[j, 15] = mj * (vx + cx + ux)
-        work[j, 16] = mj * (vy + cy + uy)
-        work[j, 17] = mj * (vz + cz + uz)
-        work[j, 18] = P[j, I0] * ax + P[j, I0 + 1] * ay + P[j, I0 + 2] * az + ex
-        work[j, 19] = P[j, I0 + 3] * ax + P[j, I0 + 4] * ay + P[j, I0 + 5] * az + ey
-        work[j, 20] = P[j, I0 + 6] * ax + P[j, I0 + 7] * ay + P[j, I0 + 8] * az + ez
-
-    # tip wrench: tool frame about the tool point -> frame n about its origin
-    fx, fy, fz = _rv(W[TOOL:TOOL + 12], fext[foff], fext[foff + 1], fext[foff + 2])
-    nx, ny, nz = _rv(W[TOOL:TOOL + 12], fext[foff + 3], fext[foff + 4], fext[foff + 5])
-    cx, cy, cz = _cross(W[TOOL + 3], W[TOOL + 7], W[TOOL + 11], fx, fy, fz)
-    nx, ny, nz = nx + cx, ny + cy, nz + cz
+        work[j, 12] = mj * vx
+        work[j, 13] = mj * vy
+        work[j, 14] = mj * vz
+        work[j, 15] = Ib[0] + e[0]
+        work[j, 16] = Ib[1] + e[1]
+        work[j, 17] = Ib[2] + e[2]
+    f = _rv(W[TOOL:], fext[foff], fext[foff + 1], fext[foff + 2])
+    nx, ny, nz = _rv(W[TOOL:], fext[foff + 3], fext[foff + 4], fext[foff + 5])
+    c = _cross(W[TOOL + 3], W[TOOL + 7], W[TOOL + 11], f[0], f[1], f[2])
+    nx, ny, nz = nx + c[0], ny + c[1], nz + c[2]
     for j in range(n - 1, -1, -1):
         if j < n - 1:
-            fx, fy, fz = _rv(work[j + 1], fx, fy, fz)
-            nx, ny, nz = _rv(work[j + 1], nx, ny, nz)
-        Fx, Fy, Fz = work[j, 15], work[j, 16], work[j, 17]
-        sx, sy, sz = P[j, RX], P[j, RY], P[j, RZ]
-        if mdh:
-            if j < n - 1:
-                cx, cy, cz = _cross(work[j + 1, 12], work[j + 1, 13], work[j + 1, 14], fx, fy, fz)
-                nx, ny, nz = nx + cx, ny + cy, nz + cz
-            cx, cy, cz = _cross(sx, sy, sz, Fx, Fy, Fz)
-            zx, zy, zz = 0.0, 0.0, 1.0
-        else:
-            px, py, pz = work[j, 12], work[j, 13], work[j, 14]
-            ux, uy, uz = _cross(px, py, pz, fx, fy, fz)
-            cx, cy, cz = _cross(px + sx, py + sy, pz + sz, Fx, Fy, Fz)
-            nx, ny, nz = nx + ux, ny + uy, nz + uz
-            zx, zy, zz = work[j, 8], work[j, 9], work[j, 10]
-        nx, ny, nz = nx + cx + work[j, 18], ny + cy + work[j, 19], nz + cz + work[j, 20]
-        fx, fy, fz = fx + Fx, fy + Fy, fz + Fz
+            u = work[j + 1]
+            f = _rv(u, f[0], f[1], f[2])
+            nx, ny, nz = _rv(u, nx, ny, nz)
+            c = _cross(u[3], u[7], u[11], f[0], f[1], f[2])
+            nx, ny, nz = nx + c[0], ny + c[1], nz + c[2]
+        c = _cross(P[j, RX], P[j, RY], P[j, RZ], work[j, 12], work[j, 13], work[j, 14])
+        nx, ny, nz = nx + c[0] + work[j, 15], ny + c[1] + work[j, 16], nz + c[2] + work[j, 17]
+        f = (f[0] + work[j, 12], f[1] + work[j, 13], f[2] + work[j, 14])
+        tau = P[j, SLIDE] * f[2]
         if P[j, SIGMA] == 0.0:
-            tau = nx * zx + ny * zy + nz * zz
-        else:
-            tau = fx * zx + fy * zy + fz * zz
-        gj = P[j, G]
-        qddj = qdd[aoff + j]
-        out[ooff + j] = tau + gj * gj * P[j, JM] * qddj + _friction1(P, j, qd[off + j])
+            tau += nz
+        out[ooff + j] = (tau + P[j, MOTOR] * qdd[aoff + j]
+                         + _friction1(P, j, qd[off + j]))
 
 
 @jit
@@ -420,52 +436,32 @@ def rne(P, W, g, q, qd, qdd, fext, out):
     rows or (m*6,) one wrench per row; q, qd, qdd, out (m*n,).
     """
     n = P.shape[0]
-    m = _rows(q, n)
-    if qd.shape[0] != q.shape[0] or qdd.shape[0] != q.shape[0] or out.shape[0] != q.shape[0]:
-        raise ValueError("q, qd, qdd and out lengths differ")
-    if fext.shape[0] != 6 and fext.shape[0] != 6 * m:
-        raise ValueError("fext must have 6 or 6*m elements")
-    fstep = 0 if fext.shape[0] == 6 else 6
-    work = np.empty((n, 21))
+    m, fstep = _dynamic_rows(P, g, q, qd, qdd, fext, out, "q, qd, qdd and out")
+    work = np.empty((n, RNE_WORK))
     for k in range(m):
-        o = k * n
-        _rne_row(P, W, g, q, qd, o, qdd, o, fext, k * fstep, out, o, work)
+        _rne_row(P, W, g, q, qd, qdd, k * n, k * n, fext, k * fstep, out, k * n, work)
 
 
 @jit
 def _inertia_row(P, W, q, off, out, orow, F, C):
     """Joint-space inertia by the composite-rigid-body algorithm, in the base frame.
 
-    Composite k (links k..n-1): mass M_k, COM c_k, inertia I_k about c_k (parallel-axis
-    theorem). For j ≤ i: M_ji = z_j·(L_i + (c_i − o_j) × p_i) (revolute j) or z_j·p_i
-    (prismatic j), where p_i, L_i are the linear and angular (about c_i) momentum of
-    composite i for a unit rate of joint i. Adds G²·Jm on the diagonal. Writes
-    out[orow:orow+n, :]; F is (n+1, 12), C is (n, 10) [M, c, Ixx, Iyy, Izz, Ixy, Iyz, Ixz].
-    """
+    Composite k (links k..n−1): mass M_k, COM c_k, inertia I_k about c_k (parallel-axis
+    theorem). Joint i moving at unit rate gives composite i the linear momentum
+    p_i = M_i·(ż_i × (c_i − o_i) + h_i·ż_i) and the angular momentum L_i = I_i·ż_i about c_i
+    (revolute; p_i = M_i·ż_i for a prismatic joint); then for j ≤ i,
+    M_ji = ż_j·(L_i + (c_i − o_j) × p_i) (revolute j) + h_j·ż_j·p_i. Adds G²·Jm on the
+    diagonal. Writes out[orow:orow+n, :]; F is (n+1, 12), C is (n, 10) [M, c, Ixx, Iyy, Izz,
+    Ixy, Iyz, Ixz]."""
     n = P.shape[0]
-    mdh = W[MDH] != 0.0
     _frames(P, W, False, q, off, F)
     Mc = 0.0
     ccx = ccy = ccz = 0.0
     Ixx = Iyy = Izz = Ixy = Iyz = Ixz = 0.0
     for k in range(n - 1, -1, -1):
         t = F[k + 1]
-        sx, sy, sz = _rv(t, P[k, RX], P[k, RY], P[k, RZ])
+        sx, sy, sz, wxx, wyy, wzz, wxy, wyz, wxz = _body(P, k, t)
         cx, cy, cz = t[3] + sx, t[7] + sy, t[11] + sz
-        # R·I·Rᵀ
-        a00, a01, a02 = _rv(t, P[k, I0], P[k, I0 + 3], P[k, I0 + 6])
-        a10, a11, a12 = _rv(t, P[k, I0 + 1], P[k, I0 + 4], P[k, I0 + 7])
-        a20, a21, a22 = _rv(t, P[k, I0 + 2], P[k, I0 + 5], P[k, I0 + 8])
-        # columns of R·I are (a00,a01,a02), (a10,a11,a12), (a20,a21,a22)
-        r0x, r0y, r0z = t[0], t[1], t[2]
-        r1x, r1y, r1z = t[4], t[5], t[6]
-        r2x, r2y, r2z = t[8], t[9], t[10]
-        wxx = a00 * r0x + a10 * r0y + a20 * r0z
-        wyy = a01 * r1x + a11 * r1y + a21 * r1z
-        wzz = a02 * r2x + a12 * r2y + a22 * r2z
-        wxy = a00 * r1x + a10 * r1y + a20 * r1z
-        wyz = a01 * r2x + a11 * r2y + a21 * r2z
-        wxz = a00 * r2x + a10 * r2y + a20 * r2z
         mk = P[k, M]
         Mn = Mc + mk
         if Mn > 0.0:
@@ -495,29 +491,27 @@ def _inertia_row(P, W, q, off, out, orow, F, C):
         C[k, 8] = Iyz
         C[k, 9] = Ixz
     for i in range(n):
-        zx, zy, zz, ox, oy, oz = _axis(F, mdh, i)
+        f = F[i + 1]
         Mi = C[i, 0]
         cx, cy, cz = C[i, 1], C[i, 2], C[i, 3]
         if P[i, SIGMA] == 0.0:
-            px, py, pz = _cross(zx, zy, zz, cx - ox, cy - oy, cz - oz)
-            px, py, pz = Mi * px, Mi * py, Mi * pz
-            Lx = C[i, 4] * zx + C[i, 7] * zy + C[i, 9] * zz
-            Ly = C[i, 7] * zx + C[i, 5] * zy + C[i, 8] * zz
-            Lz = C[i, 9] * zx + C[i, 8] * zy + C[i, 6] * zz
+            px, py, pz = _cross(f[2], f[6], f[10], cx - f[3], cy - f[7], cz - f[11])
+            Lx = C[i, 4] * f[2] + C[i, 7] * f[6] + C[i, 9] * f[10]
+            Ly = C[i, 7] * f[2] + C[i, 5] * f[6] + C[i, 8] * f[10]
+            Lz = C[i, 9] * f[2] + C[i, 8] * f[6] + C[i, 6] * f[10]
         else:
-            px, py, pz = Mi * zx, Mi * zy, Mi * zz
-            Lx = Ly = Lz = 0.0
+            px = py = pz = Lx = Ly = Lz = 0.0
+        h = P[i, SLIDE]
+        px, py, pz = Mi * (px + h * f[2]), Mi * (py + h * f[6]), Mi * (pz + h * f[10])
         for j in range(i + 1):
-            zx, zy, zz, ox, oy, oz = _axis(F, mdh, j)
+            u = F[j + 1]
+            mji = P[j, SLIDE] * (u[2] * px + u[6] * py + u[10] * pz)
             if P[j, SIGMA] == 0.0:
-                hx, hy, hz = _cross(cx - ox, cy - oy, cz - oz, px, py, pz)
-                mji = zx * (Lx + hx) + zy * (Ly + hy) + zz * (Lz + hz)
-            else:
-                mji = zx * px + zy * py + zz * pz
+                hx, hy, hz = _cross(cx - u[3], cy - u[7], cz - u[11], px, py, pz)
+                mji += u[2] * (Lx + hx) + u[6] * (Ly + hy) + u[10] * (Lz + hz)
             out[orow + j, i] = mji
             out[orow + i, j] = mji
-        gi = P[i, G]
-        out[orow + i, i] += gi * gi * P[i, JM]
+        out[orow + i, i] += P[i, MOTOR]
 
 
 @jit
@@ -533,161 +527,159 @@ def inertia(P, W, q, out):
 
 
 @jit
-def coriolis(P, W, q, qd, out):
-    """Coriolis/centripetal matrix C(q, q̇) with Ṁ − 2C skew-symmetric; out (m*n*n,).
+def _coriolis_row(P, W, q, qd, off, out, orow, F, K, J):
+    """C(q, q̇) of one configuration into out[orow:orow+n, :], in the base frame: the
+    Christoffel-symbol matrix C_ij = Σ_k Γ_ijk·q̇_k, Γ_ijk = ½(∂M_ij/∂q_k + ∂M_ik/∂q_j −
+    ∂M_jk/∂q_i) (seed 004 §3.5), in O(n³) from the link Jacobians.
 
-    C = Σ_i m_i·J_viᵀ·J̇_vi + J_ωiᵀ·(I_i·J̇_ωi + ω_i × I_i·J_ωi), with J_vi, J_ωi the
-    Jacobians of link i's COM velocity and angular velocity and I_i its inertia about the COM,
-    all in the base frame. Then C·q̇ is the velocity torque of rne and, since
-    d/dt I_i = [ω_i]I_i − I_i[ω_i], Ṁ − 2C is a sum of skew-symmetric terms.
-    Motor inertia and friction do not contribute. out (m*n, n).
-    """
+    C = Σ_i m_i·J_viᵀ·J̇_vi + J_ωiᵀ·u_i with J_vi, J_ωi the Jacobians of link i's COM velocity
+    and angular velocity, I_i its inertia about the COM and u_i = I_i·J̇_ωi +
+    ½·(ω_i × I_i·J_ωi − I_i·(ω_i × J_ωi) − (I_i·ω_i) × J_ωi): the translational part is
+    Christoffel-consistent as it is (second derivatives commute); the ½(…) term is the
+    rotational one's (from the body Jacobian's ∂_j J_k − ∂_k J_j = −J_j × J_k). Column b of
+    link i (b ≤ i), joint axis ż through o: J_v = ż × (c_i − o) + h·ż, J_ω = ż (revolute) or
+    J_v = ż, J_ω = 0 (prismatic); their rates follow from ż' = ω_{b−1} × ż, the velocity ȯ
+    of o on link b−1 and ċ_i. C·q̇ is the velocity torque of rne and Ṁ − 2C is
+    skew-symmetric. F (n+1, 12), K (n, 30) per joint/link: ż, o, ż', ȯ, ω, c, ċ, I (3x3);
+    J (n, 12) per column: J_v, J_ω, m·J̇_v, u."""
+    n = P.shape[0]
+    _frames(P, W, False, q, off, F)
+    wx = wy = wz = 0.0
+    vx = vy = vz = 0.0
+    for j in range(n):
+        t = F[j + 1]
+        qdj = qd[off + j]
+        zx, zy, zz, ox, oy, oz = t[2], t[6], t[10], t[3], t[7], t[11]
+        cx, cy, cz = _cross(wx, wy, wz, ox - F[j, 3], oy - F[j, 7], oz - F[j, 11])
+        vox, voy, voz = vx + cx, vy + cy, vz + cz
+        dzx, dzy, dzz = _cross(wx, wy, wz, zx, zy, zz)
+        if P[j, SIGMA] == 0.0:     # link j turns about the axis
+            wx, wy, wz = wx + zx * qdj, wy + zy * qdj, wz + zz * qdj
+        s = P[j, SLIDE] * qdj      # and slides along it at this rate
+        vx, vy, vz = vox + zx * s, voy + zy * s, voz + zz * s
+        sx, sy, sz, ixx, iyy, izz, ixy, iyz, ixz = _body(P, j, t)
+        ux, uy, uz = _cross(wx, wy, wz, sx, sy, sz)
+        vals = (zx, zy, zz, ox, oy, oz, dzx, dzy, dzz, vox, voy, voz, wx, wy, wz,
+                ox + sx, oy + sy, oz + sz, vx + ux, vy + uy, vz + uz,
+                ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz)
+        for i in range(30):
+            K[j, i] = vals[i]
+    for i in range(n):
+        for j in range(n):
+            out[orow + i, j] = 0.0
+    for i in range(n):
+        mi = P[i, M]
+        cx, cy, cz = K[i, 15], K[i, 16], K[i, 17]
+        dcx, dcy, dcz = K[i, 18], K[i, 19], K[i, 20]
+        wx, wy, wz = K[i, 12], K[i, 13], K[i, 14]
+        Lx, Ly, Lz = _mv3(K, i, 21, wx, wy, wz)
+        for b in range(i + 1):
+            zx, zy, zz = K[b, 0], K[b, 1], K[b, 2]
+            dzx, dzy, dzz = K[b, 6], K[b, 7], K[b, 8]
+            if P[b, SIGMA] == 0.0:
+                rx, ry, rz = cx - K[b, 3], cy - K[b, 4], cz - K[b, 5]
+                jvx, jvy, jvz = _cross(zx, zy, zz, rx, ry, rz)
+                ax, ay, az = _cross(dzx, dzy, dzz, rx, ry, rz)
+                ex, ey, ez = _cross(zx, zy, zz, dcx - K[b, 9], dcy - K[b, 10], dcz - K[b, 11])
+                djx, djy, djz = ax + ex, ay + ey, az + ez
+                jwx, jwy, jwz = zx, zy, zz
+                # u = I·ż' + ½·(ω × I·ż − I·(ω × ż) − I·ω × ż)
+                hx, hy, hz = _mv3(K, i, 21, zx, zy, zz)
+                ex, ey, ez = _cross(wx, wy, wz, hx, hy, hz)
+                hx, hy, hz = _cross(wx, wy, wz, zx, zy, zz)
+                hx, hy, hz = _mv3(K, i, 21, hx, hy, hz)
+                ex, ey, ez = ex - hx, ey - hy, ez - hz
+                hx, hy, hz = _cross(Lx, Ly, Lz, zx, zy, zz)
+                ex, ey, ez = ex - hx, ey - hy, ez - hz
+                hx, hy, hz = _mv3(K, i, 21, dzx, dzy, dzz)
+                ux, uy, uz = hx + 0.5 * ex, hy + 0.5 * ey, hz + 0.5 * ez
+            else:
+                jvx = jvy = jvz = djx = djy = djz = jwx = jwy = jwz = ux = uy = uz = 0.0
+            h = P[b, SLIDE]
+            J[b, 0] = jvx + h * zx
+            J[b, 1] = jvy + h * zy
+            J[b, 2] = jvz + h * zz
+            J[b, 3] = jwx
+            J[b, 4] = jwy
+            J[b, 5] = jwz
+            J[b, 6] = mi * (djx + h * dzx)
+            J[b, 7] = mi * (djy + h * dzy)
+            J[b, 8] = mi * (djz + h * dzz)
+            J[b, 9] = ux
+            J[b, 10] = uy
+            J[b, 11] = uz
+        for a in range(i + 1):
+            for b in range(i + 1):
+                out[orow + a, b] += (J[a, 0] * J[b, 6] + J[a, 1] * J[b, 7] + J[a, 2] * J[b, 8]
+                                     + J[a, 3] * J[b, 9] + J[a, 4] * J[b, 10]
+                                     + J[a, 5] * J[b, 11])
+
+
+@jit
+def coriolis(P, W, q, qd, out):
+    """Coriolis/centripetal matrix C(q, q̇) from the Christoffel symbols, Ṁ − 2C
+    skew-symmetric (motor inertia and friction do not contribute); q, qd (m*n,),
+    out (m*n, n)."""
     n = P.shape[0]
     m = _rows(q, n)
     if qd.shape[0] != q.shape[0]:
         raise ValueError("q and qd lengths differ")
     _check_out(out, m * n, n)
-    mdh = W[MDH] != 0.0
     F = np.empty((n + 1, 12))
-    K = np.empty((n, 27))   # per joint/link: z, o, ż, ȯ, ω, c, ċ, I (6)
-    J = np.empty((n, 12))   # per column: Jv, Jω, J̇v, u = I·J̇ω + ω × I·Jω
+    K = np.empty((n, 30))
+    J = np.empty((n, 12))
     for k in range(m):
-        _frames(P, W, False, q, k * n, F)
-        wx = wy = wz = 0.0
-        vx = vy = vz = 0.0
-        Ox = Oy = Oz = 0.0
-        for j in range(n):
-            qdj = qd[k * n + j]
-            zx, zy, zz, ox, oy, oz = _axis(F, mdh, j)
-            cx, cy, cz = _cross(wx, wy, wz, ox - Ox, oy - Oy, oz - Oz)
-            vox, voy, voz = vx + cx, vy + cy, vz + cz
-            dzx, dzy, dzz = _cross(wx, wy, wz, zx, zy, zz)
-            t = F[j + 1]
-            if P[j, SIGMA] == 0.0:     # body j turns about the axis
-                wx, wy, wz = wx + zx * qdj, wy + zy * qdj, wz + zz * qdj
-                sx = sy = sz = 0.0
-            else:                      # body j slides along the axis
-                sx, sy, sz = zx * qdj, zy * qdj, zz * qdj
-            cx, cy, cz = _cross(wx, wy, wz, t[3] - ox, t[7] - oy, t[11] - oz)
-            vx, vy, vz = vox + cx + sx, voy + cy + sy, voz + cz + sz
-            Ox, Oy, Oz = t[3], t[7], t[11]
-            sx, sy, sz = _rv(t, P[j, RX], P[j, RY], P[j, RZ])
-            ux, uy, uz = _cross(wx, wy, wz, sx, sy, sz)
-            a00, a01, a02 = _rv(t, P[j, I0], P[j, I0 + 3], P[j, I0 + 6])
-            a10, a11, a12 = _rv(t, P[j, I0 + 1], P[j, I0 + 4], P[j, I0 + 7])
-            a20, a21, a22 = _rv(t, P[j, I0 + 2], P[j, I0 + 5], P[j, I0 + 8])
-            vals = (zx, zy, zz, ox, oy, oz, dzx, dzy, dzz, vox, voy, voz, wx, wy, wz,
-                    Ox + sx, Oy + sy, Oz + sz, vx + ux, vy + uy, vz + uz,
-                    a00 * t[0] + a10 * t[1] + a20 * t[2],
-                    a01 * t[4] + a11 * t[5] + a21 * t[6],
-                    a02 * t[8] + a12 * t[9] + a22 * t[10],
-                    a00 * t[4] + a10 * t[5] + a20 * t[6],
-                    a01 * t[8] + a11 * t[9] + a21 * t[10],
-                    a00 * t[8] + a10 * t[9] + a20 * t[10])
-            for i in range(27):
-                K[j, i] = vals[i]
-        o = k * n
-        for i in range(n):
-            for j in range(n):
-                out[o + i, j] = 0.0
-        for i in range(n):
-            mi = P[i, M]
-            cx, cy, cz = K[i, 15], K[i, 16], K[i, 17]
-            dcx, dcy, dcz = K[i, 18], K[i, 19], K[i, 20]
-            wx, wy, wz = K[i, 12], K[i, 13], K[i, 14]
-            Ixx, Iyy, Izz, Ixy, Iyz, Ixz = K[i, 21], K[i, 22], K[i, 23], K[i, 24], K[i, 25], K[i, 26]
-            for b in range(i + 1):
-                zx, zy, zz = K[b, 0], K[b, 1], K[b, 2]
-                dzx, dzy, dzz = K[b, 6], K[b, 7], K[b, 8]
-                if P[b, SIGMA] == 0.0:
-                    rx, ry, rz = cx - K[b, 3], cy - K[b, 4], cz - K[b, 5]
-                    jvx, jvy, jvz = _cross(zx, zy, zz, rx, ry, rz)
-                    ax, ay, az = _cross(dzx, dzy, dzz, rx, ry, rz)
-                    ex, ey, ez = _cross(zx, zy, zz, dcx - K[b, 9], dcy - K[b, 10], dcz - K[b, 11])
-                    djx, djy, djz = ax + ex, ay + ey, az + ez
-                    jwx, jwy, jwz = zx, zy, zz
-                    # u = I·ż + ω × (I·z)
-                    hx = Ixx * zx + Ixy * zy + Ixz * zz
-                    hy = Ixy * zx + Iyy * zy + Iyz * zz
-                    hz = Ixz * zx + Iyz * zy + Izz * zz
-                    ex, ey, ez = _cross(wx, wy, wz, hx, hy, hz)
-                    ux = Ixx * dzx + Ixy * dzy + Ixz * dzz + ex
-                    uy = Ixy * dzx + Iyy * dzy + Iyz * dzz + ey
-                    uz = Ixz * dzx + Iyz * dzy + Izz * dzz + ez
-                else:
-                    jvx, jvy, jvz = zx, zy, zz
-                    djx, djy, djz = dzx, dzy, dzz
-                    jwx = jwy = jwz = 0.0
-                    ux = uy = uz = 0.0
-                J[b, 0] = jvx
-                J[b, 1] = jvy
-                J[b, 2] = jvz
-                J[b, 3] = jwx
-                J[b, 4] = jwy
-                J[b, 5] = jwz
-                J[b, 6] = mi * djx
-                J[b, 7] = mi * djy
-                J[b, 8] = mi * djz
-                J[b, 9] = ux
-                J[b, 10] = uy
-                J[b, 11] = uz
-            for a in range(i + 1):
-                for b in range(i + 1):
-                    out[o + a, b] += (J[a, 0] * J[b, 6] + J[a, 1] * J[b, 7] + J[a, 2] * J[b, 8]
-                                           + J[a, 3] * J[b, 9] + J[a, 4] * J[b, 10]
-                                           + J[a, 5] * J[b, 11])
+        _coriolis_row(P, W, q, qd, k * n, out, k * n, F, K, J)
+
+
+@jit
+def _accel_row(P, W, g, q, qd, tau, off, fext, foff, out, work, F, C, L, zero, b):
+    """q̈ = M⁻¹·(τ − rne(q, q̇, 0)) of one configuration: the bias from one Newton–Euler pass,
+    M from the composite-rigid-body algorithm into L, solved by Cholesky M = L·Lᵀ in place.
+    Raises ValueError when M is not positive definite."""
+    n = P.shape[0]
+    _rne_row(P, W, g, q, qd, zero, off, 0, fext, foff, b, 0, work)
+    _inertia_row(P, W, q, off, L, 0, F, C)
+    for i in range(n):
+        b[i] = tau[off + i] - b[i]
+    for j in range(n):
+        s = L[j, j]
+        for p in range(j):
+            s -= L[j, p] * L[j, p]
+        if not s > 0.0:
+            raise ValueError("inertia matrix is not positive definite")
+        s = math.sqrt(s)
+        L[j, j] = s
+        for i in range(j + 1, n):
+            r = L[i, j]
+            for p in range(j):
+                r -= L[i, p] * L[j, p]
+            L[i, j] = r / s
+    for i in range(n):
+        r = b[i]
+        for p in range(i):
+            r -= L[i, p] * b[p]
+        b[i] = r / L[i, i]
+    for i in range(n - 1, -1, -1):
+        r = b[i]
+        for p in range(i + 1, n):
+            r -= L[p, i] * b[p]
+        b[i] = r / L[i, i]
+    for i in range(n):
+        out[off + i] = b[i]
 
 
 @jit
 def accel(P, W, g, q, qd, tau, fext, out):
-    """Forward dynamics q̈ = M(q)⁻¹·(τ − rne(q, q̇, 0)) for m configurations.
-
-    One rne call with q̈ = 0 gives the bias (Coriolis, gravity, friction, fext); M from the
-    composite-rigid-body algorithm; the solve is a Cholesky factorisation M = L·Lᵀ.
-    Raises ValueError when M is not positive definite. q, qd, tau, out (m*n,).
-    """
+    """Forward dynamics q̈ = M(q)⁻¹·(τ − C(q,q̇)·q̇ − F(q̇) − g(q) − J_nᵀ·fext) for m
+    configurations; g and fext as in ``rne``; q, qd, tau, out (m*n,)."""
     n = P.shape[0]
-    m = _rows(q, n)
-    if qd.shape[0] != q.shape[0] or tau.shape[0] != q.shape[0] or out.shape[0] != q.shape[0]:
-        raise ValueError("q, qd, tau and out lengths differ")
-    if fext.shape[0] != 6 and fext.shape[0] != 6 * m:
-        raise ValueError("fext must have 6 or 6*m elements")
-    fstep = 0 if fext.shape[0] == 6 else 6
-    work = np.empty((n, 21))
+    m, fstep = _dynamic_rows(P, g, q, qd, tau, fext, out, "q, qd, tau and out")
+    work = np.empty((n, RNE_WORK))
     F = np.empty((n + 1, 12))
     C = np.empty((n, 10))
     L = np.empty((n, n))
     zero = np.zeros(n)
     b = np.empty(n)
     for k in range(m):
-        o = k * n
-        _rne_row(P, W, g, q, qd, o, zero, 0, fext, k * fstep, b, 0, work)
-        _inertia_row(P, W, q, o, L, 0, F, C)
-        for i in range(n):
-            b[i] = tau[o + i] - b[i]
-        # Cholesky, lower triangle of L in place
-        for j in range(n):
-            s = L[j, j]
-            for p in range(j):
-                s -= L[j, p] * L[j, p]
-            if not s > 0.0:
-                raise ValueError("inertia matrix is not positive definite")
-            s = math.sqrt(s)
-            L[j, j] = s
-            for i in range(j + 1, n):
-                r = L[i, j]
-                for p in range(j):
-                    r -= L[i, p] * L[j, p]
-                L[i, j] = r / s
-        for i in range(n):
-            r = b[i]
-            for p in range(i):
-                r -= L[i, p] * b[p]
-            b[i] = r / L[i, i]
-        for i in range(n - 1, -1, -1):
-            r = b[i]
-            for p in range(i + 1, n):
-                r -= L[p, i] * b[p]
-            b[i] = r / L[i, i]
-        for i in range(n):
-            out[o + i] = b[i]
+        _accel_row(P, W, g, q, qd, tau, k * n, fext, k * fstep, out, work, F, C, L, zero, b)

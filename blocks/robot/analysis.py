@@ -98,36 +98,35 @@ def itorque(robot, q, qdd):
 
 
 def gravjac(robot, q, gravity=None):
-    """Gravity load and world-frame Jacobian from one pass over the link frames (seed 003,
+    """Gravity load and world-frame Jacobian from one pass over the joint axes (seed 003,
     ``gravjac``; no inverse dynamics).
 
-    With the frames of fkine_all, joint i's axis z_i through o_i (frame i for standard DH,
-    frame i+1 for modified), link j's centre of mass c_j = T_j·r_j and the suffix sums
-    M_i = Σ_{j≥i} m_j, S_i = Σ_{j≥i} m_j·c_j:
-    τ_i = (z_i × (S_i − M_i·o_i))·g (revolute), τ_i = M_i·z_i·g (prismatic), the holding
-    torque ∂V/∂q_i of V = Σ_j m_j·g·c_j; and the tool-point Jacobian column
-    [z_i × (p − o_i); z_i] (revolute) or [z_i; 0] (prismatic), p the tool point.
-    ``gravity`` (3,) is the upward acceleration that models gravity in the world frame
-    (default the robot's). q (n,) -> (tau (n,), J0 (6, n)); (m, n) -> ((m, n), (m, 6, n)).
+    With joint i's axis z_i through o_i and its slide h_i (``joint_axes``), link j's centre of
+    mass c_j = T_j·r_j (T_j its frame from fkine_all) and the suffix sums M_i = Σ_{j≥i} m_j,
+    S_i = Σ_{j≥i} m_j·c_j: τ_i = (z_i × (S_i − M_i·o_i))·g + h_i·M_i·z_i·g (revolute),
+    τ_i = M_i·z_i·g (prismatic), the holding torque ∂V/∂q_i of V = Σ_j m_j·g·c_j; and the
+    tool-point Jacobian column [z_i × (p − o_i) + h_i·z_i; z_i] (revolute) or [z_i; 0]
+    (prismatic), p the tool point. ``gravity`` (3,) is the upward acceleration that models
+    gravity in the world frame (default the robot's). q (n,) -> (tau (n,), J0 (6, n));
+    (m, n) -> ((m, n), (m, 6, n)).
     """
     q = _joints(robot, q)
     g = robot.gravity if gravity is None else np.asarray(gravity, dtype=np.float64)
     if g.shape != (3,):
         raise ValueError("gravity must have 3 elements")
     F = robot.fkine_all(q)                                   # (..., n+1, 4, 4)
-    axes = F[..., 1:, :, :] if robot.mdh else F[..., :-1, :, :]
-    z, o = axes[..., :3, 2], axes[..., :3, 3]                # (..., n, 3)
+    z, o, h = robot.joint_axes(q)                            # (..., n, 3) twice, (n,)
     c = np.einsum("...jab,jb->...ja", F[..., 1:, :3, :3], robot.r) + F[..., 1:, :3, 3]
     m = robot.m
     Mi = np.cumsum(m[::-1])[::-1]
     Si = np.cumsum((m[:, None] * c)[..., ::-1, :], axis=-2)[..., ::-1, :]
     revolute = robot.sigma == 0
-    moment = np.cross(z, Si - Mi[:, None] * o)
-    tau = np.where(revolute, moment @ g, Mi * (z @ g))
+    slide = h * Mi * (z @ g)
+    tau = np.where(revolute, np.cross(z, Si - Mi[:, None] * o) @ g, 0.0) + slide
     p = robot.fkine(q)[..., :3, 3]
     J = np.empty(q.shape[:-1] + (6, robot.n))
-    lin = np.cross(z, p[..., None, :] - o)
-    J[..., :3, :] = np.swapaxes(np.where(revolute[:, None], lin, z), -1, -2)
+    lin = np.where(revolute[:, None], np.cross(z, p[..., None, :] - o), 0.0) + h[:, None] * z
+    J[..., :3, :] = np.swapaxes(lin, -1, -2)
     J[..., 3:, :] = np.swapaxes(np.where(revolute[:, None], z, 0.0), -1, -2)
     return tau, J
 

@@ -1,4 +1,4 @@
-"""Which implementation runs the serial-link kernels: the C extension, numba, or plain Python.
+"""Which implementation runs the robot kernels: the C extension, numba, or plain Python.
 
 All three have the names, packed arrays and results of ``_kernels`` (the reference source):
 
@@ -79,14 +79,3 @@ def kernels():
         return _c_module()
     from . import _kernels
     return _kernels
-
-
-def c_or_jit(fn):
-    """Decorator: the C function of the same name (leading underscores dropped) from
-    ``_ckernels`` when the C backend is chosen, else ``_jit.jit(fn)``. Keeps numba unimported
-    for helpers that the extension provides (e.g. the robot block's Coulomb ramp)."""
-    if name() == "c":
-        c_fn = getattr(_c_module(), fn.__name__.lstrip("_"), None)
-        if c_fn is not None:
-            return c_fn
-    return _jit.jit(fn)

@@ -10,7 +10,6 @@ from blocksim.block import FALLING, RISING, In, Out
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
 
-from .backend import c_or_jit
 from .kinematics_blocks import RobotBlock, robot_param
 
 
@@ -21,20 +20,6 @@ def _joint_vector(p, name, n):
         return np.broadcast_to(value, (n,)).astype(float)
     except ValueError:
         raise ParamError(name, f"expected a scalar or {n} joint values, got shape {value.shape}") from None
-
-
-@c_or_jit
-def _subtract_coulomb(qd, tau, up, down, inv_band, out):
-    """out = tau - Fc(qd): Fc_j = up_j·min(s, 1) for s = qd_j/band >= 0, down_j·max(s, -1)
-    for s < 0, with up = |G|·Tc+ and down = -|G|·Tc- (regularised Coulomb friction).
-    The C backend replaces it by `_ckernels.subtract_coulomb`, the same loop."""
-    for j in range(qd.shape[0]):
-        s = qd[j] * inv_band
-        if s > 0.0:
-            f = up[j] * min(s, 1.0)
-        else:
-            f = down[j] * max(s, -1.0)
-        out[j] = tau[j] - f
 
 
 class Robot(RobotBlock):
@@ -84,9 +69,8 @@ class Robot(RobotBlock):
         super().__init__(name, params)
         n = self.n
         self._x0 = np.concatenate([_joint_vector(self.p, "q0", n), _joint_vector(self.p, "qd0", n)])
-        gear = np.abs(self.robot.G)
-        self._hi = gear * self.robot.Tc[:, 0]          # friction while slipping forwards
-        self._lo = gear * self.robot.Tc[:, 1]          # ... backwards (<= 0)
+        self._hi, self._down = self.robot.coulomb_levels()
+        self._lo = -self._down                         # friction while slipping backwards (<= 0)
         coulomb = bool(np.any(self._hi) or np.any(self._lo))
         self._events = coulomb and self.p.coulomb == "events"
         self._regularised = coulomb and self.p.coulomb == "band" and self.p.coulomb_band > 0
@@ -95,7 +79,6 @@ class Robot(RobotBlock):
             self._k, self._P, self._W, self._g = plant.kernel_args()
         if self._regularised:
             self._inv_band = 1.0 / self.p.coulomb_band
-            self._down = -self._lo
         if self._events:
             self.acceleration = self._stick_slip_acceleration
         self._tau = np.zeros(n)
@@ -118,15 +101,15 @@ class Robot(RobotBlock):
         self._dq, self._dqd = dx[:n], dx[n:]
         self._drive = self._tau if self._regularised or self._events else u[0]
         if self._events:
-            self._fc = np.zeros(n)         # Coulomb torque of the slipping joints, by mode
+            self._modes = np.zeros(n)      # the modes, the Coulomb directions of the kernel
             self._hold = np.zeros(n)       # holding torque of the stuck joints
             self._M, self._h, self._zero = np.zeros((n, n)), np.zeros(n), np.zeros(n)
             self._set_modes(xd)
 
     def acceleration(self, t):
         if self._regularised:
-            _subtract_coulomb(self._qd, self.u[0], self._hi, self._down, self._inv_band,
-                              self._tau)
+            self._k.subtract_coulomb(self._qd, self.u[0], self._hi, self._down, self._inv_band,
+                                     self._tau)
         self._accel(t)
 
     def _accel(self, t):
@@ -156,12 +139,12 @@ class Robot(RobotBlock):
 
     def _set_modes(self, modes):
         """Cache what the hot path needs from the modes (refreshed whenever they change)."""
-        self._fc[:] = np.where(modes > 0, self._hi, np.where(modes < 0, self._lo, 0.0))
+        self._modes[:] = modes
         self._stuck = np.flatnonzero(modes == 0)
         self._free = np.flatnonzero(modes != 0)
 
     def _stick_slip_acceleration(self, t):
-        np.subtract(self.u[0], self._fc, out=self._tau)
+        self._k.subtract_coulomb(self._modes, self.u[0], self._hi, self._down, 1.0, self._tau)
         if not self._stuck.size:
             self._accel(t)
             return
@@ -219,9 +202,9 @@ class Robot(RobotBlock):
         def attempt(choice):
             modes = moving_modes.copy()
             modes[idx] = choice
-            fc = np.where(modes > 0, self._hi, np.where(modes < 0, self._lo, 0.0))
-            qdd, hold = np.zeros(self.n), np.zeros(self.n)
-            self._constrained(self.u[0] - fc, np.flatnonzero(modes == 0),
+            drive, qdd, hold = np.zeros(self.n), np.zeros(self.n), np.zeros(self.n)
+            self._k.subtract_coulomb(modes, self.u[0], self._hi, self._down, 1.0, drive)
+            self._constrained(drive, np.flatnonzero(modes == 0),
                               np.flatnonzero(modes != 0), qdd, hold)
             excess = np.maximum(hold - self._hi, self._lo - hold)[idx]
             excess[broke] = np.maximum(excess[broke], 2 * tol)

@@ -125,13 +125,6 @@ class Link:
                          [0.0, sa, ca, d],
                          [0.0, 0.0, 0.0, 1.0]])
 
-    def friction(self, qd):
-        """Link-side friction torque |G|·(B·|G|·q̇ + Tc), Tc = Tc+ for q̇ > 0, Tc- for q̇ < 0,
-        0 at rest (robots.md convention: always opposes motion, whatever the sign of G)."""
-        g = abs(self.G)
-        tc = self.Tc[0] if qd > 0 else self.Tc[1] if qd < 0 else 0.0
-        return g * (self.B * g * qd + tc)
-
     def nofriction(self, what="coulomb"):
         """A copy with Coulomb friction zeroed ('coulomb') or Coulomb and viscous ('all')."""
         if what not in ("coulomb", "all"):

@@ -102,10 +102,15 @@ class RobotBase:
     fresh copies).
 
     A subclass describes the kinematics: it sets its own attributes, then calls
-    ``RobotBase.__init__``, and implements ``_pack()`` (the kernel arguments),
-    ``_end_frame()`` (the end-effector without the tool, in the last link's frame),
-    ``_rebuild(**params)`` (the same kinematics with other parameters of ``_PARAMS``),
-    ``_kind`` and ``_table()`` (its description in ``str``).
+    ``RobotBase.__init__``, and implements ``_kinematics()``, ``_rebuild(**params)`` (the same
+    kinematics with other values of ``_PARAMS``), ``_kind`` and ``_table()`` (its description
+    in ``str``). ``_kinematics()`` returns the chain of joint frames the kernels work on
+    (``_kernels``): (X (n, 4, 4), Y (n, 4, 4), slide (n,), E (4, 4)) with X_j the pose at
+    q = 0 of joint frame j in joint frame j−1 (the base frame for j = 0), Y_j the pose of the
+    robot's link frame j (where r and I are given) in joint frame j, slide_j the translation
+    of joint frame j along its z axis per unit joint value (1 prismatic, the pitch of a
+    helical joint, 0 revolute), and E the end-effector without the tool in the last link's
+    frame.
     """
 
     _PARAMS = ("m", "r", "I", "Jm", "G", "B", "Tc", "qlim", "name", "manufacturer", "comment",
@@ -144,10 +149,8 @@ class RobotBase:
             if v.shape != (n,):
                 raise ValueError(f"pose {key!r} must have {n} joint values, got shape {v.shape}")
             self._poses[str(key)] = v
-        self._k = self._kernel_module()
-        self._P, self._W = self._pack()
-        self._P.setflags(write=False)
-        self._W.setflags(write=False)
+        self._k = _kernels()
+        self._pack()
         self._g = self._base_gravity(self.gravity)
         self._z6 = np.zeros(6)
         self._zn = np.zeros(n)
@@ -159,9 +162,33 @@ class RobotBase:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._k = self._kernel_module()
+        self._k = _kernels()
 
-    _kernel_module = staticmethod(_kernels)
+    def _pack(self):
+        """The kernel arguments P and W (read-only; layout in ``_kernels``) from the joint
+        frames of ``_kinematics()``, the inertias moved into the joint frames, and the drive
+        constants on the link side; ``_axes`` keeps Y⁻¹ and the slides for ``joint_axes``."""
+        K, n = self._k, self.n
+        X, Y, slide, E = self._kinematics()
+        R = Y[:, :3, :3]
+        g = np.abs(self.G)
+        P = np.zeros((n, K.NP))
+        P[:, K.SIGMA] = self.sigma
+        P[:, K.SLIDE] = slide
+        P[:, K.X:K.X + 12] = X[:, :3].reshape(n, 12)
+        P[:, K.FRAME:K.FRAME + 12] = Y[:, :3].reshape(n, 12)
+        P[:, K.M] = self.m
+        P[:, K.RX:K.RZ + 1] = np.einsum("jab,jb->ja", R, self.r) + Y[:, :3, 3]
+        P[:, K.I0:K.I0 + 9] = (R @ self.I @ np.swapaxes(R, 1, 2)).reshape(n, 9)
+        P[:, K.MOTOR] = self.G * self.G * self.Jm
+        P[:, K.VISCOUS] = g * g * self.B
+        P[:, K.UP] = g * self.Tc[:, 0]
+        P[:, K.DOWN] = -(g * self.Tc[:, 1])
+        W = np.zeros(K.NW)
+        W[K.BASE:K.BASE + 12] = self.base[:3].ravel()
+        W[K.TOOL:K.TOOL + 12] = (Y[-1] @ E @ self.tool)[:3].ravel()
+        self._P, self._W = readonly(P), readonly(W)
+        self._axes = (readonly(np.linalg.inv(Y)), readonly(slide))
 
     # ------------------------------------------------------------ parameters and copies
     @property
@@ -176,6 +203,13 @@ class RobotBase:
         and call the kernels directly on their port arrays."""
         g = self._g if gravity is None else self._base_gravity(gravity)
         return self._k, self._P, self._W, g
+
+    def coulomb_levels(self):
+        """(up, down) (n,): the link-side Coulomb friction levels |G|·Tc+ and −|G|·Tc− (both
+        ≥ 0 when friction opposes motion): a joint slipping with q̇ > 0 meets the friction
+        torque up, with q̇ < 0 the torque −down (``_kernels._coulomb``)."""
+        K = self._k
+        return self._P[:, K.UP].copy(), self._P[:, K.DOWN].copy()
 
     def _base_gravity(self, gravity):
         """Gravity (world frame) expressed in the base frame: Rbᵀ·g."""
@@ -200,7 +234,8 @@ class RobotBase:
         """Copy with Coulomb friction removed ('coulomb') or Coulomb and viscous ('all')."""
         if what not in ("coulomb", "all"):
             raise ValueError(f"nofriction: what must be 'coulomb' or 'all', got {what!r}")
-        return self._copy(Tc=np.zeros((self.n, 2)), B=self.B if what == "coulomb" else np.zeros(self.n))
+        viscous = self.B if what == "coulomb" else np.zeros(self.n)
+        return self._copy(Tc=np.zeros((self.n, 2)), B=viscous)
 
     def perturb(self, p, seed=None):
         """Copy with masses and inertia tensors scaled by independent draws from U(1−p, 1+p).
@@ -226,7 +261,7 @@ class RobotBase:
         if p.shape != (3,):
             raise ValueError("payload position p must have 3 elements")
         m = float(m)
-        T = self._end_frame() @ self.tool
+        T = self._kinematics()[3] @ self.tool
         pn = T[:3, :3] @ p + T[:3, 3]
         mn, rn = self.m[-1], self.r[-1]
         total = mn + m
@@ -286,31 +321,63 @@ class RobotBase:
         kernel(*args, res.reshape((-1,) + tail[1:]))
         return res
 
+    def _of_q(self, kernel, q, tail, out, flag=None):
+        """``kernel(P, W, q, out)``, or ``kernel(P, W, q, flag, out)`` when a flag is given,
+        through ``_run``; one configuration without detour."""
+        q = _asc(q, _F64)
+        if q.ndim == 1:
+            if out is None:
+                out = np.empty(tail)
+            if flag is None:
+                kernel(self._P, self._W, q, out)
+            else:
+                kernel(self._P, self._W, q, flag, out)
+            return out
+        args = (q.reshape(-1),) if flag is None else (q.reshape(-1), flag)
+        return self._run(kernel, q.shape[:-1], tail, out, self._P, self._W, *args)
+
+    def _dynamics(self, kernel, q, qd, x, gravity, fext, out):
+        """``kernel(P, W, g, q, qd, x, f, out)`` (rne: x = q̈, accel: x = τ) through ``_run``,
+        one configuration without detour."""
+        q, qd, x = _asc(q, _F64), _asc(qd, _F64), _asc(x, _F64)
+        g = self._g if gravity is None else self._base_gravity(gravity)
+        f = self._z6 if fext is None else self._fext(fext)
+        if q.ndim == qd.ndim == x.ndim == 1:
+            if out is None:
+                out = np.empty(self.n)
+            kernel(self._P, self._W, g, q, qd, x, f, out)
+            return out
+        lead, q, qd, x = _joints(q, qd, x)
+        return self._run(kernel, lead, (self.n,), out, self._P, self._W, g, q, qd, x, f)
+
     # ------------------------------------------------------------ kinematics
     def fkine(self, q, out=None):
         """End-effector pose (4, 4) in the world, tool included, or (m, 4, 4) for q (m, n).
         ``out`` (float64, the result's shape) receives the answer."""
-        lead, q, _, _ = _joints(q)
-        return self._run(self._k.fkine, lead, (4, 4), out, self._P, self._W, q)
+        return self._of_q(self._k.fkine, q, (4, 4), out)
 
     def fkine_all(self, q):
         """World poses of the base and of every link frame, tool not applied: (n+1, 4, 4) or
         (m, n+1, 4, 4); used to draw the links."""
-        lead, q, _, _ = _joints(q)
-        F = self._run(self._k.fkine_all, lead, (4 * self.n + 4, 4), None, self._P, self._W, q)
-        return F.reshape(lead + (self.n + 1, 4, 4))
+        F = self._of_q(self._k.fkine_all, q, (4 * self.n + 4, 4), None)
+        return F.reshape(F.shape[:-2] + (self.n + 1, 4, 4))
 
     def jacob0(self, q, out=None):
         """Geometric Jacobian in the world frame, (6, n) rows [v; ω] of the tool point
         (ẋ = J0·q̇); (m, 6, n) for q (m, n). ``out`` as in ``fkine``."""
-        lead, q, _, _ = _joints(q)
-        return self._run(self._k.jacobian, lead, (6, self.n), out, self._P, self._W, q, False)
+        return self._of_q(self._k.jacobian, q, (6, self.n), out, False)
 
     def jacobn(self, q, out=None):
         """Geometric Jacobian in the tool frame, (6, n) rows [v; ω]: the body Jacobian of the
         tool frame; (m, 6, n) for q (m, n). ``out`` as in ``fkine``."""
-        lead, q, _, _ = _joints(q)
-        return self._run(self._k.jacobian, lead, (6, self.n), out, self._P, self._W, q, True)
+        return self._of_q(self._k.jacobian, q, (6, self.n), out, True)
+
+    def joint_axes(self, q):
+        """(z, o, h) at q: the world direction z (..., n, 3) and a point o (..., n, 3) of every
+        joint axis, and h (n,) the translation along z per unit joint value (1 prismatic, the
+        pitch of a helical joint, 0 revolute)."""
+        F = self.fkine_all(q)[..., 1:, :, :] @ self._axes[0]
+        return F[..., :3, 2], F[..., :3, 3], self._axes[1]
 
     def jacob_dot(self, q, qd):
         """J̇(q, q̇)·q̇ (6,) in the world frame: the tool-point acceleration and the angular
@@ -329,31 +396,24 @@ class RobotBase:
         qdd (n,) -> (n,); stacks (m, n) -> (m, n). ``out`` (float64, C-contiguous, the
         result's shape) receives the answer.
         """
-        lead, q, qd, qdd = _joints(q, qd, qdd)
-        g = self._g if gravity is None else self._base_gravity(gravity)
-        f = self._z6 if fext is None else self._fext(fext)
-        return self._run(self._k.rne, lead, (self.n,), out, self._P, self._W, g, q, qd, qdd, f)
+        return self._dynamics(self._k.rne, q, qd, qdd, gravity, fext, out)
 
     def inertia(self, q, out=None):
         """Joint-space inertia M(q) (n, n), motor inertia G²·Jm included (kg·m²);
         (m, n, n) for q (m, n). Composite-rigid-body algorithm. ``out`` as in ``fkine``."""
-        lead, q, _, _ = _joints(q)
-        return self._run(self._k.inertia, lead, (self.n, self.n), out, self._P, self._W, q)
+        return self._of_q(self._k.inertia, q, (self.n, self.n), out)
 
     def coriolis(self, q, qd):
-        """Coriolis/centripetal matrix C(q, q̇) (n, n) with C·q̇ the velocity torque and
-        Ṁ − 2C skew-symmetric; (m, n, n) for stacks. Friction is not included."""
+        """Coriolis/centripetal matrix C(q, q̇) (n, n) of the Christoffel symbols
+        (C_ij = Σ_k Γ_ijk·q̇_k): C·q̇ is the velocity torque and Ṁ − 2C is skew-symmetric;
+        (m, n, n) for stacks. Friction is not included."""
         lead, q, qd, _ = _joints(q, qd)
         return self._run(self._k.coriolis, lead, (self.n, self.n), None, self._P, self._W, q, qd)
 
     def gravload(self, q, gravity=None, out=None):
         """Gravity torque g(q) = rne(q, 0, 0) (n,) or (m, n); ``gravity`` overrides the robot's
         (world frame); ``out`` as in ``fkine``."""
-        lead, q, _, _ = _joints(q)
-        z = np.zeros(q.shape) if lead else self._zn
-        g = self._g if gravity is None else self._base_gravity(gravity)
-        return self._run(self._k.rne, lead, (self.n,), out, self._P, self._W, g, q, z, z,
-                         self._z6)
+        return self._dynamics(self._k.rne, q, self._zn, self._zn, gravity, None, out)
 
     def accel(self, q, qd, tau, gravity=None, fext=None, out=None):
         """Forward dynamics q̈ = M(q)⁻¹·(τ − C(q,q̇)·q̇ − F(q̇) − g(q) − J_nᵀ·fext).
@@ -362,10 +422,7 @@ class RobotBase:
         solve by Cholesky. q, qd, tau (n,) -> (n,); stacks (m, n) -> (m, n). ``gravity`` and
         ``fext`` as in ``rne``; ``out`` (float64, the result's shape) receives the answer.
         """
-        lead, q, qd, tau = _joints(q, qd, tau)
-        g = self._g if gravity is None else self._base_gravity(gravity)
-        f = self._z6 if fext is None else self._fext(fext)
-        return self._run(self._k.accel, lead, (self.n,), out, self._P, self._W, g, q, qd, tau, f)
+        return self._dynamics(self._k.accel, q, qd, tau, gravity, fext, out)
 
     def friction(self, qd):
         """Joint friction F(q̇) = |G|·(B·|G|·q̇ + Tc) per joint (n,) or (m, n); Tc = Tc+ for
@@ -405,11 +462,11 @@ class RobotBase:
         out = []
         for k in range(self.n) if j is None else [j]:
             I, Tc, qlim = self.I[k], self.Tc[k], self.qlim[k]
+            six = I[(0, 1, 2, 0, 1, 0), (0, 1, 2, 1, 2, 2)]
             out += [f"link {k} ({('revolute', 'prismatic')[self.sigma[k]]}):",
                     f"  m  = {self.m[k]:.6g} kg",
                     f"  r  = {_vec(self.r[k])} m",
-                    f"  I  = [Ixx Iyy Izz Ixy Iyz Ixz] = {_vec(I[(0, 1, 2, 0, 1, 0), (0, 1, 2, 1, 2, 2)])}"
-                    " kg.m^2",
+                    f"  I  = [Ixx Iyy Izz Ixy Iyz Ixz] = {_vec(six)} kg.m^2",
                     f"  Jm = {self.Jm[k]:.6g} kg.m^2, G = {self.G[k]:.6g}",
                     f"  B  = {self.B[k]:.6g}, Tc = {_vec(Tc)} (motor side)",
                     f"  qlim = {_vec(qlim)}"]

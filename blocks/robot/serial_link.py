@@ -9,6 +9,7 @@ import numpy as np
 
 from .link import Link
 from .robot_base import RobotBase, readonly
+from .transforms import transl, trotx, trotz
 
 
 class SerialLink(RobotBase):
@@ -60,34 +61,26 @@ class SerialLink(RobotBase):
                  for j, L in enumerate(self.links)]
         return SerialLink(links, convention=self.convention, **common)
 
-    def _end_frame(self):
-        """The end-effector (without the tool) in the last link's frame: DH frame n itself."""
-        return np.eye(4)
-
-    def _pack(self):
-        """P, W for ``_kernels`` (layout there)."""
-        K, n = self._k, self.n
-        P = np.zeros((n, K.NP))
-        P[:, K.SIGMA] = self.sigma
-        P[:, K.A] = self.a
-        P[:, K.THETA] = self.theta
-        P[:, K.D] = self.d
-        P[:, K.OFFSET] = self.offset
-        P[:, K.M] = self.m
-        P[:, K.RX:K.RZ + 1] = self.r
-        P[:, K.I0:K.I0 + 9] = self.I.reshape(n, 9)
-        P[:, K.JM] = self.Jm
-        P[:, K.G] = self.G
-        P[:, K.B] = self.B
-        P[:, K.TCP] = self.Tc[:, 0]
-        P[:, K.TCN] = self.Tc[:, 1]
-        P[:, K.CA] = np.cos(self.alpha)
-        P[:, K.SA] = np.sin(self.alpha)
-        W = np.zeros(K.NW)
-        W[K.BASE:K.BASE + 12] = self.base[:3].ravel()
-        W[K.TOOL:K.TOOL + 12] = self.tool[:3].ravel()
-        W[K.MDH] = float(self.mdh)
-        return P, W
+    def _kinematics(self):
+        """The joint frames of the DH chain (``RobotBase``). Link j's transform is
+        A_j(q) = Pre_j·J(q)·Post_j with J(q) = Rz(q) (revolute) or Tz(q) (prismatic):
+        standard DH Pre = Rz(offset), Post = Tz(d)·Tx(a)·Rx(α) (revolute) or
+        Pre = Rz(θ)·Tz(offset), Post = Tx(a)·Rx(α) (prismatic); modified DH
+        Pre = Rx(α)·Tx(a)·Rz(offset)·Tz(d) or Rx(α)·Tx(a)·Rz(θ)·Tz(offset), Post = 1 (Rz and Tz
+        commute). So X_j = Post_{j−1}·Pre_j, Y_j = Post_j and the end frame is DH frame n."""
+        n = self.n
+        X, Y = np.empty((n, 4, 4)), np.empty((n, 4, 4))
+        post = np.eye(4)
+        for j, L in enumerate(self.links):
+            turn = trotz(L.offset) if L.sigma == 0 else trotz(L.theta) @ transl(0, 0, L.offset)
+            if self.mdh:
+                X[j] = post @ trotx(L.alpha) @ transl(L.a, 0, 0) @ turn @ transl(0, 0, L.d)
+                post = np.eye(4)
+            else:
+                X[j] = post @ turn
+                post = transl(0, 0, L.d) @ transl(L.a, 0, 0) @ trotx(L.alpha)
+            Y[j] = post
+        return X, Y, self.sigma.astype(float), np.eye(4)
 
     # ------------------------------------------------------------ kinematics
     def A(self, j, qj):

@@ -7,7 +7,18 @@ from blocksim.params import Param, ParamError
 from .trajectory import CartesianTrajectory, QuinticTrajectory
 
 
-class JTraj(Block):
+class _Motion(Block):
+    """A motion over [0, tf]: time-dependent, with tf announced as an event so that the solver
+    lands on the end of the motion."""
+
+    time_dependent = True
+    TF = Param("tf", "scalar", doc="duration (s), > 0", positive=True)
+
+    def events(self, start, stop):
+        return (self.p.tf,) if start < self.p.tf <= stop else ()
+
+
+class JTraj(_Motion):
     """Quintic joint trajectory from q0 to qf over [0, tf], as jtraj in the Robotics Toolbox.
 
     jtraj of the Robotics Toolbox for MATLAB, release 7, called with a time vector.
@@ -27,11 +38,10 @@ class JTraj(Block):
     """
 
     type = "jtraj"
-    time_dependent = True
     params = (
         Param("q0", doc="start configuration (n,) or scalar"),
         Param("qf", doc="final configuration (n,) or scalar"),
-        Param("tf", "scalar", doc="duration (s), > 0", positive=True),
+        _Motion.TF,
         Param("qd0", "value", 0.0, "start velocity (per second)"),
         Param("qdf", "value", 0.0, "final velocity (per second)"),
     )
@@ -58,9 +68,6 @@ class JTraj(Block):
     def discrete_state(self):
         return np.zeros(1)
 
-    def events(self, start, stop):
-        return (self.p.tf,) if start < self.p.tf <= stop else ()
-
     def initialize(self, t):
         self.xd[0] = 1.0 if t >= self.p.tf else 0.0
 
@@ -73,7 +80,7 @@ class JTraj(Block):
         self._traj.into(np.inf if self.xd[0] else min(t, self.p.tf), self.y_flat)
 
 
-class CTraj(Block):
+class CTraj(_Motion):
     """Straight-line Cartesian motion from T0 to T1 over [0, tf], as ctraj in the Robotics Toolbox.
 
     ctraj of the Robotics Toolbox for MATLAB, release 7, as a function of time.
@@ -87,12 +94,8 @@ class CTraj(Block):
     """
 
     type = "ctraj"
-    time_dependent = True
-    params = (
-        Param("T0", doc="start pose (4, 4)"),
-        Param("T1", doc="final pose (4, 4)"),
-        Param("tf", "scalar", doc="duration (s), > 0", positive=True),
-    )
+    params = (Param("T0", doc="start pose (4, 4)"), Param("T1", doc="final pose (4, 4)"),
+              _Motion.TF)
 
     def __init__(self, name, params):
         super().__init__(name, params)
@@ -104,9 +107,6 @@ class CTraj(Block):
 
     def ports(self):
         return [], [Out("T", shape=(4, 4), feedthrough=())]
-
-    def events(self, start, stop):
-        return (self.p.tf,) if start < self.p.tf <= stop else ()
 
     def output(self, t):
         self.y[0][...] = self._traj.at(t)

@@ -158,6 +158,14 @@ def _three_angles(args, name):
     raise ValueError(f"{name} expects three angles or one (..., 3) array of angles")
 
 
+def _first_angle(y, x):
+    """(θ, cos θ, sin θ) with θ = atan2(y, x), and θ = 0 where hypot(x, y) < 16 eps: the first
+    angle of an Euler or roll/pitch/yaw triple, undefined at the singularity (release 7 sets
+    it to 0 there and gives the whole rotation about that axis to the last angle)."""
+    a = np.where(np.hypot(y, x) < 16 * _EPS, 0.0, np.arctan2(y, x))
+    return a, np.cos(a), np.sin(a)
+
+
 def eul2tr(*angles):
     """ZYZ Euler angles to a transform: T = Rz(a) Ry(b) Rz(c) (seed 000, eul2tr).
 
@@ -178,11 +186,8 @@ def tr2eul(T):
     T (4, 4) or R (3, 3) -> (3,); a stack (m, 4, 4) -> (m, 3).
     """
     R = _rotation_part(T, "tr2eul")
-    r13, r23 = R[..., 0, 2], R[..., 1, 2]
-    singular = np.hypot(r13, r23) < 16 * _EPS
-    a = np.where(singular, 0.0, np.arctan2(r23, r13))
-    ca, sa = np.cos(a), np.sin(a)
-    b = np.arctan2(ca * r13 + sa * r23, R[..., 2, 2])
+    a, ca, sa = _first_angle(R[..., 1, 2], R[..., 0, 2])
+    b = np.arctan2(ca * R[..., 0, 2] + sa * R[..., 1, 2], R[..., 2, 2])
     c = np.arctan2(-sa * R[..., 0, 0] + ca * R[..., 1, 0], -sa * R[..., 0, 1] + ca * R[..., 1, 1])
     return np.stack([a, b, c], axis=-1)
 
@@ -209,11 +214,8 @@ def tr2rpy(T):
     T (4, 4) or R (3, 3) -> (3,); a stack (m, 4, 4) -> (m, 3).
     """
     R = _rotation_part(T, "tr2rpy")
-    r11, r21 = R[..., 0, 0], R[..., 1, 0]
-    singular = np.hypot(r11, r21) < 16 * _EPS
-    roll = np.where(singular, 0.0, np.arctan2(r21, r11))
-    cr, sr = np.cos(roll), np.sin(roll)
-    pitch = np.arctan2(-R[..., 2, 0], cr * r11 + sr * r21)
+    roll, cr, sr = _first_angle(R[..., 1, 0], R[..., 0, 0])
+    pitch = np.arctan2(-R[..., 2, 0], cr * R[..., 0, 0] + sr * R[..., 1, 0])
     yaw = np.arctan2(sr * R[..., 0, 2] - cr * R[..., 1, 2], cr * R[..., 1, 1] - sr * R[..., 0, 1])
     return np.stack([roll, pitch, yaw], axis=-1)
 

@@ -3,9 +3,9 @@
 Independent truth: ``_kernels.py`` run as plain Python (``BLOCKSIM_KERNELS=python``) and, where
 numba is installed, compiled by numba; the C module is a second implementation of the same
 equations. Every kernel, every built-in robot, robots with base/tool transforms, friction,
-prismatic joints, both DH conventions and n > 32 (the C kernels' heap work arrays), single
-configurations and stacks. Each backend runs in its own process, chosen at import by the
-environment variable, and writes its answers for the same states (fixed seed) to a file; this
+prismatic joints, both DH conventions, twist robots (helical joints, arbitrary link frames)
+and n > 32 (the C kernels' heap work arrays), single configurations and stacks. Each backend
+runs in its own process, chosen at import by the environment variable, and writes its answers for the same states (fixed seed) to a file; this
 module's ``__main__`` is that process. Also: which backend is chosen for which environment,
 numba never imported with the C backend, argument errors.
 """
@@ -27,10 +27,10 @@ C = pytest.importorskip("blocks.robot._ckernels",
 ROOT = Path(__file__).resolve().parents[2]
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 ROBOTS = ["puma560", "puma560akb", "stanford", "twolink", "puma560 dressed", "stanford dressed",
-          "random mdh", "random 40"]
+          "random mdh", "random 40", "twist puma560 dressed", "random twists"]
 STACK = 4
-CONSTANTS = ["SIGMA", "A", "THETA", "D", "OFFSET", "M", "RX", "RY", "RZ", "I0", "JM", "G", "B",
-             "TCP", "TCN", "CA", "SA", "NP", "BASE", "TOOL", "MDH", "NW"]
+CONSTANTS = ["SIGMA", "SLIDE", "X", "FRAME", "M", "RX", "RY", "RZ", "I0", "MOTOR", "VISCOUS", "UP",
+             "DOWN", "NP", "BASE", "TOOL", "NW", "RNE_WORK"]
 
 
 # ---------------------------------------------------------------- what every backend computes
@@ -54,8 +54,28 @@ def _random_robot(rng, n, convention, config):
     return links
 
 
+def _random_twists(rng, n):
+    """A TwistRobot of n joints: revolute, helical (pitch) and prismatic about random axes,
+    random link frames, inertias, friction, motor inertia and gear ratios of both signs."""
+    from blocks.robot import TwistRobot
+    from blocks.robot.twists import exp_twist, screw, translation
+
+    twists = [translation(rng.normal(size=3)) if k % 3 == 1 else
+              screw(rng.normal(size=3), rng.normal(size=3), 0.05 * (k % 3)) for k in range(n)]
+    twists = [t / np.linalg.norm(t[3:] if t[3:].any() else t[:3]) for t in twists]
+    A = rng.normal(size=(n, 3, 3)) * 0.1
+    return TwistRobot(twists, exp_twist(rng.normal(size=6), 1.0),
+                      frames=[exp_twist(rng.normal(size=6), 1.0) for _ in range(n)],
+                      m=rng.uniform(0.5, 5, n), r=rng.normal(size=(n, 3)) * 0.1,
+                      I=A @ np.swapaxes(A, 1, 2) + 0.01 * np.eye(3), Jm=rng.uniform(0, 1e-3, n),
+                      G=rng.choice([-1, 1], n) * rng.uniform(1, 100, n), B=rng.uniform(0, 1e-3, n),
+                      Tc=np.column_stack([rng.uniform(0, 0.5, n), -rng.uniform(0, 0.5, n)]),
+                      gravity=(0.3, -0.2, 9.81), base=exp_twist(rng.normal(size=6), 1.0),
+                      tool=exp_twist(rng.normal(size=6), 0.5))
+
+
 def _robots():
-    from blocks.robot import SerialLink, load_robot
+    from blocks.robot import SerialLink, TwistRobot, load_robot
     from blocks.robot.transforms import rpy2tr, transl
 
     rng = np.random.default_rng(2024)
@@ -70,6 +90,8 @@ def _robots():
                                    tool=tool, gravity=(0.3, 0.2, 9.81))
     out["random 40"] = SerialLink(_random_robot(rng, 40, "standard", "RRPR" * 10), base=tool,
                                   tool=base)
+    out["twist puma560 dressed"] = TwistRobot.from_dh(out["puma560 dressed"])
+    out["random twists"] = _random_twists(rng, 7)
     return out
 
 
@@ -248,8 +270,8 @@ def test_argument_errors(puma):
     ro = np.empty((4, 4))
     ro.flags.writeable = False
     _raises("out must be a writable", C.fkine, P, W, q, ro)
-    _raises(r"P must be an \(n, 25\) array", C.fkine, P[:, :24].copy(), W, q, np.empty((4, 4)))
-    _raises("W must have 25 elements", C.fkine, P, W[:24].copy(), q, np.empty((4, 4)))
+    _raises(rf"P must be an \(n, {C.NP}\) array", C.fkine, P[:, 1:].copy(), W, q, np.empty((4, 4)))
+    _raises(f"W must have {C.NW} elements", C.fkine, P, W[1:].copy(), q, np.empty((4, 4)))
     _raises("g must have 3 elements", C.rne, P, W, np.zeros(2), q, q, q, z6, out)
     with pytest.raises(TypeError, match="takes 8 arguments"):
         C.rne(P, W, g, q, q, q, z6)
@@ -260,7 +282,7 @@ def test_accel_reports_a_singular_inertia_matrix(puma):
     with the message of _kernels.py (the robot block turns it into a SimulationError)."""
     P, W, g = puma
     P = P.copy()
-    P[:, [5, *range(9, 19)]] = 0.0      # M, I (9 entries), JM
+    P[:, [C.M, *range(C.I0, C.I0 + 9), C.MOTOR]] = 0.0      # mass, inertia, motor inertia
     _raises("inertia matrix is not positive definite", C.accel, P, W, g, np.zeros(6),
             np.zeros(6), np.ones(6), np.zeros(6), np.empty(6))
 

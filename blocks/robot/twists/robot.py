@@ -25,21 +25,9 @@ import numpy as np
 from ..robot_base import RobotBase, _vec, readonly, transform
 from .chain import christoffel, generalized_inertia
 from .dh import dh_home_frames, twists_from_dh
-from .lie import Ad, inverse
+from .lie import inverse
 
 __all__ = ["TwistRobot", "default_frames"]
-
-_K = None
-
-
-def _kernels():
-    """The twist kernel module, imported (numba with it) when the first robot is built."""
-    global _K
-    if _K is None:
-        from . import _kernels as k
-        _K = k
-    return _K
-
 
 def _check_twists(twists):
     twists = np.array(twists, dtype=float)
@@ -91,26 +79,32 @@ class TwistRobot(RobotBase):
                          tool=tool, poses=poses)
 
     _kind = "twists (v, w)"
-    _kernel_module = staticmethod(_kernels)
 
-    def _pack(self):
-        """The kernel arguments P, W (layout in ``_kernels``) and the base-frame gravity."""
-        K, n = self._k, self.n
-        P = np.zeros((n, K.NP))
-        prev = np.eye(4)
-        for j in range(n):
-            Hinv = inverse(self.frames[j])
-            P[j, K.XI:K.XI + 6] = Ad(Hinv) @ self.twists[j]
-            P[j, K.PREV:K.PREV + 12] = (inverse(prev) @ self.frames[j])[:3].ravel()
-            P[j, K.GI:K.GI + 36] = generalized_inertia(self.m[j], self.r[j], self.I[j]).ravel()
-            prev = self.frames[j]
-        P[:, K.SIGMA] = self.sigma
-        P[:, K.JM], P[:, K.GR], P[:, K.B] = self.Jm, self.G, self.B
-        P[:, K.TCP], P[:, K.TCN] = self.Tc[:, 0], self.Tc[:, 1]
-        W = np.zeros(K.NW)
-        W[K.BASE:K.BASE + 12] = self.base[:3].ravel()
-        W[K.TAIL:K.TAIL + 12] = (inverse(prev) @ self.home @ self.tool)[:3].ravel()
-        return P, W
+    def _kinematics(self):
+        """The joint frames of the twists (``RobotBase``). Joint frame K_j at q = 0 has its z
+        axis along ω_j (revolute) or v_j (prismatic), its origin on the axis nearest link
+        frame j's origin, and its x axis along link frame j's x (or y) axis made orthogonal to
+        z; in it the twist is (h·e_z, e_z) with pitch h = ω·v, or (e_z, 0), so
+        e^{ξ_j q} = K_j·J(q)·K_j⁻¹ and the chain base·e^{ξ_0 q_0}…e^{ξ_j q_j}·K_j =
+        base·X_0·J(q_0)…X_j·J(q_j) with X_j = K_{j−1}⁻¹·K_j; Y_j = K_j⁻¹·H_j and
+        E = H_{n−1}⁻¹·home."""
+        K = np.empty((self.n, 4, 4))
+        slide = np.empty(self.n)
+        for j, (xi, H) in enumerate(zip(self.twists, self.frames)):
+            v, w = xi[:3], xi[3:]
+            if self.sigma[j]:
+                z, o, slide[j] = v, H[:3, 3], 1.0
+            else:
+                p = np.cross(w, v)               # the axis point nearest the origin
+                z, o, slide[j] = w, p + w * (w @ (H[:3, 3] - p)), w @ v
+            x = next(a - (a @ z) * z for a in (H[:3, 0], H[:3, 1]) if abs(a @ z) < 0.9)
+            x /= np.linalg.norm(x)
+            K[j] = np.eye(4)
+            K[j, :3, :3] = np.column_stack([x, np.cross(z, x), z])
+            K[j, :3, 3] = o
+        Kinv = inverse(K)
+        X = np.concatenate([K[:1], Kinv[:-1] @ K[1:]])
+        return X, Kinv @ self.frames, slide, inverse(self.frames[-1]) @ self.home
 
     @classmethod
     def from_dh(cls, robot):
@@ -126,16 +120,13 @@ class TwistRobot(RobotBase):
     def _rebuild(self, **params):
         return TwistRobot(self.twists, self.home, frames=self.frames, **params)
 
-    def _end_frame(self):
-        """The end-effector (without the tool) in the last link's frame: H_{n−1}⁻¹·home."""
-        return inverse(self.frames[-1]) @ self.home
-
     def __repr__(self):
         return f"TwistRobot({self.name!r}, n={self.n}, {self.config})"
 
     def _table(self):
         """The twists and the home pose."""
-        lines = [f"  {j}: v = {_vec(xi[:3])}, w = {_vec(xi[3:])}" for j, xi in enumerate(self.twists)]
+        lines = [f"  {j}: v = {_vec(xi[:3])}, w = {_vec(xi[3:])}"
+                 for j, xi in enumerate(self.twists)]
         return lines + ["home = " + np.array2string(self.home, precision=4, suppress_small=True,
                                                     prefix="home = ")]
 
