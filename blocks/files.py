@@ -26,31 +26,40 @@ def _columns(value):
 
 
 def _read_csv(path):
-    """{signal name: values (N, *shape)} and t of a CSV file (see blocksim.csvio)."""
+    """({signal name: values (N, *shape)}, the names played by default, the file's line of
+    each row) of a CSV file: its columns grouped as blocksim.csvio.group_columns says, and
+    each column of a group also by its own name (q[0])."""
     try:
-        header, table = csvio.read_csv(path)
+        header, table, lines = csvio.read_csv(path)
     except ValueError as e:
         raise ParamError("file", f"{path.name}: {e}") from None
     except UnicodeDecodeError:
         raise ParamError("file", f"{path.name}: not a text (CSV) file") from None
     groups = csvio.group_columns(header)
-    signals = {name: table[:, cols].reshape((len(table),) + shape)
-               for name, (cols, shape) in groups.items()}
-    return signals
+    signals = {name: table[:, k] for k, name in enumerate(header)}
+    signals.update((name, table[:, cols].reshape((len(table),) + shape))
+                   for name, (cols, shape) in groups.items())
+    return signals, [name for name in groups if name != "t"], lines
 
 
 def _read_npz(path):
+    """({array name: values}, the names played by default (every array with as many rows as
+    t), None) of an NPZ file."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            return {name: np.asarray(data[name], dtype=float) for name in data.files}
+            arrays = {name: np.asarray(data[name], dtype=float) for name in data.files}
     except (OSError, ValueError, zipfile.BadZipFile) as e:
         raise ParamError("file", f"{path.name}: not a readable NPZ file ({e})") from None
+    rows = np.shape(arrays.get("t", ()))[:1]
+    return arrays, [n for n, v in arrays.items() if n != "t" and v.shape[:1] == rows], None
 
 
-def _line_of(path, row):
-    """The CSV line of data row `row` (header = line 1, blank lines not counted: close)."""
-    return f"{path.name} line {row + 2}" if path.suffix.lower() == ".csv" else \
-        f"{path.name} row {row}"
+def _check_values(where, name, values):
+    """ParamError naming the row (where(k)) of the first value that is NaN or infinite."""
+    bad = ~np.isfinite(values.reshape(values.shape[0], -1)).all(axis=1)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ParamError("file", f"{where(k)}: {name} is not a finite number (NaN or inf)")
 
 
 class FromFile(TimeSeries):
@@ -60,9 +69,9 @@ class FromFile(TimeSeries):
     columns `q[0], q[1]` form a vector q, `M[0,0], M[0,1], ...` a matrix, as `blocksim run
     --csv` writes them), or an NPZ file with a 1-D array `t` and arrays of N rows (a
     results.npz works). The path is relative to the diagram file.
-    columns: the signals to play (names of columns, column groups or arrays), default every
-    one but t (in an NPZ: every array with N rows). One signal keeps its shape; several are
-    flattened and concatenated in the order given.
+    columns: the signals to play (names of columns, column groups such as q, single elements
+    such as q[1], or arrays), default every one but t (in an NPZ: every array with N rows).
+    One signal keeps its shape; several are flattened and concatenated in the order given.
     method: linear (straight lines between the points) or previous (held steps); the solver
     lands on every time point, as for `table`.
     Output: y. t must be strictly increasing; no value may be NaN or infinite: the file is read
@@ -84,46 +93,40 @@ class FromFile(TimeSeries):
         npz = path.suffix.lower() == ".npz"
         if not npz and path.suffix.lower() != ".csv":
             raise ParamError("file", f"expected a .csv or .npz file, got {path.name}")
-        signals = _read_npz(path) if npz else _read_csv(path)
+        signals, default, lines = _read_npz(path) if npz else _read_csv(path)
+        where = (lambda k: f"{path.name} line {lines[k]}") if lines else \
+            (lambda k: f"{path.name} row {k}")
         t = signals.pop("t", None)
         if t is None:
             raise ParamError("file", f"{path.name} has no time column/array 't'")
         if t.ndim != 1 or t.size == 0:
             raise ParamError("file", f"{path.name}: t must be a non-empty vector, got shape "
                                      f"{t.shape}")
-        self._check_values(path, "t", t)
+        _check_values(where, "t", t)
         late = np.flatnonzero(np.diff(t) <= 0)
         if late.size:
             k = int(late[0]) + 1
-            raise ParamError("file", f"{_line_of(path, k)}: t must be strictly increasing, got "
+            raise ParamError("file", f"{where(k)}: t must be strictly increasing, got "
                                      f"{t[k]!r} after {t[k - 1]!r}")
         wanted = _columns(self.p.columns)
         if wanted is None:
-            wanted = [n for n, v in signals.items() if v.ndim and v.shape[0] == t.size]
+            wanted = default
             if not wanted:
                 raise ParamError("file", f"{path.name} has no signal besides t")
         pieces = []
         for column in wanted:
             if column not in signals:
                 raise ParamError("columns", f"{path.name} has no column {column!r} (it has: "
-                                            f"{', '.join(signals) or 'only t'})")
+                                            f"{', '.join(default) or 'only t'})")
             values = signals[column]
             if values.ndim == 0 or values.shape[0] != t.size:
                 raise ParamError("columns", f"{path.name}: {column!r} has shape {values.shape},"
                                             f" expected {t.size} rows (one per time)")
-            self._check_values(path, column, values)
+            _check_values(where, column, values)
             pieces.append(values)
         values = pieces[0] if len(pieces) == 1 else \
             np.hstack([v.reshape(t.size, -1) for v in pieces])
         self._series(t, values, "file", "file")
-
-    @staticmethod
-    def _check_values(path, name, values):
-        bad = ~np.isfinite(values.reshape(values.shape[0], -1)).all(axis=1)
-        if bad.any():
-            k = int(np.argmax(bad))
-            raise ParamError("file", f"{_line_of(path, k)}: {name} is not a finite number "
-                                     f"(NaN or inf)")
 
     def ports(self):
         return [], [Out("y", shape=self._values.shape[1:], feedthrough=())]

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import os
 import time
 from pathlib import Path
 
 import numpy as np
 
-from .compiler import compile_diagram
+from .compiler import Model, compile_diagram
 from .csvio import csv_to
 from .diagram import load_diagram
 from .errors import OutputError
@@ -18,20 +19,31 @@ from .simulator import simulate
 
 
 def _override_items(overrides):
-    if not overrides:
+    if overrides is None:
         return []
     if isinstance(overrides, str):
         return [overrides]
     if isinstance(overrides, dict):
         return list(overrides.items())
-    return list(overrides)
+    if isinstance(overrides, (list, tuple)):
+        return list(overrides)
+    raise TypeError("overrides= takes a dict {'simulation.stop': 2} or a list of "
+                    f"'path=value' strings, got {type(overrides).__name__}")
+
+
+def _diagram_file(path, who):
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{who}() takes a diagram file (a str or pathlib.Path)"
+                        + (" or a Model from blocksim.load()" if who == "run" else "")
+                        + f", got {type(path).__name__}")
+    return path
 
 
 def load(path, overrides=None, *, library=None):
     """Load, validate and compile a diagram file. `overrides` is a dict of dotted paths to
     values ({"simulation.stop": 2}) or a list of "path=value" strings (as the CLI's --set).
     Raises DiagramError / DiagramErrors listing every problem."""
-    spec = load_diagram(path, _override_items(overrides), via="overrides")
+    spec = load_diagram(_diagram_file(path, "load"), _override_items(overrides), via="overrides")
     return compile_diagram(spec, library)
 
 
@@ -44,7 +56,13 @@ def run(path, overrides=None, *, out=None, plots=False, progress=None, library=N
     recorded so far is still written (marked incomplete) and the exception is re-raised
     with the partial Result attached as `error.result`.
     """
-    model = path if not isinstance(path, (str, Path)) else load(path, overrides, library=library)
+    if isinstance(path, Model):
+        if overrides:
+            raise ValueError("overrides= applies when a diagram file is loaded: give them to "
+                             "blocksim.load(), or pass run() the file")
+        model = path
+    else:
+        model = load(_diagram_file(path, "run"), overrides, library=library)
     return execute(model, out=out, plots=plots, progress=progress, csv=csv)
 
 
@@ -60,6 +78,10 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
     end). results.npz, results.csv and meta.json replace the previous run's together; when
     they cannot be written (a full disk) the previous ones stay as they were and OutputError
     is raised with the Result attached as `error.result`."""
+    if not isinstance(model, Model):
+        raise TypeError(f"execute() takes a Model from blocksim.load(), got {type(model).__name__}")
+    if out is not None and not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"out= takes a directory (a str or pathlib.Path), got {type(out).__name__}")
     if out is not None:
         out = Path(out)
         check_out_dir(out)

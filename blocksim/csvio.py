@@ -51,7 +51,8 @@ def csv_to(path, t, data):
 
 
 def read_csv(path):
-    """(header names, values (N, columns)) of a CSV file with a header row and numbers below.
+    """(header names, values (N, columns), the file's line of each row) of a CSV file with a
+    header row and numbers below.
     Raises ValueError naming the file's line for a ragged row or a cell that is not a number;
     blank lines are skipped."""
     with open(path, newline="") as fh:
@@ -60,11 +61,16 @@ def read_csv(path):
         if header is None:
             raise ValueError("the file is empty (expected a header row: t, name1, ...)")
         header = [h.strip() for h in header]
-        table = []
+        twice = sorted({h for h in header if header.count(h) > 1})
+        if twice:
+            raise ValueError(f"line 1: column name(s) {', '.join(map(repr, twice))} appear "
+                             f"more than once")
+        table, lines = [], []
         for row in rows:
             line = rows.line_num
             if not row or all(not cell.strip() for cell in row):
                 continue
+            lines.append(line)
             if len(row) != len(header):
                 raise ValueError(f"line {line}: {len(row)} values for {len(header)} columns")
             try:
@@ -72,7 +78,7 @@ def read_csv(path):
             except ValueError:
                 bad = next(c for c in row if not _is_number(c))
                 raise ValueError(f"line {line}: not a number: {bad.strip()!r}") from None
-    return header, np.array(table, dtype=float).reshape(len(table), len(header))
+    return header, np.array(table, dtype=float).reshape(len(table), len(header)), lines
 
 
 def _is_number(cell):
@@ -84,34 +90,20 @@ def _is_number(cell):
 
 
 def group_columns(header):
-    """{signal name: (column indices, shape)} of a header, in order: `q[0], q[1]` form the
-    vector q (2,), `M[i,j]` a matrix; a plain name is a scalar. A group whose indices do not
-    fill a full array is kept as separate columns."""
-    groups, order = {}, []
+    """{signal name: (column indices, shape)} of a header of distinct names, in order:
+    `q[0], q[1]` form the vector q (2,), `M[i,j]` a matrix; a plain name is a scalar. Columns
+    whose indices do not fill a whole array stay separate scalars under their own names."""
+    groups = {}  # base name -> {index: column}, in order of first appearance
     for k, name in enumerate(header):
         m = _ELEMENT.match(name)
-        base, index = (m.group(1), tuple(int(i) for i in m.group(2).split(","))) if m else (name, None)
-        if base not in groups:
-            groups[base] = []
-            order.append(base)
-        groups[base].append((index, k))
+        base, index = (m.group(1), tuple(map(int, m.group(2).split(",")))) if m else (name, ())
+        groups.setdefault(base, {})[index] = k
     out = {}
-    for base in order:
-        items = groups[base]
-        if len(items) == 1 and items[0][0] is None:
-            out[base] = ([items[0][1]], ())
-            continue
-        indices = [i for i, _ in items]
-        ndims = {len(i) for i in indices if i is not None}
-        if None in indices or len(ndims) != 1:
-            for index, k in items:
-                out[header[k]] = ([k], ())
-            continue
-        shape = tuple(max(i[d] for i in indices) + 1 for d in range(ndims.pop()))
-        if sorted(indices) != list(np.ndindex(*shape)):
-            for index, k in items:
-                out[header[k]] = ([k], ())
-            continue
-        by_index = dict(items)
-        out[base] = ([by_index[i] for i in np.ndindex(*shape)], shape)
+    for base, columns in groups.items():
+        ndim = len(next(iter(columns)))
+        shape = tuple(max(i[d] for i in columns if len(i) == ndim) + 1 for d in range(ndim))
+        if sorted(columns) == list(np.ndindex(*shape)):
+            out[base] = ([columns[i] for i in np.ndindex(*shape)], shape)
+        else:
+            out.update((header[k], ([k], ())) for k in columns.values())
     return out

@@ -99,7 +99,7 @@ record: {M: M.y, time: C.t, q: V.y}
                           "--csv", "--quiet", "--out", str(out)], capture_output=True,
                          text=True, cwd=ROOT)
     assert cli.returncode == 0, cli.stderr
-    header, table = csvio.read_csv(out / "results.csv")
+    header, table, _ = csvio.read_csv(out / "results.csv")
     assert header == ["t", "M[0,0]", "M[0,1]", "M[0,2]", "M[1,0]", "M[1,1]", "M[1,2]",
                       "time", "q[0]", "q[1]"]
     with np.load(out / "results.npz") as npz:
@@ -107,9 +107,21 @@ record: {M: M.y, time: C.t, q: V.y}
         np.testing.assert_array_equal(table[:, 1:7], npz["M"].reshape(-1, 6))
         np.testing.assert_array_equal(table[:, 8:], npz["q"])
     assert table[0, 6] == 6.0  # M[1,2] = row 1, column 2
-    # and a results.csv is a valid from_file input: q[0], q[1] form the vector q again
+    # and a results.csv is a valid from_file input: q[0], q[1] form the vector q again, and
+    # one element can be played alone
     groups = csvio.group_columns(header)
     assert groups["q"] == ([8, 9], (2,)) and groups["M"][1] == (2, 3)
+    (tmp_path / "replay.yaml").write_text("""
+blocksim: 1
+blocks:
+  Q: {type: from_file, file: run/results.csv, columns: q}
+  E: {type: from_file, file: run/results.csv, columns: ["M[1,2]", "q[1]"]}
+simulation: {stop: 1, output_interval: 0.25}
+record: {q: Q.y, e: E.y}
+""")
+    r = blocksim.run(tmp_path / "replay.yaml")
+    np.testing.assert_array_equal(r["q"], table[:, 8:])
+    np.testing.assert_array_equal(r["e"], table[:, [6, 9]])
 
 
 def test_version():
@@ -149,6 +161,7 @@ simulation: {stop: 1}
 @pytest.mark.parametrize("content, words", [
     (None, "no such file"),
     ("t,a\n0,1\n1,nan\n", "line 3: a is not a finite number"),
+    ("t,a\n0,1\n\n1,inf\n", "line 4: a is not a finite number"),  # a blank line counts
     ("t,a\n0,1\n1,2\n1,3\n", "line 4: t must be strictly increasing"),
     ("t,a\n0,1\n0.5,2\n0.2,3\n", "line 4: t must be strictly increasing"),
     ("time,a\n0,1\n", "no time column"),
@@ -156,6 +169,7 @@ simulation: {stop: 1}
     ("t,a\n0,1\n1\n", "line 3: 1 values for 2 columns"),
     ("t\n0\n1\n", "no signal besides t"),
     ("", "the file is empty"),
+    ("t,a,a\n0,1,2\n", "line 1: column name(s) 'a' appear more than once"),
 ])
 def test_bad_files_are_load_errors_at_the_block(tmp_path, content, words):
     if content is not None:

@@ -117,3 +117,17 @@ def test_record_names_a_subsystems_output_port(diagram, capsys):
     with pytest.raises(blocksim.DiagramError, match="subsystem 'F' has no output 'x' "
                                                     "\\(outputs: y\\)"):
         blocksim.load(diagram, overrides={"record.bad": "F.x"})
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda d: blocksim.run(123), TypeError, r"run\(\) takes a diagram file .* got int"),
+    (lambda d: blocksim.load(None), TypeError, r"load\(\) takes a diagram file .* got NoneType"),
+    (lambda d: blocksim.load(d, overrides=5), TypeError, "overrides= takes a dict"),
+    (lambda d: blocksim.run(d, out=3), TypeError, "out= takes a directory"),
+    (lambda d: blocksim.run(blocksim.load(d), overrides={"parameters.level": 1}), ValueError,
+     "overrides= applies when a diagram file is loaded"),
+    (lambda d: blocksim.execute(str(d)), TypeError, r"execute\(\) takes a Model"),
+])
+def test_python_api_checks_its_arguments(diagram, call, error, message):
+    with pytest.raises(error, match=message):
+        call(diagram)

@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from scipy import interpolate, signal
 
+from blocksim.cli import main
+
 ROOT = Path(__file__).resolve().parents[2]
 
 TOUR = """
@@ -173,17 +175,18 @@ def test_files(tour):
     ("{type: noise, seed: 1.5}", "seed", "integer"),
     ("{type: math, fn: ln}", "fn", "expected one of"),
 ])
-def test_bad_parameters_are_reported_at_their_line(tmp_path, block, param, words):
+def test_bad_parameters_are_reported_at_their_line(tmp_path, monkeypatch, capsys, block, param,
+                                                   words):
     (tmp_path / "bad.yaml").write_text(f"""blocksim: 1
 blocks:
   Src: {{type: sine}}
   Bad: {block}
 simulation: {{stop: 1}}
 """)
-    cli = subprocess.run([sys.executable, "-m", "blocksim", "check", "bad.yaml"],
-                         capture_output=True, text=True, cwd=tmp_path,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert cli.returncode == 2 and "Traceback" not in cli.stderr
-    first = cli.stderr.splitlines()[0]
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "bad.yaml"]) == 2  # the command line, in this process
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    first = err.splitlines()[0]
     assert first.startswith("bad.yaml:4: error:") and f"'{param}'" in first and words in first, \
-        cli.stderr
+        err
