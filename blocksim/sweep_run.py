@@ -162,7 +162,7 @@ def _meta(plan, checked, keep):
         "keep": keep,
         "fingerprint": _fingerprint(plan, checked),
         "execution": {"where": None, "workers": 0, "wall_s": None, "compiles": 0,
-                      "reparameterised": 0, "run_s": 0.0, "simulate_s": 0.0},
+                      "reparameterised": 0, "run_s": 0.0, "simulate_s": 0.0, "cpu_s": 0.0},
         "figures": [],
         "versions": versions(),
     }
@@ -220,6 +220,7 @@ class _Counter:
         ex = table.meta["execution"]
         ex["run_s"] += outcome.row["wall_s"] or 0.0
         ex["simulate_s"] += outcome.sim_s
+        ex["cpu_s"] += outcome.cpu_s
         ex["compiles" if outcome.compiled else "reparameterised"] += 1
         self.done += 1
         status = outcome.row["status"]

@@ -503,14 +503,14 @@ def check(plan, library=None):
                 for value, loc in zip(a.values, a.locs):
                     trial = [(k, value, loc) if k == a.key else (k, v, l) for k, v, l in first]
                     _note(problems, lambda: cache.model(_with(spec, trial)),
-                          f"with {a.key} = {value} ({loc.file}:{loc.line})")
+                          (f"with {a.key} = {value}", loc))
         zips = [a for a in plan.of_kind("zip") if a.key not in bad]
         for j in range(1, len(zips[0].values) if zips else 0):
             replaced = {a.key: (a.values[j], a.locs[j]) for a in zips}
             trial = [(k, *replaced[k]) if k in replaced else (k, v, l) for k, v, l in first]
             _note(problems, lambda: cache.model(_with(spec, trial)),
-                  "with " + ", ".join(f"{k} = {v}" for k, (v, _) in replaced.items())
-                  + f" ({zips[0].locs[j].file}:{zips[0].locs[j].line})")
+                  ("with " + ", ".join(f"{k} = {v}" for k, (v, _) in replaced.items()),
+                   zips[0].locs[j]))
         # the last model checked may be any value's: the first run's again, for the shapes
         model = _note(problems, lambda: cache.model(_with(spec, first)))
     else:  # the diagram as the sweep file leaves it, for the recorded signals' shapes
@@ -547,16 +547,20 @@ def _with(spec, overrides):
 
 
 def _note(problems, action, context=None):
-    """action(), or None with its DiagramError(s) added to `problems`, each message once;
-    `context` (the sweep value that was being checked) is added as a hint to the new ones."""
+    """action(), or None with its DiagramError(s) added to `problems`, each message once.
+    `context` = (text, Loc) names the sweep value being checked; it becomes a hint of the
+    errors located elsewhere (in the diagram, where the value is used)."""
     try:
         return action()
     except (DiagramError, DiagramErrors) as e:
         known = {x.message for x in problems.errors}
         for err in (e.errors if isinstance(e, DiagramErrors) else [e]):
-            if err.message not in known:
-                if context and (err.file is None or not err.file.startswith("--")):
-                    err.hint = f"{err.hint}; {context}" if err.hint else context
-                problems.add(err)
-                known.add(err.message)
+            if err.message in known:
+                continue
+            if context and (err.file, err.line) != (context[1].file, context[1].line):
+                where = context[1].file + (f":{context[1].line}" if context[1].line else "")
+                note = f"{context[0]} ({where})"
+                err.hint = f"{err.hint}; {note}" if err.hint else note
+            problems.add(err)
+            known.add(err.message)
         return None

@@ -38,6 +38,7 @@ class Outcome:
     index: int
     row: dict  # status, message, wall_s, steps and the metrics
     sim_s: float = 0.0  # time spent in simulate()
+    cpu_s: float = 0.0  # processor time of the worker process during the run
     compiled: bool = False  # the model was compiled in full (not re-parameterised)
     result: tuple | None = None  # (t, data, meta) when the run is kept
 
@@ -85,7 +86,7 @@ def run_one(job, index, overrides, in_process=False):
     """Run `index` with `overrides` [(path, raw value, Loc)]; returns its Outcome. In the
     calling process (`in_process`), Ctrl-C during the simulation is re-raised after the
     simulator has stopped; on a worker it makes the row `interrupted`."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         outcome = _run(job, index, overrides, in_process)
     except KeyboardInterrupt:
@@ -93,6 +94,7 @@ def run_one(job, index, overrides, in_process=False):
     except Exception as e:  # a bug in a block must not end the sweep: the row says what
         outcome = Outcome(index, new_row("failed", f"internal error: {type(e).__name__}: {e}"))
     outcome.row["wall_s"] = time.perf_counter() - t0
+    outcome.cpu_s = time.process_time() - c0
     return outcome
 
 
@@ -126,7 +128,8 @@ def _run(job, index, overrides, in_process):
             row = new_row("ok", "", steps, metrics)
         except ValueError as e:
             row = new_row("failed", str(e), steps)
-    outcome = Outcome(index, row, info["wall_time"], state.cache.compiles > compiles)
+    outcome = Outcome(index, row, sim_s=info["wall_time"],
+                      compiled=state.cache.compiles > compiles)
     if job.keep == "all" or (job.keep == "failed" and row["status"] != "ok"):
         meta = run_meta(model, t, info)
         meta["blocks"] = finalize_sinks(model, t, info["sink_data"], None, False,

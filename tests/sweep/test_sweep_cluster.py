@@ -26,7 +26,7 @@ def test_monte_carlo_is_identical_on_two_local_workers(tmp_path):
     assert shared.meta["execution"]["where"] == "2 local worker processes"
     # each worker compiled the diagram once and re-parameterised it for its other runs
     ex = shared.meta["execution"]
-    assert ex["compiles"] <= 2 and ex["compiles"] + ex["reparameterised"] == 12
+    assert ex["compiles"] == 2 and ex["reparameterised"] == 10
     assert len(list((tmp_path / "out" / "runs").iterdir())) == 12
 
 
