@@ -1,46 +1,62 @@
-"""Microseconds per call of the serial-link kernels for the Puma 560 (median of repeats).
+"""Microseconds per call of the robot kernels for the Puma 560 (median of repeats).
 
-Columns: blocksim with numba, blocksim as plain Python (``BLOCKSIM_NO_JIT=1``, run in a
-subprocess because the switch is read when the kernels are first imported), and, when they
-import (the ``bench`` extra: roboticstoolbox-python, pinocchio), their counterparts with the
-ratio to blocksim (its default backend: C when built, else numba). The pinocchio model is built from the same DH table and checked
-against blocksim before it is timed.
+Two tables. The Puma 560 as a SerialLink (standard DH): blocksim with its default backend (C
+when built), with numba and as plain Python, and, when they import (the ``bench`` extra:
+roboticstoolbox-python, pinocchio), their counterparts with the ratio to blocksim. The same
+Puma as a TwistRobot (``TwistRobot.from_dh``): the C and numba backends and their ratio,
+next to the SerialLink's C figures.
 
-    python benchmarks/robot.py [--quick]
+Each backend is measured in a worker process (the backend is chosen when the kernels are first
+imported). ``--baseline DIR`` adds the same calls on another blocksim checkout (e.g. ``git
+worktree add /tmp/old REV``, its extension built in place), imported into the same worker
+under another package name, and the ratio new/old: every timing run of the new code is
+followed by one of the old, so that both see the same machine. Before the robot core was
+shared, twist robots always ran on numba: the baseline's twist column is that. The
+pinocchio model is built from the same DH table and checked against blocksim before it is
+timed.
+
+    python benchmarks/robot.py [--quick] [--baseline DIR] [--stat min] [--repeat N]
 """
 
 import argparse
+import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import timeit
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from blocks.robot import SerialLink, load_robot  # noqa: E402
-
 ROWS = 1000   # trajectory length of the batched rne
 RNG = np.random.default_rng(0)
 Q, QD, QDD = (RNG.uniform(-1, 1, (ROWS, 6)) for _ in range(3))
 q, qd, qdd = Q[0], QD[0], QDD[0]
-
-
 STAT = {"median": np.median, "min": np.min}
 
 
 def per_call(fn, per=1, budget=0.02, repeat=7, stat="median"):
     """Median (or min) over ``repeat`` runs of the time per call in µs, divided by ``per``
     rows; each run lasts about ``budget`` seconds."""
-    fn()
-    t = timeit.timeit(fn, number=1)
+    return interleaved([fn], per, budget, repeat, stat)[0]
+
+
+def interleaved(fns, per=1, budget=0.02, repeat=7, stat="median"):
+    """``per_call`` of several functions with their runs interleaved (run k of each, then run
+    k + 1), so that a busy machine slows them alike; one call count, from the first."""
+    for fn in fns:
+        fn()
+    t = timeit.timeit(fns[0], number=1)
     number = max(1, int(budget / max(t, 1e-7)))
-    runs = timeit.repeat(fn, number=number, repeat=repeat)
-    return float(STAT[stat](runs)) / number / per * 1e6
+    runs = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, r in zip(fns, runs):
+            r.append(timeit.timeit(fn, number=number))
+    return [float(STAT[stat](r)) / number / per * 1e6 for r in runs]
 
 
 def blocksim_cases(p):
@@ -61,20 +77,72 @@ def blocksim_cases(p):
     }
 
 
-def time_cases(cases, budget, stat):
+# ---------------------------------------------------------------- blocksim, in worker processes
+def _baseline_package(tree):
+    """The robot library of another checkout, imported as the package ``baseline_robot``."""
+    path = Path(tree).resolve() / "blocks" / "robot"
+    spec = importlib.util.spec_from_file_location("baseline_robot", path / "__init__.py",
+                                                  submodule_search_locations=[str(path)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["baseline_robot"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def worker(args):
+    """{column: {case: µs}} with the backend of the environment: the Puma as SerialLink and
+    as TwistRobot, and the baseline's when given, their runs interleaved case by case."""
+    sys.path.insert(0, str(ROOT))
+    from blocks import robot as new
+    from blocks.robot import backend
+
+    libraries = [("new", new)] + ([("old", _baseline_package(args.baseline))]
+                                  if args.baseline else [])
+    robots = {}
+    for label, lib in libraries:
+        puma = lib.load_robot("puma560")
+        robots[f"{label} puma"] = puma
+        if not args.puma_only:
+            robots[f"{label} twist"] = lib.TwistRobot.from_dh(puma)
+    cases = {label: blocksim_cases(robot) for label, robot in robots.items()}
+    budget = 0.005 if args.quick else 0.02
+    times = {label: {} for label in robots}
+    for name in cases["new puma"]:
+        row = [cases[label][name] for label in robots]
+        per = row[0][1] if isinstance(row[0], tuple) else 1
+        fns = [case[0] if isinstance(case, tuple) else case for case in row]
+        for label, t in zip(robots, interleaved(fns, per, budget, args.repeat, args.stat)):
+            times[label][name] = t
+    json.dump({"backend": backend.name(), "times": times}, sys.stdout)
+
+
+def blocksim_columns(args):
+    """{(backend, column): {case: µs}} from one worker per backend (plain Python: the
+    SerialLink alone, without the baseline)."""
     out = {}
-    for name, case in cases.items():
-        fn, per = case if isinstance(case, tuple) else (case, 1)
-        out[name] = per_call(fn, per, budget, stat=stat)
+    # numba's cache of the baseline's source may hold code compiled under its own package name
+    cache = tempfile.mkdtemp(prefix="blocksim-bench-numba-") if args.baseline else None
+    for backend in ("c", "numba", "python"):
+        env = dict(os.environ, BLOCKSIM_KERNELS=backend)
+        env.pop("BLOCKSIM_NO_JIT", None)
+        if cache:
+            env["NUMBA_CACHE_DIR"] = cache
+        cmd = [sys.executable, __file__, "--worker", "--stat", args.stat, "--repeat",
+               str(args.repeat)]
+        cmd += ["--quick"] if args.quick else []
+        cmd += ["--puma-only"] if backend == "python" else ["--baseline", args.baseline] \
+            if args.baseline else []
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError(f"worker ({backend}) failed:\n{done.stderr}")
+        report = json.loads(done.stdout)
+        if report["backend"] != backend:      # e.g. no numba, or no C extension built
+            print(f"blocksim {backend}: not available; skipped")
+            continue
+        out.update({(backend, label): times for label, times in report["times"].items()})
+    if cache:
+        shutil.rmtree(cache, ignore_errors=True)
     return out
-
-
-def plain_python_timings(quick, stat):
-    """blocksim timings measured in a subprocess with BLOCKSIM_NO_JIT=1."""
-    env = dict(os.environ, BLOCKSIM_NO_JIT="1")
-    args = [sys.executable, __file__, "--worker", "--stat", stat] + (["--quick"] if quick else [])
-    done = subprocess.run(args, env=env, capture_output=True, text=True, check=True)
-    return json.loads(done.stdout)
 
 
 # ---------------------------------------------------------------- roboticstoolbox-python
@@ -134,7 +202,11 @@ def pinocchio_model(robot):
     return pin, model, fid
 
 
-def pinocchio_cases(robot):
+def pinocchio_cases():
+    sys.path.insert(0, str(ROOT))
+    from blocks.robot import SerialLink, load_robot
+
+    robot = load_robot("puma560")
     pin, model, fid = pinocchio_model(robot)
     data = model.createData()
     # the same robot without motor inertia and friction, for the agreement check
@@ -174,7 +246,7 @@ def pinocchio_cases(robot):
     return cases, errors
 
 
-def optional(label, build, budget, stat):
+def optional(label, build, budget, repeat, stat):
     """Timings of an optional library, or None with the reason printed."""
     try:
         made = build()
@@ -195,48 +267,67 @@ def optional(label, build, budget, stat):
     for name, case in cases.items():
         fn, per = case if isinstance(case, tuple) else (case, 1)
         try:
-            out[name] = per_call(fn, per, budget, stat=stat)
+            out[name] = per_call(fn, per, budget, repeat, stat)
         except Exception as e:
             print(f"{label} {name}: {type(e).__name__}: {e}")
     return out
+
+
+# ---------------------------------------------------------------- tables
+def table(title, columns):
+    """Print columns [(heading, {case: value} or None)] as one row per case; columns that are
+    None (not measured) are left out."""
+    columns = [(h, c) for h, c in columns if c is not None]
+    cases = next(c for _, c in columns if c)
+    print(f"\n{title}")
+    print(f"{'':24s}" + "".join(f"{h:>15s}" for h, _ in columns))
+    for name in cases:
+        cells = [c.get(name) for _, c in columns]
+        print(f"{name:24s}" + "".join(f"{x:15.2f}" if x is not None else f"{'-':>15s}"
+                                      for x in cells))
+
+
+def ratio(a, b):
+    if a is None or b is None:
+        return None
+    return {k: a[k] / b[k] for k in a if k in b}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="shorter runs")
     ap.add_argument("--stat", choices=sorted(STAT), default="median",
-                    help="statistic over the 7 runs (min is steadier on a busy machine)")
+                    help="statistic over the runs (min is steadier on a busy machine)")
+    ap.add_argument("--repeat", type=int, default=7, help="timed runs per case (default 7)")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="another blocksim checkout (extension built) to measure side by side")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--puma-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    budget = 0.005 if args.quick else 0.02
-    puma = load_robot("puma560")
     if args.worker:
-        json.dump(time_cases(blocksim_cases(puma), budget, args.stat), sys.stdout)
+        worker(args)
         return
-    from blocks.robot._jit import enabled
+    budget = 0.005 if args.quick else 0.02
+    cols = blocksim_columns(args)
+    rtb = optional("roboticstoolbox-python", rtb_cases, budget, args.repeat, args.stat)
+    pin = optional("pinocchio", pinocchio_cases, budget, args.repeat, args.stat)
 
-    jit = time_cases(blocksim_cases(puma), budget, args.stat) if enabled() else None
-    plain = plain_python_timings(args.quick, args.stat)
-    rtb = optional("roboticstoolbox-python", rtb_cases, budget, args.stat)
-    pin = optional("pinocchio", lambda: pinocchio_cases(puma), budget, args.stat)
-
-    from blocks.robot import backend
-    cols = [f"blocksim ({backend.name()})", "blocksim plain"]
-    if rtb is not None:
-        cols += ["rtb-python", "rtb/numba"]
-    if pin is not None:
-        cols += ["pinocchio", "pin/numba"]
-    print(f"\nPuma 560, microseconds per call ({args.stat} of 7 runs)"
-          + ("" if jit is not None else "; numba not available"))
-    print(f"{'':24s}" + "".join(f"{c:>16s}" for c in cols))
-    for name in plain:
-        cells = [jit.get(name) if jit else None, plain[name]]
-        for other in (rtb, pin):
-            if other is not None:
-                t = other.get(name)
-                cells += [t, t / jit[name] if t and jit else None]
-        print(f"{name:24s}" + "".join(f"{c:16.2f}" if c is not None else f"{'-':>16s}"
-                                      for c in cells))
+    new_c, old_c = cols.get(("c", "new puma")), cols.get(("c", "old puma"))
+    ref = new_c or cols.get(("numba", "new puma"))
+    stat = f"{args.stat} of {args.repeat} runs"
+    table(f"Puma 560 (SerialLink), microseconds per call ({stat})", [
+        ("blocksim c", new_c), ("old c", old_c), ("new/old", ratio(new_c, old_c)),
+        ("numba", cols.get(("numba", "new puma"))),
+        ("old numba", cols.get(("numba", "old puma"))),
+        ("plain", cols.get(("python", "new puma"))),
+        ("rtb-python", rtb), ("rtb/blocksim", ratio(rtb, ref)),
+        ("pinocchio", pin), ("pin/blocksim", ratio(pin, ref))])
+    twist_c, twist_nb = cols.get(("c", "new twist")), cols.get(("numba", "new twist"))
+    old_twist = cols.get(("c", "old twist"))
+    table(f"Puma 560 as a TwistRobot, microseconds per call ({stat})", [
+        ("twist c", twist_c), ("twist numba", twist_nb), ("c/numba", ratio(twist_c, twist_nb)),
+        ("SerialLink c", new_c), ("twist/DH c", ratio(twist_c, new_c)),
+        ("old twist", old_twist), ("c/old twist", ratio(twist_c, old_twist))])
 
 
 if __name__ == "__main__":

@@ -112,8 +112,11 @@ static inline void put(double *out, const double *t)
 static inline void link_pose(const double *p, double qj, double *t)
 {
     const double *x = p + X;
-    double d = p[SLIDE] * qj;
-    double px = x[3] + x[2] * d, py = x[7] + x[6] * d, pz = x[11] + x[10] * d;
+    double px = x[3], py = x[7], pz = x[11];
+    if (p[SLIDE] != 0.0) {
+        double d = p[SLIDE] * qj;
+        px = px + x[2] * d; py = py + x[6] * d; pz = pz + x[10] * d;
+    }
     if (p[SIGMA] != 0.0) {
         memcpy(t, x, 12 * sizeof(double));
     } else {
@@ -255,7 +258,9 @@ static int jacobian_row(const Call *c, Py_ssize_t k, double *F)
             v[0] = v[1] = v[2] = w[0] = w[1] = w[2] = 0.0;
         }
         double h = p[SLIDE];
-        v[0] = v[0] + h * f[2]; v[1] = v[1] + h * f[6]; v[2] = v[2] + h * f[10];
+        if (h != 0.0) {
+            v[0] = v[0] + h * f[2]; v[1] = v[1] + h * f[6]; v[2] = v[2] + h * f[10];
+        }
         if (c->flag) {
             rtv(te, v[0], v[1], v[2], r);
             memcpy(v, r, sizeof r);
@@ -335,9 +340,9 @@ static void rne_row(const double *P, const double *W, Py_ssize_t n, const double
         nm[1] = nm[1] + c[1] + wj[16];
         nm[2] = nm[2] + c[2] + wj[17];
         f[0] = f[0] + wj[12]; f[1] = f[1] + wj[13]; f[2] = f[2] + wj[14];
-        double tau = p[SLIDE] * f[2];
-        if (p[SIGMA] == 0.0)
-            tau += nm[2];
+        double tau = p[SIGMA] == 0.0 ? nm[2] : 0.0;
+        if (p[SLIDE] != 0.0)
+            tau += p[SLIDE] * f[2];
         out[j] = tau + p[MOTOR] * qdd[j] + friction1(p, qd[j]);
     }
 }
@@ -397,12 +402,14 @@ static void inertia_row(const double *P, const double *W, Py_ssize_t n, const do
             p[0] = p[1] = p[2] = L[0] = L[1] = L[2] = 0.0;
         }
         double h = pi[SLIDE];
-        p[0] = Mi * (p[0] + h * f[2]);
-        p[1] = Mi * (p[1] + h * f[6]);
-        p[2] = Mi * (p[2] + h * f[10]);
+        if (h != 0.0) {
+            p[0] = p[0] + h * f[2]; p[1] = p[1] + h * f[6]; p[2] = p[2] + h * f[10];
+        }
+        p[0] = Mi * p[0]; p[1] = Mi * p[1]; p[2] = Mi * p[2];
         for (Py_ssize_t j = 0; j <= i; j++) {
             const double *u = F + 12 * (j + 1), *pj = P + j * NP;
-            double mji = pj[SLIDE] * (u[2] * p[0] + u[6] * p[1] + u[10] * p[2]), r[3];
+            double hj = pj[SLIDE], r[3];
+            double mji = hj != 0.0 ? hj * (u[2] * p[0] + u[6] * p[1] + u[10] * p[2]) : 0.0;
             if (pj[SIGMA] == 0.0) {
                 cross(cx - u[3], cy - u[7], cz - u[11], p[0], p[1], p[2], r);
                 mji += u[2] * (L[0] + r[0]) + u[6] * (L[1] + r[1]) + u[10] * (L[2] + r[2]);
@@ -440,8 +447,11 @@ static int coriolis_row(const Call *c, Py_ssize_t k, double *F)
         if (p[SIGMA] == 0.0) {      /* link j turns about the axis */
             w[0] = w[0] + t[2] * qdj; w[1] = w[1] + t[6] * qdj; w[2] = w[2] + t[10] * qdj;
         }
-        double sl = p[SLIDE] * qdj;  /* and slides along it at this rate */
-        v[0] = vo[0] + t[2] * sl; v[1] = vo[1] + t[6] * sl; v[2] = vo[2] + t[10] * sl;
+        memcpy(v, vo, sizeof vo);
+        if (p[SLIDE] != 0.0) {       /* and slides along it */
+            double sl = p[SLIDE] * qdj;
+            v[0] = v[0] + t[2] * sl; v[1] = v[1] + t[6] * sl; v[2] = v[2] + t[10] * sl;
+        }
         body(p, t, s, w6);
         cross(w[0], w[1], w[2], s[0], s[1], s[2], u);
         double *Kj = K + 30 * j;
@@ -492,12 +502,14 @@ static int coriolis_row(const Call *c, Py_ssize_t k, double *F)
                 jw[0] = jw[1] = jw[2] = uu[0] = uu[1] = uu[2] = 0.0;
             }
             double h = pb[SLIDE];
+            if (h != 0.0) {
+                jv[0] = jv[0] + h * zx; jv[1] = jv[1] + h * zy; jv[2] = jv[2] + h * zz;
+                dj[0] = dj[0] + h * dzx; dj[1] = dj[1] + h * dzy; dj[2] = dj[2] + h * dzz;
+            }
             double *Jb = J + 12 * b;
-            Jb[0] = jv[0] + h * zx; Jb[1] = jv[1] + h * zy; Jb[2] = jv[2] + h * zz;
+            Jb[0] = jv[0]; Jb[1] = jv[1]; Jb[2] = jv[2];
             Jb[3] = jw[0]; Jb[4] = jw[1]; Jb[5] = jw[2];
-            Jb[6] = mi * (dj[0] + h * dzx);
-            Jb[7] = mi * (dj[1] + h * dzy);
-            Jb[8] = mi * (dj[2] + h * dzz);
+            Jb[6] = mi * dj[0]; Jb[7] = mi * dj[1]; Jb[8] = mi * dj[2];
             Jb[9] = uu[0]; Jb[10] = uu[1]; Jb[11] = uu[2];
         }
         for (Py_ssize_t r = 0; r <= i; r++) {

@@ -131,8 +131,10 @@ def _link(P, j, qj):
     """T_j(qj) = X_j·Rz(qj)·Tz(h·qj) (revolute) or X_j·Tz(qj) (prismatic): the pose of joint
     frame j in joint frame j−1 (3x4 tuple)."""
     x = _tuple12(P[j], X)
-    d = P[j, SLIDE] * qj
-    px, py, pz = x[3] + x[2] * d, x[7] + x[6] * d, x[11] + x[10] * d
+    px, py, pz = x[3], x[7], x[11]
+    if P[j, SLIDE] != 0.0:
+        d = P[j, SLIDE] * qj
+        px, py, pz = px + x[2] * d, py + x[6] * d, pz + x[10] * d
     if P[j, SIGMA] != 0.0:
         return (x[0], x[1], x[2], px, x[4], x[5], x[6], py, x[8], x[9], x[10], pz)
     c = math.cos(qj)
@@ -275,7 +277,8 @@ def _jacobian_row(P, W, q, off, in_tool, out, orow, F):
         else:
             vx = vy = vz = wx = wy = wz = 0.0
         h = P[j, SLIDE]
-        vx, vy, vz = vx + h * zx, vy + h * zy, vz + h * zz
+        if h != 0.0:
+            vx, vy, vz = vx + h * zx, vy + h * zy, vz + h * zz
         if in_tool:
             vx, vy, vz = _rtv(te, vx, vy, vz)
             wx, wy, wz = _rtv(te, wx, wy, wz)
@@ -421,9 +424,9 @@ def _rne_row(P, W, g, q, qd, qdd, off, aoff, fext, foff, out, ooff, work):
         c = _cross(P[j, RX], P[j, RY], P[j, RZ], work[j, 12], work[j, 13], work[j, 14])
         nx, ny, nz = nx + c[0] + work[j, 15], ny + c[1] + work[j, 16], nz + c[2] + work[j, 17]
         f = (f[0] + work[j, 12], f[1] + work[j, 13], f[2] + work[j, 14])
-        tau = P[j, SLIDE] * f[2]
-        if P[j, SIGMA] == 0.0:
-            tau += nz
+        tau = nz if P[j, SIGMA] == 0.0 else 0.0
+        if P[j, SLIDE] != 0.0:
+            tau += P[j, SLIDE] * f[2]
         out[ooff + j] = (tau + P[j, MOTOR] * qdd[aoff + j]
                          + _friction1(P, j, qd[off + j]))
 
@@ -502,10 +505,13 @@ def _inertia_row(P, W, q, off, out, orow, F, C):
         else:
             px = py = pz = Lx = Ly = Lz = 0.0
         h = P[i, SLIDE]
-        px, py, pz = Mi * (px + h * f[2]), Mi * (py + h * f[6]), Mi * (pz + h * f[10])
+        if h != 0.0:
+            px, py, pz = px + h * f[2], py + h * f[6], pz + h * f[10]
+        px, py, pz = Mi * px, Mi * py, Mi * pz
         for j in range(i + 1):
             u = F[j + 1]
-            mji = P[j, SLIDE] * (u[2] * px + u[6] * py + u[10] * pz)
+            h = P[j, SLIDE]
+            mji = h * (u[2] * px + u[6] * py + u[10] * pz) if h != 0.0 else 0.0
             if P[j, SIGMA] == 0.0:
                 hx, hy, hz = _cross(cx - u[3], cy - u[7], cz - u[11], px, py, pz)
                 mji += u[2] * (Lx + hx) + u[6] * (Ly + hy) + u[10] * (Lz + hz)
@@ -555,8 +561,10 @@ def _coriolis_row(P, W, q, qd, off, out, orow, F, K, J):
         dzx, dzy, dzz = _cross(wx, wy, wz, zx, zy, zz)
         if P[j, SIGMA] == 0.0:     # link j turns about the axis
             wx, wy, wz = wx + zx * qdj, wy + zy * qdj, wz + zz * qdj
-        s = P[j, SLIDE] * qdj      # and slides along it at this rate
-        vx, vy, vz = vox + zx * s, voy + zy * s, voz + zz * s
+        vx, vy, vz = vox, voy, voz
+        if P[j, SLIDE] != 0.0:     # and slides along it
+            s = P[j, SLIDE] * qdj
+            vx, vy, vz = vx + zx * s, vy + zy * s, vz + zz * s
         sx, sy, sz, ixx, iyy, izz, ixy, iyz, ixz = _body(P, j, t)
         ux, uy, uz = _cross(wx, wy, wz, sx, sy, sz)
         vals = (zx, zy, zz, ox, oy, oz, dzx, dzy, dzz, vox, voy, voz, wx, wy, wz,
@@ -596,15 +604,18 @@ def _coriolis_row(P, W, q, qd, off, out, orow, F, K, J):
             else:
                 jvx = jvy = jvz = djx = djy = djz = jwx = jwy = jwz = ux = uy = uz = 0.0
             h = P[b, SLIDE]
-            J[b, 0] = jvx + h * zx
-            J[b, 1] = jvy + h * zy
-            J[b, 2] = jvz + h * zz
+            if h != 0.0:
+                jvx, jvy, jvz = jvx + h * zx, jvy + h * zy, jvz + h * zz
+                djx, djy, djz = djx + h * dzx, djy + h * dzy, djz + h * dzz
+            J[b, 0] = jvx
+            J[b, 1] = jvy
+            J[b, 2] = jvz
             J[b, 3] = jwx
             J[b, 4] = jwy
             J[b, 5] = jwz
-            J[b, 6] = mi * (djx + h * dzx)
-            J[b, 7] = mi * (djy + h * dzy)
-            J[b, 8] = mi * (djz + h * dzz)
+            J[b, 6] = mi * djx
+            J[b, 7] = mi * djy
+            J[b, 8] = mi * djz
             J[b, 9] = ux
             J[b, 10] = uy
             J[b, 11] = uz

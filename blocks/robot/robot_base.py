@@ -70,20 +70,12 @@ def _result(out, shape):
     return out
 
 
-def _joints(q, qd=None, x=None):
-    """(lead, q, qd, x) for the kernels: joint arrays as float64 C-contiguous, broadcast to one
-    shape when their shapes differ, and flattened; lead = () for one configuration (n,), (m,)
-    for a stack (m, n). qd and x are optional (None when not given)."""
-    q = _asc(q, _F64)
-    if qd is None:
-        return ((), q, None, None) if q.ndim == 1 else (q.shape[:-1], q.reshape(-1), None, None)
-    qd = _asc(qd, _F64)
-    xx = qd if x is None else _asc(x, _F64)
-    if q.ndim == 1 and qd.ndim == 1 and xx.ndim == 1:
-        return (), q, qd, xx if x is not None else None
-    q, qd, xx = np.broadcast_arrays(q, qd, xx)
-    flat = [_asc(a).reshape(-1) for a in (q, qd, xx)]
-    return (q.shape[:-1], *flat[:2], flat[2] if x is not None else None)
+def _joints(*arrays):
+    """(lead, arrays): joint arrays as float64 C-contiguous, broadcast to one shape and
+    flattened for the kernels; lead = () for one configuration (n,), (m,) for a stack (m, n)."""
+    arrays = np.broadcast_arrays(*[_asc(a, _F64) for a in arrays])
+    lead = arrays[0].shape[:-1]
+    return lead, [_asc(a).reshape(-1) for a in arrays]
 
 
 def _vec(x):
@@ -321,20 +313,10 @@ class RobotBase:
         kernel(*args, res.reshape((-1,) + tail[1:]))
         return res
 
-    def _of_q(self, kernel, q, tail, out, flag=None):
-        """``kernel(P, W, q, out)``, or ``kernel(P, W, q, flag, out)`` when a flag is given,
-        through ``_run``; one configuration without detour."""
-        q = _asc(q, _F64)
-        if q.ndim == 1:
-            if out is None:
-                out = np.empty(tail)
-            if flag is None:
-                kernel(self._P, self._W, q, out)
-            else:
-                kernel(self._P, self._W, q, flag, out)
-            return out
-        args = (q.reshape(-1),) if flag is None else (q.reshape(-1), flag)
-        return self._run(kernel, q.shape[:-1], tail, out, self._P, self._W, *args)
+    def _of_q(self, kernel, q, tail, out, *flag):
+        """``kernel(P, W, q, *flag, out)`` through ``_run``, q (n,) or (m, n) float64 (fkine,
+        inertia and jacobian take one configuration without this detour)."""
+        return self._run(kernel, q.shape[:-1], tail, out, self._P, self._W, q.reshape(-1), *flag)
 
     def _dynamics(self, kernel, q, qd, x, gravity, fext, out):
         """``kernel(P, W, g, q, qd, x, f, out)`` (rne: x = q̈, accel: x = τ) through ``_run``,
@@ -347,30 +329,44 @@ class RobotBase:
                 out = np.empty(self.n)
             kernel(self._P, self._W, g, q, qd, x, f, out)
             return out
-        lead, q, qd, x = _joints(q, qd, x)
+        lead, (q, qd, x) = _joints(q, qd, x)
         return self._run(kernel, lead, (self.n,), out, self._P, self._W, g, q, qd, x, f)
 
     # ------------------------------------------------------------ kinematics
     def fkine(self, q, out=None):
         """End-effector pose (4, 4) in the world, tool included, or (m, 4, 4) for q (m, n).
         ``out`` (float64, the result's shape) receives the answer."""
-        return self._of_q(self._k.fkine, q, (4, 4), out)
+        q = _asc(q, _F64)
+        if q.ndim != 1:
+            return self._of_q(self._k.fkine, q, (4, 4), out)
+        out = np.empty((4, 4)) if out is None else out
+        self._k.fkine(self._P, self._W, q, out)
+        return out
 
     def fkine_all(self, q):
         """World poses of the base and of every link frame, tool not applied: (n+1, 4, 4) or
         (m, n+1, 4, 4); used to draw the links."""
+        q = _asc(q, _F64)
         F = self._of_q(self._k.fkine_all, q, (4 * self.n + 4, 4), None)
-        return F.reshape(F.shape[:-2] + (self.n + 1, 4, 4))
+        return F.reshape(q.shape[:-1] + (self.n + 1, 4, 4))
 
     def jacob0(self, q, out=None):
         """Geometric Jacobian in the world frame, (6, n) rows [v; ω] of the tool point
         (ẋ = J0·q̇); (m, 6, n) for q (m, n). ``out`` as in ``fkine``."""
-        return self._of_q(self._k.jacobian, q, (6, self.n), out, False)
+        return self._jacobian(q, False, out)
 
     def jacobn(self, q, out=None):
         """Geometric Jacobian in the tool frame, (6, n) rows [v; ω]: the body Jacobian of the
         tool frame; (m, 6, n) for q (m, n). ``out`` as in ``fkine``."""
-        return self._of_q(self._k.jacobian, q, (6, self.n), out, True)
+        return self._jacobian(q, True, out)
+
+    def _jacobian(self, q, in_tool, out):
+        q = _asc(q, _F64)
+        if q.ndim != 1:
+            return self._of_q(self._k.jacobian, q, (6, self.n), out, in_tool)
+        out = np.empty((6, self.n)) if out is None else out
+        self._k.jacobian(self._P, self._W, q, in_tool, out)
+        return out
 
     def joint_axes(self, q):
         """(z, o, h) at q: the world direction z (..., n, 3) and a point o (..., n, 3) of every
@@ -382,7 +378,7 @@ class RobotBase:
     def jacob_dot(self, q, qd):
         """J̇(q, q̇)·q̇ (6,) in the world frame: the tool-point acceleration and the angular
         acceleration when q̈ = 0, so that ẍ = J0·q̈ + J̇·q̇. (m, 6) for stacks."""
-        lead, q, qd, _ = _joints(q, qd)
+        lead, (q, qd) = _joints(q, qd)
         return self._run(self._k.jacob_dot, lead, (6,), None, self._P, self._W, q, qd)
 
     # ------------------------------------------------------------ dynamics
@@ -401,19 +397,30 @@ class RobotBase:
     def inertia(self, q, out=None):
         """Joint-space inertia M(q) (n, n), motor inertia G²·Jm included (kg·m²);
         (m, n, n) for q (m, n). Composite-rigid-body algorithm. ``out`` as in ``fkine``."""
-        return self._of_q(self._k.inertia, q, (self.n, self.n), out)
+        q = _asc(q, _F64)
+        if q.ndim != 1:
+            return self._of_q(self._k.inertia, q, (self.n, self.n), out)
+        out = np.empty((self.n, self.n)) if out is None else out
+        self._k.inertia(self._P, self._W, q, out)
+        return out
 
     def coriolis(self, q, qd):
         """Coriolis/centripetal matrix C(q, q̇) (n, n) of the Christoffel symbols
         (C_ij = Σ_k Γ_ijk·q̇_k): C·q̇ is the velocity torque and Ṁ − 2C is skew-symmetric;
         (m, n, n) for stacks. Friction is not included."""
-        lead, q, qd, _ = _joints(q, qd)
+        lead, (q, qd) = _joints(q, qd)
         return self._run(self._k.coriolis, lead, (self.n, self.n), None, self._P, self._W, q, qd)
 
     def gravload(self, q, gravity=None, out=None):
         """Gravity torque g(q) = rne(q, 0, 0) (n,) or (m, n); ``gravity`` overrides the robot's
         (world frame); ``out`` as in ``fkine``."""
-        return self._dynamics(self._k.rne, q, self._zn, self._zn, gravity, None, out)
+        q = _asc(q, _F64)
+        if q.ndim != 1:
+            return self._dynamics(self._k.rne, q, self._zn, self._zn, gravity, None, out)
+        g = self._g if gravity is None else self._base_gravity(gravity)
+        out = np.empty(self.n) if out is None else out
+        self._k.rne(self._P, self._W, g, q, self._zn, self._zn, self._z6, out)
+        return out
 
     def accel(self, q, qd, tau, gravity=None, fext=None, out=None):
         """Forward dynamics q̈ = M(q)⁻¹·(τ − C(q,q̇)·q̇ − F(q̇) − g(q) − J_nᵀ·fext).
@@ -427,7 +434,7 @@ class RobotBase:
     def friction(self, qd):
         """Joint friction F(q̇) = |G|·(B·|G|·q̇ + Tc) per joint (n,) or (m, n); Tc = Tc+ for
         q̇ > 0, Tc- for q̇ < 0, 0 at rest. rne adds it; it opposes motion."""
-        lead, qd, _, _ = _joints(qd)
+        lead, (qd,) = _joints(qd)
         return self._run(self._k.friction, lead, (self.n,), None, self._P, qd)
 
     # ------------------------------------------------------------ queries and display
