@@ -499,12 +499,13 @@ def _inertia_row(P, W, q, off, out, orow, F, C):
             px, py, pz = px + h * f[2], py + h * f[6], pz + h * f[10]
         px, py, pz = Mi * px, Mi * py, Mi * pz
         for j in range(i + 1):
-            u = F[j + 1]
+            zx, zy, zz = F[j + 1, 2], F[j + 1, 6], F[j + 1, 10]
             h = P[j, SLIDE]
-            mji = h * (u[2] * px + u[6] * py + u[10] * pz) if h != 0.0 else 0.0
+            mji = h * (zx * px + zy * py + zz * pz) if h != 0.0 else 0.0
             if P[j, SIGMA] == 0.0:
-                hx, hy, hz = _cross(cx - u[3], cy - u[7], cz - u[11], px, py, pz)
-                mji += u[2] * (Lx + hx) + u[6] * (Ly + hy) + u[10] * (Lz + hz)
+                hx, hy, hz = _cross(cx - F[j + 1, 3], cy - F[j + 1, 7], cz - F[j + 1, 11],
+                                    px, py, pz)
+                mji += zx * (Lx + hx) + zy * (Ly + hy) + zz * (Lz + hz)
             out[orow + j, i] = mji
             out[orow + i, j] = mji
         out[orow + i, i] += P[i, MOTOR]
