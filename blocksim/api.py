@@ -13,6 +13,7 @@ from .compiler import Model, compile_diagram
 from .csvio import csv_to
 from .diagram import load_diagram
 from .errors import OutputError
+from .report import REPORT
 from .results import (Result, check_out_dir, data_files, finalize_sinks, json_to, npz_to,
                       remove_stale, run_files, versions, written_since)
 from .simulator import simulate
@@ -52,9 +53,10 @@ def run(path, overrides=None, *, out=None, plots=False, progress=None, library=N
     """Load and simulate a diagram; returns a Result (t and the `record:` signals).
 
     Files are written only when `out` is given (results.npz, meta.json, with `csv=True`
-    results.csv, and with `plots=True` the sinks' figures). When the simulation fails or is interrupted, what was
-    recorded so far is still written (marked incomplete) and the exception is re-raised
-    with the partial Result attached as `error.result`.
+    results.csv, and with `plots=True` the sinks' figures, the drawing diagram.svg and
+    report.html). When the simulation fails or is interrupted, what was recorded so far is
+    still written (marked incomplete) and the exception is re-raised with the partial
+    Result attached as `error.result`.
     """
     if isinstance(path, Model):
         if overrides:
@@ -103,22 +105,48 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
             messages, reports = finalize_sinks(model, t, info["sink_data"], out,
                                                plots and out is not None, info["complete"],
                                                figure_progress)
+            report = plots and out is not None
+            if report:
+                _drawing(model, out, messages)
             meta["figures_time"] = time.perf_counter() - started
             meta["blocks"] = reports
+            meta["messages"] = list(messages)
             if out is not None:
                 figures = {n for n in written_since(out, before) if not n.startswith(".")}
-                meta["files"] = sorted(figures | set(names))
+                meta["files"] = sorted(figures | set(names) | ({REPORT} if report else set()))
                 json_to(paths["meta.json"], meta)
     except OutputError as e:
         e.result = Result(t, data, meta, events=info["events"])
         raise
     if out is not None:
+        if report:  # built from the files just written, as `blocksim report` builds it
+            _report(out, messages)
         remove_stale(out, previous - set(meta["files"]))
     result = Result(t, data, meta, messages, events=info["events"])
     if error is not None:
         error.result = result
         raise error
     return result
+
+
+def _drawing(model, out, messages):
+    """The diagram's drawing, diagram.svg, beside the figures."""
+    from .report import write_drawing
+    try:
+        write_drawing(out, model)
+    except Exception as e:  # a drawing failing must not lose the run
+        messages.append(f"warning: could not draw the diagram: {e}")
+
+
+def _report(out, messages):
+    """report.html from the run directory's files (as `blocksim report` builds it); a
+    failure costs the report (and removes an older one), never the run."""
+    from .report import write_run_report
+    try:
+        write_run_report(out)
+    except Exception as e:
+        (out / REPORT).unlink(missing_ok=True)
+        messages.append(f"warning: could not write the report: {e}")
 
 
 def run_meta(model, t, info):
@@ -142,6 +170,7 @@ def run_meta(model, t, info):
         "solver": {"name": s.solver, "rtol": s.rtol, "atol": s.atol, "max_step": s.max_step,
                    "step": s.step, "output_interval": s.output_interval, **info["stats"]},
         "configuration": model.config,
+        "overrides": model.spec.overrides if model.spec is not None else [],
         **_events_meta(info["events"]),
         "seeds": {**{name: r["seed"] for name, r in robots.items() if "seed" in r},
                   **{b.name: b.p.seed for b in model.blocks if hasattr(b.p, "seed")}},

@@ -1,4 +1,5 @@
-"""The `blocksim` command: run, check, blocks, sweep (its code: sweep_cli.py).
+"""The `blocksim` command: run, check, blocks, sweep, draw, report (the last three in their
+own modules: sweep_cli.py, draw.py, report.py).
 
 Exit codes: 0 success; 2 invalid diagram or command line (one `FILE:LINE: error: ...` line
 per problem, no traceback); 3 simulation failed, or its results could not be written; 130
@@ -47,6 +48,9 @@ def _parser():
     blk.add_argument("--markdown", action="store_true",
                      help="print the built-in catalogue as Markdown (docs/blocks.md)")
     sweep_cli.add_parser(sub)
+    from . import draw, report
+    draw.add_parser(sub)
+    report.add_parser(sub)
     return p
 
 
@@ -65,6 +69,11 @@ def main(argv=None):
                 return _check(args)
             if args.command == "sweep":
                 return sweep_cli.run(args)
+            if args.command == "draw":
+                return _draw(args)
+            if args.command == "report":
+                from . import report
+                return report.command(args)
             from . import blockdoc
             return blockdoc.main(args)
     except (DiagramError, DiagramErrors) as e:
@@ -289,6 +298,11 @@ def _check(args):
             print(f"  {name:<12} <- {text} {tuple(view.shape)}")
     print("\nok: the diagram is valid")
     return EXIT_OK
+
+
+def _draw(args):
+    from . import draw
+    return draw.command(args, _load)
 
 
 def _hierarchy(model):

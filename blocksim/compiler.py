@@ -95,6 +95,7 @@ class Model:
     config: dict = field(default_factory=dict)
     seeds: dict = field(default_factory=dict)
     subsystems: dict = field(default_factory=dict)  # name -> (source, {parameter: value})
+    spec: object = None  # the DiagramSpec compiled (its subsystem structure, for drawing)
 
 
 def _simulation_defaults(sim, evaluate, problems, file):
@@ -852,7 +853,7 @@ class _Compiler:
             signals=self.signals, x0=self.x0, xd0=self.xd0, xbuf=self.xbuf, dxbuf=self.dxbuf,
             xdbuf=self.xdbuf, outputs=self.views, record=record, sinks=sinks, stops=stops,
             events=events, state_slices=self.slices, config=_config(spec, settings),
-            hybrid=self.hybrid, zbuf=self.zbuf, zdirs=self.zdirs,
+            hybrid=self.hybrid, zbuf=self.zbuf, zdirs=self.zdirs, spec=spec,
             subsystems={name: (sub.source, {k: self.scope_names[sub.scope][k]
                                             for k in spec.scopes[sub.scope].params})
                         for name, sub in spec.subsystems.items()},

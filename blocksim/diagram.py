@@ -70,12 +70,15 @@ class BlockSpec:
 
 @dataclass
 class SubsystemSpec:
-    """A subsystem block, kept after flattening for `--set blocks.S.parameters.NAME` and
-    for the hierarchy `blocksim check` shows: its inner scope and where it came from."""
+    """A subsystem block, kept after flattening for `--set blocks.S.parameters.NAME`, for
+    the hierarchy `blocksim check` shows and for `blocksim draw`: its inner scope, where it
+    came from, and its ports mapped to inner endpoints (flat names)."""
     name: str
     source: str  # the included file as written, or "inline"
     scope: int
     loc: Loc
+    inputs: dict = field(default_factory=dict)  # port name -> [Endpoint]
+    outputs: dict = field(default_factory=dict)  # port name -> Endpoint
 
 
 @dataclass(frozen=True)
@@ -104,11 +107,13 @@ class DiagramSpec:
     scopes: list
     robots: dict  # name -> dict option -> Value (and its Loc under key None)
     blocks: dict  # flat name -> BlockSpec
-    wires: list
+    wires: list  # resolved through subsystem ports: both ends are blocks
     simulation: dict  # key -> Value
     record: dict  # name -> Value (signal text)
     subsystems: dict = field(default_factory=dict)  # flat name -> SubsystemSpec
     subsystem_ports: dict = field(default_factory=dict)  # flat name -> (inputs, outputs)
+    written_wires: list = field(default_factory=list)  # as written: ends may be subsystems
+    overrides: list = field(default_factory=list)  # overrides applied, in order (for meta.json)
 
     def copy(self):
         """A copy whose containers `apply_overrides` may change without touching this spec
@@ -121,7 +126,8 @@ class DiagramSpec:
             blocks={name: BlockSpec(b.name, b.type, dict(b.params), b.loc, b.scope)
                     for name, b in self.blocks.items()},
             wires=self.wires, simulation=dict(self.simulation), record=dict(self.record),
-            subsystems=self.subsystems, subsystem_ports=self.subsystem_ports)
+            subsystems=self.subsystems, subsystem_ports=self.subsystem_ports,
+            written_wires=self.written_wires, overrides=list(self.overrides))
 
 
 def bool_hint(value):
@@ -379,6 +385,7 @@ class _Loader:
         ports = self.document(doc, inner_file, flat + "/", scope, overrides, inner_stack, top=False)
         if ports is not None:
             self.subsystems[flat] = ports
+            self.specs[flat].inputs, self.specs[flat].outputs = ports
 
     def resolve(self, file, target):
         """The absolute path of subsystem file `target` named in `file` (cached: a file
@@ -445,6 +452,7 @@ class _Loader:
 
     # -- wires through subsystem ports ---------------------------------------------------
     def resolve_wires(self):
+        self.written_wires = list(self.wires)
         resolved = []
         for w in self.wires:
             try:
@@ -535,6 +543,7 @@ def load_diagram(source, overrides=(), *, text=None, via="--set"):
         record=_section(doc, "record", None, file, loader.problems),
         subsystems=loader.specs,
         subsystem_ports=loader.subsystems,
+        written_wires=loader.written_wires,
     )
     loader.problems.check()
     apply_overrides(spec, overrides, via)
@@ -600,6 +609,7 @@ def apply_overrides(spec, overrides, via="--set"):
                                    f"with a dotted path such as 'simulation.stop', got {item!r}",
                                    file=via)
             _apply_one(spec, key, value, loc or Loc(_origin(via, key)))
+            spec.overrides.append(item if isinstance(item, str) else [key, value])
         except DiagramError as e:
             problems.add(e)
     problems.check()

@@ -154,7 +154,7 @@ def finalize_sinks(model, t, sink_data, out_dir, plots, complete, progress=None)
     messages, reports = [], {}
     n = len(model.sinks)
     for k, (block, _) in enumerate(model.sinks):
-        ts, inputs, rows = sink_data.get(block.name, (t, [], np.ones(len(t), bool)))
+        ts, inputs, rows = sink_data.get(block.name, (t, [], None))
         run = FinalRun(t=ts, inputs=inputs, rows=rows,
                        out_dir=Path(out_dir) if out_dir is not None else None,
                        plots=plots, complete=complete, messages=messages, reports=reports)

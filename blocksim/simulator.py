@@ -121,12 +121,17 @@ class Simulation:
         self._last_event = -math.inf
         self.xbuf, self.dxbuf = model.xbuf, model.dxbuf
         cap = int((s.stop - s.start) / s.output_interval) + 3 if s.output_interval else 1024
-        self.rec = Recorder({name: view for name, (view, _) in model.record.items()}, cap)
-        sink_channels = {f"{k}.{i}": v for k, (_, views) in enumerate(model.sinks)
+        channels = {name: view for name, (view, _) in model.record.items()}
+        sink_channels = {f"\x00{k}.{i}": v for k, (_, views) in enumerate(model.sinks)
                          for i, v in enumerate(views)}
-        self.sink_rec = Recorder(sink_channels, 1024) if model.sinks else None
-        self.sink_rows = []  # the sink rows that are also result rows
+        # Sinks that draw get rows of their own (dense points, the values before events);
+        # otherwise they are recorded with the results, at the same rows.
         self.edges = bool(plots and model.sinks)
+        if not self.edges:
+            channels.update(sink_channels)
+        self.rec = Recorder(channels, cap)
+        self.sink_rec = Recorder(sink_channels, 1024) if self.edges else None
+        self.sink_rows = []  # the sink rows that are also result rows
         self.plot_dt = (s.stop - s.start) / PLOT_POINTS
         self.plot_k = 1  # index of the next plotting time start + k*plot_dt
         self.stats = {"nsteps": 0, "nrejected": 0, "nfev": 0}
@@ -554,15 +559,18 @@ class Simulation:
                     self.record(t_stop)
                     return ("stop", t_stop)
             if cut:
-                self.fill(stepper, t_hi, grid, t_hi)
+                if grid is not None or self.edges:
+                    self.fill(stepper, t_hi, grid, t_hi)
                 if self.progress is not None:
                     self.progress(t_hi)
                 return ("cross", t_hi, stepper.dense(t_hi).copy())
-            self.fill(stepper, t_new, grid, t_end)
+            if grid is not None or self.edges:
+                self.fill(stepper, t_new, grid, t_end)
             if grid is None and t_new < t_end:
                 self.outputs(t_new, stepper.y)
                 self.record(t_new)
-                self.skip_plot_points(t_new)
+                if self.edges:
+                    self.skip_plot_points(t_new)
             if self.progress is not None:
                 self.progress(t_new)
         return None
@@ -697,13 +705,13 @@ def simulate(model, progress=None, plots=False):
         error = _block_failure(model, e, sim.last_time)
     wall = _time.perf_counter() - t0
     t, data = sim.rec.arrays()
-    sink_data = {}
+    ts, channels, rows = t, data, None  # sinks recorded with the results: every row is one
     if sim.sink_rec is not None:
         ts, channels = sim.sink_rec.arrays()
         rows = np.zeros(len(ts), bool)
         rows[sim.sink_rows] = True
-        for k, (block, views) in enumerate(model.sinks):
-            sink_data[block.name] = (ts, [channels[f"{k}.{i}"] for i in range(len(views))], rows)
+    sink_data = {block.name: (ts, [channels.pop(f"\x00{k}.{i}") for i in range(len(views))], rows)
+                 for k, (block, views) in enumerate(model.sinks)}
     events = (np.array(sim.event_t, dtype=float), np.array(sim.event_block, dtype=np.int64),
               [b.name for b, _ in model.hybrid])
     info = {"complete": error is None, "error": error, "stats": sim.stats, "wall_time": wall,

@@ -79,6 +79,7 @@ class Robot(RobotBlock):
             self._k, self._P, self._W, self._g = plant.kernel_args()
         if self._regularised:
             self._inv_band = 1.0 / self.p.coulomb_band
+            self.acceleration = self._band_acceleration
         if self._events:
             self.acceleration = self._stick_slip_acceleration
         self._tau = np.zeros(n)
@@ -106,19 +107,21 @@ class Robot(RobotBlock):
             self._M, self._h, self._zero = np.zeros((n, n)), np.zeros(n), np.zeros(n)
             self._set_modes(xd)
 
-    def acceleration(self, t):
-        if self._regularised:
-            self._k.subtract_coulomb(self._qd, self.u[0], self._hi, self._down, self._inv_band,
-                                     self._tau)
-        self._accel(t)
-
     def _accel(self, t):
+        """qdd = M(q)^-1 (drive - C(q, qd)·qd - g(q) - F(qd)): one kernel call."""
         try:
             self._k.accel(self._P, self._W, self._g, self._q, self._qd, self._drive, self._fext,
                           self.y[2])
         except ValueError as e:
             raise SimulationError(f"forward dynamics failed: {e}", block=self.name, port="qdd",
                                   time=t) from None
+
+    acceleration = _accel  # smooth friction: the kernel call is the whole computation
+
+    def _band_acceleration(self, t):
+        self._k.subtract_coulomb(self._qd, self.u[0], self._hi, self._down, self._inv_band,
+                                 self._tau)
+        self._accel(t)
 
     def derivative(self, t):
         np.copyto(self._dq, self._qd)

@@ -81,7 +81,7 @@ def test_the_mass_spring_damper_matches_its_closed_form(tutorial):
     x = (1 - np.exp(-0.2 * tau) * (np.cos(wd * tau) + 0.2 / wd * np.sin(wd * tau))) / 4
     np.testing.assert_allclose(data["x"], x, atol=1e-7)
     assert {p.name for p in (work / "runs" / "msd").iterdir()} == {
-        "results.npz", "meta.json", "Scope.png"}
+        "results.npz", "meta.json", "Scope.png", "diagram.svg", "report.html"}
 
 
 def test_the_digital_loop_holds_the_mass_at_the_reference(tutorial):

@@ -23,11 +23,13 @@ def test_a_reused_out_keeps_nothing_stale(tmp_path, capsys):
     path.write_text(SCOPED % ("New", "New"))  # the scope was renamed
     assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["New.png", "Other.png", "meta.json", "notes.txt", "results.npz"]
+    assert names == ["New.png", "Other.png", "diagram.svg", "meta.json", "notes.txt",
+                     "report.html", "results.npz"]
     meta = json.loads((out / "meta.json").read_text())
-    assert meta["files"] == ["New.png", "meta.json", "results.npz"]
+    assert meta["files"] == ["New.png", "diagram.svg", "meta.json", "report.html", "results.npz"]
     assert main(["run", str(path), "--out", str(out), "--quiet", "--no-plots"]) == 0
-    assert not (out / "New.png").exists()  # a figure of an earlier run is not this run's
+    for name in ("New.png", "diagram.svg", "report.html"):  # an earlier run's, not this run's
+        assert not (out / name).exists()
     assert (out / "notes.txt").read_text() == "mine" and (out / "Other.png").exists()
 
 

@@ -138,7 +138,7 @@ def test_disk_full_while_writing_is_exit_3_and_keeps_earlier_results(tmp_path):
     run = [sys.executable, "-m", "blocksim", "run", str(path), "--out", str(out), "--quiet"]
     assert subprocess.run(run, capture_output=True).returncode == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    assert set(before) == {"results.npz", "meta.json"}
+    assert set(before) == {"results.npz", "meta.json", "diagram.svg", "report.html"}
     # the second run records 10,001 rows (80 kB), more than the 4 kB the process may write
     proc = subprocess.run(run + ["--set", "simulation.output_interval=1e-4"],
                           capture_output=True, text=True, preexec_fn=_file_size_limit(4096))

@@ -66,7 +66,7 @@ def test_invalid_sweep_is_exit_2_with_its_line(tmp_path, capsys, body, line, mes
     path = write_sweep(tmp_path, body)
     assert main(["sweep", str(path), "--workers", "1", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
-    assert f"{path}:{line}: error:" in err or f"lag.yaml:7: error" in err, err
+    assert f"{path}:{line}: error:" in err or "lag.yaml:7: error" in err, err
     assert message.replace("SWEEP", str(path)) in err, err
     assert not (tmp_path / "out").exists()
 

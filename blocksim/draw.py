@@ -1,0 +1,231 @@
+"""`blocksim draw`: a compiled diagram drawn as a block diagram, with matplotlib only.
+
+`draw_graph` turns the model into boxes and wires, `draw_layout` places them; this module
+measures text, draws the boxes (name, type, key parameters, port names when a side has more
+than one port), wires with arrowheads, branch dots and signal shapes, and writes SVG (text
+kept as text), PNG or PDF. Every artist carries a gid naming what it belongs to
+(`box:KEY`, `frame:KEY`, `text:KEY` for a box's text, `text:wire` for a shape label), so
+tests and tools can check the picture from the rendered extents.
+"""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from .atomic import atomic_path
+from .draw_graph import build_graph
+from .draw_layout import Metrics, layout
+from .errors import DiagramError
+
+FORMATS = ("svg", "png", "pdf")
+PNG_DPI = 150
+
+_FONT = "DejaVu Sans"
+STYLES = {  # size, weight, style, colour
+    "name": (9.0, "bold", "normal", "#111111"),
+    "type": (7.5, "normal", "italic", "#555555"),
+    "param": (7.5, "normal", "normal", "#222222"),
+    "port": (7.0, "normal", "normal", "#333333"),
+    "wire": (7.0, "normal", "normal", "#1f5fa8"),
+    "title": (8.5, "bold", "normal", "#555555"),
+}
+PAD_X, PAD_Y = 7.0, 5.0
+PORT_GAP = 5.0  # between a port name and the centre text
+PORT_PITCH = 20.0
+MIN_W, MIN_H = 56.0, 34.0
+LINE = 1.3  # line height / font size
+FONT_SLACK = 1.12  # widths grow by this much: a browser may render SVG text in a wider font
+COLOURS = {"block": "#eef3fa", "subsystem": "#fdf3e1", "inport": "#e3f1e3",
+           "outport": "#e3f1e3", "frame": "none"}
+
+
+class _Measure:
+    """Text extents in points, from matplotlib's Agg renderer at 72 dpi."""
+
+    def __init__(self):
+        from matplotlib.backends.backend_agg import RendererAgg
+        from matplotlib.font_manager import FontProperties
+        self.renderer = RendererAgg(1, 1, 72)
+        self.props = {name: FontProperties(family=_FONT, size=s, weight=w, style=st)
+                      for name, (s, w, st, _) in STYLES.items()}
+        self.cache = {}
+
+    def __call__(self, text, style):
+        key = (text, style)
+        if key not in self.cache:
+            w, h, _ = self.renderer.get_text_width_height_descent(text, self.props[style], ismath=False)
+            self.cache[key] = (w * FONT_SLACK, STYLES[style][0] * LINE)
+        return self.cache[key]
+
+
+def _centre_lines(box):
+    if box.kind in ("inport", "outport"):
+        return [(box.name, "param")]
+    return [(box.name, "name"), (box.type, "type")] + [(p, "param") for p in box.params]
+
+
+def _port_width(measure, names):
+    return max((measure(n, "port")[0] for n in names), default=0.0) if len(names) > 1 else 0.0
+
+
+def _box_size(measure, box):
+    lines = _centre_lines(box)
+    cw = max(measure(t, s)[0] for t, s in lines)
+    ch = sum(measure(t, s)[1] for t, s in lines)
+    if box.kind in ("inport", "outport"):
+        w, h = cw + 2 * PAD_X, ch + 2 * PAD_Y
+        return w, h, [h / 2] * len(box.inputs), [h / 2] * len(box.outputs)
+    left, right = _port_width(measure, box.inputs), _port_width(measure, box.outputs)
+    w = max(MIN_W, 2 * PAD_X + cw + (left + PORT_GAP if left else 0) + (right + PORT_GAP if right else 0))
+    h = max(MIN_H, ch + 2 * PAD_Y, PORT_PITCH * max(len(box.inputs), len(box.outputs)))
+    return (w, h, [h * (i + 0.5) / len(box.inputs) for i in range(len(box.inputs))],
+            [h * (i + 0.5) / len(box.outputs) for i in range(len(box.outputs))])
+
+
+def lay_out(model, expand=False):
+    """The Drawing (geometry in points) of a compiled model."""
+    measure = _Measure()
+    metrics = Metrics(box=lambda b: _box_size(measure, b),
+                      label=lambda t: measure(t, "wire"),
+                      title=lambda b: measure(_frame_title(b), "title"))
+    return layout(build_graph(model, expand), metrics), measure
+
+
+def _frame_title(box):
+    return f"{box.name} (subsystem)"
+
+
+def figure(model, expand=False):
+    """A matplotlib Figure of the diagram, 1 data unit = 1 point, y pointing down."""
+    from matplotlib.figure import Figure
+    drawing, measure = lay_out(model, expand)
+    fig = Figure(figsize=(drawing.width / 72, drawing.height / 72), dpi=72)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, drawing.width)
+    ax.set_ylim(drawing.height, 0)
+    ax.set_axis_off()
+    for placed in sorted(drawing.boxes, key=lambda b: b.depth):
+        _draw_box(ax, placed, measure)
+    for frame, x, y in drawing.frame_titles:
+        _text(ax, x, y, _frame_title(frame.box), "title", f"text:{frame.box.key}", ha="left", va="top")
+    _draw_wires(ax, drawing)
+    return fig
+
+
+def _text(ax, x, y, text, style, gid, **kw):
+    size, weight, fstyle, colour = STYLES[style]
+    artist = ax.text(x, y, text, fontsize=size, fontweight=weight, fontstyle=fstyle, color=colour,
+                     family=_FONT, parse_math=False, zorder=4, **kw)
+    artist.set_gid(gid)
+    return artist
+
+
+def _draw_box(ax, placed, measure):
+    from matplotlib.patches import FancyBboxPatch, Rectangle
+    box, x, y, w, h = placed.box, placed.x, placed.y, placed.w, placed.h
+    key = box.key
+    if box.kind == "frame":
+        patch = Rectangle((x, y), w, h, facecolor="#fbfbfb", edgecolor="#888888", linewidth=1.0,
+                          linestyle=(0, (4, 2)), zorder=1 + placed.depth)
+        patch.set_gid(f"frame:{key}")
+        ax.add_patch(patch)
+        return
+    rounded = box.kind in ("inport", "outport")
+    patch = FancyBboxPatch((x, y), w, h, boxstyle=f"round,pad=0,rounding_size={h / 2 if rounded else 2}",
+                           facecolor=COLOURS[box.kind], edgecolor="#333333",
+                           linewidth=1.6 if box.kind == "subsystem" else 0.9, zorder=3)
+    patch.set_gid(f"box:{key}")
+    ax.add_patch(patch)
+    gid = f"text:{key}"
+    lines = _centre_lines(box)
+    left = _port_width(measure, box.inputs)
+    right = _port_width(measure, box.outputs)
+    inner_l = x + PAD_X + (left + PORT_GAP if left else 0)
+    inner_r = x + w - PAD_X - (right + PORT_GAP if right else 0)
+    cx = (inner_l + inner_r) / 2
+    total = sum(measure(t, s)[1] for t, s in lines)
+    ty = y + (h - total) / 2
+    for text, style in lines:
+        lh = measure(text, style)[1]
+        _text(ax, cx, ty + lh / 2, text, style, gid, ha="center", va="center_baseline")
+        ty += lh
+    if left:
+        for name, py in zip(box.inputs, placed.in_ys):
+            _text(ax, x + PAD_X * 0.6, py, name, "port", gid, ha="left", va="center_baseline")
+    if right:
+        for name, py in zip(box.outputs, placed.out_ys):
+            _text(ax, x + w - PAD_X * 0.6, py, name, "port", gid, ha="right", va="center_baseline")
+
+
+def _draw_wires(ax, drawing):
+    from matplotlib.collections import LineCollection, PolyCollection
+    from .draw_layout import ARROW
+    lines = LineCollection([((x1, y1), (x2, y2)) for x1, y1, x2, y2 in drawing.segments],
+                           colors="#333333", linewidths=0.9, zorder=2, capstyle="projecting")
+    lines.set_gid("wires")
+    ax.add_collection(lines)
+    heads = PolyCollection([((x, y), (x - ARROW, y - 2.6), (x - ARROW, y + 2.6))
+                            for x, y in drawing.arrows], facecolors="#333333",
+                           edgecolors="none", zorder=2)
+    heads.set_gid("arrows")
+    ax.add_collection(heads)
+    if drawing.dots:
+        xs, ys = zip(*drawing.dots)
+        (dots,) = ax.plot(xs, ys, "o", color="#333333", markersize=3.2, zorder=2)
+        dots.set_gid("dots")
+    for x, y, text in drawing.labels:
+        _text(ax, x, y, text, "wire", "text:wire", ha="left", va="bottom")
+
+
+def render(model, out, expand=False):
+    """Draw a compiled model into `out` (.svg, .png or .pdf), atomically."""
+    out = Path(out)
+    fmt = out.suffix.lower().lstrip(".")
+    with atomic_path(out) as tmp:
+        tmp.write_bytes(to_bytes(model, fmt, expand))
+    return out
+
+
+def to_bytes(model, fmt="svg", expand=False):
+    """The drawing as SVG (text kept as text), PNG or PDF bytes."""
+    import matplotlib
+    fig = figure(model, expand)
+    buf = io.BytesIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "blocksim"}):
+        fig.savefig(buf, format=fmt, dpi=PNG_DPI if fmt == "png" else 72,
+                    metadata=_metadata(fmt, model))
+    return buf.getvalue()
+
+
+def _metadata(fmt, model):
+    title = f"blocksim diagram {model.name}"
+    if fmt == "svg":
+        return {"Date": None, "Title": title}
+    if fmt == "pdf":
+        return {"CreationDate": None, "Title": title}
+    return {"Title": title}
+
+
+# ---- the command ----------------------------------------------------------------------------
+def add_parser(sub):
+    p = sub.add_parser("draw", help="draw a diagram (SVG, PNG or PDF)")
+    p.add_argument("file")
+    p.add_argument("-o", "--out", help="output file, .svg (default), .png or .pdf "
+                                       "(default: <diagram name>.svg)")
+    p.add_argument("--expand", action="store_true", help="draw the inside of subsystems")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a value by its dotted path (as for run)")
+    return p
+
+
+def command(args, load):
+    """Check the diagram as `blocksim check` does (same errors), then draw it."""
+    out = Path(args.out) if args.out else None
+    if out is not None and out.suffix.lower().lstrip(".") not in FORMATS:
+        raise DiagramError(f"cannot draw into '{out}': the file name must end in "
+                           + ", ".join(f".{f}" for f in FORMATS), file="blocksim draw")
+    model = load(args.file, args.set)
+    out = out or Path(f"{model.name}.svg")
+    render(model, out, args.expand)
+    print(f"{model.name}: {len(model.blocks)} blocks -> {out}")
+    return 0

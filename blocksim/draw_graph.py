@@ -1,0 +1,210 @@
+"""A compiled diagram as the graph `blocksim draw` lays out: boxes with ports, and wires.
+
+The compiled `Model` is flat (`outer/inner` names); the boxes follow the diagram as written
+instead: at each level its blocks and its subsystems, a subsystem either one box with its
+declared ports or (expanded) a frame holding the graph of its inside, whose inputs and
+outputs appear as port boxes on the frame's left and right. Wires come from the diagram's
+written wires (ends may be subsystem ports); the compiled model adds what the text does not
+say: port lists, signal shapes, and which wires are same-instant dependencies (a wire from a
+computed output into an input that output depends on), which the layout never draws as
+feedback.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# parameters that only shape ports or figures: the box already shows them, or they say nothing
+# about the dynamics
+_HIDDEN_PARAMS = frozenset({"inputs", "title", "labels", "xlim", "ylim", "fps", "view"})
+MAX_PARAM_LINES = 3
+MAX_PARAM_CHARS = 30
+
+
+@dataclass
+class Box:
+    """One box: a block, a collapsed subsystem, an expanded subsystem (`frame`, with `inner`),
+    or a subsystem's input / output port inside its frame (`inport` / `outport`)."""
+    key: str  # unique in the whole drawing
+    kind: str
+    name: str
+    type: str
+    params: list  # "K = 100" lines
+    inputs: list  # port names, in port order
+    outputs: list
+    inner: Graph | None = None
+
+
+@dataclass
+class Wire:
+    src: str  # box key
+    src_port: int
+    dst: str
+    dst_port: int
+    label: str  # the signal's shape, "" for a scalar
+    dependency: bool  # the destination needs the source at the same instant
+
+
+@dataclass
+class Graph:
+    boxes: dict = field(default_factory=dict)  # key -> Box, in the order written
+    wires: list = field(default_factory=list)
+
+
+def build_graph(model, expand=False):
+    """The top level of `model` (compiled from `model.spec`) as a Graph; with `expand`, every
+    subsystem is a frame holding its inside."""
+    return _Builder(model, expand).level("")
+
+
+def _shape_text(shape):
+    return "" if tuple(shape) == () else str(tuple(int(n) for n in shape))
+
+
+class _Builder:
+    def __init__(self, model, expand):
+        self.spec = model.spec
+        self.model = model
+        self.expand = expand
+        self.blocks = {b.name: b for b in model.blocks}
+        self.ports = {b.name: tuple([p.name for p in side] for side in b.ports())
+                      for b in model.blocks}
+        self.computed = {(n.block.name, p) for n in model.nodes for p in n.ports}
+        self.needed = {(n.block.name, i) for n in model.nodes for i in n.inputs}
+
+    # -- one level of the diagram ----------------------------------------------------------
+    def level(self, prefix):
+        graph = Graph()
+        for name, spec in self.spec.blocks.items():
+            if _parent(name) == prefix:
+                graph.boxes[name] = self.block_box(name, spec)
+        for name, sub in self.spec.subsystems.items():
+            if _parent(name) == prefix:
+                graph.boxes[name] = self.subsystem_box(sub)
+        # boxes in the order the diagram lists them (subsystems among the blocks)
+        graph.boxes = {n: graph.boxes[n] for n in sorted(graph.boxes, key=self.line)}
+        for w in self.spec.written_wires:
+            if _parent(w.src.block) == prefix and w.src.block in graph.boxes:
+                graph.wires.append(self.wire(graph, w.src, w.dst))
+        return graph
+
+    def line(self, name):
+        spec = self.spec.blocks.get(name) or self.spec.subsystems[name]
+        return spec.loc.line or 0
+
+    def block_box(self, name, spec):
+        ins, outs = self.ports[name]
+        return Box(name, "block", _leaf(name), spec.type, _param_lines(spec.params), ins, outs)
+
+    def subsystem_box(self, sub):
+        params = (([f"file: {sub.source}"] if sub.source != "inline" else [])
+                  + _param_lines(self.spec.scopes[sub.scope].overrides))
+        ins, outs = list(sub.inputs), list(sub.outputs)
+        if not self.expand:
+            return Box(sub.name, "subsystem", _leaf(sub.name), "subsystem", params, ins, outs)
+        inner = self.level(sub.name + "/")
+        for port, targets in sub.inputs.items():
+            key = f"{sub.name}:in:{port}"
+            inner.boxes[key] = Box(key, "inport", port, "input", [], [], [port])
+            shape = self.input_shape(targets[0]) if targets else ""
+            for ep in targets:
+                dst, dst_port = self.end(inner, ep, output=False)
+                inner.wires.append(Wire(key, 0, dst, dst_port, shape, self.dependency_in(ep)))
+        for port, ep in sub.outputs.items():
+            key = f"{sub.name}:out:{port}"
+            inner.boxes[key] = Box(key, "outport", port, "output", [], [port], [])
+            src, src_port = self.end(inner, ep, output=True)
+            inner.wires.append(Wire(src, src_port, key, 0, self.output_shape(ep),
+                                    self.computed_out(ep)))
+        return Box(sub.name, "frame", _leaf(sub.name), "subsystem", params, ins, outs, inner)
+
+    # -- wires -----------------------------------------------------------------------------
+    def wire(self, graph, src, dst):
+        s, s_port = self.end(graph, src, output=True)
+        d, d_port = self.end(graph, dst, output=False)
+        dependency = self.computed_out(src) and self.dependency_in(dst)
+        return Wire(s, s_port, d, d_port, self.output_shape(src), dependency)
+
+    def end(self, graph, ep, output):
+        """(box key, port index) of a written endpoint (the port may be omitted when the box
+        has one port on that side; the compiler has checked that it exists)."""
+        box = graph.boxes[ep.block]
+        names = box.outputs if output else box.inputs
+        return ep.block, (names.index(ep.port) if ep.port is not None else 0)
+
+    def through_output(self, ep):
+        """The flat block output behind a written source (through subsystem outputs), with
+        the index applied on the way."""
+        index = ep.index
+        while ep.block in self.spec.subsystems:
+            outputs = self.spec.subsystems[ep.block].outputs
+            inner = outputs[ep.port if ep.port is not None else next(iter(outputs))]
+            index = index if index is not None else inner.index
+            ep = inner
+        port = ep.port if ep.port is not None else self.ports[ep.block][1][0]
+        return ep.block, port, index
+
+    def through_inputs(self, ep):
+        """The flat block inputs a written destination feeds (through subsystem inputs)."""
+        if ep.block not in self.spec.subsystems:
+            return [(ep.block, ep.port if ep.port is not None else self.ports[ep.block][0][0])]
+        inputs = self.spec.subsystems[ep.block].inputs
+        targets = inputs[ep.port if ep.port is not None else next(iter(inputs))]
+        return [t for inner in targets for t in self.through_inputs(inner)]
+
+    def output_shape(self, ep):
+        block, port, index = self.through_output(ep)
+        shape = self.model.outputs[(block, port)].shape
+        if index is None:
+            return _shape_text(shape)
+        if isinstance(index, int):
+            return ""
+        return _shape_text((len(range(shape[0])[slice(*index)]),))
+
+    def input_shape(self, ep):
+        block, port = self.through_inputs(ep)[0]
+        view = self.blocks[block].u[self.ports[block][0].index(port)]
+        return _shape_text(view.shape) if view is not None else ""
+
+    def computed_out(self, ep):
+        block, port, _ = self.through_output(ep)
+        return (block, port) in self.computed
+
+    def dependency_in(self, ep):
+        return any(t in self.needed for t in self.through_inputs(ep))
+
+
+def _parent(name):
+    return name.rpartition("/")[0] + "/" if "/" in name else ""
+
+
+def _leaf(name):
+    return name.rpartition("/")[2]
+
+
+def _param_lines(params):
+    """'key = value' lines for the parameters set in the file (as written), at most a few,
+    each shortened to fit a box."""
+    lines = []
+    for key, value in params.items():
+        if key in _HIDDEN_PARAMS or key == "diagram":
+            continue
+        lines.append(_shorten(f"{key} = {_value_text(value.raw)}"))
+    if len(lines) > MAX_PARAM_LINES:
+        lines = lines[:MAX_PARAM_LINES - 1] + [f"(+{len(lines) - MAX_PARAM_LINES + 1} more)"]
+    return lines
+
+
+def _value_text(raw):
+    if isinstance(raw, bool):
+        return "true" if raw else "false"
+    if isinstance(raw, float):
+        return f"{raw:g}"
+    if isinstance(raw, (list, tuple)):
+        return "[" + ", ".join(_value_text(v) for v in raw) + "]"
+    if isinstance(raw, dict):
+        return "{" + ", ".join(f"{k}: {_value_text(v)}" for k, v in raw.items()) + "}"
+    return " ".join(str(raw).split())
+
+
+def _shorten(text):
+    return text if len(text) <= MAX_PARAM_CHARS else text[:MAX_PARAM_CHARS - 1] + "…"

@@ -1,0 +1,291 @@
+"""The run report: `report.html` in a run directory, one self-contained page built from the
+run's files (meta.json, results.npz, the figures, diagram.svg).
+
+`blocksim run` writes it after the figures (unless --no-plots), together with the diagram's
+drawing `diagram.svg`; `blocksim report RUN_DIR` rebuilds it from the files alone (drawing
+the diagram named in meta.json, with the run's overrides, when diagram.svg is missing).
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+
+from .atomic import atomic_path
+from .errors import DiagramError
+from .report_html import Raw, esc, media, number, page, table
+
+REPORT = "report.html"
+DRAWING = "diagram.svg"
+FIGURES = (".png", ".gif", ".mp4")
+SHOWN_EVENTS = 20
+DRAWING_ZOOM = 1.25
+
+
+def write_drawing(run_dir, model):
+    """Write `diagram.svg` of a compiled model into the run directory."""
+    from .draw import render
+    return render(model, Path(run_dir) / DRAWING)
+
+
+def write_run_report(run_dir, model=None):
+    """Write `run_dir/report.html` (and diagram.svg first when a model is given)."""
+    run_dir = Path(run_dir)
+    if model is not None:
+        write_drawing(run_dir, model)
+    text = run_report_html(run_dir)
+    path = run_dir / REPORT
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return path
+
+
+def _read_meta(run_dir):
+    path = run_dir / "meta.json"
+    if not path.is_file():
+        raise DiagramError(f"not a run directory (no meta.json): {run_dir}", file=str(run_dir))
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise DiagramError(f"cannot read {path}: {e}", file=str(path)) from None
+
+
+def run_report_html(run_dir):
+    """The report page of a run directory, as text."""
+    run_dir = Path(run_dir)
+    meta = _read_meta(run_dir)
+    results = _read_results(run_dir)
+    name = meta.get("name", run_dir.name)
+    parts = [f"<h1>{esc(name)}</h1>"]
+    if meta.get("description"):
+        parts.append(f"<p>{esc(meta['description'])}</p>")
+    sections = [
+        ("run", "Run", _status(meta)),
+        ("diagram", "Diagram", _diagram(run_dir, meta)),
+        ("figures", "Figures and animations", _figures(run_dir, meta)),
+        ("signals", "Recorded signals: final values", _signals(meta, results)),
+        ("events", "Events", _events(meta, results)),
+        ("solver", "Solver", _solver(meta)),
+        ("parameters", "Parameters and robots", _configuration(meta)),
+        ("versions", "Versions", _versions(meta)),
+    ]
+    sections = [s for s in sections if s[2]]
+    parts.append("<nav>" + "".join(f'<a href="#{key}">{esc(title)}</a>' for key, title, _ in sections)
+                 + "</nav>")
+    for key, title, body in sections:
+        parts.append(f'<section id="{key}"><h2>{esc(title)}</h2>\n{body}\n</section>')
+    return page(f"blocksim run: {name}", "\n".join(parts))
+
+
+def _read_results(run_dir):
+    path = run_dir / "results.npz"
+    if not path.is_file():
+        return {}
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            return {k: npz[k] for k in npz.files}
+    except (OSError, ValueError):
+        return {}
+
+
+# ---- sections ----------------------------------------------------------------------------------
+def _status(meta):
+    status = meta.get("status") or ("complete" if meta.get("complete") else "failed")
+    cls = {"complete": "ok", "interrupted": "interrupted"}.get(status, "failed")
+    rows = [("status", Raw(f'<span class="status {cls}">{esc(status)}</span>')),
+            ("diagram file", meta.get("file")),
+            ("simulated time", _span(meta)),
+            ("rows recorded", meta.get("rows")),
+            ("wall time", f"{meta['wall_time']:.4g} s" if "wall_time" in meta else None),
+            ("created", meta.get("created"))]
+    out = table(None, [r for r in rows if r[1] is not None])
+    if meta.get("error"):
+        out += f'<p>The run stopped with this error (results up to then are kept):</p>' \
+               f'<div class="error">{esc(meta["error"])}</div>'
+    for line in meta.get("messages") or []:
+        out += f"<pre>{esc(line)}</pre>"
+    return out
+
+
+def _span(meta):
+    sim = (meta.get("configuration") or {}).get("simulation") or {}
+    if "end_time" not in meta:
+        return None
+    start, stop = sim.get("start"), sim.get("stop")
+    text = f"{meta['end_time']:g} s"
+    if start is not None and stop is not None:
+        text = f"{start:g} .. {meta['end_time']:g} s (of {start:g} .. {stop:g} s)"
+    return text
+
+
+def _diagram(run_dir, meta):
+    path = run_dir / DRAWING
+    if path.is_file():
+        svg = path.read_bytes()
+    else:
+        try:
+            svg = _draw_from_meta(meta)
+        except Exception as e:  # the file may be gone or changed since the run
+            return f'<p class="note">No drawing: {esc(DRAWING)} is missing and the diagram ' \
+                   f'could not be drawn from {esc(meta.get("file"))} ({esc(e)}).</p>'
+    return (f'<div class="diagram">{media(svg, ".svg", "block diagram of " + meta.get("name", ""), _css_width(svg))}'
+            '</div><p class="note">Click the drawing to see it at full size.</p>')
+
+
+def _css_width(svg):
+    """The drawing's display width in CSS pixels: its width in points, a little enlarged
+    (1 pt = 4/3 px)."""
+    m = re.search(rb'<svg[^>]*\swidth="([0-9.]+)pt"', svg[:2000])
+    return float(m.group(1)) * 4 / 3 * DRAWING_ZOOM if m else None
+
+
+def _draw_from_meta(meta):
+    from . import api
+    from .draw import to_bytes
+    model = api.load(meta["file"], [tuple(o) if isinstance(o, list) else o
+                                    for o in meta.get("overrides") or []])
+    return to_bytes(model, "svg")
+
+
+def _figures(run_dir, meta):
+    files = sorted(p for p in run_dir.iterdir() if p.suffix.lower() in FIGURES and p.is_file()
+                   and not p.name.startswith("."))
+    if not files:
+        return '<p class="note">No figures (the run wrote none).</p>'
+    blocks = (meta.get("configuration") or {}).get("blocks") or {}
+    stems = {name.replace("/", "."): name for name in blocks}
+    by_block, others = {}, []
+    for p in files:
+        owner = stems.get(p.stem)
+        (by_block.setdefault(owner, []) if owner else others).append(p)
+    # figures first (scopes, graphs), then animations with their last frames
+    animated = {name for name, paths in by_block.items()
+                if any(p.suffix.lower() != ".png" for p in paths)}
+    order = sorted((name for name in blocks if name in by_block), key=lambda n: n in animated)
+    out = []
+    for name in order:
+        kind = blocks[name].get("type", "")
+        for p in sorted(by_block[name], key=lambda p: FIGURES.index(p.suffix.lower())):
+            out.append(_figure(p, f"{name} ({kind}): {p.name}"))
+    for p in others:
+        out.append(_figure(p, p.name))
+    return "\n".join(out)
+
+
+def _figure(path, caption):
+    return (f"<figure>{media(path.read_bytes(), path.suffix.lower(), caption)}"
+            f"<figcaption>{esc(caption)}</figcaption></figure>")
+
+
+def _signals(meta, results):
+    record = (meta.get("configuration") or {}).get("record")
+    if record is None:
+        record = {k: "" for k in results if k != "t" and not k.startswith("events_")}
+    if not record:
+        return '<p class="note">The diagram records no signals.</p>'
+    t = results.get("t")
+    rows = []
+    for name, source in record.items():
+        data = results.get(name)
+        if data is None or t is None or len(t) == 0:
+            rows.append((name, source, "", "(not recorded)", "", ""))
+            continue
+        rows.append((Raw(f"<code>{esc(name)}</code>"), source, str(tuple(data.shape[1:])),
+                     Raw(f"<code>{esc(number(data[-1]))}</code>"), number(np.min(data)),
+                     number(np.max(data))))
+    note = f'<p class="note">At t = {float(t[-1]):g} s.</p>' if t is not None and len(t) else ""
+    return note + table(("name", "signal", "shape", "final value", "min", "max"), rows, numeric=(4, 5))
+
+
+def _events(meta, results):
+    events = meta.get("events")
+    if not events:
+        return ""
+    per_block = events.get("per_block") or {}
+    out = f"<p>{int(events.get('total', 0))} events.</p>"
+    if per_block:
+        out += table(("block", "events"), sorted(per_block.items()), numeric=(1,))
+    times = results.get("events_t")
+    if times is not None and len(times):
+        names = meta.get("event_blocks") or []
+        index = results.get("events_block")
+        rows = []
+        for i in range(min(len(times), SHOWN_EVENTS)):
+            k = int(index[i]) if index is not None and i < len(index) else -1
+            rows.append((f"{float(times[i]):.9g}", names[k] if 0 <= k < len(names) else k))
+        more = f" (the first {SHOWN_EVENTS} of {len(times)})" if len(times) > SHOWN_EVENTS else ""
+        out += f"<p>Event times{more}:</p>" + table(("t (s)", "block"), rows, numeric=(0,))
+    return out
+
+
+def _solver(meta):
+    solver = meta.get("solver") or {}
+    rows = [(k, v) for k, v in solver.items()]
+    if "wall_time" in meta:
+        rows.append(("wall time (s)", meta["wall_time"]))
+    return table(None, rows, numeric=(1,))
+
+
+def _configuration(meta):
+    config = meta.get("configuration") or {}
+    out = []
+    params = config.get("parameters") or {}
+    if params:
+        out.append("<h3>Parameters</h3>" + table(("name", "value"), [
+            (Raw(f"<code>{esc(k)}</code>"), Raw(f"<code>{esc(_yamlish(v))}</code>"))
+            for k, v in params.items()]))
+    robots = config.get("robots") or {}
+    if robots:
+        out.append("<h3>Robots</h3>" + table(("name", "options"), [
+            (Raw(f"<code>{esc(k)}</code>"), Raw(f"<code>{esc(_yamlish(v))}</code>"))
+            for k, v in robots.items()]))
+    blocks = config.get("blocks") or {}
+    if blocks:
+        out.append("<h3>Blocks</h3>" + table(("block", "type", "parameters"), [
+            (Raw(f"<code>{esc(k)}</code>"), v.get("type", ""), Raw("<code>" + esc(", ".join(
+                f"{p} = {_yamlish(x)}" for p, x in v.items() if p != "type")) + "</code>"))
+            for k, v in blocks.items()]))
+    if meta.get("overrides"):
+        out.append("<h3>Overrides (--set)</h3>" + table(("setting",), [
+            (Raw(f"<code>{esc(o if isinstance(o, str) else f'{o[0]}={_yamlish(o[1])}')}</code>"),)
+            for o in meta["overrides"]]))
+    if meta.get("seeds"):
+        out.append("<h3>Random seeds</h3>" + table(("robot", "seed"), list(meta["seeds"].items())))
+    wires = config.get("wires") or []
+    if wires:
+        out.append(f"<details><summary>{len(wires)} wires</summary><pre>"
+                   + esc("\n".join(wires)) + "</pre></details>")
+    return "\n".join(out)
+
+
+def _yamlish(value):
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+def _versions(meta):
+    from . import __version__
+    versions = meta.get("versions") or {}
+    out = "<p>The run:</p>" + table(("package", "version"), list(versions.items()))
+    import matplotlib
+    return out + (f'<p class="note">This report was written by blocksim {esc(__version__)} '
+                  f'with matplotlib {esc(matplotlib.__version__)}.</p>')
+
+
+# ---- the command ----------------------------------------------------------------------------
+def add_parser(sub):
+    p = sub.add_parser("report", help="rebuild the HTML report of a run directory")
+    p.add_argument("run_dir")
+    return p
+
+
+def command(args):
+    run_dir = Path(args.run_dir)
+    if not run_dir.is_dir():
+        raise DiagramError(f"no such run directory: {run_dir}", file=str(run_dir))
+    path = write_run_report(run_dir)
+    print(f"report -> {path}")
+    return 0

@@ -1,0 +1,146 @@
+"""Pieces of a self-contained HTML page: escaping, images as data URIs, tables, the page.
+
+A report is one file that opens in any browser with no network and no other file: images
+are inlined as base64 data URIs, style and the little script live in the page, and nothing
+refers to anything outside it.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+
+import numpy as np
+
+MEDIA_TYPES = {".png": "image/png", ".gif": "image/gif", ".svg": "image/svg+xml",
+               ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".mp4": "video/mp4"}
+
+STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif;
+       margin: 0 auto; padding: 1em 2em 3em; max-width: 1200px; color: #1b1b1b;
+       line-height: 1.4; }
+h1 { margin-bottom: 0.2em; }
+h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 1.6em; }
+nav { font-size: 0.9em; margin: 0.5em 0 1em; }
+nav a { margin-right: 1em; }
+.status { display: inline-block; padding: 0.15em 0.7em; border-radius: 1em; color: white;
+          font-weight: bold; }
+.ok { background: #2e7d32; } .failed { background: #c62828; } .interrupted { background: #ef6c00; }
+.error { background: #fdecea; border-left: 4px solid #c62828; padding: 0.6em 1em;
+         white-space: pre-wrap; font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
+table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f3f5f8; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+code, pre, td.code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 0.95em; }
+pre { background: #f6f8fa; padding: 0.6em; overflow-x: auto; }
+.diagram { overflow-x: auto; border: 1px solid #ddd; padding: 0.5em; background: white; }
+.diagram img { max-width: 100%; cursor: zoom-in; }
+.diagram img.natural { max-width: none; cursor: zoom-out; }
+figure { display: inline-block; margin: 0.5em 1em 1em 0; vertical-align: top; }
+figure img, figure video { max-width: 100%; border: 1px solid #eee; }
+figcaption { font-size: 0.85em; color: #555; }
+.note { color: #666; font-size: 0.9em; }
+th.sortable { cursor: pointer; user-select: none; }
+th.sortable::after { content: " \\2195"; color: #999; }
+th.asc::after { content: " \\2191"; color: #333; }
+th.desc::after { content: " \\2193"; color: #333; }
+tr.failed td { background: #fdecea; }
+"""
+
+# Click a diagram to see it at its natural size; click a sortable header to sort its table
+# (numbers as numbers, empty cells last, a second click reverses).
+SCRIPT = """
+document.querySelectorAll('.diagram img').forEach(function (img) {
+  img.addEventListener('click', function () { img.classList.toggle('natural'); });
+});
+document.querySelectorAll('table.sortable').forEach(function (table) {
+  var heads = table.querySelectorAll('th');
+  heads.forEach(function (th, col) {
+    th.classList.add('sortable');
+    th.addEventListener('click', function () {
+      var asc = !th.classList.contains('asc');
+      heads.forEach(function (h) { h.classList.remove('asc', 'desc'); });
+      th.classList.add(asc ? 'asc' : 'desc');
+      var body = table.tBodies[0];
+      var rows = Array.prototype.slice.call(body.rows);
+      function key(row) {
+        var cell = row.cells[col];
+        var text = cell.getAttribute('data-value');
+        if (text === null) { text = cell.textContent.trim(); }
+        var x = parseFloat(text);
+        return { empty: text === '', num: !isNaN(x) && isFinite(text), x: x, text: text };
+      }
+      rows.sort(function (a, b) {
+        var p = key(a), q = key(b);
+        if (p.empty !== q.empty) { return p.empty ? 1 : -1; }
+        var c = (p.num && q.num) ? p.x - q.x : p.text.localeCompare(q.text);
+        return asc ? c : -c;
+      });
+      rows.forEach(function (row) { body.appendChild(row); });
+    });
+  });
+});
+"""
+
+
+def esc(x):
+    return html.escape(str(x), quote=True)
+
+
+def data_uri(data, suffix):
+    return f"data:{MEDIA_TYPES[suffix]};base64," + base64.b64encode(data).decode("ascii")
+
+
+def media(data, suffix, alt, width=None):
+    """An <img> (or <video> for MP4) holding `data` inline; `width` in CSS pixels."""
+    uri = data_uri(data, suffix)
+    if suffix == ".mp4":
+        return f'<video controls loop muted src="{uri}" title="{esc(alt)}"></video>'
+    size = f' width="{width:.0f}"' if width else ""
+    return f'<img src="{uri}" alt="{esc(alt)}"{size}>'
+
+
+def table(header, rows, cls="", numeric=()):
+    """An HTML table (`header` None: none); `rows` hold `Raw` HTML cells or plain values
+    (escaped here); columns whose index is in `numeric` are right-aligned."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in header or ())
+    body = []
+    for row in rows:
+        cells = []
+        for i, cell in enumerate(row):
+            text = cell if isinstance(cell, Raw) else esc(_plain(cell))
+            cells.append(f'<td class="num">{text}</td>' if i in numeric else f"<td>{text}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    attr = f' class="{cls}"' if cls else ""
+    thead = f"<thead><tr>{head}</tr></thead>" if head else ""
+    return f"<table{attr}>{thead}<tbody>{''.join(body)}</tbody></table>"
+
+
+class Raw(str):
+    """HTML that is inserted as it is."""
+
+
+def _plain(value):
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value)
+    return str(value)
+
+
+def number(x):
+    """A number or array for a table cell: compact, full enough to compare runs."""
+    a = np.asarray(x, dtype=float)
+    if a.ndim == 0:
+        return f"{float(a):.6g}"
+    return np.array2string(a, precision=5, separator=", ", max_line_width=90, threshold=60)
+
+
+def page(title, body):
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<title>{esc(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n"
+            f"<script>{SCRIPT}</script>\n</body>\n</html>\n")

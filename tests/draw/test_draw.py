@@ -1,0 +1,233 @@
+"""`blocksim draw`: readable drawings of every diagram, checked on the rendered picture.
+
+The overlap checks measure the artists matplotlib actually drew (window extents after an Agg
+draw), grouped by the gid each artist carries: `box:KEY` / `frame:KEY` patches and
+`text:OWNER` texts. Every diagram in diagrams/ is checked, including diagrams added later.
+"""
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import blocksim
+from blocksim import draw
+from blocksim.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+DIAGRAMS = sorted((ROOT / "diagrams").glob("*.yaml"))
+DATA = Path(__file__).parent / "data"
+CASCADE = DATA / "cascade.yaml"
+TOL = 0.5  # pixels: touching is not overlapping
+
+CASES = [(p, False) for p in DIAGRAMS] + [(CASCADE, False), (CASCADE, True)]
+
+
+def ids(case):
+    path, expand = case
+    return path.stem + ("-expanded" if expand else "")
+
+
+def rendered(model, expand):
+    """(boxes {key: bbox}, frames {key: bbox}, texts [(owner, text, bbox)], figure bbox)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    fig = draw.figure(model, expand)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    boxes, frames, texts = {}, {}, []
+    for artist in fig.findobj():
+        gid = artist.get_gid() or ""
+        kind, _, key = gid.partition(":")
+        if kind == "box":
+            boxes[key] = artist.get_window_extent(renderer)
+        elif kind == "frame":
+            frames[key] = artist.get_window_extent(renderer)
+        elif kind == "text" and artist.get_text():
+            texts.append((key, artist.get_text(), artist.get_window_extent(renderer)))
+    return boxes, frames, texts, fig.bbox
+
+
+def overlap(a, b):
+    return (min(a.x1, b.x1) - max(a.x0, b.x0) > TOL) and (min(a.y1, b.y1) - max(a.y0, b.y0) > TOL)
+
+
+def inside(a, outer):
+    return (a.x0 >= outer.x0 - TOL and a.x1 <= outer.x1 + TOL and a.y0 >= outer.y0 - TOL
+            and a.y1 <= outer.y1 + TOL)
+
+
+def within(key, frame):
+    """A box key inside a frame (its blocks and nested frames, and the frame's port boxes)."""
+    return key.startswith(frame + "/") or key.startswith(frame + ":")
+
+
+@pytest.fixture(scope="module")
+def models():
+    return {}
+
+
+def load(path, models):
+    if path not in models:
+        models[path] = blocksim.load(path)
+    return models[path]
+
+
+@pytest.mark.parametrize("case", CASES, ids=ids)
+def test_no_box_or_label_overlaps(case, models):
+    path, expand = case
+    boxes, frames, texts, page = rendered(load(path, models), expand)
+    assert boxes
+    keys = list(boxes)
+    for i, a in enumerate(keys):
+        for b in keys[i + 1:]:
+            assert not overlap(boxes[a], boxes[b]), f"boxes {a} and {b} overlap"
+    for f, fb in frames.items():
+        for key, bb in list(boxes.items()) + [(k, v) for k, v in frames.items() if k != f]:
+            if within(key, f):
+                assert inside(bb, fb), f"{key} sticks out of its frame {f}"
+            elif not within(f, key):
+                assert not overlap(bb, fb), f"{key} overlaps frame {f}"
+    for i, (owner, text, bb) in enumerate(texts):
+        assert inside(bb, page), f"label {text!r} is cut off by the page"
+        for owner2, text2, bb2 in texts[i + 1:]:
+            assert not overlap(bb, bb2), f"labels {text!r} ({owner}) and {text2!r} ({owner2}) overlap"
+        for key, box in boxes.items():
+            if key != owner:
+                assert not overlap(bb, box), f"label {text!r} ({owner}) overlaps box {key}"
+        for f, fb in frames.items():
+            if owner != f and not within(owner, f) and owner != "wire":
+                assert not overlap(bb, fb), f"label {text!r} ({owner}) overlaps frame {f}"
+            if owner == "wire" or owner == f or within(owner, f):
+                assert inside(bb, fb) or not overlap(bb, fb), f"label {text!r} straddles frame {f}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=ids)
+def test_wires_never_cross_a_box(case, models):
+    path, expand = case
+    drawing, _ = draw.lay_out(load(path, models), expand)
+    leaves = [b for b in drawing.boxes if b.box.kind != "frame"]
+    for x1, y1, x2, y2 in drawing.segments:
+        for b in leaves:
+            # the interior, shrunk a little: wires end on box edges
+            x0, x1b, y0, y1b = b.x + 0.5, b.x + b.w - 0.5, b.y + 0.5, b.y + b.h - 0.5
+            crosses = (max(min(x1, x2), x0) < min(max(x1, x2), x1b)
+                       and max(min(y1, y2), y0) < min(max(y1, y2), y1b))
+            assert not crosses, f"wire ({x1:.0f},{y1:.0f})-({x2:.0f},{y2:.0f}) crosses {b.box.key}"
+
+
+@pytest.mark.parametrize("path", DIAGRAMS, ids=[p.stem for p in DIAGRAMS])
+def test_sources_left_sinks_right_every_block_drawn(path, models):
+    model = load(path, models)
+    drawing, _ = draw.lay_out(model)
+    placed = {b.box.key: b for b in drawing.boxes}
+    assert set(placed) == {b.name for b in model.blocks}
+    centres = {k: b.x + b.w / 2 for k, b in placed.items()}
+    for k, b in placed.items():
+        if not b.box.inputs:
+            assert centres[k] == pytest.approx(min(centres.values())), f"source {k} not on the left"
+        if not b.box.outputs:
+            assert centres[k] == pytest.approx(max(centres.values())), f"sink {k} not on the right"
+
+
+def test_feedback_runs_back_below_the_boxes(models):
+    """demo2: the arm's angle q is fed back to the first Sum, which comes earlier in the
+    dataflow; that wire (and only it) runs left under every box."""
+    drawing, _ = draw.lay_out(load(ROOT / "diagrams" / "demo2.yaml", models))
+    bottom = max(b.y + b.h for b in drawing.boxes)
+    below = [s for s in drawing.segments if s[1] > bottom and s[3] > bottom]
+    horizontal = [s for s in below if s[1] == s[3]]
+    assert len(horizontal) == 1
+    x1, _, x2, _ = horizontal[0]
+    placed = {b.box.key: b for b in drawing.boxes}
+    robot, target = placed["Robot"], placed["Sum"]
+    assert min(x1, x2) < target.x and max(x1, x2) > robot.x + robot.w
+
+
+def test_boxes_show_name_type_parameters_and_port_names(models):
+    svg = draw.to_bytes(load(ROOT / "diagrams" / "demo3.yaml", models), "svg").decode()
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    for expected in ("Robot", "robot", "robot = p560", "K = 100", "signs = +-", "(6,)", "qdd"):
+        assert expected in texts, expected
+    # one input: not labelled; several: labelled
+    assert "u" not in texts and "tau" not in texts and "u3" in texts
+
+
+def test_svg_keeps_text_as_text_and_other_formats(tmp_path, models):
+    model = load(ROOT / "diagrams" / "demo1.yaml", models)
+    svg = draw.to_bytes(model, "svg").decode()
+    assert re.search(r"<text[^>]*>Robot</text>", svg)
+    assert 'id="DejaVuSans' not in svg  # no glyphs drawn as paths
+    png = draw.to_bytes(model, "png")
+    from io import BytesIO
+
+    from PIL import Image
+    image = Image.open(BytesIO(png))
+    image.load()
+    assert image.size[0] > 300 and image.size[1] > 100
+    assert draw.to_bytes(model, "pdf").startswith(b"%PDF")
+
+
+def test_collapsed_and_expanded_subsystems(models):
+    model = load(CASCADE, models)
+    collapsed, _ = draw.lay_out(model)
+    assert {b.box.key for b in collapsed.boxes} == {"U", "F", "H", "Ctl", "Sc"}
+    ctl = next(b for b in collapsed.boxes if b.box.key == "Ctl")
+    assert ctl.box.inputs == ["x"] and ctl.box.outputs == ["y", "z"]
+    expanded, _ = draw.lay_out(model, expand=True)
+    keys = {b.box.key for b in expanded.boxes}
+    assert {b.name for b in model.blocks} <= keys
+    assert {"Ctl:in:x", "Ctl:out:y", "Ctl:out:z", "Ctl/Inner:in:u"} <= keys
+    frames = {b.box.key: b for b in expanded.boxes if b.box.kind == "frame"}
+    assert set(frames) == {"F", "H", "Ctl", "Ctl/Inner"}
+    # the frame's ports keep the declared order top to bottom, as on the collapsed box
+    ports = {b.box.key: b for b in expanded.boxes}
+    assert ports["Ctl:out:y"].y < ports["Ctl:out:z"].y
+
+
+def test_cli_draw_writes_the_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["draw", str(ROOT / "diagrams" / "msd.yaml")]) == 0
+    assert (tmp_path / "msd.svg").read_text().count("<text") > 10
+    out = tmp_path / "m.png"
+    assert main(["draw", str(ROOT / "diagrams" / "msd.yaml"), "-o", str(out),
+                 "--set", "blocks.Spring.K=42"]) == 0
+    assert out.read_bytes().startswith(b"\x89PNG")
+    svg = tmp_path / "s.svg"
+    assert main(["draw", str(ROOT / "diagrams" / "msd.yaml"), "-o", str(svg),
+                 "--set", "blocks.Spring.K=42"]) == 0
+    assert "K = 42" in svg.read_text()
+    assert main(["draw", str(CASCADE), "-o", str(tmp_path / "c.svg"), "--expand"]) == 0
+    assert "Inner (subsystem)" in (tmp_path / "c.svg").read_text()
+
+
+def _bad_cases():
+    spec = importlib.util.spec_from_file_location(
+        "bad_diagrams", ROOT / "tests" / "errors" / "test_bad_diagrams.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+BAD = _bad_cases()
+
+
+@pytest.mark.parametrize("case", sorted(BAD.CASES))
+def test_invalid_diagram_same_errors_as_check(case, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path, _ = BAD.write_case(tmp_path, BAD.CASES[case][0])
+    check = main(["check", str(path)])
+    check_err = capsys.readouterr().err
+    out = tmp_path / "d.svg"
+    code = main(["draw", str(path), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert (code, err) == (check, check_err) and code == 2
+    assert not out.exists()
+
+
+def test_bad_output_name_and_missing_file(tmp_path, capsys):
+    assert main(["draw", str(ROOT / "diagrams" / "msd.yaml"), "-o", str(tmp_path / "x.jpg")]) == 2
+    assert ".svg" in capsys.readouterr().err
+    assert main(["draw", str(tmp_path / "nope.yaml")]) == 2
+    assert "nope.yaml" in capsys.readouterr().err

@@ -1,0 +1,196 @@
+"""The run report (report.html): one self-contained page per run, checked structurally (it
+parses, names every block and recorded signal, refers to nothing outside itself, every image
+decodes) and, where Debian's chromium is installed, in a real headless browser (it loads
+without a console error and every image is decoded)."""
+import base64
+import io
+import json
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import blocksim
+from blocksim.cli import main
+from blocksim.results import write_npz
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO1 = ROOT / "diagrams" / "demo1.yaml"
+CASCADE = ROOT / "tests" / "draw" / "data" / "cascade.yaml"
+BLOWUP = """\
+blocksim: 1
+name: blowup
+description: x' = x^2 from x(0) = 1 escapes to infinity at t = 1
+blocks:
+  X: {type: integrator, x0: 1}
+  Sq: {type: function, expr: "x**2", inputs: [x]}
+  Sc: {type: scope}
+wires: [X -> Sq, Sq -> X, X -> Sc]
+simulation: {stop: 2}
+record: {x: X.y}
+"""
+
+
+class Page(HTMLParser):
+    """Every start tag with its attributes, and the visible text."""
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.text, self._skip = [], [], 0
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag in ("script", "style"):
+            self._skip += 1
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style"):
+            self._skip -= 1
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.text.append(data)
+
+    @property
+    def words(self):
+        return " ".join(self.text)
+
+
+def decode(uri):
+    head, _, data = uri.partition(",")
+    assert head.startswith("data:") and head.endswith(";base64"), head[:40]
+    return head[5:-7], base64.b64decode(data, validate=True)
+
+
+def check_self_contained(text):
+    """Structure every report shares: parses, no external reference, images decode."""
+    page = Page(text)
+    assert "http:" not in text and "https:" not in text and "url(" not in text
+    assert not [t for t, _ in page.tags if t in ("link", "iframe", "object", "embed", "base")]
+    for tag, attrs in page.tags:
+        for key in ("src", "href", "srcset", "poster", "data"):
+            if key in attrs:
+                value = attrs[key]
+                assert value.startswith("data:") or (key == "href" and value.startswith("#")), value[:60]
+    images = {}
+    from PIL import Image
+    for tag, attrs in page.tags:
+        if tag == "img":
+            kind, data = decode(attrs["src"])
+            if kind == "image/svg+xml":
+                root = ET.fromstring(data)
+                assert root.tag.endswith("svg")
+            else:
+                image = Image.open(io.BytesIO(data))
+                image.load()
+                assert image.width > 0 and image.height > 0
+                assert Image.MIME[image.format] == kind
+            images[attrs.get("alt", "")] = (kind, data)
+        elif tag == "video":  # an animation written as MP4 (when ffmpeg is installed)
+            kind, data = decode(attrs["src"])
+            assert kind == "video/mp4" and data[4:8] == b"ftyp"
+            images[attrs.get("title", "")] = (kind, data)
+    return page, images
+
+
+@pytest.fixture(scope="module")
+def demo1_run(tmp_path_factory):
+    """demo1 for 2 s with its figures; no ffmpeg on the PATH, so the animation is a GIF
+    (the browser tests see whichever the machine writes)."""
+    out = tmp_path_factory.mktemp("demo1")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PATH", str(tmp_path_factory.mktemp("empty")))
+        blocksim.run(DEMO1, overrides={"simulation.stop": 2}, out=out, plots=True)
+    return out
+
+
+def test_run_writes_a_self_contained_report(demo1_run):
+    text = (demo1_run / "report.html").read_text(encoding="utf-8")
+    page, images = check_self_contained(text)
+    meta = json.loads((demo1_run / "meta.json").read_text())
+    words = page.words
+    for block in meta["configuration"]["blocks"]:
+        assert block in words
+    for name in ("q", "qd"):
+        assert f"Robot.{name}" in words
+    assert "complete" in words and "rk45" in words and "p560" in words and "puma560" in words
+    # the figures and the animation, each named by its block, and the diagram's drawing
+    kinds = sorted(kind for kind, _ in images.values())
+    assert kinds == ["image/gif", "image/png", "image/png", "image/svg+xml"]
+    svg = next(data for kind, data in images.values() if kind == "image/svg+xml")
+    assert svg == (demo1_run / "diagram.svg").read_bytes()
+    assert b">Robot</text>" in svg
+    # the final values are the last recorded row
+    with np.load(demo1_run / "results.npz") as npz:
+        last = npz["q"][-1]
+    assert f"{last[1]:.5e}" in words
+
+
+def test_report_command_rebuilds_the_same_page(demo1_run, capsys):
+    before = (demo1_run / "report.html").read_text(encoding="utf-8")
+    (demo1_run / "report.html").unlink()
+    assert main(["report", str(demo1_run)]) == 0
+    after = (demo1_run / "report.html").read_text(encoding="utf-8")
+    assert after == before
+
+
+def test_failed_run_reports_status_and_error(tmp_path):
+    path = tmp_path / "blowup.yaml"
+    path.write_text(BLOWUP)
+    out = tmp_path / "run"
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 3
+    page, _ = check_self_contained((out / "report.html").read_text(encoding="utf-8"))
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["complete"] is False
+    assert "failed" in page.words and meta["error"] in page.words
+
+
+def test_no_plots_run_gets_a_report_on_request(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["run", str(CASCADE), "--out", str(out), "--quiet", "--no-plots",
+                 "--set", "blocks.U.time=0.25"]) == 0
+    assert not (out / "report.html").exists() and not (out / "diagram.svg").exists()
+    assert main(["report", str(out)]) == 0
+    page, images = check_self_contained((out / "report.html").read_text(encoding="utf-8"))
+    svg = next(data for kind, data in images.values() if kind == "image/svg+xml")
+    # drawn from the diagram file with the run's overrides
+    assert b"time = 0.25" in svg and b">Ctl</text>" in svg
+    for block in ("U", "F/S", "Ctl/Inner/I", "Sc"):
+        assert block in page.words
+    assert "No figures" in page.words
+
+
+def test_events_summary_when_the_run_had_events(demo1_run, tmp_path):
+    """The hybrid engine's bookkeeping (meta.json `events`, `event_blocks`; results.npz
+    `events_t`, `events_block`) is shown when present; absent, there is no such section."""
+    assert 'id="events"' not in (demo1_run / "report.html").read_text()
+    run = tmp_path / "run"
+    run.mkdir()
+    for f in demo1_run.iterdir():
+        (run / f.name).write_bytes(f.read_bytes())
+    meta = json.loads((run / "meta.json").read_text())
+    meta["events"] = {"total": 3, "per_block": {"Robot": 2, "torque": 1}}
+    meta["event_blocks"] = ["torque", "Robot"]
+    (run / "meta.json").write_text(json.dumps(meta))
+    with np.load(run / "results.npz") as npz:
+        data = {k: npz[k] for k in npz.files if k != "t"}
+        t = npz["t"]
+    data["events_t"] = np.array([0.25, 0.5, 1.125])
+    data["events_block"] = np.array([1.0, 0.0, 1.0])
+    write_npz(run / "results.npz", t, data)
+    assert main(["report", str(run)]) == 0
+    page, _ = check_self_contained((run / "report.html").read_text())
+    words = page.words
+    assert "3 events" in words and "1.125" in words
+    # the events arrays are bookkeeping, not recorded signals
+    assert "events_t" not in words
+
+
+def test_report_command_rejects_a_non_run_directory(tmp_path, capsys):
+    assert main(["report", str(tmp_path)]) == 2
+    assert "meta.json" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "nope")]) == 2
