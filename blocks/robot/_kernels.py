@@ -114,6 +114,13 @@ def _tuple12(v, i):
 
 
 @jit
+def _store(A, r, c, values):
+    """A[r, c:c+len(values)] = values (a tuple of floats)."""
+    for i in range(len(values)):
+        A[r, c + i] = values[i]
+
+
+@jit
 def _put(out, row, t):
     """Write the 3x4 frame t as a 4x4 homogeneous transform into out[row:row+4]."""
     for r in range(3):
@@ -149,12 +156,10 @@ def _frames(P, W, use_base, q, off, F):
     """F[0] = base (or identity), F[j+1] = F[j]·T_j(q_j): the joint frames; F (n+1, 12).
     Joint j's axis is the z axis of F[j+1] through its origin."""
     t = _tuple12(W, BASE) if use_base else _EYE
-    for i in range(12):
-        F[0, i] = t[i]
+    _store(F, 0, 0, t)
     for j in range(P.shape[0]):
         t = _mul(t, _link(P, j, q[off + j]))
-        for i in range(12):
-            F[j + 1, i] = t[i]
+        _store(F, j + 1, 0, t)
 
 
 @jit
@@ -402,14 +407,8 @@ def _rne_row(P, W, g, q, qd, qdd, off, aoff, fext, foff, out, ooff, work):
         e = _cross(w[0], w[1], w[2], Iw[0], Iw[1], Iw[2])
         Ib = _mv3(P, j, I0, b[0], b[1], b[2])
         mj = P[j, M]
-        for i in range(12):
-            work[j, i] = t[i]
-        work[j, 12] = mj * vx
-        work[j, 13] = mj * vy
-        work[j, 14] = mj * vz
-        work[j, 15] = Ib[0] + e[0]
-        work[j, 16] = Ib[1] + e[1]
-        work[j, 17] = Ib[2] + e[2]
+        _store(work, j, 0, t)
+        _store(work, j, 12, (mj * vx, mj * vy, mj * vz, Ib[0] + e[0], Ib[1] + e[1], Ib[2] + e[2]))
     f = _rv(W[TOOL:], fext[foff], fext[foff + 1], fext[foff + 2])
     nx, ny, nz = _rv(W[TOOL:], fext[foff + 3], fext[foff + 4], fext[foff + 5])
     c = _cross(W[TOOL + 3], W[TOOL + 7], W[TOOL + 11], f[0], f[1], f[2])
@@ -483,16 +482,7 @@ def _inertia_row(P, W, q, off, out, orow, F, C):
         Ixz += -Mc * dx * dz + wxz - mk * ex * ez
         Mc = Mn
         ccx, ccy, ccz = nx, ny, nz
-        C[k, 0] = Mc
-        C[k, 1] = ccx
-        C[k, 2] = ccy
-        C[k, 3] = ccz
-        C[k, 4] = Ixx
-        C[k, 5] = Iyy
-        C[k, 6] = Izz
-        C[k, 7] = Ixy
-        C[k, 8] = Iyz
-        C[k, 9] = Ixz
+        _store(C, k, 0, (Mc, ccx, ccy, ccz, Ixx, Iyy, Izz, Ixy, Iyz, Ixz))
     for i in range(n):
         f = F[i + 1]
         Mi = C[i, 0]
@@ -509,12 +499,13 @@ def _inertia_row(P, W, q, off, out, orow, F, C):
             px, py, pz = px + h * f[2], py + h * f[6], pz + h * f[10]
         px, py, pz = Mi * px, Mi * py, Mi * pz
         for j in range(i + 1):
-            u = F[j + 1]
+            zx, zy, zz = F[j + 1, 2], F[j + 1, 6], F[j + 1, 10]
             h = P[j, SLIDE]
-            mji = h * (u[2] * px + u[6] * py + u[10] * pz) if h != 0.0 else 0.0
+            mji = h * (zx * px + zy * py + zz * pz) if h != 0.0 else 0.0
             if P[j, SIGMA] == 0.0:
-                hx, hy, hz = _cross(cx - u[3], cy - u[7], cz - u[11], px, py, pz)
-                mji += u[2] * (Lx + hx) + u[6] * (Ly + hy) + u[10] * (Lz + hz)
+                hx, hy, hz = _cross(cx - F[j + 1, 3], cy - F[j + 1, 7], cz - F[j + 1, 11],
+                                    px, py, pz)
+                mji += zx * (Lx + hx) + zy * (Ly + hy) + zz * (Lz + hz)
             out[orow + j, i] = mji
             out[orow + i, j] = mji
         out[orow + i, i] += P[i, MOTOR]
@@ -567,11 +558,9 @@ def _coriolis_row(P, W, q, qd, off, out, orow, F, K, J):
             vx, vy, vz = vx + zx * s, vy + zy * s, vz + zz * s
         sx, sy, sz, ixx, iyy, izz, ixy, iyz, ixz = _body(P, j, t)
         ux, uy, uz = _cross(wx, wy, wz, sx, sy, sz)
-        vals = (zx, zy, zz, ox, oy, oz, dzx, dzy, dzz, vox, voy, voz, wx, wy, wz,
-                ox + sx, oy + sy, oz + sz, vx + ux, vy + uy, vz + uz,
-                ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz)
-        for i in range(30):
-            K[j, i] = vals[i]
+        _store(K, j, 0, (zx, zy, zz, ox, oy, oz, dzx, dzy, dzz, vox, voy, voz, wx, wy, wz,
+                         ox + sx, oy + sy, oz + sz, vx + ux, vy + uy, vz + uz,
+                         ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz))
     for i in range(n):
         for j in range(n):
             out[orow + i, j] = 0.0
@@ -607,18 +596,8 @@ def _coriolis_row(P, W, q, qd, off, out, orow, F, K, J):
             if h != 0.0:
                 jvx, jvy, jvz = jvx + h * zx, jvy + h * zy, jvz + h * zz
                 djx, djy, djz = djx + h * dzx, djy + h * dzy, djz + h * dzz
-            J[b, 0] = jvx
-            J[b, 1] = jvy
-            J[b, 2] = jvz
-            J[b, 3] = jwx
-            J[b, 4] = jwy
-            J[b, 5] = jwz
-            J[b, 6] = mi * djx
-            J[b, 7] = mi * djy
-            J[b, 8] = mi * djz
-            J[b, 9] = ux
-            J[b, 10] = uy
-            J[b, 11] = uz
+            _store(J, b, 0, (jvx, jvy, jvz, jwx, jwy, jwz, mi * djx, mi * djy, mi * djz,
+                             ux, uy, uz))
         for a in range(i + 1):
             for b in range(i + 1):
                 out[orow + a, b] += (J[a, 0] * J[b, 6] + J[a, 1] * J[b, 7] + J[a, 2] * J[b, 8]

@@ -71,11 +71,14 @@ def _result(out, shape):
 
 
 def _joints(*arrays):
-    """(lead, arrays): joint arrays as float64 C-contiguous, broadcast to one shape and
-    flattened for the kernels; lead = () for one configuration (n,), (m,) for a stack (m, n)."""
-    arrays = np.broadcast_arrays(*[_asc(a, _F64) for a in arrays])
+    """(lead, arrays): joint arrays as float64 C-contiguous, broadcast to one shape when their
+    shapes differ, and flattened for the kernels; lead = () for one configuration (n,), (m,)
+    for a stack (m, n)."""
+    arrays = [_asc(a, _F64) for a in arrays]
+    if any(a.shape != arrays[0].shape for a in arrays):
+        arrays = [_asc(a) for a in np.broadcast_arrays(*arrays)]
     lead = arrays[0].shape[:-1]
-    return lead, [_asc(a).reshape(-1) for a in arrays]
+    return lead, [a.reshape(-1) for a in arrays] if lead else arrays
 
 
 def _vec(x):
@@ -157,7 +160,7 @@ class RobotBase:
         self._k = _kernels()
 
     def _pack(self):
-        """The kernel arguments P and W (read-only; layout in ``_kernels``) from the joint
+        """The kernel arguments P and W (layout in ``_kernels``) from the joint
         frames of ``_kinematics()``, the inertias moved into the joint frames, and the drive
         constants on the link side; ``_axes`` keeps Y⁻¹ and the slides for ``joint_axes``."""
         K, n = self._k, self.n
@@ -179,7 +182,7 @@ class RobotBase:
         W = np.zeros(K.NW)
         W[K.BASE:K.BASE + 12] = self.base[:3].ravel()
         W[K.TOOL:K.TOOL + 12] = (Y[-1] @ E @ self.tool)[:3].ravel()
-        self._P, self._W = readonly(P), readonly(W)
+        self._P, self._W = P, W        # writable: numba dispatches read-only arrays slower
         self._axes = (readonly(np.linalg.inv(Y)), readonly(slide))
 
     # ------------------------------------------------------------ parameters and copies
@@ -190,9 +193,10 @@ class RobotBase:
 
     def kernel_args(self, gravity=None):
         """(kernels, P, W, g): the kernel module of the chosen backend and the arguments every
-        kernel takes (read-only; ``_kernels`` documents them), g (3,) the gravity in the base
-        frame: the robot's, or ``gravity`` (world frame). The robot blocks fetch them once
-        and call the kernels directly on their port arrays."""
+        kernel takes (``_kernels`` documents them; the robot's own arrays: never write into
+        them), g (3,) the gravity in the base frame: the robot's, or ``gravity`` (world
+        frame). The robot blocks fetch them once and call the kernels directly on their port
+        arrays."""
         g = self._g if gravity is None else self._base_gravity(gravity)
         return self._k, self._P, self._W, g
 

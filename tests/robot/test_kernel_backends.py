@@ -5,8 +5,8 @@ numba is installed, compiled by numba; the C module is a second implementation o
 equations. Every kernel, every built-in robot, robots with base/tool transforms, friction,
 prismatic joints, both DH conventions, twist robots (helical joints, arbitrary link frames)
 and n > 32 (the C kernels' heap work arrays), single configurations and stacks. Each backend
-runs in its own process, chosen at import by the environment variable, and writes its answers for the same states (fixed seed) to a file; this
-module's ``__main__`` is that process. Also: which backend is chosen for which environment,
+runs in its own process, chosen at import by the environment variable, and writes its answers
+for the same states (fixed seed) to a file; this module's ``__main__`` is that process. Also: which backend is chosen for which environment,
 numba never imported with the C backend, argument errors.
 """
 

@@ -9,12 +9,13 @@
           - {v: [0, 0, 1]}                     # prismatic along v
         home: transl(0, 0.65, 0.4)             # tool pose g_st(0) at q = 0
         links:                                 # optional, one mapping per joint
-          - {frame: transl(0, 0.175, 0.4), m: 5, r: [0, 0, 0], I: [0.01, 0.05, 0.05, 0, 0, 0]}
+          - {frame: "transl(0, 0.175, 0.4)", m: 5, I: [0.01, 0.05, 0.05, 0, 0, 0]}
         poses: {qz: [0, 0, 0, 0]}              # and name, manufacturer
 
-A link mapping has the keys `frame` (home pose of the link frame, default
-``default_frames``), `m`, `r`, `I`, `Jm`, `G`, `B`, `Tc`, `qlim` (see ``TwistRobot``). The
-options of every robot (friction, gravity, base, tool, payload, perturb) apply after.
+(In a `{...}` mapping an expression with commas, such as the frame above, is quoted.) A link
+mapping has the keys `frame` (home pose of the link frame, default ``default_frames``), `m`,
+`r`, `I`, `Jm`, `G`, `B`, `Tc`, `qlim` (see ``TwistRobot``). The options of every robot
+(friction, gravity, base, tool, payload, perturb) apply after.
 """
 from __future__ import annotations
 
