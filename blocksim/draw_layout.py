@@ -26,6 +26,7 @@ Expanded subsystems are laid out first (recursively) and enter their parent as o
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 GAP_MIN = 34  # horizontal space between columns
@@ -349,29 +350,33 @@ class _Level:
         to the other's height where its column has room and it is not aligned already."""
         index = {k: i for layer in self.layers for i, k in enumerate(layer)}
 
+        def bounds(key):
+            """The heights `key` may take between its neighbours in its layer."""
+            layer, i = self.layers[self.elems[key].layer], index[key]
+            lo = (self.elems[layer[i - 1]].y + self.separation(layer[i - 1], key)
+                  if i > 0 else -math.inf)
+            hi = (self.elems[layer[i + 1]].y - self.separation(key, layer[i + 1])
+                  if i + 1 < len(layer) else math.inf)
+            return lo - 1e-6, hi + 1e-6
+
         def room(key, dy):
-            e = self.elems[key]
-            layer, i = self.layers[e.layer], index[key]
-            if i > 0 and e.y + dy < self.elems[layer[i - 1]].y + self.separation(layer[i - 1], key) - 1e-6:
-                return False
-            return not (i + 1 < len(layer) and
-                        self.elems[layer[i + 1]].y < e.y + dy + self.separation(key, layer[i + 1]) - 1e-6)
+            lo, hi = bounds(key)
+            return lo <= self.elems[key].y + dy <= hi
 
         fixed = set()
         for i, net in enumerate(self.nets):
             chain = [k for k in self.elems if isinstance(k, tuple) and k[1] == i]
             if not chain:
                 continue
-            last = max(self.elems[t].layer for t, _ in net.targets)
-            heights = [self.port_y(net.src, net.port, "out")]
-            heights += [self.port_y(t, p, "in") for t, p in net.targets if self.elems[t].layer == last]
-            heights.append(sorted(self.elems[k].y for k in chain)[len(chain) // 2])
-            for y in heights:
-                if all(room(k, y - self.elems[k].y) for k in chain):
-                    for k in chain:
-                        self.elems[k].y = y
-                    fixed.update(chain)
-                    break
+            # one height for the whole long wire: the source port's if the columns it
+            # crosses allow it, else the allowed height nearest to it
+            lo = max(bounds(k)[0] for k in chain)
+            hi = min(bounds(k)[1] for k in chain)
+            if lo <= hi:
+                y = min(max(self.port_y(net.src, net.port, "out"), lo), hi)
+                for k in chain:
+                    self.elems[k].y = y
+                fixed.update(chain)
         jogs = []
         for gap in self.links:
             for l, lp, r, rp, _ in gap:
