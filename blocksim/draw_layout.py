@@ -133,6 +133,9 @@ class _Level:
         self.reduce_crossings()
         self.place_vertically()
         self.straighten()
+        top = min((e.y for e in self.elems.values()), default=0.0)
+        for e in self.elems.values():
+            e.y += MARGIN - top
         self.route()
         return self.drawing()
 
@@ -323,9 +326,6 @@ class _Level:
         for sweep in range(10):
             for k in (order if sweep % 2 == 0 else order[::-1]):
                 self.place_layer(self.layers[k], attach)
-        top = min((e.y for e in self.elems.values()), default=0.0)
-        for e in self.elems.values():
-            e.y += MARGIN - top
 
     def place_layer(self, layer, attach):
         if not layer:
