@@ -21,7 +21,9 @@ DATA = Path(__file__).parent / "data"
 CASCADE = DATA / "cascade.yaml"
 TOL = 0.5  # pixels: touching is not overlapping
 
-CASES = [(p, False) for p in DIAGRAMS] + [(CASCADE, False), (CASCADE, True)]
+LOOP = DATA / "loop.yaml"  # two subsystems in a feedback loop, each with an inner loop
+CASES = [(p, False) for p in DIAGRAMS] + [(CASCADE, False), (CASCADE, True), (LOOP, False),
+                                          (LOOP, True)]
 
 
 def ids(case):
