@@ -1,6 +1,7 @@
 """`blocksim draw`: a compiled diagram drawn as a block diagram, with matplotlib only.
 
-`draw_graph` turns the model into boxes and wires, `draw_layout` places them; this module
+`draw_graph` turns the model into boxes and wires, `draw_layout` places them and
+`draw_route` routes the wires; this module
 measures text, draws the boxes (name, type, key parameters, port names when a side has more
 than one port), wires with arrowheads, branch dots and signal shapes, and writes SVG (text
 kept as text), PNG or PDF. Every artist carries a gid naming what it belongs to
@@ -159,7 +160,7 @@ def _draw_box(ax, placed, measure):
 
 def _draw_wires(ax, drawing):
     from matplotlib.collections import LineCollection, PolyCollection
-    from .draw_layout import ARROW
+    from .draw_route import ARROW
     lines = LineCollection([((x1, y1), (x2, y2)) for x1, y1, x2, y2 in drawing.segments],
                            colors="#333333", linewidths=0.9, zorder=2, capstyle="projecting")
     lines.set_gid("wires")

@@ -6,7 +6,6 @@ draw), grouped by the gid each artist carries: `box:KEY` / `frame:KEY` patches a
 """
 import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest

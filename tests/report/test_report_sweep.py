@@ -2,7 +2,6 @@
 with the table of runs, the failed runs and their messages, and the metric figures; in a
 real browser (where chromium is installed) clicking a header sorts the table."""
 import json
-from pathlib import Path
 
 import pytest
 from browser import Browser, executable

@@ -1,0 +1,315 @@
+"""Wires of a placed level of a drawing (see draw_layout): orthogonal routes, columns, output.
+
+Between two layers every net that changes height gets its own vertical track; feedback nets
+leave their source to the right, run down to a channel of their own under the boxes, left
+to the gap before each target's layer and up into it. The tracks of a gap are ordered for
+few crossings (and never two wires on one line); the columns then widen to fit the tracks and
+the shape labels beside the output ports, and every wire becomes segments, arrowheads at the
+input ports and dots where a wire branches. An expanded subsystem's own drawing is moved
+into its frame and joined to the frame's ports.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+GAP_MIN = 34  # horizontal space between columns
+TRACK = 7  # between vertical wire tracks
+LEAD = 8  # space before the first track
+ARROW = 6  # arrowhead length
+TAIL = ARROW + 8  # space after the last track
+CHANNEL = 8  # between feedback channels under the diagram
+MARGIN = 10
+FRAME_PAD = 10
+LABEL_PAD = 2
+OVERLAP = 100  # cost of two wires running on one line, against 1 for a crossing
+
+
+@dataclass
+class PlacedBox:
+    box: object  # draw_graph.Box
+    x: float
+    y: float
+    w: float
+    h: float
+    in_ys: list  # absolute port heights
+    out_ys: list
+    depth: int = 0  # frames nesting level
+
+
+@dataclass
+class Drawing:
+    width: float
+    height: float
+    boxes: list = field(default_factory=list)
+    segments: list = field(default_factory=list)  # (x1, y1, x2, y2)
+    arrows: list = field(default_factory=list)  # tips (x, y), pointing right
+    dots: list = field(default_factory=list)  # branch points (x, y)
+    labels: list = field(default_factory=list)  # (x, y_bottom, text): shapes on wires
+    frame_titles: list = field(default_factory=list)  # (PlacedBox of the frame, x, y_top)
+
+    def moved(self, dx, dy):
+        return Drawing(
+            self.width, self.height,
+            [PlacedBox(b.box, b.x + dx, b.y + dy, b.w, b.h, [y + dy for y in b.in_ys],
+                       [y + dy for y in b.out_ys], b.depth) for b in self.boxes],
+            [(x1 + dx, y1 + dy, x2 + dx, y2 + dy) for x1, y1, x2, y2 in self.segments],
+            [(x + dx, y + dy) for x, y in self.arrows],
+            [(x + dx, y + dy) for x, y in self.dots],
+            [(x + dx, y + dy, t) for x, y, t in self.labels],
+            [(f, x + dx, y + dy) for f, x, y in self.frame_titles])
+
+
+def route(level):
+    """The Drawing of a placed level (draw_layout._Level), in points from (0, 0)."""
+    router = _Router(level)
+    router.route()
+    return router.drawing()
+
+
+class _Router:
+    def __init__(self, level):
+        self.level = level
+
+    def route(self):
+        elems = self.level.elems
+        bottom = max((e.y + e.h for e in elems.values()), default=0.0)
+        feedback = [i for i, n in enumerate(self.level.nets) if n.feedback]
+        span = {i: elems[self.level.nets[i].src].layer - min(elems[t].layer for t, _ in self.level.nets[i].targets)
+                for i in feedback}
+        for rank, i in enumerate(sorted(feedback, key=lambda i: (span[i], self.level.port_y(
+                self.level.nets[i].src, self.level.nets[i].port, "out")))):
+            self.level.nets[i].channel = bottom + FRAME_PAD + rank * CHANNEL
+        self.bottom = bottom + FRAME_PAD + max(len(feedback) - 1, 0) * CHANNEL if feedback else bottom
+        # track items per gap (gap g lies right of layer g; -1 is the left margin)
+        self.items = {g: [] for g in range(-1, self.level.nlayers)}
+        for i, net in enumerate(self.level.nets):
+            if net.feedback:
+                self.feedback_items(i, net)
+        for k, gap in enumerate(self.level.links):
+            by_net = {}
+            for l, lp, r, rp, i in gap:
+                left = self.level.port_y(l, lp, "out")
+                by_net.setdefault(i, (left, []))[1].append(self.level.port_y(r, rp, "in"))
+            for i, (left, rights) in by_net.items():
+                if any(abs(y - left) > 0.01 for y in rights):
+                    self.items[k].append(_Item(i, [left], rights, min(left, *rights),
+                                               max(left, *rights)))
+        for g, items in self.items.items():
+            self.items[g] = _order_tracks(items, self.level.nets)
+        self.place_columns()
+
+    def feedback_items(self, i, net):
+        src_layer = self.level.elems[net.src].layer
+        y0 = self.level.port_y(net.src, net.port, "out")
+        self.items[src_layer].append(_Item(i, [y0, net.channel], [], y0, net.channel, "down"))
+        by_layer = {}
+        for t, p in net.targets:
+            by_layer.setdefault(self.level.elems[t].layer, []).append(self.level.port_y(t, p, "in"))
+        leftmost = min(by_layer)
+        for layer, ys in by_layer.items():
+            left = [net.channel] if layer != leftmost else []
+            self.items[layer - 1].append(_Item(i, left, ys + [net.channel], min(ys), net.channel, "up"))
+
+    def place_columns(self):
+        widths = [max((self.level.elems[k].w for k in layer), default=0.0) for layer in self.level.layers]
+        lead = {g: LEAD for g in self.items}
+        for net in self.level.nets:
+            if net.label:
+                e = self.level.elems[net.src]
+                w, _ = self.level.metrics.label(net.label)
+                over = (e.w - widths[e.layer]) / 2 + LABEL_PAD + w + 4
+                lead[e.layer] = max(lead[e.layer], over)
+        gap_w = {}
+        for g, items in self.items.items():
+            if g == -1:
+                gap_w[g] = MARGIN + (len(items) * TRACK + TAIL if items else 0)
+            elif g == self.level.nlayers - 1:
+                gap_w[g] = (lead[g] + len(items) * TRACK if items else max(lead[g] - LEAD, 0)) + MARGIN
+            else:
+                gap_w[g] = max(GAP_MIN, lead[g] + len(items) * TRACK + TAIL)
+        x = gap_w[-1]
+        self.col_x, self.col_w = [], widths
+        for k, layer in enumerate(self.level.layers):
+            self.col_x.append(x)
+            for key in layer:
+                e = self.level.elems[key]
+                e.x = x + (widths[k] - e.w) / 2
+            x += widths[k] + gap_w[k]
+        self.width = x
+        self.gap_left = {g: (0.0 if g == -1 else self.col_x[g] + widths[g]) for g in self.items}
+        self.track_x = {}
+        for g, items in self.items.items():
+            start = self.gap_left[g] + (MARGIN if g == -1 else lead[g])
+            for n, item in enumerate(items):
+                self.track_x[(g, item.net, item.kind)] = start + (n + 0.5) * TRACK
+
+    # -- output -----------------------------------------------------------------------------
+    def drawing(self):
+        d = Drawing(self.width, self.bottom + MARGIN)
+        signal_segments = {}
+
+        def seg(i, x1, y1, x2, y2):
+            net = self.level.nets[i]
+            signal_segments.setdefault((net.src, net.port), []).append((x1, y1, x2, y2))
+
+        def into(i, key, port):
+            e = self.level.elems[key]
+            y = self.level.port_y(key, port, "in")
+            if e.box is None:
+                return e.x, y
+            d.arrows.append((e.x, y))
+            return e.x - ARROW, y
+
+        for i, net in enumerate(self.level.nets):
+            src = self.level.elems[net.src]
+            y0 = self.level.port_y(net.src, net.port, "out")
+            if net.feedback:
+                layer = src.layer
+                tx = self.track_x[(layer, i, "down")]
+                seg(i, src.x + src.w, y0, tx, y0)
+                seg(i, tx, y0, tx, net.channel)
+                ups = sorted({self.level.elems[t].layer for t, _ in net.targets})
+                x_left = self.track_x[(ups[0] - 1, i, "up")]
+                seg(i, x_left, net.channel, tx, net.channel)
+                for layer in ups:
+                    ux = self.track_x[(layer - 1, i, "up")]
+                    ys = []
+                    for t, p in net.targets:
+                        if self.level.elems[t].layer == layer:
+                            x, y = into(i, t, p)
+                            seg(i, ux, y, x, y)
+                            ys.append(y)
+                    seg(i, ux, min(ys), ux, net.channel)
+                continue
+            end = max(self.level.elems[t].layer for t, _ in net.targets)
+            for k in range(src.layer, end):
+                if k == src.layer:
+                    left_x, left_y = src.x + src.w, y0
+                else:
+                    dummy = self.level.elems[("dummy", i, k)]
+                    seg(i, self.col_x[k], dummy.y, self.col_x[k] + self.col_w[k], dummy.y)
+                    left_x, left_y = self.col_x[k] + self.col_w[k], dummy.y
+                rights = [into(i, t, p) for t, p in net.targets if self.level.elems[t].layer == k + 1]
+                if k + 1 < end:
+                    rights.append((self.col_x[k + 1], self.level.elems[("dummy", i, k + 1)].y))
+                tx = self.track_x.get((k, i, "forward"))
+                if tx is None:
+                    for x, y in rights:
+                        seg(i, left_x, left_y, x, y)
+                    continue
+                seg(i, left_x, left_y, tx, left_y)
+                ys = [y for _, y in rights] + [left_y]
+                seg(i, tx, min(ys), tx, max(ys))
+                for x, y in rights:
+                    seg(i, tx, y, x, y)
+        labelled = set()
+        for net in self.level.nets:
+            if net.label and (net.src, net.port) not in labelled:
+                labelled.add((net.src, net.port))
+                e = self.level.elems[net.src]
+                d.labels.append((e.x + e.w + LABEL_PAD, self.level.port_y(net.src, net.port, "out")
+                                 - LABEL_PAD, net.label))
+        for segments in signal_segments.values():
+            d.segments.extend(segments)
+            d.dots.extend(_branch_points(segments))
+        for key in self.level.graph.boxes:
+            e = self.level.elems[key]
+            placed = PlacedBox(e.box, e.x, e.y, e.w, e.h, [e.y + y for y in e.in_ys],
+                               [e.y + y for y in e.out_ys])
+            d.boxes.append(placed)
+            if e.inner is not None:
+                self.add_frame(d, e, placed)
+        return d
+
+    def add_frame(self, d, e, placed):
+        inner = e.inner.moved(e.x + FRAME_PAD, e.y + e.title_h + FRAME_PAD)
+        d.frame_titles.append((placed, e.x + FRAME_PAD, e.y + FRAME_PAD / 2))
+        for b in inner.boxes:
+            b.depth += 1
+            if b.box.key == f"{e.key}:in:{b.box.name}":  # this frame's own ports
+                d.segments.append((e.x, b.out_ys[0], b.x, b.out_ys[0]))
+            elif b.box.key == f"{e.key}:out:{b.box.name}":
+                d.segments.append((b.x + b.w, b.in_ys[0], e.x + e.w, b.in_ys[0]))
+        d.boxes.extend(inner.boxes)
+        d.segments.extend(inner.segments)
+        d.arrows.extend(inner.arrows)
+        d.dots.extend(inner.dots)
+        d.labels.extend(inner.labels)
+        d.frame_titles.extend(inner.frame_titles)
+
+
+@dataclass
+class _Item:
+    """A vertical wire track in one gap: where horizontal segments attach on its left and
+    right, and the height it spans."""
+    net: int
+    left: list
+    right: list
+    top: float
+    bottom: float
+    kind: str = "forward"
+
+
+def _order_tracks(items, nets):
+    """Order the tracks of one gap (left to right) for few crossings: a horizontal segment
+    attached on an item's left crosses every track before it that spans its height, one
+    attached on the right every track after it; segments of two wires on one line cost more
+    than any crossing. Local search from a sorted start, moving one track at a time."""
+    def crossings(a, b):  # a left of b
+        if (nets[a.net].src, nets[a.net].port) == (nets[b.net].src, nets[b.net].port):
+            return 0
+        n = sum(1 for y in a.right if b.top < y < b.bottom)
+        n += sum(1 for y in b.left if a.top < y < a.bottom)
+        # a's right and b's left segment at one height would run on top of each other
+        return n + OVERLAP * sum(1 for y in a.right for z in b.left if abs(y - z) < 0.5)
+
+    items = sorted(items, key=lambda it: (it.kind != "up", it.bottom, it.top))
+    n = len(items)
+    cost = [[crossings(a, b) if a is not b else 0 for b in items] for a in items]
+    order = list(range(n))
+    improved = True
+    while improved:  # move one track at a time to its best place while that helps
+        improved = False
+        for item in range(n):
+            rest = [i for i in order if i != item]
+            # cost of putting `item` at position p: items before it pay cost[i][item], after cost[item][i]
+            after = sum(cost[item][i] for i in rest)
+            best_p, best, here = 0, after, after
+            for p, i in enumerate(rest, 1):
+                here += cost[i][item] - cost[item][i]
+                if here < best - 1e-9:
+                    best_p, best = p, here
+            current = order.index(item)
+            current_cost = (sum(cost[i][item] for i in order[:current])
+                            + sum(cost[item][i] for i in order[current + 1:]))
+            if best < current_cost - 1e-9:
+                rest.insert(best_p, item)
+                order = rest
+                improved = True
+    return [items[i] for i in order]
+
+
+def _branch_points(segments):
+    """Where one signal's wire branches: a segment end inside another segment of the same
+    signal, or a point where three or more segment ends meet."""
+    def key(x, y):
+        return (round(x, 2), round(y, 2))
+
+    ends = {}
+    for x1, y1, x2, y2 in segments:
+        for p in ((x1, y1), (x2, y2)):
+            ends[key(*p)] = ends.get(key(*p), 0) + 1
+    dots = set()
+    for p, count in ends.items():
+        if count >= 3:
+            dots.add(p)
+            continue
+        x, y = p
+        for x1, y1, x2, y2 in segments:
+            if abs(y1 - y2) < 0.01 and abs(y - y1) < 0.01 and min(x1, x2) + 0.01 < x < max(x1, x2) - 0.01:
+                dots.add(p)
+                break
+            if abs(x1 - x2) < 0.01 and abs(x - x1) < 0.01 and min(y1, y2) + 0.01 < y < max(y1, y2) - 0.01:
+                dots.add(p)
+                break
+    return sorted(dots)
