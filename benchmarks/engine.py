@@ -1,12 +1,16 @@
-"""Engine overhead per derivative evaluation: chains of gain blocks, in µs per block.
+"""Engine overhead per derivative evaluation: chains of gain blocks, in µs per block; and
+the time to load and compile a diagram against its size (must grow linearly).
 
     python benchmarks/engine.py
 
 A chain integrator -> gain_1 -> ... -> gain_N -> (back to the integrator) is compiled and
 its derivative function timed (median of repeats). The integrator is one block; the rest is
-pure framework plus one small numpy operation per gain. Prints a table.
+pure framework plus one small numpy operation per gain. Prints a table. The second table is
+CPU time (best of 3) to load and to compile chains of 1,000 to 40,000 blocks, per block.
 """
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -17,6 +21,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import blocksim  # noqa: E402
+from blocksim.compiler import compile_diagram  # noqa: E402
+from blocksim.diagram import load_diagram  # noqa: E402
 from blocksim.simulator import Simulation  # noqa: E402
 
 
@@ -84,6 +90,38 @@ def main():
     for _ in range(100000):
         np.multiply(K, u, out=y)
     print(f"{'numpy multiply alone':<28} {'':>6} {'':>10} {(time.perf_counter() - t0) * 10:>10.2f}")
+    print()
+    scaling()
+
+
+def scaling():
+    """Load and compile CPU time against the number of blocks: linear means a flat µs/block."""
+    print(f"{'blocks':>7} {'load s':>8} {'compile s':>10} {'total s':>8} {'µs/block':>9} "
+          f"{'blocksim check s':>17}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (1000, 10000, 40000):
+            path = Path(tmp) / f"chain{n}.yaml"
+            path.write_text(chain(n))
+            best = [float("inf")] * 2
+            for _ in range(3):
+                t0 = time.process_time()
+                spec = load_diagram(path)
+                t1 = time.process_time()
+                compile_diagram(spec)
+                t2 = time.process_time()
+                best = [min(best[0], t1 - t0), min(best[1], t2 - t1)]
+            total = sum(best)
+            print(f"{n + 1:>7} {best[0]:>8.3f} {best[1]:>10.3f} {total:>8.3f} "
+                  f"{total / (n + 1) * 1e6:>9.1f} {check_cpu(path):>17.3f}")
+
+
+def check_cpu(path):
+    """CPU seconds of a whole `blocksim check` process (start-up, imports, printing)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-m", "blocksim", "check", str(path)], check=True,
+                   stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
 if __name__ == "__main__":

@@ -268,14 +268,16 @@ def _check(args):
             if note:
                 print(note)
     print("\nblocks:")
+    outputs = {}  # block name -> its output ports, in order (one pass: linear in the blocks)
+    for (name, port), view in model.outputs.items():
+        outputs.setdefault(name, []).append(f"{port}{tuple(view.shape)}")
     for b in model.blocks:
         cs, ds = model.state_slices[b.name]
         rate = ("constant" if b.sample == "constant" else
                 f"discrete {b.sample.period:g} s" + (f" (offset {b.sample.offset:g})" if b.sample.offset else "")
                 if b.sample is not None else "continuous")
         ins = ", ".join(f"{_port_name(b, i)}{tuple(v.shape)}" for i, v in enumerate(b.u))
-        outs = ", ".join(f"{n}{tuple(model.outputs[(b.name, n)].shape)}"
-                         for (bn, n) in model.outputs if bn == b.name)
+        outs = ", ".join(outputs.get(b.name, ()))
         states = []
         if cs.stop > cs.start:
             states.append(f"{cs.stop - cs.start} continuous")

@@ -25,6 +25,7 @@ from . import expr
 from .block import ALL, CONSTANT, Sample
 from .diagram import NAME_RE, bool_hint, parse_endpoint, suggest, through_outputs
 from .errors import DiagramError, Problems
+from .gcpause import without_gc
 from .library import Library, PluginError
 from .params import ParamError
 from .block import PortError
@@ -718,9 +719,9 @@ class _Compiler:
         first = {}
         for node in self.nodes:
             first.setdefault(node.block.name, node.order_index)
-        declared = list(self.blocks)
         dirs, entries, total = [], [], 0
-        for name in sorted(declared, key=lambda b: (first.get(b, -1), declared.index(b))):
+        # sorted() is stable: blocks of equal rank keep their declaration order
+        for name in sorted(self.blocks, key=lambda b: first.get(b, -1)):
             block = self.blocks[name]
             d = block.zero_crossings()
             if d is None:
@@ -971,6 +972,7 @@ def _dir_of(file):
     return Path(file).parent if file and not file.startswith("<") else Path.cwd()
 
 
+@without_gc
 def compile_diagram(spec, library=None):
     """Check and lay out a DiagramSpec; raises DiagramError(s) listing every problem found."""
     return _Compiler(spec, library or Library()).compile()

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import DiagramError, Problems
+from .gcpause import without_gc
 from .yamlio import YList, YMap, load_yaml_file, load_yaml_text
 
 FORMAT_VERSION = 1
@@ -509,6 +510,7 @@ def _prefixed(ep, prefix):
     return Endpoint(prefix + ep.block, ep.port, ep.index, ep.loc) if prefix else ep
 
 
+@without_gc
 def load_diagram(source, overrides=(), *, text=None, via="--set"):
     """Read a diagram file (or `text` with `source` as its display name) into a DiagramSpec.
 

@@ -96,8 +96,9 @@ class PlanarKinematics(Block):
 class PlanarModel(Block):
     """The complete kinematic and dynamic model of a planar n-R arm: x, J, Jd, H, Hd, h, g.
 
-    x, J, Jd, H, Hd, h, g = dynmodel(q, qd, L, Lc, m, ml, I, B) of Zlajpah, "Simulation of
-    n-R planar manipulators" (1998), eq. 12, gravity by the corrected eq. 13:
+    x, J, Jd, H, h, g = dynmodel(q, qd, L, Lc, m, ml, I, B) of Zlajpah, "Simulation of
+    n-R planar manipulators" (1998), eq. 12, gravity by the corrected eq. 13, and
+    Hd = inertia_rate(...) = dH/dt:
 
         H(q) qdd + h(q, qd) + g(q) = tau,   h = Coriolis/centrifugal + B qd,
 

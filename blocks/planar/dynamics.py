@@ -36,7 +36,7 @@ import numpy as np
 from ..robot._jit import jit
 from .kinematics import _angles, _kin_fill, _vectors
 
-__all__ = ["dynmodel", "forward_dynamics"]
+__all__ = ["dynmodel", "inertia_rate", "forward_dynamics"]
 
 
 @jit
@@ -204,21 +204,35 @@ _NAMES = ("q", "qd", "L", "Lc", "m", "ml", "I", "B", "tau")
 
 
 def dynmodel(q, qd, L, Lc, m, ml, I, B, g0=9.81):
-    """Complete model of the planar n-R arm (the paper's ``dynmodel``), eq. (12).
+    """Complete model of the planar n-R arm (the paper's ``dynmodel``), eq. (12):
+    ``x, J, Jd, H, h, g = dynmodel(q, qd, L, Lc, m, ml, I, B)``, the paper's six values in
+    its order, so a script written for the paper ports line for line.
 
     q (rad), qd (rad/s) and the link data L, Lc, m, ml, I, B are (n,) (see module doc);
     g0 in m/s^2 along -y.
     Returns x (2,) m, J (2, n), Jd (2, n) as ``kinmodel``; H (n, n) kg m^2, the inertia
-    matrix; Hd (n, n) = dH/dt; h (n,) N m, Coriolis/centrifugal + B qd, so that
-    qd^T (h - B qd) = 1/2 qd^T Hd qd; g (n,) N m, gravity torques (eq. 13 corrected).
+    matrix; h (n,) N m, Coriolis/centrifugal + B qd; g (n,) N m, gravity torques (eq. 13
+    corrected). dH/dt is ``inertia_rate``.
     """
-    args = _vectors(_NAMES, q, qd, L, Lc, m, ml, I, B)
-    b = _dynmodel(*args, float(g0))
-    n = args[0].shape[0]
+    b, n = _model(q, qd, L, Lc, m, ml, I, B, g0)
     k = 2 + 4 * n
-    nn = n * n
     return (b[:2], b[2:2 + 2 * n].reshape(2, n), b[2 + 2 * n:k].reshape(2, n),
-            b[k:k + nn].reshape(n, n), b[k + nn:k + 2 * nn].reshape(n, n), b[-2 * n:-n], b[-n:])
+            b[k:k + n * n].reshape(n, n), b[-2 * n:-n], b[-n:])
+
+
+def inertia_rate(q, qd, L, Lc, m, ml, I, B, g0=9.81):
+    """Hd (n, n) = dH/dt in kg m^2/s along the motion (arguments as ``dynmodel``): with it
+    the power balance reads qd^T (h - B qd) = 1/2 qd^T Hd qd. (The ``planar_model`` block
+    outputs it as Hd.)"""
+    b, n = _model(q, qd, L, Lc, m, ml, I, B, g0)
+    k = 2 + 4 * n + n * n
+    return b[k:k + n * n].reshape(n, n)
+
+
+def _model(q, qd, L, Lc, m, ml, I, B, g0):
+    """The flat buffer of ``_dynmodel`` (x, J, Jd, H, Hd, h, g) and n."""
+    args = _vectors(_NAMES, q, qd, L, Lc, m, ml, I, B)
+    return _dynmodel(*args, float(g0)), args[0].shape[0]
 
 
 def forward_dynamics(q, qd, tau, L, Lc, m, ml, I, B, g0=9.81):

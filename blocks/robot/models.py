@@ -1,6 +1,8 @@
 """Robot data files: ``load_robot(name_or_path)`` and ``robot_from_dict(data)``.
 
-A robot file (YAML, read with ``yaml.safe_load``) has the keys of ``shared/spec/robots.md``::
+A robot file (YAML, read by the diagrams' safe loader ``blocksim.yamlio``: the same limits,
+duplicate keys and malformed tagged values are errors with a line) has the keys of
+``shared/spec/robots.md``::
 
     name: Puma 560            # optional strings: name, manufacturer, comment
     convention: standard      # or modified
@@ -90,25 +92,32 @@ class _Reader:
     def fail(self, path, message):
         raise RobotDataError(message, path, self.source)
 
-    def number(self, value, path):
-        if isinstance(value, bool):
-            self.fail(path, f"expected a number, got {value!r}")
-        if isinstance(value, (int, float)):
-            return float(value)
-        if isinstance(value, str):
+    def number(self, value, path, finite=True):
+        """A float; NaN never, ±inf only with `finite=False` (joint limits)."""
+        x = None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
             try:
-                return parse_number(value)
-            except ValueError:
+                x = float(value)
+            except OverflowError:
+                self.fail(path, f"the number {value} is too large for a float64")
+        elif isinstance(value, str):
+            try:
+                x = parse_number(value)
+            except (ValueError, ZeroDivisionError):
                 pass
-        self.fail(path, f"expected a number, got {value!r}")
+        if x is None:
+            self.fail(path, f"expected a number, got {value!r}")
+        if math.isnan(x) or (finite and math.isinf(x)):
+            self.fail(path, f"expected a finite number, got {value!r}")
+        return x
 
-    def vector(self, value, path, sizes):
+    def vector(self, value, path, sizes, finite=True):
         if not isinstance(value, (list, tuple)):
             self.fail(path, f"expected a list of {' or '.join(map(str, sizes))} numbers, "
                             f"got {value!r}")
         if len(value) not in sizes:
             self.fail(path, f"expected {' or '.join(map(str, sizes))} values, got {len(value)}")
-        return [self.number(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        return [self.number(v, f"{path}[{i}]", finite) for i, v in enumerate(value)]
 
     def matrix(self, value, path, rows, cols):
         if not isinstance(value, (list, tuple)) or len(value) != rows:
@@ -155,7 +164,7 @@ def _link(rd, data, path, convention):
         kw["Tc"] = rd.vector(value, f"{path}.Tc", (2,)) if isinstance(value, (list, tuple)) \
             else rd.number(value, f"{path}.Tc")
     if "qlim" in data:
-        kw["qlim"] = rd.vector(data["qlim"], f"{path}.qlim", (2,))
+        kw["qlim"] = rd.vector(data["qlim"], f"{path}.qlim", (2,), finite=False)
         if not kw["qlim"][0] <= kw["qlim"][1]:
             rd.fail(f"{path}.qlim", "expected [min, max] with min <= max")
     try:
@@ -227,9 +236,12 @@ def _robot_file(path, mtime_ns, size):
     """A robot file's parsed YAML, cached by path, modification time and size: parsing is
     most of the cost of building a robot (a batch of runs builds the same model, perturbed,
     for every run), and `robot_from_dict` only reads the data."""
-    import yaml
+    from blocksim.errors import DiagramError
+    from blocksim.yamlio import load_yaml_file
 
-    try:
-        return yaml.safe_load(Path(path).read_text())
-    except yaml.YAMLError as e:
-        raise RobotDataError(f"invalid YAML: {e}", source=Path(path).name) from None
+    try:  # the diagrams' loader: its limits, strict keys, UTF-8 and tags, with lines
+        return load_yaml_file(path)
+    except DiagramError as e:
+        where = Path(path).name + (f":{e.line}" if e.line is not None else "")
+        hint = f" ({e.hint})" if e.hint else ""
+        raise RobotDataError(f"{e.message}{hint}", source=where) from None

@@ -90,14 +90,17 @@ def build_robot(name, options, evaluate, base_dir):
             kw[key] = _payload(value, evaluate)
         elif key == "seed":
             seed = evaluate(value, "seed")
-            if np.ndim(seed) or seed != int(seed):
-                raise value.loc.error(f"seed must be an integer, got {seed!r}")
+            if np.ndim(seed) or not np.isfinite(seed) or seed != int(seed) or seed < 0:
+                raise value.loc.error(f"seed must be a non-negative integer, got "
+                                      f"{np.asarray(seed).tolist()!r}")
             kw[key] = int(seed)
         else:
             arr = np.asarray(evaluate(value, key), dtype=float)
             want = {"perturb": (), "gravity": (3,), "base": (4, 4), "tool": (4, 4)}[key]
             if arr.shape != want:
                 raise value.loc.error(f"robot option '{key}' must have shape {want}, got {arr.shape}")
+            if not np.isfinite(arr).all():
+                raise value.loc.error(f"robot option '{key}' must be finite, got {arr.tolist()}")
             kw[key] = float(arr) if key == "perturb" else arr
     if "perturb" in kw and not 0 <= kw["perturb"] < 1:
         raise options["perturb"].loc.error("perturb must be in [0, 1)")
@@ -112,12 +115,15 @@ def _payload(value, evaluate):
     raw = value.raw
     if not isinstance(raw, dict) or set(raw) - {"mass", "com"} or "mass" not in raw:
         raise value.loc.error("payload must be {mass: m, com: [x, y, z]}")
-    mass = float(evaluate(type(value)(raw["mass"], value.loc), "payload mass"))
+    mass = np.asarray(evaluate(type(value)(raw["mass"], value.loc), "payload mass"), dtype=float)
     com = np.asarray(evaluate(type(value)(raw.get("com", [0, 0, 0]), value.loc), "payload com"),
                      dtype=float)
-    if mass < 0 or com.shape != (3,):
-        raise value.loc.error("payload mass must be >= 0 and com a 3-vector")
-    return (mass, com)
+    if mass.shape != () or not np.isfinite(mass) or mass < 0:
+        raise value.loc.error(f"payload mass must be one finite number >= 0 (kg), got "
+                              f"{mass.tolist()!r}")
+    if com.shape != (3,) or not np.isfinite(com).all():
+        raise value.loc.error(f"payload com must be a finite 3-vector (m), got {com.tolist()!r}")
+    return (float(mass), com)
 
 
 def _evaluate_links(source, evaluate):

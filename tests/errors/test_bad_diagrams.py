@@ -349,6 +349,35 @@ CASES = {
         wires: [A -> Z, Z -> T]
         simulation: {stop: 100}
         """, ["1e+14 sample hits", "max_steps"]),
+    # issue 16 item 8: robot options (OverflowError, ValueError, TypeError before)
+    **{f"robot_{what}": (f"""\
+        blocksim: 1
+        robots:
+          arm: {{model: twolink, {option}}}  # @LINE
+        blocks:
+          A: {{type: constant, value: 1}}
+          T: {{type: terminator}}
+        wires: [A -> T]
+        """ + GOOD_SIM, [needle])
+       for what, option, needle in [
+           ("seed_inf", "perturb: 0.1, seed: .inf", "seed must be a non-negative integer"),
+           ("seed_nan", "perturb: 0.1, seed: .nan", "seed must be a non-negative integer"),
+           ("seed_negative", "perturb: 0.1, seed: -3", "seed must be a non-negative integer"),
+           ("payload_vector_mass", "payload: {mass: [1, 2], com: [0, 0, 0]}",
+            "payload mass must be one finite number"),
+           ("payload_nan_mass", "payload: {mass: .nan}", "payload mass must be one finite"),
+           ("payload_com_inf", "payload: {mass: 1, com: [0, .inf, 0]}",
+            "payload com must be a finite 3-vector"),
+           ("gravity_nan", "gravity: [0, 0, .nan]", "'gravity' must be finite")]},
+    "robot_file_duplicate_key": ("""\
+        blocksim: 1
+        robots:
+          arm: {file: arm.yaml}  # @LINE
+        blocks:
+          A: {type: constant, value: 1}
+          T: {type: terminator}
+        wires: [A -> T]
+        """ + GOOD_SIM, ["robot 'arm': arm.yaml:4: duplicate key 'name'"]),
     "max_steps_not_whole": ("""\
         blocksim: 1
         blocks:
@@ -367,6 +396,7 @@ def test_bad_diagram(case, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     text, needles = CASES[case]
     path, marked = write_case(tmp_path, text)
+    (tmp_path / "arm.yaml").write_text("name: arm\nlinks:\n  - {a: 1, m: 1}\nname: again\n")
     out = tmp_path / "out"
     code, stdout, stderr = run_cli(["run", str(path), "--out", str(out), "--quiet"], capsys)
     assert code == 2, stderr

@@ -61,7 +61,7 @@ def test_gravity_index(weights):
     assert p == pytest.approx(g @ Wm @ g, rel=1e-7)
     # gradient: central differences of g^T W g, g from dynmodel (tested against V elsewhere)
     def p_def(q):
-        g = dynmodel(q, q, *data, arm["I"], arm["B"])[6]
+        g = dynmodel(q, q, *data, arm["I"], arm["B"])[5]
         return g @ Wm @ g
     np.testing.assert_allclose(grad, ref.numeric_gradient(p_def, q), rtol=1e-6,
                                atol=1e-7 * np.abs(grad).max())

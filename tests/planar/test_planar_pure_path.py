@@ -26,6 +26,7 @@ out = {}
 out.update(("kin%d" % i, a) for i, a in enumerate(P.kinmodel(q, qd, L)))
 out["link"] = P.kin_link(q, L)
 out.update(("dyn%d" % i, a) for i, a in enumerate(P.dynmodel(q, qd, L, Lc, m, ml, I, B)))
+out["Hd"] = P.inertia_rate(q, qd, L, Lc, m, ml, I, B)
 out["fd"] = P.forward_dynamics(q, qd, tau, L, Lc, m, ml, I, B)
 for name, (v, g) in [("man", P.idxman(q, L)), ("cn", P.idxcn(q, L)),
                      ("grav", P.idxgrav(q, L, Lc, m, ml, W))]:

@@ -39,7 +39,7 @@ def serial_link_arm():
 def test_H_h_g_equal_the_serial_link_robot(seed):
     rng = np.random.default_rng(seed)
     q, qd = rng.uniform(-2, 2, (2, 4))
-    _, _, _, H, _, h, g = dynmodel(q, qd, L, LC, M, ML, I, B, G0)
+    _, _, _, H, h, g = dynmodel(q, qd, L, LC, M, ML, I, B, G0)
     robot = serial_link_arm()
     np.testing.assert_allclose(H, robot.inertia(q), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(h, robot.coriolis(q, qd) @ qd + robot.friction(qd), rtol=1e-11, atol=1e-12)

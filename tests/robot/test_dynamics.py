@@ -137,6 +137,46 @@ def test_coriolis_times_qd_is_the_velocity_torque(robot):
                                bias, rtol=1e-12, atol=1e-12)
 
 
+def christoffel_by_differences(robot, q, qd, h=1e-6):
+    """C_ij = Σ_k Γ_ijk q̇_k, Γ_ijk = ½(∂M_ij/∂q_k + ∂M_ik/∂q_j − ∂M_jk/∂q_i), the partial
+    derivatives of `inertia` by central differences."""
+    n = robot.n
+    dM = np.array([(robot.inertia(q + h * e) - robot.inertia(q - h * e)) / (2 * h)
+                   for e in np.eye(n)])  # dM[k, i, j] = ∂M_ij/∂q_k
+    gamma = 0.5 * (dM.transpose(1, 2, 0) + dM.transpose(1, 0, 2) - dM)  # [i, j, k]
+    return gamma @ qd
+
+
+def christoffel_by_rne(robot, q, qd):
+    """The toolbox's construction (seed 003: N²/2 invocations of rne): without gravity and
+    friction, h(q̇) = rne(q, q̇, 0) = Σ_jk Γ_·jk q̇_j q̇_k, so h(e_j) = Γ_·jj and
+    h(e_j + e_k) − h(e_j) − h(e_k) = 2Γ_·jk; C(:, k) gathers Γ_·jk q̇_j."""
+    rigid = robot.nofriction("all")
+    n, E = robot.n, np.eye(robot.n)
+
+    def h(v):
+        return rigid.rne(q, v, np.zeros(n), gravity=[0, 0, 0])
+    C = np.zeros((n, n))
+    for j in range(n):
+        C[:, j] += h(E[j]) * qd[j]
+        for k in range(j + 1, n):
+            g = 0.5 * (h(E[j] + E[k]) - h(E[j]) - h(E[k]))
+            C[:, k] += g * qd[j]
+            C[:, j] += g * qd[k]
+    return C
+
+
+def test_coriolis_is_the_christoffel_matrix(robot):
+    """Issue 16: the Christoffel-symbol matrix (as the toolbox and pinocchio return), not
+    merely a factorisation with C·q̇ right and Ṁ − 2C skew."""
+    for _ in range(3):
+        q, qd, _ = state(robot.n)
+        C = robot.coriolis(q, qd)
+        scale = np.abs(C).max() + 1e-3
+        np.testing.assert_allclose(C, christoffel_by_rne(robot, q, qd), atol=1e-12 * scale)
+        np.testing.assert_allclose(C, christoffel_by_differences(robot, q, qd), atol=1e-7 * scale)
+
+
 def test_mdot_minus_two_c_is_skew_symmetric(robot):
     q, qd, _ = state(robot.n)
     h = 1e-6

@@ -117,6 +117,12 @@ def good():
     (lambda d: d.pop("links"), r"links: missing"),
     (lambda d: d.update(links=[]), r"links: expected a non-empty list"),
     (lambda d: d.update(name=3), r"name: expected a string"),
+    # issue 16: no NaN anywhere, no infinity but in joint limits; 1/0 and 10**400 are refused
+    (lambda d: d["links"][0].update(m=float("nan")), r"links\[0\]\.m: expected a finite number"),
+    (lambda d: d["links"][0].update(r=[0, float("inf"), 0]), r"links\[0\]\.r\[1\]: expected a finite"),
+    (lambda d: d["links"][0].update(m="1/0"), r"links\[0\]\.m: expected a number"),
+    (lambda d: d["links"][0].update(m=10 ** 400), r"links\[0\]\.m: the number .* too large"),
+    (lambda d: d["links"][1].update(qlim=[float("nan"), 1]), r"links\[1\]\.qlim\[0\]: expected a finite"),
 ])
 def test_invalid_data_names_the_key_path(edit, message):
     data = good()
@@ -124,6 +130,41 @@ def test_invalid_data_names_the_key_path(edit, message):
     edit(data)
     with pytest.raises(RobotDataError, match="^<inline>: " + message):
         robot_from_dict(data)
+
+
+def test_infinite_joint_limits_are_allowed():
+    data = good()
+    data["links"][1]["qlim"] = [float("-inf"), float("inf")]
+    assert np.isinf(robot_from_dict(data).qlim[1]).all()
+
+
+ROBOT_FILE = "name: arm\nlinks:\n  - {a: 0.5, m: 1}\n  - {a: 0.5, m: 1}\n"
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"name: arm\n\xff\n", r"arm\.yaml:2: the file is not UTF-8 text \(invalid byte 0xff\)"),
+    (("a: " + "[" * 10000 + "]" * 10000 + "\n").encode(),
+     r"arm\.yaml:1: the document is nested deeper than 100 levels"),
+    (ROBOT_FILE.encode() + b"name: again\n", r"arm\.yaml:5: duplicate key 'name'"),
+    (ROBOT_FILE.replace("m: 1}", 'm: !!int ""}', 1).encode(), r"arm\.yaml:3: invalid int ''"),
+    (ROBOT_FILE.replace("m: 1}", "m: !!bool maybe}", 1).encode(), r"arm\.yaml:3: invalid bool"),
+    (ROBOT_FILE.replace("m: 1}", "m: !!timestamp 20x}", 1).encode(), r"arm\.yaml:3: invalid time"),
+    (ROBOT_FILE.encode() + b"x: !!python/object:os.system echo\n", r"arm\.yaml:5: YAML tags"),
+])
+def test_robot_file_is_read_as_strictly_as_a_diagram(tmp_path, content, message):
+    """Issue 16: a robot file goes through the diagrams' loader (it used yaml.safe_load,
+    which crashed with RecursionError, UnicodeDecodeError, IndexError... and kept the last
+    of two duplicate keys)."""
+    path = tmp_path / "arm.yaml"
+    path.write_bytes(content)
+    with pytest.raises(RobotDataError, match="^" + message):
+        load_robot(path)
+
+
+def test_robot_file_with_a_bom_is_read(tmp_path):
+    path = tmp_path / "arm.yaml"
+    path.write_bytes(b"\xef\xbb\xbf" + ROBOT_FILE.encode())  # as diagrams: a BOM is fine
+    assert load_robot(path).n == 2
 
 
 def test_error_is_a_value_error_with_source_and_path():

@@ -338,8 +338,9 @@ def test_dh_and_twist_descriptions_agree(robot):
         np.testing.assert_allclose(tr.gravload(q), robot.gravload(q), atol=1e-11)
         np.testing.assert_allclose(tr.accel(q, qd, qdd), robot.accel(q, qd, qdd), rtol=1e-10,
                                    atol=1e-10)
-        # C differs between valid factorisations; C·q̇ does not
-        np.testing.assert_allclose(tr.coriolis(q, qd) @ qd, robot.coriolis(q, qd) @ qd, atol=1e-11)
+        # both are the Christoffel-symbol matrix (issue 16)
+        np.testing.assert_allclose(tr.coriolis(q, qd), robot.coriolis(q, qd), rtol=1e-11,
+                                   atol=1e-12)
     # stacks of configurations, as SerialLink
     np.testing.assert_allclose(tr.rne(Q, QD, QDD), robot.rne(Q, QD, QDD), rtol=1e-12, atol=1e-11)
     np.testing.assert_allclose(tr.jacob0(Q), robot.jacob0(Q), atol=1e-14)
