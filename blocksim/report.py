@@ -3,7 +3,8 @@ run's files (meta.json, results.npz, the figures, diagram.svg).
 
 `blocksim run` writes it after the figures (unless --no-plots), together with the diagram's
 drawing `diagram.svg`; `blocksim report RUN_DIR` rebuilds it from the files alone (drawing
-the diagram named in meta.json, with the run's overrides, when diagram.svg is missing).
+the diagram named in meta.json, with the run's overrides, when diagram.svg is missing). A
+sweep directory's report is report_sweep's.
 """
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ def write_run_report(run_dir, model=None):
 def _read_meta(run_dir):
     path = run_dir / "meta.json"
     if not path.is_file():
-        raise DiagramError(f"not a run directory (no meta.json): {run_dir}", file=str(run_dir))
+        raise DiagramError(f"not a run or sweep directory (no meta.json or sweep.json): "
+                           f"{run_dir}", file=str(run_dir))
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
@@ -121,17 +123,30 @@ def _span(meta):
 
 
 def _diagram(run_dir, meta):
-    path = run_dir / DRAWING
+    return drawing_section(run_dir / DRAWING, meta.get("file"), meta.get("overrides") or [],
+                           meta.get("name", ""))
+
+
+def drawing_section(path, diagram, overrides, name):
+    """The drawing `path` (diagram.svg), or when it is missing one drawn now from the
+    diagram file with the given overrides; a note when neither works."""
     if path.is_file():
         svg = path.read_bytes()
     else:
         try:
-            svg = _draw_from_meta(meta)
+            svg = _draw(diagram, overrides)
         except Exception as e:  # the file may be gone or changed since the run
-            return f'<p class="note">No drawing: {esc(DRAWING)} is missing and the diagram ' \
-                   f'could not be drawn from {esc(meta.get("file"))} ({esc(e)}).</p>'
-    return (f'<div class="diagram">{media(svg, ".svg", "block diagram of " + meta.get("name", ""), _css_width(svg))}'
+            return (f'<p class="note">No drawing: {esc(path.name)} is missing and the diagram '
+                    f'could not be drawn from {esc(diagram)} ({esc(e)}).</p>')
+    return (f'<div class="diagram">{media(svg, ".svg", "block diagram of " + name, _css_width(svg))}'
             '</div><p class="note">Click the drawing to see it at full size.</p>')
+
+
+def _draw(diagram, overrides):
+    from . import api
+    from .draw import to_bytes
+    model = api.load(diagram, [tuple(o) if isinstance(o, list) else o for o in overrides])
+    return to_bytes(model, "svg")
 
 
 def _css_width(svg):
@@ -139,14 +154,6 @@ def _css_width(svg):
     (1 pt = 4/3 px)."""
     m = re.search(rb'<svg[^>]*\swidth="([0-9.]+)pt"', svg[:2000])
     return float(m.group(1)) * 4 / 3 * DRAWING_ZOOM if m else None
-
-
-def _draw_from_meta(meta):
-    from . import api
-    from .draw import to_bytes
-    model = api.load(meta["file"], [tuple(o) if isinstance(o, list) else o
-                                    for o in meta.get("overrides") or []])
-    return to_bytes(model, "svg")
 
 
 def _figures(run_dir, meta):
@@ -277,15 +284,16 @@ def _versions(meta):
 
 # ---- the command ----------------------------------------------------------------------------
 def add_parser(sub):
-    p = sub.add_parser("report", help="rebuild the HTML report of a run directory")
-    p.add_argument("run_dir")
+    p = sub.add_parser("report", help="rebuild the HTML report of a run or sweep directory")
+    p.add_argument("run_dir", metavar="DIR", help="a run directory, or a sweep's")
     return p
 
 
 def command(args):
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir():
-        raise DiagramError(f"no such run directory: {run_dir}", file=str(run_dir))
-    path = write_run_report(run_dir)
+        raise DiagramError(f"no such run or sweep directory: {run_dir}", file=str(run_dir))
+    from .report_sweep import is_sweep_dir, write_sweep_report
+    path = write_sweep_report(run_dir) if is_sweep_dir(run_dir) else write_run_report(run_dir)
     print(f"report -> {path}")
     return 0

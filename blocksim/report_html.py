@@ -39,9 +39,12 @@ pre { background: #f6f8fa; padding: 0.6em; overflow-x: auto; }
 .diagram img.natural { max-width: none; cursor: zoom-out; }
 figure { display: inline-block; margin: 0.5em 1em 1em 0; vertical-align: top; }
 figure img, figure video { max-width: 100%; border: 1px solid #eee; }
+figure.half { width: 48%; margin-right: 1%; }
 figcaption { font-size: 0.85em; color: #555; }
+.scroll { max-height: 36em; overflow: auto; display: inline-block; max-width: 100%; }
+.scroll thead th { position: sticky; top: 0; }
 .note { color: #666; font-size: 0.9em; }
-th.sortable { cursor: pointer; user-select: none; }
+th.sortable { cursor: pointer; user-select: none; white-space: nowrap; }
 th.sortable::after { content: " \\2195"; color: #999; }
 th.asc::after { content: " \\2191"; color: #333; }
 th.desc::after { content: " \\2193"; color: #333; }
@@ -49,7 +52,8 @@ tr.failed td { background: #fdecea; }
 """
 
 # Click a diagram to see it at its natural size; click a sortable header to sort its table
-# (numbers as numbers, empty cells last, a second click reverses).
+# (numbers as numbers, then words, empty cells last; a second click reverses). Array.sort is
+# stable, so equal keys keep the previous order.
 SCRIPT = """
 document.querySelectorAll('.diagram img').forEach(function (img) {
   img.addEventListener('click', function () { img.classList.toggle('natural'); });
@@ -68,13 +72,15 @@ document.querySelectorAll('table.sortable').forEach(function (table) {
         var cell = row.cells[col];
         var text = cell.getAttribute('data-value');
         if (text === null) { text = cell.textContent.trim(); }
-        var x = parseFloat(text);
-        return { empty: text === '', num: !isNaN(x) && isFinite(text), x: x, text: text };
+        var x = Number(text);
+        // numbers first, then words, empty cells last, whichever the direction
+        var rank = text === '' ? 2 : (isFinite(x) ? 0 : 1);
+        return { rank: rank, x: x, text: text };
       }
       rows.sort(function (a, b) {
         var p = key(a), q = key(b);
-        if (p.empty !== q.empty) { return p.empty ? 1 : -1; }
-        var c = (p.num && q.num) ? p.x - q.x : p.text.localeCompare(q.text);
+        if (p.rank !== q.rank) { return p.rank - q.rank; }
+        var c = p.rank === 0 ? p.x - q.x : p.text.localeCompare(q.text);
         return asc ? c : -c;
       });
       rows.forEach(function (row) { body.appendChild(row); });

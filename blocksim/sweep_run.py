@@ -20,6 +20,7 @@ import math
 import os
 import time
 import uuid
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,6 +123,7 @@ class Sweep:
         meta["complete"] = table.counts()["interrupted"] == 0
         meta["status"] = "finished" if meta["complete"] else "interrupted"
         writer.finish()
+        writer.report(checked.spec)
         if interrupted is not None:
             interrupted.table = table
             raise interrupted
@@ -262,6 +264,17 @@ class _Writer:
         self.table.to_csv(self.out / "summary.csv")
         self.table.to_json(self.out / "sweep.json")
         self.last = time.monotonic()
+
+    def report(self, spec):
+        """report.html (and the diagram's drawing) from the files just written; a failure
+        costs the report, not the sweep."""
+        if self.out is None:
+            return
+        from .report_sweep import write_sweep_report
+        try:
+            write_sweep_report(self.out, spec)
+        except Exception as e:
+            warnings.warn(f"could not write the sweep report: {e}", RuntimeWarning, stacklevel=2)
 
     def finish(self):
         if self.out is None:

@@ -1,0 +1,174 @@
+"""The sweep report: `report.html` in a sweep directory, one self-contained page built from
+its files (sweep.json, the metric figures, diagram.svg).
+
+It shows how the sweep went (counts, where it ran, how long it took), the diagram, what was
+varied and measured, the table of runs (sortable by clicking a header: numbers as numbers),
+the failed runs with their messages, and the figure of each metric. `blocksim sweep` writes
+it at the end (also after Ctrl-C, with the finished rows); `blocksim report SWEEP_DIR`
+rebuilds it.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .atomic import atomic_path
+from .errors import DiagramError
+from .report import DRAWING, REPORT, drawing_section
+from .report_html import Raw, esc, media, page, table
+
+SWEEP_FILE = "sweep.json"
+MAX_ROWS = 10_000  # rows shown in the page; summary.csv has them all
+
+
+def is_sweep_dir(path):
+    return (Path(path) / SWEEP_FILE).is_file()
+
+
+def write_sweep_report(sweep_dir, spec=None):
+    """Write `sweep_dir/report.html` (and diagram.svg first, from the sweep's diagram spec
+    with its fixed overrides, when given)."""
+    sweep_dir = Path(sweep_dir)
+    if spec is not None:
+        from .compiler import compile_diagram
+        from .report import write_drawing
+        write_drawing(sweep_dir, compile_diagram(spec.copy()))
+    text = sweep_report_html(sweep_dir)
+    path = sweep_dir / REPORT
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return path
+
+
+def _read(sweep_dir):
+    path = sweep_dir / SWEEP_FILE
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise DiagramError(f"cannot read {path}: {e}", file=str(path)) from None
+
+
+def sweep_report_html(sweep_dir):
+    sweep_dir = Path(sweep_dir)
+    meta = _read(sweep_dir)
+    name = meta.get("name") or sweep_dir.name
+    overrides = list(((meta.get("sweep") or {}).get("set") or {}).items())
+    sections = [
+        ("sweep", "Sweep", _status(meta)),
+        ("diagram", "Diagram", drawing_section(sweep_dir / DRAWING, meta.get("diagram"),
+                                               overrides, name)),
+        ("definition", "Varied and measured", _definition(meta)),
+        ("table", "All runs", _table(meta)),
+        ("failed", "Failed runs", _failed(meta)),
+        ("figures", "Metrics", _figures(sweep_dir, meta)),
+        ("versions", "Versions", table(("package", "version"),
+                                       list((meta.get("versions") or {}).items()))),
+    ]
+    sections = [s for s in sections if s[2]]
+    parts = [f"<h1>{esc(name)}</h1>",
+             "<nav>" + "".join(f'<a href="#{k}">{esc(t)}</a>' for k, t, _ in sections) + "</nav>"]
+    for key, title, body in sections:
+        parts.append(f'<section id="{key}"><h2>{esc(title)}</h2>\n{body}\n</section>')
+    return page(f"blocksim sweep: {name}", "\n".join(parts))
+
+
+def _status(meta):
+    counts = meta.get("counts") or {}
+    status = meta.get("status") or ("finished" if meta.get("complete") else "interrupted")
+    failed = counts.get("failed", 0)
+    cls = "interrupted" if status != "finished" else ("failed" if failed else "ok")
+    label = status if not failed or status != "finished" else f"finished, {failed} failed"
+    execution = meta.get("execution") or {}
+    where = execution.get("where")
+    rows = [("status", Raw(f'<span class="status {cls}">{esc(label)}</span>')),
+            ("runs", ", ".join(f"{counts[k]} {k}" for k in ("runs", "ok", "failed", "interrupted")
+                               if k in counts)),
+            ("diagram", meta.get("diagram")),
+            ("sweep file", meta.get("file")),
+            ("ran", f"{where}, {execution.get('workers')} worker(s)" if where else None),
+            ("wall time", f"{execution['wall_s']:.4g} s" if execution.get("wall_s") else None),
+            ("compiled / re-parameterised",
+             f"{execution.get('compiles', 0)} / {execution.get('reparameterised', 0)}"
+             if where else None),
+            ("kept results", meta.get("keep")),
+            ("created", meta.get("created"))]
+    return table(None, [r for r in rows if r[1] not in (None, "")])
+
+
+def _definition(meta):
+    sweep = meta.get("sweep") or {}
+    rows = []
+    for kind in ("set", "grid", "zip", "random"):
+        for key, value in (sweep.get(kind) or {}).items():
+            rows.append((kind, Raw(f"<code>{esc(key)}</code>"), Raw(f"<code>{esc(_text(value))}</code>")))
+    if sweep.get("samples"):
+        rows.append(("samples", "", str(sweep["samples"])))
+    if sweep.get("seed") is not None:
+        rows.append(("seed", "", str(sweep["seed"])))
+    out = table(("", "path", "values"), rows) if rows else ""
+    metrics = sweep.get("metrics") or {}
+    if metrics:
+        out += "<h3>Metrics</h3>" + table(("metric", "expression"), [
+            (Raw(f"<code>{esc(k)}</code>"), Raw(f"<code>{esc(v)}</code>")) for k, v in metrics.items()])
+    return out
+
+
+def _text(value):
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _varied(meta):
+    return [v["key"] for v in meta.get("varied") or []]
+
+
+def _failed(meta):
+    rows = [r for r in meta.get("rows") or [] if r.get("status") != "ok"]
+    if not rows:
+        return ""
+    keys = _varied(meta)
+    shown = rows[:MAX_ROWS]
+    note = "" if len(rows) == len(shown) else f'<p class="note">The first {len(shown)} of {len(rows)}.</p>'
+    return note + table(("run", *keys, "status", "message"), [
+        (r.get("run"), *(_text(r.get(k)) for k in keys), r.get("status"),
+         Raw(f'<code>{esc(r.get("message") or "")}</code>')) for r in shown], numeric=(0,))
+
+
+def _figures(sweep_dir, meta):
+    out = []
+    for fig in meta.get("figures") or []:
+        path = sweep_dir / fig.get("file", "")
+        if path.suffix.lower() != ".png" or not path.is_file():
+            continue
+        caption = f"{fig.get('metric')}: {fig.get('kind')} over {', '.join(fig.get('paths') or [])}"
+        out.append(f'<figure class="half">{media(path.read_bytes(), ".png", caption)}'
+                   f"<figcaption>{esc(caption)}</figcaption></figure>")
+    return "\n".join(out)
+
+
+def _table(meta):
+    columns = meta.get("columns") or []
+    rows = meta.get("rows") or []
+    if not columns or not rows:
+        return '<p class="note">No runs.</p>'
+    shown = rows[:MAX_ROWS]
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    body = []
+    for row in shown:
+        cells = "".join(_cell(row.get(c)) for c in columns)
+        cls = ' class="failed"' if row.get("status") not in ("ok", None) else ""
+        body.append(f"<tr{cls}>{cells}</tr>")
+    note = ('<p class="note">Click a column\'s header to sort by it (again to reverse).'
+            + ("" if len(shown) == len(rows) else
+               f" The first {len(shown)} of {len(rows)} runs; summary.csv has them all.") + "</p>")
+    return (note + f'<div class="scroll"><table class="sortable" id="runs"><thead><tr>{head}</tr>'
+            f"</thead><tbody>{''.join(body)}</tbody></table></div>")
+
+
+def _cell(value):
+    """A table cell; a number shows 6 digits and sorts by its full value (data-value)."""
+    if value is None:
+        return '<td data-value=""></td>'
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"<td>{esc(_text(value))}</td>"
+    shown = str(value) if isinstance(value, int) else f"{value:.6g}"
+    return f'<td class="num" data-value="{value!r}">{esc(shown)}</td>'

@@ -1,0 +1,99 @@
+"""The sweep report: `blocksim sweep` leaves a self-contained report.html beside summary.csv
+with the table of runs, the failed runs and their messages, and the metric figures; in a
+real browser (where chromium is installed) clicking a header sorts the table."""
+import json
+from pathlib import Path
+
+import pytest
+from browser import Browser, executable
+from report_checks import check_self_contained
+
+import blocksim
+from blocksim.cli import main
+
+# x' = x^2 escapes to infinity at t = 1/x0: by t = 1.5 the runs from x0 = 1 and 2 fail,
+# the others end at x(1.5) = x0 / (1 - 1.5 x0).
+BLOWUP = """\
+blocksim: 1
+name: blowup
+blocks:
+  X: {type: integrator, x0: 1}
+  Sq: {type: function, expr: "x**2", inputs: [x]}
+wires: [X -> Sq, Sq -> X]
+simulation: {stop: 1.5}
+record: {x: X.y}
+"""
+X0 = [-1, 0.25, 0.5, 1, 2]
+
+
+@pytest.fixture(scope="module")
+def sweep_dir(tmp_path_factory):
+    base = tmp_path_factory.mktemp("sweep")
+    diagram = base / "blowup.yaml"
+    diagram.write_text(BLOWUP)
+    out = base / "out"
+    blocksim.sweep(diagram, grid={"blocks.X.x0": X0}, metrics={"xf": "final(x)", "top": "max(x)"},
+                   workers=1, out=out)
+    return out
+
+
+def test_sweep_writes_a_self_contained_report(sweep_dir):
+    text = (sweep_dir / "report.html").read_text(encoding="utf-8")
+    page, images = check_self_contained(text)
+    meta = json.loads((sweep_dir / "sweep.json").read_text())
+    words = page.words
+    for column in meta["columns"]:
+        assert column in words
+    assert [r["status"] for r in meta["rows"]] == ["ok", "ok", "ok", "failed", "failed"]
+    for row in meta["rows"]:
+        if row["status"] == "failed":
+            assert row["message"] in words  # in the table and among the failed runs
+            assert words.count(row["message"]) == 2
+    # the table: one row per run, numbers sortable by their full value
+    table = text[text.index('<table class="sortable"'):]
+    table = table[:table.index("</table>")]
+    assert table.count("<tr") == 1 + len(X0)
+    xf = [row["xf"] for row in meta["rows"] if row["status"] == "ok"]
+    for value, x0 in zip(xf, X0):
+        assert value == pytest.approx(x0 / (1 - 1.5 * x0), rel=1e-3)
+        assert f'data-value="{value!r}"' in table
+    kinds = sorted(kind for kind, _ in images.values())
+    assert kinds == ["image/png"] * len(meta["figures"]) + ["image/svg+xml"]
+    assert len(meta["figures"]) == 2
+
+
+def test_report_command_rebuilds_a_sweep_report(sweep_dir, capsys):
+    before = (sweep_dir / "report.html").read_text(encoding="utf-8")
+    (sweep_dir / "report.html").unlink()
+    assert main(["report", str(sweep_dir)]) == 0
+    assert (sweep_dir / "report.html").read_text(encoding="utf-8") == before
+
+
+@pytest.mark.skipif(executable() is None, reason="chromium is not installed")
+def test_sweep_table_sorts_in_a_browser(sweep_dir):
+    browser = Browser()
+    try:
+        page = browser.open(sweep_dir / "report.html")
+        assert page.problems() == []
+        widths = page.evaluate("Array.from(document.images).map(i => i.complete && i.naturalWidth)")
+        assert widths and all(w > 0 for w in widths)
+        column = """(name => { const table = document.getElementById('runs');
+            const heads = Array.from(table.tHead.rows[0].cells).map(c => c.textContent);
+            const i = heads.indexOf(name);
+            return Array.from(table.tBodies[0].rows).map(r => r.cells[i].getAttribute('data-value')); })"""
+        click = """(name => Array.from(document.querySelectorAll('#runs th'))
+            .find(th => th.textContent === name).click())"""
+        xf = [x0 / (1 - 1.5 * x0) for x0 in X0[:3]]
+        page.evaluate(f"{click}('xf')")
+        ascending = page.evaluate(f"{column}('xf')")
+        assert [float(v) for v in ascending[:3]] == pytest.approx(sorted(xf), rel=1e-3)
+        assert ascending[3:] == ["", ""]  # failed runs have no value: last
+        page.evaluate(f"{click}('xf')")
+        descending = page.evaluate(f"{column}('xf')")
+        assert [float(v) for v in descending[:3]] == pytest.approx(sorted(xf, reverse=True), rel=1e-3)
+        assert descending[3:] == ["", ""]
+        page.evaluate(f"{click}('run')")
+        assert page.evaluate(f"{column}('run')") == [str(i) for i in range(len(X0))]
+        assert page.problems() == []
+    finally:
+        browser.close()
