@@ -818,8 +818,9 @@ KERNEL(friction, "friction(P, qd, out)\n--\n\n"
        "Joint friction torques F(qd) = |G|(B|G| qd + Tc); qd and out (m*n,).")
 KERNEL(rne, "rne(P, W, g, q, qd, qdd, fext, out)\n--\n\n"
        "Inverse dynamics tau = M(q)qdd + C(q,qd)qd + F(qd) + g(q) [+ J^T fext] for m\n"
-       "configurations by recursive Newton-Euler. g (3,) the base acceleration modelling gravity (base frame);\n"
-       "fext (6,) for all rows or (6m,) one wrench per row; q, qd, qdd, out (m*n,).")
+       "configurations by recursive Newton-Euler. g (3,) the base acceleration modelling\n"
+       "gravity (base frame); fext (6,) for all rows or (6m,) one wrench per row; q, qd, qdd,\n"
+       "out (m*n,).")
 KERNEL(inertia, "inertia(P, W, q, out)\n--\n\n"
        "Joint-space inertia matrices M(q), motor inertia G^2*Jm included, by the composite-rigid-\n"
        "body algorithm; q (m*n,), out (m*n, n).")

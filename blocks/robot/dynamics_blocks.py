@@ -72,6 +72,7 @@ class Robot(RobotBlock):
         self._hi, self._down = self.robot.coulomb_levels()
         self._lo = -self._down                         # friction while slipping backwards (<= 0)
         coulomb = bool(np.any(self._hi) or np.any(self._lo))
+        self._smooth = (self._hi == 0) & (self._lo == 0)  # joints without Coulomb friction
         self._events = coulomb and self.p.coulomb == "events"
         self._regularised = coulomb and self.p.coulomb == "band" and self.p.coulomb_band > 0
         if self._events or self._regularised:
@@ -169,15 +170,16 @@ class Robot(RobotBlock):
     def indicator(self, t):
         n, z, mode = self.n, self.z, self.xd
         np.multiply(mode, self._qd, out=z[:n])
+        np.copyto(z[:n], 1.0, where=self._smooth)  # no Coulomb friction: nothing to locate
         stuck = mode == 0
         z[n:2 * n] = np.where(stuck, self._hold - self._hi, 1.0)
         z[2 * n:] = np.where(stuck, self._hold - self._lo, 1.0)
 
     def crossing(self, t, crossed):
         n, qd, mode = self.n, self._qd, self.xd
-        stopped = (crossed[:n] != 0) & (qd != 0.0)
+        sticky = ~self._smooth
+        stopped = (crossed[:n] != 0) & (qd != 0.0) & sticky
         qd[stopped] = 0.0                   # the located stop: qd is exactly 0 from here
-        sticky = (self._hi > 0) | (self._lo < 0)
         # at rest and to be decided: stuck ones, ones that just stopped, and ones released
         # from rest that accelerate against their friction (a released joint keeps slipping)
         rest = (qd == 0.0) & sticky & ((mode == 0) | stopped | (mode * self.y[2] < 0))

@@ -51,7 +51,7 @@ def transform(T, what):
     return readonly(T)
 
 
-def per_joint(value, n, shape, default, what):
+def _per_joint(value, n, shape, default, what):
     """``value`` as an (n,) + shape float array, filled with ``default`` when None."""
     a = np.full((n,) + shape, default, dtype=float) if value is None else \
         np.array(value, dtype=float)
@@ -81,7 +81,8 @@ def _joints(*arrays):
     return lead, [a.reshape(-1) for a in arrays] if lead else arrays
 
 
-def _vec(x):
+def vector_text(x):
+    """The numbers of x as text, [a, b, c] with 6 significant digits."""
     return "[" + ", ".join(f"{v:.6g}" for v in x) + "]"
 
 
@@ -120,19 +121,19 @@ class RobotBase:
         self.sigma = np.array(sigma, dtype=int)
         self.sigma.setflags(write=False)
         self.config = "".join("RP"[s] for s in self.sigma)
-        self.m = readonly(per_joint(m, n, (), 0.0, "m"))
-        self.r = readonly(per_joint(r, n, (3,), 0.0, "r"))
+        self.m = readonly(_per_joint(m, n, (), 0.0, "m"))
+        self.r = readonly(_per_joint(r, n, (3,), 0.0, "r"))
         if I is None:
             I = np.zeros((n, 3, 3))
         if len(I) != n:
             raise ValueError(f"I needs {n} inertia tensors, got {len(I)}")
         self.I = readonly([inertia_tensor(x) for x in I])
-        self.Jm = readonly(per_joint(Jm, n, (), 0.0, "Jm"))
-        self.G = readonly(per_joint(G, n, (), 1.0, "G"))
-        self.B = readonly(per_joint(B, n, (), 0.0, "B"))
-        tc = per_joint(Tc, n, (2,) if np.ndim(Tc) == 2 else (), 0.0, "Tc")
+        self.Jm = readonly(_per_joint(Jm, n, (), 0.0, "Jm"))
+        self.G = readonly(_per_joint(G, n, (), 1.0, "G"))
+        self.B = readonly(_per_joint(B, n, (), 0.0, "B"))
+        tc = _per_joint(Tc, n, (2,) if np.ndim(Tc) == 2 else (), 0.0, "Tc")
         self.Tc = readonly(tc if tc.ndim == 2 else np.stack([tc, -tc], axis=1))
-        self.qlim = readonly(per_joint(qlim, n, (2,), np.nan, "qlim"))
+        self.qlim = readonly(_per_joint(qlim, n, (2,), np.nan, "qlim"))
         self.gravity = readonly(gravity)
         if self.gravity.shape != (3,):
             raise ValueError("gravity must have 3 elements")
@@ -454,7 +455,7 @@ class RobotBase:
         if self.comment:
             lines.append(f"  {self.comment}")
         lines += self._table()
-        lines.append("gravity = " + _vec(self.gravity))
+        lines.append("gravity = " + vector_text(self.gravity))
         for label, T in (("base", self.base), ("tool", self.tool)):
             if not np.array_equal(T, np.eye(4)):
                 lines.append(f"{label} = " + np.array2string(T, precision=4, suppress_small=True,
@@ -476,11 +477,11 @@ class RobotBase:
             six = I[(0, 1, 2, 0, 1, 0), (0, 1, 2, 1, 2, 2)]
             out += [f"link {k} ({('revolute', 'prismatic')[self.sigma[k]]}):",
                     f"  m  = {self.m[k]:.6g} kg",
-                    f"  r  = {_vec(self.r[k])} m",
-                    f"  I  = [Ixx Iyy Izz Ixy Iyz Ixz] = {_vec(six)} kg.m^2",
+                    f"  r  = {vector_text(self.r[k])} m",
+                    f"  I  = [Ixx Iyy Izz Ixy Iyz Ixz] = {vector_text(six)} kg.m^2",
                     f"  Jm = {self.Jm[k]:.6g} kg.m^2, G = {self.G[k]:.6g}",
-                    f"  B  = {self.B[k]:.6g}, Tc = {_vec(Tc)} (motor side)",
-                    f"  qlim = {_vec(qlim)}"]
+                    f"  B  = {self.B[k]:.6g}, Tc = {vector_text(Tc)} (motor side)",
+                    f"  qlim = {vector_text(qlim)}"]
         return "\n".join(out)
 
     # ------------------------------------------------------------ inverse kinematics, analysis

@@ -6,8 +6,9 @@ equations. Every kernel, every built-in robot, robots with base/tool transforms,
 prismatic joints, both DH conventions, twist robots (helical joints, arbitrary link frames)
 and n > 32 (the C kernels' heap work arrays), single configurations and stacks. Each backend
 runs in its own process, chosen at import by the environment variable, and writes its answers
-for the same states (fixed seed) to a file; this module's ``__main__`` is that process. Also: which backend is chosen for which environment,
-numba never imported with the C backend, argument errors.
+for the same states (fixed seed) to a file; this module's ``__main__`` is that process. Also:
+which backend is chosen for which environment, numba never imported with the C backend,
+argument errors.
 """
 
 import importlib.util

@@ -129,3 +129,35 @@ def test_band_remains_available():
                                 "blocks.Robot.coulomb_band": 1e-2, "simulation.stop": 3})
     assert "events" not in r.meta
     assert np.abs(r["qd"][-1]).max() > 0
+
+
+def test_a_joint_without_coulomb_friction_moves_freely_beside_a_sticky_one(tmp_path):
+    """Two-link arm, Coulomb friction on joint 2 only, constant torque -1 on joint 1 from
+    rest (reported by the robot-core review: joint 1's velocity was snapped to 0 at every
+    step). Gravity acts along z, normal to the arm's plane: joint 1 accelerates backwards
+    as the free arm does; joint 2 stays stuck while its holding torque is inside the band."""
+    text = """
+blocksim: 1
+name: two
+robots:
+  arm: {links: [{a: 1, m: 1}, {a: 1, m: 1, Tc: 0.5}]}
+blocks:
+  Torque: {type: constant, value: [-1, 0]}
+  Arm: {type: robot, robot: arm}
+wires: [Torque -> Arm.tau]
+simulation: {stop: 1, rtol: 1e-10, atol: 1e-12}
+record: {q: Arm.q, qd: Arm.qd}
+"""
+    path = tmp_path / "two.yaml"
+    path.write_text(text)
+    r = blocksim.run(str(path))
+    from blocks.robot.models import robot_from_dict
+
+    robot = robot_from_dict({"links": [{"a": 1, "m": 1}, {"a": 1, "m": 1, "Tc": 0.5}]})
+    # while joint 2 is held, joint 1 turns the rigid arm: inertia about joint 1 is
+    # M11(q2 = 0) = 5 (two unit masses at 1 m and 2 m), so q1 = -t^2/(2*5) ...
+    M11 = robot.inertia([0.0, 0.0])[0, 0]
+    assert M11 == pytest.approx(5.0)
+    held = r["qd"][:, 1] == 0.0
+    assert held.all(), "the holding torque stays inside the band"
+    np.testing.assert_allclose(r["q"][:, 0], -r.t ** 2 / (2 * M11), atol=1e-9)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..robot_base import RobotBase, _vec, readonly, transform
+from ..robot_base import RobotBase, readonly, transform, vector_text
 from .chain import christoffel, generalized_inertia
 from .dh import dh_home_frames, twists_from_dh
 from .lie import inverse
@@ -125,7 +125,7 @@ class TwistRobot(RobotBase):
 
     def _table(self):
         """The twists and the home pose."""
-        lines = [f"  {j}: v = {_vec(xi[:3])}, w = {_vec(xi[3:])}"
+        lines = [f"  {j}: v = {vector_text(xi[:3])}, w = {vector_text(xi[3:])}"
                  for j, xi in enumerate(self.twists)]
         return lines + ["home = " + np.array2string(self.home, precision=4, suppress_small=True,
                                                     prefix="home = ")]
