@@ -31,11 +31,9 @@ def write_drawing(run_dir, model):
     return render(model, Path(run_dir) / DRAWING)
 
 
-def write_run_report(run_dir, model=None):
-    """Write `run_dir/report.html` (and diagram.svg first when a model is given)."""
+def write_run_report(run_dir):
+    """Write `run_dir/report.html`, built from the run directory's files."""
     run_dir = Path(run_dir)
-    if model is not None:
-        write_drawing(run_dir, model)
     text = run_report_html(run_dir)
     path = run_dir / REPORT
     with atomic_path(path) as tmp:
@@ -100,7 +98,8 @@ def _status(meta):
             ("diagram file", meta.get("file")),
             ("simulated time", _span(meta)),
             ("rows recorded", meta.get("rows")),
-            ("wall time", f"{meta['wall_time']:.4g} s" if "wall_time" in meta else None),
+            ("simulation wall time", _seconds(meta.get("wall_time"))),
+            ("figures and drawing", _seconds(meta.get("figures_time"))),
             ("created", meta.get("created"))]
     out = table(None, [r for r in rows if r[1] is not None])
     if meta.get("error"):
@@ -109,6 +108,10 @@ def _status(meta):
     for line in meta.get("messages") or []:
         out += f"<pre>{esc(line)}</pre>"
     return out
+
+
+def _seconds(x):
+    return f"{x:.4g} s" if isinstance(x, (int, float)) else None
 
 
 def _span(meta):
