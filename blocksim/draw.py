@@ -210,9 +210,9 @@ def _metadata(fmt, model):
 # ---- the command ----------------------------------------------------------------------------
 def add_parser(sub):
     p = sub.add_parser("draw", help="draw a diagram (SVG, PNG or PDF)")
-    p.add_argument("file")
-    p.add_argument("-o", "--out", help="output file, .svg (default), .png or .pdf "
-                                       "(default: <diagram name>.svg)")
+    p.add_argument("file", help="the diagram (YAML)")
+    p.add_argument("-o", "--out", help="output file: .svg, .png or .pdf "
+                                       "(default: <diagram name>.svg in the current directory)")
     p.add_argument("--expand", action="store_true", help="draw the inside of subsystems")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a value by its dotted path (as for run)")
@@ -227,6 +227,9 @@ def command(args, load):
                            + ", ".join(f".{f}" for f in FORMATS), file="blocksim draw")
     model = load(args.file, args.set)
     out = out or Path(f"{model.name}.svg")
-    render(model, out, args.expand)
+    try:
+        render(model, out, args.expand)
+    except OSError as e:
+        raise DiagramError(f"cannot write '{out}': {e.strerror or e}", file="blocksim draw") from None
     print(f"{model.name}: {len(model.blocks)} blocks -> {out}")
     return 0

@@ -232,6 +232,10 @@ def test_bad_output_name_and_missing_file(tmp_path, capsys):
     assert ".svg" in capsys.readouterr().err
     assert main(["draw", str(tmp_path / "nope.yaml")]) == 2
     assert "nope.yaml" in capsys.readouterr().err
+    (tmp_path / "file").write_text("in the way")
+    assert main(["draw", str(ROOT / "diagrams" / "msd.yaml"), "-o", str(tmp_path / "file" / "d.svg")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "Traceback" not in err
 
 
 def random_diagram(seed, n):
