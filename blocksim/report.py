@@ -297,6 +297,10 @@ def command(args):
     if not run_dir.is_dir():
         raise DiagramError(f"no such run or sweep directory: {run_dir}", file=str(run_dir))
     from .report_sweep import is_sweep_dir, write_sweep_report
-    path = write_sweep_report(run_dir) if is_sweep_dir(run_dir) else write_run_report(run_dir)
+    try:
+        path = write_sweep_report(run_dir) if is_sweep_dir(run_dir) else write_run_report(run_dir)
+    except OSError as e:
+        raise DiagramError(f"cannot write the report into '{run_dir}': {e.strerror or e}",
+                           file="blocksim report") from None
     print(f"report -> {path}")
     return 0
