@@ -19,7 +19,7 @@ import warnings
 from pathlib import Path
 
 from . import sweep_cli
-from .errors import DiagramError, DiagramErrors, OutputError, SimulationError
+from .errors import DiagramError, DiagramErrors, OutputError, SimulationError, Terminated
 
 EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 2, 3, 130, 143
 
@@ -85,13 +85,6 @@ def main(argv=None):
     except BrokenPipeError:  # `blocksim blocks | head`: the reader has all it wanted
         sys.stdout = open(os.devnull, "w")
         return EXIT_OK
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (sent by batch schedulers, containers, Dask), handled like Ctrl-C."""
-
-    def __str__(self):
-        return "terminated (SIGTERM)"
 
 
 def _interrupted(e):

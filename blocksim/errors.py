@@ -117,3 +117,11 @@ class SimulationError(BlocksimError):
             return f"simulation error: {at}{self.message}"
         at = f" at t = {self.time:.6g}" if self.time is not None else ""
         return f"simulation error: {subject}: {self.message}{at}"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (sent by batch schedulers, containers, Dask), handled like Ctrl-C: the
+    results so far are written; the command exits 143 (128 + SIGTERM) instead of 130."""
+
+    def __str__(self):
+        return "terminated (SIGTERM)"

@@ -4,19 +4,19 @@
                               [--keep all|metrics|failed] [--resume] [--set KEY=VALUE]... [--quiet]
     blocksim sweep DIAGRAM.yaml --grid KEY=V1,V2,... [--grid ...] [--metric NAME=EXPR]...
 
-Exit codes: 0 every run succeeded; 3 some run failed (its row says why); 130 interrupted
-(Ctrl-C or SIGTERM: the finished rows are written, `complete` is false); 2 invalid sweep or
+Exit codes: 0 every run succeeded; 3 some run failed (its row says why); 130 interrupted by
+Ctrl-C, 143 by SIGTERM (the finished rows are written, `complete` is false); 2 invalid sweep or
 command line (every problem as FILE:LINE, before anything runs).
 """
 from __future__ import annotations
 
-import contextlib
-import signal
 import sys
 import time
 from pathlib import Path
 
-EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
+from .errors import Terminated
+
+EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 2, 3, 130, 143
 SHOW_FAILURES = 10
 
 
@@ -73,9 +73,8 @@ def run(args):
 
     started = time.perf_counter()
     try:
-        with _sigterm_interrupts():
-            table = prepared.run(workers=args.workers, scheduler=args.scheduler, out=out,
-                                 keep=args.keep, resume=args.resume, progress=progress)
+        table = prepared.run(workers=args.workers, scheduler=args.scheduler, out=out,
+                             keep=args.keep, resume=args.resume, progress=progress)
     except KeyboardInterrupt as e:
         _close(bar)
         table = getattr(e, "table", None)
@@ -83,7 +82,7 @@ def run(args):
             print("interrupted", file=sys.stderr)
         else:
             _summary(table, out, time.perf_counter() - started, "interrupted: ")
-        return EXIT_INTERRUPTED
+        return EXIT_TERMINATED if isinstance(e, Terminated) else EXIT_INTERRUPTED
     _close(bar)
     if not args.quiet:
         _print_failures(table, failures)
@@ -111,23 +110,6 @@ def _print_failures(table, failures):
     if len(failures) > SHOW_FAILURES:
         print(f"... and {len(failures) - SHOW_FAILURES} more failed runs (see summary.csv)",
               file=sys.stderr)
-
-
-@contextlib.contextmanager
-def _sigterm_interrupts():
-    """SIGTERM stops the sweep as Ctrl-C does (finished rows written, exit 130)."""
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 class _Bar:

@@ -118,7 +118,7 @@ def _run(job, index, overrides, in_process):
     metrics = None
     if isinstance(error, KeyboardInterrupt):
         if in_process:
-            raise KeyboardInterrupt
+            raise error  # Ctrl-C or SIGTERM (Terminated): the command tells them apart
         row = new_row("interrupted", "interrupted", steps)
     elif error is not None:
         row = new_row("failed", str(error), steps)

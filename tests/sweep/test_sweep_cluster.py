@@ -71,3 +71,4 @@ def test_a_worker_that_dies_is_retried_once_then_failed(tmp_path):
         outcome = OnDask.outcome(doomed, Run(7, {}, []))
         assert outcome.index == 7 and outcome.row["status"] == "failed"
         assert "died running this run, and again when it was retried" in outcome.row["message"]
+        client.wait_for_workers(2, timeout=60)  # the nannies have restarted the killed ones
