@@ -33,6 +33,7 @@ th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: left; vertic
 th { background: #f3f5f8; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 code, pre, td.code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 0.95em; }
+td code { white-space: pre; }
 pre { background: #f6f8fa; padding: 0.6em; overflow-x: auto; }
 .diagram { overflow-x: auto; border: 1px solid #ddd; padding: 0.5em; background: white; }
 .diagram img { max-width: 100%; cursor: zoom-in; }
@@ -142,7 +143,8 @@ def number(x):
     a = np.asarray(x, dtype=float)
     if a.ndim == 0:
         return f"{float(a):.6g}"
-    return np.array2string(a, precision=5, separator=", ", max_line_width=90, threshold=60)
+    return np.array2string(a, separator=", ", max_line_width=90, threshold=60,
+                           formatter={"float_kind": lambda v: f"{v:.6g}"})
 
 
 def page(title, body):

@@ -60,7 +60,7 @@ def test_run_writes_a_self_contained_report(demo1_run):
     # the final values are the last recorded row
     with np.load(demo1_run / "results.npz") as npz:
         last = npz["q"][-1]
-    assert f"{last[1]:.5e}" in words
+    assert f"{last[1]:.6g}" in words
 
 
 def test_report_command_rebuilds_the_same_page(demo1_run, capsys):
