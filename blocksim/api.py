@@ -13,8 +13,7 @@ from .compiler import Model, compile_diagram
 from .csvio import csv_to
 from .diagram import load_diagram
 from .errors import OutputError
-from .report import REPORT
-from .results import (Result, check_out_dir, data_files, finalize_sinks, json_to, npz_to,
+from .results import (REPORT, Result, check_out_dir, data_files, finalize_sinks, json_to, npz_to,
                       remove_stale, run_files, versions, written_since)
 from .simulator import simulate
 

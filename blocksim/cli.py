@@ -48,9 +48,16 @@ def _parser():
     blk.add_argument("--markdown", action="store_true",
                      help="print the built-in catalogue as Markdown (docs/blocks.md)")
     sweep_cli.add_parser(sub)
-    from . import draw, report
-    draw.add_parser(sub)
-    report.add_parser(sub)
+    # draw and report are imported when used: every `blocksim run` would pay their import
+    drw = sub.add_parser("draw", help="draw a diagram (SVG, PNG or PDF)")
+    drw.add_argument("file", help="the diagram (YAML)")
+    drw.add_argument("-o", "--out", help="output file: .svg, .png or .pdf "
+                                         "(default: <diagram name>.svg in the current directory)")
+    drw.add_argument("--expand", action="store_true", help="draw the inside of subsystems")
+    drw.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a value by its dotted path (as for run)")
+    rep = sub.add_parser("report", help="rebuild the HTML report of a run or sweep directory")
+    rep.add_argument("run_dir", metavar="DIR", help="a run directory, or a sweep's")
     return p
 
 

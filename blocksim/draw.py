@@ -208,17 +208,6 @@ def _metadata(fmt, model):
 
 
 # ---- the command ----------------------------------------------------------------------------
-def add_parser(sub):
-    p = sub.add_parser("draw", help="draw a diagram (SVG, PNG or PDF)")
-    p.add_argument("file", help="the diagram (YAML)")
-    p.add_argument("-o", "--out", help="output file: .svg, .png or .pdf "
-                                       "(default: <diagram name>.svg in the current directory)")
-    p.add_argument("--expand", action="store_true", help="draw the inside of subsystems")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a value by its dotted path (as for run)")
-    return p
-
-
 def command(args, load):
     """Check the diagram as `blocksim check` does (same errors), then draw it."""
     out = Path(args.out) if args.out else None

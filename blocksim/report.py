@@ -16,10 +16,9 @@ import numpy as np
 
 from .atomic import atomic_path
 from .errors import DiagramError
+from .results import DRAWING, REPORT
 from .report_html import Raw, esc, media, number, page, table
 
-REPORT = "report.html"
-DRAWING = "diagram.svg"
 FIGURES = (".png", ".gif", ".mp4")
 SHOWN_EVENTS = 20
 DRAWING_ZOOM = 1.25
@@ -286,12 +285,6 @@ def _versions(meta):
 
 
 # ---- the command ----------------------------------------------------------------------------
-def add_parser(sub):
-    p = sub.add_parser("report", help="rebuild the HTML report of a run or sweep directory")
-    p.add_argument("run_dir", metavar="DIR", help="a run directory, or a sweep's")
-    return p
-
-
 def command(args):
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir():

@@ -22,6 +22,11 @@ from .errors import DiagramError, OutputError
 from .block import FinalRun
 
 
+# the run directory's report and drawing (blocksim/report.py writes them)
+REPORT = "report.html"
+DRAWING = "diagram.svg"
+
+
 class Result:
     """Recorded time `t`, one array per `record:` entry (`result["q"]`), and `meta`.
     `events_t`, `events_block`: the times of the hybrid blocks' events and the index of the

@@ -172,6 +172,9 @@ def _load(text, file, events):
 
 
 def _syntax_message(e):
+    if e.problem and "maximum nesting depth" in e.problem:
+        # PyYAML >= 6.0.4 has a nesting limit of its own, beyond ours: one message either way
+        return f"the document is nested deeper than {MAX_DEPTH} levels"
     text = f"invalid YAML: {e.problem}" if e.problem else "invalid YAML"
     if e.context:
         text += f" ({e.context}"
