@@ -161,12 +161,15 @@ def code(value):
 
 
 def read_json(path):
-    """The content of a run's meta.json or a sweep's sweep.json; DiagramError (exit 2) when
-    it cannot be read."""
+    """The mapping in a run's meta.json or a sweep's sweep.json; DiagramError (exit 2) when
+    it cannot be read or is not a mapping."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise DiagramError(f"cannot read {path}: {e}", file=str(path)) from None
+    if not isinstance(data, dict):
+        raise DiagramError(f"cannot read {path}: not a JSON object", file=str(path))
+    return data
 
 
 def sectioned_page(title, intro, sections):

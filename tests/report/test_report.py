@@ -127,3 +127,12 @@ def test_report_command_rejects_a_non_run_directory(tmp_path, capsys):
     assert main(["report", str(tmp_path)]) == 2
     assert "meta.json" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "nope")]) == 2
+
+
+@pytest.mark.parametrize("name, text", [("meta.json", "[1, 2]"), ("meta.json", "{oops"),
+                                        ("sweep.json", '"a string"')])
+def test_report_command_names_an_unreadable_meta_file(tmp_path, capsys, name, text):
+    (tmp_path / name).write_text(text)
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot read {tmp_path / name}" in err and "Traceback" not in err
