@@ -6,7 +6,7 @@
   min-max band;
 - Monte Carlo (`samples:`): a histogram of the metric over the successful runs, one outline
   per grid point when there are a few.
-Failed runs are drawn as gaps (grey cells, red crosses) and counted in the title.
+Failed runs are drawn as gaps (grey cells; red crosses on the x axis) and counted in the title.
 
 `plot_metric`, `plot_histogram` draw into a given matplotlib Axes (for reports);
 `write_figures(table, out_dir)` writes the default figure of every metric as `<metric>.png`
@@ -107,9 +107,9 @@ def _line(ax, table, values, metric, key):
     if np.any(np.asarray(hi) > np.asarray(lo)):
         ax.fill_between(p, lo, hi, color="C0", alpha=0.2, label="min - max")
     bad = np.asarray(failed)[order]
-    if bad.any():
-        ax.plot(p[bad], np.full(bad.sum(), np.nanmin(m) if np.isfinite(m).any() else 0.0),
-                "x", color="C3", markersize=9, label="failed runs")
+    if bad.any():  # on the x axis, not at any metric value: a failed run has none
+        ax.plot(p[bad], np.zeros(bad.sum()), "x", color="C3", markersize=9, clip_on=False,
+                transform=ax.get_xaxis_transform(), label="failed runs")
     if positions is not xs:
         ax.set_xticks(range(len(levels)), [_label(v) for v in levels])
     ax.set_xlabel(key)
