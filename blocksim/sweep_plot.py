@@ -21,6 +21,8 @@ import numpy as np
 from . import expr
 from .atomic import atomic_path
 
+MAX_BINS = 60  # of a histogram
+
 
 def numeric(value):
     """A varied value as a float, or None when it is not one number ("pi/4" counts)."""
@@ -184,10 +186,7 @@ def plot_histogram(table, metric, by=(), ax=None):
         ax.text(0.5, 0.5, "no successful run", ha="center", transform=ax.transAxes)
         ax.set_title(f"{metric} ({_status_note(table)})", fontsize="medium")
         return ax
-    # Freedman-Diaconis bins ("auto" takes the coarser of it and Sturges), at most 60
-    edges = np.histogram_bin_edges(ok, bins="fd" if np.ptp(ok) > 0 else 1)
-    if edges.size > 61:
-        edges = np.histogram_bin_edges(ok, bins=60)
+    edges = np.histogram_bin_edges(ok, bins=_bins(ok))
     groups = {}
     if by:
         for row, v in zip(table.rows, values):
@@ -208,6 +207,19 @@ def plot_histogram(table, metric, by=(), ax=None):
     ax.legend(fontsize="small")
     ax.set_title(f"{metric} over {ok.size} runs ({_status_note(table)})", fontsize="medium")
     return ax
+
+
+def _bins(values):
+    """Freedman-Diaconis: bins 2*IQR/n^(1/3) wide, counted before numpy makes them, at most
+    MAX_BINS (quartiles a rounding error apart around one outlier would ask for billions);
+    Sturges' count when the quartiles coincide."""
+    span = np.ptp(values)
+    if span == 0:
+        return 1
+    q25, q75 = np.percentile(values, [25, 75])
+    width = 2 * (q75 - q25) / values.size ** (1 / 3)
+    count = span / width if width > 0 else np.log2(values.size) + 1
+    return int(min(MAX_BINS, np.ceil(count)))
 
 
 def figure_plan(meta):
