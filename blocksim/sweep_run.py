@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import DiagramError
-from .results import versions, write_json, write_npz
+from .results import check_out_dir, versions, write_json, write_npz
 from .sweep_exec import executor
 from .sweep_plot import write_figures
 from .sweep_spec import check, load_plan
@@ -99,6 +99,8 @@ class Sweep:
         meta = _meta(plan, checked, keep)
         table = new_table(plan, checked.runs, meta)
         out = Path(out) if out is not None else None
+        if out is not None:  # before the runs: their rows must have somewhere to go
+            check_out_dir(out)
         if resume:
             _take_previous(table, out)
         todo = [r for r in checked.runs if table.rows[r.index]["status"] != "ok"]
