@@ -24,7 +24,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import DiagramError
+from .errors import DiagramError, ReportWarning
 from .results import check_out_dir, versions, write_json, write_npz
 from .sweep_exec import executor
 from .sweep_plot import write_figures
@@ -276,13 +276,20 @@ class _Writer:
         try:
             write_sweep_report(self.out, spec)
         except Exception as e:
-            warnings.warn(f"could not write the sweep report: {e}", RuntimeWarning, stacklevel=2)
+            warnings.warn(f"could not write the sweep report: {e}", ReportWarning, stacklevel=2)
 
     def finish(self):
+        """The whole table, then the metric figures (listed in sweep.json); a figure that
+        cannot be drawn costs a warning, not the rows."""
         if self.out is None:
             return
-        self.out.mkdir(parents=True, exist_ok=True)
-        if self.table.meta["metrics"]:
+        self.flush(force=True)
+        if not self.table.meta["metrics"]:
+            return
+        try:
             self.table.meta["figures"] = write_figures(self.table, self.out)
+        except Exception as e:
+            warnings.warn(f"could not draw the metric figures: {e}", ReportWarning, stacklevel=2)
+            return
         self.flush(force=True)
 
