@@ -216,8 +216,12 @@ def _events(meta, results):
 
 
 def _solver(meta):
+    """The solver's settings and statistics; a fixed-step solver's tolerances and an adaptive
+    one's `step` (meta.json keeps every resolved setting) are left out: they were not used."""
+    from .solvers import FIXED_STEP
     solver = meta.get("solver") or {}
-    rows = [(k, v) for k, v in solver.items()]
+    unused = ("rtol", "atol", "max_step") if solver.get("name") in FIXED_STEP else ("step",)
+    rows = [(k, v) for k, v in solver.items() if k not in unused and v is not None]
     if "wall_time" in meta:
         rows.append(("wall time (s)", meta["wall_time"]))
     return table(None, rows, numeric=(1,))
