@@ -175,6 +175,7 @@ def _run(args):
         _close(bar)
         print("interrupted", file=sys.stderr)
         if getattr(e, "result", None) is not None:
+            _print_messages(e.result)
             print(f"partial results (incomplete) written to {out}/", file=sys.stderr)
         return _interrupted(e)
     _close(bar)
