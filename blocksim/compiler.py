@@ -23,7 +23,7 @@ import numpy as np
 
 from . import expr
 from .block import ALL, CONSTANT, Sample
-from .diagram import NAME_RE, bool_hint, parse_endpoint, suggest, through_outputs
+from .diagram import NAME_RE, bool_hint, index_text, parse_endpoint, suggest, through_outputs
 from .errors import DiagramError, Problems
 from .gcpause import without_gc
 from .library import Library, PluginError
@@ -794,12 +794,7 @@ class _Compiler:
     def driver_text(self, name, port):
         """The signal wired to an input as a diagram writes it ('Robot.q[0:3]'), or ''."""
         drv = self.drivers.get((name, port))
-        if drv is None:
-            return ""
-        index = drv[2]
-        suffix = ("" if index is None else f"[{index}]" if isinstance(index, int) else
-                  f"[{'' if index[0] is None else index[0]}:{'' if index[1] is None else index[1]}]")
-        return f"{drv[0]}.{drv[1]}{suffix}"
+        return "" if drv is None else f"{drv[0]}.{drv[1]}{index_text(drv[2])}"
 
     def signal_view(self, text, loc):
         ep = through_outputs(self.spec.subsystem_ports, parse_endpoint(text, loc))

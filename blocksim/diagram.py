@@ -90,7 +90,17 @@ class Endpoint:
     loc: Loc
 
     def text(self):
-        return self.block + (f".{self.port}" if self.port else "")
+        """As a diagram writes it: 'Robot.q[0:3]'."""
+        return self.block + (f".{self.port}" if self.port else "") + index_text(self.index)
+
+
+def index_text(index):
+    """An endpoint's index as written: '', '[2]', '[1:]', '[0:3]'."""
+    if index is None:
+        return ""
+    if isinstance(index, int):
+        return f"[{index}]"
+    return "[" + ":".join("" if i is None else str(i) for i in index) + "]"
 
 
 @dataclass
