@@ -387,6 +387,11 @@ class _Loader:
             inner_file, inner_stack = str(path), stack + [path]
         else:
             doc, inner_file, inner_stack = params["diagram"].raw, file, stack + [None]
+            if not isinstance(doc, YMap):
+                self.problems.add(params["diagram"].loc.error(
+                    f"'diagram' must be a mapping (the inner diagram's keys), got {_kind(doc)}",
+                    block=flat, hint="or name a diagram file with `file:`"))
+                return
         if len(inner_stack) - 1 > MAX_SUBSYSTEM_DEPTH:  # the top diagram is not a level
             self.problems.add(loc.error(f"subsystems nested deeper than {MAX_SUBSYSTEM_DEPTH} "
                                         "levels", block=flat))

@@ -388,6 +388,14 @@ CASES = {
           stop: 1
           max_steps: 2.5  # @LINE
         """, ["whole number"]),
+    "inline_subsystem_not_a_mapping": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          S:
+            type: subsystem
+            diagram: [A]  # @LINE
+        """ + GOOD_SIM, ["block 'S'", "'diagram' must be a mapping", "got a list"]),
 }
 
 
