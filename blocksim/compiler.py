@@ -22,13 +22,12 @@ from pathlib import Path
 import numpy as np
 
 from . import expr
-from .block import ALL, CONSTANT, Sample
+from .block import ALL, CONSTANT, PortError, Sample
 from .diagram import NAME_RE, bool_hint, index_text, parse_endpoint, suggest, through_outputs
 from .errors import DiagramError, Problems
 from .gcpause import without_gc
 from .library import Library, PluginError
 from .params import ParamError
-from .block import PortError
 from .solvers import FIXED_STEP, SOLVERS
 
 MAX_STEPS = 10_000_000  # default simulation.max_steps
@@ -665,18 +664,13 @@ class _Compiler:
                     total += size
         signals = np.zeros(total)
         # continuous and discrete states
-        xc, xd, slices = [], [], {}
-        nc = nd = 0
-        for name, block in self.blocks.items():
-            c = _flat(block.continuous_state())
-            d = _flat(block.discrete_state())
+        xc, xd = _initial_states(self.blocks)
+        slices, nc, nd = {}, 0, 0
+        for name, c, d in zip(self.blocks, xc, xd):
             slices[name] = (slice(nc, nc + c.size), slice(nd, nd + d.size))
-            xc.append(c)
-            xd.append(d)
             nc += c.size
             nd += d.size
-        x0 = np.concatenate(xc) if xc else np.zeros(0)
-        xd0 = np.concatenate(xd) if xd else np.zeros(0)
+        x0, xd0 = _joined(xc), _joined(xd)
         xbuf, dxbuf, xdbuf = x0.copy(), np.zeros_like(x0), xd0.copy()
         self.layout_indicators()
         views = {}
@@ -817,14 +811,20 @@ class _Compiler:
             raw, self.scope_names[0] if self.scope_names else {}, dotted=self.dotted),
             self.problems, self.spec.file)
 
-    def compile(self):
-        """Every stage, on `self.spec`: the Model."""
+    def values_and_blocks(self):
+        """Stages 1 and 2 on `self.spec` (robots, parameters, settings, blocks), each one's
+        problems reported together; returns the Settings."""
         self.build_sections()
         self.problems.check()
         self.evaluate_scopes()
         settings = self.settings()
         self.build_blocks()
         self.problems.check()
+        return settings
+
+    def compile(self):
+        """Every stage, on `self.spec`: the Model."""
+        settings = self.values_and_blocks()
         self.resolve_wires()
         self.problems.check()
         self.build_nodes()  # algebraic loops first: a feedthrough cycle also stalls shape inference
@@ -884,12 +884,7 @@ class _Compiler:
         old_blocks, old_ports, old_shapes = self.blocks, self.ports, self.out_shapes
         self.spec, self.problems = spec, Problems()
         self.resources, self.constants, self.dotted, self.scope_names = {}, {}, {}, []
-        self.build_sections()
-        self.problems.check()
-        self.evaluate_scopes()
-        settings = self.settings()
-        self.build_blocks()
-        self.problems.check()
+        settings = self.values_and_blocks()
         if any(_block_structure(block, self.ports[name])
                != _block_structure(old_blocks[name], old_ports[name])
                for name, block in self.blocks.items()):
@@ -898,16 +893,12 @@ class _Compiler:
         self.problems.check()
         if self.out_shapes != old_shapes:
             return None
-        xc, xd = [], []
-        for name, block in self.blocks.items():
+        xc, xd = _initial_states(self.blocks)
+        for name, c, d in zip(self.blocks, xc, xd):
             cs, ds = self.slices[name]
-            c, d = _flat(block.continuous_state()), _flat(block.discrete_state())
             if c.size != cs.stop - cs.start or d.size != ds.stop - ds.start:
                 return None
-            xc.append(c)
-            xd.append(d)
-        self.x0 = np.concatenate(xc) if xc else np.zeros(0)
-        self.xd0 = np.concatenate(xd) if xd else np.zeros(0)
+        self.x0, self.xd0 = _joined(xc), _joined(xd)
         # the buffers as a fresh layout has them
         self.signals[:] = 0.0
         self.xbuf[:] = self.x0
@@ -961,6 +952,16 @@ def _indexed(view, index):
 
 def _flat(x):
     return np.zeros(0) if x is None else np.asarray(x, dtype=float).ravel().copy()
+
+
+def _initial_states(blocks):
+    """([continuous], [discrete]): every block's flat initial states, in block order."""
+    states = [(_flat(b.continuous_state()), _flat(b.discrete_state())) for b in blocks.values()]
+    return [c for c, _ in states], [d for _, d in states]
+
+
+def _joined(parts):
+    return np.concatenate(parts) if parts else np.zeros(0)
 
 
 def _dir_of(file):
