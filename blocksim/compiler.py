@@ -1025,16 +1025,19 @@ def _same_data(a, b):
     return type(a) is type(b) and a == b
 
 
+def plain(v):
+    """Raw YAML data (YMap, YList, numpy values inside) as plain JSON-able Python data."""
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, (np.ndarray, np.generic)):
+        return v.tolist()
+    return v
+
+
 def _config(spec, settings):
     """The resolved configuration for meta.json (raw values after --set, plain JSON)."""
-    def plain(v):
-        if isinstance(v, dict):
-            return {str(k): plain(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [plain(x) for x in v]
-        if isinstance(v, np.ndarray):
-            return v.tolist()
-        return v
     return {
         "parameters": {k: plain(v.raw) for k, v in spec.scopes[0].params.items()} if spec.scopes else {},
         "robots": {n: {k: plain(v.raw) for k, v in o.items() if k != "__loc__"}
