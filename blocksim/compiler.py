@@ -60,8 +60,7 @@ class Node:
     ports: list
     inputs: tuple  # input names the outputs depend on at the same instant
     group: str = "continuous"  # constant / discrete / continuous
-    order: int = 0  # declaration index (before scheduling)
-    order_index: int = 0  # position in the dataflow schedule
+    order: int = 0  # declaration index (Model.nodes holds the nodes in dataflow order)
 
     @property
     def label(self):
@@ -630,8 +629,6 @@ class _Compiler:
             self.report_loops(edges)
             self.problems.check()
         self.nodes = [nodes[i] for i in order]
-        for k, node in enumerate(self.nodes):
-            node.order_index = k
         self.node_of = node_of
 
     def report_loops(self, edges):
@@ -711,8 +708,8 @@ class _Compiler:
         `z`. Handlers run in dataflow order: blocks whose outputs are all state (an
         integrator) first, the others in the order their first output is computed."""
         first = {}
-        for node in self.nodes:
-            first.setdefault(node.block.name, node.order_index)
+        for k, node in enumerate(self.nodes):
+            first.setdefault(node.block.name, k)
         dirs, entries, total = [], [], 0
         # sorted() is stable: blocks of equal rank keep their declaration order
         for name in sorted(self.blocks, key=lambda b: first.get(b, -1)):
