@@ -536,29 +536,21 @@ class _Compiler:
             src_shape = self.out_shapes.get((drv[0], drv[1]))
             if src_shape is None:
                 return None
-            shapes[port.name] = self.sliced_shape(src_shape, drv, name, port.name)
+            shapes[port.name] = self.sliced_shape(src_shape, drv)
         return shapes
 
-    def sliced_shape(self, shape, drv, dst, port):
+    def sliced_shape(self, shape, drv):
+        """The shape a wire delivers: its driver's, or that of the element or slice it
+        selects (a problem is added when it selects nothing)."""
         index = drv[2]
         if index is None:
             return shape
+        error = _index_error(shape, index, f"{drv[0]}.{drv[1]}")
+        if error is not None:
+            self.problems.add(drv[3].error(error, block=drv[0], port=drv[1]))
         if len(shape) != 1:
-            self.problems.add(drv[3].error(f"only vector signals can be indexed; '{drv[0]}.{drv[1]}'"
-                                           f" has shape {shape}", block=drv[0], port=drv[1]))
             return shape
-        n = shape[0]
-        if isinstance(index, int):
-            if not -n <= index < n:
-                self.problems.add(drv[3].error(f"index {index} is out of range for '{drv[0]}.{drv[1]}'"
-                                               f" of length {n}", block=drv[0], port=drv[1]))
-                return ()
-            return ()
-        length = len(range(n)[slice(*index)])
-        if length == 0:
-            self.problems.add(drv[3].error(f"slice [{index[0]}:{index[1]}] of '{drv[0]}.{drv[1]}' "
-                                           f"(length {n}) is empty", block=drv[0], port=drv[1]))
-        return (length,)
+        return () if isinstance(index, int) else (len(range(shape[0])[slice(*index)]),)
 
     def infer_block(self, name, shapes):
         ins, outs = self.ports[name]
@@ -795,11 +787,9 @@ class _Compiler:
         view = self.views[(ep.block, port)]
         if ep.index is None:
             return view
-        if view.ndim != 1:
-            raise loc.error(f"only vector signals can be indexed; '{ep.block}.{port}' has shape {view.shape}")
-        n = view.shape[0]
-        if isinstance(ep.index, int) and not -n <= ep.index < n:
-            raise loc.error(f"index {ep.index} out of range for '{ep.block}.{port}' of length {n}")
+        error = _index_error(view.shape, ep.index, f"{ep.block}.{port}")
+        if error is not None:
+            raise loc.error(error)
         return _indexed(view, ep.index)
 
     # -- whole compilations ------------------------------------------------------------------
@@ -934,6 +924,21 @@ def _topological_order(n, edges):
             if indegree[j] == 0:
                 heapq.heappush(ready, j)
     return order if len(order) == n else None
+
+
+def _index_error(shape, index, signal):
+    """Why element or slice `index` cannot be taken of signal `signal` of `shape` (only a
+    vector can be indexed, the element must exist, the slice must not be empty), or None."""
+    if len(shape) != 1:
+        return f"only vector signals can be indexed; '{signal}' has shape {tuple(shape)}"
+    n = shape[0]
+    if isinstance(index, int):
+        if -n <= index < n:
+            return None
+        return f"index {index} is out of range for '{signal}' of length {n}"
+    if len(range(n)[slice(*index)]) == 0:
+        return f"slice {index_text(index)} of '{signal}' (length {n}) is empty"
+    return None
 
 
 def _indexed(view, index):
