@@ -191,12 +191,13 @@ def _truth(x):
 
 def _where(cond, a, b):
     """where(c, a, b): a where c is non-zero, else b, element-wise (broadcast)."""
-    return np.where(np.not_equal(cond, 0.0), a, b).astype(np.float64)
+    return np.where(np.not_equal(cond, 0.0), a, b).astype(np.float64, copy=False)
 
 
 def _mod(x, y):
     """Floored remainder x - floor(x/y)*y, the sign of y (MATLAB's mod); mod(x, 0) = x."""
-    return np.where(np.equal(y, 0.0), x, np.mod(x, np.where(np.equal(y, 0.0), 1.0, y)))
+    zero = np.equal(y, 0.0)
+    return np.where(zero, x, np.mod(x, np.where(zero, 1.0, y)))
 
 
 def _round(x):

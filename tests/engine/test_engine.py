@@ -300,3 +300,23 @@ def test_numeric_name_names_the_run_directory(tmp_path, monkeypatch, capsys, nam
     assert main(["run", str(path), "--quiet"]) == 0, capsys.readouterr().err
     meta = json.loads((tmp_path / "runs" / directory / "meta.json").read_text())
     assert meta["name"] == directory
+
+
+def test_meta_json_keeps_the_wires_indices(tmp_path):
+    """The resolved configuration in meta.json writes each wire as the diagram did, with its
+    element or slice: `C[1] -> G` is not the wire `C -> G` (which would not even compile)."""
+    path = write(tmp_path, "idx.yaml", """
+blocksim: 1
+blocks:
+  C: {type: constant, value: [1, 2, 3]}
+  G: {type: gain, K: 2}
+  H: {type: gain, K: 3}
+  M: {type: mux, inputs: 2}
+wires: ["C[1] -> G", "C[0:2] -> H", "C[:1] -> M.u1", "C[-1] -> M.u2"]
+simulation: {stop: 1}
+""")
+    result = blocksim.run(path, out=tmp_path / "out")
+    wires = ["C[1] -> G", "C[0:2] -> H", "C[:1] -> M.u1", "C[-1] -> M.u2"]
+    assert result.meta["configuration"]["wires"] == wires
+    meta = json.loads((tmp_path / "out" / "meta.json").read_text())
+    assert meta["configuration"]["wires"] == wires
