@@ -19,7 +19,8 @@ import warnings
 from pathlib import Path
 
 from . import sweep_cli
-from .errors import DiagramError, DiagramErrors, OutputError, SimulationError, Terminated
+from .errors import (DiagramError, DiagramErrors, OutputError, ReportWarning, SimulationError,
+                     Terminated)
 
 EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 2, 3, 130, 143
 
@@ -119,7 +120,7 @@ def _terminate_as_interrupt():
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """Warnings meant for users (plugins, plots) as one line: `warning: ...`."""
     from .library import PluginWarning
-    if not issubclass(category, PluginWarning):
+    if not issubclass(category, (PluginWarning, ReportWarning)):
         return _default_showwarning(message, category, filename, lineno, file, line)
     print(f"warning: {message}", file=file or sys.stderr)
 

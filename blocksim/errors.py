@@ -115,6 +115,11 @@ class SimulationError(BlocksimError):
         return f"simulation error: {subject}: {self.message}{at}"
 
 
+class ReportWarning(UserWarning):
+    """A figure, drawing or report could not be written; the results are intact (the
+    command line prints it as one `warning:` line)."""
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (sent by batch schedulers, containers, Dask), handled like Ctrl-C: the
     results so far are written; the command exits 143 (128 + SIGTERM) instead of 130."""
