@@ -192,7 +192,7 @@ def _events_meta(events):
     times, blocks, names = events
     if not names:
         return {}
-    counts = np.bincount(blocks, minlength=len(names)) if len(blocks) else np.zeros(len(names), int)
+    counts = np.bincount(blocks, minlength=len(names))
     return {"event_blocks": names,
             "events": {"total": int(len(times)),
                        "per_block": {n: int(c) for n, c in zip(names, counts)}}}

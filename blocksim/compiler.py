@@ -102,6 +102,10 @@ def _simulation_defaults(sim, evaluate, problems, file):
         if key not in sim:
             return default
         v = sim[key]
+        if isinstance(v.raw, bool):  # YAML reads yes/no/on/off/true/false as booleans
+            problems.add(v.loc.error(f"simulation.{key}: expected a number, got the boolean "
+                                     f"{str(v.raw).lower()}"))
+            return default
         try:
             x = evaluate(v.raw)
             x = float(np.asarray(x, dtype=float).reshape(()))

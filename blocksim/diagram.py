@@ -479,16 +479,13 @@ class _Loader:
         resolved = []
         for w in self.wires:
             try:
-                src = self._through_output(w.src)
+                src = through_outputs(self.subsystems, w.src)
                 dsts = self._through_inputs(w.dst)
             except DiagramError as e:
                 self.problems.add(e)
                 continue
             resolved.extend(WireSpec(src, d, w.loc) for d in dsts)
         self.wires = resolved
-
-    def _through_output(self, ep):
-        return through_outputs(self.subsystems, ep)
 
     def _through_inputs(self, ep):
         if ep.block not in self.subsystems:

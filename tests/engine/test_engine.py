@@ -320,3 +320,24 @@ simulation: {stop: 1}
     assert result.meta["configuration"]["wires"] == wires
     meta = json.loads((tmp_path / "out" / "meta.json").read_text())
     assert meta["configuration"]["wires"] == wires
+
+
+def test_python_overrides_take_numpy_values(tmp_path):
+    """blocksim.run(..., overrides=) takes numpy arrays and scalars, as a numpy user writes
+    them; meta.json records them as plain lists."""
+    path = write(tmp_path, "k.yaml", """
+blocksim: 1
+blocks:
+  V: {type: constant, value: [1, 1]}
+  K: {type: gain, K: 1}
+wires: [V -> K]
+simulation: {stop: 1}
+record: {y: K.y}
+""")
+    r = blocksim.run(path, overrides={"blocks.K.K": np.array([[2, 0], [1, 3]]),
+                                      "simulation.stop": np.float64(0.5)},
+                     out=tmp_path / "out")
+    np.testing.assert_array_equal(r["y"][-1], [2, 4])  # [[2, 0], [1, 3]] @ [1, 1]
+    assert r.t[-1] == 0.5
+    meta = json.loads((tmp_path / "out" / "meta.json").read_text())
+    assert meta["configuration"]["blocks"]["K"]["K"] == [[2, 0], [1, 3]]

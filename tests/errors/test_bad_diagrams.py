@@ -403,6 +403,13 @@ CASES = {
           stop: 1
           max_steps: 2.5  # @LINE
         """, ["whole number"]),
+    "simulation_setting_boolean": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+        simulation:
+          stop: yes  # @LINE
+        """, ["simulation.stop: expected a number, got the boolean true"]),
     "inline_subsystem_not_a_mapping": ("""\
         blocksim: 1
         blocks:
