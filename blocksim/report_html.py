@@ -36,7 +36,7 @@ th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: left; vertic
 th { background: #f3f5f8; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 code, pre, td.code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 0.95em; }
-td code { white-space: pre; }
+td code { white-space: pre-wrap; }
 pre { background: #f6f8fa; padding: 0.6em; overflow-x: auto; }
 .diagram { overflow-x: auto; border: 1px solid #ddd; padding: 0.5em; background: white; }
 .diagram img { max-width: 100%; cursor: zoom-in; }
@@ -151,8 +151,16 @@ def number(x):
 
 
 def as_text(value):
-    """A configuration value as written: a string as it is, anything else as JSON."""
-    return value if isinstance(value, str) else json.dumps(value)
+    """A configuration value as a diagram writes it (YAML flow style): a string (a word or
+    an expression) as it is, lists and mappings of such, other values as JSON
+    ([J*L, b] and {model: puma560}, not ["J*L", "b"] and {"model": "puma560"})."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(as_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {as_text(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
 
 
 def code(value):

@@ -152,3 +152,15 @@ def test_solver_section_lists_only_the_settings_the_solver_uses(tmp_path, solver
     section = section[:section.index("</section>")]
     cells = re.findall(r"<td>([^<]*)</td>", section)
     assert cells == ["name", *shown, "nsteps"]
+
+
+def test_configuration_values_read_as_the_diagram_writes_them(tmp_path):
+    config = {"parameters": {"qf": "[pi/4, 0]"},
+              "robots": {"p560": {"model": "puma560", "gravity": [0, 0, 9.81]}},
+              "blocks": {"Motor": {"type": "transfer_function", "num": ["K"],
+                                   "den": ["J*L", "b*R + K**2", 0]}}}
+    (tmp_path / "meta.json").write_text(json.dumps(
+        {"name": "x", "complete": True, "configuration": config}))
+    words = check_self_contained(run_report_html(tmp_path))[0].words
+    assert "num = [K], den = [J*L, b*R + K**2, 0]" in words
+    assert "{model: puma560, gravity: [0, 0, 9.81]}" in words and "[pi/4, 0]" in words
