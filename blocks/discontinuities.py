@@ -208,7 +208,9 @@ class HitCrossing(Block):
     Input: u, any shape. Output: n, u's shape (held between events: no feedthrough). A crossing is
     a change of side of u - offset (an input that starts exactly at the offset and leaves it
     has not crossed it); direction (rising / falling / either) selects the ones counted. Each
-    is a located event, so its time is in results.npz `events_t`.
+    counted one is a located event, so its time is in results.npz `events_t`; the side u is on
+    is followed after every accepted step, so crossings in the other direction are not events
+    but are not missed either.
     """
 
     type = "hit_crossing"
@@ -237,9 +239,19 @@ class HitCrossing(Block):
         super().bind(u, y, x, dx, xd)
         n = self._offset.size
         self._u, self._count, self._side = u[0].reshape(-1), xd[:n], xd[n:]
+        self._d, self._moved = np.zeros(n), np.zeros(n, bool)
 
     def output(self, t):
         np.copyto(self.y[0].reshape(-1), self._count)
+
+    def advance(self, t):
+        """After an accepted step without a counted crossing: the side u is on now (a
+        crossing in the direction not counted raises no event but changes the side)."""
+        d = self._d
+        np.subtract(self._u, self._offset, out=d)
+        np.sign(d, out=d)
+        np.not_equal(d, 0.0, out=self._moved)
+        np.copyto(self._side, d, where=self._moved)
 
     def indicator(self, t):
         np.subtract(self._u, self._offset, out=self.z)
