@@ -45,8 +45,6 @@ class Integrator(Block):
                                       f"shape {p.lower.shape}") from None
         if not ordered:
             raise ParamError("upper", "upper must be >= lower")
-        if np.any(p.x0 < p.lower) or np.any(p.x0 > p.upper):
-            raise ParamError("x0", "x0 must lie within [lower, upper]")
         self._limited = bool(np.isfinite(p.lower).any() or np.isfinite(p.upper).any())
         self._port_x0 = p.x0_source == "port"
         if self._limited:
@@ -74,6 +72,9 @@ class Integrator(Block):
         self._n = int(np.prod(shape, dtype=int))
         self._lower = np.broadcast_to(self.p.lower, shape).ravel().copy()
         self._upper = np.broadcast_to(self.p.upper, shape).ravel().copy()
+        x0 = np.broadcast_to(self.p.x0, shape).ravel()
+        if np.any(x0 < self._lower) or np.any(x0 > self._upper):
+            raise ParamError("x0", "x0 must lie within [lower, upper]")
         self._resets = int(np.prod(shapes["reset"], dtype=int)) if "reset" in shapes else 0
         return {"y": shape}
 
