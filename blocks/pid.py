@@ -16,6 +16,8 @@ class Pid(Block):
     Continuous (no `period`): with the integral state xi (xi(0) = x0, in units of u) and the
     derivative filter state xf (xf(0) = 0),
         u_raw = Kp*e + xi + Kd*N*(e - xf),   dxf/dt = N*(e - xf),   u = clip(u_raw)
+    (where Kd = 0 the filter is left out, xf = 0: a PI controller adds no fast mode N that
+    would limit an explicit solver's step),
         dxi/dt = Ki*e                         anti_windup: none
                  0 while saturated and Ki*e pushes further out, else Ki*e    (clamping)
                  Ki*e + Kb*(u - u_raw)       (back_calculation)
@@ -82,6 +84,7 @@ class Pid(Block):
                 raise PortError("e", f"{name} of shape {value.shape} does not fit a signal of "
                                      f"shape {shape}")
             setattr(self, "_" + name, np.broadcast_to(value, shape).ravel().copy())
+        self._Nf = np.where(self._Kd != 0.0, self._N, 0.0)  # the filter's rate, 0 unused
         return {"u": shape}
 
     def initial_shapes(self):
@@ -140,7 +143,7 @@ class Pid(Block):
 
     def derivative(self, t):
         np.subtract(self._e, self._xf, out=self._dxf)
-        self._dxf *= self._N
+        self._dxf *= self._Nf
         dxi = self._dxi
         np.multiply(self._Ki, self._e, out=dxi)
         dxi *= self._integrating
