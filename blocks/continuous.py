@@ -103,7 +103,7 @@ class Integrator(Block):
         names = [port.name for port in self.ports()[0]]
         self._reset_in = u[names.index("reset")].reshape(-1) if "reset" in names else None
         self._x0_in = u[names.index("x0")].reshape(-1) if "x0" in names else None
-        self._held = np.zeros(self._n, bool)
+        self._held, self._free = np.zeros(self._n, bool), np.zeros(self._n, bool)
 
     def initialize(self, t):
         if self._port_x0:
@@ -115,7 +115,7 @@ class Integrator(Block):
     def _limited_derivative(self, t):
         np.copyto(self.dx, self._u)
         np.not_equal(self.xd, 0.0, out=self._held)
-        self.dx[self._held] = 0.0
+        np.copyto(self.dx, 0.0, where=self._held)
 
     def indicator(self, t):
         z, n = self.z, self._n
@@ -123,8 +123,10 @@ class Integrator(Block):
             np.subtract(self.x, self._lower, out=z[:n])
             np.subtract(self.x, self._upper, out=z[n:2 * n])
             leave = z[2 * n:3 * n]  # held at lower: u rising through 0; at upper: -u
-            np.multiply(self._u, -self.xd, out=leave)
-            leave[self.xd == 0.0] = 1.0
+            np.multiply(self._u, self.xd, out=leave)
+            np.negative(leave, out=leave)
+            np.equal(self.xd, 0.0, out=self._free)
+            np.copyto(leave, 1.0, where=self._free)
         if self._resets:
             z[z.size - self._resets:] = self._reset_in
 

@@ -181,7 +181,8 @@ class Relay(Block):
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
         self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
-        self._state = np.zeros(self._on.size, bool)
+        n = self._on.size
+        self._state, self._off_state = np.zeros(n, bool), np.zeros(n, bool)
 
     def output(self, t):
         np.not_equal(self.xd, 0.0, out=self._state)
@@ -189,10 +190,13 @@ class Relay(Block):
         np.copyto(self._y, self._yon, where=self._state)
 
     def indicator(self, t):
-        n = self._on.size
-        on = self.xd != 0.0
-        self.z[:n] = np.where(on, 1.0, self._u - self._on)
-        self.z[n:] = np.where(on, self._u - self._off, 1.0)
+        n, z = self._on.size, self.z
+        np.not_equal(self.xd, 0.0, out=self._state)
+        np.logical_not(self._state, out=self._off_state)
+        np.subtract(self._u, self._on, out=z[:n])
+        np.copyto(z[:n], 1.0, where=self._state)  # while on, nothing to switch on
+        np.subtract(self._u, self._off, out=z[n:])
+        np.copyto(z[n:], 1.0, where=self._off_state)
 
     def crossing(self, t, crossed):
         u, on = self._u, self.xd != 0.0
@@ -308,26 +312,47 @@ class Backlash(Block):
         n = self._x0.size
         self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
         self._mode, self._held = xd[:n], xd[n:]
+        self._gap = np.zeros(n)
+        self._up, self._down, self._engaged, self._not_up, self._not_down = (
+            np.zeros(n, bool) for _ in range(5))
+        # indicator k: gap -+ half where it means something, else 1. Open: u reaches the
+        # upper, the lower edge; pushed up (down): u turns back below the peak (above the
+        # trough)
+        self._edges = tuple(
+            (self.z[k * n:(k + 1) * n], sign, idle) for k, (sign, idle) in enumerate(
+                ((-1.0, self._engaged), (1.0, self._engaged), (-1.0, self._not_up),
+                 (1.0, self._not_down))))
 
     def output(self, t):
         y, mode = self._y, self._mode
+        np.greater(mode, 0.0, out=self._up)
+        np.less(mode, 0.0, out=self._down)
         np.copyto(y, self._held)
-        np.subtract(self._u, self._half, out=y, where=mode > 0)
-        np.add(self._u, self._half, out=y, where=mode < 0)
+        np.subtract(self._u, self._half, out=y, where=self._up)
+        np.add(self._u, self._half, out=y, where=self._down)
 
     def indicator(self, t):
-        n, z, mode = self._x0.size, self.z, self._mode
-        gap = self._u - self._held
-        z[:n] = np.where(mode == 0, gap - self._half, 1.0)
-        z[n:2 * n] = np.where(mode == 0, gap + self._half, 1.0)
-        z[2 * n:3 * n] = np.where(mode > 0, gap - self._half, 1.0)   # below the peak: turned
-        z[3 * n:] = np.where(mode < 0, gap + self._half, 1.0)        # above the trough: turned
+        mode, gap = self._mode, self._gap
+        np.subtract(self._u, self._held, out=gap)
+        np.not_equal(mode, 0.0, out=self._engaged)
+        np.less_equal(mode, 0.0, out=self._not_up)
+        np.greater_equal(mode, 0.0, out=self._not_down)
+        for zk, sign, idle in self._edges:
+            np.multiply(self._half, sign, out=zk)
+            zk += gap
+            np.copyto(zk, 1.0, where=idle)
 
     def advance(self, t):
         """After an accepted step: the peak (trough) y reached while pushed up (down)."""
-        mode = self._mode
-        np.copyto(self._held, np.maximum(self._held, self._u - self._half), where=mode > 0)
-        np.copyto(self._held, np.minimum(self._held, self._u + self._half), where=mode < 0)
+        mode, held, y = self._mode, self._held, self._gap  # _gap: scratch here
+        np.greater(mode, 0.0, out=self._up)
+        np.less(mode, 0.0, out=self._down)
+        np.subtract(self._u, self._half, out=y)
+        np.maximum(held, y, out=y)
+        np.copyto(held, y, where=self._up)
+        np.add(self._u, self._half, out=y)
+        np.minimum(held, y, out=y)
+        np.copyto(held, y, where=self._down)
 
     def crossing(self, t, crossed):
         u, mode, held, half = self._u, self._mode, self._held, self._half

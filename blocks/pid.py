@@ -63,9 +63,13 @@ class Pid(Block):
         if not ok:
             raise ParamError("upper", "upper must be >= lower")
         self.discrete = p.period is not None
+        self._clamping = p.anti_windup == "clamping"
+        self._back_calculation = p.anti_windup == "back_calculation"
         if self.discrete:
             self.sample = Sample(p.period)
             self.output, self.update = self._discrete_output, self._discrete_update
+            a, c = _METHODS[p.method]
+            self._Ta, self._Tc = p.period * a, p.period * c
         self._direct = bool(np.any(p.Kp != 0) or np.any(p.Kd != 0))
 
     def ports(self):
@@ -85,6 +89,8 @@ class Pid(Block):
                                      f"shape {shape}")
             setattr(self, "_" + name, np.broadcast_to(value, shape).ravel().copy())
         self._Nf = np.where(self._Kd != 0.0, self._N, 0.0)  # the filter's rate, 0 unused
+        if self.discrete:  # the filter's gain d = gain*(Kd*e - xf) after the first hit
+            self._dgain = self._N / (1.0 + self._N * self._Ta)
         return {"u": shape}
 
     def initial_shapes(self):
@@ -105,7 +111,7 @@ class Pid(Block):
     def zero_crossings(self):
         if self.discrete or not np.isfinite(np.r_[self._lower, self._upper]).any():
             return None
-        k = 3 if self.p.anti_windup == "clamping" else 2
+        k = 3 if self._clamping else 2
         return np.full(k * self._n, EITHER)  # u_raw - upper, u_raw - lower, Ki*e
 
     def bind(self, u, y, x, dx, xd):
@@ -118,6 +124,7 @@ class Pid(Block):
         if self.discrete:
             self._xi, self._xf, self._started = xd[:n], xd[n:2 * n], xd[2 * n:]
             self._d, self._w, self._i, self._f = (np.zeros(n) for _ in range(4))
+            self._outside = np.zeros(n, bool)
             return
         self._xi, self._xf = x[:n], x[n:]
         self._dxi, self._dxf = dx[:n], dx[n:]
@@ -147,7 +154,7 @@ class Pid(Block):
         dxi = self._dxi
         np.multiply(self._Ki, self._e, out=dxi)
         dxi *= self._integrating
-        if self.p.anti_windup == "back_calculation":
+        if self._back_calculation:
             np.subtract(self._u, self._raw_output(), out=self._tmp)
             self._tmp *= self._Kb
             dxi += self._tmp
@@ -168,7 +175,7 @@ class Pid(Block):
         held = np.where(up, self._upper, np.where(lo, self._lower, 0.0))
         linear = (~(up | lo)).astype(float)
         integrating = np.ones(n)
-        if self.p.anti_windup == "clamping":
+        if self._clamping:
             push = self._Ki * self._e
             integrating[(up & (push > 0)) | (lo & (push < 0))] = 0.0
         changed = not (np.array_equal(linear, self._linear) and np.array_equal(held, self._held)
@@ -179,14 +186,13 @@ class Pid(Block):
     # ---- discrete ----------------------------------------------------------------------------
     def _discrete_output(self, t):
         """u at a hit; leaves the integrators' inputs (w, d) and outputs (i, f) for update."""
-        T = self.p.period
-        a, _ = _METHODS[self.p.method]
-        Ta = T * a * self._started[0]  # the first hit outputs the initial values
+        started = self._started[0]
+        Ta = self._Ta * started  # the first hit outputs the initial values
         e, d, w, i, f, raw = self._e, self._d, self._w, self._i, self._f, self._raw
         # filter: f = xf + Ta*d, d = N*(Kd*e - f)  =>  d = N*(Kd*e - xf)/(1 + N*Ta)
         np.multiply(self._Kd, e, out=d)
         d -= self._xf
-        d *= self._N / (1.0 + self._N * Ta)
+        d *= self._dgain if started else self._N
         np.multiply(Ta, d, out=f)
         f += self._xf
         np.multiply(self._Ki, e, out=w)
@@ -197,14 +203,15 @@ class Pid(Block):
         raw += i
         u = self._u
         np.clip(raw, self._lower, self._upper, out=u)
-        outside = raw != u
-        if self.p.anti_windup == "clamping" and outside.any():
+        outside = self._outside
+        np.not_equal(raw, u, out=outside)
+        if self._clamping and outside.any():
             clamp = outside & (((raw > u) & (w > 0)) | ((raw < u) & (w < 0)))
             raw -= np.where(clamp, i - self._xi, 0.0)
             np.copyto(i, self._xi, where=clamp)
             np.copyto(w, 0.0, where=clamp)
             np.clip(raw, self._lower, self._upper, out=u)
-        elif self.p.anti_windup == "back_calculation" and outside.any():
+        elif self._back_calculation and outside.any():
             # raw = raw0 + Ta*Kb*(u - raw) with u the limit: raw = (raw0 + c*u)/(1 + c)
             c = Ta * self._Kb
             np.copyto(raw, (raw + c * u) / (1.0 + c), where=outside)
@@ -213,11 +220,9 @@ class Pid(Block):
             i += self._xi
 
     def _discrete_update(self, t):
-        T = self.p.period
-        _, c = _METHODS[self.p.method]
-        np.multiply(T * c, self._w, out=self._tmp)
+        np.multiply(self._Tc, self._w, out=self._tmp)
         np.add(self._i, self._tmp, out=self._xi)
-        np.multiply(T * c, self._d, out=self._tmp)
+        np.multiply(self._Tc, self._d, out=self._tmp)
         np.add(self._f, self._tmp, out=self._xf)
         self._started[0] = 1.0
 
