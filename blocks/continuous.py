@@ -1,11 +1,10 @@
 """Continuous-time blocks with state: integrator, derivative, rate limiter, LTI systems."""
 import numpy as np
 
-from blocksim.block import EITHER, FALLING, RISING, Block, In, Out, PortError
+from blocksim.block import FALLING, RISING, Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 
-
-_RESET_DIRECTIONS = {"rising": RISING, "falling": FALLING, "either": EITHER}
+from .param_checks import DIRECTIONS, check_fits, check_ordered, fits
 
 
 class Integrator(Block):
@@ -38,13 +37,7 @@ class Integrator(Block):
     def __init__(self, name, params):
         super().__init__(name, params)
         p = self.p
-        try:
-            ordered = np.all(p.lower <= p.upper)
-        except ValueError:
-            raise ParamError("upper", f"shape {p.upper.shape} does not broadcast with lower's "
-                                      f"shape {p.lower.shape}") from None
-        if not ordered:
-            raise ParamError("upper", "upper must be >= lower")
+        check_ordered(p, "lower", "upper")
         self._limited = bool(np.isfinite(p.lower).any() or np.isfinite(p.upper).any())
         self._port_x0 = p.x0_source == "port"
         if self._limited:
@@ -66,7 +59,7 @@ class Integrator(Block):
                 raise PortError(port, f"expected a scalar or the signal's shape {shape}, got "
                                       f"{shapes[port]}")
         for name in ("x0", "lower", "upper"):
-            if not _fits(getattr(self.p, name), shape):
+            if not fits(getattr(self.p, name), shape):
                 raise ParamError(name, f"{name} of shape {getattr(self.p, name).shape} does not "
                                        f"fit the signal's shape {shape}")
         self._n = int(np.prod(shape, dtype=int))
@@ -93,7 +86,8 @@ class Integrator(Block):
         dirs = []
         if self._limited:  # y - lower, y - upper, then "u points back inside"
             dirs += [FALLING] * n + [RISING] * n + [RISING] * n
-        dirs += [_RESET_DIRECTIONS.get(self.p.reset, EITHER)] * self._resets
+        if self._resets:
+            dirs += [DIRECTIONS[self.p.reset]] * self._resets
         return dirs or None
 
     def bind(self, u, y, x, dx, xd):
@@ -155,13 +149,6 @@ class Integrator(Block):
         return changed
 
 
-def _fits(value, shape):
-    try:
-        return np.broadcast_shapes(np.shape(value), shape) == shape
-    except ValueError:
-        return False
-
-
 class _InputShapedState(Block):
     """A continuous state with the input's shape, set to u(0) at the start (rate limiter,
     filtered derivative); subclasses set `_shape` in infer and use `_x`, `_dx`."""
@@ -206,7 +193,7 @@ class RateLimiter(_InputShapedState):
 
     def infer(self, shapes):
         u = shapes["u"]
-        _check_fits(("rising", "falling"), self.p, u)
+        check_fits(("rising", "falling"), self.p, u)
         self._shape = u
         return {"y": u}
 
@@ -250,18 +237,6 @@ class Derivative(_InputShapedState):
         dx = self._dx
         np.subtract(self.u[0], self._x, out=dx)
         dx *= self._rate
-
-
-def _check_fits(names, p, shape):
-    """PortError unless each named parameter broadcasts to the input's shape unchanged."""
-    for name in names:
-        value = getattr(p, name).shape
-        try:
-            ok = np.broadcast_shapes(value, shape) == shape
-        except ValueError:
-            ok = False
-        if not ok:
-            raise PortError("u", f"{name} of shape {value} does not fit a signal of shape {shape}")
 
 
 class _LTI(Block):

@@ -9,38 +9,10 @@ happens exactly at a located crossing.
 """
 import numpy as np
 
-from blocksim.block import EITHER, FALLING, RISING, Block, In, Out, PortError
-from blocksim.params import Param, ParamError
+from blocksim.block import EITHER, FALLING, RISING, Block, In, Out
+from blocksim.params import Param
 
-DIRECTIONS = {"rising": RISING, "falling": FALLING, "either": EITHER}
-
-
-def _fitted(block, names, shape):
-    """The named parameters broadcast to the input's shape, as flat copies; a PortError
-    names the first one that does not fit."""
-    out = []
-    for name in names:
-        value = getattr(block.p, name)
-        try:
-            ok = np.broadcast_shapes(value.shape, shape) == shape
-        except ValueError:
-            ok = False
-        if not ok:
-            raise PortError("u", f"{name} of shape {value.shape} does not fit a signal of "
-                                 f"shape {shape}")
-        out.append(np.broadcast_to(value, shape).ravel().copy())
-    return out
-
-
-def _ordered(block, low, high):
-    """ParamError unless parameter `low` <= parameter `high` element-wise (broadcast)."""
-    try:
-        ok = np.all(getattr(block.p, low) <= getattr(block.p, high))
-    except ValueError:
-        raise ParamError(high, f"shape {getattr(block.p, high).shape} does not broadcast with "
-                               f"{low}'s shape {getattr(block.p, low).shape}") from None
-    if not ok:
-        raise ParamError(high, f"{high} must be >= {low}")
+from .param_checks import DIRECTIONS, check_ordered, fitted
 
 
 class _Band(Block):
@@ -52,14 +24,14 @@ class _Band(Block):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        _ordered(self, *self.bounds)
+        check_ordered(self.p, *self.bounds)
 
     def ports(self):
         return [In("u")], [Out("y")]
 
     def infer(self, shapes):
         u = shapes["u"]
-        self._lo, self._hi = _fitted(self, self.bounds, u)
+        self._lo, self._hi = fitted(self.p, self.bounds, u)
         return {"y": u}
 
     def discrete_state(self):
@@ -160,15 +132,15 @@ class Relay(Block):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        _ordered(self, "off", "on")
+        check_ordered(self.p, "off", "on")
 
     def ports(self):
         return [In("u")], [Out("y")]
 
     def infer(self, shapes):
         u = shapes["u"]
-        self._on, self._off, self._yon, self._yoff = _fitted(
-            self, ("on", "off", "on_value", "off_value"), u)
+        self._on, self._off, self._yon, self._yoff = fitted(
+            self.p, ("on", "off", "on_value", "off_value"), u)
         return {"y": u}
 
     def discrete_state(self):
@@ -228,7 +200,7 @@ class HitCrossing(Block):
         return [In("u")], [Out("n", feedthrough=())]
 
     def infer(self, shapes):
-        (self._offset,) = _fitted(self, ("offset",), shapes["u"])
+        (self._offset,) = fitted(self.p, ("offset",), shapes["u"])
         self._direction = DIRECTIONS[self.p.direction]
         return {"n": shapes["u"]}
 
@@ -294,7 +266,7 @@ class Backlash(Block):
 
     def infer(self, shapes):
         u = shapes["u"]
-        width, x0 = _fitted(self, ("width", "x0"), u)
+        width, x0 = fitted(self.p, ("width", "x0"), u)
         self._half, self._x0 = width / 2, x0
         return {"y": u}
 

@@ -1,12 +1,14 @@
 """The PID controller, continuous or discrete, with output limits and anti-windup."""
 import numpy as np
 
-from blocksim.block import EITHER, Block, In, Out, PortError, Sample
-from blocksim.params import Param, ParamError
+from blocksim.block import EITHER, Block, In, Out, Sample
+from blocksim.params import Param
 
-# method -> (a, c): an integrator's output y[n] = x[n] + T*a*w[n], its state
-# x[n+1] = y[n] + T*c*w[n] (forward Euler, backward Euler, trapezoidal; as discrete_integrator)
-_METHODS = {"forward_euler": (0.0, 1.0), "backward_euler": (1.0, 0.0), "trapezoidal": (0.5, 0.5)}
+# _METHODS: the integration rules of discrete_integrator (its output y[n] = x[n] + T*a*w[n],
+# its state x[n+1] = y[n] + T*c*w[n]), for the discrete PID's I and D
+from .discrete_systems import _METHODS
+from .param_checks import check_ordered, fitted
+
 _GAINS = ("Kp", "Ki", "Kd", "N", "lower", "upper", "Kb", "x0")
 
 
@@ -55,13 +57,7 @@ class Pid(Block):
     def __init__(self, name, params):
         super().__init__(name, params)
         p = self.p
-        try:
-            ok = np.all(p.lower <= p.upper)
-        except ValueError:
-            raise ParamError("upper", f"shape {p.upper.shape} does not broadcast with lower's "
-                                      f"shape {p.lower.shape}") from None
-        if not ok:
-            raise ParamError("upper", "upper must be >= lower")
+        check_ordered(p, "lower", "upper")
         self.discrete = p.period is not None
         self._clamping = p.anti_windup == "clamping"
         self._back_calculation = p.anti_windup == "back_calculation"
@@ -78,16 +74,8 @@ class Pid(Block):
     def infer(self, shapes):
         shape = shapes["e"]
         self._shape, self._n = shape, int(np.prod(shape, dtype=int))
-        for name in _GAINS:
-            value = getattr(self.p, name)
-            try:
-                ok = np.broadcast_shapes(value.shape, shape) == shape
-            except ValueError:
-                ok = False
-            if not ok:
-                raise PortError("e", f"{name} of shape {value.shape} does not fit a signal of "
-                                     f"shape {shape}")
-            setattr(self, "_" + name, np.broadcast_to(value, shape).ravel().copy())
+        for name, value in zip(_GAINS, fitted(self.p, _GAINS, shape, port="e")):
+            setattr(self, "_" + name, value)
         self._Nf = np.where(self._Kd != 0.0, self._N, 0.0)  # the filter's rate, 0 unused
         if self.discrete:  # the filter's gain d = gain*(Kd*e - xf) after the first hit
             self._dgain = self._N / (1.0 + self._N * self._Ta)
