@@ -14,7 +14,6 @@ own after the run, median of --repeat), and the report's size; the animation is 
 """
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -27,17 +26,9 @@ sys.path.insert(0, str(ROOT))
 import blocksim  # noqa: E402
 from blocksim import draw  # noqa: E402
 from blocksim.report import write_drawing, write_run_report  # noqa: E402
+from peers import median_time  # noqa: E402
 
 DEMOS = ("demo1", "demo2", "demo3", "demo4", "demo5", "demo6", "planar7r")
-
-
-def median_time(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 def draw_table(repeat):

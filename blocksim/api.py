@@ -86,12 +86,14 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
     if out is not None:
         out = Path(out)
         check_out_dir(out)
-    t, data, info = simulate(model, progress, plots=plots and out is not None)
+    drawn = plots and out is not None  # figures, the drawing and the report
+    t, data, info = simulate(model, progress, plots=drawn)
     error = info["error"]
     meta = run_meta(model, t, info)
     event_t, event_block, _ = info["events"]
     names = ["results.npz", *(["results.csv"] if csv else []), "meta.json"]
     files = data_files(out, names) if out is not None else contextlib.nullcontext({})
+    messages, reports = [], {}
     try:
         with files as paths:
             if out is not None:
@@ -101,24 +103,31 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
                 if csv:
                     csv_to(paths["results.csv"], t, data)
             started = time.perf_counter()
-            messages, reports = finalize_sinks(model, t, info["sink_data"], out,
-                                               plots and out is not None, info["complete"],
-                                               figure_progress)
-            report = plots and out is not None
-            if report:
-                _drawing(model, out, messages)
+            try:
+                finalize_sinks(model, t, info["sink_data"], out, drawn, info["complete"],
+                               figure_progress, messages, reports)
+                if drawn:
+                    _drawing(model, out, messages)
+            except KeyboardInterrupt as e:  # Ctrl-C while drawing: keep the results
+                drawn = False
+                messages.append("warning: interrupted while drawing the figures: some are "
+                                "missing (the recorded results are all written)")
+                if error is None:
+                    error = e
+                    meta.update(complete=False, status="interrupted",
+                                error=str(e) or type(e).__name__)
             meta["figures_time"] = time.perf_counter() - started
             meta["blocks"] = reports
             meta["messages"] = list(messages)
             if out is not None:
                 figures = {n for n in written_since(out, before) if not n.startswith(".")}
-                meta["files"] = sorted(figures | set(names) | ({REPORT} if report else set()))
+                meta["files"] = sorted(figures | set(names) | ({REPORT} if drawn else set()))
                 json_to(paths["meta.json"], meta)
     except OutputError as e:
         e.result = Result(t, data, meta, events=info["events"])
         raise
     if out is not None:
-        if report:  # built from the files just written, as `blocksim report` builds it
+        if drawn:  # built from the files just written, as `blocksim report` builds it
             _report(out, messages)
         remove_stale(out, previous - set(meta["files"]))
     result = Result(t, data, meta, messages, events=info["events"])
@@ -183,7 +192,7 @@ def _events_meta(events):
     times, blocks, names = events
     if not names:
         return {}
-    counts = np.bincount(blocks, minlength=len(names)) if len(blocks) else np.zeros(len(names), int)
+    counts = np.bincount(blocks, minlength=len(names))
     return {"event_blocks": names,
             "events": {"total": int(len(times)),
                        "per_block": {n: int(c) for n, c in zip(names, counts)}}}

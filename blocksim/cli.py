@@ -19,7 +19,8 @@ import warnings
 from pathlib import Path
 
 from . import sweep_cli
-from .errors import DiagramError, DiagramErrors, OutputError, SimulationError, Terminated
+from .errors import (DiagramError, DiagramErrors, OutputError, ReportWarning, SimulationError,
+                     Terminated)
 
 EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 2, 3, 130, 143
 
@@ -119,7 +120,7 @@ def _terminate_as_interrupt():
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """Warnings meant for users (plugins, plots) as one line: `warning: ...`."""
     from .library import PluginWarning
-    if not issubclass(category, PluginWarning):
+    if not issubclass(category, (PluginWarning, ReportWarning)):
         return _default_showwarning(message, category, filename, lineno, file, line)
     print(f"warning: {message}", file=file or sys.stderr)
 
@@ -175,6 +176,7 @@ def _run(args):
         _close(bar)
         print("interrupted", file=sys.stderr)
         if getattr(e, "result", None) is not None:
+            _print_messages(e.result)
             print(f"partial results (incomplete) written to {out}/", file=sys.stderr)
         return _interrupted(e)
     _close(bar)
@@ -251,6 +253,8 @@ def _close(bar):
 
 
 def _check(args):
+    from .block import CONSTANT
+    from .solvers import FIXED_STEP
     model = _load(args.file, args.set)
     s = model.settings
     print(f"diagram {model.name} ({model.file}): {len(model.blocks)} blocks, "
@@ -258,7 +262,7 @@ def _check(args):
     if model.description:
         print(f"  {model.description}")
     print(f"simulation: {s.start:g} .. {s.stop:g} s, solver {s.solver}, " + (
-        f"step {s.step:g}" if s.solver in ("euler", "rk2", "rk4") else
+        f"step {s.step:g}" if s.solver in FIXED_STEP else
         f"rtol {s.rtol:g}, atol {s.atol:g}, max_step {s.max_step:g}")
         + (f", output every {s.output_interval:g} s" if s.output_interval else ""))
     from .library import Library
@@ -274,10 +278,11 @@ def _check(args):
         outputs.setdefault(name, []).append(f"{port}{tuple(view.shape)}")
     for b in model.blocks:
         cs, ds = model.state_slices[b.name]
-        rate = ("constant" if b.sample == "constant" else
+        rate = ("constant" if b.sample == CONSTANT else
                 f"discrete {b.sample.period:g} s" + (f" (offset {b.sample.offset:g})" if b.sample.offset else "")
                 if b.sample is not None else "continuous")
-        ins = ", ".join(f"{_port_name(b, i)}{tuple(v.shape)}" for i, v in enumerate(b.u))
+        names = [port.name for port in b.ports()[0]]
+        ins = ", ".join(f"{name}{tuple(v.shape)}" for name, v in zip(names, b.u))
         outs = ", ".join(outputs.get(b.name, ()))
         states = []
         if cs.stop > cs.start:
@@ -335,11 +340,6 @@ def _short(value):
         return f"{float(a):g}"
     return np.array2string(a, separator=", ", threshold=8,
                            formatter={"float_kind": lambda x: f"{x:g}"})
-
-
-def _port_name(block, i):
-    ins, _ = block.ports()
-    return ins[i].name if i < len(ins) else f"u{i}"
 
 
 if __name__ == "__main__":

@@ -22,13 +22,12 @@ from pathlib import Path
 import numpy as np
 
 from . import expr
-from .block import ALL, CONSTANT, Sample
-from .diagram import NAME_RE, bool_hint, parse_endpoint, suggest, through_outputs
+from .block import ALL, CONSTANT, PortError, Sample
+from .diagram import NAME_RE, bool_hint, index_text, parse_endpoint, suggest, through_outputs
 from .errors import DiagramError, Problems
 from .gcpause import without_gc
 from .library import Library, PluginError
 from .params import ParamError
-from .block import PortError
 from .solvers import FIXED_STEP, SOLVERS
 
 MAX_STEPS = 10_000_000  # default simulation.max_steps
@@ -61,8 +60,7 @@ class Node:
     ports: list
     inputs: tuple  # input names the outputs depend on at the same instant
     group: str = "continuous"  # constant / discrete / continuous
-    order: int = 0  # declaration index (before scheduling)
-    order_index: int = 0  # position in the dataflow schedule
+    order: int = 0  # declaration index (Model.nodes holds the nodes in dataflow order)
 
     @property
     def label(self):
@@ -104,6 +102,10 @@ def _simulation_defaults(sim, evaluate, problems, file):
         if key not in sim:
             return default
         v = sim[key]
+        if isinstance(v.raw, bool):  # YAML reads yes/no/on/off/true/false as booleans
+            problems.add(v.loc.error(f"simulation.{key}: expected a number, got the boolean "
+                                     f"{str(v.raw).lower()}"))
+            return default
         try:
             x = evaluate(v.raw)
             x = float(np.asarray(x, dtype=float).reshape(()))
@@ -538,29 +540,21 @@ class _Compiler:
             src_shape = self.out_shapes.get((drv[0], drv[1]))
             if src_shape is None:
                 return None
-            shapes[port.name] = self.sliced_shape(src_shape, drv, name, port.name)
+            shapes[port.name] = self.sliced_shape(src_shape, drv)
         return shapes
 
-    def sliced_shape(self, shape, drv, dst, port):
+    def sliced_shape(self, shape, drv):
+        """The shape a wire delivers: its driver's, or that of the element or slice it
+        selects (a problem is added when it selects nothing)."""
         index = drv[2]
         if index is None:
             return shape
+        error = _index_error(shape, index, f"{drv[0]}.{drv[1]}")
+        if error is not None:
+            self.problems.add(drv[3].error(error, block=drv[0], port=drv[1]))
         if len(shape) != 1:
-            self.problems.add(drv[3].error(f"only vector signals can be indexed; '{drv[0]}.{drv[1]}'"
-                                           f" has shape {shape}", block=drv[0], port=drv[1]))
             return shape
-        n = shape[0]
-        if isinstance(index, int):
-            if not -n <= index < n:
-                self.problems.add(drv[3].error(f"index {index} is out of range for '{drv[0]}.{drv[1]}'"
-                                               f" of length {n}", block=drv[0], port=drv[1]))
-                return ()
-            return ()
-        length = len(range(n)[slice(*index)])
-        if length == 0:
-            self.problems.add(drv[3].error(f"slice [{index[0]}:{index[1]}] of '{drv[0]}.{drv[1]}' "
-                                           f"(length {n}) is empty", block=drv[0], port=drv[1]))
-        return (length,)
+        return () if isinstance(index, int) else (len(range(shape[0])[slice(*index)]),)
 
     def infer_block(self, name, shapes):
         ins, outs = self.ports[name]
@@ -631,8 +625,6 @@ class _Compiler:
             self.report_loops(edges)
             self.problems.check()
         self.nodes = [nodes[i] for i in order]
-        for k, node in enumerate(self.nodes):
-            node.order_index = k
         self.node_of = node_of
 
     def report_loops(self, edges):
@@ -665,18 +657,13 @@ class _Compiler:
                     total += size
         signals = np.zeros(total)
         # continuous and discrete states
-        xc, xd, slices = [], [], {}
-        nc = nd = 0
-        for name, block in self.blocks.items():
-            c = _flat(block.continuous_state())
-            d = _flat(block.discrete_state())
+        xc, xd = _initial_states(self.blocks)
+        slices, nc, nd = {}, 0, 0
+        for name, c, d in zip(self.blocks, xc, xd):
             slices[name] = (slice(nc, nc + c.size), slice(nd, nd + d.size))
-            xc.append(c)
-            xd.append(d)
             nc += c.size
             nd += d.size
-        x0 = np.concatenate(xc) if xc else np.zeros(0)
-        xd0 = np.concatenate(xd) if xd else np.zeros(0)
+        x0, xd0 = _joined(xc), _joined(xd)
         xbuf, dxbuf, xdbuf = x0.copy(), np.zeros_like(x0), xd0.copy()
         self.layout_indicators()
         views = {}
@@ -717,8 +704,8 @@ class _Compiler:
         `z`. Handlers run in dataflow order: blocks whose outputs are all state (an
         integrator) first, the others in the order their first output is computed."""
         first = {}
-        for node in self.nodes:
-            first.setdefault(node.block.name, node.order_index)
+        for k, node in enumerate(self.nodes):
+            first.setdefault(node.block.name, k)
         dirs, entries, total = [], [], 0
         # sorted() is stable: blocks of equal rank keep their declaration order
         for name in sorted(self.blocks, key=lambda b: first.get(b, -1)):
@@ -794,12 +781,7 @@ class _Compiler:
     def driver_text(self, name, port):
         """The signal wired to an input as a diagram writes it ('Robot.q[0:3]'), or ''."""
         drv = self.drivers.get((name, port))
-        if drv is None:
-            return ""
-        index = drv[2]
-        suffix = ("" if index is None else f"[{index}]" if isinstance(index, int) else
-                  f"[{'' if index[0] is None else index[0]}:{'' if index[1] is None else index[1]}]")
-        return f"{drv[0]}.{drv[1]}{suffix}"
+        return "" if drv is None else f"{drv[0]}.{drv[1]}{index_text(drv[2])}"
 
     def signal_view(self, text, loc):
         ep = through_outputs(self.spec.subsystem_ports, parse_endpoint(text, loc))
@@ -809,11 +791,9 @@ class _Compiler:
         view = self.views[(ep.block, port)]
         if ep.index is None:
             return view
-        if view.ndim != 1:
-            raise loc.error(f"only vector signals can be indexed; '{ep.block}.{port}' has shape {view.shape}")
-        n = view.shape[0]
-        if isinstance(ep.index, int) and not -n <= ep.index < n:
-            raise loc.error(f"index {ep.index} out of range for '{ep.block}.{port}' of length {n}")
+        error = _index_error(view.shape, ep.index, f"{ep.block}.{port}")
+        if error is not None:
+            raise loc.error(error)
         return _indexed(view, ep.index)
 
     # -- whole compilations ------------------------------------------------------------------
@@ -822,14 +802,20 @@ class _Compiler:
             raw, self.scope_names[0] if self.scope_names else {}, dotted=self.dotted),
             self.problems, self.spec.file)
 
-    def compile(self):
-        """Every stage, on `self.spec`: the Model."""
+    def values_and_blocks(self):
+        """Stages 1 and 2 on `self.spec` (robots, parameters, settings, blocks), each one's
+        problems reported together; returns the Settings."""
         self.build_sections()
         self.problems.check()
         self.evaluate_scopes()
         settings = self.settings()
         self.build_blocks()
         self.problems.check()
+        return settings
+
+    def compile(self):
+        """Every stage, on `self.spec`: the Model."""
+        settings = self.values_and_blocks()
         self.resolve_wires()
         self.problems.check()
         self.build_nodes()  # algebraic loops first: a feedthrough cycle also stalls shape inference
@@ -889,12 +875,7 @@ class _Compiler:
         old_blocks, old_ports, old_shapes = self.blocks, self.ports, self.out_shapes
         self.spec, self.problems = spec, Problems()
         self.resources, self.constants, self.dotted, self.scope_names = {}, {}, {}, []
-        self.build_sections()
-        self.problems.check()
-        self.evaluate_scopes()
-        settings = self.settings()
-        self.build_blocks()
-        self.problems.check()
+        settings = self.values_and_blocks()
         if any(_block_structure(block, self.ports[name])
                != _block_structure(old_blocks[name], old_ports[name])
                for name, block in self.blocks.items()):
@@ -903,16 +884,12 @@ class _Compiler:
         self.problems.check()
         if self.out_shapes != old_shapes:
             return None
-        xc, xd = [], []
-        for name, block in self.blocks.items():
+        xc, xd = _initial_states(self.blocks)
+        for name, c, d in zip(self.blocks, xc, xd):
             cs, ds = self.slices[name]
-            c, d = _flat(block.continuous_state()), _flat(block.discrete_state())
             if c.size != cs.stop - cs.start or d.size != ds.stop - ds.start:
                 return None
-            xc.append(c)
-            xd.append(d)
-        self.x0 = np.concatenate(xc) if xc else np.zeros(0)
-        self.xd0 = np.concatenate(xd) if xd else np.zeros(0)
+        self.x0, self.xd0 = _joined(xc), _joined(xd)
         # the buffers as a fresh layout has them
         self.signals[:] = 0.0
         self.xbuf[:] = self.x0
@@ -953,6 +930,21 @@ def _topological_order(n, edges):
     return order if len(order) == n else None
 
 
+def _index_error(shape, index, signal):
+    """Why element or slice `index` cannot be taken of signal `signal` of `shape` (only a
+    vector can be indexed, the element must exist, the slice must not be empty), or None."""
+    if len(shape) != 1:
+        return f"only vector signals can be indexed; '{signal}' has shape {tuple(shape)}"
+    n = shape[0]
+    if isinstance(index, int):
+        if -n <= index < n:
+            return None
+        return f"index {index} is out of range for '{signal}' of length {n}"
+    if len(range(n)[slice(*index)]) == 0:
+        return f"slice {index_text(index)} of '{signal}' (length {n}) is empty"
+    return None
+
+
 def _indexed(view, index):
     """A *view* of element `index` (0-d) or slice `index` (start, stop) of a vector view;
     plain integer indexing would return a copy, frozen at compile time."""
@@ -966,6 +958,16 @@ def _indexed(view, index):
 
 def _flat(x):
     return np.zeros(0) if x is None else np.asarray(x, dtype=float).ravel().copy()
+
+
+def _initial_states(blocks):
+    """([continuous], [discrete]): every block's flat initial states, in block order."""
+    states = [(_flat(b.continuous_state()), _flat(b.discrete_state())) for b in blocks.values()]
+    return [c for c, _ in states], [d for _, d in states]
+
+
+def _joined(parts):
+    return np.concatenate(parts) if parts else np.zeros(0)
 
 
 def _dir_of(file):
@@ -1029,16 +1031,19 @@ def _same_data(a, b):
     return type(a) is type(b) and a == b
 
 
+def plain(v):
+    """Raw YAML data (YMap, YList, numpy values inside) as plain JSON-able Python data."""
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, (np.ndarray, np.generic)):
+        return v.tolist()
+    return v
+
+
 def _config(spec, settings):
     """The resolved configuration for meta.json (raw values after --set, plain JSON)."""
-    def plain(v):
-        if isinstance(v, dict):
-            return {str(k): plain(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [plain(x) for x in v]
-        if isinstance(v, np.ndarray):
-            return v.tolist()
-        return v
     return {
         "parameters": {k: plain(v.raw) for k, v in spec.scopes[0].params.items()} if spec.scopes else {},
         "robots": {n: {k: plain(v.raw) for k, v in o.items() if k != "__loc__"}

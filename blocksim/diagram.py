@@ -90,7 +90,17 @@ class Endpoint:
     loc: Loc
 
     def text(self):
-        return self.block + (f".{self.port}" if self.port else "")
+        """As a diagram writes it: 'Robot.q[0:3]'."""
+        return self.block + (f".{self.port}" if self.port else "") + index_text(self.index)
+
+
+def index_text(index):
+    """An endpoint's index as written: '', '[2]', '[1:]', '[0:3]'."""
+    if index is None:
+        return ""
+    if isinstance(index, int):
+        return f"[{index}]"
+    return "[" + ":".join("" if i is None else str(i) for i in index) + "]"
 
 
 @dataclass
@@ -377,6 +387,11 @@ class _Loader:
             inner_file, inner_stack = str(path), stack + [path]
         else:
             doc, inner_file, inner_stack = params["diagram"].raw, file, stack + [None]
+            if not isinstance(doc, YMap):
+                self.problems.add(params["diagram"].loc.error(
+                    f"'diagram' must be a mapping (the inner diagram's keys), got {_kind(doc)}",
+                    block=flat, hint="or name a diagram file with `file:`"))
+                return
         if len(inner_stack) - 1 > MAX_SUBSYSTEM_DEPTH:  # the top diagram is not a level
             self.problems.add(loc.error(f"subsystems nested deeper than {MAX_SUBSYSTEM_DEPTH} "
                                         "levels", block=flat))
@@ -457,16 +472,13 @@ class _Loader:
         resolved = []
         for w in self.wires:
             try:
-                src = self._through_output(w.src)
+                src = through_outputs(self.subsystems, w.src)
                 dsts = self._through_inputs(w.dst)
             except DiagramError as e:
                 self.problems.add(e)
                 continue
             resolved.extend(WireSpec(src, d, w.loc) for d in dsts)
         self.wires = resolved
-
-    def _through_output(self, ep):
-        return through_outputs(self.subsystems, ep)
 
     def _through_inputs(self, ep):
         if ep.block not in self.subsystems:

@@ -12,6 +12,12 @@ class BlocksimError(Exception):
     """Base of all blocksim errors."""
 
 
+def _subject(block=None, port=None, param=None):
+    """What a message is about: `block 'Kp' port 'y' parameter 'K'` (the fields given)."""
+    return " ".join(f"{what} '{name}'" for what, name in
+                    (("block", block), ("port", port), ("parameter", param)) if name is not None)
+
+
 class DiagramError(BlocksimError):
     """A problem with the diagram or the command line (exit code 2)."""
 
@@ -40,17 +46,8 @@ class DiagramError(BlocksimError):
         where = self.file or "<diagram>"
         if self.line is not None:
             where = f"{where}:{self.line}"
-        subject = []
-        if self.block is not None:
-            subject.append(f"block '{self.block}'")
-        if self.port is not None:
-            subject.append(f"port '{self.port}'")
-        if self.param is not None:
-            subject.append(f"parameter '{self.param}'")
-        text = f"{where}: error: "
-        if subject:
-            text += " ".join(subject) + ": "
-        text += self.message
+        subject = _subject(self.block, self.port, self.param)
+        text = f"{where}: error: " + (f"{subject}: " if subject else "") + self.message
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
@@ -110,13 +107,17 @@ class SimulationError(BlocksimError):
 
     def __str__(self):
         """`simulation error: block 'Q' port 'y': division by zero at t = 0.5`."""
-        subject = " ".join(([f"block '{self.block}'"] if self.block is not None else [])
-                           + ([f"port '{self.port}'"] if self.port is not None else []))
+        subject = _subject(self.block, self.port)
         if not subject:
             at = f"at t = {self.time:.6g}: " if self.time is not None else ""
             return f"simulation error: {at}{self.message}"
         at = f" at t = {self.time:.6g}" if self.time is not None else ""
         return f"simulation error: {subject}: {self.message}{at}"
+
+
+class ReportWarning(UserWarning):
+    """A figure, drawing or report could not be written; the results are intact (the
+    command line prints it as one `warning:` line)."""
 
 
 class Terminated(KeyboardInterrupt):

@@ -191,12 +191,13 @@ def _truth(x):
 
 def _where(cond, a, b):
     """where(c, a, b): a where c is non-zero, else b, element-wise (broadcast)."""
-    return np.where(np.not_equal(cond, 0.0), a, b).astype(np.float64)
+    return np.where(np.not_equal(cond, 0.0), a, b).astype(np.float64, copy=False)
 
 
 def _mod(x, y):
     """Floored remainder x - floor(x/y)*y, the sign of y (MATLAB's mod); mod(x, 0) = x."""
-    return np.where(np.equal(y, 0.0), x, np.mod(x, np.where(np.equal(y, 0.0), 1.0, y)))
+    zero = np.equal(y, 0.0)
+    return np.where(zero, x, np.mod(x, np.where(zero, 1.0, y)))
 
 
 def _round(x):
@@ -287,9 +288,10 @@ def check_not_reserved(name):
 def evaluate(value, names, *, dotted=None, functions=FUNCTIONS):
     """Evaluate a raw YAML parameter value.
 
-    value: a number, a bool (returned as a bool), an expression string, or a (nested) list of
-    numbers / expression strings / lists. Numbers, expressions and lists give a new float64
-    ndarray (0-d for a scalar); nested lists are stacked row by row and must not be ragged.
+    value: a number, a bool (returned as a bool), an expression string, a numeric numpy
+    array (the Python API's overrides), or a (nested) list of numbers / expression strings /
+    lists. Numbers, expressions, arrays and lists give a new float64 ndarray (0-d for a
+    scalar); nested lists are stacked row by row and must not be ragged.
     names: parameter name -> value (float or array); dotted: robot name -> {pose: value},
     enabling `ROBOT.pose`. Raises ExprError.
     """
@@ -358,6 +360,9 @@ def _evaluate(value, names, dotted, functions, depth):
     if isinstance(value, str):
         root, _, _ = _compile(value, names, dotted, functions, ())
         return np.array(root.value, dtype=np.float64)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":  # from Python callers
+        _check_count(value.size)
+        return np.array(value, dtype=np.float64)
     if isinstance(value, (list, tuple)):
         if depth >= MAX_DEPTH:
             raise ExprError(f"lists nested deeper than {MAX_DEPTH} levels")

@@ -8,16 +8,15 @@ sweep directory's report is report_sweep's.
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import numpy as np
 
-from .atomic import atomic_path
 from .errors import DiagramError
 from .results import DRAWING, REPORT
-from .report_html import Raw, esc, media, number, page, table
+from .report_html import (Raw, as_text, code, esc, media, number, read_json, sectioned_page,
+                          table, write_page)
 
 FIGURES = (".png", ".gif", ".mp4")
 SHOWN_EVENTS = 20
@@ -33,11 +32,7 @@ def write_drawing(run_dir, model):
 def write_run_report(run_dir):
     """Write `run_dir/report.html`, built from the run directory's files."""
     run_dir = Path(run_dir)
-    text = run_report_html(run_dir)
-    path = run_dir / REPORT
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-    return path
+    return write_page(run_dir / REPORT, run_report_html(run_dir))
 
 
 def _read_meta(run_dir):
@@ -45,10 +40,7 @@ def _read_meta(run_dir):
     if not path.is_file():
         raise DiagramError(f"not a run or sweep directory (no meta.json or sweep.json): "
                            f"{run_dir}", file=str(run_dir))
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise DiagramError(f"cannot read {path}: {e}", file=str(path)) from None
+    return read_json(path)
 
 
 def run_report_html(run_dir):
@@ -57,10 +49,10 @@ def run_report_html(run_dir):
     meta = _read_meta(run_dir)
     results = _read_results(run_dir)
     name = meta.get("name", run_dir.name)
-    parts = [f"<h1>{esc(name)}</h1>"]
+    intro = f"<h1>{esc(name)}</h1>"
     if meta.get("description"):
-        parts.append(f"<p>{esc(meta['description'])}</p>")
-    sections = [
+        intro += f"\n<p>{esc(meta['description'])}</p>"
+    return sectioned_page(f"blocksim run: {name}", intro, [
         ("run", "Run", _status(meta)),
         ("diagram", "Diagram", _diagram(run_dir, meta)),
         ("figures", "Figures and animations", _figures(run_dir, meta)),
@@ -69,13 +61,7 @@ def run_report_html(run_dir):
         ("solver", "Solver", _solver(meta)),
         ("parameters", "Parameters and robots", _configuration(meta)),
         ("versions", "Versions", _versions(meta)),
-    ]
-    sections = [s for s in sections if s[2]]
-    parts.append("<nav>" + "".join(f'<a href="#{key}">{esc(title)}</a>' for key, title, _ in sections)
-                 + "</nav>")
-    for key, title, body in sections:
-        parts.append(f'<section id="{key}"><h2>{esc(title)}</h2>\n{body}\n</section>')
-    return page(f"blocksim run: {name}", "\n".join(parts))
+    ])
 
 
 def _read_results(run_dir):
@@ -201,8 +187,8 @@ def _signals(meta, results):
         if data is None or t is None or len(t) == 0:
             rows.append((name, source, "", "(not recorded)", "", ""))
             continue
-        rows.append((Raw(f"<code>{esc(name)}</code>"), source, str(tuple(data.shape[1:])),
-                     Raw(f"<code>{esc(number(data[-1]))}</code>"), number(np.min(data)),
+        rows.append((code(name), source, str(tuple(data.shape[1:])),
+                     code(number(data[-1])), number(np.min(data)),
                      number(np.max(data))))
     note = f'<p class="note">At t = {float(t[-1]):g} s.</p>' if t is not None and len(t) else ""
     return note + table(("name", "signal", "shape", "final value", "min", "max"), rows, numeric=(4, 5))
@@ -230,8 +216,12 @@ def _events(meta, results):
 
 
 def _solver(meta):
+    """The solver's settings and statistics; a fixed-step solver's tolerances and an adaptive
+    one's `step` (meta.json keeps every resolved setting) are left out: they were not used."""
+    from .solvers import FIXED_STEP
     solver = meta.get("solver") or {}
-    rows = [(k, v) for k, v in solver.items()]
+    unused = ("rtol", "atol", "max_step") if solver.get("name") in FIXED_STEP else ("step",)
+    rows = [(k, v) for k, v in solver.items() if k not in unused and v is not None]
     if "wall_time" in meta:
         rows.append(("wall time (s)", meta["wall_time"]))
     return table(None, rows, numeric=(1,))
@@ -243,22 +233,20 @@ def _configuration(meta):
     params = config.get("parameters") or {}
     if params:
         out.append("<h3>Parameters</h3>" + table(("name", "value"), [
-            (Raw(f"<code>{esc(k)}</code>"), Raw(f"<code>{esc(_yamlish(v))}</code>"))
-            for k, v in params.items()]))
+            (code(k), code(v)) for k, v in params.items()]))
     robots = config.get("robots") or {}
     if robots:
         out.append("<h3>Robots</h3>" + table(("name", "options"), [
-            (Raw(f"<code>{esc(k)}</code>"), Raw(f"<code>{esc(_yamlish(v))}</code>"))
-            for k, v in robots.items()]))
+            (code(k), code(v)) for k, v in robots.items()]))
     blocks = config.get("blocks") or {}
     if blocks:
         out.append("<h3>Blocks</h3>" + table(("block", "type", "parameters"), [
-            (Raw(f"<code>{esc(k)}</code>"), v.get("type", ""), Raw("<code>" + esc(", ".join(
-                f"{p} = {_yamlish(x)}" for p, x in v.items() if p != "type")) + "</code>"))
+            (code(k), v.get("type", ""), code(", ".join(
+                f"{p} = {as_text(x)}" for p, x in v.items() if p != "type")))
             for k, v in blocks.items()]))
     if meta.get("overrides"):
         out.append("<h3>Overrides (--set)</h3>" + table(("setting",), [
-            (Raw(f"<code>{esc(o if isinstance(o, str) else f'{o[0]}={_yamlish(o[1])}')}</code>"),)
+            (code(o if isinstance(o, str) else f"{o[0]}={as_text(o[1])}"),)
             for o in meta["overrides"]]))
     if meta.get("seeds"):
         out.append("<h3>Random seeds</h3>" + table(("robot", "seed"), list(meta["seeds"].items())))
@@ -267,12 +255,6 @@ def _configuration(meta):
         out.append(f"<details><summary>{len(wires)} wires</summary><pre>"
                    + esc("\n".join(wires)) + "</pre></details>")
     return "\n".join(out)
-
-
-def _yamlish(value):
-    if isinstance(value, str):
-        return value
-    return json.dumps(value)
 
 
 def _versions(meta):

@@ -12,6 +12,9 @@ import json
 
 import numpy as np
 
+from .atomic import atomic_path
+from .errors import DiagramError
+
 MEDIA_TYPES = {".png": "image/png", ".gif": "image/gif", ".svg": "image/svg+xml",
                ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".mp4": "video/mp4"}
 
@@ -145,6 +148,46 @@ def number(x):
         return f"{float(a):.6g}"
     return np.array2string(a, separator=", ", max_line_width=90, threshold=60,
                            formatter={"float_kind": lambda v: f"{v:.6g}"})
+
+
+def as_text(value):
+    """A configuration value as written: a string as it is, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def code(value):
+    """A table cell showing `value` (see `as_text`) as code."""
+    return Raw(f"<code>{esc(as_text(value))}</code>")
+
+
+def read_json(path):
+    """The mapping in a run's meta.json or a sweep's sweep.json; DiagramError (exit 2) when
+    it cannot be read or is not a mapping."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise DiagramError(f"cannot read {path}: {e}", file=str(path)) from None
+    if not isinstance(data, dict):
+        raise DiagramError(f"cannot read {path}: not a JSON object", file=str(path))
+    return data
+
+
+def sectioned_page(title, intro, sections):
+    """A page: `intro` HTML, a navigation bar, then each non-empty (id, heading, body HTML)
+    section."""
+    sections = [s for s in sections if s[2]]
+    nav = "".join(f'<a href="#{key}">{esc(heading)}</a>' for key, heading, _ in sections)
+    parts = [intro, f"<nav>{nav}</nav>"]
+    parts += [f'<section id="{key}"><h2>{esc(heading)}</h2>\n{body}\n</section>'
+              for key, heading, body in sections]
+    return page(title, "\n".join(parts))
+
+
+def write_page(path, text):
+    """Write a report page atomically; returns its path."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return path
 
 
 def page(title, body):

@@ -9,13 +9,11 @@ rebuilds it.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from .atomic import atomic_path
-from .errors import DiagramError
 from .report import DRAWING, REPORT, drawing_section
-from .report_html import Raw, esc, media, page, table
+from .report_html import (Raw, as_text, code, esc, media, read_json, sectioned_page, table,
+                          write_page)
 
 SWEEP_FILE = "sweep.json"
 MAX_ROWS = 10_000  # rows shown in the page; summary.csv has them all
@@ -33,27 +31,16 @@ def write_sweep_report(sweep_dir, spec=None):
         from .compiler import compile_diagram
         from .report import write_drawing
         write_drawing(sweep_dir, compile_diagram(spec.copy()))
-    text = sweep_report_html(sweep_dir)
-    path = sweep_dir / REPORT
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-    return path
-
-
-def _read(sweep_dir):
-    path = sweep_dir / SWEEP_FILE
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise DiagramError(f"cannot read {path}: {e}", file=str(path)) from None
+    return write_page(sweep_dir / REPORT, sweep_report_html(sweep_dir))
 
 
 def sweep_report_html(sweep_dir):
+    """The report page of a sweep directory, as text."""
     sweep_dir = Path(sweep_dir)
-    meta = _read(sweep_dir)
+    meta = read_json(sweep_dir / SWEEP_FILE)
     name = meta.get("name") or sweep_dir.name
     overrides = list(((meta.get("sweep") or {}).get("set") or {}).items())
-    sections = [
+    return sectioned_page(f"blocksim sweep: {name}", f"<h1>{esc(name)}</h1>", [
         ("sweep", "Sweep", _status(meta)),
         ("diagram", "Diagram", drawing_section(sweep_dir / DRAWING, meta.get("diagram"),
                                                overrides, name)),
@@ -63,13 +50,7 @@ def sweep_report_html(sweep_dir):
         ("figures", "Metrics", _figures(sweep_dir, meta)),
         ("versions", "Versions", table(("package", "version"),
                                        list((meta.get("versions") or {}).items()))),
-    ]
-    sections = [s for s in sections if s[2]]
-    parts = [f"<h1>{esc(name)}</h1>",
-             "<nav>" + "".join(f'<a href="#{k}">{esc(t)}</a>' for k, t, _ in sections) + "</nav>"]
-    for key, title, body in sections:
-        parts.append(f'<section id="{key}"><h2>{esc(title)}</h2>\n{body}\n</section>')
-    return page(f"blocksim sweep: {name}", "\n".join(parts))
+    ])
 
 
 def _status(meta):
@@ -100,7 +81,7 @@ def _definition(meta):
     rows = []
     for kind in ("set", "grid", "zip", "random"):
         for key, value in (sweep.get(kind) or {}).items():
-            rows.append((kind, Raw(f"<code>{esc(key)}</code>"), Raw(f"<code>{esc(_text(value))}</code>")))
+            rows.append((kind, code(key), code(value)))
     if sweep.get("samples"):
         rows.append(("samples", "", str(sweep["samples"])))
     if sweep.get("seed") is not None:
@@ -109,12 +90,8 @@ def _definition(meta):
     metrics = sweep.get("metrics") or {}
     if metrics:
         out += "<h3>Metrics</h3>" + table(("metric", "expression"), [
-            (Raw(f"<code>{esc(k)}</code>"), Raw(f"<code>{esc(v)}</code>")) for k, v in metrics.items()])
+            (code(k), code(v)) for k, v in metrics.items()])
     return out
-
-
-def _text(value):
-    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _varied(meta):
@@ -129,8 +106,8 @@ def _failed(meta):
     shown = rows[:MAX_ROWS]
     note = "" if len(rows) == len(shown) else f'<p class="note">The first {len(shown)} of {len(rows)}.</p>'
     return note + table(("run", *keys, "status", "message"), [
-        (r.get("run"), *(_text(r.get(k)) for k in keys), r.get("status"),
-         Raw(f'<code>{esc(r.get("message") or "")}</code>')) for r in shown], numeric=(0,))
+        (r.get("run"), *(as_text(r.get(k)) for k in keys), r.get("status"),
+         code(r.get("message") or "")) for r in shown], numeric=(0,))
 
 
 def _figures(sweep_dir, meta):
@@ -169,6 +146,6 @@ def _cell(value):
     if value is None:
         return '<td data-value=""></td>'
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return f"<td>{esc(_text(value))}</td>"
+        return f"<td>{esc(as_text(value))}</td>"
     shown = str(value) if isinstance(value, int) else f"{value:.6g}"
     return f'<td class="num" data-value="{value!r}">{esc(shown)}</td>'

@@ -149,14 +149,17 @@ def versions():
     return out
 
 
-def finalize_sinks(model, t, sink_data, out_dir, plots, complete, progress=None):
+def finalize_sinks(model, t, sink_data, out_dir, plots, complete, progress=None,
+                   messages=None, reports=None):
     """Let recording blocks draw, print and report from what they recorded (their own time
     rows: with figures, dense-output points and two rows at each event, the values before and
-    after it); returns (messages, reports). A failing block does not lose the results (written
-    before) and is reported as a message. `progress(fraction, block name)`, when given,
-    follows the drawing (blocks that take long, animations, report their own progress through
-    `FinalRun.progress`)."""
-    messages, reports = [], {}
+    after it); returns (messages, reports), the lists given (filled as the blocks finish, so
+    an interrupted drawing leaves what was done) or new ones. A failing block does not lose
+    the results (written before) and is reported as a message. `progress(fraction, block
+    name)`, when given, follows the drawing (blocks that take long, animations, report their
+    own progress through `FinalRun.progress`)."""
+    messages = [] if messages is None else messages
+    reports = {} if reports is None else reports
     n = len(model.sinks)
     for k, (block, _) in enumerate(model.sinks):
         ts, inputs, rows = sink_data.get(block.name, (t, [], None))

@@ -175,7 +175,6 @@ class Simulation:
         """Everything that happens at an event instant t: source switches, outputs (the
         discrete blocks due sample), discrete updates, then the hybrid blocks' event
         iteration. y is the state at t; it is updated in place when a handler resets it."""
-        s = self.m.settings
         while self.timed and self.timed[0][0] <= t:
             _, _, block = heapq.heappop(self.timed)
             block.event(t)
@@ -374,7 +373,7 @@ class Simulation:
                                            block=block.name, port=port, time=t)
         with np.errstate(all="ignore"):
             for block in self.m.blocks:
-                cs, ds = self.m.state_slices[block.name]
+                cs, _ = self.m.state_slices[block.name]
                 if not np.isfinite(y[cs]).all():
                     return SimulationError("continuous state is not finite (NaN or inf)",
                                            block=block.name, time=t)
@@ -684,9 +683,9 @@ def _overrides(block, method):
 
 def simulate(model, progress=None, plots=False):
     """Run a model. Returns (t, data, info) where info has 'complete', 'error' (an exception
-    or None), 'stats', 'wall_time', 'end_time', 'sink_data' ((t, inputs) per sink block),
-    'events' ((times, block indices, block names) of the hybrid blocks' events).
-    sink_data: per sink block (t, inputs, rows), rows marking the result rows among t.
+    or None), 'stats', 'wall_time', 'end_time', 'sink_data' ({sink block name: (t, inputs,
+    rows)}, rows a bool array marking the result rows among t, or None when every row is
+    one), 'events' ((times, block indices, block names) of the hybrid blocks' events).
     KeyboardInterrupt and SimulationError are caught and reported in info so that results so
     far are kept. plots: sinks will draw figures (they get dense points and edges)."""
     sim = Simulation(model, progress, plots)

@@ -6,7 +6,7 @@
   min-max band;
 - Monte Carlo (`samples:`): a histogram of the metric over the successful runs, one outline
   per grid point when there are a few.
-Failed runs are drawn as gaps (grey cells, red crosses) and counted in the title.
+Failed runs are drawn as gaps (grey cells; red crosses on the x axis) and counted in the title.
 
 `plot_metric`, `plot_histogram` draw into a given matplotlib Axes (for reports);
 `write_figures(table, out_dir)` writes the default figure of every metric as `<metric>.png`
@@ -20,6 +20,8 @@ import numpy as np
 
 from . import expr
 from .atomic import atomic_path
+
+MAX_BINS = 60  # of a histogram
 
 
 def numeric(value):
@@ -107,9 +109,9 @@ def _line(ax, table, values, metric, key):
     if np.any(np.asarray(hi) > np.asarray(lo)):
         ax.fill_between(p, lo, hi, color="C0", alpha=0.2, label="min - max")
     bad = np.asarray(failed)[order]
-    if bad.any():
-        ax.plot(p[bad], np.full(bad.sum(), np.nanmin(m) if np.isfinite(m).any() else 0.0),
-                "x", color="C3", markersize=9, label="failed runs")
+    if bad.any():  # on the x axis, not at any metric value: a failed run has none
+        ax.plot(p[bad], np.zeros(bad.sum()), "x", color="C3", markersize=9, clip_on=False,
+                transform=ax.get_xaxis_transform(), label="failed runs")
     if positions is not xs:
         ax.set_xticks(range(len(levels)), [_label(v) for v in levels])
     ax.set_xlabel(key)
@@ -184,10 +186,7 @@ def plot_histogram(table, metric, by=(), ax=None):
         ax.text(0.5, 0.5, "no successful run", ha="center", transform=ax.transAxes)
         ax.set_title(f"{metric} ({_status_note(table)})", fontsize="medium")
         return ax
-    # Freedman-Diaconis bins ("auto" takes the coarser of it and Sturges), at most 60
-    edges = np.histogram_bin_edges(ok, bins="fd" if np.ptp(ok) > 0 else 1)
-    if edges.size > 61:
-        edges = np.histogram_bin_edges(ok, bins=60)
+    edges = np.histogram_bin_edges(ok, bins=_bins(ok))
     groups = {}
     if by:
         for row, v in zip(table.rows, values):
@@ -208,6 +207,19 @@ def plot_histogram(table, metric, by=(), ax=None):
     ax.legend(fontsize="small")
     ax.set_title(f"{metric} over {ok.size} runs ({_status_note(table)})", fontsize="medium")
     return ax
+
+
+def _bins(values):
+    """Freedman-Diaconis: bins 2*IQR/n^(1/3) wide, counted before numpy makes them, at most
+    MAX_BINS (quartiles a rounding error apart around one outlier would ask for billions);
+    Sturges' count when the quartiles coincide."""
+    span = np.ptp(values)
+    if span == 0:
+        return 1
+    q25, q75 = np.percentile(values, [25, 75])
+    width = 2 * (q75 - q25) / values.size ** (1 / 3)
+    count = span / width if width > 0 else np.log2(values.size) + 1
+    return int(min(MAX_BINS, np.ceil(count)))
 
 
 def figure_plan(meta):

@@ -24,8 +24,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import DiagramError
-from .results import versions, write_json, write_npz
+from .errors import DiagramError, ReportWarning
+from .results import check_out_dir, versions, write_json, write_npz
 from .sweep_exec import executor
 from .sweep_plot import write_figures
 from .sweep_spec import check, load_plan
@@ -99,6 +99,8 @@ class Sweep:
         meta = _meta(plan, checked, keep)
         table = new_table(plan, checked.runs, meta)
         out = Path(out) if out is not None else None
+        if out is not None:  # before the runs: their rows must have somewhere to go
+            check_out_dir(out)
         if resume:
             _take_previous(table, out)
         todo = [r for r in checked.runs if table.rows[r.index]["status"] != "ok"]
@@ -274,13 +276,20 @@ class _Writer:
         try:
             write_sweep_report(self.out, spec)
         except Exception as e:
-            warnings.warn(f"could not write the sweep report: {e}", RuntimeWarning, stacklevel=2)
+            warnings.warn(f"could not write the sweep report: {e}", ReportWarning, stacklevel=2)
 
     def finish(self):
+        """The whole table, then the metric figures (listed in sweep.json); a figure that
+        cannot be drawn costs a warning, not the rows."""
         if self.out is None:
             return
-        self.out.mkdir(parents=True, exist_ok=True)
-        if self.table.meta["metrics"]:
+        self.flush(force=True)
+        if not self.table.meta["metrics"]:
+            return
+        try:
             self.table.meta["figures"] = write_figures(self.table, self.out)
+        except Exception as e:
+            warnings.warn(f"could not draw the metric figures: {e}", ReportWarning, stacklevel=2)
+            return
         self.flush(force=True)
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from . import expr
-from .compiler import ModelCache
+from .compiler import ModelCache, plain
 from .diagram import Loc, apply_overrides, load_diagram, parse_override, suggest
 from .errors import DiagramError, DiagramErrors, Problems
 from .sweep_metrics import Metrics
@@ -180,26 +180,14 @@ class SweepPlan:
     def describe(self):
         """The resolved sweep (plain JSON) for sweep.json."""
         return {
-            "set": {k: _plain(v) for k, v, _ in self.fixed},
-            "grid": {a.key: [_plain(v) for v in a.values] for a in self.of_kind("grid")},
-            "zip": {a.key: [_plain(v) for v in a.values] for a in self.of_kind("zip")},
+            "set": {k: plain(v) for k, v, _ in self.fixed},
+            "grid": {a.key: [plain(v) for v in a.values] for a in self.of_kind("grid")},
+            "zip": {a.key: [plain(v) for v in a.values] for a in self.of_kind("zip")},
             "samples": self.samples,
             "random": {a.key: a.dist.text for a in self.of_kind("random")},
             "seed": self.seed,
             "metrics": {name: text for name, (text, _) in self.metrics.items()},
         }
-
-
-def _plain(v):
-    if isinstance(v, dict):
-        return {str(k): _plain(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
-    if isinstance(v, np.ndarray):
-        return v.tolist()
-    if isinstance(v, (np.floating, np.integer)):
-        return v.item()
-    return v
 
 
 # ---- reading a sweep file ---------------------------------------------------------------------

@@ -60,11 +60,12 @@ class Stepper:
         return t_bound
 
     def _over_budget(self, t):
-        """The error for a run that has used up `max_steps`."""
+        """The error for a step beyond `max_steps` (raised when it is accepted)."""
         return StepBudgetError(
-            f"{self.name} took {self.nsteps:,} steps, the limit set by simulation.max_steps, "
-            f"before reaching t={self.t_final:g}: raise max_steps, loosen rtol/atol, or, if "
-            "the system is stiff, use an implicit solver (radau, bdf or lsoda)", time=t)
+            f"{self.name} needs more than {self.max_steps:,} steps, the limit set by "
+            f"simulation.max_steps, to reach t={self.t_final:g}: raise max_steps, loosen "
+            "rtol/atol, or, if the system is stiff, use an implicit solver (radau, bdf or "
+            "lsoda)", time=t)
 
     def dense_degree(self):
         """The degree in t of the interpolant `dense` gives on the last step (a cubic Hermite

@@ -83,7 +83,7 @@ class ExplicitRK(Stepper):
         self._h_last = h
         self._F = None
         self.nsteps += 1
-        if self.nsteps >= self.max_steps:
+        if self.nsteps > self.max_steps:
             raise self._over_budget(t_new)
 
     def restart(self, t, y, t_bound):

@@ -72,7 +72,7 @@ class ScipyStepper(Stepper):
         self.t_old, self.t = t, t_new
         self._dense = None
         self.nsteps += 1
-        if self.nsteps >= self.max_steps:
+        if self.nsteps > self.max_steps:
             raise self._over_budget(t_new)
 
     def dense(self, t):

@@ -300,3 +300,44 @@ def test_numeric_name_names_the_run_directory(tmp_path, monkeypatch, capsys, nam
     assert main(["run", str(path), "--quiet"]) == 0, capsys.readouterr().err
     meta = json.loads((tmp_path / "runs" / directory / "meta.json").read_text())
     assert meta["name"] == directory
+
+
+def test_meta_json_keeps_the_wires_indices(tmp_path):
+    """The resolved configuration in meta.json writes each wire as the diagram did, with its
+    element or slice: `C[1] -> G` is not the wire `C -> G` (which would not even compile)."""
+    path = write(tmp_path, "idx.yaml", """
+blocksim: 1
+blocks:
+  C: {type: constant, value: [1, 2, 3]}
+  G: {type: gain, K: 2}
+  H: {type: gain, K: 3}
+  M: {type: mux, inputs: 2}
+wires: ["C[1] -> G", "C[0:2] -> H", "C[:1] -> M.u1", "C[-1] -> M.u2"]
+simulation: {stop: 1}
+""")
+    result = blocksim.run(path, out=tmp_path / "out")
+    wires = ["C[1] -> G", "C[0:2] -> H", "C[:1] -> M.u1", "C[-1] -> M.u2"]
+    assert result.meta["configuration"]["wires"] == wires
+    meta = json.loads((tmp_path / "out" / "meta.json").read_text())
+    assert meta["configuration"]["wires"] == wires
+
+
+def test_python_overrides_take_numpy_values(tmp_path):
+    """blocksim.run(..., overrides=) takes numpy arrays and scalars, as a numpy user writes
+    them; meta.json records them as plain lists."""
+    path = write(tmp_path, "k.yaml", """
+blocksim: 1
+blocks:
+  V: {type: constant, value: [1, 1]}
+  K: {type: gain, K: 1}
+wires: [V -> K]
+simulation: {stop: 1}
+record: {y: K.y}
+""")
+    r = blocksim.run(path, overrides={"blocks.K.K": np.array([[2, 0], [1, 3]]),
+                                      "simulation.stop": np.float64(0.5)},
+                     out=tmp_path / "out")
+    np.testing.assert_array_equal(r["y"][-1], [2, 4])  # [[2, 0], [1, 3]] @ [1, 1]
+    assert r.t[-1] == 0.5
+    meta = json.loads((tmp_path / "out" / "meta.json").read_text())
+    assert meta["configuration"]["blocks"]["K"]["K"] == [[2, 0], [1, 3]]

@@ -41,3 +41,46 @@ def test_signal_keeps_partial_results(tmp_path, sig, code, why):
     assert len(res["t"]) > 10
     np.testing.assert_allclose(res["x"], res["t"], atol=1e-6)  # x' = 1 by Euler: exact
     assert not list(out.glob(".*")), "no half-written temporary files"
+
+
+TWO_SCOPES = """
+blocksim: 1
+name: drawn
+blocks:
+  One: {type: constant, value: 1}
+  I: {type: integrator}
+  A: {type: scope}
+  B: {type: scope}
+wires: [One -> I, I -> A, I -> B]
+simulation: {stop: 2, output_interval: 0.5}
+record: {x: I.y}
+"""
+
+
+def test_interrupt_while_drawing_keeps_the_results(tmp_path, monkeypatch, capsys):
+    """Ctrl-C while the figures are drawn (an animation can take minutes after a long run)
+    still writes results.npz and meta.json, marked interrupted, and exits 130; the figure
+    finished before the interrupt is kept and listed."""
+    from blocks.sinks import Scope
+    from blocksim.cli import main
+
+    draw = Scope.finalize
+
+    def interrupted_at_b(self, run):
+        if self.name == "B":
+            raise KeyboardInterrupt
+        draw(self, run)
+    monkeypatch.setattr(Scope, "finalize", interrupted_at_b)
+    path, out = tmp_path / "drawn.yaml", tmp_path / "out"
+    path.write_text(TWO_SCOPES)
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 130
+    captured = capsys.readouterr()
+    assert "partial results (incomplete) written" in captured.err
+    assert "interrupted while drawing the figures" in captured.out
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["complete"] is False and meta["status"] == "interrupted"
+    assert meta["files"] == ["A.png", "meta.json", "results.npz"]
+    res = np.load(out / "results.npz")
+    np.testing.assert_array_equal(res["t"], [0, 0.5, 1, 1.5, 2])  # every row: x' = 1
+    np.testing.assert_allclose(res["x"], res["t"], atol=1e-12)
+    assert sorted(p.name for p in out.iterdir()) == ["A.png", "meta.json", "results.npz"]

@@ -220,6 +220,21 @@ CASES = {
         record:
           x: A.nope  # @LINE
         """ + GOOD_SIM, ["nope"]),
+    # a record selects elements as a wire does: an empty slice is refused in both places
+    "record_empty_slice": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: [1, 2, 3]}
+        record:
+          x: A.y[5:]  # @LINE
+        """ + GOOD_SIM, ["slice [5:] of 'A.y' (length 3) is empty"]),
+    "wire_empty_slice": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: [1, 2, 3]}
+          T: {type: terminator}
+        wires: ["A[3:] -> T"]  # @LINE
+        """ + GOOD_SIM, ["slice [3:] of 'A.y' (length 3) is empty"]),
     # issue 16: standard tags with content the tag cannot take (PyYAML's converters raised
     # IndexError / KeyError / AttributeError on these)
     **{f"tag_{kind}_{i}": (f"""\
@@ -388,6 +403,21 @@ CASES = {
           stop: 1
           max_steps: 2.5  # @LINE
         """, ["whole number"]),
+    "simulation_setting_boolean": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+        simulation:
+          stop: yes  # @LINE
+        """, ["simulation.stop: expected a number, got the boolean true"]),
+    "inline_subsystem_not_a_mapping": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1}
+          S:
+            type: subsystem
+            diagram: [A]  # @LINE
+        """ + GOOD_SIM, ["block 'S'", "'diagram' must be a mapping", "got a list"]),
 }
 
 

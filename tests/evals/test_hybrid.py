@@ -145,23 +145,32 @@ record: {y: Clip.y, area: Area.y}
 """
 
 
+def clipped_sine_area(t):
+    """The integral from 0 to t of clip(2 sin s, -1, 1), piece by piece between the kinks
+    (2 sin s = +-1 at pi/6, 5pi/6, 7pi/6, 11pi/6): 2(1 - cos t) on [0, pi/6], ending at
+    2 - sqrt 3; + (t - pi/6) while clipped at 1, ending at 2 - sqrt 3 + 2pi/3; +
+    2(cos(5pi/6) - cos t) back on the sine, ending unchanged at 7pi/6 (the sine is odd
+    about pi); - (t - 7pi/6) while clipped at -1, ending at 2 - sqrt 3; + 2(cos(11pi/6) -
+    cos t), ending at 0 at 2pi. At pi: 2(2 - sqrt 3) + 2pi/3."""
+    k1, k2, k3, k4 = np.pi * np.array([1, 5, 7, 11]) / 6
+    low = 2 - math.sqrt(3)
+    return np.select(
+        [t <= k1, t <= k2, t <= k3, t <= k4],
+        [2 * (1 - np.cos(t)), low + (t - k1), low + 2 * math.pi / 3 + 2 * (np.cos(k2) - np.cos(t)),
+         low + 2 * math.pi / 3 - (t - k3)],
+        low + 2 * (np.cos(k4) - np.cos(t)))
+
+
 @pytest.mark.parametrize("solver", ["rk45", "rk4", "radau"])
 def test_saturated_sine_integral_with_kinks_as_events(tmp_path, solver):
-    """y = clip(2 sin t, -1, 1). Kinks where 2 sin t = +-1: t = pi/6, 5pi/6, 7pi/6, 11pi/6.
-    The integral over [0, pi/6] of 2 sin t is 2(1 - cos(pi/6)) = 2 - sqrt(3); the clipped
-    stretch [pi/6, 5pi/6] adds 2pi/3; by symmetry the area at pi is 2(2 - sqrt 3) + 2pi/3
-    and at 2pi it is 0."""
+    """y = clip(2 sin t, -1, 1), kinks located as events; its integral on every recorded row
+    against the closed form (`clipped_sine_area`), 0 at 2pi."""
     r = run_text(tmp_path, SATURATED_SINE.replace("SOLVER", solver))
     kinks = block_events(r, "Clip")
     np.testing.assert_allclose(kinks, np.pi * np.array([1, 5, 7, 11]) / 6, rtol=0, atol=1e-9)
-    half = 2 * (2 - math.sqrt(3)) + 2 * math.pi / 3
-    k = np.argmin(abs(r.t - math.pi))
-    exact = np.where(r.t <= np.pi / 6, 2 * (1 - np.cos(r.t)), np.nan)
-    mask = ~np.isnan(exact)
-    np.testing.assert_allclose(r["area"][mask], exact[mask], atol=1e-8)
+    assert clipped_sine_area(np.pi) == pytest.approx(2 * (2 - math.sqrt(3)) + 2 * math.pi / 3)
+    np.testing.assert_allclose(r["area"], clipped_sine_area(r.t), rtol=0, atol=1e-8)
     assert abs(r["area"][-1]) < 1e-8
-    if abs(r.t[k] - math.pi) < 1e-12:
-        assert abs(r["area"][k] - half) < 1e-8
     assert np.all(np.abs(r["y"]) <= 1.0)
 
 

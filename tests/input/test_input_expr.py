@@ -51,6 +51,10 @@ def test_yaml_values():
     assert ev([]).shape == (0,)
     # An element may itself be a vector: two rows of 6.
     assert ev(["p560.qz", "p560.qr"]).shape == (2, 6)
+    # A numpy array (a Python caller's override) is a value too: a float64 copy.
+    given = np.array([[1, 2], [3, 4]])
+    value = evaluate(given, {})
+    assert value.dtype == np.float64 and np.array_equal(value, given) and value is not given
 
 
 def test_results_are_new_arrays():
@@ -258,7 +262,7 @@ def test_rejections(text, message):
 def test_rejected_yaml_values():
     for value, message in [(None, "got nothing"), ({"a": 1}, "got a mapping"),
                            ([1, True], "not True"), ([[1, 2], [3]], "same shape"),
-                           (10**400, "too large")]:
+                           (10**400, "too large"), (np.array(["a"]), "got a ndarray")]:
         with pytest.raises(ExprError, match=message):
             evaluate(value, {})
 

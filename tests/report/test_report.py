@@ -3,6 +3,7 @@ parses, names every block and recorded signal, refers to nothing outside itself,
 decodes) and, where Debian's chromium is installed, in a real headless browser (it loads
 without a console error and every image is decoded)."""
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ from report_checks import check_self_contained
 
 import blocksim
 from blocksim.cli import main
+from blocksim.report import run_report_html
 from blocksim.results import write_npz
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,3 +129,26 @@ def test_report_command_rejects_a_non_run_directory(tmp_path, capsys):
     assert main(["report", str(tmp_path)]) == 2
     assert "meta.json" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "nope")]) == 2
+
+
+@pytest.mark.parametrize("name, text", [("meta.json", "[1, 2]"), ("meta.json", "{oops"),
+                                        ("sweep.json", '"a string"')])
+def test_report_command_names_an_unreadable_meta_file(tmp_path, capsys, name, text):
+    (tmp_path / name).write_text(text)
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot read {tmp_path / name}" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("solver, shown", [("rk45", ["rtol", "atol", "max_step"]),
+                                           ("rk4", ["step"])])
+def test_solver_section_lists_only_the_settings_the_solver_uses(tmp_path, solver, shown):
+    settings = {"rtol": 1e-3, "atol": 1e-6, "max_step": 0.2, "step": 0.01,
+                "output_interval": None}
+    (tmp_path / "meta.json").write_text(json.dumps(
+        {"name": "x", "complete": True, "solver": {"name": solver, **settings, "nsteps": 7}}))
+    text = run_report_html(tmp_path)
+    section = text[text.index('<section id="solver">'):]
+    section = section[:section.index("</section>")]
+    cells = re.findall(r"<td>([^<]*)</td>", section)
+    assert cells == ["name", *shown, "nsteps"]

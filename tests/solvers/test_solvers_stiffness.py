@@ -82,10 +82,26 @@ def test_mildly_stiff_problem_within_budget_runs_to_the_end():
 def test_step_budget_stops_any_solver(name):
     stepper = make_stepper(name, Oscillator(), 0.0, Oscillator.y0, 100.0, rtol=1e-10,
                            atol=1e-12, max_step=1.0, step=0.01, max_steps=50)
-    with pytest.raises(StepBudgetError, match="max_steps"):
+    with pytest.raises(StepBudgetError, match="more than 50 steps.*max_steps"):
         while stepper.t < 100.0:
             stepper.step()
-    assert stepper.nsteps == 50
+    assert stepper.nsteps == 51  # the step beyond the budget is refused
+
+
+@pytest.mark.parametrize("name", ["euler", "rk4"])
+def test_a_run_of_exactly_max_steps_steps_completes(name):
+    """max_steps is the most steps a run may take (the compiler accepts step = span /
+    max_steps): 10 steps of 0.1 s reach t = 1 with max_steps = 10; 9 do not suffice."""
+    for budget, finishes in ((10, True), (9, False)):
+        stepper = make_stepper(name, Oscillator(), 0.0, Oscillator.y0, 1.0, step=0.1,
+                               max_steps=budget)
+        try:
+            while stepper.t < 1.0:
+                stepper.step()
+        except StepBudgetError:
+            assert not finishes
+        else:
+            assert finishes and stepper.nsteps == 10
 
 
 STIFF_DIAGRAM = """\

@@ -208,3 +208,30 @@ def test_zip_varies_values_together_and_draws_a_line(tmp_path):
     assert [(f["kind"], f["paths"]) for f in table.meta["figures"]] == [
         ("line", ["parameters.tau"]), ("line", ["blocks.U.value"])]
     assert (tmp_path / "out" / "final_x_vs_parameters_tau.png").stat().st_size > 1000
+
+
+def test_an_output_directory_that_cannot_be_written_is_exit_2_before_any_run(tmp_path, capsys):
+    write_sweep(tmp_path, GRID)
+    (tmp_path / "taken").write_text("a file, not a directory")
+    code = main(["sweep", str(tmp_path / "lag.yaml"), "--grid", "parameters.tau=0.5,2",
+                 "--workers", "1", "--out", str(tmp_path / "taken")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"--out: error: cannot write the results to '{tmp_path / 'taken'}'")
+    assert "Traceback" not in err
+
+
+def test_figures_that_cannot_be_drawn_cost_a_warning_not_the_rows(tmp_path, capsys,
+                                                                  monkeypatch):
+    def broken(table, out_dir):
+        raise MemoryError("no room for the figure")
+    monkeypatch.setattr("blocksim.sweep_run.write_figures", broken)
+    path = write_sweep(tmp_path, GRID)
+    out = tmp_path / "out"
+    assert main(["sweep", str(path), "--workers", "1", "--out", str(out), "--quiet"]) == 0
+    warning = "warning: could not draw the metric figures: no room for the figure"
+    assert capsys.readouterr().err.splitlines() == [warning]  # one line, no traceback
+    with open(out / "summary.csv") as f:
+        assert [r["status"] for r in csv.DictReader(f)] == ["ok"] * 6
+    assert json.loads((out / "sweep.json").read_text())["complete"] is True
+    assert (out / "report.html").is_file()

@@ -1,0 +1,30 @@
+"""The metric figures of a sweep, drawn from hand-made tables (no runs)."""
+import numpy as np
+import pytest
+
+from blocksim.sweep_plot import MAX_BINS, plot_histogram, plot_metric
+from blocksim.sweep_table import SweepTable
+
+
+def table_of(values, key="k"):
+    """One row per (varied value, metric value or None for a failed run)."""
+    rows = [{"run": i, key: k, "status": "ok" if m is not None else "failed", "m": m}
+            for i, (k, m) in enumerate(values)]
+    return SweepTable(["run", key, "status", "m"], rows, {"sweep": {"metrics": {"m": "max(x)"}}})
+
+
+def test_a_failed_run_is_marked_on_the_x_axis_not_at_a_metric_value():
+    ax = plot_metric(table_of([(1.0, 5.0), (2.0, None), (3.0, 7.0)]), "m", "k")
+    (cross,) = [line for line in ax.get_lines() if line.get_label() == "failed runs"]
+    ax.get_ylim()  # settle the autoscaled limits
+    shown = cross.get_transform().transform(np.column_stack(cross.get_data()))
+    assert shown[0, 1] == pytest.approx(ax.transAxes.transform((0, 0))[1])  # the bottom edge
+    assert ax.transData.inverted().transform(shown)[0, 0] == pytest.approx(2.0)
+
+
+def test_histogram_of_nearly_equal_values_and_one_outlier_has_a_bounded_number_of_bins():
+    # quartiles 1e-12 apart and one run at 5: Freedman-Diaconis alone asks for ~1e13 bins
+    values = [1.0] * 50 + [1.0 + 1e-12] * 49 + [5.0]
+    ax = plot_histogram(table_of([(0, m) for m in values]), "m")
+    (bars,) = ax.containers
+    assert len(bars) == MAX_BINS and sum(b.get_height() for b in bars) == len(values)
