@@ -26,6 +26,11 @@ SIGNAL_RE = re.compile(rf"\s*{_END}(?:\[\s*(-?\d*)\s*(:)?\s*(-?\d*)\s*\])?\s*\Z"
 TOP_KEYS = ("blocksim", "name", "description", "parameters", "robots", "blocks", "wires",
             "simulation", "record")
 SUBSYSTEM_KEYS = TOP_KEYS + ("inputs", "outputs")
+# what a file given as the top-level diagram may be instead
+_SUBSYSTEM_FILE = ("a subsystem's ports: this file is a block of another diagram "
+                   "({type: subsystem, file: ...}); run, check or draw that diagram")
+TOP_KEY_HINTS = {"inputs": _SUBSYSTEM_FILE, "outputs": _SUBSYSTEM_FILE,
+                 "blocksim-sweep": "this is a sweep file: `blocksim sweep FILE` runs it"}
 MAX_SUBSYSTEM_DEPTH = 100  # subsystems nested in subsystems (files and inline diagrams)
 MAX_BLOCKS = 100_000  # blocks once every subsystem is expanded
 YAML_BOOL_HINT = ("YAML 1.1 reads unquoted yes/no/on/off/true/false as booleans: quote the "
@@ -184,11 +189,12 @@ def _item_loc(node, i, file):
     return Loc(file, node.item_line(i) if isinstance(node, YList) else getattr(node, "line", None))
 
 
-def _check_keys(node, allowed, what, file, problems):
+def _check_keys(node, allowed, what, file, problems, hints=None):
     for key in node:
         if key not in allowed:
             problems.add(_loc(node, key, file).error(
-                f"unknown key '{key}' in {what}{suggest(key, allowed)}"))
+                f"unknown key '{key}' in {what}{suggest(key, allowed)}",
+                hint=(hints or {}).get(key)))
 
 
 def parse_endpoint(text, loc, pattern=SIGNAL_RE):
@@ -242,7 +248,8 @@ class _Loader:
             raise DiagramError("a diagram must be a YAML mapping", file=file,
                                line=getattr(doc, "line", 1))
         allowed = TOP_KEYS if top else SUBSYSTEM_KEYS
-        _check_keys(doc, allowed, "the diagram" if top else "the subsystem", file, self.problems)
+        _check_keys(doc, allowed, "the diagram" if top else "the subsystem", file, self.problems,
+                    TOP_KEY_HINTS if top else None)
         if top:
             if "blocksim" not in doc:
                 self.problems.add(DiagramError("missing 'blocksim: 1' (the format version)",

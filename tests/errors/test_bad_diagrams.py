@@ -418,6 +418,19 @@ CASES = {
             type: subsystem
             diagram: [A]  # @LINE
         """ + GOOD_SIM, ["block 'S'", "'diagram' must be a mapping", "got a list"]),
+    "subsystem_file_run_alone": ("""\
+        blocksim: 1
+        blocks:
+          G: {type: gain, K: 2}
+        inputs: {u: G.u}  # @LINE
+        outputs: {y: G.y}
+        """ + GOOD_SIM, ["unknown key 'inputs' in the diagram", "this file is a block of "
+                         "another diagram ({type: subsystem, file: ...})"]),
+    "sweep_file_run_as_a_diagram": ("""\
+        blocksim-sweep: 1  # @LINE
+        diagram: other.yaml
+        grid: {parameters.k: [1, 2]}
+        """, ["unknown key 'blocksim-sweep'", "this is a sweep file: `blocksim sweep FILE`"]),
 }
 
 
