@@ -138,8 +138,10 @@ def _overrides(args):
 
 
 def _exists(file):
-    if not Path(file).is_file():
-        raise DiagramError(f"no such diagram file: {file}", file=file)
+    path = Path(file)
+    if not path.is_file():
+        what = "not a file" if path.exists() else "no such file"
+        raise DiagramError(f"cannot read the diagram '{file}': {what}", file=file)
 
 
 def _load(file, sets):

@@ -378,7 +378,8 @@ class _Loader:
                     block=flat))
                 return
             if not path.is_file():
-                self.problems.add(target.loc.error(f"subsystem file not found: {target.raw}",
+                what = "not a file" if path.exists() else "not found"
+                self.problems.add(target.loc.error(f"subsystem file {what}: {target.raw}",
                                                    block=flat))
                 return
             doc = self.load(path)

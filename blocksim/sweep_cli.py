@@ -122,10 +122,11 @@ class _Bar:
         from tqdm import tqdm
         if self.bar is None:
             self.bar = tqdm(total=p.total, unit="run", leave=False, file=sys.stderr)
+        # the counts first: update() redraws the bar, with the counts of this run
+        self.bar.set_postfix_str(f"ok {p.ok}, failed {p.failed}, running {p.running}",
+                                 refresh=p.outcome is None)
         if p.outcome is not None:
             self.bar.update(1)
-        self.bar.set_postfix_str(f"ok {p.ok}, failed {p.failed}, running {p.running}",
-                                 refresh=False)
 
 
 def _close(bar):

@@ -115,6 +115,8 @@ class Sweep:
             if todo:  # reach the workers first: an unreachable scheduler writes nothing
                 with executor(n_local, scheduler, client, checked.cache) as ex:
                     meta["execution"].update(where=ex.where, workers=ex.workers)
+                    if not resume:
+                        writer.clear_previous()
                     writer.flush(force=True)
                     counter = _Counter(table, len(todo), ex.workers, progress, writer)
                     counter.start()
@@ -245,6 +247,21 @@ class _Writer:
         self.table = table
         self.last = -math.inf
 
+    def clear_previous(self):
+        """Remove what a previous sweep into this directory wrote and this one may not write
+        again (as `blocksim run` does): every run's results, and its metric figures."""
+        if self.out is None:
+            return
+        previous = read_previous(self.out / "sweep.json") or {}
+        for figure in previous.get("figures") or []:
+            name = figure.get("file") if isinstance(figure, dict) else None
+            if isinstance(name, str) and name.endswith(".png") and Path(name).name == name:
+                (self.out / name).unlink(missing_ok=True)
+        runs = self.out / "runs"
+        for folder in runs.iterdir() if runs.is_dir() else ():
+            if folder.name.isdigit() and folder.is_dir():
+                _forget_results(folder)
+
     def run_files(self, outcome):
         if self.out is None:
             return
@@ -254,10 +271,7 @@ class _Writer:
             write_npz(folder / "results.npz", t, data)
             write_json(folder / "meta.json", meta)
         elif folder.is_dir():  # a previous sweep's results for this run: no longer true
-            for name in ("results.npz", "meta.json"):
-                (folder / name).unlink(missing_ok=True)
-            if not any(folder.iterdir()):
-                folder.rmdir()
+            _forget_results(folder)
 
     def flush(self, force=False):
         if self.out is None or (not force and time.monotonic() - self.last < FLUSH_SECONDS):
@@ -293,3 +307,10 @@ class _Writer:
             return
         self.flush(force=True)
 
+
+def _forget_results(folder):
+    """A run's results.npz and meta.json, and its folder when nothing else is in it."""
+    for name in ("results.npz", "meta.json"):
+        (folder / name).unlink(missing_ok=True)
+    if not any(folder.iterdir()):
+        folder.rmdir()

@@ -168,3 +168,13 @@ def test_meta_json_is_strict_json(tmp_path, capsys):
     assert meta["configuration"]["parameters"]["big"] == "inf"
     assert meta["configuration"]["blocks"]["S"]["lower"] == "-inf"
     assert float(meta["configuration"]["parameters"]["big"]) == float("inf")
+
+
+def test_a_directory_given_as_the_diagram_says_it_is_not_a_file(tmp_path, capsys):
+    """A path that exists but is not a file (a directory) is named as such, not 'no such'."""
+    from blocksim.cli import main
+    assert main(["check", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "not a file" in err and "Traceback" not in err
+    assert main(["check", str(tmp_path / "missing.yaml")]) == 2
+    assert "no such file" in capsys.readouterr().err

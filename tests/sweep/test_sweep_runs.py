@@ -235,3 +235,16 @@ def test_figures_that_cannot_be_drawn_cost_a_warning_not_the_rows(tmp_path, caps
         assert [r["status"] for r in csv.DictReader(f)] == ["ok"] * 6
     assert json.loads((out / "sweep.json").read_text())["complete"] is True
     assert (out / "report.html").is_file()
+
+
+def test_a_new_sweep_into_the_same_directory_removes_the_previous_ones_files(tmp_path):
+    path = write_sweep(tmp_path, GRID)  # 6 runs, 3 metrics, a heat map each
+    out = tmp_path / "out"
+    blocksim.sweep(path, workers=1, out=out)
+    (out / "runs" / "5" / "notes.txt").write_text("mine")
+    smaller = write_sweep(tmp_path, "grid:\n  parameters.tau: [1, 2]\n"
+                                    "metrics: {final_x: final(x)}\n", name="smaller.yaml")
+    blocksim.sweep(smaller, workers=1, out=out)
+    assert sorted(p.name for p in (out / "runs").iterdir()) == ["0", "1", "5"]
+    assert list((out / "runs" / "5").iterdir()) == [out / "runs" / "5" / "notes.txt"]
+    assert sorted(p.name for p in out.glob("*.png")) == ["final_x.png"]
