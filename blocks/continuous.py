@@ -1,11 +1,10 @@
 """Continuous-time blocks with state: integrator, derivative, rate limiter, LTI systems."""
 import numpy as np
 
-from blocksim.block import EITHER, FALLING, RISING, Block, In, Out, PortError
+from blocksim.block import FALLING, RISING, Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 
-
-_RESET_DIRECTIONS = {"rising": RISING, "falling": FALLING, "either": EITHER}
+from .param_checks import DIRECTIONS, check_fits, check_ordered, fits
 
 
 class Integrator(Block):
@@ -38,15 +37,7 @@ class Integrator(Block):
     def __init__(self, name, params):
         super().__init__(name, params)
         p = self.p
-        try:
-            ordered = np.all(p.lower <= p.upper)
-        except ValueError:
-            raise ParamError("upper", f"shape {p.upper.shape} does not broadcast with lower's "
-                                      f"shape {p.lower.shape}") from None
-        if not ordered:
-            raise ParamError("upper", "upper must be >= lower")
-        if np.any(p.x0 < p.lower) or np.any(p.x0 > p.upper):
-            raise ParamError("x0", "x0 must lie within [lower, upper]")
+        check_ordered(p, "lower", "upper")
         self._limited = bool(np.isfinite(p.lower).any() or np.isfinite(p.upper).any())
         self._port_x0 = p.x0_source == "port"
         if self._limited:
@@ -68,12 +59,15 @@ class Integrator(Block):
                 raise PortError(port, f"expected a scalar or the signal's shape {shape}, got "
                                       f"{shapes[port]}")
         for name in ("x0", "lower", "upper"):
-            if not _fits(getattr(self.p, name), shape):
+            if not fits(getattr(self.p, name), shape):
                 raise ParamError(name, f"{name} of shape {getattr(self.p, name).shape} does not "
                                        f"fit the signal's shape {shape}")
         self._n = int(np.prod(shape, dtype=int))
         self._lower = np.broadcast_to(self.p.lower, shape).ravel().copy()
         self._upper = np.broadcast_to(self.p.upper, shape).ravel().copy()
+        x0 = np.broadcast_to(self.p.x0, shape).ravel()
+        if np.any(x0 < self._lower) or np.any(x0 > self._upper):
+            raise ParamError("x0", "x0 must lie within [lower, upper]")
         self._resets = int(np.prod(shapes["reset"], dtype=int)) if "reset" in shapes else 0
         return {"y": shape}
 
@@ -92,7 +86,8 @@ class Integrator(Block):
         dirs = []
         if self._limited:  # y - lower, y - upper, then "u points back inside"
             dirs += [FALLING] * n + [RISING] * n + [RISING] * n
-        dirs += [_RESET_DIRECTIONS.get(self.p.reset, EITHER)] * self._resets
+        if self._resets:
+            dirs += [DIRECTIONS[self.p.reset]] * self._resets
         return dirs or None
 
     def bind(self, u, y, x, dx, xd):
@@ -102,7 +97,7 @@ class Integrator(Block):
         names = [port.name for port in self.ports()[0]]
         self._reset_in = u[names.index("reset")].reshape(-1) if "reset" in names else None
         self._x0_in = u[names.index("x0")].reshape(-1) if "x0" in names else None
-        self._held = np.zeros(self._n, bool)
+        self._held, self._free = np.zeros(self._n, bool), np.zeros(self._n, bool)
 
     def initialize(self, t):
         if self._port_x0:
@@ -114,7 +109,7 @@ class Integrator(Block):
     def _limited_derivative(self, t):
         np.copyto(self.dx, self._u)
         np.not_equal(self.xd, 0.0, out=self._held)
-        self.dx[self._held] = 0.0
+        np.copyto(self.dx, 0.0, where=self._held)
 
     def indicator(self, t):
         z, n = self.z, self._n
@@ -122,8 +117,10 @@ class Integrator(Block):
             np.subtract(self.x, self._lower, out=z[:n])
             np.subtract(self.x, self._upper, out=z[n:2 * n])
             leave = z[2 * n:3 * n]  # held at lower: u rising through 0; at upper: -u
-            np.multiply(self._u, -self.xd, out=leave)
-            leave[self.xd == 0.0] = 1.0
+            np.multiply(self._u, self.xd, out=leave)
+            np.negative(leave, out=leave)
+            np.equal(self.xd, 0.0, out=self._free)
+            np.copyto(leave, 1.0, where=self._free)
         if self._resets:
             z[z.size - self._resets:] = self._reset_in
 
@@ -150,13 +147,6 @@ class Integrator(Block):
             changed |= not np.array_equal(mode, self.xd)
             self.xd[:] = mode
         return changed
-
-
-def _fits(value, shape):
-    try:
-        return np.broadcast_shapes(np.shape(value), shape) == shape
-    except ValueError:
-        return False
 
 
 class _InputShapedState(Block):
@@ -203,7 +193,7 @@ class RateLimiter(_InputShapedState):
 
     def infer(self, shapes):
         u = shapes["u"]
-        _check_fits(("rising", "falling"), self.p, u)
+        check_fits(("rising", "falling"), self.p, u)
         self._shape = u
         return {"y": u}
 
@@ -247,18 +237,6 @@ class Derivative(_InputShapedState):
         dx = self._dx
         np.subtract(self.u[0], self._x, out=dx)
         dx *= self._rate
-
-
-def _check_fits(names, p, shape):
-    """PortError unless each named parameter broadcasts to the input's shape unchanged."""
-    for name in names:
-        value = getattr(p, name).shape
-        try:
-            ok = np.broadcast_shapes(value, shape) == shape
-        except ValueError:
-            ok = False
-        if not ok:
-            raise PortError("u", f"{name} of shape {value} does not fit a signal of shape {shape}")
 
 
 class _LTI(Block):

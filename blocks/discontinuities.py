@@ -9,38 +9,10 @@ happens exactly at a located crossing.
 """
 import numpy as np
 
-from blocksim.block import EITHER, FALLING, RISING, Block, In, Out, PortError
-from blocksim.params import Param, ParamError
+from blocksim.block import EITHER, FALLING, RISING, Block, In, Out
+from blocksim.params import Param
 
-DIRECTIONS = {"rising": RISING, "falling": FALLING, "either": EITHER}
-
-
-def _fitted(block, names, shape):
-    """The named parameters broadcast to the input's shape, as flat copies; a PortError
-    names the first one that does not fit."""
-    out = []
-    for name in names:
-        value = getattr(block.p, name)
-        try:
-            ok = np.broadcast_shapes(value.shape, shape) == shape
-        except ValueError:
-            ok = False
-        if not ok:
-            raise PortError("u", f"{name} of shape {value.shape} does not fit a signal of "
-                                 f"shape {shape}")
-        out.append(np.broadcast_to(value, shape).ravel().copy())
-    return out
-
-
-def _ordered(block, low, high):
-    """ParamError unless parameter `low` <= parameter `high` element-wise (broadcast)."""
-    try:
-        ok = np.all(getattr(block.p, low) <= getattr(block.p, high))
-    except ValueError:
-        raise ParamError(high, f"shape {getattr(block.p, high).shape} does not broadcast with "
-                               f"{low}'s shape {getattr(block.p, low).shape}") from None
-    if not ok:
-        raise ParamError(high, f"{high} must be >= {low}")
+from .param_checks import DIRECTIONS, check_ordered, fitted
 
 
 class _Band(Block):
@@ -52,14 +24,14 @@ class _Band(Block):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        _ordered(self, *self.bounds)
+        check_ordered(self.p, *self.bounds)
 
     def ports(self):
         return [In("u")], [Out("y")]
 
     def infer(self, shapes):
         u = shapes["u"]
-        self._lo, self._hi = _fitted(self, self.bounds, u)
+        self._lo, self._hi = fitted(self.p, self.bounds, u)
         return {"y": u}
 
     def discrete_state(self):
@@ -160,15 +132,15 @@ class Relay(Block):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        _ordered(self, "off", "on")
+        check_ordered(self.p, "off", "on")
 
     def ports(self):
         return [In("u")], [Out("y")]
 
     def infer(self, shapes):
         u = shapes["u"]
-        self._on, self._off, self._yon, self._yoff = _fitted(
-            self, ("on", "off", "on_value", "off_value"), u)
+        self._on, self._off, self._yon, self._yoff = fitted(
+            self.p, ("on", "off", "on_value", "off_value"), u)
         return {"y": u}
 
     def discrete_state(self):
@@ -181,7 +153,8 @@ class Relay(Block):
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
         self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
-        self._state = np.zeros(self._on.size, bool)
+        n = self._on.size
+        self._state, self._off_state = np.zeros(n, bool), np.zeros(n, bool)
 
     def output(self, t):
         np.not_equal(self.xd, 0.0, out=self._state)
@@ -189,10 +162,13 @@ class Relay(Block):
         np.copyto(self._y, self._yon, where=self._state)
 
     def indicator(self, t):
-        n = self._on.size
-        on = self.xd != 0.0
-        self.z[:n] = np.where(on, 1.0, self._u - self._on)
-        self.z[n:] = np.where(on, self._u - self._off, 1.0)
+        n, z = self._on.size, self.z
+        np.not_equal(self.xd, 0.0, out=self._state)
+        np.logical_not(self._state, out=self._off_state)
+        np.subtract(self._u, self._on, out=z[:n])
+        np.copyto(z[:n], 1.0, where=self._state)  # while on, nothing to switch on
+        np.subtract(self._u, self._off, out=z[n:])
+        np.copyto(z[n:], 1.0, where=self._off_state)
 
     def crossing(self, t, crossed):
         u, on = self._u, self.xd != 0.0
@@ -208,7 +184,9 @@ class HitCrossing(Block):
     Input: u, any shape. Output: n, u's shape (held between events: no feedthrough). A crossing is
     a change of side of u - offset (an input that starts exactly at the offset and leaves it
     has not crossed it); direction (rising / falling / either) selects the ones counted. Each
-    is a located event, so its time is in results.npz `events_t`.
+    counted one is a located event, so its time is in results.npz `events_t`; the side u is on
+    is followed after every accepted step, so crossings in the other direction are not events
+    but are not missed either.
     """
 
     type = "hit_crossing"
@@ -222,7 +200,7 @@ class HitCrossing(Block):
         return [In("u")], [Out("n", feedthrough=())]
 
     def infer(self, shapes):
-        (self._offset,) = _fitted(self, ("offset",), shapes["u"])
+        (self._offset,) = fitted(self.p, ("offset",), shapes["u"])
         self._direction = DIRECTIONS[self.p.direction]
         return {"n": shapes["u"]}
 
@@ -237,9 +215,19 @@ class HitCrossing(Block):
         super().bind(u, y, x, dx, xd)
         n = self._offset.size
         self._u, self._count, self._side = u[0].reshape(-1), xd[:n], xd[n:]
+        self._d, self._moved = np.zeros(n), np.zeros(n, bool)
 
     def output(self, t):
         np.copyto(self.y[0].reshape(-1), self._count)
+
+    def advance(self, t):
+        """After an accepted step without a counted crossing: the side u is on now (a
+        crossing in the direction not counted raises no event but changes the side)."""
+        d = self._d
+        np.subtract(self._u, self._offset, out=d)
+        np.sign(d, out=d)
+        np.not_equal(d, 0.0, out=self._moved)
+        np.copyto(self._side, d, where=self._moved)
 
     def indicator(self, t):
         np.subtract(self._u, self._offset, out=self.z)
@@ -278,7 +266,7 @@ class Backlash(Block):
 
     def infer(self, shapes):
         u = shapes["u"]
-        width, x0 = _fitted(self, ("width", "x0"), u)
+        width, x0 = fitted(self.p, ("width", "x0"), u)
         self._half, self._x0 = width / 2, x0
         return {"y": u}
 
@@ -296,26 +284,47 @@ class Backlash(Block):
         n = self._x0.size
         self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
         self._mode, self._held = xd[:n], xd[n:]
+        self._gap = np.zeros(n)
+        self._up, self._down, self._engaged, self._not_up, self._not_down = (
+            np.zeros(n, bool) for _ in range(5))
+        # indicator k: gap -+ half where it means something, else 1. Open: u reaches the
+        # upper, the lower edge; pushed up (down): u turns back below the peak (above the
+        # trough)
+        self._edges = tuple(
+            (self.z[k * n:(k + 1) * n], sign, idle) for k, (sign, idle) in enumerate(
+                ((-1.0, self._engaged), (1.0, self._engaged), (-1.0, self._not_up),
+                 (1.0, self._not_down))))
 
     def output(self, t):
         y, mode = self._y, self._mode
+        np.greater(mode, 0.0, out=self._up)
+        np.less(mode, 0.0, out=self._down)
         np.copyto(y, self._held)
-        np.subtract(self._u, self._half, out=y, where=mode > 0)
-        np.add(self._u, self._half, out=y, where=mode < 0)
+        np.subtract(self._u, self._half, out=y, where=self._up)
+        np.add(self._u, self._half, out=y, where=self._down)
 
     def indicator(self, t):
-        n, z, mode = self._x0.size, self.z, self._mode
-        gap = self._u - self._held
-        z[:n] = np.where(mode == 0, gap - self._half, 1.0)
-        z[n:2 * n] = np.where(mode == 0, gap + self._half, 1.0)
-        z[2 * n:3 * n] = np.where(mode > 0, gap - self._half, 1.0)   # below the peak: turned
-        z[3 * n:] = np.where(mode < 0, gap + self._half, 1.0)        # above the trough: turned
+        mode, gap = self._mode, self._gap
+        np.subtract(self._u, self._held, out=gap)
+        np.not_equal(mode, 0.0, out=self._engaged)
+        np.less_equal(mode, 0.0, out=self._not_up)
+        np.greater_equal(mode, 0.0, out=self._not_down)
+        for zk, sign, idle in self._edges:
+            np.multiply(self._half, sign, out=zk)
+            zk += gap
+            np.copyto(zk, 1.0, where=idle)
 
     def advance(self, t):
         """After an accepted step: the peak (trough) y reached while pushed up (down)."""
-        mode = self._mode
-        np.copyto(self._held, np.maximum(self._held, self._u - self._half), where=mode > 0)
-        np.copyto(self._held, np.minimum(self._held, self._u + self._half), where=mode < 0)
+        mode, held, y = self._mode, self._held, self._gap  # _gap: scratch here
+        np.greater(mode, 0.0, out=self._up)
+        np.less(mode, 0.0, out=self._down)
+        np.subtract(self._u, self._half, out=y)
+        np.maximum(held, y, out=y)
+        np.copyto(held, y, where=self._up)
+        np.add(self._u, self._half, out=y)
+        np.minimum(held, y, out=y)
+        np.copyto(held, y, where=self._down)
 
     def crossing(self, t, crossed):
         u, mode, held, half = self._u, self._mode, self._held, self._half

@@ -8,8 +8,9 @@ import numpy as np
 from blocksim.block import Block, In, Out, Sample
 from blocksim.params import Param, ParamError
 
-from .continuous import _check_fits, lti_matrices, polynomial, tf_realisation
+from .continuous import lti_matrices, polynomial, tf_realisation
 from .discrete import _Discrete
+from .param_checks import check_fits, check_ordered
 
 
 class _DiscreteLTI(Block):
@@ -152,13 +153,7 @@ class DiscreteIntegrator(_Discrete):
     def __init__(self, name, params):
         super().__init__(name, params)
         p = self.p
-        try:
-            ok = np.all(p.lower <= p.upper)
-        except ValueError:
-            raise ParamError("upper", f"shape {p.upper.shape} does not broadcast with lower's "
-                                      f"shape {p.lower.shape}") from None
-        if not ok:
-            raise ParamError("upper", "upper must be >= lower")
+        check_ordered(p, "lower", "upper")
         self.sample = Sample(p.period)
         a, c = _METHODS[p.method]
         self._now, self._next = p.K * (p.period * a), p.K * (p.period * c)
@@ -167,7 +162,7 @@ class DiscreteIntegrator(_Discrete):
         return self._sample_ports(feedthrough=() if self.p.method == "forward_euler" else ("u",))
 
     def infer(self, shapes):
-        _check_fits(("K", "lower", "upper"), self.p, shapes["u"])
+        check_fits(("K", "lower", "upper"), self.p, shapes["u"])
         return super().infer(shapes)
 
     def discrete_state(self):

@@ -7,28 +7,15 @@ from blocksim.params import Param
 from .math import _broadcast_inputs
 
 
-def _nand(truths, out):
-    np.logical_and.reduce(truths, out=out)
-    np.logical_not(out, out=out)
-
-
-def _nor(truths, out):
-    np.logical_or.reduce(truths, out=out)
-    np.logical_not(out, out=out)
-
-
-def _xor(truths, out):
-    # odd number of true inputs (for two inputs: exactly one)
-    np.logical_xor.reduce(truths, out=out)
-
-
+# op -> (the ufunc combining the inputs' truths one after the other, negate the result);
+# `not` is the negated `and` of its single input
 _OPS = {
-    "and": lambda truths, out: np.logical_and.reduce(truths, out=out),
-    "or": lambda truths, out: np.logical_or.reduce(truths, out=out),
-    "xor": _xor,
-    "not": lambda truths, out: np.logical_not(truths[0], out=out),
-    "nand": _nand,
-    "nor": _nor,
+    "and": (np.logical_and, False),
+    "or": (np.logical_or, False),
+    "xor": (np.logical_xor, False),  # true for an odd number of true inputs
+    "not": (np.logical_and, True),
+    "nand": (np.logical_and, True),
+    "nor": (np.logical_or, True),
 }
 
 
@@ -71,13 +58,19 @@ class Logical(Block):
         bounds = np.cumsum([0] + self._sizes)
         self._z = [self.z[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
         truths = [xd[a:b].reshape(np.shape(ui)) for a, b, ui in zip(bounds[:-1], bounds[1:], u)]
-        self._truths = [np.broadcast_to(v, self._shape) for v in truths]
-        self._op = _OPS[self.p.op]
+        self._first, *others = [np.broadcast_to(v, self._shape) for v in truths]
+        self._others = tuple(others)
+        self._combine, self._negate = _OPS[self.p.op]
         self._result = np.zeros(self._shape, bool)
 
     def output(self, t):
-        self._op(self._truths, self._result)
-        np.copyto(self.y[0], self._result)
+        result = self._result
+        np.not_equal(self._first, 0.0, out=result)
+        for truth in self._others:
+            self._combine(result, truth, out=result)
+        if self._negate:
+            np.logical_not(result, out=result)
+        np.copyto(self.y[0], result)
 
     def indicator(self, t):
         for z, u in zip(self._z, self._flat):

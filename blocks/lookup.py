@@ -65,6 +65,7 @@ class Lookup(Block):
             raise ParamError("extrapolation", f"linear extrapolation needs a method with a "
                                               f"slope (linear, pchip, spline), not {p.method}")
         self._x, self._y = x, y
+        self._extrapolate = p.extrapolation == "linear"
         self._midpoints = 0.5 * (x[1:] + x[:-1])
         steps = {"nearest": self._nearest, "previous": self._previous, "next": self._next}
         if p.method in steps:
@@ -107,7 +108,7 @@ class Lookup(Block):
             y += c[k, i]
             if k:
                 y *= d
-        if self.p.extrapolation == "linear":
+        if self._extrapolate:
             np.subtract(u, x[0], out=d)
             np.minimum(d, 0.0, out=d)
             d *= self._slopes[0]

@@ -1,12 +1,14 @@
 """The PID controller, continuous or discrete, with output limits and anti-windup."""
 import numpy as np
 
-from blocksim.block import EITHER, Block, In, Out, PortError, Sample
-from blocksim.params import Param, ParamError
+from blocksim.block import EITHER, Block, In, Out, Sample
+from blocksim.params import Param
 
-# method -> (a, c): an integrator's output y[n] = x[n] + T*a*w[n], its state
-# x[n+1] = y[n] + T*c*w[n] (forward Euler, backward Euler, trapezoidal; as discrete_integrator)
-_METHODS = {"forward_euler": (0.0, 1.0), "backward_euler": (1.0, 0.0), "trapezoidal": (0.5, 0.5)}
+# _METHODS: the integration rules of discrete_integrator (its output y[n] = x[n] + T*a*w[n],
+# its state x[n+1] = y[n] + T*c*w[n]), for the discrete PID's I and D
+from .discrete_systems import _METHODS
+from .param_checks import check_ordered, fitted
+
 _GAINS = ("Kp", "Ki", "Kd", "N", "lower", "upper", "Kb", "x0")
 
 
@@ -16,6 +18,8 @@ class Pid(Block):
     Continuous (no `period`): with the integral state xi (xi(0) = x0, in units of u) and the
     derivative filter state xf (xf(0) = 0),
         u_raw = Kp*e + xi + Kd*N*(e - xf),   dxf/dt = N*(e - xf),   u = clip(u_raw)
+    (where Kd = 0 the filter is left out, xf = 0: a PI controller adds no fast mode N that
+    would limit an explicit solver's step),
         dxi/dt = Ki*e                         anti_windup: none
                  0 while saturated and Ki*e pushes further out, else Ki*e    (clamping)
                  Ki*e + Kb*(u - u_raw)       (back_calculation)
@@ -53,17 +57,15 @@ class Pid(Block):
     def __init__(self, name, params):
         super().__init__(name, params)
         p = self.p
-        try:
-            ok = np.all(p.lower <= p.upper)
-        except ValueError:
-            raise ParamError("upper", f"shape {p.upper.shape} does not broadcast with lower's "
-                                      f"shape {p.lower.shape}") from None
-        if not ok:
-            raise ParamError("upper", "upper must be >= lower")
+        check_ordered(p, "lower", "upper")
         self.discrete = p.period is not None
+        self._clamping = p.anti_windup == "clamping"
+        self._back_calculation = p.anti_windup == "back_calculation"
         if self.discrete:
             self.sample = Sample(p.period)
             self.output, self.update = self._discrete_output, self._discrete_update
+            a, c = _METHODS[p.method]
+            self._Ta, self._Tc = p.period * a, p.period * c
         self._direct = bool(np.any(p.Kp != 0) or np.any(p.Kd != 0))
 
     def ports(self):
@@ -72,16 +74,11 @@ class Pid(Block):
     def infer(self, shapes):
         shape = shapes["e"]
         self._shape, self._n = shape, int(np.prod(shape, dtype=int))
-        for name in _GAINS:
-            value = getattr(self.p, name)
-            try:
-                ok = np.broadcast_shapes(value.shape, shape) == shape
-            except ValueError:
-                ok = False
-            if not ok:
-                raise PortError("e", f"{name} of shape {value.shape} does not fit a signal of "
-                                     f"shape {shape}")
-            setattr(self, "_" + name, np.broadcast_to(value, shape).ravel().copy())
+        for name, value in zip(_GAINS, fitted(self.p, _GAINS, shape, port="e")):
+            setattr(self, "_" + name, value)
+        self._Nf = np.where(self._Kd != 0.0, self._N, 0.0)  # the filter's rate, 0 unused
+        if self.discrete:  # the filter's gain d = gain*(Kd*e - xf) after the first hit
+            self._dgain = self._N / (1.0 + self._N * self._Ta)
         return {"u": shape}
 
     def initial_shapes(self):
@@ -102,7 +99,7 @@ class Pid(Block):
     def zero_crossings(self):
         if self.discrete or not np.isfinite(np.r_[self._lower, self._upper]).any():
             return None
-        k = 3 if self.p.anti_windup == "clamping" else 2
+        k = 3 if self._clamping else 2
         return np.full(k * self._n, EITHER)  # u_raw - upper, u_raw - lower, Ki*e
 
     def bind(self, u, y, x, dx, xd):
@@ -115,6 +112,7 @@ class Pid(Block):
         if self.discrete:
             self._xi, self._xf, self._started = xd[:n], xd[n:2 * n], xd[2 * n:]
             self._d, self._w, self._i, self._f = (np.zeros(n) for _ in range(4))
+            self._outside = np.zeros(n, bool)
             return
         self._xi, self._xf = x[:n], x[n:]
         self._dxi, self._dxf = dx[:n], dx[n:]
@@ -140,11 +138,11 @@ class Pid(Block):
 
     def derivative(self, t):
         np.subtract(self._e, self._xf, out=self._dxf)
-        self._dxf *= self._N
+        self._dxf *= self._Nf
         dxi = self._dxi
         np.multiply(self._Ki, self._e, out=dxi)
         dxi *= self._integrating
-        if self.p.anti_windup == "back_calculation":
+        if self._back_calculation:
             np.subtract(self._u, self._raw_output(), out=self._tmp)
             self._tmp *= self._Kb
             dxi += self._tmp
@@ -165,7 +163,7 @@ class Pid(Block):
         held = np.where(up, self._upper, np.where(lo, self._lower, 0.0))
         linear = (~(up | lo)).astype(float)
         integrating = np.ones(n)
-        if self.p.anti_windup == "clamping":
+        if self._clamping:
             push = self._Ki * self._e
             integrating[(up & (push > 0)) | (lo & (push < 0))] = 0.0
         changed = not (np.array_equal(linear, self._linear) and np.array_equal(held, self._held)
@@ -176,14 +174,13 @@ class Pid(Block):
     # ---- discrete ----------------------------------------------------------------------------
     def _discrete_output(self, t):
         """u at a hit; leaves the integrators' inputs (w, d) and outputs (i, f) for update."""
-        T = self.p.period
-        a, _ = _METHODS[self.p.method]
-        Ta = T * a * self._started[0]  # the first hit outputs the initial values
+        started = self._started[0]
+        Ta = self._Ta * started  # the first hit outputs the initial values
         e, d, w, i, f, raw = self._e, self._d, self._w, self._i, self._f, self._raw
         # filter: f = xf + Ta*d, d = N*(Kd*e - f)  =>  d = N*(Kd*e - xf)/(1 + N*Ta)
         np.multiply(self._Kd, e, out=d)
         d -= self._xf
-        d *= self._N / (1.0 + self._N * Ta)
+        d *= self._dgain if started else self._N
         np.multiply(Ta, d, out=f)
         f += self._xf
         np.multiply(self._Ki, e, out=w)
@@ -194,14 +191,15 @@ class Pid(Block):
         raw += i
         u = self._u
         np.clip(raw, self._lower, self._upper, out=u)
-        outside = raw != u
-        if self.p.anti_windup == "clamping" and outside.any():
+        outside = self._outside
+        np.not_equal(raw, u, out=outside)
+        if self._clamping and outside.any():
             clamp = outside & (((raw > u) & (w > 0)) | ((raw < u) & (w < 0)))
             raw -= np.where(clamp, i - self._xi, 0.0)
             np.copyto(i, self._xi, where=clamp)
             np.copyto(w, 0.0, where=clamp)
             np.clip(raw, self._lower, self._upper, out=u)
-        elif self.p.anti_windup == "back_calculation" and outside.any():
+        elif self._back_calculation and outside.any():
             # raw = raw0 + Ta*Kb*(u - raw) with u the limit: raw = (raw0 + c*u)/(1 + c)
             c = Ta * self._Kb
             np.copyto(raw, (raw + c * u) / (1.0 + c), where=outside)
@@ -210,11 +208,9 @@ class Pid(Block):
             i += self._xi
 
     def _discrete_update(self, t):
-        T = self.p.period
-        _, c = _METHODS[self.p.method]
-        np.multiply(T * c, self._w, out=self._tmp)
+        np.multiply(self._Tc, self._w, out=self._tmp)
         np.add(self._i, self._tmp, out=self._xi)
-        np.multiply(T * c, self._d, out=self._tmp)
+        np.multiply(self._Tc, self._d, out=self._tmp)
         np.add(self._f, self._tmp, out=self._xf)
         self._started[0] = 1.0
 

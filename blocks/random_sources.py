@@ -11,6 +11,8 @@ import numpy as np
 from blocksim.block import Block, Out, Sample
 from blocksim.params import Param, ParamError
 
+from .param_checks import fits
+
 CHUNK = 1024  # draws generated at a time
 
 
@@ -40,11 +42,7 @@ class _RandomSource(Block):
     def _fits(self, names):
         for name in names:
             value = getattr(self.p, name)
-            try:
-                ok = np.broadcast_shapes(value.shape, self._shape) == self._shape
-            except ValueError:
-                ok = False
-            if not ok:
+            if not fits(value, self._shape):
                 raise ParamError(name, f"shape {value.shape} does not fit the signal's shape "
                                        f"{self._shape}")
 

@@ -10,16 +10,7 @@ import numpy as np
 from blocksim.block import EITHER, FALLING, Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 
-
-def _common_shape(shapes, names):
-    shape = ()
-    for name in names:
-        try:
-            shape = np.broadcast_shapes(shape, shapes[name])
-        except ValueError:
-            raise PortError(name, f"shape {shapes[name]} does not broadcast with the other "
-                                  f"inputs' shape {shape}") from None
-    return shape
+from .math import _broadcast_inputs
 
 
 class _Signed(Block):
@@ -100,7 +91,7 @@ class MinMax(Block):
         return [In(f"u{i + 1}") for i in range(self.p.inputs)], [Out("y")]
 
     def infer(self, shapes):
-        self._shape = _common_shape(shapes, [f"u{i + 1}" for i in range(self.p.inputs)])
+        self._shape = _broadcast_inputs([f"u{i + 1}" for i in range(self.p.inputs)], shapes)
         self._n = int(np.prod(self._shape, dtype=int))
         return {"y": self._shape}
 
@@ -160,7 +151,7 @@ class Relational(Block):
         return [In("u1"), In("u2")], [Out("y")]
 
     def infer(self, shapes):
-        self._shape = _common_shape(shapes, ["u1", "u2"])
+        self._shape = _broadcast_inputs(["u1", "u2"], shapes)
         self._n = int(np.prod(self._shape, dtype=int))
         self._op = _RELATIONS[self.p.op]
         return {"y": self._shape}
@@ -211,7 +202,7 @@ class Switch(Block):
         return [In("u1"), In("u2", doc="control"), In("u3")], [Out("y")]
 
     def infer(self, shapes):
-        shape = _common_shape(shapes, ["u1", "u3"])
+        shape = _broadcast_inputs(["u1", "u3"], shapes)
         if shapes["u2"] not in ((), shape):
             raise PortError("u2", f"the control input must be a scalar or of the output's "
                                   f"shape {shape}, got {shapes['u2']}")

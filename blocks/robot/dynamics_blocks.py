@@ -103,10 +103,13 @@ class Robot(RobotBlock):
         self._dq, self._dqd = dx[:n], dx[n:]
         self._drive = self._tau if self._regularised or self._events else u[0]
         if self._events:
-            self._modes = np.zeros(n)      # the modes, the Coulomb directions of the kernel
             self._hold = np.zeros(n)       # holding torque of the stuck joints
             self._M, self._h, self._zero = np.zeros((n, n)), np.zeros(n), np.zeros(n)
             self._set_modes(xd)
+
+    def initialize(self, t):
+        if self._events:  # a model simulated again starts from its initial modes
+            self._set_modes(self.xd)
 
     def _accel(self, t):
         """qdd = M(q)^-1 (drive - C(q, qd)·qd - g(q) - F(qd)): one kernel call."""
@@ -142,13 +145,12 @@ class Robot(RobotBlock):
         return [FALLING] * n + [RISING] * n + [FALLING] * n
 
     def _set_modes(self, modes):
-        """Cache what the hot path needs from the modes (refreshed whenever they change)."""
-        self._modes[:] = modes
+        """Cache the stuck and free joints of the modes (refreshed whenever they change)."""
         self._stuck = np.flatnonzero(modes == 0)
         self._free = np.flatnonzero(modes != 0)
 
     def _stick_slip_acceleration(self, t):
-        self._k.subtract_coulomb(self._modes, self.u[0], self._hi, self._down, 1.0, self._tau)
+        self._k.subtract_coulomb(self.xd, self.u[0], self._hi, self._down, 1.0, self._tau)
         if not self._stuck.size:
             self._accel(t)
             return

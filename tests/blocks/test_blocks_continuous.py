@@ -1,4 +1,5 @@
-"""Continuous blocks: rate limiter, derivative, state space, transfer function.
+"""Continuous blocks: rate limiter, derivative, state space, transfer function, and the
+integrator's parameter checks.
 
 Equations are checked on the hot path directly; time responses are integrated with scipy
 and compared with closed forms derived by hand (or scipy.linalg.expm for the LTI case).
@@ -11,7 +12,22 @@ from harness import Rig
 from scipy.linalg import expm
 
 from blocksim.params import ParamError
-from blocks.continuous import Derivative, RateLimiter, StateSpace, TransferFunction
+from blocks.continuous import Derivative, Integrator, RateLimiter, StateSpace, TransferFunction
+
+# ---- integrator ---------------------------------------------------------------------------
+@pytest.mark.parametrize("params, bad", [
+    ({"lower": 1, "upper": 0}, "upper"),
+    ({"x0": 2, "upper": 1}, "x0"),  # x0 outside [lower, upper]
+    ({"x0": [0, -2], "lower": [-1, -1]}, "x0"),
+    ({"lower": [-1, -1], "upper": [1, 1, 1]}, "upper"),  # the limits do not broadcast
+    ({"x0": [0, 0], "lower": [-1, -1, -1]}, "lower"),  # a limit that does not fit x0's shape
+    ({"x0": [0, 0], "upper": [1, 1, 1]}, "upper"),
+])
+def test_integrator_parameter_errors(params, bad):
+    with pytest.raises(ParamError) as e:
+        Rig(Integrator, params, {"u": np.shape(params.get("x0", 0))})
+    assert e.value.param == bad
+
 
 # ---- rate limiter -------------------------------------------------------------------------
 

@@ -40,6 +40,38 @@ def test_ramp_error_response(tmp_path, solver):
     np.testing.assert_allclose(r["u"], expected, atol=1e-7 if solver == "rk4" else 1e-8)
 
 
+PI_LOOP = """
+blocksim: 1
+blocks:
+  Ref: {type: step, time: 0.5}
+  Err: {type: sum, signs: "+-"}
+  CONTROLLER
+  Plant: {type: transfer_function, num: [1], den: [10, 1]}
+wires: [Ref -> Err.u1, Plant -> Err.u2, WIRES]
+simulation: {stop: 50, solver: rk45}
+record: {y: Plant.y}
+"""
+
+
+def test_a_pi_controller_adds_no_fast_mode(tmp_path):
+    """PI (Kd = 0) around the lag 1/(10 s + 1), unit step at 0.5: against scipy's solution of
+    xi' = e, 10 y' = -y + 2 e + xi, e = 1 - y, and in as many steps as the same controller
+    built from gains and an integrator (the unused derivative filter, rate N = 100, used to
+    force rk45 down to steps of 0.03 s: 1500 steps instead of about 60)."""
+    from scipy.integrate import solve_ivp
+
+    pid = run(tmp_path, PI_LOOP.replace("CONTROLLER", "C: {type: pid, Kp: 2, Ki: 1}")
+              .replace("WIRES", "Err -> C, C -> Plant"))
+    built = run(tmp_path, PI_LOOP.replace(
+        "CONTROLLER", "P: {type: gain, K: 2}\n  I: {type: integrator}\n  U: {type: sum}")
+        .replace("WIRES", "Err -> P, Err -> I, P -> U.u1, I -> U.u2, U -> Plant"))
+    exact = solve_ivp(lambda t, s: [1 - s[1], (-s[1] + 2 * (1 - s[1]) + s[0]) / 10],
+                      (0.5, 50), [0.0, 0.0], rtol=1e-12, atol=1e-12, dense_output=True)
+    after = pid.t >= 0.5
+    np.testing.assert_allclose(pid["y"][after], exact.sol(pid.t[after])[1], atol=1e-5)
+    assert pid.meta["solver"]["nsteps"] <= 1.2 * built.meta["solver"]["nsteps"]
+
+
 SATURATED = """
 blocksim: 1
 blocks:

@@ -206,6 +206,28 @@ record: {any: Any.n, up: Up.n, down: Down.n}
     assert np.all(r["any"][(r.t >= np.pi) & (r.t < 2 * np.pi - 1e-9)] == 1)
 
 
+@pytest.mark.parametrize("direction, expected", [("rising", [2, 4]), ("falling", [1, 3])])
+def test_a_one_direction_hit_crossing_alone_counts_every_crossing(tmp_path, direction,
+                                                                  expected):
+    """sin t over (0, 15]: falling through 0 at pi, 3pi, rising at 2pi, 4pi (t = 0, where it
+    starts at the offset, is no crossing). Alone in the diagram, the counter sees the
+    crossings in the other direction only through its own bookkeeping: no event, no other
+    block's handler, tells it that u changed side."""
+    text = f"""
+blocksim: 1
+name: hits
+blocks:
+  Wave: {{type: sine}}
+  Hits: {{type: hit_crossing, direction: {direction}}}
+wires: [Wave -> Hits]
+simulation: {{stop: 15, rtol: 1e-9, atol: 1e-12}}
+record: {{n: Hits.n}}
+"""
+    r = run_text(tmp_path, text)
+    assert r["n"][-1] == len(expected)
+    np.testing.assert_allclose(block_events(r, "Hits"), np.pi * np.array(expected), atol=1e-9)
+
+
 LIMITED = """
 blocksim: 1
 name: limited

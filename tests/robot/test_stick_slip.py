@@ -71,6 +71,21 @@ def test_a_stuck_joint_breaks_away_when_the_force_reaches_the_coulomb_level(tmp_
                                atol=1e-9)
 
 
+def test_a_model_simulated_twice_starts_from_its_initial_modes(tmp_path):
+    """Sliding at v0 = 3 under F = 1: m qdd(0) = F - b v0 - c, so qdd(0) = (1 - 1.5 - 1.5)/2
+    = -1 on every run of the same compiled model (the second run used to start with the
+    stuck joint of the first run's end: qdd(0) = 0); both runs are the same."""
+    text = SLIDER.replace("FORCE", "{type: constant, value: [1.0]}").replace("V0", "3")
+    path = tmp_path / "slider.yaml"
+    path.write_text(text.replace("STOP", "10").replace("record: {", "record: {qdd: Cart.qdd, "))
+    model = blocksim.load(str(path))
+    first, second = blocksim.run(model), blocksim.run(model)
+    assert first["qd"][-1, 0] == 0.0  # the first run ends stuck
+    assert first["qdd"][0, 0] == second["qdd"][0, 0] == pytest.approx((1 - B * 3 - C) / M)
+    for name in ("q", "qd", "qdd"):
+        np.testing.assert_array_equal(first[name], second[name])
+
+
 def test_a_force_inside_the_band_never_moves_the_joint(tmp_path):
     r = slider(tmp_path, f"{{type: constant, value: [{0.99 * C}]}}", 0.0, 5)
     assert np.all(r["q"] == 0.0) and np.all(r["qd"] == 0.0) and len(r.events_t) == 0

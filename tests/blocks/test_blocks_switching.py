@@ -1,0 +1,130 @@
+"""dead_zone, sign, abs, min_max, switch and backlash against closed forms: their outputs on
+sin t and cos t written out by hand, and their switching instants (where sin t and cos t
+reach the thresholds) located as events."""
+import math
+
+import numpy as np
+import pytest
+from harness import Rig
+
+import blocksim
+from blocks.discontinuities import DeadZone
+from blocks.switching import Abs, MinMax, Sign, Switch
+
+SHAPES = """
+blocksim: 1
+name: shapes
+blocks:
+  S: {type: sine}
+  C: {type: sine, phase: 1.5707963267948966}
+  Dead: {type: dead_zone, start: -0.25, end: 0.5}
+  Sign: {type: sign}
+  Abs: {type: abs}
+  Max: {type: max_block}
+  Pick: {type: switch, threshold: 0.5}
+  NegC: {type: gain, K: -1}
+wires: [S -> Dead, S -> Sign, S -> Abs, S -> Max.u1, C -> Max.u2, C -> Pick.u1, S -> Pick.u2,
+        C -> NegC, NegC -> Pick.u3]
+simulation: {stop: 7, rtol: 1e-10, atol: 1e-12}
+record: {dead: Dead.y, sign: Sign.y, abs: Abs.y, max: Max.y, pick: Pick.y}
+""".replace("max_block", "min_max, fn: max")
+
+
+def events_of(r, name):
+    return r.events_t[r.events_block == r.meta["event_blocks"].index(name)]
+
+
+def test_element_wise_switching_blocks_on_a_sine(tmp_path):
+    """u = sin t, c = cos t on (0, 7]. dead_zone [-0.25, 0.5]: 0 inside, u - 0.5 above, u + 0.25
+    below, switching where sin t = 0.5 (pi/6, 5pi/6, 13pi/6) and sin t = -0.25
+    (pi + asin 0.25, 2pi - asin 0.25); sign and abs switch at pi and 2pi, and sign also as u
+    leaves 0 at the start (abs does not change there); max(u, c) where sin t = cos t (pi/4,
+    5pi/4); the switch passes c while sin t >= 0.5, else -c, switching where sin t = 0.5."""
+    path = tmp_path / "shapes.yaml"
+    path.write_text(SHAPES)
+    r = blocksim.run(str(path))
+    t, u, c = r.t, np.sin(r.t), np.cos(r.t)
+    a = math.asin(0.25)
+    half = np.pi * np.array([1, 5, 13]) / 6
+    expected_events = {
+        "Dead": np.sort(np.r_[half, np.pi + a, 2 * np.pi - a]),
+        "Sign": [0.0, np.pi, 2 * np.pi], "Abs": [np.pi, 2 * np.pi],
+        "Max": [np.pi / 4, 5 * np.pi / 4], "Pick": half,
+    }
+    for name, times in expected_events.items():
+        np.testing.assert_allclose(events_of(r, name), times, rtol=0, atol=1e-9, err_msg=name)
+    # away from the switching instants (where the closed forms' own rounding decides a side)
+    away = np.min(np.abs(t[:, None] - np.r_[0.0, *expected_events["Dead"], np.pi, 2 * np.pi]),
+                  axis=1) > 1e-8
+    np.testing.assert_allclose(r["dead"], np.where(u > 0.5, u - 0.5, np.where(u < -0.25,
+                                                                             u + 0.25, 0.0)),
+                               rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(r["sign"][away], np.sign(u[away]))
+    assert r["sign"][0] == 0.0  # sin 0 = 0 exactly
+    np.testing.assert_allclose(r["abs"], np.abs(u), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(r["max"], np.maximum(u, c), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(r["pick"][away], np.where(u >= 0.5, c, -c)[away], rtol=0,
+                               atol=1e-15)
+
+
+BACKLASH = """
+blocksim: 1
+name: play
+blocks:
+  S: {type: sine}
+  Play: {type: backlash, width: 0.5}
+wires: [S -> Play]
+simulation: {stop: 7, rtol: 1e-10, atol: 1e-12, max_step: 0.01}
+record: {y: Play.y}
+"""
+
+
+def test_backlash_on_a_sine(tmp_path):
+    """Play of width 0.5 (half 0.25) driven by sin t from y = 0: y holds 0 until sin t = 0.25
+    (t = asin 0.25), follows sin t - 0.25 to the peak (pi/2), holds 0.75 until sin t comes
+    down to 0.5 (5pi/6), follows sin t + 0.25 to the trough (3pi/2), holds -0.75 until
+    sin t = -0.5 on the way up (11pi/6), then follows sin t - 0.25. The engagements are
+    located crossings; the held peak is the largest y at an accepted step (the docstring's
+    second-order error: at most h^2/8 for sin t and steps h <= 0.01)."""
+    path = tmp_path / "play.yaml"
+    path.write_text(BACKLASH)
+    r = blocksim.run(str(path))
+    t, u = r.t, np.sin(r.t)
+    a = math.asin(0.25)
+    pieces = [(a, 0.0 * t), (np.pi / 2, u - 0.25), (5 * np.pi / 6, 0.75 + 0.0 * t),
+              (3 * np.pi / 2, u + 0.25), (11 * np.pi / 6, -0.75 + 0.0 * t), (np.inf, u - 0.25)]
+    ends = np.array([end for end, _ in pieces])
+    piece = np.searchsorted(ends, t, side="right")
+    expected = np.choose(piece, [values for _, values in pieces])
+    np.testing.assert_allclose(r["y"], expected, rtol=0, atol=0.01 ** 2 / 8)
+    events = events_of(r, "Play")
+    assert np.min(np.abs(events - a)) < 1e-9  # from y(0) = 0 exactly
+    # after a held peak (low by at most h^2/8) the engagement is that much late in u,
+    # (h^2/8)/|cos t| in time
+    for engaged in (5 * np.pi / 6, 11 * np.pi / 6):
+        assert np.min(np.abs(events - engaged)) < 0.01 ** 2 / 8 / abs(math.cos(engaged)), engaged
+
+
+@pytest.mark.parametrize("criterion, at_threshold", [(">=", 1.0), (">", 3.0), ("!=0", 3.0)])
+def test_switch_criteria_at_the_threshold(criterion, at_threshold):
+    """u2 exactly at the threshold (0): >= passes u1, > and !=0 pass u3; either side of it
+    the criterion decides as written."""
+    rig = Rig(Switch, {"criterion": criterion}, {"u1": (), "u2": (), "u3": ()})
+    rig.set(u1=1.0, u3=3.0)
+    assert rig.set(u2=0.0).event()["y"] == at_threshold
+    assert rig.set(u2=0.2).event()["y"] == 1.0
+    assert rig.set(u2=-0.2).event()["y"] == (1.0 if criterion == "!=0" else 3.0)
+
+
+def test_element_wise_blocks_on_vectors_against_numpy():
+    u = np.array([-2.0, -0.25, -0.1, 0.0, 0.3, 0.5, 4.0])
+    rig = Rig(DeadZone, {"start": -0.25, "end": 0.5}, {"u": u.shape})
+    np.testing.assert_array_equal(rig.set(u=u).event()["y"],
+                                  np.where(u > 0.5, u - 0.5, np.where(u < -0.25, u + 0.25, 0)))
+    np.testing.assert_array_equal(Rig(Sign, {}, {"u": u.shape}).set(u=u).event()["y"],
+                                  np.sign(u))
+    np.testing.assert_array_equal(Rig(Abs, {}, {"u": u.shape}).set(u=u).event()["y"], np.abs(u))
+    rig = Rig(MinMax, {"fn": "min", "inputs": 3}, {"u1": u.shape, "u2": (), "u3": u.shape})
+    v = u[::-1].copy()
+    np.testing.assert_array_equal(rig.set(u1=u, u2=0.1, u3=v).event()["y"],
+                                  np.minimum(np.minimum(u, 0.1), v))
