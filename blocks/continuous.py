@@ -239,31 +239,46 @@ class Derivative(_InputShapedState):
         dx *= self._rate
 
 
-class _LTI(Block):
-    """dx/dt = A x + B u, y = C x + D u with x(0) = x0, on flat views u (m,), y (p,), x (n,).
-    Subclasses call `_set` in __init__ and declare the ports with `_feedthrough`."""
+class _LinearOutput(Block):
+    """y = C s + D u on flat views u (m,), y (p,) and the block's state s (n,): the output of
+    the continuous LTI blocks (s = x) and of their discrete twins (s = the discrete state).
+    Subclasses call `_set` in __init__ and `_bind_output` in bind; the ports are u (m,) and
+    y (p,), m = columns of B, p = rows of C (SISO subclasses declare scalar ones)."""
 
     def _set(self, A, B, C, D, x0):
         self._A, self._B, self._C, self._D, self._x0 = A, B, C, D, x0
         self._direct = bool(D.any())
-        # y = C x only (no feedthrough) when D == 0: such an LTI block breaks algebraic loops.
+        # y = C s only (no feedthrough) when D == 0: such a block breaks algebraic loops.
         self._feedthrough = ("u",) if self._direct else ()
+
+    def _bind_output(self, u, y, s):
+        self._u = u[0].reshape(-1, copy=False)
+        self._y = y[0].reshape(-1, copy=False)
+        self._s = s
+        self._Du = np.zeros_like(self._y)
+
+    def ports(self):
+        m, q = self._B.shape[1], self._C.shape[0]
+        return ([In("u", shape=(m,))],
+                [Out("y", shape=(q,), feedthrough=self._feedthrough)])
+
+    def output(self, t):
+        np.matmul(self._C, self._s, out=self._y)
+        if self._direct:
+            np.matmul(self._D, self._u, out=self._Du)
+            self._y += self._Du
+
+
+class _LTI(_LinearOutput):
+    """dx/dt = A x + B u, y = C x + D u with x(0) = x0."""
 
     def continuous_state(self):
         return self._x0
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        self._u = u[0].reshape(-1, copy=False)
-        self._y = y[0].reshape(-1, copy=False)
+        self._bind_output(u, y, x)
         self._Bu = np.zeros_like(x)
-        self._Du = np.zeros_like(self._y)
-
-    def output(self, t):
-        np.matmul(self._C, self.x, out=self._y)
-        if self._direct:
-            np.matmul(self._D, self._u, out=self._Du)
-            self._y += self._Du
 
     def derivative(self, t):
         np.matmul(self._A, self.x, out=self.dx)
@@ -291,11 +306,6 @@ class StateSpace(_LTI):
     def __init__(self, name, params):
         super().__init__(name, params)
         self._set(*lti_matrices(self.p))
-
-    def ports(self):
-        m, q = self._B.shape[1], self._C.shape[0]
-        return ([In("u", shape=(m,))],
-                [Out("y", shape=(q,), feedthrough=self._feedthrough)])
 
 
 class TransferFunction(_LTI):

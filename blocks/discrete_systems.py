@@ -5,22 +5,20 @@ does not start on one) the output is the one the initial state gives with u = 0.
 """
 import numpy as np
 
-from blocksim.block import Block, In, Out, Sample
+from blocksim.block import In, Out, Sample
 from blocksim.params import Param, ParamError
 
-from .continuous import lti_matrices, polynomial, tf_realisation
+from .continuous import _LinearOutput, lti_matrices, polynomial, tf_realisation
 from .discrete import _Discrete
 from .param_checks import check_fits, check_ordered
 
 
-class _DiscreteLTI(Block):
-    """x[k+1] = A x[k] + B u[k], y[k] = C x[k] + D u[k] on flat views u (m,), y (p,),
-    x (n,) = the discrete state. Subclasses call `_set` in __init__."""
+class _DiscreteLTI(_LinearOutput):
+    """x[k+1] = A x[k] + B u[k], y[k] = C x[k] + D u[k] with x the discrete state.
+    Subclasses call `_set` in __init__."""
 
     def _set(self, A, B, C, D, x0):
-        self._A, self._B, self._C, self._D, self._x0 = A, B, C, D, x0
-        self._direct = bool(D.any())
-        self._feedthrough = ("u",) if self._direct else ()
+        super()._set(A, B, C, D, x0)
         self.sample = Sample(self.p.period)
 
     def discrete_state(self):
@@ -28,21 +26,13 @@ class _DiscreteLTI(Block):
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        self._u = u[0].reshape(-1, copy=False)
-        self._y = y[0].reshape(-1, copy=False)
-        self._Du = np.zeros_like(self._y)
+        self._bind_output(u, y, xd)
         self._Ax = np.zeros_like(xd)
         self._Bu = np.zeros_like(xd)
 
     def initialize(self, t):
         # before the first hit: y = C x0 (the input is not sampled yet)
         np.matmul(self._C, self.xd, out=self._y)
-
-    def output(self, t):
-        np.matmul(self._C, self.xd, out=self._y)
-        if self._direct:
-            np.matmul(self._D, self._u, out=self._Du)
-            self._y += self._Du
 
     def update(self, t):
         np.matmul(self._A, self.xd, out=self._Ax)
@@ -75,10 +65,6 @@ class DiscreteStateSpace(_DiscreteLTI):
     def __init__(self, name, params):
         super().__init__(name, params)
         self._set(*lti_matrices(self.p))
-
-    def ports(self):
-        m, q = self._B.shape[1], self._C.shape[0]
-        return ([In("u", shape=(m,))], [Out("y", shape=(q,), feedthrough=self._feedthrough)])
 
 
 class DiscreteTransferFunction(_DiscreteLTI):
