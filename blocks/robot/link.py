@@ -29,9 +29,10 @@ def inertia_tensor(I):
         xx, yy, zz, xy, yz, xz = a
         a = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
     elif a.shape == (3, 3):
-        if not np.allclose(a, a.T, rtol=1e-12, atol=1e-15):
-            raise ValueError("inertia tensor is not symmetric")
-        a = (a + a.T) / 2
+        if (a != a.T).any():  # exactly symmetric (the usual case) skips the slower allclose
+            if not np.allclose(a, a.T, rtol=1e-12, atol=1e-15):
+                raise ValueError("inertia tensor is not symmetric")
+            a = (a + a.T) / 2
     else:
         raise ValueError(f"inertia needs 6 values [Ixx Iyy Izz Ixy Iyz Ixz] or a 3x3, "
                          f"got shape {a.shape}")

@@ -227,21 +227,21 @@ def load_robot(name_or_path):
             hint = f"; did you mean {near[0]!r}?" if near else ""
             raise RobotDataError(f"unknown robot {text!r}{hint} (built-in: {', '.join(available())})")
     stat = path.stat()
-    data = _robot_file(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    return robot_from_dict(data, source=path.name)
+    return _robot_file(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
 
 
 @functools.lru_cache(maxsize=32)
 def _robot_file(path, mtime_ns, size):
-    """A robot file's parsed YAML, cached by path, modification time and size: parsing is
-    most of the cost of building a robot (a batch of runs builds the same model, perturbed,
-    for every run), and `robot_from_dict` only reads the data."""
+    """The robot of a robot file, cached by path, modification time and size: a batch of runs
+    builds the same model, perturbed, for every run, and parsing and checking the file were
+    most of that. Robots are immutable, so the calls can share one."""
     from blocksim.errors import DiagramError
     from blocksim.yamlio import load_yaml_file
 
     try:  # the diagrams' loader: its limits, strict keys, UTF-8 and tags, with lines
-        return load_yaml_file(path)
+        data = load_yaml_file(path)
     except DiagramError as e:
         where = Path(path).name + (f":{e.line}" if e.line is not None else "")
         hint = f" ({e.hint})" if e.hint else ""
         raise RobotDataError(f"{e.message}{hint}", source=where) from None
+    return robot_from_dict(data, source=Path(path).name)

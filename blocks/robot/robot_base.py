@@ -229,10 +229,12 @@ class RobotBase:
 
     def nofriction(self, what="coulomb"):
         """Copy with Coulomb friction removed ('coulomb') or Coulomb and viscous ('all')."""
+        return self._copy(**self._nofriction_changes(what))
+
+    def _nofriction_changes(self, what):
         if what not in ("coulomb", "all"):
             raise ValueError(f"nofriction: what must be 'coulomb' or 'all', got {what!r}")
-        viscous = self.B if what == "coulomb" else np.zeros(self.n)
-        return self._copy(Tc=np.zeros((self.n, 2)), B=viscous)
+        return {"Tc": np.zeros((self.n, 2)), "B": self.B if what == "coulomb" else np.zeros(self.n)}
 
     def perturb(self, p, seed=None):
         """Copy with masses and inertia tensors scaled by independent draws from U(1−p, 1+p).
@@ -241,9 +243,11 @@ class RobotBase:
         size=(n, 2))``; link j's mass × s[j, 0] and its whole inertia tensor × s[j, 1]. COM,
         Jm, G, B, Tc unchanged; name prefixed 'P/'.
         """
+        return self._copy(**self._perturb_changes(p, seed))
+
+    def _perturb_changes(self, p, seed):
         s = np.random.default_rng(seed).uniform(1 - p, 1 + p, size=(self.n, 2))
-        return self._copy(m=self.m * s[:, 0], I=self.I * s[:, 1, None, None],
-                          name="P/" + self.name)
+        return {"m": self.m * s[:, 0], "I": self.I * s[:, 1, None, None], "name": "P/" + self.name}
 
     def payload(self, m, p=(0.0, 0.0, 0.0)):
         """Copy with a point mass m (kg) at p (3,) in the tool frame added to the last link.
@@ -285,10 +289,13 @@ class RobotBase:
         """
         if friction not in (None, "full", "viscous", "none"):
             raise ValueError(f"friction must be 'full', 'viscous' or 'none', got {friction!r}")
-        kw = {k: v for k, v in (("gravity", gravity), ("base", base), ("tool", tool))
-              if v is not None}
-        robot = self._copy(**kw) if kw else self
+        # one copy for all the changes (the payload needs the new tool: a copy before it)
+        changes = {k: v for k, v in (("gravity", gravity), ("base", base), ("tool", tool))
+                   if v is not None}
+        robot = self
         if payload is not None:
+            if changes:
+                robot, changes = robot._copy(**changes), {}
             if isinstance(payload, dict):
                 if set(payload) - {"m", "p"} or "m" not in payload:
                     raise ValueError("payload mapping needs 'm' and optionally 'p'")
@@ -296,12 +303,10 @@ class RobotBase:
             else:
                 robot = robot.payload(*payload)
         if perturb is not None:
-            robot = robot.perturb(perturb, seed)
-        if friction == "viscous":
-            robot = robot.nofriction("coulomb")
-        elif friction == "none":
-            robot = robot.nofriction("all")
-        return robot
+            changes.update(robot._perturb_changes(perturb, seed))
+        if friction in ("viscous", "none"):
+            changes.update(robot._nofriction_changes("coulomb" if friction == "viscous" else "all"))
+        return robot._copy(**changes) if changes else robot
 
     # ------------------------------------------------------------ calling the kernels
     def _run(self, kernel, lead, tail, out, *args):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from blocks.robot import RobotDataError, load_robot, robot_from_dict
+from blocks.robot.link import inertia_tensor
 from blocks.robot.models import parse_number
 
 DEG = np.pi / 180
@@ -165,6 +166,31 @@ def test_robot_file_with_a_bom_is_read(tmp_path):
     path = tmp_path / "arm.yaml"
     path.write_bytes(b"\xef\xbb\xbf" + ROBOT_FILE.encode())  # as diagrams: a BOM is fine
     assert load_robot(path).n == 2
+
+
+def test_robot_file_is_built_once_and_again_when_it_changes(tmp_path):
+    """A batch of runs loads the same robot file for every run: one robot (immutable) serves
+    them; an edited file is a new robot."""
+    path = tmp_path / "arm.yaml"
+    path.write_text(ROBOT_FILE)
+    first = load_robot(path)
+    assert load_robot(path) is first and list(first.a) == [0.5, 0.5]
+    path.write_text(ROBOT_FILE.replace("a: 0.5", "a: 0.75"))  # another size: seen at once
+    assert list(load_robot(path).a) == [0.75, 0.75]
+
+
+def test_inertia_tensor_symmetry():
+    """Exactly symmetric tensors pass as they are; within rtol 1e-12 they are symmetrised;
+    beyond it they are refused."""
+    I = np.array([[1.0, 0.1, 0.2], [0.1, 2.0, 0.3], [0.2, 0.3, 3.0]])
+    assert np.array_equal(inertia_tensor(I), I)
+    near = I.copy()
+    near[0, 1] += 1e-14
+    assert np.array_equal(inertia_tensor(near), (near + near.T) / 2)
+    far = I.copy()
+    far[0, 1] += 1e-6
+    with pytest.raises(ValueError, match="not symmetric"):
+        inertia_tensor(far)
 
 
 def test_error_is_a_value_error_with_source_and_path():
