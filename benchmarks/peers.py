@@ -67,9 +67,9 @@ def bdsim_sim():
     return bdsim.BDSim(toolboxes=False, graphics=False, animation=False, progress=False)
 
 
-def bdsim_quiet_run(sim, bd, T, **kw):
+def bdsim_quiet_run(sim, bd, T, rtol=1e-6, atol=1e-8, **kw):
     with contextlib.redirect_stdout(io.StringIO()):
-        return sim.run(bd, T=T, solver="RK45", solver_args={"rtol": 1e-6, "atol": 1e-8}, **kw)
+        return sim.run(bd, T=T, solver="RK45", solver_args={"rtol": rtol, "atol": atol}, **kw)
 
 
 def bdsim_chain(n):

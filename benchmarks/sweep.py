@@ -5,8 +5,9 @@ Carlo as a plain loop over blocksim.run and as a loop over bdsim.
     python benchmarks/sweep.py [--runs 200] [--loop-runs 40] [--peer-runs 10]
 
 The work: demo3 (Puma 560 computed torque, 10 s) with the controller's model perturbed by
-10 % with a different random seed per run, RK45 at rtol 1e-6, atol 1e-8 (the tolerances of
-benchmarks/peers.py, which make one run take about 0.1 s), metric max(abs(e)).
+10 % with a different random seed per run, RK45 at rtol 1e-10, atol 1e-12 (`--rtol`; atol is
+rtol/100): about 0.1 s of simulation per run, the run length the speed-up target is set for;
+metric max(abs(e)).
 
 Rows:
 - sweep, 1 worker: in this process (no Dask); per-run overhead = (wall time of the runs -
@@ -43,15 +44,14 @@ import blocksim  # noqa: E402
 from blocksim.sweep_run import prepare  # noqa: E402
 
 DEMO3 = ROOT / "diagrams" / "demo3.yaml"
-TOL = {"simulation.rtol": 1e-6, "simulation.atol": 1e-8}
 
 MONTE_CARLO = f"""\
 blocksim-sweep: 1
 diagram: {DEMO3}
 name: bench_robustness
 set:
-  simulation.rtol: 1e-6
-  simulation.atol: 1e-8
+  simulation.rtol: {{rtol}}
+  simulation.atol: {{atol}}
   robots.p560p.perturb: 0.1
 samples: {{runs}}
 random:
@@ -66,8 +66,8 @@ blocksim-sweep: 1
 diagram: {DEMO3}
 name: bench_gains
 set:
-  simulation.rtol: 1e-6
-  simulation.atol: 1e-8
+  simulation.rtol: {{rtol}}
+  simulation.atol: {{atol}}
 grid:
   blocks.Kp.K: linspace(50, 200, {{n}})
   blocks.Kd.K: [10, 20]
@@ -109,12 +109,12 @@ def overhead_ms(table, runs_wall):
     return 1e3 * (runs_wall - ex["simulate_s"]) / len(table), 1e3 * ex["simulate_s"] / len(table)
 
 
-def plain_loop(seeds):
+def plain_loop(seeds, tol):
     """Per run: blocksim.run loads and compiles the diagram, then the metric in numpy."""
     t0 = time.perf_counter()
     values = []
     for seed in seeds:
-        r = blocksim.run(DEMO3, overrides={**TOL, "robots.p560p.perturb": 0.1,
+        r = blocksim.run(DEMO3, overrides={**tol, "robots.p560p.perturb": 0.1,
                                            "robots.p560p.seed": int(seed)})
         values.append(float(np.max(np.abs(r["e"]))))
     return time.perf_counter() - t0, values
@@ -132,7 +132,7 @@ def perturbed(plant, p, seed):
     return model
 
 
-def bdsim_loop(seeds):
+def bdsim_loop(seeds, tol):
     """Per run: a new bdsim diagram of demo3's structure with the perturbed controller model."""
     from peers import QF, bdsim_quiet_run, bdsim_sim
     import roboticstoolbox as rtb
@@ -159,7 +159,8 @@ def bdsim_loop(seeds):
         bd.connect(robot[2], bd.NULL())
         with contextlib.redirect_stdout(io.StringIO()):
             bd.compile(report=False)
-        out = bdsim_quiet_run(sim, bd, 10, watch=[e])
+        out = bdsim_quiet_run(sim, bd, 10, watch=[e], rtol=tol["simulation.rtol"],
+                              atol=tol["simulation.atol"])
         values.append(float(np.max(np.abs(out.y))))  # the one watched signal, (N, 6)
     return time.perf_counter() - t0, values
 
@@ -196,28 +197,31 @@ def main():
     ap.add_argument("--runs", type=int, default=200, help="Monte Carlo runs of the sweeps")
     ap.add_argument("--loop-runs", type=int, default=40, help="runs of the plain loop")
     ap.add_argument("--peer-runs", type=int, default=10, help="runs of the bdsim loop")
+    ap.add_argument("--rtol", type=float, default=1e-10, help="RK45 rtol (atol = rtol/100)")
     args = ap.parse_args()
+    tol = {"simulation.rtol": args.rtol, "simulation.atol": args.rtol / 100}
+    sweep_tol = {"rtol": args.rtol, "atol": args.rtol / 100}
     n = args.runs
     rows = []
     print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
     with tempfile.TemporaryDirectory() as folder:
-        mc = sweep_file(folder, MONTE_CARLO, runs=n)
+        mc = sweep_file(folder, MONTE_CARLO, runs=n, **sweep_tol)
         one, wall1, runs1, steady1 = timed_sweep(mc, 1)
         over1, sim1 = overhead_ms(one, runs1)
         rows.append(("sweep, 1 worker (in-process)", n, wall1, runs1))
         two, wall2, runs2, steady2 = timed_sweep(mc, 2)
         rows.append(("sweep, 2 workers (local Dask)", n, wall2, runs2))
         same = [r["max_err"] for r in one.rows] == [r["max_err"] for r in two.rows]
-        gains = sweep_file(folder, GAINS, n=max(1, n // 20))
+        gains = sweep_file(folder, GAINS, n=max(1, n // 20), **sweep_tol)
         g, _, gruns, _ = timed_sweep(gains, 1)
         over_gains, sim_gains = overhead_ms(g, gruns)
     seeds = one.column("robots.p560p.seed")
     swept = one.column("max_err")
-    loop_wall, loop_values = plain_loop(seeds[:args.loop_runs])
+    loop_wall, loop_values = plain_loop(seeds[:args.loop_runs], tol)
     rows.append(("plain loop over blocksim.run", args.loop_runs, loop_wall, loop_wall))
     agreement = [f"plain loop = sweep: {loop_values == swept[:args.loop_runs]}"]
     try:
-        peer_wall, peer_values = bdsim_loop(seeds[:args.peer_runs])
+        peer_wall, peer_values = bdsim_loop(seeds[:args.peer_runs], tol)
         rows.append(("bdsim + rtb in a loop", args.peer_runs, peer_wall, peer_wall))
         rel = np.max(np.abs(np.array(peer_values) / swept[:args.peer_runs] - 1))
         agreement.append(f"bdsim's max error / the sweep's - 1: at most {rel:.1e}")
@@ -225,7 +229,7 @@ def main():
         print(f"bdsim row skipped: {e}")
 
     base = runs1 / n
-    print(f"\nMonte Carlo of demo3 (perturbed controller model, RK45 rtol 1e-6): "
+    print(f"\nMonte Carlo of demo3 (perturbed controller model, RK45 rtol {args.rtol:g}): "
           f"{sim1:.0f} ms of simulation per run\n")
     print("| way | runs | wall s | runs only s | ms / run | runs / s | time per run vs sweep (1 worker) |")
     print("|---|---|---|---|---|---|---|")
@@ -244,8 +248,8 @@ def main():
           f"worker occupancy {ex['run_s'] / (2 * runs2):.2f} (time inside runs / (2 x the runs' "
           "wall time): 1 means the cluster never left a worker waiting)")
     print(f"processor time per run: {1e3 * ex1['cpu_s'] / n:.1f} ms in-process, "
-          f"{1e3 * ex['cpu_s'] / n:.1f} ms on a worker (equal: the cluster adds no work per run; "
-          "the speed-up is then the cores the machine gives the workers)")
+          f"{1e3 * ex['cpu_s'] / n:.1f} ms on a worker (the difference: the cluster's own threads "
+          "in the worker processes)")
     print("same Monte Carlo (the same seeds, the same perturbed robots): " + "; ".join(agreement))
     for label, (fresh, kept) in preparation().items():
         print(f"a model per run, {label}: load + compile {fresh:.2f} ms, re-parameterise "

@@ -139,13 +139,27 @@ def _blocksim_version():
     return __version__
 
 
+# The local cluster's settings (the nannies hand them to the worker processes). Besides the
+# saturation (see the module docstring): no dashboard reads the workers' statistical profiler
+# (a thread sampling the running task's stack every 10 ms), the event-loop watchdog (20 ms)
+# and the system and memory monitors (0.5 s, 0.1 s) may wake rarely. On 2 cores these
+# background threads took 5-10 % from the runs (benchmarks/sweep.py: 2-worker throughput
+# +6-12 %).
+_LOCAL_CONFIG = {
+    "distributed.scheduler.worker-saturation": 1.0,
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
+
 @contextlib.contextmanager
 def _local_cluster(workers):
     import dask
     from distributed import Client, LocalCluster
 
-    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}), \
-            warnings.catch_warnings(), _ignoring_sigint():
+    with dask.config.set(_LOCAL_CONFIG), warnings.catch_warnings(), _ignoring_sigint():
         # the scheduler's internal HTTP server (loopback) moves to a free port when another
         # cluster on this machine has the default one: not worth a warning
         warnings.filterwarnings("ignore", message="Port .* is already in use")
