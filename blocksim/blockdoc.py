@@ -11,7 +11,7 @@ import inspect
 import sys
 
 from .errors import DiagramError
-from .library import PLUGIN_FAMILY, Library, PluginError, summary
+from .library import PLUGIN_FAMILY, Library, PluginError, doc_paragraphs, summary
 
 SUBSYSTEM_DOC = """\
 A diagram used as one block: its own blocks, wires and parameters behind named ports.
@@ -84,7 +84,7 @@ def _groups(lib, builtin_only=False):
 
 
 def _summary(name, cls):
-    return summary(cls) if cls is not None else SUBSYSTEM_DOC.split("\n", 1)[0]
+    return summary(cls) if cls is not None else doc_paragraphs(SUBSYSTEM_DOC)[0]
 
 
 def listing(lib):
@@ -143,9 +143,8 @@ def markdown(lib):
 
 
 def _markdown_block(name, cls):
-    doc = SUBSYSTEM_DOC if cls is None else inspect.cleandoc(cls.__doc__ or "")
-    head, _, rest = doc.partition("\n\n")
-    text = [f"### {name}\n", " ".join(head.split()) + "\n"]
+    head, rest = doc_paragraphs(SUBSYSTEM_DOC if cls is None else cls.__doc__)
+    text = [f"### {name}\n", head + "\n"]
     if rest.strip():
         text.append("```text\n" + rest.strip("\n") + "\n```\n")
     if cls is not None:

@@ -784,7 +784,7 @@ class _Compiler:
         return "" if drv is None else f"{drv[0]}.{drv[1]}{index_text(drv[2])}"
 
     def signal_view(self, text, loc):
-        ep = through_outputs(self.spec.subsystem_ports, parse_endpoint(text, loc))
+        ep = through_outputs(self.spec.subsystems, parse_endpoint(text, loc))
         if ep.block not in self.ports:
             raise loc.error(f"unknown block '{ep.block}'{suggest(ep.block, self.ports)}")
         port = self.endpoint(ep, output=True)

@@ -127,7 +127,6 @@ class DiagramSpec:
     simulation: dict  # key -> Value
     record: dict  # name -> Value (signal text)
     subsystems: dict = field(default_factory=dict)  # flat name -> SubsystemSpec
-    subsystem_ports: dict = field(default_factory=dict)  # flat name -> (inputs, outputs)
     written_wires: list = field(default_factory=list)  # as written: ends may be subsystems
     overrides: list = field(default_factory=list)  # overrides applied, in order (for meta.json)
 
@@ -142,7 +141,7 @@ class DiagramSpec:
             blocks={name: BlockSpec(b.name, b.type, dict(b.params), b.loc, b.scope)
                     for name, b in self.blocks.items()},
             wires=self.wires, simulation=dict(self.simulation), record=dict(self.record),
-            subsystems=self.subsystems, subsystem_ports=self.subsystem_ports,
+            subsystems=self.subsystems,
             written_wires=self.written_wires, overrides=list(self.overrides))
 
 
@@ -238,8 +237,8 @@ class _Loader:
         self.scopes = []
         self.blocks = {}
         self.wires = []
-        self.subsystems = {}  # flat name -> (inputs {name: [Endpoint]}, outputs {name: Endpoint})
         self.specs = {}  # flat name -> SubsystemSpec
+        self.subsystems = {}  # the same, for those whose ports could be read
         self.robots = {}
 
     # -- documents ---------------------------------------------------------------------------
@@ -408,8 +407,8 @@ class _Loader:
         self.specs[flat] = SubsystemSpec(flat, source, len(self.scopes), loc)
         ports = self.document(doc, inner_file, flat + "/", scope, overrides, inner_stack, top=False)
         if ports is not None:
-            self.subsystems[flat] = ports
             self.specs[flat].inputs, self.specs[flat].outputs = ports
+            self.subsystems[flat] = self.specs[flat]
 
     def resolve(self, file, target):
         """The absolute path of subsystem file `target` named in `file` (cached: a file
@@ -481,36 +480,39 @@ class _Loader:
         for w in self.wires:
             try:
                 src = through_outputs(self.subsystems, w.src)
-                dsts = self._through_inputs(w.dst)
+                dsts = through_inputs(self.subsystems, w.dst)
             except DiagramError as e:
                 self.problems.add(e)
                 continue
             resolved.extend(WireSpec(src, d, w.loc) for d in dsts)
         self.wires = resolved
 
-    def _through_inputs(self, ep):
-        if ep.block not in self.subsystems:
-            return [ep]
-        inputs = self.subsystems[ep.block][0]
-        port = _only_port(ep, inputs, "input")
-        out = []
-        for inner in inputs[port]:
-            out.extend(self._through_inputs(Endpoint(inner.block, inner.port, None, ep.loc)))
-        return out
 
 
 def through_outputs(subsystems, ep):
     """The inner block output a subsystem's output port stands for (through nested
-    subsystems): `Plant.x` -> `Plant/Position.y`. `subsystems` maps flat names to their
-    (inputs, outputs) ports; an endpoint on an ordinary block comes back unchanged."""
+    subsystems): `Plant.x` -> `Plant/Position.y`. `subsystems` maps flat names to
+    SubsystemSpecs; an endpoint on an ordinary block comes back unchanged."""
     while ep.block in subsystems:
-        outputs = subsystems[ep.block][1]
+        outputs = subsystems[ep.block].outputs
         port = _only_port(ep, outputs, "output")
         inner = outputs[port]
         if ep.index is not None and inner.index is not None:
             raise ep.loc.error(f"cannot index subsystem output '{ep.text()}' that is itself indexed")
         ep = Endpoint(inner.block, inner.port, ep.index if ep.index is not None else inner.index, ep.loc)
     return ep
+
+
+def through_inputs(subsystems, ep):
+    """The inner block inputs a subsystem's input port feeds (through nested subsystems), as
+    a list; an endpoint on an ordinary block comes back alone."""
+    if ep.block not in subsystems:
+        return [ep]
+    inputs = subsystems[ep.block].inputs
+    port = _only_port(ep, inputs, "input")
+    return [inner for target in inputs[port]
+            for inner in through_inputs(subsystems, Endpoint(target.block, target.port, None,
+                                                             ep.loc))]
 
 
 def _only_port(ep, ports, side):
@@ -564,7 +566,6 @@ def load_diagram(source, overrides=(), *, text=None, via="--set"):
         simulation=_section(doc, "simulation", SIMULATION_KEYS, file, loader.problems),
         record=_section(doc, "record", None, file, loader.problems),
         subsystems=loader.specs,
-        subsystem_ports=loader.subsystems,
         written_wires=loader.written_wires,
     )
     loader.problems.check()

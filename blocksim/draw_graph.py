@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .diagram import through_inputs, through_outputs
+
 # parameters that only shape ports or figures: the box already shows them, or they say nothing
 # about the dynamics
 _HIDDEN_PARAMS = frozenset({"inputs", "title", "labels", "xlim", "ylim", "fps", "view"})
@@ -134,22 +136,13 @@ class _Builder:
     def through_output(self, ep):
         """The flat block output behind a written source (through subsystem outputs), with
         the index applied on the way."""
-        index = ep.index
-        while ep.block in self.spec.subsystems:
-            outputs = self.spec.subsystems[ep.block].outputs
-            inner = outputs[ep.port if ep.port is not None else next(iter(outputs))]
-            index = index if index is not None else inner.index
-            ep = inner
-        port = ep.port if ep.port is not None else self.ports[ep.block][1][0]
-        return ep.block, port, index
+        ep = through_outputs(self.spec.subsystems, ep)
+        return ep.block, ep.port if ep.port is not None else self.ports[ep.block][1][0], ep.index
 
     def through_inputs(self, ep):
         """The flat block inputs a written destination feeds (through subsystem inputs)."""
-        if ep.block not in self.spec.subsystems:
-            return [(ep.block, ep.port if ep.port is not None else self.ports[ep.block][0][0])]
-        inputs = self.spec.subsystems[ep.block].inputs
-        targets = inputs[ep.port if ep.port is not None else next(iter(inputs))]
-        return [t for inner in targets for t in self.through_inputs(inner)]
+        return [(t.block, t.port if t.port is not None else self.ports[t.block][0][0])
+                for t in through_inputs(self.spec.subsystems, ep)]
 
     def output_shape(self, ep):
         block, port, index = self.through_output(ep)

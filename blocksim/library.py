@@ -16,6 +16,7 @@ A plugin never replaces a built-in type.
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 import warnings
 
@@ -173,8 +174,14 @@ class Library:
 
 def summary(cls):
     """The first paragraph of a block class's docstring, on one line."""
-    doc = (cls.__doc__ or "").strip()
-    return " ".join(doc.split("\n\n", 1)[0].split())
+    return doc_paragraphs(cls.__doc__)[0]
+
+
+def doc_paragraphs(doc):
+    """(first paragraph on one line, the rest) of a docstring: a block's one-line summary
+    and its details (equation, ports)."""
+    head, _, rest = inspect.cleandoc(doc or "").partition("\n\n")
+    return " ".join(head.split()), rest
 
 
 def _one_line(error):
