@@ -319,7 +319,7 @@ class _Compiler:
         for key, value in spec.params.items():
             if key not in schema:
                 self.problems.add(value.loc.error(
-                    f"unknown parameter '{key}' for a {spec.type} block{suggest(key, schema)}",
+                    f"unknown parameter '{key}' (type {spec.type}){suggest(key, schema)}",
                     block=spec.name, hint=f"parameters: {', '.join(schema) or 'none'}"))
                 bad = True
         for name, param in schema.items():
@@ -380,16 +380,15 @@ class _Compiler:
     # -- stage 3: wires and shapes ----------------------------------------------------------
     def resolve_wires(self):
         self.drivers = {}  # (dst block, in port) -> (src block, out port, index, loc)
+        wired = set()  # inputs with a wire whose source is wrong or failed: not unconnected
         for w in self.spec.wires:
-            try:
-                src = self.endpoint(w.src, output=True)
-                dst = self.endpoint(w.dst, output=False)
-            except _Reported:
-                continue
-            except DiagramError as e:
-                self.problems.add(e)
+            src, dst = self.wire_end(w.src, output=True), self.wire_end(w.dst, output=False)
+            if dst is None:
                 continue
             key = (w.dst.block, dst)
+            if src is None:
+                wired.add(key)
+                continue
             if key in self.drivers:
                 first = self.drivers[key][3]
                 self.problems.add(w.loc.error(
@@ -399,12 +398,24 @@ class _Compiler:
             self.drivers[key] = (w.src.block, src, w.src.index, w.loc)
         for name, (ins, _) in self.ports.items():
             for port in ins.values():
-                if (name, port.name) not in self.drivers and not port.optional:
+                if (name, port.name) not in self.drivers and (name, port.name) not in wired \
+                        and not port.optional:
                     self.problems.add(self.spec.blocks[name].loc.error(
                         "input is not connected", block=name, port=port.name,
                         hint=f"wire a signal to it, or feed it a constant: e.g. the block "
                              f"`Zero: {{type: constant, value: 0}}` and the wire "
                              f"`Zero -> {name}.{port.name}`"))
+
+    def wire_end(self, ep, output):
+        """The port name of a wire's end, or None when it is wrong (reported here) or on a
+        block that failed to build (reported already)."""
+        try:
+            return self.endpoint(ep, output)
+        except _Reported:
+            return None
+        except DiagramError as e:
+            self.problems.add(e)
+            return None
 
     def endpoint(self, ep, output):
         if ep.block not in self.ports:
@@ -802,21 +813,23 @@ class _Compiler:
             raw, self.scope_names[0] if self.scope_names else {}, dotted=self.dotted),
             self.problems, self.spec.file)
 
-    def values_and_blocks(self):
+    def values_and_blocks(self, check=True):
         """Stages 1 and 2 on `self.spec` (robots, parameters, settings, blocks), each one's
-        problems reported together; returns the Settings."""
+        problems reported together (unless `check` is false: the caller goes on to the wires,
+        whose problems are reported with the blocks'); returns the Settings."""
         self.build_sections()
         self.problems.check()
         self.evaluate_scopes()
         settings = self.settings()
         self.build_blocks()
-        self.problems.check()
+        if check:
+            self.problems.check()
         return settings
 
     def compile(self):
         """Every stage, on `self.spec`: the Model."""
-        settings = self.values_and_blocks()
-        self.resolve_wires()
+        settings = self.values_and_blocks(check=False)
+        self.resolve_wires()  # skips the ends on blocks that failed to build
         self.problems.check()
         self.build_nodes()  # algebraic loops first: a feedthrough cycle also stalls shape inference
         self.propagate_shapes()
