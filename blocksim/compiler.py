@@ -27,6 +27,7 @@ from .diagram import NAME_RE, bool_hint, index_text, parse_endpoint, suggest, th
 from .errors import DiagramError, Problems
 from .gcpause import without_gc
 from .library import Library, PluginError
+from .results import RUN_FILES
 from .params import ParamError
 from .solvers import FIXED_STEP, SOLVERS
 
@@ -787,7 +788,28 @@ class _Compiler:
                 block.signal_names = tuple(self.driver_text(name, port) for port in ins)
             if block.stops:
                 stops.append(block.u[0])
+        self.check_files(block for block, _ in sinks)
         return record, sinks, stops
+
+    def check_files(self, sinks):
+        """No two blocks write the same file, and none writes one of the run's own files
+        (compared without case: some file systems do not tell them apart)."""
+        owners = {name.lower(): None for name in RUN_FILES}
+        for block in sinks:
+            for file in block.files():
+                key = file.lower()
+                if key not in owners:
+                    owners[key] = block.name
+                    continue
+                loc = self.spec.blocks[block.name].loc
+                if owners[key] is None:
+                    self.problems.add(loc.error(
+                        f"writes '{file}', a file the run itself writes",
+                        block=block.name, hint="the run's files: " + ", ".join(RUN_FILES)))
+                else:
+                    self.problems.add(loc.error(
+                        f"writes '{file}', which block '{owners[key]}' writes too",
+                        block=block.name, hint="give each block its own file name"))
 
     def driver_text(self, name, port):
         """The signal wired to an input as a diagram writes it ('Robot.q[0:3]'), or ''."""
