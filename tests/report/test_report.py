@@ -184,3 +184,33 @@ def test_a_previous_runs_figures_are_not_shown(tmp_path):
     assert not (out / "Old.png").exists()
     assert main(["report", str(out)]) == 0
     assert (out / "report.html").read_text(encoding="utf-8") == text
+
+
+MARKUP = """\
+blocksim: 1
+name: "x<b>&amp;\\"y'"
+description: "ends </p><script>alert(1)</script> & \\"quoted\\""
+blocks:
+  U: {type: step, time: 0.5}
+  F: {type: function, expr: "where(u < 0.5, 0, u)", inputs: [u]}
+  Sc: {type: scope, title: "<i>t</i> & \\"q\\""}
+wires: [U -> F, F -> Sc]
+simulation: {stop: 1}
+"""
+
+
+def test_markup_in_names_and_parameters_is_shown_as_text(tmp_path):
+    """A diagram's name, description and parameter strings may hold <, &, and quotes: the
+    page shows them as written and they add no element (a <script> would run)."""
+    path = tmp_path / "markup.yaml"
+    path.write_text(MARKUP)
+    out = tmp_path / "run"
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    page, images = check_self_contained((out / "report.html").read_text(encoding="utf-8"))
+    words = page.words
+    for text in ('x<b>&amp;"y\'', 'ends </p><script>alert(1)</script> & "quoted"',
+                 "where(u < 0.5, 0, u)", '<i>t</i> & "q"'):
+        assert text in words, text
+    assert [t for t, _ in page.tags if t in ("b", "i", "script")] == ["script"]  # the page's own
+    svg = next(data for kind, data in images.values() if kind == "image/svg+xml")
+    assert b"where(u &lt; 0.5, 0, u)" in svg  # parsed as XML by check_self_contained
