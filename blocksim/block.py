@@ -73,6 +73,7 @@ must be called (a jump of the input, echoed later).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from types import SimpleNamespace
 
 import numpy as np
@@ -127,6 +128,13 @@ class Out:
     @property
     def aliased(self):
         return self.state is not None or self.dstate is not None
+
+
+def exact_time(x):
+    """A time parameter as the fraction the engine counts in (denominator <= 1e9): times
+    computed as offset + k*period from it, then rounded once to float, agree to the last bit
+    whoever computes them (sample hits, a pulse's edges): 3*0.1 is 0.3, not 0.30000000000000004."""
+    return Fraction(x).limit_denominator(10**9)
 
 
 @dataclass(frozen=True)
