@@ -131,10 +131,13 @@ class Out:
 
 
 def exact_time(x):
-    """A time parameter as the fraction the engine counts in (denominator <= 1e9): times
-    computed as offset + k*period from it, then rounded once to float, agree to the last bit
-    whoever computes them (sample hits, a pulse's edges): 3*0.1 is 0.3, not 0.30000000000000004."""
-    return Fraction(x).limit_denominator(10**9)
+    """A time as the fraction the engine counts in: the simplest one (denominator <= 1e9) that
+    rounds to the float x, else x's exact binary value. Times computed from these as
+    offset + k*period or t + delay, then rounded once to float, agree to the last bit whoever
+    computes them (sample hits, a pulse's edges, a delayed jump): 3*0.1 is 0.3, and so is
+    0.2 + 0.1, not 0.30000000000000004."""
+    simple = Fraction(x).limit_denominator(10**9)
+    return simple if float(simple) == x else Fraction(x)
 
 
 @dataclass(frozen=True)
