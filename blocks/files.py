@@ -142,7 +142,8 @@ _FILE_NAME = re.compile(r"[^/\\\x00]+\.(csv|npz)\Z", re.IGNORECASE)
 class ToFile(Block):
     """Writes its inputs at the recorded times into the run directory.
 
-    file: a file name only (no directory, no `..`), ending in .csv or .npz. CSV: a header row
+    file: a file name only (no directory, no `..`), ending in .csv or .npz, neither one of the
+    run's own files (results.npz, results.csv) nor another to_file's. CSV: a header row
     `t, u1, ...` (a vector input u1 gives u1[0], u1[1], ...; a matrix u1[0,0], ...) and one row
     per recorded time (the rows of results.npz), values in full precision. NPZ: arrays t (N,)
     and u1..uN (N, *shape). Inputs: u1..uN (N = inputs), any shapes. Nothing is written when
@@ -167,6 +168,9 @@ class ToFile(Block):
 
     def ports(self):
         return [In(f"u{i + 1}") for i in range(self.p.inputs)], []
+
+    def files(self):
+        return (self.p.file,)
 
     def finalize(self, run):
         if run.out_dir is None:

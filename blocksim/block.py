@@ -244,6 +244,13 @@ class Block:
         The outputs are evaluated again afterwards."""
 
     # ---- end of run ----------------------------------------------------------------------
+    def files(self):
+        """Names of the files a block with `records_inputs` writes into the run directory
+        under names of its own choosing (e.g. a to_file's `file`), checked when the diagram
+        is compiled: no two blocks, and none of the run's own files, share a name. Figures
+        named after the block need not be listed."""
+        return ()
+
     def finalize(self, run):
         """Called after the run for blocks with `records_inputs`, with a `FinalRun`: draw
         figures, print lines (`run.messages`), add a JSON-able report (`run.reports`)."""

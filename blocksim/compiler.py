@@ -27,6 +27,7 @@ from .diagram import NAME_RE, bool_hint, index_text, parse_endpoint, suggest, th
 from .errors import DiagramError, Problems
 from .gcpause import without_gc
 from .library import Library, PluginError
+from .results import RUN_FILES
 from .params import ParamError
 from .solvers import FIXED_STEP, SOLVERS
 
@@ -319,7 +320,7 @@ class _Compiler:
         for key, value in spec.params.items():
             if key not in schema:
                 self.problems.add(value.loc.error(
-                    f"unknown parameter '{key}' for a {spec.type} block{suggest(key, schema)}",
+                    f"unknown parameter '{key}' (type {spec.type}){suggest(key, schema)}",
                     block=spec.name, hint=f"parameters: {', '.join(schema) or 'none'}"))
                 bad = True
         for name, param in schema.items():
@@ -380,16 +381,15 @@ class _Compiler:
     # -- stage 3: wires and shapes ----------------------------------------------------------
     def resolve_wires(self):
         self.drivers = {}  # (dst block, in port) -> (src block, out port, index, loc)
+        wired = set()  # inputs with a wire whose source is wrong or failed: not unconnected
         for w in self.spec.wires:
-            try:
-                src = self.endpoint(w.src, output=True)
-                dst = self.endpoint(w.dst, output=False)
-            except _Reported:
-                continue
-            except DiagramError as e:
-                self.problems.add(e)
+            src, dst = self.wire_end(w.src, output=True), self.wire_end(w.dst, output=False)
+            if dst is None:
                 continue
             key = (w.dst.block, dst)
+            if src is None:
+                wired.add(key)
+                continue
             if key in self.drivers:
                 first = self.drivers[key][3]
                 self.problems.add(w.loc.error(
@@ -399,12 +399,24 @@ class _Compiler:
             self.drivers[key] = (w.src.block, src, w.src.index, w.loc)
         for name, (ins, _) in self.ports.items():
             for port in ins.values():
-                if (name, port.name) not in self.drivers and not port.optional:
+                if (name, port.name) not in self.drivers and (name, port.name) not in wired \
+                        and not port.optional:
                     self.problems.add(self.spec.blocks[name].loc.error(
                         "input is not connected", block=name, port=port.name,
                         hint=f"wire a signal to it, or feed it a constant: e.g. the block "
                              f"`Zero: {{type: constant, value: 0}}` and the wire "
                              f"`Zero -> {name}.{port.name}`"))
+
+    def wire_end(self, ep, output):
+        """The port name of a wire's end, or None when it is wrong (reported here) or on a
+        block that failed to build (reported already)."""
+        try:
+            return self.endpoint(ep, output)
+        except _Reported:
+            return None
+        except DiagramError as e:
+            self.problems.add(e)
+            return None
 
     def endpoint(self, ep, output):
         if ep.block not in self.ports:
@@ -776,7 +788,28 @@ class _Compiler:
                 block.signal_names = tuple(self.driver_text(name, port) for port in ins)
             if block.stops:
                 stops.append(block.u[0])
+        self.check_files(block for block, _ in sinks)
         return record, sinks, stops
+
+    def check_files(self, sinks):
+        """No two blocks write the same file, and none writes one of the run's own files
+        (compared without case: some file systems do not tell them apart)."""
+        owners = {name.lower(): None for name in RUN_FILES}
+        for block in sinks:
+            for file in block.files():
+                key = file.lower()
+                if key not in owners:
+                    owners[key] = block.name
+                    continue
+                loc = self.spec.blocks[block.name].loc
+                if owners[key] is None:
+                    self.problems.add(loc.error(
+                        f"writes '{file}', a file the run itself writes",
+                        block=block.name, hint="the run's files: " + ", ".join(RUN_FILES)))
+                else:
+                    self.problems.add(loc.error(
+                        f"writes '{file}', which block '{owners[key]}' writes too",
+                        block=block.name, hint="give each block its own file name"))
 
     def driver_text(self, name, port):
         """The signal wired to an input as a diagram writes it ('Robot.q[0:3]'), or ''."""
@@ -802,21 +835,23 @@ class _Compiler:
             raw, self.scope_names[0] if self.scope_names else {}, dotted=self.dotted),
             self.problems, self.spec.file)
 
-    def values_and_blocks(self):
+    def values_and_blocks(self, check=True):
         """Stages 1 and 2 on `self.spec` (robots, parameters, settings, blocks), each one's
-        problems reported together; returns the Settings."""
+        problems reported together (unless `check` is false: the caller goes on to the wires,
+        whose problems are reported with the blocks'); returns the Settings."""
         self.build_sections()
         self.problems.check()
         self.evaluate_scopes()
         settings = self.settings()
         self.build_blocks()
-        self.problems.check()
+        if check:
+            self.problems.check()
         return settings
 
     def compile(self):
         """Every stage, on `self.spec`: the Model."""
-        settings = self.values_and_blocks()
-        self.resolve_wires()
+        settings = self.values_and_blocks(check=False)
+        self.resolve_wires()  # skips the ends on blocks that failed to build
         self.problems.check()
         self.build_nodes()  # algebraic loops first: a feedthrough cycle also stalls shape inference
         self.propagate_shapes()

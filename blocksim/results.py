@@ -25,6 +25,8 @@ from .block import FinalRun
 # the run directory's report and drawing (blocksim/report.py writes them)
 REPORT = "report.html"
 DRAWING = "diagram.svg"
+# every file of a run directory that the run itself writes (blocks' files must not be one)
+RUN_FILES = ("results.npz", "results.csv", "meta.json", REPORT, DRAWING)
 
 
 class Result:

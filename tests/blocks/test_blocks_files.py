@@ -197,6 +197,26 @@ simulation: {{stop: 1}}
     assert ":5:" in str(e.value) and "file name" in str(e.value)
 
 
+@pytest.mark.parametrize("first, second, line, words", [
+    ("results.npz", "a.csv", 5, "a file the run itself writes"),   # would replace the results
+    ("a.csv", "RESULTS.CSV", 6, "a file the run itself writes"),  # --csv's file, any case
+    ("a.csv", "A.csv", 6, "which block 'W' writes too"),        # one would overwrite the other
+])
+def test_to_file_names_are_the_blocks_own(tmp_path, first, second, line, words):
+    (tmp_path / "d.yaml").write_text(f"""
+blocksim: 1
+blocks:
+  C: {{type: constant, value: 1}}
+  W: {{type: to_file, file: '{first}'}}
+  V: {{type: to_file, file: '{second}'}}
+wires: [C -> W, C -> V]
+simulation: {{stop: 1}}
+""")
+    with pytest.raises((DiagramError, DiagramErrors)) as e:
+        blocksim.load(tmp_path / "d.yaml")
+    assert f":{line}:" in str(e.value) and words in str(e.value), str(e.value)
+
+
 def test_cli_reports_a_bad_file_with_exit_2(tmp_path):
     (tmp_path / "m.csv").write_text("t,a\n0,1\n1,nan\n")
     (tmp_path / "d.yaml").write_text(BAD.replace("FILE", "m.csv"))

@@ -466,6 +466,35 @@ def test_all_static_problems_reported_together(tmp_path, capsys):
         assert f"{path}:{line}: error:" in stderr
 
 
+def test_block_and_wire_problems_reported_together_without_follow_on_errors(tmp_path, capsys):
+    """A bad parameter in one block and a bad port in another's wire: both reported at once.
+    An input wired from a block that failed to build, or from an output that does not exist,
+    is not also called unconnected (only the real cause is reported: exactly the marked
+    lines)."""
+    path, marked = write_case(tmp_path, """\
+        blocksim: 1
+        blocks:
+          A: {type: constant, value: 1, valeu: 2}  # @LINE
+          B: {type: gain, K: 2}
+          C: {type: gain, K: 3}
+          D: {type: sum, signs: "++"}
+          S: {type: scope, inputs: 2}
+        wires:
+          - A -> B
+          - B.yy -> C  # @LINE
+          - C -> D.u1
+          - B -> D.u3  # @LINE
+          - D -> S.u1
+          - C -> S.u2
+        """ + GOOD_SIM)
+    code, _, stderr = run_cli(["check", str(path)], capsys)
+    assert code == 2, stderr
+    lines = [int(m) for m in re.findall(re.escape(str(path)) + r":(\d+): error:", stderr)]
+    # D.u2 is truly unconnected (the wire meant for it names u3): reported at D's line
+    assert sorted(lines) == sorted(marked + [6]), stderr
+    assert "port 'u2': input is not connected" in stderr
+
+
 def test_alias_bomb_rejected(tmp_path, capsys):
     # Nine levels of ten-fold aliases expand to 10**9 nodes: far beyond the 100,000 limit.
     lines = ["blocksim: 1", "x0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"]

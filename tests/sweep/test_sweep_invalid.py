@@ -30,7 +30,7 @@ def test_every_problem_is_reported_at_once_before_anything_runs(tmp_path, capsys
     f = str(path)
     expected = [
         (f"{f}:4: error:", "unknown block 'Nope'"),  # an override path the diagram lacks
-        (f"{f}:5: error:", "unknown parameter 'Kx' for a gain block (did you mean 'K'?)"),
+        (f"{f}:5: error:", "unknown parameter 'Kx' (type gain) (did you mean 'K'?)"),
         (f"{f}:8: error:", "unknown distribution 'unifrom' (did you mean 'uniform'?)"),
         (f"{f}:9: error:", "uniform(a, b) needs a <= b"),
         (f"{f}:12: error:", "metric 'bad': unknown name 'q'"),
