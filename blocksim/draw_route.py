@@ -22,6 +22,7 @@ MARGIN = 10
 FRAME_PAD = 10
 LABEL_PAD = 2
 OVERLAP = 100  # cost of two wires running on one line, against 1 for a crossing
+NEAR = TRACK / 2  # two wires' parallel runs closer than this read as one line
 
 
 @dataclass
@@ -253,15 +254,21 @@ class _Item:
 def _order_tracks(items, nets):
     """Order the tracks of one gap (left to right) for few crossings: a horizontal segment
     attached on an item's left crosses every track before it that spans its height, one
-    attached on the right every track after it; segments of two wires on one line cost more
-    than any crossing. Local search from a sorted start, moving one track at a time."""
+    attached on the right every track after it (one signal's tracks count too, except where
+    the segment meets the other track at a branch); segments of two wires on one line, or too
+    close to tell apart, cost more than any crossing. Local search from a sorted start, moving
+    one track at a time."""
     def crossings(a, b):  # a left of b
-        if (nets[a.net].src, nets[a.net].port) == (nets[b.net].src, nets[b.net].port):
-            return 0
-        n = sum(1 for y in a.right if b.top < y < b.bottom)
-        n += sum(1 for y in b.left if a.top < y < a.bottom)
-        # a's right and b's left segment at one height would run on top of each other
-        return n + OVERLAP * sum(1 for y in a.right for z in b.left if abs(y - z) < 0.5)
+        same = (nets[a.net].src, nets[a.net].port) == (nets[b.net].src, nets[b.net].port)
+
+        def joins(y, item):  # one signal's segment meets the other track where it attaches
+            return same and any(abs(y - z) < 0.01 for z in item.left + item.right)
+        n = sum(1 for y in a.right if b.top < y < b.bottom and not joins(y, b))
+        n += sum(1 for y in b.left if a.top < y < a.bottom and not joins(y, a))
+        if same:
+            return n
+        # a's right and b's left segment at (nearly) one height would read as one line
+        return n + OVERLAP * sum(1 for y in a.right for z in b.left if abs(y - z) < NEAR)
 
     items = sorted(items, key=lambda it: (it.kind != "up", it.bottom, it.top))
     n = len(items)

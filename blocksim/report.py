@@ -145,8 +145,12 @@ def _css_width(svg):
 
 
 def _figures(run_dir, meta):
+    """The run's figures and animations: those meta.json lists as the run's files (a
+    previous run's figures in the directory are not this run's: `blocksim run` removes
+    them only after writing the report), or every one there for a meta.json without a list."""
+    listed = meta.get("files")
     files = sorted(p for p in run_dir.iterdir() if p.suffix.lower() in FIGURES and p.is_file()
-                   and not p.name.startswith("."))
+                   and not p.name.startswith(".") and (listed is None or p.name in listed))
     if not files:
         return '<p class="note">No figures (the run wrote none).</p>'
     blocks = (meta.get("configuration") or {}).get("blocks") or {}

@@ -118,6 +118,66 @@ def test_wires_never_cross_a_box(case, models):
             assert not crosses, f"wire ({x1:.0f},{y1:.0f})-({x2:.0f},{y2:.0f}) crosses {b.box.key}"
 
 
+def signals(segments):
+    """The drawn wire segments grouped into signals: segments whose ends touch (a bend, or a
+    branch ending on another segment) belong to one signal; two signals only cross."""
+    segments = [s for s in segments if abs(s[0] - s[2]) + abs(s[1] - s[3]) > 0.01]
+    group = list(range(len(segments)))
+
+    def find(i):
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    def on(x, y, s):
+        return (min(s[0], s[2]) - 0.01 <= x <= max(s[0], s[2]) + 0.01
+                and min(s[1], s[3]) - 0.01 <= y <= max(s[1], s[3]) + 0.01)
+    for i, a in enumerate(segments):
+        for j, b in enumerate(segments[:i]):
+            if on(*a[:2], b) or on(*a[2:], b) or on(*b[:2], a) or on(*b[2:], a):
+                group[find(i)] = find(j)
+    return [(s, find(i)) for i, s in enumerate(segments)]
+
+
+def _as_horizontal(s):
+    """(y, x_from, x_to) of a horizontal segment, or of a vertical one with x and y swapped."""
+    x1, y1, x2, y2 = s if abs(s[1] - s[3]) < 0.01 else (s[1], s[0], s[3], s[2])
+    return y1, min(x1, x2), max(x1, x2)
+
+
+@pytest.mark.parametrize("case", CASES, ids=ids)
+def test_a_wire_never_crosses_itself(case, models):
+    """A branch of a signal crossing another branch of the same signal without a dot reads
+    as two signals (demo2: the fed-back angle crossed the arm's own scope wire)."""
+    path, expand = case
+    drawing, _ = draw.lay_out(load(path, models), expand)
+    segs = signals(drawing.segments)
+    for i, (a, ga) in enumerate(segs):
+        for b, gb in segs[:i]:
+            if ga != gb or (abs(a[1] - a[3]) < 0.01) == (abs(b[1] - b[3]) < 0.01):
+                continue
+            (ya, a0, a1), (yb, b0, b1) = _as_horizontal(a), _as_horizontal(b)
+            crosses = a0 + 0.01 < yb < a1 - 0.01 and b0 + 0.01 < ya < b1 - 0.01
+            assert not crosses, f"a wire crosses itself: {a} and {b}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=ids)
+def test_different_wires_never_run_close_together(case, models):
+    """Two signals' parallel runs must be told apart: 0.9 pt lines closer than 3.5 pt
+    (7 pixels in the 150 dpi PNG) look like one thick wire, and the reader cannot tell
+    which port each goes to (demo3, scara, planar7r had such runs beside a sum's inputs)."""
+    path, expand = case
+    drawing, _ = draw.lay_out(load(path, models), expand)
+    segs = signals(drawing.segments)
+    for i, (a, ga) in enumerate(segs):
+        for b, gb in segs[:i]:
+            if ga == gb or (abs(a[1] - a[3]) < 0.01) != (abs(b[1] - b[3]) < 0.01):
+                continue
+            (ya, a0, a1), (yb, b0, b1) = _as_horizontal(a), _as_horizontal(b)
+            side_by_side = min(a1, b1) - max(a0, b0) > TOL
+            assert not (side_by_side and abs(ya - yb) < 3.5), f"wires {a} and {b} run together"
+
+
 @pytest.mark.parametrize("path", DIAGRAMS, ids=[p.stem for p in DIAGRAMS])
 def test_sources_left_sinks_right_every_block_drawn(path, models):
     model = load(path, models)

@@ -164,3 +164,23 @@ def test_configuration_values_read_as_the_diagram_writes_them(tmp_path):
     words = check_self_contained(run_report_html(tmp_path))[0].words
     assert "num = [K], den = [J*L, b*R + K**2, 0]" in words
     assert "{model: puma560, gravity: [0, 0, 9.81]}" in words and "[pi/4, 0]" in words
+
+
+def test_a_previous_runs_figures_are_not_shown(tmp_path):
+    """Two runs into one directory: the second run's report shows its own scope only, not
+    the first run's figure still lying there (it is removed once the run's files are
+    written), and `blocksim report` rebuilds the same page afterwards."""
+    out = tmp_path / "run"
+    for scope in ("Old", "New"):
+        path = tmp_path / f"{scope}.yaml"
+        path.write_text(f"blocksim: 1\nname: figures\nblocks:\n  U: {{type: step, time: 0.5}}\n"
+                        f"  {scope}: {{type: scope}}\nwires: [U -> {scope}]\n"
+                        "simulation: {stop: 1}\n")
+        assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    text = (out / "report.html").read_text(encoding="utf-8")
+    page, images = check_self_contained(text)
+    assert "New.png" in page.words and "Old.png" not in page.words
+    assert sorted(kind for kind, _ in images.values()) == ["image/png", "image/svg+xml"]
+    assert not (out / "Old.png").exists()
+    assert main(["report", str(out)]) == 0
+    assert (out / "report.html").read_text(encoding="utf-8") == text
