@@ -154,11 +154,12 @@ class Robot(RobotBlock):
         if not self._stuck.size:
             self._accel(t)
             return
-        self._constrained(self._tau, self._stuck, self._free, self.y[2], self._hold)
+        self._constrained(t, self._tau, self._stuck, self._free, self.y[2], self._hold)
 
-    def _constrained(self, drive, stuck, free, qdd, hold):
+    def _constrained(self, t, drive, stuck, free, qdd, hold):
         """qdd with the joints `stuck` held (qdd_S = 0) and their holding torques:
-        M_FF·qdd_F = b_F, h_S = b_S - M_SF·qdd_F, b = drive - (C·qd + g + viscous)."""
+        M_FF·qdd_F = b_F, h_S = b_S - M_SF·qdd_F, b = drive - (C·qd + g + viscous).
+        A singular M_FF is a SimulationError at time t, as in `_accel`."""
         k, P, W = self._k, self._P, self._W
         k.inertia(P, W, self._q, self._M)
         k.rne(P, W, self._g, self._q, self._qd, self._zero, self._fext, self._h)
@@ -166,7 +167,12 @@ class Robot(RobotBlock):
         M = self._M
         qdd[:] = 0.0
         if free.size:
-            qdd[free] = np.linalg.solve(M[np.ix_(free, free)], b[free])
+            try:
+                qdd[free] = np.linalg.solve(M[np.ix_(free, free)], b[free])
+            except np.linalg.LinAlgError:
+                raise SimulationError("forward dynamics failed: the inertia matrix of the joints "
+                                      "that are not stuck is singular", block=self.name,
+                                      port="qdd", time=t) from None
         hold[stuck] = b[stuck] - M[np.ix_(stuck, free)] @ qdd[free]
 
     def indicator(self, t):
@@ -191,13 +197,13 @@ class Robot(RobotBlock):
             # a holding torque located leaving its band breaks the joint away, however
             # little it has left it by at the located instant
             broke = (crossed[n:2 * n] > 0) | (crossed[2 * n:] < 0)
-            new[rest] = self._rest_modes(rest, new, broke[rest])
+            new[rest] = self._rest_modes(t, rest, new, broke[rest])
         changed = bool(stopped.any()) or not np.array_equal(new, mode)
         mode[:] = new
         self._set_modes(mode)
         return changed
 
-    def _rest_modes(self, rest, moving_modes, broke):
+    def _rest_modes(self, t, rest, moving_modes, broke):
         """Modes (0 stuck, +-1 slipping) of the joints at rest (mask `rest`): the consistent
         set (holding torques inside their bands, released joints accelerating with their
         friction's sign): first by releasing the worst violation at a time, else by trying
@@ -211,7 +217,7 @@ class Robot(RobotBlock):
             modes[idx] = choice
             drive, qdd, hold = np.zeros(self.n), np.zeros(self.n), np.zeros(self.n)
             self._k.subtract_coulomb(modes, self.u[0], self._hi, self._down, 1.0, drive)
-            self._constrained(drive, np.flatnonzero(modes == 0),
+            self._constrained(t, drive, np.flatnonzero(modes == 0),
                               np.flatnonzero(modes != 0), qdd, hold)
             excess = np.maximum(hold - self._hi, self._lo - hold)[idx]
             excess[broke] = np.maximum(excess[broke], 2 * tol)

@@ -1,4 +1,4 @@
-"""The diagram's `robots:` section: one entry -> a configured SerialLink and its named poses.
+"""The diagram's `robots:` section: one entry -> a configured robot and its named poses.
 
     robots:
       p560:  {model: puma560, friction: viscous}
@@ -11,7 +11,7 @@ Exactly one of `model` (a built-in), `file` (a robot YAML file, relative to the 
 `links` (an inline table, same keys as a robot file) or `twists` (a TwistRobot: twists,
 home and optional links, see `twists.section`) says what the robot is; the options
 `friction` (full | viscous | none, default full), `perturb` with `seed`, `gravity`, `base`,
-`tool` and `payload` ({mass, com}) configure it (see SerialLink.configure).
+`tool` and `payload` ({mass, com}) configure it (see RobotBase.configure).
 """
 from __future__ import annotations
 

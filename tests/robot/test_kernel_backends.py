@@ -302,17 +302,23 @@ def test_inputs_may_be_read_only(puma):
 
 def test_subtract_coulomb_ramp():
     """out = tau − Fc(qd), Fc = up·min(qd/δ, 1) above zero and down·max(qd/δ, −1) below
-    (the robot block's regularised Coulomb friction), written out with numpy here."""
+    (the robot block's regularised Coulomb friction), written out with numpy here. up and
+    down are the levels of coulomb_levels, |G|·Tc+ and −|G|·Tc−, both ≥ 0: Fc opposes
+    motion, Fc = up at qd ≥ δ and −down at qd ≤ −δ."""
     rng = np.random.default_rng(3)
     qd = np.array([-1.0, -2e-4, 0.0, 3e-4, 2.0, -0.0, 1e-3, -1e-3])
     tau = rng.normal(size=8)
-    up, down = rng.uniform(0, 1, 8), -rng.uniform(0, 1, 8)
+    up, down = rng.uniform(0, 1, 8), rng.uniform(0, 1, 8)
     band = 1e-3
     out = np.empty(8)
     C.subtract_coulomb(qd, tau, up, down, 1.0 / band, out)
     s = qd / band
     expected = tau - np.where(s > 0, up * np.minimum(s, 1), down * np.maximum(s, -1))
     np.testing.assert_allclose(out, expected, rtol=1e-15, atol=0)
+    fc = tau - out
+    assert np.all(np.sign(fc) == np.sign(qd))         # friction opposes motion (0 at rest)
+    far = np.abs(qd) >= band
+    np.testing.assert_allclose(fc[far], np.where(qd > 0, up, -down)[far], rtol=1e-12)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import blocksim
+from blocksim.errors import SimulationError
 
 ROOT = Path(__file__).resolve().parents[2]
 M, B, C = 2.0, 0.5, 1.5   # kg, N·s/m, N
@@ -176,3 +177,30 @@ record: {q: Arm.q, qd: Arm.qd}
     held = r["qd"][:, 1] == 0.0
     assert held.all(), "the holding torque stays inside the band"
     np.testing.assert_allclose(r["q"][:, 0], -r.t ** 2 / (2 * M11), atol=1e-9)
+
+
+def test_a_singular_inertia_of_the_free_joints_is_a_simulation_error(tmp_path):
+    """A massless, inertia-free distal link has M22 = 0 (closed form: nothing moves when
+    joint 2 turns), so with joint 1 stuck the free joints' inertia M_FF = [M22] is singular:
+    the same SimulationError (block, port qdd, time) as the unconstrained forward dynamics
+    gives, not numpy's bare LinAlgError."""
+    from blocks.robot.models import robot_from_dict
+
+    links = [{"a": 1, "m": 1, "Tc": 0.5}, {"a": 1, "m": 0}]
+    assert robot_from_dict({"links": links}).inertia([0.0, 0.0])[1, 1] == 0.0
+    path = tmp_path / "singular.yaml"
+    path.write_text("""
+blocksim: 1
+name: singular
+robots:
+  arm: {links: [{a: 1, m: 1, Tc: 0.5}, {a: 1, m: 0}]}
+blocks:
+  Torque: {type: constant, value: [0, 0]}
+  Arm: {type: robot, robot: arm}
+wires: [Torque -> Arm.tau]
+simulation: {stop: 1}
+""")
+    with pytest.raises(SimulationError, match="forward dynamics failed: the inertia matrix of "
+                                              "the joints that are not stuck is singular") as info:
+        blocksim.run(str(path))
+    assert (info.value.block, info.value.port, info.value.time) == ("Arm", "qdd", 0.0)
