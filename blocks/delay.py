@@ -3,7 +3,7 @@ import bisect
 
 import numpy as np
 
-from blocksim.block import Block, In, Out
+from blocksim.block import Block, In, Out, exact_time
 from blocksim.params import Param
 
 
@@ -205,8 +205,13 @@ class TransportDelay(Block):
         self._x0 = np.broadcast_to(self.p.x0, self._shape).reshape(size).copy()
         self._y = y[0].reshape(size, copy=False)
 
+    def later(self, t):
+        """t + delay, rounded once from exact fractions: a jump echoed onto a sample hit or a
+        source switch lands on the same float as that (0.2 + 0.1 is the hit at 0.3)."""
+        return float(exact_time(t) + exact_time(self.p.delay))
+
     def events(self, start, stop):
-        first = start + self.p.delay
+        first = self.later(start)
         return (first,) if first <= stop else ()
 
     def initialize(self, t):
@@ -229,7 +234,7 @@ class TransportDelay(Block):
             h.add_sample(t, u, kind == "end")
         elif not np.array_equal(u, h.last_u):
             h.start_segment(t, u)
-            return (t + self.p.delay,)
+            return (self.later(t),)
         return ()
 
     def output(self, t):

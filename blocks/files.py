@@ -107,7 +107,7 @@ class FromFile(TimeSeries):
         if late.size:
             k = int(late[0]) + 1
             raise ParamError("file", f"{where(k)}: t must be strictly increasing, got "
-                                     f"{t[k]!r} after {t[k - 1]!r}")
+                                     f"{float(t[k])!r} after {float(t[k - 1])!r}")
         wanted = _columns(self.p.columns)
         if wanted is None:
             wanted = default

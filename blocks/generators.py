@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from blocksim.block import Block, Out
+from blocksim.block import Block, Out, exact_time
 from blocksim.params import Param, ParamError
 
 
@@ -12,7 +12,9 @@ class Pulse(Block):
 
     y = amplitude during the first width*period of every period from `delay` on, 0 otherwise
     (and 0 before `delay`). Edges: rising at delay + k*period, falling at delay + (k + width)*period (k = 0, 1, ...),
-    each computed by multiplication (no drift over long runs). They are source switches: the
+    each computed by multiplication (no drift over long runs) in the fractions the sample hits
+    are counted in, so an edge and a sample hit that coincide are the same float (a zoh of
+    period 0.1 sees the edge at 0.3 of a pulse of period 0.2). They are source switches: the
     solver lands on every edge exactly, integration up to an edge uses the value before it,
     from the edge the value after it, so the area of every pulse, amplitude*width*period, is
     exact. Output: y, amplitude's shape. period > 0 (s), 0 < width < 1 (fraction of the
@@ -34,6 +36,9 @@ class Pulse(Block):
         if not self.p.width < 1.0:
             raise ParamError("width", f"must be < 1 (a fraction of the period), got "
                                       f"{self.p.width:g}")
+        p = self.p
+        self._delay, self._period = exact_time(p.delay), exact_time(p.period)
+        self._high = exact_time(p.width) * self._period
 
     def ports(self):
         return [], [Out("y", shape=self.p.amplitude.shape, feedthrough=())]
@@ -43,8 +48,7 @@ class Pulse(Block):
 
     def edge(self, j):
         """Time of edge j: even j rising, odd j falling."""
-        p = self.p
-        return p.delay + (j // 2 + (p.width if j % 2 else 0.0)) * p.period
+        return float(self._delay + j // 2 * self._period + (self._high if j % 2 else 0))
 
     def _edges_up_to(self, t):
         """The number of edges at or before t."""

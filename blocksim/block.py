@@ -73,6 +73,7 @@ must be called (a jump of the input, echoed later).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from types import SimpleNamespace
 
 import numpy as np
@@ -127,6 +128,16 @@ class Out:
     @property
     def aliased(self):
         return self.state is not None or self.dstate is not None
+
+
+def exact_time(x):
+    """A time as the fraction the engine counts in: the simplest one (denominator <= 1e9) that
+    rounds to the float x, else x's exact binary value. Times computed from these as
+    offset + k*period or t + delay, then rounded once to float, agree to the last bit whoever
+    computes them (sample hits, a pulse's edges, a delayed jump): 3*0.1 is 0.3, and so is
+    0.2 + 0.1, not 0.30000000000000004."""
+    simple = Fraction(x).limit_denominator(10**9)
+    return simple if float(simple) == x else Fraction(x)
 
 
 @dataclass(frozen=True)

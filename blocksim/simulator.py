@@ -25,11 +25,10 @@ from __future__ import annotations
 import heapq
 import math
 import time as _time
-from fractions import Fraction
 
 import numpy as np
 
-from .block import Block, Sample
+from .block import Block, Sample, exact_time
 from .errors import SimulationError
 from .expr import ExprError
 from .recorder import Recorder
@@ -40,10 +39,6 @@ _MAX_ROUNDS = 100  # event iterations at one instant before giving up
 PLOT_POINTS = 2000  # dense-output points per run handed to sinks that draw figures
 
 
-def _frac(x):
-    return Fraction(x).limit_denominator(10**9)
-
-
 class _Clock:
     """Discrete sample hits on exact fractions: hit j of a sample is offset + j*period."""
 
@@ -51,8 +46,8 @@ class _Clock:
         self.samples = list(samples)
         self.next = {}
         for s in self.samples:
-            p, o = _frac(s.period), _frac(s.offset)
-            st = _frac(start)
+            p, o = exact_time(s.period), exact_time(s.offset)
+            st = exact_time(start)
             j = 0 if st <= o else math.ceil((st - o) / p)
             self.next[s] = (o + j * p, j, p, o)
 

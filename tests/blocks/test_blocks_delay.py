@@ -216,3 +216,28 @@ def test_a_sampled_input_makes_a_segment_per_hit_and_old_ones_go(tmp_path):
     np.testing.assert_allclose(r["y"], expected, rtol=0, atol=1e-14)
     history = next(b for b in model.blocks if b.name == "D")._history
     assert history.seg_base > 250 and len(history.seg_time) < 250  # 500 segments made
+
+
+DELAYED_PULSE = """
+blocksim: 1
+blocks:
+  P: {type: pulse, period: 0.2, width: 0.5}
+  D: {type: transport_delay, delay: 0.1}
+  Z: {type: zoh, period: 0.1}
+wires: [P -> D, D -> Z]
+simulation: {stop: 2, output_interval: 0.1, max_step: 0.05}
+record: {d: D.y, z: Z.y}
+"""
+
+
+def test_delayed_jumps_land_on_the_sample_hits_they_coincide_with(tmp_path):
+    """A pulse high on [0.2k, 0.2k + 0.1), delayed by 0.1 and sampled every 0.1 s: y(t) =
+    x0 = 0 before 0.1, then the pulse at t - 0.1, so rows t = 0, 0.1, 0.2, ... read 0, 1, 0,
+    1, ... (right-continuous at the echoed jumps). Echoes computed as t + delay in floats put
+    0.2 + 0.1 = 0.30000000000000004 after the hit at 0.3, which then read the old value."""
+    path = tmp_path / "delayed.yaml"
+    path.write_text(DELAYED_PULSE)
+    r = blocksim.run(path)
+    expected = (np.arange(21) % 2 == 1).astype(float)
+    np.testing.assert_array_equal(r["d"], expected)
+    np.testing.assert_array_equal(r["z"], expected)

@@ -163,7 +163,7 @@ simulation: {stop: 1}
     ("t,a\n0,1\n1,nan\n", "line 3: a is not a finite number"),
     ("t,a\n0,1\n\n1,inf\n", "line 4: a is not a finite number"),  # a blank line counts
     ("t,a\n0,1\n1,2\n1,3\n", "line 4: t must be strictly increasing"),
-    ("t,a\n0,1\n0.5,2\n0.2,3\n", "line 4: t must be strictly increasing"),
+    ("t,a\n0,1\n0.5,2\n0.2,3\n", "line 4: t must be strictly increasing, got 0.2 after 0.5"),
     ("time,a\n0,1\n", "no time column"),
     ("t,a\n0,1\n1,x\n", "line 3: not a number: 'x'"),
     ("t,a\n0,1\n1\n", "line 3: 1 values for 2 columns"),

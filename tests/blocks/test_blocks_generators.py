@@ -1,6 +1,7 @@
 """Signal generators: the pulse train (edges, exact area over many periods through every
 solver) and the chirp against its phase formula."""
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -37,10 +38,35 @@ def test_pulse_edges_do_not_drift_over_many_periods():
     edges = [rig.block.events(-1.0, 1000.0)[0]]
     for _ in range(19999):  # the 10000 periods starting at 0, edge after edge
         edges += rig.block.reschedule(edges[-1])
-    k = np.arange(10000)
-    # computed as k*period (+ width*period), never by accumulation
-    np.testing.assert_array_equal(edges[0::2], k * 0.1)
-    np.testing.assert_array_equal(edges[1::2], (k + 0.3) * 0.1)
+    # computed as k*period (+ width*period), never by accumulation: each edge is the float
+    # nearest the decimal value k/10 (k + 0.3)/10, as the sample hits are
+    np.testing.assert_array_equal(edges[0::2], [float(Fraction(k, 10)) for k in range(10000)])
+    np.testing.assert_array_equal(edges[1::2],
+                                  [float(Fraction(10 * k + 3, 100)) for k in range(10000)])
+
+
+PULSE_SAMPLED = """
+blocksim: 1
+blocks:
+  P: {type: pulse, period: 0.2, width: 0.5}
+  Z: {type: zoh, period: 0.1}
+wires: [P -> Z]
+simulation: {stop: 3, output_interval: 0.1}
+record: {p: P.y, z: Z.y}
+"""
+
+
+def test_pulse_edges_coincide_with_sample_hits(tmp_path):
+    """A pulse of period 0.2 (high for 0.1) sampled every 0.1 s: its edges k*0.1 are sample
+    hits, where the values after the edge hold (format.md, right-continuous), so pulse and
+    zoh read 1, 0, 1, 0, ... at t = 0, 0.1, 0.2, ... (edges computed as k*0.1 in floats put
+    0.30000000000000004 after the hit at 0.3, and the zoh sampled the value before it)."""
+    path = tmp_path / "sampled.yaml"
+    path.write_text(PULSE_SAMPLED)
+    r = blocksim.run(path)
+    expected = (np.arange(31) % 2 == 0).astype(float)  # high on [0.2k, 0.2k + 0.1)
+    np.testing.assert_array_equal(r["p"], expected)
+    np.testing.assert_array_equal(r["z"], expected)
 
 
 PULSE_AREA = """
