@@ -4,6 +4,7 @@ GIF / MP4 writers (plot_robot, the camera view, planar_plot).
 Animation time is simulation time: recordings (taken at solver steps or on a grid) are
 resampled at a fixed frame rate, with a cap on the number of frames for long runs.
 """
+import contextlib
 import math
 import shutil
 import subprocess
@@ -46,17 +47,18 @@ def resample(t, q, times):
 
 
 def write_animation(run, base, frames, times, rate, who):
-    """The frames at `times` (an iterable of (H, W, 3) uint8) into `<base>.mp4` when ffmpeg is
-    on the PATH, else into `<base>.gif`, saying in one line (run.messages) that the MP4 was
-    skipped; the drawing's progress goes to run.progress frame by frame. Returns the last
-    frame."""
+    """The frames at `times` (an iterable of (H, W, 3) uint8) into `<base>.gif` (what the run
+    report shows), and in the same pass into `<base>.mp4` when ffmpeg is on the PATH (else one
+    line in run.messages says the MP4 was skipped); the drawing's progress goes to
+    run.progress frame by frame. Returns the last frame."""
     frames = _reporting(frames, len(times), run.progress)
     ffmpeg = shutil.which("ffmpeg")
-    if ffmpeg:
-        return write_mp4(ffmpeg, f"{base}.mp4", frames, rate)
-    run.messages.append(f"{who}: MP4 skipped (ffmpeg is not installed); the animation is in "
-                        f"{Path(base).name}.gif")
-    return write_gif(f"{base}.gif", frames, times, rate)
+    if not ffmpeg:
+        run.messages.append(f"{who}: MP4 skipped (ffmpeg is not installed); the animation is "
+                            f"in {Path(base).name}.gif")
+        return write_gif(f"{base}.gif", frames, times, rate)
+    with _mp4(ffmpeg, f"{base}.mp4", rate) as pipe:
+        return write_gif(f"{base}.gif", pipe.passing(frames), times, rate)
 
 
 def _reporting(frames, count, progress):
@@ -126,21 +128,48 @@ def _rgb(codes):
     return np.stack([(codes >> shift) & 255 for shift in (16, 8, 0)], axis=1)
 
 
-def write_mp4(ffmpeg, path, frames, rate):
-    """Pipe frames (H, W, 3) uint8 to ffmpeg as raw RGB at a constant rate (yuv420p, which
-    common players read; frame sides must be even), atomically. Returns the last frame."""
+@contextlib.contextmanager
+def _mp4(ffmpeg, path, rate):
+    """A _FramePipe to ffmpeg writing `path` atomically: the file appears when the block ends
+    without an error; otherwise ffmpeg is stopped and nothing is left."""
     with atomic_path(path) as tmp:
-        proc = None
+        pipe = _FramePipe(ffmpeg, tmp, rate)
+        try:
+            yield pipe
+        except BaseException:
+            pipe.kill()
+            raise
+        pipe.close()
+
+
+class _FramePipe:
+    """Frames to ffmpeg as raw RGB at a constant rate, encoded as yuv420p (which common
+    players read; frame sides must be even). ffmpeg starts at the first frame."""
+
+    def __init__(self, ffmpeg, path, rate):
+        self._command = [ffmpeg, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt",
+                         "rgb24", "-s", None, "-r", f"{rate:g}", "-i", "-", "-pix_fmt",
+                         "yuv420p", str(path)]
+        self._proc = None
+
+    def passing(self, frames):
+        """The frames, each also sent to ffmpeg."""
         for frame in frames:
-            if proc is None:
+            if self._proc is None:
                 height, width, _ = frame.shape
-                proc = subprocess.Popen(
-                    [ffmpeg, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
-                     "-s", f"{width}x{height}", "-r", f"{rate:g}", "-i", "-",
-                     "-pix_fmt", "yuv420p", str(tmp)],
-                    stdin=subprocess.PIPE, stderr=subprocess.PIPE)
-            proc.stdin.write(frame.tobytes())
-        _, err = proc.communicate()
-        if proc.returncode:
-            raise RuntimeError(f"ffmpeg failed: {err.decode(errors='replace').strip()}")
-    return frame
+                self._command[self._command.index(None)] = f"{width}x{height}"
+                self._proc = subprocess.Popen(self._command, stdin=subprocess.PIPE,
+                                              stderr=subprocess.PIPE)
+            self._proc.stdin.write(frame.tobytes())
+            yield frame
+
+    def close(self):
+        if self._proc is not None:
+            _, err = self._proc.communicate()
+            if self._proc.returncode:
+                raise RuntimeError(f"ffmpeg failed: {err.decode(errors='replace').strip()}")
+
+    def kill(self):
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.communicate()

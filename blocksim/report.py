@@ -151,6 +151,10 @@ def _figures(run_dir, meta):
     listed = meta.get("files")
     files = sorted(p for p in run_dir.iterdir() if p.suffix.lower() in FIGURES and p.is_file()
                    and not p.name.startswith(".") and (listed is None or p.name in listed))
+    # an animation written both ways is shown as its GIF (the MP4 stays beside the report)
+    names = {p.name for p in files}
+    files = [p for p in files
+             if not (p.suffix.lower() == ".mp4" and p.with_suffix(".gif").name in names)]
     if not files:
         return '<p class="note">No figures (the run wrote none).</p>'
     blocks = (meta.get("configuration") or {}).get("blocks") or {}

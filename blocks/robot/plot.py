@@ -20,7 +20,7 @@ DPI = 100  # 640 px a side: animation.MIN_SIDE
 class PlotRobot(Block):
     """Animates the robot's stick figure from the recorded joint angles q (n): a GIF and a PNG.
 
-    The animation goes into `<block>.gif` (`<block>.mp4` when ffmpeg is on the PATH) and
+    The animation goes into `<block>.gif` (and `<block>.mp4` when ffmpeg is on the PATH) and
     `<block>.png` (the final frame), in the run directory; a subsystem block's `/` becomes
     `.` in the file names.
 

@@ -78,7 +78,7 @@ class Camera(Block):
     view: true draws the "camera view" after the run (unless plots are off): the image
     plane (v down, as in an image), the current features (dots), their trails and the
     `desired` features (hollow squares; a parameter used for drawing only) into
-    `<block>.gif` (`.mp4` when ffmpeg is on PATH) and the final frame into `<block>.png`;
+    `<block>.gif` (and `.mp4` when ffmpeg is on PATH) and the final frame into `<block>.png`;
     a subsystem block's `/` becomes `.` in the file names. Animation time is simulation
     time: the recording is resampled at `fps` frames per simulated second, or at fps/2,
     fps/3, ... (shown in the title) when that would exceed 300 frames.

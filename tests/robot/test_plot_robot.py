@@ -228,16 +228,35 @@ def test_mp4_frames_are_piped_to_ffmpeg(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(bin_dir))
     out = tmp_path / "run"
     make(TwoLink(), fps=4).finalize(final_run([0, 0.5, 1.0], [[0, 0], [1, 1], [2, 2]], out))
-    assert sorted(os.listdir(out)) == ["arm.mp4", "arm.png"]
+    # the GIF (what the run report shows) is written in the same pass
+    assert sorted(os.listdir(out)) == ["arm.gif", "arm.mp4", "arm.png"]
     args, size = (out / "arm.mp4").read_text().split("|")
     assert f"-s {SIDE}x{SIDE} -r 4 -i -" in args
     assert int(size) == 5 * SIDE * SIDE * 3  # 5 RGB frames
+    with Image.open(out / "arm.gif") as gif:
+        assert gif.n_frames == 5
 
 
 @pytest.mark.skipif(not shutil.which("ffmpeg"), reason="ffmpeg not installed")
 def test_mp4_with_the_real_ffmpeg(tmp_path):
     make(TwoLink(), fps=4).finalize(final_run([0, 0.5, 1.0], [[0, 0], [1, 1], [2, 2]], tmp_path))
     assert (tmp_path / "arm.mp4").stat().st_size > 0 and (tmp_path / "arm.png").is_file()
+    assert (tmp_path / "arm.gif").is_file()
+
+
+def test_failing_ffmpeg_leaves_no_mp4(tmp_path, monkeypatch):
+    """ffmpeg exiting with an error: a RuntimeError naming it, no MP4 (not even partial)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "ffmpeg"
+    fake.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.buffer.read()\n"
+                    "sys.stderr.write('no codec')\nsys.exit(1)\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    out = tmp_path / "run"
+    with pytest.raises(RuntimeError, match="ffmpeg failed: no codec"):
+        make(TwoLink(), fps=4).finalize(final_run([0, 0.5, 1.0], [[0, 0], [1, 1], [2, 2]], out))
+    assert not any(p.suffix == ".mp4" for p in out.iterdir())
 
 
 # --- the real Puma 560 ------------------------------------------------------------------------

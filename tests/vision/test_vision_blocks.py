@@ -211,7 +211,7 @@ def test_camera_view_pipes_frames_to_ffmpeg_when_on_path(tmp_path, monkeypatch):
     t, poses, points = sideways_run()
     rig = Rig(Camera, dict(CAMERA, points=points, view=True, fps=10), name="cam")
     rig.block.finalize(final_run(t, poses, out_dir=out, plots=True))
-    assert sorted(p.name for p in out.iterdir()) == ["cam.mp4", "cam.png"]
+    assert sorted(p.name for p in out.iterdir()) == ["cam.gif", "cam.mp4", "cam.png"]
     with Image.open(out / "cam.png") as png:
         w, h = png.size
     assert w % 2 == 0 and h % 2 == 0  # yuv420p needs even sizes
