@@ -44,7 +44,7 @@ class Robot(RobotBlock):
       when h leaves that band (a located crossing);
     - when joints come to rest, the consistent set is chosen: stuck joints' holding torques
       inside their bands, joints released from rest accelerating in the direction of their
-      friction (the joint with the largest excess is released first; every combination is
+      excess torque, against their friction (the joint with the largest excess is released first; every combination is
       tried if that fails).
     `coulomb: band` keeps version 1's regularisation instead: sign(qd) is replaced by
     clip(qd/coulomb_band, -1, 1) (coulomb_band > 0 rad/s, default 1e-3; 0: the exact sign,

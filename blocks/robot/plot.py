@@ -24,9 +24,9 @@ class PlotRobot(Block):
     `<block>.png` (the final frame), in the run directory; a subsystem block's `/` becomes
     `.` in the file names.
 
-    Drawn in 3-D: the links as a line through the joint-frame origins ending at the tool
-    point (marked), the tool frame's x, y, z axes as short red, green, blue segments, and the
-    arm's shadow (its vertical projection) on the floor. The floor is z = 0 when the arm stays
+    Drawn in 3-D: the links as a line through the link-frame origins (fkine_all) ending at the
+    tool point (marked), the tool frame's x, y, z axes as short red, green, blue segments, and
+    the arm's shadow (its vertical projection) on the floor. The floor is z = 0 when the arm stays
     above it during the whole run; otherwise it lies a little below the arm's lowest point.
     The axis limits are fixed for the whole animation (a cube around everything the arm
     reaches during the run, equal aspect). The heading gives the robot's name, "(incomplete)"
@@ -74,7 +74,7 @@ class PlotRobot(Block):
 
 
 def _geometry(robot, qs):
-    """Per frame: the drawn polyline (base origin, joint-frame origins, tool point) as
+    """Per frame: the drawn polyline (base origin, link-frame origins, tool point) as
     (m, n+2, 3) and the tool pose (m, 4, 4), for joint angles qs (m, n)."""
     tools = np.asarray(robot.fkine(qs))
     origins = np.asarray(robot.fkine_all(qs))[:, :, :3, 3]

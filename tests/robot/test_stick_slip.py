@@ -204,3 +204,60 @@ simulation: {stop: 1}
                                               "the joints that are not stuck is singular") as info:
         blocksim.run(str(path))
     assert (info.value.block, info.value.port, info.value.time) == ("Arm", "qdd", 0.0)
+
+
+RAILS = """
+blocksim: 1
+name: rails
+robots:
+  rails:
+    links: [{alpha: pi/2, type: prismatic, m: 0, B: 0.5, Tc: [1.5, -1.5]},
+            {alpha: 0, type: prismatic, m: 2, B: 0.5, Tc: TC2}]
+    gravity: [0, 0, 0]
+blocks:
+  Force: FORCE
+  Cart: {type: robot, robot: rails, qd0: V0}
+wires: [Force -> Cart.tau]
+simulation: {stop: STOP, rtol: 1e-10, atol: 1e-12, event_tol: 1e-13}
+record: {q: Cart.q, qd: Cart.qd}
+"""
+
+
+def rails(tmp_path, force, v0, stop, tc2="[1.5, -1.5]"):
+    """Two prismatic joints on orthogonal axes (alpha = pi/2), the first link massless: both
+    joints move the 2 kg second link, so M = diag(2, 2) and the joints do not interact
+    (b = 0.5 N·s/m each)."""
+    text = RAILS
+    for key, value in (("FORCE", force), ("V0", v0), ("STOP", stop), ("TC2", tc2)):
+        text = text.replace(key, str(value))
+    path = tmp_path / "rails.yaml"
+    path.write_text(text)
+    return blocksim.run(str(path))
+
+
+def test_two_joints_stopping_at_the_same_instant_both_stick(tmp_path):
+    """Equal joints sliding at v0 = 3 with no force stop together at t_s = (m/b) ln(1 + b v0/c)
+    (the slider's hand solution): one event, both at rest exactly from then on, at q(t_s)."""
+    m, b, c, v0 = 2.0, 0.5, 1.5, 3.0
+    t_s = m / b * math.log(1 + b * v0 / c)
+    r = rails(tmp_path, "{type: constant, value: [0, 0]}", [v0, v0], 2 * t_s)
+    np.testing.assert_allclose(r.events_t, [t_s], rtol=0, atol=1e-9)
+    after = r.t >= t_s
+    assert np.all(r["qd"][after] == 0.0)
+    np.testing.assert_allclose(r["q"][-1], [m / b * v0 - c / b * t_s] * 2, atol=1e-9)
+
+
+def test_break_away_backwards_at_the_lower_coulomb_level(tmp_path):
+    """From rest under F = (k t, -k t) with Coulomb levels [1.5, -1.5] and [1.5, -0.5]: joint 2
+    breaks away backwards when k t reaches 0.5 (its own Tc-), joint 1 forwards at 1.5; each
+    then follows m dv/dt = ±(k s) - b v, v = ±(k/b)(s - (m/b)(1 - e^(-bs/m))), s the time
+    since its break-away."""
+    m, b, k = 2.0, 0.5, 0.75
+    t1, t2 = 1.5 / k, 0.5 / k
+    r = rails(tmp_path, f"{{type: ramp, slope: [{k}, {-k}]}}", [0, 0], t1 + 2, "[1.5, -0.5]")
+    np.testing.assert_allclose(r.events_t, [t2, t1], rtol=0, atol=1e-9)
+    for j, (t_b, sign) in enumerate(((t1, 1.0), (t2, -1.0))):
+        assert np.all(r["qd"][r.t <= t_b, j] == 0.0)
+        s = r.t[r.t > t_b] - t_b
+        np.testing.assert_allclose(r["qd"][r.t > t_b, j],
+                                   sign * k / b * (s - m / b * (1 - np.exp(-b * s / m))), atol=1e-9)
