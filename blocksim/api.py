@@ -127,9 +127,11 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
         e.result = Result(t, data, meta, events=info["events"])
         raise
     if out is not None:
-        if drawn:  # built from the files just written, as `blocksim report` builds it
-            _report(out, messages)
-        remove_stale(out, previous - set(meta["files"]))
+        try:
+            if drawn:  # built from the files just written, as `blocksim report` builds it
+                _report(out, messages)
+        finally:  # also on Ctrl-C during the report: the previous run's files are not this one's
+            remove_stale(out, previous - set(meta["files"]))
     result = Result(t, data, meta, messages, events=info["events"])
     if error is not None:
         error.result = result
@@ -148,12 +150,15 @@ def _drawing(model, out, messages):
 
 def _report(out, messages):
     """report.html from the run directory's files (as `blocksim report` builds it); a
-    failure costs the report (and removes an older one), never the run."""
+    failure costs the report (and removes an older one), never the run. Interrupted, it
+    removes an older one too (a previous run's page would pass for this run's)."""
     from .report import write_run_report
     try:
         write_run_report(out)
-    except Exception as e:
+    except BaseException as e:
         (out / REPORT).unlink(missing_ok=True)
+        if not isinstance(e, Exception):
+            raise
         messages.append(f"warning: could not write the report: {e}")
 
 

@@ -166,17 +166,21 @@ def test_configuration_values_read_as_the_diagram_writes_them(tmp_path):
     assert "{model: puma560, gravity: [0, 0, 9.81]}" in words and "[pi/4, 0]" in words
 
 
+def _scope_diagram(tmp_path, scope):
+    """A diagram file whose one figure is the scope named `scope`."""
+    path = tmp_path / f"{scope}.yaml"
+    path.write_text(f"blocksim: 1\nname: figures\nblocks:\n  U: {{type: step, time: 0.5}}\n"
+                    f"  {scope}: {{type: scope}}\nwires: [U -> {scope}]\nsimulation: {{stop: 1}}\n")
+    return path
+
+
 def test_a_previous_runs_figures_are_not_shown(tmp_path):
     """Two runs into one directory: the second run's report shows its own scope only, not
     the first run's figure still lying there (it is removed once the run's files are
     written), and `blocksim report` rebuilds the same page afterwards."""
     out = tmp_path / "run"
     for scope in ("Old", "New"):
-        path = tmp_path / f"{scope}.yaml"
-        path.write_text(f"blocksim: 1\nname: figures\nblocks:\n  U: {{type: step, time: 0.5}}\n"
-                        f"  {scope}: {{type: scope}}\nwires: [U -> {scope}]\n"
-                        "simulation: {stop: 1}\n")
-        assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+        assert main(["run", str(_scope_diagram(tmp_path, scope)), "--out", str(out), "--quiet"]) == 0
     text = (out / "report.html").read_text(encoding="utf-8")
     page, images = check_self_contained(text)
     assert "New.png" in page.words and "Old.png" not in page.words
@@ -184,3 +188,50 @@ def test_a_previous_runs_figures_are_not_shown(tmp_path):
     assert not (out / "Old.png").exists()
     assert main(["report", str(out)]) == 0
     assert (out / "report.html").read_text(encoding="utf-8") == text
+
+
+MARKUP = """\
+blocksim: 1
+name: "x<b>&amp;\\"y'"
+description: "ends </p><script>alert(1)</script> & \\"quoted\\""
+blocks:
+  U: {type: step, time: 0.5}
+  F: {type: function, expr: "where(u < 0.5, 0, u)", inputs: [u]}
+  Sc: {type: scope, title: "<i>t</i> & \\"q\\""}
+wires: [U -> F, F -> Sc]
+simulation: {stop: 1}
+"""
+
+
+def test_markup_in_names_and_parameters_is_shown_as_text(tmp_path):
+    """A diagram's name, description and parameter strings may hold <, &, and quotes: the
+    page shows them as written and they add no element (a <script> would run)."""
+    path = tmp_path / "markup.yaml"
+    path.write_text(MARKUP)
+    out = tmp_path / "run"
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    page, images = check_self_contained((out / "report.html").read_text(encoding="utf-8"))
+    words = page.words
+    for text in ('x<b>&amp;"y\'', 'ends </p><script>alert(1)</script> & "quoted"',
+                 "where(u < 0.5, 0, u)", '<i>t</i> & "q"'):
+        assert text in words, text
+    assert [t for t, _ in page.tags if t in ("b", "i", "script")] == ["script"]  # the page's own
+    svg = next(data for kind, data in images.values() if kind == "image/svg+xml")
+    assert b"where(u &lt; 0.5, 0, u)" in svg  # parsed as XML by check_self_contained
+
+
+def test_ctrl_c_while_writing_the_report_leaves_no_older_page(tmp_path, monkeypatch):
+    """Interrupted while report.html is written, a run leaves no report rather than the
+    previous run's, and still removes the previous run's figures it did not write again."""
+    from blocksim import report
+    out = tmp_path / "run"
+    blocksim.run(_scope_diagram(tmp_path, "Old"), out=out, plots=True)
+    assert (out / "report.html").is_file() and (out / "Old.png").is_file()
+
+    def interrupted(run_dir):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(report, "write_run_report", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        blocksim.run(_scope_diagram(tmp_path, "New"), out=out, plots=True)
+    assert not (out / "report.html").exists()
+    assert not (out / "Old.png").exists() and (out / "New.png").is_file()
