@@ -21,6 +21,10 @@ class Integrator(Block):
     element): when it crosses 0 in that direction, y jumps to x0 — the parameter, or with
     x0_source: port the input `x0` read at that instant (e.g. -e*v for a bouncing ball). With
     x0_source: port the initial value is that input at the start, too.
+    Edges are Simulink's trigger edges, judged against the value before the instant: rising
+    from negative to zero or above, or from zero to positive; falling the mirror image (so a
+    0/1 pulse rises at 0 -> 1 and falls at 1 -> 0); either both; at most one reset per element
+    and instant. Crossings inside a step are located (the indicator is the reset input).
     """
 
     type = "integrator"
@@ -42,6 +46,9 @@ class Integrator(Block):
         self._port_x0 = p.x0_source == "port"
         if self._limited:
             self.derivative = self._limited_derivative
+        if p.reset != "none":
+            self.advance = self._advance_reset
+        self._rises, self._falls = p.reset in ("rising", "either"), p.reset in ("falling", "either")
 
     def ports(self):
         shape = self.p.x0.shape or None
@@ -98,10 +105,40 @@ class Integrator(Block):
         self._reset_in = u[names.index("reset")].reshape(-1) if "reset" in names else None
         self._x0_in = u[names.index("x0")].reshape(-1) if "x0" in names else None
         self._held, self._free = np.zeros(self._n, bool), np.zeros(self._n, bool)
+        if self._reset_in is not None:
+            # the reset input last seen (after an accepted step or an event call), its value
+            # before the current event instant, and the elements reset at that instant
+            self._reset_seen = self._reset_in.copy()
+            self._reset_before = self._reset_in.copy()
+            self._reset_done = np.zeros(self._resets, bool)
+            self._instant = None
 
     def initialize(self, t):
         if self._port_x0:
             self.x[:] = np.clip(self._x0_in, self._lower, self._upper)
+        if self._reset_in is not None:
+            np.copyto(self._reset_seen, self._reset_in)
+            self._instant = None
+
+    def _advance_reset(self, t):
+        np.copyto(self._reset_seen, self._reset_in)
+
+    def _reset_edges(self, t):
+        """The reset elements that see an edge in their direction at instant t (each once)."""
+        if t != self._instant:
+            self._instant = t
+            np.copyto(self._reset_before, self._reset_seen)
+            self._reset_done[:] = False
+        before, now = self._reset_before, self._reset_in
+        edge = np.zeros(self._resets, bool)
+        if self._rises:
+            edge |= ((before < 0) & (now >= 0)) | ((before <= 0) & (now > 0))
+        if self._falls:
+            edge |= ((before > 0) & (now <= 0)) | ((before >= 0) & (now < 0))
+        edge &= ~self._reset_done
+        self._reset_done |= edge
+        np.copyto(self._reset_seen, now)
+        return edge
 
     def derivative(self, t):
         np.copyto(self._dx, self.u[0])
@@ -128,7 +165,7 @@ class Integrator(Block):
         changed = False
         n = self._n
         if self._resets:
-            fired = crossed[crossed.size - self._resets:] != 0
+            fired = self._reset_edges(t)
             if fired.any():
                 mask = fired if self._resets == n else np.full(n, True)
                 source = (self._x0_in if self._port_x0 else

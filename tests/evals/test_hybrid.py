@@ -251,6 +251,44 @@ def test_limited_integrator_holds_and_leaves_when_the_input_turns(tmp_path):
     np.testing.assert_allclose(block_events(r, "Pos"), [np.pi / 6, np.pi / 2], atol=1e-9)
 
 
+RESET_BY_PULSE = """
+blocksim: 1
+blocks:
+  Pulse: {type: pulse, amplitude: A, period: 1, width: 0.5, delay: 0.25}
+  Level: {type: constant, value: B}
+  Reset: {type: sum, signs: "++"}
+  One:   {type: constant, value: 1}
+  Clock: {type: integrator, reset: DIRECTION, x0: 0}
+wires: [Pulse -> Reset.u1, Level -> Reset.u2, Reset -> Clock.reset, One -> Clock.u]
+simulation: {stop: 3, output_interval: 0.125}
+record: {y: Clock.y}
+"""
+
+
+@pytest.mark.parametrize("low, high, direction, resets", [
+    # a 0/1 pulse (high on [0.25, 0.75) + k): up at 0.25 + k, down to 0 at 0.75 + k
+    (0, 1, "rising", [0.25, 1.25, 2.25]),
+    (0, 1, "falling", [0.75, 1.75, 2.75]),
+    (0, 1, "either", [0.25, 0.75, 1.25, 1.75, 2.25, 2.75]),
+    # a -1/0 pulse: up to 0 at 0.25 + k (rising), down from 0 at 0.75 + k (falling)
+    (-1, 0, "rising", [0.25, 1.25, 2.25]),
+    (-1, 0, "falling", [0.75, 1.75, 2.75]),
+    # a -1/+1 pulse crosses 0 both ways
+    (-1, 1, "either", [0.25, 0.75, 1.25, 1.75, 2.25, 2.75]),
+])
+def test_reset_edges_of_a_pulse_follow_simulink_triggers(tmp_path, low, high, direction, resets):
+    """dy/dt = 1, y reset to 0 on the reset input's edges. Simulink's trigger edges: rising
+    from negative to zero or above, or from zero to positive; falling the mirror image; so a
+    0/1 pulse's drop 1 -> 0 is a falling edge (it was missed: only + to - counted). Closed
+    form: y(t) = t - (the last reset at or before t), or t before the first."""
+    text = (RESET_BY_PULSE.replace("A", str(high - low)).replace("B", str(low))
+            .replace("DIRECTION", direction))
+    r = run_text(tmp_path, text)
+    last = np.array([max([0.0] + [s for s in resets if s <= t]) for t in r.t])
+    np.testing.assert_allclose(r["y"], r.t - last, atol=1e-12)
+    np.testing.assert_allclose(block_events(r, "Clock"), resets, atol=1e-12)
+
+
 # ---- the engine's bookkeeping ------------------------------------------------------------------
 def test_a_diagram_without_hybrid_blocks_steps_as_a_bare_stepper():
     """With no indicators the simulator only restarts at time events: the msd diagram (a
