@@ -193,11 +193,10 @@ def run_meta(model, t, info):
 
 def _events_meta(events):
     """meta.json's account of the hybrid blocks' events (hybrid.md): the blocks that can have
-    events (`events_block` in results.npz indexes this list) and the counts."""
+    events (`events_block` in results.npz indexes this list) and the counts (a total of 0 and
+    no blocks for a diagram without any)."""
     times, blocks, names = events
-    if not names:
-        return {}
-    counts = np.bincount(blocks, minlength=len(names))
+    counts = np.bincount(blocks, minlength=len(names)) if names else ()
     return {"event_blocks": names,
             "events": {"total": int(len(times)),
                        "per_block": {n: int(c) for n, c in zip(names, counts)}}}

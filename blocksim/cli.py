@@ -187,7 +187,8 @@ def _run(args):
         meta, st = result.meta, result.meta["solver"]
         drawn = f", figures in {_seconds(meta['figures_time'])}" if (
             model.sinks and not args.no_plots) else ""
-        events = f", {meta['events']['total']} events" if meta.get("events") else ""
+        events = f", {meta['events']['total']} events" \
+            if (meta.get("events") or {}).get("total") else ""
         report = " (report.html)" if not args.no_plots and (out / "report.html").is_file() else ""
         print(f"{model.name}: t = {meta['end_time']:g} s, {len(result.t)} rows, "
               f"{st['nsteps']} steps ({st['nrejected']} rejected, {st['nfev']} evaluations)"

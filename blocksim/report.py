@@ -204,8 +204,8 @@ def _signals(meta, results):
 
 def _events(meta, results):
     events = meta.get("events")
-    if not events:
-        return ""
+    if not events or not (events.get("total") or events.get("per_block")):
+        return ""  # no block with zero crossings
     per_block = events.get("per_block") or {}
     out = f"<p>{int(events.get('total', 0))} events.</p>"
     if per_block:
