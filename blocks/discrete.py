@@ -37,6 +37,10 @@ class _Discrete(Block):
         return self.xd[k * size:(k + 1) * size].reshape(self._shape, copy=False)
 
 
+# the sample offset every discrete block takes (Simulink's sample time [period, offset])
+SAMPLE_OFFSET = Param("offset", "scalar", 0.0, "time of the first hit (s), >= 0", minimum=0.0)
+
+
 class ZeroOrderHold(_Discrete):
     """y(t) = u(t_k) for t_k <= t < t_k+1, t_k = offset + k*period; x0 before the first hit.
 
@@ -48,7 +52,7 @@ class ZeroOrderHold(_Discrete):
     type = "zoh"
     params = (
         Param("period", "scalar", doc="sample period (s)", positive=True),
-        Param("offset", "scalar", 0.0, "time of the first hit (s)", minimum=0.0),
+        SAMPLE_OFFSET,
         Param("x0", "value", 0.0, "output before the first hit"),
     )
 
@@ -74,7 +78,7 @@ class ZeroOrderHold(_Discrete):
 
 
 class UnitDelay(_Discrete):
-    """y[k] = u[k-1] at the hits t_k = k*period, held in between; y[0] = x0.
+    """y[k] = u[k-1] at the hits t_k = offset + k*period, held in between; y[0] = x0.
 
     Input: u. Output: y, u's shape (a non-scalar x0 fixes it, a scalar x0 broadcasts), no
     feedthrough: it breaks algebraic loops. The discrete state keeps the held output and the
@@ -85,12 +89,13 @@ class UnitDelay(_Discrete):
     slots = 2
     params = (
         Param("period", "scalar", doc="sample period (s)", positive=True),
+        SAMPLE_OFFSET,
         Param("x0", "value", 0.0, "initial output"),
     )
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        self.sample = Sample(self.p.period)
+        self.sample = Sample(self.p.period, self.p.offset)
 
     def ports(self):
         return self._sample_ports(feedthrough=())

@@ -1,5 +1,5 @@
 """Discrete-time systems (Simulink semantics): LTI in state-space and transfer-function form, and
-the discrete-time integrator. They act at their hits k*period: outputs first (in dataflow
+the discrete-time integrator. They act at their hits offset + k*period: outputs first (in dataflow
 order), then the state update; between hits outputs hold; before the first hit (a run that
 does not start on one) the output is the one the initial state gives with u = 0.
 """
@@ -9,7 +9,7 @@ from blocksim.block import In, Out, Sample
 from blocksim.params import Param, ParamError
 
 from .continuous import _LinearOutput, lti_matrices, polynomial, tf_realisation
-from .discrete import _Discrete
+from .discrete import SAMPLE_OFFSET, _Discrete
 from .param_checks import check_fits, check_ordered
 
 
@@ -19,7 +19,7 @@ class _DiscreteLTI(_LinearOutput):
 
     def _set(self, A, B, C, D, x0):
         super()._set(A, B, C, D, x0)
-        self.sample = Sample(self.p.period)
+        self.sample = Sample(self.p.period, self.p.offset)
 
     def discrete_state(self):
         return self._x0
@@ -44,7 +44,7 @@ _PERIOD = Param("period", "scalar", doc="sample period T (s)", positive=True)
 
 
 class DiscreteStateSpace(_DiscreteLTI):
-    """x[k+1] = A x[k] + B u[k], y[k] = C x[k] + D u[k]: discrete LTI at the hits k*period.
+    """x[k+1] = A x[k] + B u[k], y[k] = C x[k] + D u[k]: discrete LTI at the hits offset + k*period.
 
     Outputs are held between the hits; x[0] = x0. Input: u (m,), m = columns of B. Output: y (p,), p = rows of C; direct feedthrough (at the
     hits) only when D != 0. A (n, n), B (n, m), C (p, n), D (p, m); a scalar A, a vector B (one
@@ -59,6 +59,7 @@ class DiscreteStateSpace(_DiscreteLTI):
         Param("C", doc="output matrix (p, n)"),
         Param("D", doc="feedthrough matrix (p, m); a scalar broadcasts"),
         _PERIOD,
+        SAMPLE_OFFSET,
         Param("x0", "value", 0.0, "initial state (n,)"),
     )
 
@@ -68,7 +69,7 @@ class DiscreteStateSpace(_DiscreteLTI):
 
 
 class DiscreteTransferFunction(_DiscreteLTI):
-    """Y(z)/U(z) = num(z)/den(z) at the hits t_k = k*period, held between them.
+    """Y(z)/U(z) = num(z)/den(z) at the hits t_k = offset + k*period, held between them.
 
     Input: u, scalar. Output: y, scalar. num, den: coefficients in descending powers of z
     (MATLAB's tf(num, den, T)); den[0] != 0 and deg num <= deg den. With den monic
@@ -84,6 +85,7 @@ class DiscreteTransferFunction(_DiscreteLTI):
         Param("num", doc="numerator coefficients, highest power of z first"),
         Param("den", doc="denominator coefficients, highest power of z first; den[0] != 0"),
         _PERIOD,
+        SAMPLE_OFFSET,
         Param("x0", "value", 0.0, "initial state of the direct-form realisation (n,)"),
     )
 
@@ -113,7 +115,7 @@ _METHODS = {"forward_euler": (0.0, 1.0), "backward_euler": (1.0, 0.0), "trapezoi
 
 
 class DiscreteIntegrator(_Discrete):
-    """Simulink's discrete-time integrator with output limits, at the hits t_n = n*period (T).
+    """Simulink's discrete-time integrator with output limits, at the hits t_n = offset + n*period.
 
         y[0] = clip(x0),   y[n] = clip(y[n-1] + K*T*(a*u[n] + c*u[n-1]))   (n >= 1)
 
@@ -130,6 +132,7 @@ class DiscreteIntegrator(_Discrete):
     params = (
         Param("K", "value", 1.0, "gain applied to the input"),
         _PERIOD,
+        SAMPLE_OFFSET,
         Param("method", "choice", "forward_euler", "integration rule", choices=tuple(_METHODS)),
         Param("x0", "value", 0.0, "initial output"),
         Param("lower", "value", -np.inf, "lower limit of the output", allow_inf=True),
@@ -140,7 +143,7 @@ class DiscreteIntegrator(_Discrete):
         super().__init__(name, params)
         p = self.p
         check_ordered(p, "lower", "upper")
-        self.sample = Sample(p.period)
+        self.sample = Sample(p.period, p.offset)
         a, c = _METHODS[p.method]
         self._now, self._next = p.K * (p.period * a), p.K * (p.period * c)
 

@@ -6,6 +6,7 @@ from blocksim.params import Param
 
 # _METHODS: the integration rules of discrete_integrator (its output y[n] = x[n] + T*a*w[n],
 # its state x[n+1] = y[n] + T*c*w[n]), for the discrete PID's I and D
+from .discrete import SAMPLE_OFFSET
 from .discrete_systems import _METHODS
 from .param_checks import check_ordered, fitted
 
@@ -26,9 +27,10 @@ class Pid(Block):
     The limit is a saturation with modes (lower / linear / upper, and clamped or not) switched
     only at located zero crossings of u_raw - upper, u_raw - lower (and Ki*e when clamping),
     so no solver step contains a kink.
-    Discrete (`period` T): Simulink's discrete PID at the hits k*T, held between them: the
-    integral and the filter are discrete-time integrators of the chosen method (forward Euler
-    T/(z-1), backward Euler T*z/(z-1), trapezoidal T/2*(z+1)/(z-1)), initial outputs x0 and 0,
+    Discrete (`period` T): Simulink's discrete PID at the hits offset + k*T, held between them:
+    the integral and the filter are discrete-time integrators of the chosen method (forward
+    Euler T/(z-1), backward Euler T*z/(z-1), trapezoidal T/2*(z+1)/(z-1)), initial outputs x0
+    and 0,
         u = Kp*e + I(z)*(Ki*e + aw) + Kd*N/(1 + N*alpha(z))*e,   alpha = the method's 1/s,
     limited to [lower, upper] at each hit. Clamping drops the integrator input Ki*e at a hit
     where the output would be saturated and Ki*e pushes further out; back-calculation adds
@@ -50,6 +52,7 @@ class Pid(Block):
         Param("Kb", "value", 1.0, "back-calculation gain (1/s)", minimum=0.0),
         Param("x0", "value", 0.0, "initial value of the integral term (units of u)"),
         Param("period", "scalar", None, "sample period (s); absent: continuous", positive=True),
+        SAMPLE_OFFSET,
         Param("method", "choice", "forward_euler", "discrete integration rule for I and D",
               choices=tuple(_METHODS)),
     )
@@ -62,7 +65,7 @@ class Pid(Block):
         self._clamping = p.anti_windup == "clamping"
         self._back_calculation = p.anti_windup == "back_calculation"
         if self.discrete:
-            self.sample = Sample(p.period)
+            self.sample = Sample(p.period, p.offset)
             self.output, self.update = self._discrete_output, self._discrete_update
             a, c = _METHODS[p.method]
             self._Ta, self._Tc = p.period * a, p.period * c

@@ -11,6 +11,7 @@ import numpy as np
 from blocksim.block import Block, Out, Sample
 from blocksim.params import Param, ParamError
 
+from .discrete import SAMPLE_OFFSET
 from .param_checks import fits
 
 CHUNK = 1024  # draws generated at a time
@@ -34,7 +35,7 @@ class _RandomSource(Block):
     def __init__(self, name, params):
         super().__init__(name, params)
         self._shape = _shape(self.p.shape)
-        self.sample = Sample(self.p.period)
+        self.sample = Sample(self.p.period, self.p.offset)
         if self.p.seed < 0:
             raise ParamError("seed", f"must be >= 0, got {self.p.seed}")
         self._base = None  # index of the first draw in _buf
@@ -88,7 +89,7 @@ _SHAPE = Param("shape", "value", (), "shape of the signal, e.g. [3] (default: sc
 class Noise(_RandomSource):
     """Band-limited white noise (Simulink's): a fresh N(0, power/period) sample every period.
 
-    At each hit t_k = k*period a fresh sample y ~ N(0, power/period), held until the next
+    At each hit t_k = offset + k*period a fresh sample y ~ N(0, power/period), held until the next
     hit. A held sequence of variance power/period has a power spectral density of about power
     (units^2/Hz) below 1/(2*period): the white noise of intensity `power` seen through a
     sample-and-hold. Pick period well below the fastest time constant of the system.
@@ -99,6 +100,7 @@ class Noise(_RandomSource):
     params = (
         Param("power", "value", 0.1, "noise power: PSD height (units^2/Hz), >= 0", minimum=0.0),
         _PERIOD,
+        SAMPLE_OFFSET,
         _SEED,
         _SHAPE,
     )
@@ -111,7 +113,7 @@ class Noise(_RandomSource):
 
 
 class Random(_RandomSource):
-    """A random number per hit t_k = k*period, held until the next hit.
+    """A random number per hit t_k = offset + k*period, held until the next hit.
 
     normal:  y ~ N(mean, std^2)  (y = mean + std*z, z from rng.standard_normal)
     uniform: y ~ U[low, high)     (y = low + (high - low)*r, r from rng.random)
@@ -130,6 +132,7 @@ class Random(_RandomSource):
         Param("high", "value", 1.0, "upper end of the uniform distribution"),
         Param("period", "scalar", doc="sample period: a new value every period (s)",
               positive=True),
+        SAMPLE_OFFSET,
         _SEED,
         _SHAPE,
     )

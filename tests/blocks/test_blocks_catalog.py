@@ -56,7 +56,12 @@ MINIMAL = {
 
 COSMETIC = {"scope", "xy_graph", "display"}
 # Parameters beyond blocks.md, each an addition for users (axis labels and units of figures)
-EXTRAS = {"scope": ("units",), "xy_graph": ("xlabel", "ylabel", "units")}
+EXTRAS = {"scope": ("units",), "xy_graph": ("xlabel", "ylabel", "units"),
+          # blocks.md: "Discrete blocks run at hits offset + k*period"; its rows list the
+          # offset for zoh only
+          **{t: ("offset",) for t in ("unit_delay", "discrete_transfer_function",
+                                     "discrete_state_space", "discrete_integrator", "pid",
+                                     "noise", "random")}}
 
 
 def table_rows(text):

@@ -5,6 +5,7 @@ import pytest
 from harness import Rig
 from scipy import signal
 
+import blocksim
 from blocksim.block import Sample
 from blocksim.params import ParamError
 from blocks.discrete_systems import (DiscreteIntegrator, DiscreteStateSpace,
@@ -115,3 +116,51 @@ def test_discrete_transfer_function_parameter_errors(params, bad):
     with pytest.raises(ParamError) as e:
         Rig(DiscreteTransferFunction, params)
     assert e.value.param == bad
+
+
+OFFSET_CASES = {  # block -> its parameters besides period and offset (input: the constant 1)
+    "discrete_integrator": "{K: 1}",
+    "discrete_transfer_function": "{num: [1], den: [1, -1]}",   # y[k] = y[k-1] + u[k-1]
+    "discrete_state_space": "{A: 1, B: 1, C: 1, D: 0}",          # the same accumulator
+    "unit_delay": "{}",
+    "zoh": "{}",
+    "pid": "{Kp: 0, Ki: 1}",                                      # forward-Euler integral
+    "noise": "{power: 1, seed: 3}",
+    "random": "{seed: 3}",
+}
+
+
+@pytest.mark.parametrize("block", sorted(OFFSET_CASES))
+def test_discrete_blocks_act_at_offset_plus_k_period(block, tmp_path):
+    """Simulink's sample time [period, offset] (blocks.md: hits at offset + k*period): with
+    period 0.1 and offset 0.05 every change of y happens at a hit 0.05 + 0.1k, none before
+    0.05. The accumulators (forward Euler, 1/(z-1) realised two ways, PI's integral) give
+    y = 0.1*n (integrator, pid: K*T per hit) or n (transfer function, state space) after the
+    n-th hit after the first, the delay and hold 1 from the first or second hit."""
+    one = "[1]" if block == "discrete_state_space" else "1"  # its u is (m,) = (1,)
+    inputs = "" if block in ("noise", "random") else f"  One: {{type: constant, value: {one}}}\n"
+    wire = "" if block in ("noise", "random") else "  - One -> B\n"
+    out = "u" if block == "pid" else "y"  # the pid's ports are e -> u
+    extra = OFFSET_CASES[block][1:-1]
+    params = "period: 0.1, offset: 0.05" + (f", {extra}" if extra else "")
+    path = tmp_path / "d.yaml"
+    path.write_text(f"blocksim: 1\nblocks:\n{inputs}  B: {{type: {block}, {params}}}\n"
+                    + (f"wires:\n{wire}" if wire else "")
+                    + f"simulation: {{stop: 1, output_interval: 0.01}}\nrecord: {{y: B.{out}}}\n")
+    r = blocksim.run(str(path))
+    t, y = r.t, r["y"].reshape(len(r.t))
+    changed = t[1:][np.diff(y) != 0]
+    hits = 0.05 + 0.1 * np.round((changed - 0.05) / 0.1)
+    np.testing.assert_allclose(changed, hits, atol=1e-12)  # only at hits
+    assert np.all(y[t < 0.05] == y[0]) and len(changed) >= 1
+    if block in ("noise", "random"):  # a fresh draw at every hit: a change at each of them
+        np.testing.assert_allclose(changed, 0.05 + 0.1 * np.arange(10), atol=1e-12)
+    n = np.floor((t - 0.05) / 0.1 + 1e-9)  # hits after the first one, at t >= 0.05
+    expected = {"discrete_integrator": 0.1 * np.maximum(n, 0),
+                "pid": 0.1 * np.maximum(n, 0),
+                "discrete_transfer_function": np.maximum(n, 0),
+                "discrete_state_space": np.maximum(n, 0),
+                "unit_delay": (n >= 1).astype(float),
+                "zoh": (n >= 0).astype(float)}.get(block)
+    if expected is not None:
+        np.testing.assert_allclose(y, expected, atol=1e-12)
