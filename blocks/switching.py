@@ -74,40 +74,55 @@ class Abs(_Signed):
 
 
 class MinMax(Block):
-    """y = min(u1, ..., uN) (or max) element-wise.
+    """y = min(u1, ..., uN) (or max) element-wise; with one input, the min (max) of its elements.
 
-    Inputs: u1..uN (N = inputs >= 1) broadcast together. Output: y, the broadcast shape. Which
-    input is selected is a mode per element, changed at the located crossings where another
-    input passes the selected one (indicator s*(u_j - y), s = +1 for min, -1 for max).
+    Inputs: u1..uN (N = inputs >= 2) broadcast together; output y, the broadcast shape. With
+    inputs: 1 (Simulink's MinMax with one input) y is the scalar min (max) over the elements
+    of u. Which input (element) is selected is a mode, changed at the located crossings where
+    another one passes the selected one (indicator s*(u_j - y), s = +1 for min, -1 for max);
+    ties keep the selected one.
     """
 
     type = "min_max"
     params = (
         Param("fn", "choice", "min", "the function", choices=("min", "max")),
-        Param("inputs", "int", 2, "number of inputs", minimum=1),
+        Param("inputs", "int", 2, "number of inputs (1: over the elements of u)", minimum=1),
     )
 
     def ports(self):
         return [In(f"u{i + 1}") for i in range(self.p.inputs)], [Out("y")]
 
     def infer(self, shapes):
+        self._reduce = self.p.inputs == 1
+        if self._reduce:  # candidates: the elements of u; one mode
+            self._shape, self._n = (), 1
+            self._candidates = int(np.prod(shapes["u1"], dtype=int))
+            return {"y": ()}
         self._shape = _broadcast_inputs([f"u{i + 1}" for i in range(self.p.inputs)], shapes)
         self._n = int(np.prod(self._shape, dtype=int))
+        self._candidates = self.p.inputs
         return {"y": self._shape}
 
     def discrete_state(self):
-        return np.zeros(self._n)  # index of the selected input per element
+        return np.zeros(self._n)  # index of the selected input (element) per element of y
 
     def zero_crossings(self):
-        return np.full(self.p.inputs * self._n, FALLING)
+        return np.full(self._candidates * self._n, FALLING)
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
         self._mode = xd.reshape(self._shape)
+        self._s = 1.0 if self.p.fn == "min" else -1.0
+        if self._reduce:
+            self._flat = u[0].reshape(-1)
+            self._values = np.empty(self._candidates)
+            self.output, self.indicator, self.crossing = (self._reduced_output,
+                                                          self._reduced_indicator,
+                                                          self._reduced_crossing)
+            return
         self._pick = np.zeros(self._shape, bool)
         self._zs = tuple(self.z[k * self._n:(k + 1) * self._n].reshape(self._shape)
                          for k in range(self.p.inputs))
-        self._s = 1.0 if self.p.fn == "min" else -1.0
 
     def output(self, t):
         y = self.y[0]
@@ -123,6 +138,10 @@ class MinMax(Block):
 
     def crossing(self, t, crossed):
         values = self._s * np.stack([np.broadcast_to(uk, self._shape) for uk in self.u])
+        return self._select(values)
+
+    def _select(self, values):
+        """The new modes from the candidates' signed values (candidates along axis 0)."""
         best = values.min(axis=0)
         current = np.take_along_axis(values, self._mode.astype(int)[None], axis=0)[0]
         keep = current <= best  # ties keep the selected input
@@ -130,6 +149,17 @@ class MinMax(Block):
         changed = not np.array_equal(new, self._mode)
         self._mode[...] = new
         return changed
+
+    def _reduced_output(self, t):
+        self.y[0][...] = self._flat[int(self._mode)]
+
+    def _reduced_indicator(self, t):
+        np.subtract(self._flat, self.y[0], out=self.z)
+        self.z *= self._s
+
+    def _reduced_crossing(self, t, crossed):
+        np.multiply(self._s, self._flat, out=self._values)
+        return self._select(self._values)
 
 
 _RELATIONS = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,

@@ -128,3 +128,38 @@ def test_element_wise_blocks_on_vectors_against_numpy():
     v = u[::-1].copy()
     np.testing.assert_array_equal(rig.set(u1=u, u2=0.1, u3=v).event()["y"],
                                   np.minimum(np.minimum(u, 0.1), v))
+
+
+REDUCE = """
+blocksim: 1
+name: reduce
+blocks:
+  S: {type: sine}
+  C: {type: sine, phase: 1.5707963267948966}
+  Half: {type: constant, value: -0.5}
+  M: {type: mux, inputs: 3}
+  Least: {type: min_max, inputs: 1}
+  Most: {type: min_max, fn: max, inputs: 1}
+wires: [S -> M.u1, C -> M.u2, Half -> M.u3, M -> Least, M -> Most]
+simulation: {stop: 7, rtol: 1e-10, atol: 1e-12}
+record: {least: Least.y, most: Most.y}
+"""
+
+
+def test_min_max_of_one_input_reduces_over_its_elements(tmp_path):
+    """Simulink's MinMax with one input: y = min (max) over the elements of u = [sin t, cos t,
+    -0.5]. By hand on (0, 7]: the min is -0.5 until cos t = -0.5 (2pi/3), then cos t until
+    sin t = cos t (5pi/4), then sin t until sin t = -0.5 rising (11pi/6), then -0.5; the max is
+    cos t until sin t = cos t (pi/4), sin t until it falls to -0.5 (7pi/6; cos t is below
+    -0.5 there), -0.5 until cos t rises through -0.5 (4pi/3), then cos t."""
+    path = tmp_path / "reduce.yaml"
+    path.write_text(REDUCE)
+    r = blocksim.run(str(path))
+    u = np.stack([np.sin(r.t), np.cos(r.t), np.full_like(r.t, -0.5)])
+    assert r["least"].shape == r.t.shape  # a scalar signal
+    np.testing.assert_allclose(r["least"], u.min(axis=0), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(r["most"], u.max(axis=0), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(events_of(r, "Least"), np.pi * np.array([2 / 3, 5 / 4, 11 / 6]),
+                               rtol=0, atol=1e-9)
+    np.testing.assert_allclose(events_of(r, "Most"), np.pi * np.array([1 / 4, 7 / 6, 4 / 3]),
+                               rtol=0, atol=1e-9)
