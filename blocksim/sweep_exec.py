@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import signal
+import threading
 import warnings
 
 from .errors import DiagramError
@@ -159,7 +160,7 @@ def _local_cluster(workers):
     import dask
     from distributed import Client, LocalCluster
 
-    with dask.config.set(_LOCAL_CONFIG), warnings.catch_warnings(), _ignoring_sigint():
+    with dask.config.set(_LOCAL_CONFIG), warnings.catch_warnings(), _signals_held() as held:
         # the scheduler's internal HTTP server (loopback) moves to a free port when another
         # cluster on this machine has the default one: not worth a warning
         warnings.filterwarnings("ignore", message="Port .* is already in use")
@@ -167,15 +168,18 @@ def _local_cluster(workers):
                                host="127.0.0.1", dashboard_address=None,
                                silence_logs=logging.ERROR,
                                scheduler_kwargs={"allowed_failures": 1})
-    client = Client(cluster)
+    client = None
     try:
+        held.deliver()  # a Ctrl-C or SIGTERM while the workers started: now, then close
+        client = Client(cluster)
         yield client
     finally:
         # runs cancelled by Ctrl-C make the closing scheduler log lost connections at
         # CRITICAL level: nothing a user can act on
         logging.disable(logging.CRITICAL)
         try:
-            client.close()
+            if client is not None:
+                client.close()
             cluster.close()
         except Exception:  # noqa: BLE001 - see below
             # A nanny still restarting a worker that died can race the close ("can only
@@ -187,17 +191,57 @@ def _local_cluster(workers):
             logging.disable(logging.NOTSET)
 
 
+class _Held:
+    """The signals that arrived while held: `deliver()` acts on them (once)."""
+
+    def __init__(self):
+        self.sigint = False
+        self.sigterm = None  # the SIGTERM handler to call, when a SIGTERM arrived
+
+    def deliver(self):
+        sigint, sigterm, self.sigint, self.sigterm = self.sigint, self.sigterm, False, None
+        if sigterm is not None:
+            sigterm(signal.SIGTERM, None)
+        if sigint:
+            raise KeyboardInterrupt
+
+
 @contextlib.contextmanager
-def _ignoring_sigint():
-    """Worker processes started in here inherit an ignored SIGINT: Ctrl-C in a terminal
-    reaches the whole process group, and only this process should act on it (it cancels
-    the runs and closes the cluster)."""
-    try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:  # not the main thread
-        yield
+def _signals_held():
+    """Hold Ctrl-C and SIGTERM while the worker processes start, for `_Held.deliver` to act
+    on once the cluster exists (interrupting its constructor leaves it half started: worker
+    processes running on, a traceback at exit).
+
+    Only this process should act on Ctrl-C (a terminal sends it to the whole process group;
+    this process cancels the runs and closes the cluster): the worker processes started in
+    here inherit a blocked SIGINT, from this thread's signal mask. This process notes a
+    SIGINT instead (whichever of its threads receives it), as it notes a SIGTERM that has a
+    Python handler (the command line's)."""
+    held = _Held()
+    if threading.current_thread() is not threading.main_thread():
+        yield held  # signal handlers belong to the main thread
         return
+    previous_int = signal.getsignal(signal.SIGINT)
+    previous_term = signal.getsignal(signal.SIGTERM)
+    can_block = hasattr(signal, "pthread_sigmask")
+    if can_block:
+        # multiprocessing starts its resource tracker (once per process) with the first
+        # worker process, and unblocks SIGINT in the starting thread afterwards: started
+        # here, before blocking, the workers' threads keep SIGINT blocked
+        from multiprocessing import resource_tracker
+        resource_tracker.ensure_running()
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        if previous_int is not signal.SIG_IGN:
+            signal.signal(signal.SIGINT, lambda signum, frame: setattr(held, "sigint", True))
+    else:  # without signal masks the workers inherit an ignored SIGINT (and so does this)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if callable(previous_term):
+        signal.signal(signal.SIGTERM, lambda signum, frame: setattr(held, "sigterm",
+                                                                    previous_term))
     try:
-        yield
+        yield held
     finally:
-        signal.signal(signal.SIGINT, previous)
+        if can_block:  # a SIGINT pending in this thread comes now, to the note above
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.signal(signal.SIGINT, previous_int)
+        signal.signal(signal.SIGTERM, previous_term)
