@@ -107,20 +107,52 @@ def executor(workers=1, scheduler=None, client=None, cache=None):
         yield OnDask(c, f"{workers} local worker processes")
 
 
+CONNECT_SECONDS = 10.0
+
+
 @contextlib.contextmanager
 def _connect(address):
     from distributed import Client
 
     try:
-        client = Client(address, timeout="10s")
-    except (OSError, TimeoutError, ValueError) as e:
-        raise DiagramError(f"cannot connect to the Dask scheduler at {address}: {e}",
-                           file="--scheduler") from None
+        _handshake(address, CONNECT_SECONDS)
+        client = Client(address, timeout=CONNECT_SECONDS)
+    except Exception as e:  # noqa: BLE001 - whatever answered there, it is no scheduler
+        reason = _why_not_connected(e)
+        raise DiagramError(f"cannot connect to the Dask scheduler at {address}: {reason}",
+                           file="--scheduler",
+                           hint="is it the scheduler's address and port (8786 by default, "
+                                "not the dashboard's 8787)?") from None
     try:
         _check_workers(client, address)
         yield client
     finally:
         client.close()
+
+
+def _why_not_connected(e):
+    if isinstance(e, TimeoutError):
+        return f"no Dask handshake within {CONNECT_SECONDS:g} s"
+    if isinstance(e, (OSError, ValueError)) and str(e):
+        return str(e)
+    return f"what answers there is not a Dask scheduler ({type(e).__name__})"
+
+
+def _handshake(address, seconds):
+    """Open a connection to `address` and complete Dask's handshake within `seconds`.
+    distributed's own timeout bounds the connection, not the handshake after it: a port
+    that accepts and never answers (a web server) would hang, one that answers otherwise
+    fails in its decoder (a MemoryError for a frame 'length' read from other bytes)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm import connect
+
+    async def handshake():
+        comm = await asyncio.wait_for(connect(address, timeout=seconds), seconds)
+        await comm.close()
+    with ThreadPoolExecutor(1) as pool:  # its own event loop, whatever runs in this thread
+        pool.submit(asyncio.run, handshake()).result()
 
 
 def _check_workers(client, address):
