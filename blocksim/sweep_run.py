@@ -34,6 +34,7 @@ from .sweep_worker import Job
 
 KEEP = ("all", "metrics", "failed")
 FLUSH_SECONDS = 2.0
+FLUSH_RATIO = 10  # runs : writing the table, at least
 SEEDING = "numpy.random.SeedSequence(seed).spawn(runs)[run]"
 
 
@@ -245,7 +246,7 @@ class _Writer:
     def __init__(self, out, table):
         self.out = out
         self.table = table
-        self.last = -math.inf
+        self.next = -math.inf  # the earliest time of the next flush
 
     def clear_previous(self):
         """Remove what a previous sweep into this directory wrote and this one may not write
@@ -274,12 +275,17 @@ class _Writer:
             _forget_results(folder)
 
     def flush(self, force=False):
-        if self.out is None or (not force and time.monotonic() - self.last < FLUSH_SECONDS):
+        """Rewrite summary.csv and sweep.json, at most every FLUSH_SECONDS and, for a large
+        table (a flush rewrites every row), after FLUSH_RATIO times as long as the last one
+        took: the runs keep at least that share of the time."""
+        if self.out is None or (not force and time.monotonic() < self.next):
             return
+        started = time.monotonic()
         self.out.mkdir(parents=True, exist_ok=True)
         self.table.to_csv(self.out / "summary.csv")
         self.table.to_json(self.out / "sweep.json")
-        self.last = time.monotonic()
+        done = time.monotonic()
+        self.next = done + max(FLUSH_SECONDS, FLUSH_RATIO * (done - started))
 
     def report(self, spec):
         """report.html (and the diagram's drawing) from the files just written; a failure
