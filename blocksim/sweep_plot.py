@@ -6,7 +6,9 @@
   min-max band;
 - Monte Carlo (`samples:`): a histogram of the metric over the successful runs, one outline
   per grid point when there are a few.
-Failed runs are drawn as gaps (grey cells; red crosses on the x axis) and counted in the title.
+Failed runs are drawn as gaps (grey cells marked "failed"; red crosses on the x axis) and
+counted in the title; a successful run whose metric is NaN or infinite is a gap marked
+apart ("not finite"; grey triangles on the x axis).
 
 `plot_metric`, `plot_histogram` draw into a given matplotlib Axes (for reports);
 `write_figures(table, out_dir)` writes the default figure of every metric as `<metric>.png`
@@ -47,6 +49,15 @@ def _label(value):
 def _metric_values(table, metric):
     return np.array([row[metric] if row["status"] == "ok" and row[metric] is not None
                      else np.nan for row in table.rows], dtype=float)
+
+
+def _ok_but_not_finite(table, values):
+    """Runs that succeeded with a metric value that is NaN or infinite (not failed ones)."""
+    return np.array([row["status"] == "ok" for row in table.rows]) & ~np.isfinite(values)
+
+
+def _failed(table):
+    return np.array([row["status"] == "failed" for row in table.rows], dtype=bool)
 
 
 def _levels(table, key):
@@ -94,24 +105,29 @@ def _line(ax, table, values, metric, key):
     xs = [numeric(v) for v in levels]
     positions = xs if all(v is not None for v in xs) else list(range(len(levels)))
     column = [repr(v) for v in table.column(key)]
-    mean, lo, hi, failed = [], [], [], []
+    failed_runs, not_finite = _failed(table), _ok_but_not_finite(table, values)
+    mean, lo, hi, failed, nonfinite = [], [], [], [], []
     for level in levels:
         sel = np.array([c == repr(level) for c in column])
         ok = values[sel][np.isfinite(values[sel])]
         mean.append(ok.mean() if ok.size else np.nan)
         lo.append(ok.min() if ok.size else np.nan)
         hi.append(ok.max() if ok.size else np.nan)
-        failed.append(ok.size < sel.sum())
+        failed.append(failed_runs[sel].any())
+        nonfinite.append(not_finite[sel].any())
     order = np.argsort(positions)
     p = np.asarray(positions, dtype=float)[order]
     m, lo, hi = (np.asarray(a)[order] for a in (mean, lo, hi))
     ax.plot(p, m, "o-", color="C0", label=metric)
     if np.any(np.asarray(hi) > np.asarray(lo)):
         ax.fill_between(p, lo, hi, color="C0", alpha=0.2, label="min - max")
-    bad = np.asarray(failed)[order]
-    if bad.any():  # on the x axis, not at any metric value: a failed run has none
-        ax.plot(p[bad], np.zeros(bad.sum()), "x", color="C3", markersize=9, clip_on=False,
-                transform=ax.get_xaxis_transform(), label="failed runs")
+    # on the x axis, not at any metric value: these runs have none
+    for marks, style, color, label in ((failed, "x", "C3", "failed runs"),
+                                       (nonfinite, "^", "0.5", "not finite (ok runs)")):
+        bad = np.asarray(marks, dtype=bool)[order]
+        if bad.any():
+            ax.plot(p[bad], np.zeros(bad.sum()), style, color=color, markersize=9,
+                    clip_on=False, transform=ax.get_xaxis_transform(), label=label)
     if positions is not xs:
         ax.set_xticks(range(len(levels)), [_label(v) for v in levels])
     ax.set_xlabel(key)
@@ -132,10 +148,13 @@ def _heat_map(ax, table, values, metric, xkey, ykey):
     yi = {repr(v): i for i, v in enumerate(yl)}
     total = np.zeros((len(yl), len(xl)))
     count = np.zeros((len(yl), len(xl)))
-    runs = np.zeros((len(yl), len(xl)))
-    for row, v in zip(table.rows, values):
+    failed = np.zeros((len(yl), len(xl)))
+    not_finite = np.zeros((len(yl), len(xl)))
+    for row, v, bad, odd in zip(table.rows, values, _failed(table),
+                                _ok_but_not_finite(table, values)):
         i, j = yi[repr(row[ykey])], xi[repr(row[xkey])]
-        runs[i, j] += 1
+        failed[i, j] += bad
+        not_finite[i, j] += odd
         if np.isfinite(v):
             total[i, j] += v
             count[i, j] += 1
@@ -160,9 +179,10 @@ def _heat_map(ax, table, values, metric, xkey, ykey):
                     shade = mesh.norm(z[i, j])
                     ax.text(j + 0.5, i + 0.5, format(z[i, j], fmt), ha="center", va="center",
                             fontsize="x-small", color="black" if shade > 0.6 else "white")
-                elif runs[i, j]:
-                    ax.text(j + 0.5, i + 0.5, "failed", ha="center", va="center",
-                            fontsize="x-small", color="C3")
+                elif not_finite[i, j] or failed[i, j]:
+                    ax.text(j + 0.5, i + 0.5, "not finite" if not_finite[i, j] else "failed",
+                            ha="center", va="center", fontsize="x-small",
+                            color="0.3" if not_finite[i, j] else "C3")
     ax.set_title(f"{_named(table, metric)} ({_status_note(table)})", fontsize="medium")
 
 

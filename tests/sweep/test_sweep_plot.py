@@ -28,3 +28,30 @@ def test_histogram_of_nearly_equal_values_and_one_outlier_has_a_bounded_number_o
     ax = plot_histogram(table_of([(0, m) for m in values]), "m")
     (bars,) = ax.containers
     assert len(bars) == MAX_BINS and sum(b.get_height() for b in bars) == len(values)
+
+
+def _marked_x(ax, label):
+    """The x positions of the markers labelled `label` (none: [])."""
+    return [x for line in ax.get_lines() if line.get_label() == label
+            for x in line.get_xdata()]
+
+
+def test_a_successful_run_with_a_nan_metric_is_not_drawn_as_a_failed_run():
+    # k = 2 failed; k = 3 succeeded but its metric is NaN (e.g. log of a negative value)
+    table = table_of([(1.0, 5.0), (2.0, None), (3.0, float("nan")), (4.0, 7.0)])
+    ax = plot_metric(table, "m", "k")
+    assert _marked_x(ax, "failed runs") == [2.0]
+    assert _marked_x(ax, "not finite (ok runs)") == [3.0]
+
+
+def test_heat_map_cells_say_failed_or_not_finite():
+    rows = [{"run": 0, "a": 1, "b": 1, "status": "ok", "m": 1.0},
+            {"run": 1, "a": 1, "b": 2, "status": "failed", "m": None},
+            {"run": 2, "a": 2, "b": 1, "status": "ok", "m": float("inf")},
+            {"run": 3, "a": 2, "b": 2, "status": "ok", "m": 4.0}]
+    table = SweepTable(["run", "a", "b", "status", "m"], rows, {"sweep": {"metrics": {}}})
+    ax = plot_metric(table, "m", "a", "b")
+    cells = {(round(t.get_position()[0] - 0.5), round(t.get_position()[1] - 0.5)): t.get_text()
+             for t in ax.texts}
+    # x: a's level index, y: b's
+    assert cells == {(0, 0): "1", (0, 1): "failed", (1, 0): "not finite", (1, 1): "4"}
