@@ -16,9 +16,15 @@ norm(v) the Euclidean norm, Frobenius for a matrix).
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .expr import FUNCTIONS, ExprError, Function, compile_expr
+
+# the stand-in signals' rows when checking metrics (see Metrics.check_shapes)
+SHORT, LONG = 3, 100_001
+LONG_ELEMENTS = 10_000_000  # at most this many stand-in values (80 MB) for the long check
 
 
 def _time_index(x, pick):
@@ -62,30 +68,48 @@ class Metrics:
 
     def check_shapes(self, shapes):
         """Problems of metrics that would not give one number for signals of these shapes
-        (`shapes`: record name -> signal shape): each metric is evaluated once on arrays of
-        three rows of ones. Returns {metric name: message}."""
-        arrays = self._arguments(np.arange(3.0), {n: np.ones((3, *s)) for n, s in shapes.items()})
+        (`shapes`: record name -> signal shape): each metric is evaluated on stand-in arrays
+        of ones, of SHORT rows and, when an index was out of range (`x[10]`, `x[100:]`:
+        the runs record more samples), again of LONG rows. Returns {metric name: message}."""
         problems = {}
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # e.g. the mean of x[100:] here
             for name, f in self.functions.items():
-                try:
-                    value = np.asarray(f(*arrays))
-                except (ValueError, TypeError, IndexError, ArithmeticError,
-                        np.linalg.LinAlgError) as e:
-                    problems[name] = f"cannot be evaluated on the recorded signals: {e}"
-                    continue
-                if value.size != 1:
-                    problems[name] = (f"gives an array (of shape {value.shape} for 3 recorded "
-                                      "times), not one number: reduce it, e.g. with max(...) "
-                                      "or final(...)")
+                for rows in (SHORT, LONG):
+                    try:
+                        value = np.asarray(f(*self._stand_ins(rows, shapes)))
+                    except IndexError as e:
+                        if rows == SHORT and self._long_fits(shapes):
+                            continue
+                        problems[name] = (f"cannot be evaluated on the recorded signals: {e}"
+                                          f" ({rows} stand-in samples)")
+                    except (ValueError, TypeError, ArithmeticError,
+                            np.linalg.LinAlgError) as e:
+                        problems[name] = f"cannot be evaluated on the recorded signals: {e}"
+                    else:
+                        if value.size != 1:
+                            problems[name] = (f"gives an array (of shape {value.shape} for {rows} "
+                                              "recorded times), not one number: reduce it, "
+                                              "e.g. with max(...) or final(...)")
+                    break
         return problems
+
+    def _stand_ins(self, rows, shapes):
+        return self._arguments(np.arange(float(rows)),
+                               {n: np.ones((rows, *s)) for n, s in shapes.items()})
+
+    @staticmethod
+    def _long_fits(shapes):
+        return LONG * sum(int(np.prod(s)) for s in shapes.values()) <= LONG_ELEMENTS
 
     def evaluate(self, t, data):
         """{metric name: float} for one run's results; raises ValueError naming the metric
         that cannot be computed."""
         arrays = self._arguments(t, data)
         out = {}
-        with np.errstate(all="ignore"):
+        # a NaN in the table says it (numpy would also warn, naming no metric)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
             for name, f in self.functions.items():
                 try:
                     value = np.asarray(f(*arrays), dtype=float)

@@ -43,3 +43,22 @@ def test_a_metric_failing_on_a_run_names_itself():
     m = Metrics({"first": "argmax(x)"}, ["x"])
     with pytest.raises(ValueError, match="metric 'first'"):
         m.evaluate(np.zeros(0), {"x": np.zeros((0,))})
+
+
+@pytest.mark.parametrize("text", ["x[10]", "mean(x[100:])", "x[-50] - x[0]"])
+def test_an_index_valid_for_the_recorded_samples_passes_the_check(text, recwarn):
+    # the check cannot know how many samples a run records: x[10] is a metric of every run
+    # with at least 11 samples (a 200-sample run here), not an error before anything runs
+    m = Metrics({"m": text}, ["x"])
+    assert m.check_shapes({"x": ()}) == {}
+    x = np.arange(200.0) ** 2
+    expected = {"x[10]": 100.0, "mean(x[100:])": np.mean(x[100:]), "x[-50] - x[0]": 150.0 ** 2}
+    assert m.evaluate(np.arange(200.0), {"x": x})["m"] == expected[text]
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_an_index_that_fits_no_signal_is_still_an_error():
+    m = Metrics({"two": "x[0, 5]", "far": "x[10**9]"}, ["x"])
+    problems = m.check_shapes({"x": ()})
+    assert "too many indices" in problems["two"]
+    assert "out of bounds" in problems["far"]
