@@ -850,6 +850,10 @@ class _Compiler:
 
     def compile(self):
         """Every stage, on `self.spec`: the Model."""
+        with expr.shared_budget():  # the diagram's values are bounded together
+            return self._compile()
+
+    def _compile(self):
         settings = self.values_and_blocks(check=False)
         self.resolve_wires()  # skips the ends on blocks that failed to build
         self.problems.check()
@@ -898,7 +902,8 @@ class _Compiler:
             return None
         kept = {name: getattr(self, name) for name in self._SPEC_STATE}
         try:
-            model = self._reparameterise(spec)
+            with expr.shared_budget():
+                model = self._reparameterise(spec)
         except BaseException:
             self.__dict__.update(kept)
             raise

@@ -19,6 +19,9 @@ as one level), arrays of at most 10 million elements (checked before anything is
 and at most a billion elementary operations for one evaluation (a matrix product costs
 m·k·n, a matrix inverse or solve n³, anything else the elements it reads and writes; checked
 before each operation), so an expression cannot hang while every array in it stays small.
+Inside `shared_budget()` (the compiler opens one per diagram) all evaluations share those
+billion operations, and the values `evaluate` returns hold at most MAX_TOTAL_ELEMENTS
+elements together: a file of many expressions is bounded as a whole, not only each of them.
 A `function` block's expression is compiled twice: the fast form for the simulation, and a
 checked form (`f.checked`) that applies the same guards to every operation, which the block
 uses once to find its output shape.
@@ -26,6 +29,8 @@ uses once to find its output shape.
 from __future__ import annotations
 
 import ast
+import contextlib
+import contextvars
 import difflib
 import math
 import operator
@@ -36,6 +41,7 @@ MAX_TEXT = 10_000
 MAX_DEPTH = 100
 MAX_ELEMENTS = 10_000_000
 MAX_WORK = 1_000_000_000
+MAX_TOTAL_ELEMENTS = 3 * MAX_ELEMENTS  # the values of one shared budget together (see Budget)
 
 
 class ExprError(Exception):
@@ -44,6 +50,37 @@ class ExprError(Exception):
 
 class LimitError(ExprError):
     """An expression that would exceed a resource guard (elements, operations)."""
+
+
+class Budget:
+    """Operations and result elements spent by the evaluations that share it. Inside
+    `shared_budget()` every evaluation draws on one Budget (the compiler opens one per
+    diagram), so a file of many expressions, or a list of many, is bounded as a whole and
+    not only each expression: MAX_WORK operations in all, and MAX_TOTAL_ELEMENTS elements
+    in the values `evaluate` returns (they are kept: block parameters, parameters)."""
+    __slots__ = ("work", "elements")
+
+    def __init__(self):
+        self.work = 0
+        self.elements = 0
+
+
+_SHARED = contextvars.ContextVar("blocksim_expr_budget", default=None)
+
+
+@contextlib.contextmanager
+def shared_budget():
+    """Let the evaluations in this context (this thread's) share one Budget."""
+    token = _SHARED.set(Budget())
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _budget():
+    """The shared Budget of the current context, or a fresh one."""
+    return _SHARED.get() or Budget()
 
 
 CONSTANTS = {"pi": np.float64(np.pi), "e": np.float64(np.e), "inf": np.float64(np.inf),
@@ -295,8 +332,15 @@ def evaluate(value, names, *, dotted=None, functions=FUNCTIONS):
     names: parameter name -> value (float or array); dotted: robot name -> {pose: value},
     enabling `ROBOT.pose`. Raises ExprError.
     """
-    with np.errstate(all="raise", under="ignore"):
-        return _evaluate(value, names, dotted, functions, 0)
+    budget = _budget()
+    if budget.elements <= MAX_TOTAL_ELEMENTS:  # else refused at once, as the last one was
+        with np.errstate(all="raise", under="ignore"):
+            result = _evaluate(value, names, dotted, functions, 0, budget)
+        budget.elements += np.size(result)
+    if budget.elements > MAX_TOTAL_ELEMENTS:
+        raise LimitError(f"the diagram's values together would hold more than "
+                         f"{MAX_TOTAL_ELEMENTS:,} elements (the limit)")
+    return result
 
 
 def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS, dotted=None,
@@ -324,9 +368,10 @@ def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS,
     if len(set(inputs)) != len(inputs):
         raise ExprError("input names must be distinct")
     with np.errstate(all="raise", under="ignore"):
-        root, used, _ = _compile(text, names, dotted, functions, inputs)
+        root, used, _ = _compile(text, names, dotted, functions, inputs, budget=_budget())
+        # the same constants again: not counted twice
         checked_root, _, checker = _compile(text, names, dotted, functions, inputs,
-                                            checked=True)
+                                            checked=True, budget=Budget())
     if isinstance(root, _Const):
         value = root.value
 
@@ -341,7 +386,8 @@ def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS,
         floating-point exceptions give inf / nan as in the fast form."""
         if isinstance(checked_root, _Const):
             return checked_root.value
-        checker.work = 0
+        checker.budget = _budget()
+        checker.spent = checker.budget.work
         with np.errstate(all="ignore"):
             return checked_root(args)
     f.names = frozenset(used)
@@ -349,7 +395,7 @@ def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS,
     return f
 
 
-def _evaluate(value, names, dotted, functions, depth):
+def _evaluate(value, names, dotted, functions, depth, budget):
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, (int, float, np.integer, np.floating)):
@@ -358,7 +404,7 @@ def _evaluate(value, names, dotted, functions, depth):
         except OverflowError:
             raise ExprError(f"the number {value} is too large for a float64") from None
     if isinstance(value, str):
-        root, _, _ = _compile(value, names, dotted, functions, ())
+        root, _, _ = _compile(value, names, dotted, functions, (), budget=budget)
         return np.array(root.value, dtype=np.float64)
     if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":  # from Python callers
         _check_count(value.size)
@@ -370,7 +416,7 @@ def _evaluate(value, names, dotted, functions, depth):
         for item in value:
             if isinstance(item, (bool, np.bool_)):
                 raise ExprError(f"a list may hold numbers and expressions, not {item}")
-            items.append(_evaluate(item, names, dotted, functions, depth + 1))
+            items.append(_evaluate(item, names, dotted, functions, depth + 1, budget))
         return _stack(*items)
     kind = ("nothing (null)" if value is None else "a mapping" if isinstance(value, dict)
             else f"a {type(value).__name__}")
@@ -399,10 +445,11 @@ class _Const:
         self.value = value
 
 
-def _compile(text, names, dotted, functions, inputs, checked=False):
+def _compile(text, names, dotted, functions, inputs, checked=False, budget=None):
     """Parse, check and compile `text`: (a _Const or a closure over the inputs tuple, names
     used, the compiler). Must run under np.errstate(all='raise') since constant parts are
-    computed here. `checked`: the closures apply the guards too (see the module docs)."""
+    computed here. `checked`: the closures apply the guards too (see the module docs).
+    `budget`: the Budget the operations are counted in (default: a fresh one)."""
     if not isinstance(text, str):
         raise ExprError(f"expected an expression string, got {type(text).__name__}")
     if len(text) > MAX_TEXT:
@@ -429,7 +476,8 @@ def _compile(text, names, dotted, functions, inputs, checked=False):
                         f"{e.msg}") from None
     except (MemoryError, RecursionError):  # how the parser reports a too deep nesting
         raise ExprError(f"the expression is nested deeper than {MAX_DEPTH} levels") from None
-    compiler = _Compiler(source, lead, names, dotted or {}, functions, inputs, checked)
+    compiler = _Compiler(source, lead, names, dotted or {}, functions, inputs, checked,
+                         budget or Budget())
     return compiler.compile(tree.body, 0), compiler.used, compiler
 
 
@@ -451,7 +499,7 @@ _REJECTED = {
 class _Compiler:
     """Checks an expression tree and turns it into _Const values and closures `g(inputs)`."""
 
-    def __init__(self, source, lead, names, dotted, functions, inputs, checked=False):
+    def __init__(self, source, lead, names, dotted, functions, inputs, checked, budget):
         self.source = source
         self.lead = lead
         self.names = names
@@ -460,7 +508,8 @@ class _Compiler:
         self.inputs = {name: i for i, name in enumerate(inputs)}
         self.used = set()
         self.checked = checked
-        self.work = 0  # operations spent by `fold` so far (see MAX_WORK)
+        self.budget = budget  # where `fold` counts the operations (see MAX_WORK)
+        self.spent = budget.work  # what others had spent when this expression began
 
     # -- messages
     def segment(self, node):
@@ -474,11 +523,13 @@ class _Compiler:
     def fold(self, node, fn, *args):
         """Compute fn(*args) now (constant arguments, or any arguments in checked mode)
         within the work budget; arithmetic failures are ExprErrors."""
-        self.work += _cost(fn, args)
-        if self.work > MAX_WORK:
+        budget = self.budget
+        budget.work += _cost(fn, args)
+        if budget.work > MAX_WORK:
+            shared = " together with the diagram's other values" if self.spent else ""
             raise LimitError(f"evaluating '{self.segment(node)}' takes more than "
-                            f"{MAX_WORK:.0e} operations (the limit; a matrix product costs "
-                            "rows x inner x columns)")
+                            f"{MAX_WORK:.0e} operations{shared} (the limit; a matrix product "
+                            "costs rows x inner x columns)")
         try:
             return fn(*args)
         except FloatingPointError as e:
