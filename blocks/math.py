@@ -194,7 +194,8 @@ class Function(Block):
         except expr.ExprError as e:
             raise ParamError("inputs", str(e)) from None
         try:
-            self._f = expr.compile_expr(self.p.expr, self.p.inputs, self.p._names)
+            self._f = expr.compile_expr(self.p.expr, self.p.inputs, self.p._names,
+                                        dotted=self.p._dotted)
         except expr.ExprError as e:
             raise ParamError("expr", str(e)) from None
 

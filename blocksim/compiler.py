@@ -341,6 +341,7 @@ class _Compiler:
         if bad:
             raise _Reported
         values["_names"] = names
+        values["_dotted"] = self.dotted  # ROBOT.pose in expressions (a function block's)
         return cls(spec.name, values)
 
     def param_value(self, param, raw, names, loc, spec):
