@@ -110,6 +110,8 @@ def _simulation_defaults(sim, evaluate, problems, file):
         try:
             x = evaluate(v.raw)
             x = float(np.asarray(x, dtype=float).reshape(()))
+        except expr.Unavailable:  # a parameter it uses failed: reported there
+            return default
         except (expr.ExprError, ValueError, TypeError) as e:
             problems.add(v.loc.error(f"simulation.{key}: {e}"))
             return default
@@ -216,6 +218,8 @@ class _Compiler:
     def evaluate(self, raw, names, loc, what):
         try:
             return expr.evaluate(raw, names, dotted=self.dotted)
+        except expr.Unavailable:
+            raise
         except expr.ExprError as e:
             raise loc.error(f"{what}: {e}") from None
 
@@ -277,10 +281,14 @@ class _Compiler:
                     if isinstance(evaluated, np.ndarray) and np.isnan(evaluated).any():
                         raise source.loc.error(f"parameter '{key}' is not a number (NaN)")
                     names[key] = evaluated
+                except expr.Unavailable:  # it uses a failed parameter, reported already
+                    names[key] = expr.FAILED
                 except expr.ExprError as e:
                     self.problems.add(value.loc.error(f"parameter '{key}': {e}"))
+                    names[key] = expr.FAILED
                 except DiagramError as e:
                     self.problems.add(e)
+                    names[key] = expr.FAILED
             self.scope_names.append(names)
 
     # -- stage 2: blocks ---------------------------------------------------------------------
@@ -301,7 +309,7 @@ class _Compiler:
             try:
                 block = self.build_block(cls, spec)
                 ins, outs = block.ports()
-            except _Reported:
+            except (_Reported, expr.Unavailable):  # reported already
                 continue
             except DiagramError as e:
                 self.problems.add(e)
@@ -335,6 +343,8 @@ class _Compiler:
                 raw, loc = spec.params[name].raw, spec.params[name].loc
             try:
                 values[name] = self.param_value(param, raw, names, loc, spec)
+            except expr.Unavailable:  # it uses a failed parameter, reported already
+                bad = True
             except DiagramError as e:
                 self.problems.add(e)
                 bad = True
@@ -367,6 +377,8 @@ class _Compiler:
         if kind in ("value", "scalar", "int") and raw is not param.default:
             try:
                 raw = expr.evaluate(raw, names, dotted=self.dotted)
+            except expr.Unavailable:
+                raise
             except expr.ExprError as e:
                 raise loc.error(str(e), **where) from None
         elif kind in ("value", "scalar", "int"):

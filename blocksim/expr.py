@@ -52,6 +52,14 @@ class LimitError(ExprError):
     """An expression that would exceed a resource guard (elements, operations)."""
 
 
+class Unavailable(ExprError):
+    """An expression names a parameter whose own value failed (`FAILED`): that failure is
+    reported at the parameter, so the caller stays silent about this one."""
+
+
+FAILED = object()  # the value of a parameter whose expression failed, in a names mapping
+
+
 class Budget:
     """Operations and result elements spent by the evaluations that share it. Inside
     `shared_budget()` every evaluation draws on one Budget (the compiler opens one per
@@ -590,6 +598,8 @@ class _Compiler:
             return _Const(CONSTANTS[name])
         if name in self.names:
             self.used.add(name)
+            if self.names[name] is FAILED:
+                raise Unavailable(f"parameter '{name}' has no value (see its own error)")
             return _Const(_number(self.names[name], f"parameter '{name}'"))
         if name in self.functions:
             raise self.fail(f"'{name}' is a function; call it, e.g. {name}(x)", node)

@@ -29,3 +29,37 @@ def test_function_block_reads_a_robots_pose(tmp_path):
                            "simulation: {stop: 1}\nrecord: {y: F.y}\n")
     result = blocksim.run(path)
     np.testing.assert_allclose(result["y"], math.pi / 2 - math.pi, rtol=1e-15)
+
+
+def test_a_failed_parameter_is_reported_once(tmp_path, capsys):
+    # 'a' fails; what uses it (a parameter, a list, a block, a function block, a subsystem's
+    # parameter, a simulation setting) is not reported again as "unknown name 'a'"
+    path = write(tmp_path, """blocksim: 1
+parameters:
+  a: 1/0
+  b: a + 1
+  c: [a, 2]
+blocks:
+  C: {type: constant, value: b}
+  D: {type: constant, value: c}
+  F: {type: function, expr: 'u * a'}
+  S:
+    type: subsystem
+    parameters: {x: a}
+    diagram:
+      parameters: {x: 1}
+      blocks:
+        K: {type: gain, K: x}
+      inputs: {u: K.u}
+      outputs: {y: K.y}
+wires: [C -> F, F -> S]
+simulation: {stop: 'b * 2'}
+""")
+    code, err = check(path, capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [f"{path}:3: error: parameter 'a': division by zero "
+                                        "in '1/0'"], err
+    # the same through --set
+    code, err = check(path, capsys, "--set", "parameters.a=log(0)")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("--set parameters.a: error: parameter 'a': infinite result"), err
