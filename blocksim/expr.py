@@ -467,6 +467,10 @@ def _compile(text, names, dotted, functions, inputs, checked=False, budget=None)
     lead = len(flat) - len(source)
     if not source.strip():
         raise ExprError("empty expression")
+    if not source.isascii():  # Python would read 𝑝𝑖 as pi (NFKC) and Κ (Greek) as a new name
+        i, ch = next((i, ch) for i, ch in enumerate(source) if not ch.isascii())
+        raise ExprError(f"character '{ch}' (U+{ord(ch):04X}, column {lead + i + 1}) is not "
+                        "allowed: expressions are ASCII (names use A-Z, a-z, 0-9 and _)")
     level = 0
     for i, ch in enumerate(source):
         if ch == "#":

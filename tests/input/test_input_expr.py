@@ -253,6 +253,11 @@ def test_robot_poses():
     ("[1, 2] + [1, 2, 3]", "do not match"),
     ("rotx([1, 2])", "rotx\\(\\) angle must be a single number"),
     ("transl(1, 2)", "transl\\(\\) takes x, y, z or one 3-vector"),
+    # look-alikes: Python reads the mathematical italic 𝑝𝑖 as pi (NFKC) and a Greek capital
+    # kappa as a name unlike K; an expression is ASCII, the message shows the character
+    ("2 * \U0001d45d\U0001d456", "character '\U0001d45d' \\(U\\+1D45D, column 5\\) is not allowed"),
+    ("\u039ap", "character '\u039a' \\(U\\+039A, column 1\\)"),
+    ("\uff11 + 1", "U\\+FF11"),  # a full-width digit one
 ])
 def test_rejections(text, message):
     with pytest.raises(ExprError, match=message):
