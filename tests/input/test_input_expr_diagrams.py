@@ -63,3 +63,11 @@ simulation: {stop: 'b * 2'}
     code, err = check(path, capsys, "--set", "parameters.a=log(0)")
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert err.startswith("--set parameters.a: error: parameter 'a': infinite result"), err
+
+
+def test_format_version_true_is_not_1(tmp_path, capsys):
+    # YAML's `true` equals 1 in Python; `blocksim: true` is not the format version 1
+    path = write(tmp_path, "blocksim: true\nblocks:\n  C: {type: constant, value: 1}\n"
+                           "simulation: {stop: 1}\n")
+    code, err = check(path, capsys)
+    assert code == 2 and f"{path}:1: error: unsupported format version true" in err, err
