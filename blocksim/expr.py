@@ -15,8 +15,9 @@ building a huge int. Subexpressions that do not depend on a `function` block's i
 computed once, when the expression is compiled, under `np.errstate(all="raise")`: division by
 zero, domain errors and overflow are `ExprError`s then (underflow to 0 is fine). Resource
 guards: at most 10,000 characters, nesting at most 100 levels (a chain `a + b - c + ...` counts
-as one level), arrays of at most 10 million elements (checked before anything is allocated),
-and at most a billion elementary operations for one evaluation (a matrix product costs
+as one level; Python's parser takes about 2,000 terms of it), arrays of at most 10 million
+elements (checked before anything is allocated), and at most a billion elementary operations
+for one evaluation (a matrix product costs
 m·k·n, a matrix inverse or solve n³, anything else the elements it reads and writes; checked
 before each operation), so an expression cannot hang while every array in it stays small.
 Inside `shared_budget()` (the compiler opens one per diagram) all evaluations share those
@@ -111,7 +112,8 @@ class Function:
 # ---- argument helpers ------------------------------------------------------------------------
 def _check_count(n):
     if n > MAX_ELEMENTS:
-        raise LimitError(f"the result would have {n:,} elements, more than the limit of "
+        count = f"{n:,}" if n < 10**15 else f"about {float(n):.2g}"  # not 300 digits
+        raise LimitError(f"the result would have {count} elements, more than the limit of "
                         f"{MAX_ELEMENTS:,}")
 
 
@@ -249,7 +251,8 @@ def _round(x):
     """Round half away from zero (MATLAB's and C's round: round(2.5) = 3, round(-2.5) = -3),
     not numpy's half-to-even."""
     t = np.trunc(x)
-    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t) + 0.0
+    with np.errstate(invalid="ignore"):  # inf - inf: round(+-inf) is +-inf, as in MATLAB
+        return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t) + 0.0
 
 
 def _isfinite(x):
@@ -410,7 +413,9 @@ def _evaluate(value, names, dotted, functions, depth, budget):
         try:
             return np.array(float(value))
         except OverflowError:
-            raise ExprError(f"the number {value} is too large for a float64") from None
+            digits = str(value)
+            shown = digits if len(digits) <= 30 else f"{digits[:12]}... ({len(digits)} digits)"
+            raise ExprError(f"the number {shown} is too large for a float64") from None
     if isinstance(value, str):
         root, _, _ = _compile(value, names, dotted, functions, (), budget=budget)
         return np.array(root.value, dtype=np.float64)
@@ -486,8 +491,11 @@ def _compile(text, names, dotted, functions, inputs, checked=False, budget=None)
     except SyntaxError as e:  # offset 0: the text ended too early
         raise ExprError(f"syntax error at column {lead + (e.offset or len(source) + 1)}: "
                         f"{e.msg}") from None
-    except (MemoryError, RecursionError):  # how the parser reports a too deep nesting
-        raise ExprError(f"the expression is nested deeper than {MAX_DEPTH} levels") from None
+    except (MemoryError, RecursionError):  # brackets are within the limit (checked above):
+        # a chain a + b + c ... or - - - ... longer than the parser's own recursion limit
+        raise ExprError(f"the expression is nested deeper than {MAX_DEPTH} levels, or is a "
+                        "chain of more operators than Python's parser takes (a + b + ... of "
+                        "about 2,000 terms at most: split it into parameters)") from None
     compiler = _Compiler(source, lead, names, dotted or {}, functions, inputs, checked,
                          budget or Budget())
     return compiler.compile(tree.body, 0), compiler.used, compiler

@@ -465,3 +465,26 @@ def test_logic_in_a_function_block_expression():
     assert switch(np.float64(-3.0), np.float64(0.0)) == 3.0    # u < 0
     cond = compile_expr("u % 2 == 1", ["u"], {})
     assert np.array_equal(cond(np.array([1.0, 2.0, -1.0, 3.0])), [1.0, 0.0, 1.0, 1.0])
+
+
+def test_round_of_infinity_is_infinity():
+    # MATLAB's round(Inf) is Inf; the half-away-from-zero rule computed inf - inf, a domain
+    # error when a parameter was checked
+    assert ev("round(inf)") == math.inf and ev("round(-inf)") == -math.inf
+    assert ev("round([-inf, 2.5, -2.5, 0.4])").tolist() == [-math.inf, 3.0, -3.0, 0.0]
+
+
+def test_messages_do_not_print_huge_numbers():
+    with pytest.raises(ExprError, match=r"would have about 1e\+300 elements") as e:
+        ev("zeros(1e300)")
+    assert len(str(e.value)) < 120
+    with pytest.raises(ExprError, match=r"the number 100000000000\.\.\. \(4001 digits\)") as e:
+        evaluate(10 ** 4000, {})  # a YAML integer of 4001 digits
+    assert len(str(e.value)) < 120
+
+
+def test_a_chain_too_long_for_the_parser_says_so():
+    # Python's parser refuses a + b + ... of a few thousand terms (its recursion limit) even
+    # within 10,000 characters: the message says so rather than only 'nested deeper'
+    with pytest.raises(ExprError, match="chain of more operators than Python's parser takes"):
+        ev("+".join(["1"] * 4500))
