@@ -33,6 +33,7 @@ import ast
 import contextlib
 import contextvars
 import difflib
+import keyword
 import math
 import operator
 
@@ -255,6 +256,13 @@ def _round(x):
         return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t) + 0.0
 
 
+def _mean(x):
+    """Mean of all elements; of none, an error (numpy warns and gives NaN)."""
+    if np.size(x) == 0:
+        raise ValueError("mean() of an empty array")
+    return np.mean(x)
+
+
 def _isfinite(x):
     return _truth(np.isfinite(x))
 
@@ -300,7 +308,7 @@ FUNCTIONS = {
     "clip": Function(np.clip, 3, 3, elementwise=True),
     "where": Function(_where, 3, 3, elementwise=True), "isfinite": Function(_isfinite),
     "min": Function(_min, 1, 2, elementwise=True), "max": Function(_max, 1, 2, elementwise=True),
-    "sum": Function(np.sum), "prod": Function(np.prod), "mean": Function(np.mean),
+    "sum": Function(np.sum), "prod": Function(np.prod), "mean": Function(_mean),
     "cumsum": Function(np.cumsum), "dot": Function(_dot, 2, 2), "cross": Function(_cross, 2, 2),
     "norm": Function(np.linalg.norm), "diag": Function(_diag),
     "eye": Function(_eye, 1, 2), "zeros": Function(_zeros, 1, None),
@@ -330,6 +338,8 @@ def check_not_reserved(name):
                         "not reuse a function's name")
     if name.startswith("__"):
         raise ExprError(f"'{name}': names beginning with '__' are not allowed")
+    if keyword.iskeyword(name):
+        raise ExprError(f"'{name}' is a Python keyword, which an expression cannot use as a name")
 
 
 # ---- public entry points ---------------------------------------------------------------------

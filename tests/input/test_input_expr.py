@@ -488,3 +488,19 @@ def test_a_chain_too_long_for_the_parser_says_so():
     # within 10,000 characters: the message says so rather than only 'nested deeper'
     with pytest.raises(ExprError, match="chain of more operators than Python's parser takes"):
         ev("+".join(["1"] * 4500))
+
+
+def test_keywords_cannot_be_parameter_names():
+    # a parameter `lambda: 0.1` could never be used: 'lambda' in an expression is syntax
+    for name in ("lambda", "if", "None", "True"):
+        with pytest.raises(ExprError, match="is a Python keyword"):
+            check_not_reserved(name)
+    check_not_reserved("eval")  # not a keyword, and nothing in the evaluator: a fine name
+
+
+def test_mean_of_nothing_is_an_error_without_a_warning(recwarn):
+    # numpy warns 'Mean of empty slice' (printed on stderr) and gives NaN
+    with pytest.raises(ExprError, match=r"mean\(\) of an empty array"):
+        ev("mean([])")
+    assert not recwarn.list
+    assert ev("mean([1, 2, 4])") == pytest.approx(7 / 3, rel=1e-15)
