@@ -108,8 +108,10 @@ def _simulation_defaults(sim, evaluate, problems, file):
                                      f"{str(v.raw).lower()}"))
             return default
         try:
-            x = evaluate(v.raw)
-            x = float(np.asarray(x, dtype=float).reshape(()))
+            x = np.asarray(evaluate(v.raw), dtype=float)
+            if x.size != 1:
+                raise ValueError(f"expected a single number, got shape {x.shape}")
+            x = float(x.reshape(()))
         except expr.Unavailable:  # a parameter it uses failed: reported there
             return default
         except (expr.ExprError, ValueError, TypeError) as e:

@@ -71,3 +71,11 @@ def test_format_version_true_is_not_1(tmp_path, capsys):
                            "simulation: {stop: 1}\n")
     code, err = check(path, capsys)
     assert code == 2 and f"{path}:1: error: unsupported format version true" in err, err
+
+
+def test_a_simulation_setting_given_a_list_says_it_needs_one_number(tmp_path, capsys):
+    path = write(tmp_path, "blocksim: 1\nblocks:\n  C: {type: constant, value: 1}\n"
+                           "simulation: {stop: '[1, 2]'}\n")
+    code, err = check(path, capsys)
+    assert code == 2, err
+    assert f"{path}:4: error: simulation.stop: expected a single number, got shape (2,)" in err
