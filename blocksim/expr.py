@@ -823,8 +823,8 @@ class _Compiler:
         if not isinstance(part, ast.Slice):
             value = self.compile(part, depth)
             if isinstance(value, _Const):
-                return _Const(self.fold(part, _index, value.value))
-            return lambda a: _index(value(a))
+                return _Const(self.fold(part, _element, value.value))
+            return lambda a: _element(value(a))
         bounds = [None if b is None else self.compile(b, depth)
                   for b in (part.lower, part.upper, part.step)]
         if all(b is None or isinstance(b, _Const) for b in bounds):
@@ -851,6 +851,15 @@ def _not(x):
 def _index(x):
     """An index value (a float64 scalar) -> int; numpy would refuse a float."""
     return _whole(x, "an index")
+
+
+def _element(x):
+    """An element's index -> int, one beyond int64 out of bounds (numpy's message for it
+    says that only integers are valid indices). Slice bounds may be any size: they clip."""
+    i = _index(x)
+    if abs(i) >= 2**63:
+        raise ExprError(f"index {float(i):g} is out of bounds")
+    return i
 
 
 def _binary(op, left, right):

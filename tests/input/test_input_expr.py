@@ -504,3 +504,10 @@ def test_mean_of_nothing_is_an_error_without_a_warning(recwarn):
         ev("mean([])")
     assert not recwarn.list
     assert ev("mean([1, 2, 4])") == pytest.approx(7 / 3, rel=1e-15)
+
+
+def test_an_index_beyond_int64_is_out_of_bounds():
+    # numpy said "only integers, slices (`:`)... are valid indices" of the integer 10**30
+    with pytest.raises(ExprError, match=r"index 1e\+30 is out of bounds"):
+        ev("x[1e30]")
+    assert ev("x[1:1e30]").tolist() == [20.0, 30.0, 40.0]  # a slice bound clips, as numpy's
