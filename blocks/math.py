@@ -194,7 +194,10 @@ class Function(Block):
         except expr.ExprError as e:
             raise ParamError("inputs", str(e)) from None
         try:
-            self._f = expr.compile_expr(self.p.expr, self.p.inputs, self.p._names)
+            self._f = expr.compile_expr(self.p.expr, self.p.inputs, self.p._names,
+                                        dotted=self.p._dotted)
+        except expr.Unavailable:  # a parameter it uses failed: reported there
+            raise
         except expr.ExprError as e:
             raise ParamError("expr", str(e)) from None
 

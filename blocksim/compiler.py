@@ -108,8 +108,12 @@ def _simulation_defaults(sim, evaluate, problems, file):
                                      f"{str(v.raw).lower()}"))
             return default
         try:
-            x = evaluate(v.raw)
-            x = float(np.asarray(x, dtype=float).reshape(()))
+            x = np.asarray(evaluate(v.raw), dtype=float)
+            if x.size != 1:
+                raise ValueError(f"expected a single number, got shape {x.shape}")
+            x = float(x.reshape(()))
+        except expr.Unavailable:  # a parameter it uses failed: reported there
+            return default
         except (expr.ExprError, ValueError, TypeError) as e:
             problems.add(v.loc.error(f"simulation.{key}: {e}"))
             return default
@@ -216,6 +220,8 @@ class _Compiler:
     def evaluate(self, raw, names, loc, what):
         try:
             return expr.evaluate(raw, names, dotted=self.dotted)
+        except expr.Unavailable:
+            raise
         except expr.ExprError as e:
             raise loc.error(f"{what}: {e}") from None
 
@@ -277,10 +283,14 @@ class _Compiler:
                     if isinstance(evaluated, np.ndarray) and np.isnan(evaluated).any():
                         raise source.loc.error(f"parameter '{key}' is not a number (NaN)")
                     names[key] = evaluated
+                except expr.Unavailable:  # it uses a failed parameter, reported already
+                    names[key] = expr.FAILED
                 except expr.ExprError as e:
                     self.problems.add(value.loc.error(f"parameter '{key}': {e}"))
+                    names[key] = expr.FAILED
                 except DiagramError as e:
                     self.problems.add(e)
+                    names[key] = expr.FAILED
             self.scope_names.append(names)
 
     # -- stage 2: blocks ---------------------------------------------------------------------
@@ -301,7 +311,7 @@ class _Compiler:
             try:
                 block = self.build_block(cls, spec)
                 ins, outs = block.ports()
-            except _Reported:
+            except (_Reported, expr.Unavailable):  # reported already
                 continue
             except DiagramError as e:
                 self.problems.add(e)
@@ -335,12 +345,15 @@ class _Compiler:
                 raw, loc = spec.params[name].raw, spec.params[name].loc
             try:
                 values[name] = self.param_value(param, raw, names, loc, spec)
+            except expr.Unavailable:  # it uses a failed parameter, reported already
+                bad = True
             except DiagramError as e:
                 self.problems.add(e)
                 bad = True
         if bad:
             raise _Reported
         values["_names"] = names
+        values["_dotted"] = self.dotted  # ROBOT.pose in expressions (a function block's)
         return cls(spec.name, values)
 
     def param_value(self, param, raw, names, loc, spec):
@@ -366,6 +379,8 @@ class _Compiler:
         if kind in ("value", "scalar", "int") and raw is not param.default:
             try:
                 raw = expr.evaluate(raw, names, dotted=self.dotted)
+            except expr.Unavailable:
+                raise
             except expr.ExprError as e:
                 raise loc.error(str(e), **where) from None
         elif kind in ("value", "scalar", "int"):
@@ -850,6 +865,10 @@ class _Compiler:
 
     def compile(self):
         """Every stage, on `self.spec`: the Model."""
+        with expr.shared_budget():  # the diagram's values are bounded together
+            return self._compile()
+
+    def _compile(self):
         settings = self.values_and_blocks(check=False)
         self.resolve_wires()  # skips the ends on blocks that failed to build
         self.problems.check()
@@ -898,7 +917,8 @@ class _Compiler:
             return None
         kept = {name: getattr(self, name) for name in self._SPEC_STATE}
         try:
-            model = self._reparameterise(spec)
+            with expr.shared_budget():
+                model = self._reparameterise(spec)
         except BaseException:
             self.__dict__.update(kept)
             raise

@@ -164,6 +164,11 @@ def check_name(value, loc):
     return value
 
 
+def _shown(value):
+    """A YAML scalar as written: true / false for booleans, else its repr."""
+    return str(value).lower() if isinstance(value, bool) else repr(value)
+
+
 def _kind(value):
     if value is None:
         return "nothing (null)"
@@ -253,9 +258,9 @@ class _Loader:
             if "blocksim" not in doc:
                 self.problems.add(DiagramError("missing 'blocksim: 1' (the format version)",
                                                file=file, line=doc.line))
-            elif doc["blocksim"] != FORMAT_VERSION:
+            elif doc["blocksim"] != FORMAT_VERSION or isinstance(doc["blocksim"], bool):
                 self.problems.add(_loc(doc, "blocksim", file).error(
-                    f"unsupported format version {doc['blocksim']!r} (this blocksim reads 1)"))
+                    f"unsupported format version {_shown(doc['blocksim'])} (this blocksim reads 1)"))
         params = {}
         raw_params = doc.get("parameters") or YMap()
         if not isinstance(raw_params, YMap):

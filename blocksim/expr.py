@@ -15,10 +15,14 @@ building a huge int. Subexpressions that do not depend on a `function` block's i
 computed once, when the expression is compiled, under `np.errstate(all="raise")`: division by
 zero, domain errors and overflow are `ExprError`s then (underflow to 0 is fine). Resource
 guards: at most 10,000 characters, nesting at most 100 levels (a chain `a + b - c + ...` counts
-as one level), arrays of at most 10 million elements (checked before anything is allocated),
-and at most a billion elementary operations for one evaluation (a matrix product costs
+as one level; Python's parser takes about 2,000 terms of it), arrays of at most 10 million
+elements (checked before anything is allocated), and at most a billion elementary operations
+for one evaluation (a matrix product costs
 m·k·n, a matrix inverse or solve n³, anything else the elements it reads and writes; checked
 before each operation), so an expression cannot hang while every array in it stays small.
+Inside `shared_budget()` (the compiler opens one per diagram) all evaluations share those
+billion operations, and the values `evaluate` returns hold at most MAX_TOTAL_ELEMENTS
+elements together: a file of many expressions is bounded as a whole, not only each of them.
 A `function` block's expression is compiled twice: the fast form for the simulation, and a
 checked form (`f.checked`) that applies the same guards to every operation, which the block
 uses once to find its output shape.
@@ -26,7 +30,10 @@ uses once to find its output shape.
 from __future__ import annotations
 
 import ast
+import contextlib
+import contextvars
 import difflib
+import keyword
 import math
 import operator
 
@@ -36,6 +43,7 @@ MAX_TEXT = 10_000
 MAX_DEPTH = 100
 MAX_ELEMENTS = 10_000_000
 MAX_WORK = 1_000_000_000
+MAX_TOTAL_ELEMENTS = 3 * MAX_ELEMENTS  # the values of one shared budget together (see Budget)
 
 
 class ExprError(Exception):
@@ -44,6 +52,45 @@ class ExprError(Exception):
 
 class LimitError(ExprError):
     """An expression that would exceed a resource guard (elements, operations)."""
+
+
+class Unavailable(ExprError):
+    """An expression names a parameter whose own value failed (`FAILED`): that failure is
+    reported at the parameter, so the caller stays silent about this one."""
+
+
+FAILED = object()  # the value of a parameter whose expression failed, in a names mapping
+
+
+class Budget:
+    """Operations and result elements spent by the evaluations that share it. Inside
+    `shared_budget()` every evaluation draws on one Budget (the compiler opens one per
+    diagram), so a file of many expressions, or a list of many, is bounded as a whole and
+    not only each expression: MAX_WORK operations in all, and MAX_TOTAL_ELEMENTS elements
+    in the values `evaluate` returns (they are kept: block parameters, parameters)."""
+    __slots__ = ("work", "elements")
+
+    def __init__(self):
+        self.work = 0
+        self.elements = 0
+
+
+_SHARED = contextvars.ContextVar("blocksim_expr_budget", default=None)
+
+
+@contextlib.contextmanager
+def shared_budget():
+    """Let the evaluations in this context (this thread's) share one Budget."""
+    token = _SHARED.set(Budget())
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _budget():
+    """The shared Budget of the current context, or a fresh one."""
+    return _SHARED.get() or Budget()
 
 
 CONSTANTS = {"pi": np.float64(np.pi), "e": np.float64(np.e), "inf": np.float64(np.inf),
@@ -66,7 +113,8 @@ class Function:
 # ---- argument helpers ------------------------------------------------------------------------
 def _check_count(n):
     if n > MAX_ELEMENTS:
-        raise LimitError(f"the result would have {n:,} elements, more than the limit of "
+        count = f"{n:,}" if n < 10**15 else f"about {float(n):.2g}"  # not 300 digits
+        raise LimitError(f"the result would have {count} elements, more than the limit of "
                         f"{MAX_ELEMENTS:,}")
 
 
@@ -204,7 +252,15 @@ def _round(x):
     """Round half away from zero (MATLAB's and C's round: round(2.5) = 3, round(-2.5) = -3),
     not numpy's half-to-even."""
     t = np.trunc(x)
-    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t) + 0.0
+    with np.errstate(invalid="ignore"):  # inf - inf: round(+-inf) is +-inf, as in MATLAB
+        return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t) + 0.0
+
+
+def _mean(x):
+    """Mean of all elements; of none, an error (numpy warns and gives NaN)."""
+    if np.size(x) == 0:
+        raise ValueError("mean() of an empty array")
+    return np.mean(x)
 
 
 def _isfinite(x):
@@ -252,7 +308,7 @@ FUNCTIONS = {
     "clip": Function(np.clip, 3, 3, elementwise=True),
     "where": Function(_where, 3, 3, elementwise=True), "isfinite": Function(_isfinite),
     "min": Function(_min, 1, 2, elementwise=True), "max": Function(_max, 1, 2, elementwise=True),
-    "sum": Function(np.sum), "prod": Function(np.prod), "mean": Function(np.mean),
+    "sum": Function(np.sum), "prod": Function(np.prod), "mean": Function(_mean),
     "cumsum": Function(np.cumsum), "dot": Function(_dot, 2, 2), "cross": Function(_cross, 2, 2),
     "norm": Function(np.linalg.norm), "diag": Function(_diag),
     "eye": Function(_eye, 1, 2), "zeros": Function(_zeros, 1, None),
@@ -282,6 +338,8 @@ def check_not_reserved(name):
                         "not reuse a function's name")
     if name.startswith("__"):
         raise ExprError(f"'{name}': names beginning with '__' are not allowed")
+    if keyword.iskeyword(name):
+        raise ExprError(f"'{name}' is a Python keyword, which an expression cannot use as a name")
 
 
 # ---- public entry points ---------------------------------------------------------------------
@@ -295,8 +353,15 @@ def evaluate(value, names, *, dotted=None, functions=FUNCTIONS):
     names: parameter name -> value (float or array); dotted: robot name -> {pose: value},
     enabling `ROBOT.pose`. Raises ExprError.
     """
-    with np.errstate(all="raise", under="ignore"):
-        return _evaluate(value, names, dotted, functions, 0)
+    budget = _budget()
+    if budget.elements <= MAX_TOTAL_ELEMENTS:  # else refused at once, as the last one was
+        with np.errstate(all="raise", under="ignore"):
+            result = _evaluate(value, names, dotted, functions, 0, budget)
+        budget.elements += np.size(result)
+    if budget.elements > MAX_TOTAL_ELEMENTS:
+        raise LimitError(f"the diagram's values together would hold more than "
+                         f"{MAX_TOTAL_ELEMENTS:,} elements (the limit)")
+    return result
 
 
 def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS, dotted=None,
@@ -324,9 +389,10 @@ def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS,
     if len(set(inputs)) != len(inputs):
         raise ExprError("input names must be distinct")
     with np.errstate(all="raise", under="ignore"):
-        root, used, _ = _compile(text, names, dotted, functions, inputs)
+        root, used, _ = _compile(text, names, dotted, functions, inputs, budget=_budget())
+        # the same constants again: not counted twice
         checked_root, _, checker = _compile(text, names, dotted, functions, inputs,
-                                            checked=True)
+                                            checked=True, budget=Budget())
     if isinstance(root, _Const):
         value = root.value
 
@@ -341,7 +407,8 @@ def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS,
         floating-point exceptions give inf / nan as in the fast form."""
         if isinstance(checked_root, _Const):
             return checked_root.value
-        checker.work = 0
+        checker.budget = _budget()
+        checker.spent = checker.budget.work
         with np.errstate(all="ignore"):
             return checked_root(args)
     f.names = frozenset(used)
@@ -349,16 +416,18 @@ def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS,
     return f
 
 
-def _evaluate(value, names, dotted, functions, depth):
+def _evaluate(value, names, dotted, functions, depth, budget):
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, (int, float, np.integer, np.floating)):
         try:
             return np.array(float(value))
         except OverflowError:
-            raise ExprError(f"the number {value} is too large for a float64") from None
+            digits = str(value)
+            shown = digits if len(digits) <= 30 else f"{digits[:12]}... ({len(digits)} digits)"
+            raise ExprError(f"the number {shown} is too large for a float64") from None
     if isinstance(value, str):
-        root, _, _ = _compile(value, names, dotted, functions, ())
+        root, _, _ = _compile(value, names, dotted, functions, (), budget=budget)
         return np.array(root.value, dtype=np.float64)
     if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":  # from Python callers
         _check_count(value.size)
@@ -370,7 +439,7 @@ def _evaluate(value, names, dotted, functions, depth):
         for item in value:
             if isinstance(item, (bool, np.bool_)):
                 raise ExprError(f"a list may hold numbers and expressions, not {item}")
-            items.append(_evaluate(item, names, dotted, functions, depth + 1))
+            items.append(_evaluate(item, names, dotted, functions, depth + 1, budget))
         return _stack(*items)
     kind = ("nothing (null)" if value is None else "a mapping" if isinstance(value, dict)
             else f"a {type(value).__name__}")
@@ -399,10 +468,11 @@ class _Const:
         self.value = value
 
 
-def _compile(text, names, dotted, functions, inputs, checked=False):
+def _compile(text, names, dotted, functions, inputs, checked=False, budget=None):
     """Parse, check and compile `text`: (a _Const or a closure over the inputs tuple, names
     used, the compiler). Must run under np.errstate(all='raise') since constant parts are
-    computed here. `checked`: the closures apply the guards too (see the module docs)."""
+    computed here. `checked`: the closures apply the guards too (see the module docs).
+    `budget`: the Budget the operations are counted in (default: a fresh one)."""
     if not isinstance(text, str):
         raise ExprError(f"expected an expression string, got {type(text).__name__}")
     if len(text) > MAX_TEXT:
@@ -412,6 +482,10 @@ def _compile(text, names, dotted, functions, inputs, checked=False):
     lead = len(flat) - len(source)
     if not source.strip():
         raise ExprError("empty expression")
+    if not source.isascii():  # Python would read 𝑝𝑖 as pi (NFKC) and Κ (Greek) as a new name
+        i, ch = next((i, ch) for i, ch in enumerate(source) if not ch.isascii())
+        raise ExprError(f"character '{ch}' (U+{ord(ch):04X}, column {lead + i + 1}) is not "
+                        "allowed: expressions are ASCII (names use A-Z, a-z, 0-9 and _)")
     level = 0
     for i, ch in enumerate(source):
         if ch == "#":
@@ -427,9 +501,13 @@ def _compile(text, names, dotted, functions, inputs, checked=False):
     except SyntaxError as e:  # offset 0: the text ended too early
         raise ExprError(f"syntax error at column {lead + (e.offset or len(source) + 1)}: "
                         f"{e.msg}") from None
-    except (MemoryError, RecursionError):  # how the parser reports a too deep nesting
-        raise ExprError(f"the expression is nested deeper than {MAX_DEPTH} levels") from None
-    compiler = _Compiler(source, lead, names, dotted or {}, functions, inputs, checked)
+    except (MemoryError, RecursionError):  # brackets are within the limit (checked above):
+        # a chain a + b + c ... or - - - ... longer than the parser's own recursion limit
+        raise ExprError(f"the expression is nested deeper than {MAX_DEPTH} levels, or is a "
+                        "chain of more operators than Python's parser takes (a + b + ... of "
+                        "about 2,000 terms at most: split it into parameters)") from None
+    compiler = _Compiler(source, lead, names, dotted or {}, functions, inputs, checked,
+                         budget or Budget())
     return compiler.compile(tree.body, 0), compiler.used, compiler
 
 
@@ -451,7 +529,7 @@ _REJECTED = {
 class _Compiler:
     """Checks an expression tree and turns it into _Const values and closures `g(inputs)`."""
 
-    def __init__(self, source, lead, names, dotted, functions, inputs, checked=False):
+    def __init__(self, source, lead, names, dotted, functions, inputs, checked, budget):
         self.source = source
         self.lead = lead
         self.names = names
@@ -460,7 +538,8 @@ class _Compiler:
         self.inputs = {name: i for i, name in enumerate(inputs)}
         self.used = set()
         self.checked = checked
-        self.work = 0  # operations spent by `fold` so far (see MAX_WORK)
+        self.budget = budget  # where `fold` counts the operations (see MAX_WORK)
+        self.spent = budget.work  # what others had spent when this expression began
 
     # -- messages
     def segment(self, node):
@@ -474,11 +553,13 @@ class _Compiler:
     def fold(self, node, fn, *args):
         """Compute fn(*args) now (constant arguments, or any arguments in checked mode)
         within the work budget; arithmetic failures are ExprErrors."""
-        self.work += _cost(fn, args)
-        if self.work > MAX_WORK:
+        budget = self.budget
+        budget.work += _cost(fn, args)
+        if budget.work > MAX_WORK:
+            shared = " together with the diagram's other values" if self.spent else ""
             raise LimitError(f"evaluating '{self.segment(node)}' takes more than "
-                            f"{MAX_WORK:.0e} operations (the limit; a matrix product costs "
-                            "rows x inner x columns)")
+                            f"{MAX_WORK:.0e} operations{shared} (the limit; a matrix product "
+                            "costs rows x inner x columns)")
         try:
             return fn(*args)
         except FloatingPointError as e:
@@ -539,6 +620,8 @@ class _Compiler:
             return _Const(CONSTANTS[name])
         if name in self.names:
             self.used.add(name)
+            if self.names[name] is FAILED:
+                raise Unavailable(f"parameter '{name}' has no value (see its own error)")
             return _Const(_number(self.names[name], f"parameter '{name}'"))
         if name in self.functions:
             raise self.fail(f"'{name}' is a function; call it, e.g. {name}(x)", node)
@@ -740,8 +823,8 @@ class _Compiler:
         if not isinstance(part, ast.Slice):
             value = self.compile(part, depth)
             if isinstance(value, _Const):
-                return _Const(self.fold(part, _index, value.value))
-            return lambda a: _index(value(a))
+                return _Const(self.fold(part, _element, value.value))
+            return lambda a: _element(value(a))
         bounds = [None if b is None else self.compile(b, depth)
                   for b in (part.lower, part.upper, part.step)]
         if all(b is None or isinstance(b, _Const) for b in bounds):
@@ -768,6 +851,15 @@ def _not(x):
 def _index(x):
     """An index value (a float64 scalar) -> int; numpy would refuse a float."""
     return _whole(x, "an index")
+
+
+def _element(x):
+    """An element's index -> int, one beyond int64 out of bounds (numpy's message for it
+    says that only integers are valid indices). Slice bounds may be any size: they clip."""
+    i = _index(x)
+    if abs(i) >= 2**63:
+        raise ExprError(f"index {float(i):g} is out of bounds")
+    return i
 
 
 def _binary(op, left, right):

@@ -27,6 +27,7 @@ def convert_params(cls, raw, names=None):
     if raw:
         raise TypeError(f"{cls.type} has no parameter(s) {sorted(raw)}")
     values["_names"] = dict(names or {})
+    values["_dotted"] = {}
     return values
 
 

@@ -124,3 +124,43 @@ def test_function_block_expression_too_costly_is_refused(tmp_path, capsys):
                     "  T: {type: terminator}\nwires: [C -> F, F -> T]\nsimulation: {stop: 1}\n")
     code, err = check(path, capsys)
     assert code == 2 and "block 'F'" in err and "operations" in err, err
+
+
+# -- a diagram's values are bounded together, not only each expression -----------------------
+def test_list_of_costly_expressions_shares_one_budget():
+    # each item costs 1000*1000*200 = 2e8 operations for its product (m·k·n), within the
+    # limit alone; six of them (1.2e9) are not, although each would pass on its own
+    item = "sum(ones(1000, 1000) @ ones(1000, 200))"
+    assert evaluate(item, {}) == 1000 * 1000 * 200  # each element of the product is 1000
+    with pytest.raises(LimitError, match="operations together with"):
+        evaluate([item] * 6, {})
+
+
+def parameters_file(tmp_path, values):
+    lines = [f"  p{i}: '{v}'" for i, v in enumerate(values)]
+    path = tmp_path / "d.yaml"
+    path.write_text("blocksim: 1\nparameters:\n" + "\n".join(lines) + "\nblocks:\n"
+                    "  C: {type: constant, value: 1}\n  T: {type: terminator}\n"
+                    "wires: [C -> T]\nsimulation: {stop: 1}\n")
+    return path
+
+
+def test_many_costly_parameters_share_one_budget(tmp_path, capsys, monkeypatch):
+    # with a budget of 10,000 operations, each sum(ones(60, 60)) costs 2 (the sizes read)
+    # + 3600 (the elements summed): two fit, the third does not, at its own line
+    monkeypatch.setattr("blocksim.expr.MAX_WORK", 10_000)
+    code, err = check(parameters_file(tmp_path, ["sum(ones(60, 60))"] * 2), capsys)
+    assert code == 0, err
+    code, err = check(parameters_file(tmp_path, ["sum(ones(60, 60))"] * 3), capsys)
+    assert code == 2 and "d.yaml:5: error: parameter 'p2'" in err, err
+    assert "together with the diagram's other values" in err
+
+
+def test_many_large_parameters_share_one_element_limit(tmp_path, capsys, monkeypatch):
+    # a limit of 100 elements for the values together: 4 x 25 fit, a fifth 25 does not
+    monkeypatch.setattr("blocksim.expr.MAX_TOTAL_ELEMENTS", 100)
+    code, err = check(parameters_file(tmp_path, ["zeros(25)"] * 3), capsys)  # + C's value
+    assert code == 0, err
+    code, err = check(parameters_file(tmp_path, ["zeros(25)"] * 5), capsys)
+    assert code == 2 and "d.yaml:7: error: parameter 'p4'" in err, err
+    assert "together would hold more than 100 elements" in err

@@ -253,6 +253,11 @@ def test_robot_poses():
     ("[1, 2] + [1, 2, 3]", "do not match"),
     ("rotx([1, 2])", "rotx\\(\\) angle must be a single number"),
     ("transl(1, 2)", "transl\\(\\) takes x, y, z or one 3-vector"),
+    # look-alikes: Python reads the mathematical italic 𝑝𝑖 as pi (NFKC) and a Greek capital
+    # kappa as a name unlike K; an expression is ASCII, the message shows the character
+    ("2 * \U0001d45d\U0001d456", "character '\U0001d45d' \\(U\\+1D45D, column 5\\) is not allowed"),
+    ("\u039ap", "character '\u039a' \\(U\\+039A, column 1\\)"),
+    ("\uff11 + 1", "U\\+FF11"),  # a full-width digit one
 ])
 def test_rejections(text, message):
     with pytest.raises(ExprError, match=message):
@@ -460,3 +465,49 @@ def test_logic_in_a_function_block_expression():
     assert switch(np.float64(-3.0), np.float64(0.0)) == 3.0    # u < 0
     cond = compile_expr("u % 2 == 1", ["u"], {})
     assert np.array_equal(cond(np.array([1.0, 2.0, -1.0, 3.0])), [1.0, 0.0, 1.0, 1.0])
+
+
+def test_round_of_infinity_is_infinity():
+    # MATLAB's round(Inf) is Inf; the half-away-from-zero rule computed inf - inf, a domain
+    # error when a parameter was checked
+    assert ev("round(inf)") == math.inf and ev("round(-inf)") == -math.inf
+    assert ev("round([-inf, 2.5, -2.5, 0.4])").tolist() == [-math.inf, 3.0, -3.0, 0.0]
+
+
+def test_messages_do_not_print_huge_numbers():
+    with pytest.raises(ExprError, match=r"would have about 1e\+300 elements") as e:
+        ev("zeros(1e300)")
+    assert len(str(e.value)) < 120
+    with pytest.raises(ExprError, match=r"the number 100000000000\.\.\. \(4001 digits\)") as e:
+        evaluate(10 ** 4000, {})  # a YAML integer of 4001 digits
+    assert len(str(e.value)) < 120
+
+
+def test_a_chain_too_long_for_the_parser_says_so():
+    # Python's parser refuses a + b + ... of a few thousand terms (its recursion limit) even
+    # within 10,000 characters: the message says so rather than only 'nested deeper'
+    with pytest.raises(ExprError, match="chain of more operators than Python's parser takes"):
+        ev("+".join(["1"] * 4500))
+
+
+def test_keywords_cannot_be_parameter_names():
+    # a parameter `lambda: 0.1` could never be used: 'lambda' in an expression is syntax
+    for name in ("lambda", "if", "None", "True"):
+        with pytest.raises(ExprError, match="is a Python keyword"):
+            check_not_reserved(name)
+    check_not_reserved("eval")  # not a keyword, and nothing in the evaluator: a fine name
+
+
+def test_mean_of_nothing_is_an_error_without_a_warning(recwarn):
+    # numpy warns 'Mean of empty slice' (printed on stderr) and gives NaN
+    with pytest.raises(ExprError, match=r"mean\(\) of an empty array"):
+        ev("mean([])")
+    assert not recwarn.list
+    assert ev("mean([1, 2, 4])") == pytest.approx(7 / 3, rel=1e-15)
+
+
+def test_an_index_beyond_int64_is_out_of_bounds():
+    # numpy said "only integers, slices (`:`)... are valid indices" of the integer 10**30
+    with pytest.raises(ExprError, match=r"index 1e\+30 is out of bounds"):
+        ev("x[1e30]")
+    assert ev("x[1:1e30]").tolist() == [20.0, 30.0, 40.0]  # a slice bound clips, as numpy's
