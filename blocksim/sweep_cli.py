@@ -92,7 +92,9 @@ def run(args):
 
 def _summary(table, out, wall, prefix=""):
     c = table.counts()
-    where = table.meta["execution"]["where"] or "nothing to run"
+    where = table.meta["execution"]["where"]  # None: no runs started
+    if where is None:
+        where = "not started" if c["interrupted"] else "nothing to run"
     parts = [f"{c['ok']} ok", f"{c['failed']} failed"]
     if c["interrupted"]:
         parts.append(f"{c['interrupted']} not run")

@@ -1,6 +1,7 @@
 """Ctrl-C and SIGTERM that arrive while a sweep's local cluster starts: acted on once the
 cluster exists (which is then closed), not lost and not left half started. A stand-in
 cluster sends the signal from inside its constructor, as a user's Ctrl-C would arrive."""
+import json
 import os
 import signal
 
@@ -75,3 +76,20 @@ def test_sigterm_while_the_workers_start_calls_its_handler_after(stand_in):
         signal.signal(signal.SIGTERM, previous)
     cluster, = _Cluster.instances
     assert cluster.closed
+
+
+@posix_masks
+def test_ctrl_c_while_the_workers_start_exits_130_saying_nothing_started(stand_in, tmp_path,
+                                                                           capsys):
+    from blocksim.cli import main
+    from sweep_lag import METRICS, write_sweep
+
+    stand_in(signal.SIGINT)
+    path = write_sweep(tmp_path, "grid:\n  parameters.tau: [0.5, 1]\n" + METRICS, "s.yaml")
+    code = main(["sweep", str(path), "--workers", "2", "--out", str(tmp_path / "out")])
+    assert code == 130
+    out = capsys.readouterr().out
+    assert out.startswith("interrupted: s: 2 runs, 0 ok, 0 failed, 2 not run in ")
+    assert "(not started)" in out
+    summary = json.loads((tmp_path / "out" / "sweep.json").read_text())
+    assert summary["complete"] is False and summary["counts"]["interrupted"] == 2
