@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import DiagramError, ReportWarning
-from .results import check_out_dir, versions, write_json, write_npz
+from .results import DRAWING, REPORT, check_out_dir, versions, write_json, write_npz
 from .sweep_exec import executor
 from .sweep_plot import write_figures
 from .sweep_spec import check, load_plan
@@ -250,10 +250,16 @@ class _Writer:
 
     def clear_previous(self):
         """Remove what a previous sweep into this directory wrote and this one may not write
-        again (as `blocksim run` does): every run's results, and its metric figures."""
+        again (as `blocksim run` does): every run's results, and its metric figures; and its
+        report and drawing, which this sweep writes only at its end (until then they would
+        show the previous sweep, finished, next to this one's rows)."""
         if self.out is None:
             return
-        previous = read_previous(self.out / "sweep.json") or {}
+        previous = read_previous(self.out / "sweep.json")
+        if previous is not None:
+            for name in (REPORT, DRAWING):
+                (self.out / name).unlink(missing_ok=True)
+        previous = previous or {}
         for figure in previous.get("figures") or []:
             name = figure.get("file") if isinstance(figure, dict) else None
             if isinstance(name, str) and name.endswith(".png") and Path(name).name == name:

@@ -280,3 +280,22 @@ def test_rewriting_a_large_table_keeps_most_of_the_time_for_the_runs(tmp_path, m
         writer.flush()
     assert sum(written) - first <= 0.1 * 100 + 5.0
     assert sum(written) - first > 0  # and the files are still rewritten while it runs
+
+
+def test_a_new_sweep_into_the_same_directory_does_not_show_the_previous_report(tmp_path):
+    # report.html and diagram.svg are written at a sweep's end: while the next sweep into
+    # the directory runs (or after it was killed), the previous sweep's report must not
+    # stand next to the new rows as if it were theirs
+    out = tmp_path / "out"
+    blocksim.sweep(write_sweep(tmp_path, GRID), workers=1, out=out)
+    assert (out / "report.html").is_file() and (out / "diagram.svg").is_file()
+    seen = []
+
+    def look(progress):
+        seen.append(sorted(p.name for p in out.iterdir()))
+    smaller = write_sweep(tmp_path, "grid:\n  parameters.tau: [1, 2]\n"
+                                    "metrics: {final_x: final(x)}\n", name="smaller.yaml")
+    blocksim.sweep(smaller, workers=1, out=out, progress=look)
+    # as the new sweep's runs start: its table, the (emptied) runs folder, nothing else
+    assert seen[0] == ["runs", "summary.csv", "sweep.json"]
+    assert (out / "report.html").is_file() and (out / "diagram.svg").is_file()  # its own
