@@ -400,6 +400,30 @@ class Simulation:
             probe *= 10
         return err
 
+    def fastest_state(self, stepper, error):
+        """After a solver failure with every value finite (a state growing without bound, a
+        stiff or discontinuous right-hand side): the error naming the block whose state
+        changes fastest relative to its tolerance at the last accepted point, the likely
+        culprit; None when there is no continuous state."""
+        t, y = stepper.t, stepper.y.copy()
+        if not len(y):
+            return None
+        s = self.m.settings
+        with np.errstate(all="ignore"):
+            rate = np.abs(self.f(t, y)) / (s.atol + s.rtol * np.abs(y))
+        if not np.isfinite(rate).any():
+            return None
+        k = int(np.nanargmax(np.where(np.isfinite(rate), rate, -1.0)))
+        for block in self.m.blocks:
+            cs, _ = self.m.state_slices[block.name]
+            if cs.start <= k < cs.stop:
+                dx = self.dxbuf[k] if np.isfinite(self.dxbuf[k]) else float("nan")
+                return SimulationError(f"{error.message}; the state changing fastest there is "
+                                       f"this block's (|dx/dt| = {abs(dx):.3g}, |x| = "
+                                       f"{abs(y[k]):.3g})", block=block.name,
+                                       time=error.time if error.time is not None else t)
+        return None
+
     # -- recording ----------------------------------------------------------------------------
     def record(self, t):
         """Record the current signals at t; every recorded channel is a view of the signal
@@ -513,7 +537,7 @@ class Simulation:
             try:
                 stepper.step()
             except SolverError as e:
-                err = self.diagnose(stepper)
+                err = self.diagnose(stepper) or self.fastest_state(stepper, e)
                 if err is not None:
                     raise err from None
                 if e.time is None:

@@ -97,7 +97,9 @@ class EmbeddedRK(ExplicitRK):
         d0 = _rms(y / scale)
         d1 = _rms(K0 / scale)
         h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
-        h0 = min(h0, interval)
+        # a huge or infinite f(t0, y0) underflows h0: start from the smallest useful step
+        # (the steps then fail with the round-off diagnosis instead of a division by zero)
+        h0 = min(max(h0, 4 * math.ulp(max(abs(t), 1.0))), interval)
         f1 = self._fun(t + h0, y + h0 * K0)
         self.nfev += 2
         d2 = _rms((f1 - K0) / scale) / h0

@@ -178,3 +178,35 @@ def test_a_directory_given_as_the_diagram_says_it_is_not_a_file(tmp_path, capsys
     assert "not a file" in err and "Traceback" not in err
     assert main(["check", str(tmp_path / "missing.yaml")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+BLOW_UP = """\
+blocksim: 1
+blocks:
+  X: {{type: integrator, x0: 1}}
+  F: {{type: function, expr: "{rhs}"}}
+wires: [X -> F, F -> X]
+simulation: {{stop: 2}}
+record: {{x: X.y}}
+"""
+
+
+@pytest.mark.parametrize("rhs, message", [
+    # x' = x^2, x(0) = 1: x = 1/(1 - t) escapes at t = 1 with every value finite until then
+    ("u**2", "below the round-off limit; the state changing fastest there is this block's"),
+    # f(0) = 1e300: the starting step underflowed to 0 (a ZeroDivisionError from the solver)
+    ("1e300 * u**3", "below the round-off limit; the state changing fastest there is this"),
+])
+def test_solver_failure_names_the_state_that_runs_away(rhs, message, tmp_path, capsys):
+    path = write(tmp_path, BLOW_UP.format(rhs=rhs))
+    code, _, err = cli(["run", str(path), "--no-plots", "--out", str(tmp_path / "out")], capsys)
+    assert code == 3, err
+    assert err.startswith("simulation error: block 'X': rk45: step size") and message in err, err
+    assert "ZeroDivisionError" not in err and "Traceback" not in err
+    meta = json.loads((tmp_path / "out" / "meta.json").read_text())
+    assert meta["complete"] is False
+    if rhs == "u**2":  # the rows up to the escape: x = 1/(1 - t)
+        with np.load(tmp_path / "out" / "results.npz") as r:
+            t, x = r["t"], r["x"]
+        assert 0.999 < t[-1] < 1.0
+        np.testing.assert_allclose(x[t < 0.9], 1 / (1 - t[t < 0.9]), rtol=1e-2)
