@@ -4,7 +4,6 @@ decodes) and, where Debian's chromium is installed, in a real headless browser (
 without a console error and every image is decoded)."""
 import json
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -66,19 +65,13 @@ def test_run_writes_a_self_contained_report(demo1_run):
     assert f"{last[1]:.6g}" in words
 
 
-def test_animation_written_both_ways_is_shown_as_its_gif(tmp_path):
+def test_animation_written_both_ways_is_shown_as_its_gif(tmp_path, stand_in_ffmpeg):
     """With ffmpeg on the PATH the animation is also an MP4 file; the report shows the GIF
     (report.md: "the animations (GIF)"). A stand-in ffmpeg writes the MP4."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    fake = bin_dir / "ffmpeg"
-    fake.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.buffer.read()\n"
-                    "open(sys.argv[-1], 'wb').write(b'not a real video')\n")
-    fake.chmod(0o755)
+    stand_in_ffmpeg("sys.stdin.buffer.read()\n"
+                    "open(sys.argv[-1], 'wb').write(b'not a real video')\n", alone=True)
     out = tmp_path / "demo1"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("PATH", str(bin_dir))
-        blocksim.run(DEMO1, overrides={"simulation.stop": 0.5}, out=out, plots=True)
+    blocksim.run(DEMO1, overrides={"simulation.stop": 0.5}, out=out, plots=True)
     meta = json.loads((out / "meta.json").read_text())
     assert {"plot.gif", "plot.mp4", "plot.png"} <= set(meta["files"])
     _, images = check_self_contained((out / "report.html").read_text(encoding="utf-8"))

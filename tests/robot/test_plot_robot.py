@@ -4,7 +4,6 @@ recordings, nothing written without plots or a run directory, and the real Puma 
 import math
 import os
 import shutil
-import sys
 
 import numpy as np
 import pytest
@@ -215,17 +214,11 @@ def test_subsystem_block_name_gives_dotted_file_names(tmp_path, no_ffmpeg):
     assert sorted(os.listdir(tmp_path)) == ["arm.plot.gif", "arm.plot.png"]
 
 
-def test_mp4_frames_are_piped_to_ffmpeg(tmp_path, monkeypatch):
+def test_mp4_frames_are_piped_to_ffmpeg(tmp_path, stand_in_ffmpeg):
     # a stand-in ffmpeg on the PATH records its arguments and the number of bytes it read
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    fake = bin_dir / "ffmpeg"
-    fake.write_text(f"#!{sys.executable}\nimport sys\n"
-                    "data = sys.stdin.buffer.read()\n"
+    stand_in_ffmpeg("data = sys.stdin.buffer.read()\n"
                     "with open(sys.argv[-1], 'w') as f:\n"
-                    "    f.write(' '.join(sys.argv[1:-1]) + '|' + str(len(data)))\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", str(bin_dir))
+                    "    f.write(' '.join(sys.argv[1:-1]) + '|' + str(len(data)))\n", alone=True)
     out = tmp_path / "run"
     make(TwoLink(), fps=4).finalize(final_run([0, 0.5, 1.0], [[0, 0], [1, 1], [2, 2]], out))
     # the GIF (what the run report shows) is written in the same pass
@@ -244,15 +237,10 @@ def test_mp4_with_the_real_ffmpeg(tmp_path):
     assert (tmp_path / "arm.gif").is_file()
 
 
-def test_failing_ffmpeg_leaves_no_mp4(tmp_path, monkeypatch):
+def test_failing_ffmpeg_leaves_no_mp4(tmp_path, stand_in_ffmpeg):
     """ffmpeg exiting with an error: a RuntimeError naming it, no MP4 (not even partial)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    fake = bin_dir / "ffmpeg"
-    fake.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.buffer.read()\n"
-                    "sys.stderr.write('no codec')\nsys.exit(1)\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", str(bin_dir))
+    stand_in_ffmpeg("sys.stdin.buffer.read()\nsys.stderr.write('no codec')\nsys.exit(1)\n",
+                    alone=True)
     out = tmp_path / "run"
     with pytest.raises(RuntimeError, match="ffmpeg failed: no codec"):
         make(TwoLink(), fps=4).finalize(final_run([0, 0.5, 1.0], [[0, 0], [1, 1], [2, 2]], out))

@@ -1,7 +1,6 @@
 """Vision blocks (camera, image_jacobian, ibvs) through the block contract: outputs against
 the library and hand values, shapes and errors, the camera's visibility report and view."""
 import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -196,17 +195,11 @@ def test_camera_view_writes_gif_and_png(tmp_path, monkeypatch):
         assert png.size == gif.size
 
 
-def test_camera_view_pipes_frames_to_ffmpeg_when_on_path(tmp_path, monkeypatch):
+def test_camera_view_pipes_frames_to_ffmpeg_when_on_path(tmp_path, stand_in_ffmpeg):
     # A stand-in ffmpeg records what it was given: bytes on stdin, frame size and rate.
-    fake = tmp_path / "bin" / "ffmpeg"
-    fake.parent.mkdir()
-    fake.write_text(f"#!{sys.executable}\n"
-                    "import sys\n"
-                    "a = sys.argv[1:]\n"
+    stand_in_ffmpeg("a = sys.argv[1:]\n"
                     "n = len(sys.stdin.buffer.read())\n"
                     "open(a[-1], 'w').write(f\"{n} {a[a.index('-s') + 1]} {a[a.index('-r') + 1]}\")\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", str(fake.parent), prepend=os.pathsep)
     out = tmp_path / "run"
     t, poses, points = sideways_run()
     rig = Rig(Camera, dict(CAMERA, points=points, view=True, fps=10), name="cam")

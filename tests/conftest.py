@@ -1,0 +1,24 @@
+"""Fixtures shared by the test folders."""
+import os
+import sys
+
+import pytest
+
+
+@pytest.fixture
+def stand_in_ffmpeg(tmp_path, monkeypatch):
+    """`install(body)`: an executable `ffmpeg` in its own folder, a Python script running
+    `body` (with sys imported), put first on the PATH (or alone on it with
+    `alone=True`); returns its path. Tests of the animation writers read what it was given."""
+    def install(body, alone=False):
+        folder = tmp_path / "stand-in-bin"
+        folder.mkdir(exist_ok=True)
+        program = folder / "ffmpeg"
+        program.write_text(f"#!{sys.executable}\nimport sys\n{body}")
+        program.chmod(0o755)
+        if alone:
+            monkeypatch.setenv("PATH", str(folder))
+        else:
+            monkeypatch.setenv("PATH", str(folder), prepend=os.pathsep)
+        return program
+    return install
