@@ -199,6 +199,26 @@ def _check_rates(settings, blocks, events, problems, spec):
             hint="raise simulation.max_steps if you mean it"))
 
 
+class _Recording(dict):
+    """Names for an expression that note in `used` the ones it reads (name -> value); the
+    names in `late` exist but have no value yet (parameters that need a robot)."""
+
+    def __init__(self, names, used, late):
+        super().__init__(names)
+        self.used, self.late = used, late
+
+    def __contains__(self, key):
+        return super().__contains__(key) or key in self.late
+
+    def __getitem__(self, key):
+        if key in self.late:
+            raise expr.ExprError(f"parameter '{key}' cannot be used here: robots are built "
+                                 "before the parameters that use a robot's pose (or that fail)")
+        value = super().__getitem__(key)
+        self.used[key] = value
+        return value
+
+
 class _Reported(Exception):
     """A problem already added to the compiler's list (stops the current item only)."""
 
@@ -234,19 +254,24 @@ class _Compiler:
                     "this block library has no robots"))
                 return
             base_dir = _dir_of(self.spec.file)
+            parameters, late = self.parameters_before_robots()
             for name, options in self.spec.robots.items():
                 key = (base_dir, {k: v.raw for k, v in options.items() if k != "__loc__"})
                 cached = self.built_sections.get(name)
-                if cached is not None and _same_data(cached[0], key):
+                if cached is not None and _same_data(cached[0], key) and all(
+                        _same_data(v, parameters.get(k)) for k, v in cached[2].items()):
                     robots[name], poses = cached[1]
                 else:
+                    used = {}
                     try:
-                        robots[name], poses = builder(name, options, self._section_eval,
+                        robots[name], poses = builder(name, options,
+                                                      self._section_eval(parameters, late,
+                                                                         used),
                                                       base_dir=base_dir)
                     except DiagramError as e:
                         self.problems.add(e)
                         continue
-                    self.built_sections[name] = (key, (robots[name], poses))
+                    self.built_sections[name] = (key, (robots[name], poses), used)
                 self.dotted[name] = poses
         self.resources["robots"] = robots
         # A bare pose name is a constant only when every robot agrees on it.
@@ -257,9 +282,24 @@ class _Compiler:
                 if all(v.shape == values[0].shape and np.array_equal(v, values[0]) for v in values):
                     self.constants[pose] = values[0]
 
-    def _section_eval(self, value, what):
-        """Evaluate a section option (robots: gravity, base, perturb...) at its location."""
-        return self.evaluate(value.raw, dict(self.constants), value.loc, what)
+    def parameters_before_robots(self):
+        """The diagram's top-level parameters that robots may use: those whose values need
+        no robot (a parameter may use a robot's pose, so parameters in general come after
+        the robots). A parameter that fails here is left out; evaluate_scopes reports it."""
+        names, late = {}, set()
+        if self.spec.scopes:
+            for key, value in self.spec.scopes[0].params.items():
+                try:
+                    names[key] = expr.evaluate(value.raw, names)
+                except expr.ExprError:
+                    late.add(key)
+        return names, late
+
+    def _section_eval(self, parameters, late, used):
+        """The evaluator of a section's options (robots: links, gravity, base, perturb...)
+        at their locations, with `parameters`; the ones an option uses go into `used`."""
+        names = _Recording(parameters, used, late)
+        return lambda value, what: self.evaluate(value.raw, names, value.loc, what)
 
     def evaluate_scopes(self):
         for scope in self.spec.scopes:

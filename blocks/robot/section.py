@@ -11,7 +11,8 @@ Exactly one of `model` (a built-in), `file` (a robot YAML file, relative to the 
 `links` (an inline table, same keys as a robot file) or `twists` (a TwistRobot: twists,
 home and optional links, see `twists.section`) says what the robot is; the options
 `friction` (full | viscous | none, default full), `perturb` with `seed`, `gravity`, `base`,
-`tool` and `payload` ({mass, com}) configure it (see RobotBase.configure).
+`tool` and `payload` ({mass, com}) configure it (see RobotBase.configure). Values may use
+the diagram's top-level parameters that need no robot (the compiler's evaluator).
 """
 from __future__ import annotations
 

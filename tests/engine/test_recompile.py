@@ -114,3 +114,43 @@ def test_hybrid_blocks_get_their_indicators_back():
         assert_same(mine, theirs)
         assert len(mine[2]["events"][0]) > 3  # several bounces
     assert (cache.compiles, cache.reuses) == (1, 1)
+
+
+ARM = """
+blocksim: 1
+parameters: {L1: 1.0, m1: 2.0, torque: 0.0}
+robots:
+  arm: {links: [{a: L1, m: m1, r: [-0.5, 0, 0]}, {a: 1, m: 1, r: [-0.5, 0, 0]}],
+        gravity: [0, 0, 0]}
+blocks:
+  Tau: {type: constant, value: "[torque, 0]"}
+  Robot: {type: robot, robot: arm}
+wires: [Tau -> Robot]
+simulation: {stop: 0.1}
+record: {q: Robot.q}
+"""
+
+
+def test_a_robot_may_use_the_parameters_and_is_rebuilt_when_they_change():
+    """An inline robot's link values may name top-level parameters. A sweep changing one of
+    them gets a new robot; one changing another parameter keeps it (the same object)."""
+    base = load_diagram("arm.yaml", text=ARM)
+    cache = ModelCache()
+    via(cache, base, [])
+    robot = cache.compiler.resources["robots"]["arm"]
+    # link a_1 = L1 = 1, a_2 = 1: the tool at q = 0 is at x = L1 + 1 = 2 (planar 2R, DH)
+    assert list(robot.a) == [1.0, 1.0] and robot.fkine(np.zeros(2))[0, 3] == 2.0
+    via(cache, base, [("parameters.torque", 1.0)])
+    assert cache.compiler.resources["robots"]["arm"] is robot
+    via(cache, base, [("parameters.L1", 1.5)])
+    rebuilt = cache.compiler.resources["robots"]["arm"]
+    assert rebuilt is not robot and list(rebuilt.a) == [1.5, 1.0] and rebuilt.m[0] == 2.0
+    assert_same(via(cache, base, [("parameters.L1", 1.5), ("parameters.torque", 1.0)]),
+                fresh("arm.yaml", [("parameters.L1", 1.5), ("parameters.torque", 1.0)], ARM))
+
+
+def test_a_robot_cannot_use_a_parameter_that_needs_a_robot():
+    text = ARM.replace("{L1: 1.0,", '{L1: "arm.qz[0] + 1",')
+    with pytest.raises(DiagramError, match="arm.yaml:5: error: links\\[0\\].a: parameter 'L1' "
+                                           "cannot be used here: robots are built before"):
+        compile_diagram(load_diagram("arm.yaml", text=text))
