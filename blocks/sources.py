@@ -22,7 +22,31 @@ class Constant(Block):
         self.y[0][...] = self.p.value
 
 
-class Step(Block):
+class _SwitchOnce(Block):
+    """A source that changes once, at the time `_switch()` gives: the instant is an event the
+    solver lands on, and the mode (0 before, 1 from then on) lives in the discrete state, so
+    the output never depends on round-off in t."""
+
+    time_dependent = True
+
+    def _switch(self):
+        raise NotImplementedError
+
+    def discrete_state(self):
+        return np.zeros(1)
+
+    def events(self, start, stop):
+        at = self._switch()
+        return (at,) if start < at <= stop else ()
+
+    def initialize(self, t):
+        self.xd[0] = 1.0 if t >= self._switch() else 0.0
+
+    def event(self, t):
+        self.xd[0] = 1.0
+
+
+class Step(_SwitchOnce):
     """y = before for t < time, after from t = time on.
 
     The switch is a source discontinuity: the solver lands exactly on `time`; integration up
@@ -31,30 +55,20 @@ class Step(Block):
     """
 
     type = "step"
-    time_dependent = True
     params = (
         Param("time", "scalar", 1.0, "switch time (s)"),
         Param("before", "value", 0.0, "value for t < time"),
         Param("after", "value", 1.0, "value from t = time"),
     )
 
+    def _switch(self):
+        return self.p.time
+
     def ports(self):
         shape = np.broadcast_shapes(self.p.before.shape, self.p.after.shape)
         self._before = np.broadcast_to(self.p.before, shape).copy()
         self._after = np.broadcast_to(self.p.after, shape).copy()
         return [], [Out("y", shape=shape, feedthrough=())]
-
-    def discrete_state(self):
-        return np.zeros(1)
-
-    def events(self, start, stop):
-        return (self.p.time,) if start < self.p.time <= stop else ()
-
-    def initialize(self, t):
-        self.xd[0] = 1.0 if t >= self.p.time else 0.0
-
-    def event(self, t):
-        self.xd[0] = 1.0
 
     def output(self, t):
         self.y[0][...] = self._after if self.xd[0] else self._before
@@ -76,7 +90,7 @@ class Clock(Block):
         self.y[0][...] = t
 
 
-class Ramp(Block):
+class Ramp(_SwitchOnce):
     """y = initial + slope*max(0, t - start).
 
     Output: y, the broadcast shape of slope and initial (a vector slope gives a vector ramp).
@@ -85,28 +99,18 @@ class Ramp(Block):
     """
 
     type = "ramp"
-    time_dependent = True
     params = (
         Param("slope", "value", 1.0, "rate of change after start (units/s)"),
         Param("start", "scalar", 0.0, "time the ramp starts (s)"),
         Param("initial", "value", 0.0, "value up to start"),
     )
 
+    def _switch(self):
+        return self.p.start
+
     def ports(self):
         shape = np.broadcast_shapes(self.p.slope.shape, self.p.initial.shape)
         return [], [Out("y", shape=shape, feedthrough=())]
-
-    def discrete_state(self):
-        return np.zeros(1)
-
-    def events(self, start, stop):
-        return (self.p.start,) if start < self.p.start <= stop else ()
-
-    def initialize(self, t):
-        self.xd[0] = 1.0 if t >= self.p.start else 0.0
-
-    def event(self, t):
-        self.xd[0] = 1.0
 
     def output(self, t):
         y = self.y[0]
