@@ -3,8 +3,10 @@ import bisect
 
 import numpy as np
 
-from blocksim.block import Block, In, Out, exact_time
+from blocksim.block import exact_time
 from blocksim.params import Param
+
+from .discrete import ShapedByX0
 
 
 class History:
@@ -159,7 +161,7 @@ class History:
         return self._cache
 
 
-class TransportDelay(Block):
+class TransportDelay(ShapedByX0):
     """y(t) = u(t - delay) from t = start + delay on, x0 before: a pure time delay.
 
     The past of u comes from the solver's dense output: after every accepted step the
@@ -185,15 +187,7 @@ class TransportDelay(Block):
     )
 
     def ports(self):
-        shape = self.p.x0.shape or None
-        return [In("u", shape=shape)], [Out("y", shape=shape, feedthrough=())]
-
-    def infer(self, shapes):
-        self._shape = shapes["u"]
-        return {"y": self._shape}
-
-    def initial_shapes(self):
-        return {"y": self.p.x0.shape}
+        return self._x0_ports(feedthrough=())
 
     def discrete_state(self):
         return np.array([-1.0])  # the segment of the history the output reads; -1: x0

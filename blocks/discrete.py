@@ -11,14 +11,12 @@ from blocksim.block import Block, In, Out, Sample
 from blocksim.params import Param
 
 
-class _Discrete(Block):
-    """Common shape handling: y has u's shape; a scalar x0 broadcasts to it, a non-scalar x0
-    fixes it, and in a loop that nothing else fixes x0's shape is the signal's. The discrete
-    state holds `slots` copies of the signal, each initially x0."""
+class ShapedByX0(Block):
+    """One input u and one output y of u's shape: a scalar x0 broadcasts to it, a non-scalar
+    x0 fixes it, and in a loop that nothing else fixes x0's shape is the signal's (the
+    discrete blocks here, the transport delay)."""
 
-    slots = 1
-
-    def _sample_ports(self, feedthrough):
+    def _x0_ports(self, feedthrough):
         shape = self.p.x0.shape or None
         return [In("u", shape=shape)], [Out("y", shape=shape, feedthrough=feedthrough)]
 
@@ -28,6 +26,12 @@ class _Discrete(Block):
 
     def initial_shapes(self):
         return {"y": self.p.x0.shape}
+
+
+class _Discrete(ShapedByX0):
+    """The discrete state holds `slots` copies of the signal, each initially x0."""
+
+    slots = 1
 
     def discrete_state(self):
         return np.tile(np.broadcast_to(self.p.x0, self._shape).ravel(), self.slots)
@@ -61,7 +65,7 @@ class ZeroOrderHold(_Discrete):
         self.sample = Sample(self.p.period, self.p.offset)
 
     def ports(self):
-        return self._sample_ports(feedthrough=("u",))
+        return self._x0_ports(feedthrough=("u",))
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
@@ -98,7 +102,7 @@ class UnitDelay(_Discrete):
         self.sample = Sample(self.p.period, self.p.offset)
 
     def ports(self):
-        return self._sample_ports(feedthrough=())
+        return self._x0_ports(feedthrough=())
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)

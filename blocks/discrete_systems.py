@@ -148,7 +148,7 @@ class DiscreteIntegrator(_Discrete):
         self._now, self._next = p.K * (p.period * a), p.K * (p.period * c)
 
     def ports(self):
-        return self._sample_ports(feedthrough=() if self.p.method == "forward_euler" else ("u",))
+        return self._x0_ports(feedthrough=() if self.p.method == "forward_euler" else ("u",))
 
     def infer(self, shapes):
         check_fits(("K", "lower", "upper"), self.p, shapes["u"])
