@@ -29,11 +29,10 @@ O(n^2) (their size) and h, g cost O(n).
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..robot._jit import jit
+from ..robot._linalg import cholesky_solve
 from .kinematics import _angles, _kin_fill, _vectors
 
 __all__ = ["dynmodel", "inertia_rate", "forward_dynamics"]
@@ -162,7 +161,7 @@ def _dynmodel(q, qd, L, Lc, m, ml, I, B, g0):
 
 @jit
 def _forward_dynamics(q, qd, tau, L, Lc, m, ml, I, B, g0):
-    """Kernel of ``forward_dynamics``: H qdd = tau - h - g by Cholesky, H = R^T R."""
+    """Kernel of ``forward_dynamics``: H qdd = tau - h - g by Cholesky (H = L L^T)."""
     n = q.shape[0]
     c, s, w = _angles(q, qd)
     beta, mu = _first_moments(L, Lc, m, ml)
@@ -172,31 +171,9 @@ def _forward_dynamics(q, qd, tau, L, Lc, m, ml, I, B, g0):
     h = np.empty(n)
     g = np.empty(n)
     _bias(qd, L, B, g0, c, s, w, beta, h, g)
-    # in-place Cholesky: the upper triangle of H becomes R
-    for j in range(n):
-        d = H[j, j]
-        for k in range(j):
-            d -= H[k, j] * H[k, j]
-        if d <= 0.0:
-            raise ValueError("inertia matrix is not positive definite (check the link data)")
-        d = math.sqrt(d)
-        H[j, j] = d
-        for i in range(j + 1, n):
-            v = H[j, i]
-            for k in range(j):
-                v -= H[k, j] * H[k, i]
-            H[j, i] = v / d
     y = tau - h - g
-    for i in range(n):           # R^T z = y
-        v = y[i]
-        for k in range(i):
-            v -= H[k, i] * y[k]
-        y[i] = v / H[i, i]
-    for i in range(n - 1, -1, -1):    # R qdd = z
-        v = y[i]
-        for k in range(i + 1, n):
-            v -= H[i, k] * y[k]
-        y[i] = v / H[i, i]
+    if not cholesky_solve(H, y):
+        raise ValueError("inertia matrix is not positive definite (check the link data)")
     return y
 
 

@@ -34,6 +34,7 @@ import math
 import numpy as np
 
 from ._jit import jit
+from ._linalg import cholesky_solve
 
 # column layout of P
 SIGMA, SLIDE, X, FRAME = 0, 1, 2, 14
@@ -632,29 +633,8 @@ def _accel_row(P, W, g, q, qd, tau, off, fext, foff, out, work, F, C, L, zero, b
     _inertia_row(P, W, q, off, L, 0, F, C)
     for i in range(n):
         b[i] = tau[off + i] - b[i]
-    for j in range(n):
-        s = L[j, j]
-        for p in range(j):
-            s -= L[j, p] * L[j, p]
-        if not s > 0.0:
-            raise ValueError("inertia matrix is not positive definite")
-        s = math.sqrt(s)
-        L[j, j] = s
-        for i in range(j + 1, n):
-            r = L[i, j]
-            for p in range(j):
-                r -= L[i, p] * L[j, p]
-            L[i, j] = r / s
-    for i in range(n):
-        r = b[i]
-        for p in range(i):
-            r -= L[i, p] * b[p]
-        b[i] = r / L[i, i]
-    for i in range(n - 1, -1, -1):
-        r = b[i]
-        for p in range(i + 1, n):
-            r -= L[p, i] * b[p]
-        b[i] = r / L[i, i]
+    if not cholesky_solve(L, b):
+        raise ValueError("inertia matrix is not positive definite")
     for i in range(n):
         out[off + i] = b[i]
 
