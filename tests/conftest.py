@@ -22,3 +22,16 @@ def stand_in_ffmpeg(tmp_path, monkeypatch):
             monkeypatch.setenv("PATH", str(folder), prepend=os.pathsep)
         return program
     return install
+
+
+@pytest.fixture
+def run_diagram(tmp_path):
+    """`run(text, **overrides)`: the diagram `text` written to a file and run by
+    blocksim.run with the overrides (dotted paths as keys); returns the Result."""
+    import blocksim
+
+    def run(text, **overrides):
+        path = tmp_path / "d.yaml"
+        path.write_text(text)
+        return blocksim.run(path, overrides=overrides)
+    return run

@@ -95,12 +95,6 @@ def test_delay_must_be_positive(delay):
     assert e.value.param == "delay"
 
 
-def run(tmp_path, text, **overrides):
-    path = tmp_path / "d.yaml"
-    path.write_text(text)
-    return blocksim.run(path, overrides=overrides)
-
-
 SINE_AND_STEP = """
 blocksim: 1
 blocks:
@@ -116,8 +110,8 @@ record: {y: D.y, step: D2.y, area: I.y}
 
 
 @pytest.mark.parametrize("solver", ["rk45", "dop853", "radau", "rk4"])
-def test_delayed_sine_and_step(tmp_path, solver):
-    r = run(tmp_path, SINE_AND_STEP, **{"simulation.solver": solver})
+def test_delayed_sine_and_step(run_diagram, solver):
+    r = run_diagram(SINE_AND_STEP, **{"simulation.solver": solver})
     t = r.t
     exact = np.where(t < 0.7, 0.3, np.sin(2 * (t - 0.7)))  # x0 until start + delay
     err = np.max(np.abs(r["y"] - exact))
@@ -146,8 +140,8 @@ record: {area: I.y}
 """
 
 
-def test_every_breakpoint_of_a_pulse_train_is_echoed(tmp_path):
-    r = run(tmp_path, PULSES)
+def test_every_breakpoint_of_a_pulse_train_is_echoed(run_diagram):
+    r = run_diagram(PULSES)
     # 100 whole pulses of area 0.4*0.3, delayed by 0.25: each edge landed on, 0.25 later
     assert r["area"][-1] == pytest.approx(100 * 0.4 * 0.3, rel=1e-12)
 
@@ -181,9 +175,9 @@ def method_of_steps(t_end):
 @pytest.mark.parametrize("solver, rtol", [
     (s, r) for s in ("rk45", "dop853", "radau", "bdf", "lsoda") for r in (1e-6, 1e-10)
 ] + [("rk23", 1e-6)])
-def test_a_loop_through_the_delay_solves_the_delay_equation(tmp_path, solver, rtol):
-    r = run(tmp_path, DDE, **{"simulation.solver": solver, "simulation.rtol": rtol,
-                              "simulation.atol": rtol / 100})
+def test_a_loop_through_the_delay_solves_the_delay_equation(run_diagram, solver, rtol):
+    r = run_diagram(DDE, **{"simulation.solver": solver, "simulation.rtol": rtol,
+                            "simulation.atol": rtol / 100})
     x = method_of_steps(6.0)
     # x = 1 - t on [0, 1], (t - 1)(t - 3)/2 on [1, 2], ...: degree k on [k-1, k]
     assert x(0.5)[0] == pytest.approx(0.5) and x(1.5)[0] == pytest.approx(-0.375)

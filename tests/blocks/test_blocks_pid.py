@@ -6,17 +6,10 @@ import pytest
 from harness import Rig
 from scipy import signal
 
-import blocksim
 from blocksim.params import ParamError
 from blocks.pid import Pid
 
 SOLVERS = ["rk45", "dop853", "radau", "rk4"]
-
-
-def run(tmp_path, text, **overrides):
-    path = tmp_path / "d.yaml"
-    path.write_text(text)
-    return blocksim.run(path, overrides=overrides)
 
 
 RAMP = """
@@ -31,8 +24,8 @@ record: {u: C.u}
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
-def test_ramp_error_response(tmp_path, solver):
-    r = run(tmp_path, RAMP, **{"simulation.solver": solver})
+def test_ramp_error_response(run_diagram, solver):
+    r = run_diagram(RAMP, **{"simulation.solver": solver})
     t = r.t
     # e = t: P = Kp t, I = Ki t^2/2, D = Kd N s/(s + N) applied to 1/s^2 = Kd (1 - e^{-N t})/s
     #  -> Kd (1 - e^{-N t})
@@ -53,16 +46,16 @@ record: {y: Plant.y}
 """
 
 
-def test_a_pi_controller_adds_no_fast_mode(tmp_path):
+def test_a_pi_controller_adds_no_fast_mode(run_diagram):
     """PI (Kd = 0) around the lag 1/(10 s + 1), unit step at 0.5: against scipy's solution of
     xi' = e, 10 y' = -y + 2 e + xi, e = 1 - y, and in as many steps as the same controller
     built from gains and an integrator (the unused derivative filter, rate N = 100, used to
     force rk45 down to steps of 0.03 s: 1500 steps instead of about 60)."""
     from scipy.integrate import solve_ivp
 
-    pid = run(tmp_path, PI_LOOP.replace("CONTROLLER", "C: {type: pid, Kp: 2, Ki: 1}")
+    pid = run_diagram(PI_LOOP.replace("CONTROLLER", "C: {type: pid, Kp: 2, Ki: 1}")
               .replace("WIRES", "Err -> C, C -> Plant"))
-    built = run(tmp_path, PI_LOOP.replace(
+    built = run_diagram(PI_LOOP.replace(
         "CONTROLLER", "P: {type: gain, K: 2}\n  I: {type: integrator}\n  U: {type: sum}")
         .replace("WIRES", "Err -> P, Err -> I, P -> U.u1, I -> U.u2, U -> Plant"))
     exact = solve_ivp(lambda t, s: [1 - s[1], (-s[1] + 2 * (1 - s[1]) + s[0]) / 10],
@@ -106,10 +99,10 @@ def saturated_expected(t, anti_windup):
 
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("anti_windup", ["none", "clamping", "back_calculation"])
-def test_saturation_and_anti_windup_against_hand_derived_trajectories(tmp_path, solver,
-                                                                       anti_windup):
-    r = run(tmp_path, SATURATED, **{"simulation.solver": solver,
-                                    "blocks.C.anti_windup": anti_windup})
+def test_saturation_and_anti_windup_against_hand_derived_trajectories(run_diagram, solver,
+                                                                     anti_windup):
+    r = run_diagram(SATURATED, **{"simulation.solver": solver,
+                                  "blocks.C.anti_windup": anti_windup})
     tol = 1e-6 if solver == "rk4" else 1e-8
     np.testing.assert_allclose(r["u"], saturated_expected(r.t, anti_windup), atol=tol)
     # the saturation starts exactly at t = 0.5, a located crossing (to event_tol)
@@ -118,7 +111,7 @@ def test_saturation_and_anti_windup_against_hand_derived_trajectories(tmp_path, 
         assert abs(r.events_t[-1] - 3.0) < 1e-9
 
 
-def test_clamping_resumes_when_the_error_turns_while_saturated(tmp_path):
+def test_clamping_resumes_when_the_error_turns_while_saturated(run_diagram):
     # x0 = 2 starts the controller above its limit 1.5. e = 1 - t/2 (Kp = 0.2, Ki = 1):
     # u_raw = 0.2 e + xi. Saturated and Ki e > 0 (pushing out): clamped, xi = 2 frozen. At
     # t = 2 e turns negative while u_raw = 2 is still above the limit: the integral resumes
@@ -127,7 +120,7 @@ def test_clamping_resumes_when_the_error_turns_while_saturated(tmp_path):
     text = SATURATED.replace("{type: step, time: 2, before: 1, after: -0.25}",
                              "{type: ramp, slope: -0.5, initial: 1}")
     text = text.replace("Kp: 1, Ki: 1", "Kp: 0.2, Ki: 1, x0: 2")
-    r = run(tmp_path, text, **{"blocks.C.anti_windup": "clamping"})
+    r = run_diagram(text, **{"blocks.C.anti_windup": "clamping"})
     t = r.t
     t_exit = 2 + (-0.4 + np.sqrt(8.16)) / 2
     raw = np.where(t < 2, 0.2 * (1 - t / 2) + 2, 2.2 - 0.1 * t - (t - 2) ** 2 / 4)

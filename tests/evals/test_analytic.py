@@ -17,12 +17,6 @@ ADAPTIVE = ("rk23", "rk45", "dop853")
 STIFF = ("radau", "bdf", "lsoda")
 
 
-def run(tmp_path, text, **overrides):
-    path = tmp_path / "d.yaml"
-    path.write_text(text)
-    return blocksim.run(path, overrides=overrides)
-
-
 DECAY = """
 blocksim: 1
 parameters: {a: 1.5}
@@ -35,17 +29,17 @@ record: {x: I.y}
 """
 
 
-def decay_error(tmp_path, solver, **kw):
-    r = run(tmp_path, DECAY, **{"simulation.solver": solver, **kw})
+def decay_error(run_diagram, solver, **kw):
+    r = run_diagram(DECAY, **{"simulation.solver": solver, **kw})
     exact = np.exp(-1.5 * r.t)  # x' = -a x, x(0) = 1  =>  x = exp(-a t)
     return np.max(np.abs(r["x"] - exact)), r
 
 
 @pytest.mark.parametrize("solver,order", sorted(FIXED.items()))
-def test_fixed_step_convergence_order(tmp_path, solver, order):
+def test_fixed_step_convergence_order(run_diagram, solver, order):
     h = {1: 1e-3, 2: 1e-2, 4: 5e-2}[order]
-    e1, r1 = decay_error(tmp_path, solver, **{"simulation.step": h})
-    e2, _ = decay_error(tmp_path, solver, **{"simulation.step": h / 2})
+    e1, r1 = decay_error(run_diagram, solver, **{"simulation.step": h})
+    e2, _ = decay_error(run_diagram, solver, **{"simulation.step": h / 2})
     measured = math.log2(e1 / e2)
     assert abs(measured - order) < 0.25, (solver, measured)
     # the fixed grid: start + k*h, exactly (no accumulation), ending on stop
@@ -53,16 +47,16 @@ def test_fixed_step_convergence_order(tmp_path, solver, order):
     assert r1.t[-1] == 2.0
 
 
-def test_euler_is_the_exact_recursion(tmp_path):
+def test_euler_is_the_exact_recursion(run_diagram):
     h = 0.1
-    r = run(tmp_path, DECAY, **{"simulation.solver": "euler", "simulation.step": h})
+    r = run_diagram(DECAY, **{"simulation.solver": "euler", "simulation.step": h})
     k = np.arange(len(r.t))
     np.testing.assert_allclose(r["x"], (1 - h * 1.5) ** k, rtol=1e-13)  # x_k = (1 + h*lambda)^k
 
 
 @pytest.mark.parametrize("solver", ADAPTIVE + STIFF)
-def test_adaptive_decay(tmp_path, solver):
-    err, r = decay_error(tmp_path, solver, **{"simulation.rtol": 1e-9, "simulation.atol": 1e-12})
+def test_adaptive_decay(run_diagram, solver):
+    err, r = decay_error(run_diagram, solver, **{"simulation.rtol": 1e-9, "simulation.atol": 1e-12})
     assert err < 2e-7, (solver, err)
     assert r.meta["solver"]["nsteps"] > 0 and r.meta["complete"]
 
@@ -81,12 +75,12 @@ record: {x: X.y, v: V.y}
 
 
 @pytest.mark.parametrize("solver", sorted(FIXED) + list(ADAPTIVE + STIFF))
-def test_harmonic_oscillator(tmp_path, solver):
+def test_harmonic_oscillator(run_diagram, solver):
     step = {"euler": 1e-4, "rk2": 1e-3, "rk4": 1e-2}.get(solver)
     kw = {"simulation.solver": solver, "simulation.rtol": 1e-9, "simulation.atol": 1e-12}
     if step:
         kw["simulation.step"] = step
-    r = run(tmp_path, OSCILLATOR, **kw)
+    r = run_diagram(OSCILLATOR, **kw)
     # x'' = -w^2 x, x(0) = 1, x'(0) = 0  =>  x = cos(w t), v = -w sin(w t)
     tol = {"euler": 5e-3}.get(solver, 1e-5)
     np.testing.assert_allclose(r["x"], np.cos(2 * r.t), atol=tol)
@@ -107,10 +101,10 @@ record: {y: P.y, u: S.y}
 
 
 @pytest.mark.parametrize("solver", ["rk4"] + list(ADAPTIVE + STIFF))
-def test_first_order_lag_step_lands_on_switch(tmp_path, solver):
+def test_first_order_lag_step_lands_on_switch(run_diagram, solver):
     kw = {"simulation.solver": solver, "simulation.rtol": 1e-9, "simulation.atol": 1e-12,
           "simulation.step": 0.003}  # 1 is not on the rk4 grid: the step must still land on it
-    r = run(tmp_path, LAG, **kw)
+    r = run_diagram(LAG, **kw)
     assert 1.0 in r.t
     i = int(np.flatnonzero(r.t == 1.0)[0])
     assert r["u"][i] == 1.0 and r["u"][i - 1] == 0.0  # right-continuous at the switch
@@ -171,8 +165,8 @@ def msd_exact(t):
 
 @pytest.mark.parametrize("text", [MSD_INTEGRATORS, MSD_STATE_SPACE, MSD_TF],
                          ids=["integrators", "state_space", "transfer_function"])
-def test_mass_spring_damper_three_ways(tmp_path, text):
-    r = run(tmp_path, text)
+def test_mass_spring_damper_three_ways(run_diagram, text):
+    r = run_diagram(text)
     np.testing.assert_allclose(np.ravel(r["x"]), msd_exact(r.t), atol=1e-7)
 
 
@@ -189,8 +183,8 @@ record: {z: Z.y, d: D.y}
 
 
 @pytest.mark.parametrize("solver", ["euler", "rk4", "rk45", "radau"])
-def test_zoh_staircase_and_multirate_delay(tmp_path, solver):
-    r = run(tmp_path, ZOH, **{"simulation.solver": solver, "simulation.step": 0.03})
+def test_zoh_staircase_and_multirate_delay(run_diagram, solver):
+    r = run_diagram(ZOH, **{"simulation.solver": solver, "simulation.step": 0.03})
     for t, z, d in zip(r.t, r["z"], r["d"]):
         k = math.floor(Fraction(t).limit_denominator(1000) / Fraction(1, 10))
         # zoh: holds u(t_k) = t_k = 0.1 k on [t_k, t_k+1), right-continuous at hits
@@ -215,8 +209,8 @@ record: {x: I.y}
 """
 
 
-def test_stop_block_located_to_solver_accuracy(tmp_path):
-    r = run(tmp_path, STOP)
+def test_stop_block_located_to_solver_accuracy(run_diagram):
+    r = run_diagram(STOP)
     assert r.meta["complete"]
     assert r.t[-1] == pytest.approx(1.2345, abs=1e-9)
     assert r["x"][-1] == pytest.approx(1.2345, abs=1e-9)  # x = t
