@@ -150,6 +150,17 @@ class Rig:
         self.block.update(t)
         return value
 
+    def hits(self, period, values, inp="u", out="y"):
+        """Hit k at t = k*period with input `inp` = values[k] (Simulink order: outputs, then
+        the update); returns output `out` at every hit, stacked."""
+        self.set(**{inp: values[0]}).start(0.0)
+        got = [self.y[out].copy()]
+        self.block.update(0.0)
+        for k in range(1, len(values)):
+            got.append(self.set(**{inp: values[k]}).outputs(k * period)[out])
+            self.block.update(k * period)
+        return np.array(got)
+
     def integrate(self, t_end, t0=0.0, inputs=None, method="Radau"):
         """Integrate the block's continuous state from t0 to t_end with scipy (tight
         tolerances), inputs given as functions of time; leaves x at t_end and returns it."""

@@ -16,13 +16,7 @@ U = np.sin(0.7 * np.arange(30)) + 0.3 * np.cos(2.1 * np.arange(30))  # an arbitr
 
 
 def drive(rig, inputs):
-    """Hit k at t = k*T with u = inputs[k]: outputs then update (Simulink order)."""
-    rig.set(u=inputs[0]).start(0.0)
-    out = [rig.y["y"].copy()]
-    rig.block.update(0.0)
-    for k in range(1, len(inputs)):
-        out.append(rig.set(u=inputs[k]).hit(k * T))
-    return np.array(out)
+    return rig.hits(T, inputs)
 
 
 @pytest.mark.parametrize("num, den, x0", [

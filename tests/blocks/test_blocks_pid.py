@@ -165,12 +165,7 @@ E = np.sin(0.9 * np.arange(40)) + 0.5  # an arbitrary error sequence, mostly pos
 
 
 def drive(rig, e, T):
-    rig.set(e=e[0]).start(0.0)
-    out = [rig.y["u"].copy()]
-    rig.block.update(0.0)
-    for k in range(1, len(e)):
-        out.append(rig.set(e=e[k]).hit(k * T))
-    return np.array(out)
+    return rig.hits(T, e, inp="e", out="u")
 
 
 @pytest.mark.parametrize("method", ["forward_euler", "backward_euler", "trapezoidal"])
