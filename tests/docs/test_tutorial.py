@@ -39,8 +39,12 @@ def tutorial(tmp_path_factory):
     shim = bin_dir / "blocksim"
     shim.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m blocksim \"$@\"\n")
     shim.chmod(0o755)
+    # a script, not a symlink: a symlink to a virtual environment's python, placed outside
+    # the environment, no longer finds the environment's packages (pyvenv.cfg is looked up
+    # beside the link)
     python = bin_dir / "python"
-    python.symlink_to(sys.executable)
+    python.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} \"$@\"\n")
+    python.chmod(0o755)
     env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT),
            "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     results = []
