@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import blocksim  # noqa: E402
-from blocksim import draw  # noqa: E402
-from blocksim.report import write_drawing, write_run_report  # noqa: E402
+from blocksim.draw import render as draw
+from blocksim.report.run_report import write_drawing, write_run_report  # noqa: E402
 from peers import median_time  # noqa: E402
 
 DEMOS = ("demo1", "demo2", "demo3", "demo4", "demo5", "demo6", "planar7r")

@@ -21,9 +21,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import blocksim  # noqa: E402
-from blocksim.compiler import compile_diagram  # noqa: E402
-from blocksim.diagram import load_diagram  # noqa: E402
-from blocksim.simulator import Simulation  # noqa: E402
+from blocksim.engine.compiler import compile_diagram  # noqa: E402
+from blocksim.language.diagram import load_diagram  # noqa: E402
+from blocksim.engine.simulator import Simulation  # noqa: E402
 
 
 def chain(n, size=1):

@@ -52,7 +52,7 @@ CLOCK = time.process_time
 
 def worker():
     import blocksim
-    from blocksim.simulator import Simulation
+    from blocksim.engine.simulator import Simulation
     print(json.dumps({"blocksim": blocksim.__file__}), flush=True)
     models = {}
     for line in sys.stdin:
@@ -333,7 +333,7 @@ def blocksim_runner(model, block):
     """A function running `model`: (the event times of `block`, what the run needed). The
     evaluations of the indicators are counted once, in a first untimed run."""
     import blocksim
-    from blocksim.simulator import Simulation
+    from blocksim.engine.simulator import Simulation
     evals = []
 
     def run():
@@ -511,7 +511,7 @@ def event_profile(models):
     """Counts and times of location, event iteration and stepping in one instrumented run
     (CPU time around the Simulation methods; the instrumentation itself costs ~1 µs a call,
     so the shares are approximate)."""
-    from blocksim import simulator
+    from blocksim.engine import simulator
     S = simulator.Simulation
     originals = {name: getattr(S, name) for name in ("locate", "_illinois", "z_at", "at_event")}
     probes = {}
@@ -559,7 +559,7 @@ def event_profile(models):
 # ---------------------------------------------------------------- 4. stick-slip friction
 def has_stick_slip():
     """Whether the robot block has the `coulomb: events | band` parameter (issue 11)."""
-    from blocksim.library import Library
+    from blocksim.language.library import Library
     return "coulomb" in {p.name for p in Library().block_class("robot").params}
 
 

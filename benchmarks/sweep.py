@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import blocksim  # noqa: E402
-from blocksim.sweep_run import prepare  # noqa: E402
+from blocksim.batch.run import prepare  # noqa: E402
 
 DEMO3 = ROOT / "diagrams" / "demo3.yaml"
 
@@ -168,8 +168,8 @@ def bdsim_loop(seeds, tol):
 def preparation(runs=60):
     """ms per run to get a model: load + compile afresh, against re-parameterising a kept
     layout (ModelCache), interleaved so that both see the same load."""
-    from blocksim.compiler import ModelCache, compile_diagram
-    from blocksim.diagram import apply_overrides, load_diagram
+    from blocksim.engine.compiler import ModelCache, compile_diagram
+    from blocksim.language.diagram import apply_overrides, load_diagram
 
     base = load_diagram(DEMO3)
     cache = ModelCache()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blocksim.atomic import atomic_path
+from blocksim.util.atomic import atomic_path
 
 # At most this many frames: longer runs are drawn at a lower rate (see frame_times).
 MAX_FRAMES = 300

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 
-from blocksim import csvio
+from blocksim.engine import csvio
 from blocksim.block import Block, In, Out
 from blocksim.params import Param, ParamError
-from blocksim.results import write_npz
+from blocksim.engine.results import write_npz
 
 from .sources import TimeSeries
 
@@ -27,7 +27,7 @@ def _columns(value):
 
 def _read_csv(path):
     """({signal name: values (N, *shape)}, the names played by default, the file's line of
-    each row) of a CSV file: its columns grouped as blocksim.csvio.group_columns says, and
+    each row) of a CSV file: its columns grouped as blocksim.engine.csvio.group_columns says, and
     each column of a group also by its own name (q[0])."""
     try:
         header, table, lines = csvio.read_csv(path)

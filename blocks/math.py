@@ -1,7 +1,7 @@
 """Memoryless math blocks: y is a function of the inputs at the same instant."""
 import numpy as np
 
-from blocksim import expr
+from blocksim.language import expr
 from blocksim.block import Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 

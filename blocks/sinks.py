@@ -6,7 +6,7 @@ by `.`), atomically.
 """
 import numpy as np
 
-from blocksim.atomic import atomic_path
+from blocksim.util.atomic import atomic_path
 from blocksim.block import Block, In, PortError
 from blocksim.params import Param, ParamError
 

@@ -22,9 +22,9 @@ def __getattr__(name):
         from . import api
         return getattr(api, name)
     if name == "sweep":
-        from .sweep_run import sweep
+        from .batch.run import sweep
         return sweep
     if name == "register_block":
-        from .library import register_block
+        from .language.library import register_block
         return register_block
     raise AttributeError(f"module 'blocksim' has no attribute {name!r}")

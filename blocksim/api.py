@@ -1,4 +1,5 @@
-"""The Python entry points: `load` (validated, compiled, not simulated) and `run`."""
+"""The Python entry points: `load` (validated, compiled, not simulated; engine/loading.py),
+`run` and `execute` (simulate a model and write its run directory)."""
 from __future__ import annotations
 
 import contextlib
@@ -9,42 +10,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .compiler import Model, compile_diagram
-from .csvio import csv_to
-from .diagram import load_diagram
-from .errors import OutputError
-from .results import (REPORT, Result, check_out_dir, data_files, finalize_sinks, json_to, npz_to,
+from .engine.compiler import Model
+from .engine.csvio import csv_to
+from .engine.loading import diagram_file, load  # noqa: F401  (load is blocksim.load)
+from .engine.results import (REPORT, Result, check_out_dir, data_files, finalize_sinks, json_to, npz_to,
                       remove_stale, run_files, versions, written_since)
-from .simulator import simulate
-
-
-def _override_items(overrides):
-    if overrides is None:
-        return []
-    if isinstance(overrides, str):
-        return [overrides]
-    if isinstance(overrides, dict):
-        return list(overrides.items())
-    if isinstance(overrides, (list, tuple)):
-        return list(overrides)
-    raise TypeError("overrides= takes a dict {'simulation.stop': 2} or a list of "
-                    f"'path=value' strings, got {type(overrides).__name__}")
-
-
-def _diagram_file(path, who):
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{who}() takes a diagram file (a str or pathlib.Path)"
-                        + (" or a Model from blocksim.load()" if who == "run" else "")
-                        + f", got {type(path).__name__}")
-    return path
-
-
-def load(path, overrides=None, *, library=None):
-    """Load, validate and compile a diagram file. `overrides` is a dict of dotted paths to
-    values ({"simulation.stop": 2}) or a list of "path=value" strings (as the CLI's --set).
-    Raises DiagramError / DiagramErrors listing every problem."""
-    spec = load_diagram(_diagram_file(path, "load"), _override_items(overrides), via="overrides")
-    return compile_diagram(spec, library)
+from .engine.simulator import simulate
+from .errors import OutputError
 
 
 def run(path, overrides=None, *, out=None, plots=False, progress=None, library=None,
@@ -63,7 +35,7 @@ def run(path, overrides=None, *, out=None, plots=False, progress=None, library=N
                              "blocksim.load(), or pass run() the file")
         model = path
     else:
-        model = load(_diagram_file(path, "run"), overrides, library=library)
+        model = load(diagram_file(path, "run"), overrides, library=library)
     return execute(model, out=out, plots=plots, progress=progress, csv=csv)
 
 
@@ -141,7 +113,7 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
 
 def _drawing(model, out, messages):
     """The diagram's drawing, diagram.svg, beside the figures."""
-    from .report import write_drawing
+    from .report.drawing import write_drawing
     try:
         write_drawing(out, model)
     except Exception as e:  # a drawing failing must not lose the run
@@ -152,7 +124,7 @@ def _report(out, messages):
     """report.html from the run directory's files (as `blocksim report` builds it); a
     failure costs the report (and removes an older one), never the run. Interrupted, it
     removes an older one too (a previous run's page would pass for this run's)."""
-    from .report import write_run_report
+    from .report.run_report import write_run_report
     try:
         write_run_report(out)
     except BaseException as e:

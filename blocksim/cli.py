@@ -1,5 +1,5 @@
-"""The `blocksim` command: run, check, blocks, sweep, draw, report (the last three in their
-own modules: sweep_cli.py, draw.py, report.py).
+"""The `blocksim` command: run, check, blocks, draw, report and sweep (the last in
+batch/cli.py; draw's work in draw/render.py, report's in report/).
 
 Exit codes: 0 success; 2 invalid diagram or command line (one `FILE:LINE: error: ...` line
 per problem, no traceback); 3 simulation failed, or its results could not be written; 130
@@ -18,7 +18,7 @@ import time
 import warnings
 from pathlib import Path
 
-from . import sweep_cli
+from .batch import cli as sweep_cli
 from .errors import (DiagramError, DiagramErrors, OutputError, ReportWarning, SimulationError,
                      Terminated)
 
@@ -80,9 +80,8 @@ def main(argv=None):
             if args.command == "draw":
                 return _draw(args)
             if args.command == "report":
-                from . import report
-                return report.command(args)
-            from . import blockdoc
+                return _report(args)
+            from .language import blockdoc
             return blockdoc.main(args)
     except (DiagramError, DiagramErrors) as e:
         print(str(e), file=sys.stderr)
@@ -119,7 +118,7 @@ def _terminate_as_interrupt():
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """Warnings meant for users (plugins, plots) as one line: `warning: ...`."""
-    from .library import PluginWarning
+    from .language.library import PluginWarning
     if not issubclass(category, (PluginWarning, ReportWarning)):
         return _default_showwarning(message, category, filename, lineno, file, line)
     print(f"warning: {message}", file=file or sys.stderr)
@@ -146,8 +145,8 @@ def _exists(file):
 
 def _load(file, sets):
     """Load and compile a diagram with --set overrides (messages name the --set option)."""
-    from .compiler import compile_diagram
-    from .diagram import load_diagram
+    from .engine.compiler import compile_diagram
+    from .language.diagram import load_diagram
     _exists(file)
     return compile_diagram(load_diagram(file, sets))
 
@@ -257,7 +256,7 @@ def _close(bar):
 
 def _check(args):
     from .block import CONSTANT
-    from .solvers import FIXED_STEP
+    from .engine.solvers import FIXED_STEP
     model = _load(args.file, args.set)
     s = model.settings
     print(f"diagram {model.name} ({model.file}): {len(model.blocks)} blocks, "
@@ -268,7 +267,7 @@ def _check(args):
         f"step {s.step:g}" if s.solver in FIXED_STEP else
         f"rtol {s.rtol:g}, atol {s.atol:g}, max_step {s.max_step:g}")
         + (f", output every {s.output_interval:g} s" if s.output_interval else ""))
-    from .library import Library
+    from .language.library import Library
     library = Library()
     for section in library.sections:
         if model.config.get(section):
@@ -312,8 +311,24 @@ def _check(args):
 
 
 def _draw(args):
-    from . import draw
+    from .draw import render as draw
     return draw.command(args, _load)
+
+
+def _report(args):
+    """Rebuild report.html of a run directory or of a sweep directory."""
+    from .report.run_report import write_run_report
+    from .report.sweep_report import is_sweep_dir, write_sweep_report
+    run_dir = Path(args.run_dir)
+    if not run_dir.is_dir():
+        raise DiagramError(f"no such run or sweep directory: {run_dir}", file=str(run_dir))
+    try:
+        path = write_sweep_report(run_dir) if is_sweep_dir(run_dir) else write_run_report(run_dir)
+    except OSError as e:
+        raise DiagramError(f"cannot write the report into '{run_dir}': {e.strerror or e}",
+                           file="blocksim report") from None
+    print(f"report -> {path}")
+    return 0
 
 
 def _hierarchy(model):

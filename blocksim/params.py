@@ -1,7 +1,7 @@
 """Parameter schema of a block: what each parameter is, its default, how it is validated.
 
 A block class lists `Param`s. The compiler evaluates each raw YAML value once (expressions
-through `blocksim.expr`), converts it to the declared kind and hands the block plain values:
+through `blocksim.language.expr`), converts it to the declared kind and hands the block plain values:
 numpy float arrays for numbers, `str` for literal strings, the built object for resources.
 Cross-parameter checks belong in the block's `__init__`, raising `ParamError`.
 """

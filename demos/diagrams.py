@@ -11,7 +11,7 @@ import io
 from _figures import DIAGRAMS, parse_args
 
 import blocksim
-from blocksim.draw import to_bytes
+from blocksim.draw.render import to_bytes
 
 
 def main(argv=None):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blocksim.atomic import atomic_path
+from blocksim.util.atomic import atomic_path
 from blocksim.block import Block, In
 from blocksim.params import Param
 

@@ -1,6 +1,6 @@
 """Robot data files: ``load_robot(name_or_path)`` and ``robot_from_dict(data)``.
 
-A robot file (YAML, read by the diagrams' safe loader ``blocksim.yamlio``: the same limits,
+A robot file (YAML, read by the diagrams' safe loader ``blocksim.language.yamlio``: the same limits,
 duplicate keys and malformed tagged values are errors with a line) has the keys of
 ``shared/spec/robots.md``::
 
@@ -236,7 +236,7 @@ def _robot_file(path, mtime_ns, size):
     builds the same model, perturbed, for every run, and parsing and checking the file were
     most of that. Robots are immutable, so the calls can share one."""
     from blocksim.errors import DiagramError
-    from blocksim.yamlio import load_yaml_file
+    from blocksim.language.yamlio import load_yaml_file
 
     try:  # the diagrams' loader: its limits, strict keys, UTF-8 and tags, with lines
         data = load_yaml_file(path)

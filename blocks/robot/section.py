@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blocksim.diagram import suggest
+from blocksim.language.diagram import suggest
 
 SOURCES = ("model", "file", "links", "twists")
 INLINE_KEYS = ("name", "manufacturer", "convention", "poses")

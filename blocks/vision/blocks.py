@@ -8,7 +8,7 @@ positions (u, v), flattened row by row (u1, v1, u2, v2, ...) wherever a vector i
 
 import numpy as np
 
-from blocksim.atomic import atomic_path
+from blocksim.util.atomic import atomic_path
 from blocksim.block import Block, In, Out, PortError
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError

@@ -10,8 +10,8 @@ import yaml
 from harness import Rig, convert_params
 
 from blocks.catalog import BLOCKS
-from blocksim import expr
-from blocksim.library import Library
+from blocksim.language import expr
+from blocksim.language.library import Library
 from blocksim.params import REQUIRED
 
 # The generic blocks live in the top-level modules of blocks/ (not blocks/robot, ...).

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 import blocksim
-from blocksim import csvio
+from blocksim.engine import csvio
 from blocksim.errors import DiagramError, DiagramErrors
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def write_measurement(path, t, columns):
-    """A CSV written independently of blocksim.csvio (the csv module, repr of floats)."""
+    """A CSV written independently of blocksim.engine.csvio (the csv module, repr of floats)."""
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["t", *columns])

@@ -7,9 +7,9 @@ import pytest
 from docfiles import DOCS, blocks
 
 from blocks.catalog import BLOCKS
-from blocksim.diagram import SIMULATION_KEYS, SUBSYSTEM_KEYS
-from blocksim.expr import CONSTANTS, FUNCTIONS, MATRIX_FUNCTIONS
-from blocksim.solvers import SOLVERS
+from blocksim.language.diagram import SIMULATION_KEYS, SUBSYSTEM_KEYS
+from blocksim.language.expr import CONSTANTS, FUNCTIONS, MATRIX_FUNCTIONS
+from blocksim.engine.solvers import SOLVERS
 
 LANGUAGE = (DOCS / "language.md").read_text()
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import blocksim
-from blocksim import draw
+from blocksim.draw import render as draw
 from blocksim.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

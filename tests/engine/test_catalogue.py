@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from blocks import catalog
-from blocksim.blockdoc import markdown
+from blocksim.language.blockdoc import markdown
 from blocksim.cli import main
-from blocksim.library import Library, summary
+from blocksim.language.library import Library, summary
 
 ROOT = Path(__file__).resolve().parents[2]
 LIB = Library()

@@ -200,7 +200,7 @@ def test_blocks_catalogue_and_one_block(capsys):
 
 
 def test_every_catalogued_block_has_a_docstring_listing_its_parameters():
-    from blocksim.library import Library
+    from blocksim.language.library import Library
     lib = Library()
     for name in lib.types:
         cls = lib.block_class(name)

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from blocksim.simulator import Simulation
+from blocksim.engine.simulator import Simulation
 
 G = 9.81
 TOL = 1e-10

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import blocksim
-from blocksim import library
+from blocksim.language import library
 from blocksim.block import Block, In, Out
 from blocksim.cli import main
 

@@ -5,10 +5,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from blocksim.compiler import ModelCache, compile_diagram
-from blocksim.diagram import apply_overrides, load_diagram
+from blocksim.engine.compiler import ModelCache, compile_diagram
+from blocksim.language.diagram import apply_overrides, load_diagram
 from blocksim.errors import DiagramError
-from blocksim.simulator import simulate
+from blocksim.engine.simulator import simulate
 
 DEMO3 = Path(__file__).resolve().parents[2] / "diagrams" / "demo3.yaml"
 

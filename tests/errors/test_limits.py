@@ -6,8 +6,8 @@ import time
 import pytest
 
 from blocksim.cli import main
-from blocksim.diagram import MAX_BLOCKS, MAX_SUBSYSTEM_DEPTH
-from blocksim.expr import MAX_WORK, FUNCTIONS, MATRIX_FUNCTIONS, LimitError, evaluate
+from blocksim.language.diagram import MAX_BLOCKS, MAX_SUBSYSTEM_DEPTH
+from blocksim.language.expr import MAX_WORK, FUNCTIONS, MATRIX_FUNCTIONS, LimitError, evaluate
 
 
 def check(path, capsys):
@@ -148,7 +148,7 @@ def parameters_file(tmp_path, values):
 def test_many_costly_parameters_share_one_budget(tmp_path, capsys, monkeypatch):
     # with a budget of 10,000 operations, each sum(ones(60, 60)) costs 2 (the sizes read)
     # + 3600 (the elements summed): two fit, the third does not, at its own line
-    monkeypatch.setattr("blocksim.expr.MAX_WORK", 10_000)
+    monkeypatch.setattr("blocksim.language.expr.MAX_WORK", 10_000)
     code, err = check(parameters_file(tmp_path, ["sum(ones(60, 60))"] * 2), capsys)
     assert code == 0, err
     code, err = check(parameters_file(tmp_path, ["sum(ones(60, 60))"] * 3), capsys)
@@ -158,7 +158,7 @@ def test_many_costly_parameters_share_one_budget(tmp_path, capsys, monkeypatch):
 
 def test_many_large_parameters_share_one_element_limit(tmp_path, capsys, monkeypatch):
     # a limit of 100 elements for the values together: 4 x 25 fit, a fifth 25 does not
-    monkeypatch.setattr("blocksim.expr.MAX_TOTAL_ELEMENTS", 100)
+    monkeypatch.setattr("blocksim.language.expr.MAX_TOTAL_ELEMENTS", 100)
     code, err = check(parameters_file(tmp_path, ["zeros(25)"] * 3), capsys)  # + C's value
     assert code == 0, err
     code, err = check(parameters_file(tmp_path, ["zeros(25)"] * 5), capsys)

@@ -14,7 +14,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from blocksim import results
+from blocksim.engine import results
 from blocksim.cli import main
 from blocksim.errors import DiagramError
 

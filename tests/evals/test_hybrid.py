@@ -294,8 +294,8 @@ def test_a_diagram_without_hybrid_blocks_steps_as_a_bare_stepper():
     """With no indicators the simulator only restarts at time events: the msd diagram (a
     step at t = 1) takes exactly the steps of its own derivative integrated by hand from 0
     to 1, then restarted to 20."""
-    from blocksim.simulator import Simulation
-    from blocksim.solvers import make_stepper
+    from blocksim.engine.simulator import Simulation
+    from blocksim.engine.solvers import make_stepper
 
     model = blocksim.load(str(ROOT / "diagrams" / "msd.yaml"))
     r = blocksim.run(model)

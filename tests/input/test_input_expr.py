@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from blocksim.expr import (CONSTANTS, FUNCTIONS, MATRIX_FUNCTIONS, ExprError, check_not_reserved,
+from blocksim.language.expr import (CONSTANTS, FUNCTIONS, MATRIX_FUNCTIONS, ExprError, check_not_reserved,
                            compile_expr, evaluate)
 
 NAMES = {"Kp": 100.0, "x": np.array([10.0, 20.0, 30.0, 40.0]),

@@ -4,9 +4,9 @@ import datetime
 import pytest
 import yaml
 
-from blocksim import yamlio
+from blocksim.language import yamlio
 from blocksim.errors import DiagramError
-from blocksim.yamlio import YList, YMap, load_yaml_file, load_yaml_text
+from blocksim.language.yamlio import YList, YMap, load_yaml_file, load_yaml_text
 
 # libyaml's event parser when PyYAML has it, and always PyYAML's pure-Python one.
 PARSERS = [yamlio._PurePythonEvents] + ([yamlio._Events]

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from blocksim.cli import main
-from blocksim.solvers import SOLVERS
+from blocksim.engine.solvers import SOLVERS
 
 settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True,
                           database=None, suppress_health_check=[HealthCheck.too_slow])

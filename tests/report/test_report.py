@@ -12,8 +12,8 @@ from report_checks import check_self_contained
 
 import blocksim
 from blocksim.cli import main
-from blocksim.report import run_report_html
-from blocksim.results import write_npz
+from blocksim.report.run_report import run_report_html
+from blocksim.engine.results import write_npz
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO1 = ROOT / "diagrams" / "demo1.yaml"
@@ -237,7 +237,7 @@ def test_markup_in_names_and_parameters_is_shown_as_text(tmp_path):
 def test_ctrl_c_while_writing_the_report_leaves_no_older_page(tmp_path, monkeypatch):
     """Interrupted while report.html is written, a run leaves no report rather than the
     previous run's, and still removes the previous run's figures it did not write again."""
-    from blocksim import report
+    from blocksim.report import run_report as report
     out = tmp_path / "run"
     blocksim.run(_scope_diagram(tmp_path, "Old"), out=out, plots=True)
     assert (out / "report.html").is_file() and (out / "Old.png").is_file()

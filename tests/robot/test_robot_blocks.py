@@ -26,7 +26,7 @@ from blocks.robot.transform_blocks import (Eul2Tr, Rpy2Tr, Tr2Diff, Tr2Eul,  # n
                                            Tr2Rpy, Tr2Xyz, Xyz2Tr)
 from blocksim.block import ALL, PortError  # noqa: E402
 from blocksim.errors import SimulationError  # noqa: E402
-from blocksim.library import Library  # noqa: E402
+from blocksim.language.library import Library  # noqa: E402
 from blocksim.params import ParamError  # noqa: E402
 
 RNG = np.random.default_rng(5)

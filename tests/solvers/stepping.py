@@ -5,7 +5,7 @@ function does, so every test also checks that the steppers copy what they keep.
 """
 import numpy as np
 
-from blocksim.solvers import make_stepper
+from blocksim.engine.solvers import make_stepper
 
 
 class Decay:

@@ -5,7 +5,7 @@ import pytest
 from stepping import PROBLEMS, Decay, run, solve
 
 from blocksim.errors import SimulationError
-from blocksim.solvers import FIXED_STEP, SOLVERS, SolverError, make_stepper
+from blocksim.engine.solvers import FIXED_STEP, SOLVERS, SolverError, make_stepper
 
 ADAPTIVE = tuple(name for name in SOLVERS if name not in FIXED_STEP)
 # Largest observed (global error / tol) on [0, 5] with margin. The oscillator's error grows

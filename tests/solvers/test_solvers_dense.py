@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from stepping import Oscillator, run
 
-from blocksim.solvers import FIXED_STEP, SOLVERS, make_stepper
+from blocksim.engine.solvers import FIXED_STEP, SOLVERS, make_stepper
 
 # Local error order of the interpolant after one step from the exact value, at interior θ:
 # cubic Hermite through end points with local error O(h^(p+1)) gives O(h^min(p+1, 4))

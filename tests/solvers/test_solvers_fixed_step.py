@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from stepping import PROBLEMS, Decay, run, solve
 
-from blocksim.solvers import make_stepper
+from blocksim.engine.solvers import make_stepper
 
 ORDERS = {"euler": 1, "rk2": 2, "rk4": 4}
 # step sizes giving errors well above round-off and well inside the asymptotic range

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from stepping import Decay, run
 
-from blocksim.solvers import SOLVERS, make_stepper
+from blocksim.engine.solvers import SOLVERS, make_stepper
 
 
 class Switched:
@@ -129,7 +129,7 @@ def test_own_methods_do_not_import_scipy():
     """Process start-up time: the explicit RK steppers never import scipy."""
     code = (
         "import sys, numpy as np\n"
-        "import blocksim.solvers as s\n"
+        "import blocksim.engine.solvers as s\n"
         "before = 'scipy' in sys.modules\n"
         "for name in ('euler', 'rk2', 'rk4', 'rk23', 'rk45', 'dop853'):\n"
         "    st = s.make_stepper(name, lambda t, y: -y, 0.0, [1.0], 1.0, step=0.1)\n"

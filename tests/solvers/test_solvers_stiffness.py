@@ -13,8 +13,8 @@ import time
 import numpy as np
 import pytest
 
-from blocksim.solvers import StepBudgetError, StiffnessError, make_stepper
-from blocksim.solvers.tableaus import BS23, DOP853, DP54
+from blocksim.engine.solvers import StepBudgetError, StiffnessError, make_stepper
+from blocksim.engine.solvers.tableaus import BS23, DOP853, DP54
 
 from stepping import Oscillator
 

@@ -8,8 +8,8 @@ import pytest
 
 import blocksim
 from blocksim.cli import main
-from blocksim.sweep_exec import OnDask, _local_cluster
-from blocksim.sweep_spec import Run
+from blocksim.batch.execute import OnDask, _local_cluster
+from blocksim.batch.spec import Run
 
 from sweep_killer import always_die, die_once, innocent
 from sweep_lag import METRICS, lag, write_sweep

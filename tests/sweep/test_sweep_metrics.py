@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from blocksim.sweep_metrics import Metrics
+from blocksim.batch.metrics import Metrics
 
 T = np.linspace(0.0, 2.0, 5)
 E = np.array([[0.0, 1.0], [3.0, -4.0], [-6.0, 2.0], [1.0, 1.0], [0.5, -0.5]])

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from blocksim.sweep_plot import MAX_BINS, plot_histogram, plot_metric
-from blocksim.sweep_table import SweepTable
+from blocksim.batch.plot import MAX_BINS, plot_histogram, plot_metric
+from blocksim.batch.table import SweepTable
 
 
 def table_of(values, key="k"):

@@ -3,8 +3,8 @@ import io
 import sys
 import time
 
-from blocksim.sweep_cli import _Bar
-from blocksim.sweep_run import Progress
+from blocksim.batch.cli import _Bar
+from blocksim.batch.run import Progress
 
 
 def test_the_bar_shows_the_counts_of_the_run_it_has_just_counted(monkeypatch):

@@ -225,7 +225,7 @@ def test_figures_that_cannot_be_drawn_cost_a_warning_not_the_rows(tmp_path, caps
                                                                   monkeypatch):
     def broken(table, out_dir):
         raise MemoryError("no room for the figure")
-    monkeypatch.setattr("blocksim.sweep_run.write_figures", broken)
+    monkeypatch.setattr("blocksim.batch.run.write_figures", broken)
     path = write_sweep(tmp_path, GRID)
     out = tmp_path / "out"
     assert main(["sweep", str(path), "--workers", "1", "--out", str(out), "--quiet"]) == 0
@@ -256,7 +256,7 @@ def test_rewriting_a_large_table_keeps_most_of_the_time_for_the_runs(tmp_path, m
     each run 10 ms, 100 s of runs may spend at most a tenth of their time (FLUSH_RATIO 10)
     plus one rewrite on the files; rewriting every FLUSH_SECONDS (2 s) whatever a rewrite
     costs would spend 5 s per 2 s of runs."""
-    from blocksim import sweep_run
+    from blocksim.batch import run as sweep_run
 
     clock = [0.0]
     written = []

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-import blocksim.sweep_exec as sweep_exec
+import blocksim.batch.execute as sweep_exec
 from blocksim.cli import main
 
 from sweep_lag import METRICS, write_sweep

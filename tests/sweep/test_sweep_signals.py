@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-import blocksim.sweep_exec as sweep_exec
+import blocksim.batch.execute as sweep_exec
 from blocksim.errors import Terminated
 
 distributed = pytest.importorskip("distributed")

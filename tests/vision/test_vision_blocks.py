@@ -14,7 +14,7 @@ from blocks.vision.blocks import Camera, Ibvs, ImageJacobian, visibility_report
 from blocks.vision.features import interaction_matrix
 from blocksim.block import FinalRun, PortError
 from blocksim.errors import SimulationError
-from blocksim.library import Library
+from blocksim.language.library import Library
 from blocksim.params import ParamError
 from vision_helpers import ASYM_CAMERA, DEMO6_CAMERA, DEMO6_POINTS, R_PUMA_Q0, demo6_camera, pose, rot
 

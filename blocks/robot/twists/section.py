@@ -23,7 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from blocksim.diagram import suggest
+from blocksim.language.diagram import suggest
 
 from ..link import inertia_tensor
 from .lie import screw, translation

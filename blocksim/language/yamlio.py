@@ -37,7 +37,7 @@ from yaml.reader import Reader, ReaderError
 from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
-from .errors import DiagramError
+from ..errors import DiagramError
 
 MAX_BYTES = 10 * 2**20
 MAX_DEPTH = 100

@@ -1,7 +1,7 @@
 """Sweep metrics: one number per run from its recorded signals, by safe expression.
 
 A metric such as `max(abs(e))` or `sqrt(mean(tau**2))` is compiled once by the project's
-evaluator (`blocksim.expr`, never Python's eval) with every recorded signal and `t` as
+evaluator (`blocksim.language.expr`, never Python's eval) with every recorded signal and `t` as
 inputs: arrays with time as the first axis, `(N, *signal_shape)`. Besides the expression
 functions of format.md, metrics have the reductions
 
@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from .expr import FUNCTIONS, ExprError, Function, compile_expr
+from ..language.expr import FUNCTIONS, ExprError, Function, compile_expr
 
 # the stand-in signals' rows when checking metrics (see Metrics.check_shapes)
 SHORT, LONG = 3, 100_001

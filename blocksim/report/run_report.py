@@ -8,25 +8,18 @@ sweep directory's report is report_sweep's.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
 
-from .errors import DiagramError
-from .results import DRAWING, REPORT
-from .report_html import (Raw, as_text, code, esc, media, number, read_json, sectioned_page,
+from ..engine.results import DRAWING, REPORT
+from ..errors import DiagramError
+from .drawing import drawing_section
+from .html import (Raw, as_text, code, esc, media, number, read_json, sectioned_page,
                           table, write_page)
 
 FIGURES = (".png", ".gif", ".mp4")
 SHOWN_EVENTS = 20
-DRAWING_ZOOM = 1.25
-
-
-def write_drawing(run_dir, model):
-    """Write `diagram.svg` of a compiled model into the run directory."""
-    from .draw import render
-    return render(model, Path(run_dir) / DRAWING)
 
 
 def write_run_report(run_dir):
@@ -115,35 +108,6 @@ def _diagram(run_dir, meta):
                            meta.get("name", ""))
 
 
-def drawing_section(path, diagram, overrides, name):
-    """The drawing `path` (diagram.svg), or when it is missing one drawn now from the
-    diagram file with the given overrides; a note when neither works."""
-    if path.is_file():
-        svg = path.read_bytes()
-    else:
-        try:
-            svg = _draw(diagram, overrides)
-        except Exception as e:  # the file may be gone or changed since the run
-            return (f'<p class="note">No drawing: {esc(path.name)} is missing and the diagram '
-                    f'could not be drawn from {esc(diagram)} ({esc(e)}).</p>')
-    return (f'<div class="diagram">{media(svg, ".svg", "block diagram of " + name, _css_width(svg))}'
-            '</div><p class="note">Click the drawing to see it at full size.</p>')
-
-
-def _draw(diagram, overrides):
-    from . import api
-    from .draw import to_bytes
-    model = api.load(diagram, [tuple(o) if isinstance(o, list) else o for o in overrides])
-    return to_bytes(model, "svg")
-
-
-def _css_width(svg):
-    """The drawing's display width in CSS pixels: its width in points, a little enlarged
-    (1 pt = 4/3 px)."""
-    m = re.search(rb'<svg[^>]*\swidth="([0-9.]+)pt"', svg[:2000])
-    return float(m.group(1)) * 4 / 3 * DRAWING_ZOOM if m else None
-
-
 def _figures(run_dir, meta):
     """The run's figures and animations: those meta.json lists as the run's files (a
     previous run's figures in the directory are not this run's: `blocksim run` removes
@@ -226,7 +190,7 @@ def _events(meta, results):
 def _solver(meta):
     """The solver's settings and statistics; a fixed-step solver's tolerances and an adaptive
     one's `step` (meta.json keeps every resolved setting) are left out: they were not used."""
-    from .solvers import FIXED_STEP
+    from ..engine.solvers import FIXED_STEP
     solver = meta.get("solver") or {}
     unused = ("rtol", "atol", "max_step") if solver.get("name") in FIXED_STEP else ("step",)
     rows = [(k, v) for k, v in solver.items() if k not in unused and v is not None]
@@ -266,24 +230,9 @@ def _configuration(meta):
 
 
 def _versions(meta):
-    from . import __version__
+    from .. import __version__
     versions = meta.get("versions") or {}
     out = "<p>The run:</p>" + table(("package", "version"), list(versions.items()))
     import matplotlib
     return out + (f'<p class="note">This report was written by blocksim {esc(__version__)} '
                   f'with matplotlib {esc(matplotlib.__version__)}.</p>')
-
-
-# ---- the command ----------------------------------------------------------------------------
-def command(args):
-    run_dir = Path(args.run_dir)
-    if not run_dir.is_dir():
-        raise DiagramError(f"no such run or sweep directory: {run_dir}", file=str(run_dir))
-    from .report_sweep import is_sweep_dir, write_sweep_report
-    try:
-        path = write_sweep_report(run_dir) if is_sweep_dir(run_dir) else write_run_report(run_dir)
-    except OSError as e:
-        raise DiagramError(f"cannot write the report into '{run_dir}': {e.strerror or e}",
-                           file="blocksim report") from None
-    print(f"report -> {path}")
-    return 0

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import DiagramError, Problems
-from .gcpause import without_gc
+from ..errors import DiagramError, Problems
+from ..util.gcpause import without_gc
 from .yamlio import YList, YMap, load_yaml_file, load_yaml_text
 
 FORMAT_VERSION = 1

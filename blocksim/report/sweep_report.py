@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .report import DRAWING, REPORT, drawing_section
-from .report_html import (Raw, as_text, code, esc, media, read_json, sectioned_page, table,
+from ..engine.results import DRAWING, REPORT
+from .drawing import drawing_section
+from .html import (Raw, as_text, code, esc, media, read_json, sectioned_page, table,
                           write_page)
 
 SWEEP_FILE = "sweep.json"
@@ -28,8 +29,8 @@ def write_sweep_report(sweep_dir, spec=None):
     with its fixed overrides, when given)."""
     sweep_dir = Path(sweep_dir)
     if spec is not None:
-        from .compiler import compile_diagram
-        from .report import write_drawing
+        from ..engine.compiler import compile_diagram
+        from .drawing import write_drawing
         write_drawing(sweep_dir, compile_diagram(spec.copy()))
     return write_page(sweep_dir / REPORT, sweep_report_html(sweep_dir))
 

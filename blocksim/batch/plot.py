@@ -20,8 +20,8 @@ import re
 
 import numpy as np
 
-from . import expr
-from .atomic import atomic_path
+from ..language import expr
+from ..util.atomic import atomic_path
 
 MAX_BINS = 60  # of a histogram
 

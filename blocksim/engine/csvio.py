@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .atomic import atomic_path
+from ..util.atomic import atomic_path
 
 _ELEMENT = re.compile(r"\s*([^\[\]]*?)\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]\s*\Z")
 

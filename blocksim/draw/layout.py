@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .draw_route import FRAME_PAD, MARGIN, route
+from .route import FRAME_PAD, MARGIN, route
 
 NODE_GAP = 16  # vertical space between boxes in a column
 DUMMY_GAP = 8  # between a long wire's pass and its neighbours in a column

@@ -14,13 +14,13 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from .api import run_meta
-from .compiler import ModelCache
-from .diagram import apply_overrides
-from .errors import DiagramError, DiagramErrors
-from .results import finalize_sinks
-from .simulator import simulate
-from .sweep_metrics import Metrics
+from ..api import run_meta
+from ..engine.compiler import ModelCache
+from ..language.diagram import apply_overrides
+from ..errors import DiagramError, DiagramErrors
+from ..engine.results import finalize_sinks
+from ..engine.simulator import simulate
+from .metrics import Metrics
 
 
 @dataclass

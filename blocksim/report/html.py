@@ -12,8 +12,8 @@ import json
 
 import numpy as np
 
-from .atomic import atomic_path
-from .errors import DiagramError
+from ..util.atomic import atomic_path
+from ..errors import DiagramError
 
 MEDIA_TYPES = {".png": "image/png", ".gif": "image/gif", ".svg": "image/svg+xml",
                ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".mp4": "video/mp4"}

@@ -22,12 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from . import expr
-from .compiler import ModelCache, plain
-from .diagram import Loc, apply_overrides, load_diagram, parse_override, suggest
-from .errors import DiagramError, DiagramErrors, Problems
-from .sweep_metrics import Metrics
-from .yamlio import YList, YMap, load_yaml_file, load_yaml_text
+from ..language import expr
+from ..engine.compiler import ModelCache, plain
+from ..language.diagram import Loc, apply_overrides, load_diagram, parse_override, suggest
+from ..errors import DiagramError, DiagramErrors, Problems
+from .metrics import Metrics
+from ..language.yamlio import YList, YMap, load_yaml_file, load_yaml_text
 
 FORMAT_VERSION = 1
 KEYS = ("blocksim-sweep", "diagram", "name", "set", "grid", "zip", "samples", "random", "seed",

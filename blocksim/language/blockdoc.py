@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import sys
 
-from .errors import DiagramError
+from ..errors import DiagramError
 from .library import PLUGIN_FAMILY, Library, PluginError, doc_paragraphs, summary
 
 SUBSYSTEM_DOC = """\

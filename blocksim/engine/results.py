@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .atomic import atomic_path, atomic_paths, check_writable_dir
-from .errors import DiagramError, OutputError
-from .block import FinalRun
+from ..util.atomic import atomic_path, atomic_paths, check_writable_dir
+from ..errors import DiagramError, OutputError
+from ..block import FinalRun
 
 
 # the run directory's report and drawing (blocksim/report.py writes them)
@@ -142,7 +142,7 @@ def versions():
     """Versions of the interpreter, numpy, blocksim and of the optional libraries this run
     actually loaded (scipy for the stiff solvers, numba for the robot kernels, matplotlib for
     plots), read from the loaded modules: no package metadata is parsed."""
-    from . import __version__
+    from .. import __version__
     out = {"python": platform.python_version(), "numpy": np.__version__, "blocksim": __version__}
     for name in ("scipy", "numba", "matplotlib", "networkx"):
         module = sys.modules.get(name)

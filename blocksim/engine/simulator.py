@@ -28,9 +28,9 @@ import time as _time
 
 import numpy as np
 
-from .block import Block, Sample, exact_time
-from .errors import SimulationError
-from .expr import ExprError
+from ..block import Block, Sample, exact_time
+from ..errors import SimulationError
+from ..language.expr import ExprError
 from .recorder import Recorder
 from .solvers import SolverError, make_stepper
 

@@ -14,8 +14,8 @@ import io
 import json
 import math
 
-from .atomic import atomic_path
-from .results import write_json
+from ..util.atomic import atomic_path
+from ..engine.results import write_json
 
 STATUSES = ("ok", "failed", "interrupted")
 

@@ -21,14 +21,14 @@ from pathlib import Path
 
 import numpy as np
 
-from . import expr
-from .block import ALL, CONSTANT, PortError, Sample
-from .diagram import NAME_RE, bool_hint, index_text, parse_endpoint, suggest, through_outputs
-from .errors import DiagramError, Problems
-from .gcpause import without_gc
-from .library import Library, PluginError
+from ..language import expr
+from ..block import ALL, CONSTANT, PortError, Sample
+from ..language.diagram import NAME_RE, bool_hint, index_text, parse_endpoint, suggest, through_outputs
+from ..errors import DiagramError, Problems
+from ..util.gcpause import without_gc
+from ..language.library import Library, PluginError
 from .results import RUN_FILES
-from .params import ParamError
+from ..params import ParamError
 from .solvers import FIXED_STEP, SOLVERS
 
 MAX_STEPS = 10_000_000  # default simulation.max_steps

@@ -13,10 +13,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from .atomic import atomic_path
-from .draw_graph import build_graph
-from .draw_layout import Metrics, layout
-from .errors import DiagramError
+from ..util.atomic import atomic_path
+from .graph import build_graph
+from .layout import Metrics, layout
+from ..errors import DiagramError
 
 FORMATS = ("svg", "png", "pdf")
 PNG_DPI = 150
@@ -160,7 +160,7 @@ def _draw_box(ax, placed, measure):
 
 def _draw_wires(ax, drawing):
     from matplotlib.collections import LineCollection, PolyCollection
-    from .draw_route import ARROW
+    from .route import ARROW
     lines = LineCollection([((x1, y1), (x2, y2)) for x1, y1, x2, y2 in drawing.segments],
                            colors="#333333", linewidths=0.9, zorder=2, capstyle="projecting")
     lines.set_gid("wires")

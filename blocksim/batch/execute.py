@@ -27,8 +27,8 @@ import signal
 import threading
 import warnings
 
-from .errors import DiagramError
-from .sweep_worker import Outcome, adopt_cache, new_row, run_one
+from ..errors import DiagramError
+from .worker import Outcome, adopt_cache, new_row, run_one
 
 
 class InProcess:
@@ -168,7 +168,7 @@ def _check_workers(client, address):
 
 
 def _blocksim_version():
-    from . import __version__
+    from .. import __version__
     return __version__
 
 

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from .errors import Terminated
+from ..errors import Terminated
 
 EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 2, 3, 130, 143
 SHOW_FAILURES = 10
@@ -46,9 +46,9 @@ def add_parser(sub):
 
 def run(args):
     """The sweep command; returns the exit code. DiagramErrors propagate to cli.main."""
-    from .errors import DiagramError
-    from .sweep_run import prepare
-    from .sweep_spec import grid_option
+    from ..errors import DiagramError
+    from .run import prepare
+    from .spec import grid_option
 
     if not Path(args.file).is_file():
         raise DiagramError("no such sweep or diagram file", file=args.file)

@@ -40,7 +40,7 @@ def register_block(cls, name=None):
     """Make the Block subclass `cls` available as block type `name` (default: `cls.type`)
     within this program, as an installed plugin would be; returns `cls`. Re-registering a
     name replaces the earlier class; a built-in type cannot be replaced (ValueError)."""
-    from .block import Block
+    from ..block import Block
     if not (isinstance(cls, type) and issubclass(cls, Block)):
         raise TypeError(f"register_block expects a subclass of blocksim.block.Block, got {cls!r}")
     name = _check_type_name(cls, name or cls.type)
@@ -133,7 +133,7 @@ class Library:
         if type_name in self._failed:
             raise PluginError(self._failed[type_name])
         target, dist = _entry_points()[type_name]
-        from .block import Block
+        from ..block import Block
         try:
             cls = _resolve(target)
             if not (isinstance(cls, type) and issubclass(cls, Block)):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .diagram import through_inputs, through_outputs
+from ..language.diagram import through_inputs, through_outputs
 
 # parameters that only shape ports or figures: the box already shows them, or they say nothing
 # about the dynamics

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ..errors import SimulationError
+from ...errors import SimulationError
 
 
 class SolverError(SimulationError):

@@ -24,13 +24,13 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import DiagramError, ReportWarning
-from .results import DRAWING, REPORT, check_out_dir, versions, write_json, write_npz
-from .sweep_exec import executor
-from .sweep_plot import write_figures
-from .sweep_spec import check, load_plan
-from .sweep_table import new_table, read_previous
-from .sweep_worker import Job
+from ..errors import DiagramError, ReportWarning
+from ..engine.results import DRAWING, REPORT, check_out_dir, versions, write_json, write_npz
+from .execute import executor
+from .plot import write_figures
+from .spec import check, load_plan
+from .table import new_table, read_previous
+from .worker import Job
 
 KEEP = ("all", "metrics", "failed")
 FLUSH_SECONDS = 2.0
@@ -298,7 +298,7 @@ class _Writer:
         costs the report, not the sweep."""
         if self.out is None:
             return
-        from .report_sweep import write_sweep_report
+        from ..report.sweep_report import write_sweep_report
         try:
             write_sweep_report(self.out, spec)
         except Exception as e:

@@ -1,0 +1,2 @@
+"""`blocksim draw`: a compiled diagram as boxes and wires (graph), placed (layout) and routed
+(route) as pure geometry, rendered with matplotlib (render)."""

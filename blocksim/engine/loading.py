@@ -1,0 +1,37 @@
+"""A diagram file to a compiled Model: `load`, shared by the Python API, the report and the
+batch runs (re-exported as `blocksim.load`)."""
+from __future__ import annotations
+
+import os
+
+from ..language.diagram import load_diagram
+from .compiler import compile_diagram
+
+
+def _override_items(overrides):
+    if overrides is None:
+        return []
+    if isinstance(overrides, str):
+        return [overrides]
+    if isinstance(overrides, dict):
+        return list(overrides.items())
+    if isinstance(overrides, (list, tuple)):
+        return list(overrides)
+    raise TypeError("overrides= takes a dict {'simulation.stop': 2} or a list of "
+                    f"'path=value' strings, got {type(overrides).__name__}")
+
+
+def diagram_file(path, who):
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{who}() takes a diagram file (a str or pathlib.Path)"
+                        + (" or a Model from blocksim.load()" if who == "run" else "")
+                        + f", got {type(path).__name__}")
+    return path
+
+
+def load(path, overrides=None, *, library=None):
+    """Load, validate and compile a diagram file. `overrides` is a dict of dotted paths to
+    values ({"simulation.stop": 2}) or a list of "path=value" strings (as the CLI's --set).
+    Raises DiagramError / DiagramErrors listing every problem."""
+    spec = load_diagram(diagram_file(path, "load"), _override_items(overrides), via="overrides")
+    return compile_diagram(spec, library)
