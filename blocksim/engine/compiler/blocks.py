@@ -1,0 +1,131 @@
+"""Pass 2, blocks: every block built from its validated parameters, and its declared ports.
+
+Input: the DiagramSpec, the library, the `Values` of pass 1, the problems list.
+Output: `Built`: blocks by name (declaration order) and their ports, name -> (inputs
+{name: In}, outputs {name: Out}). A block that fails is reported and left out.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import DiagramError
+from ...language import expr
+from ...language.diagram import bool_hint, suggest
+from ...language.library import PluginError
+from ...params import ParamError
+from .values import dir_of
+
+
+@dataclass
+class Built:
+    blocks: dict  # name -> Block
+    ports: dict  # name -> ({input name: In}, {output name: Out})
+
+
+class Reported(Exception):
+    """A problem already added to the problems list (stops the current block only)."""
+
+
+def build_blocks(spec, library, values, problems):
+    blocks, ports = {}, {}
+    for bspec in spec.blocks.values():
+        try:
+            cls = library.block_class(bspec.type)
+        except PluginError as e:
+            problems.add(bspec.loc.error(str(e), block=bspec.name))
+            continue
+        if cls is None:
+            problems.add(bspec.loc.error(
+                f"unknown block type '{bspec.type}'{suggest(bspec.type, library.types)}",
+                block=bspec.name, hint="`blocksim blocks` lists the block types"))
+            continue
+        try:
+            block = _build_block(cls, bspec, spec, values, problems)
+            ins, outs = block.ports()
+        except (Reported, expr.Unavailable):  # reported already
+            continue
+        except DiagramError as e:
+            problems.add(e)
+            continue
+        except ParamError as e:
+            loc = bspec.params[e.param].loc if e.param in bspec.params else bspec.loc
+            problems.add(loc.error(e.message, block=bspec.name, param=e.param))
+            continue
+        blocks[bspec.name] = block
+        ports[bspec.name] = ({p.name: p for p in ins}, {p.name: p for p in outs})
+    return Built(blocks, ports)
+
+
+def _build_block(cls, bspec, spec, values, problems):
+    schema = {p.name: p for p in cls.params}
+    names = values.scopes[bspec.scope]
+    params, bad = {}, False
+    for key, value in bspec.params.items():
+        if key not in schema:
+            problems.add(value.loc.error(
+                f"unknown parameter '{key}' (type {bspec.type}){suggest(key, schema)}",
+                block=bspec.name, hint=f"parameters: {', '.join(schema) or 'none'}"))
+            bad = True
+    for name, param in schema.items():
+        if name not in bspec.params:
+            if param.required:
+                problems.add(bspec.loc.error(f"missing required parameter '{name}'",
+                                             block=bspec.name))
+                bad = True
+                continue
+            raw, loc = param.default, bspec.loc
+        else:
+            raw, loc = bspec.params[name].raw, bspec.params[name].loc
+        try:
+            params[name] = _param_value(param, raw, names, loc, bspec, spec, values)
+        except expr.Unavailable:  # it uses a failed parameter, reported already
+            bad = True
+        except DiagramError as e:
+            problems.add(e)
+            bad = True
+    if bad:
+        raise Reported
+    params["_names"] = names
+    params["_dotted"] = values.dotted  # ROBOT.pose in expressions (a function block's)
+    return cls(bspec.name, params)
+
+
+def _param_value(param, raw, names, loc, bspec, spec, values):
+    where = dict(block=bspec.name, param=param.name)
+    kind = param.kind
+    if kind == "resource":
+        table = values.resources.get(param.section, {})
+        if not isinstance(raw, str) or raw not in table:
+            raise loc.error(f"no {param.section[:-1] if param.section.endswith('s') else param.section}"
+                            f" named {raw!r} in the diagram's '{param.section}' section"
+                            f"{suggest(raw, table)}", **where)
+        return table[raw]
+    if raw is None and param.default is None:  # an optional parameter left unset
+        return None
+    if kind == "path":
+        try:
+            name = param.convert(raw)
+        except ValueError as e:
+            raise loc.error(str(e), **where) from None
+        # relative to the file that wrote it; a --set value: to the diagram
+        written_in = loc.file if loc.file and Path(loc.file).is_file() else spec.file
+        return dir_of(written_in) / name
+    if kind in ("value", "scalar", "int") and raw is not param.default:
+        try:
+            raw = expr.evaluate(raw, names, dotted=values.dotted)
+        except expr.Unavailable:
+            raise
+        except expr.ExprError as e:
+            raise loc.error(str(e), **where) from None
+    elif kind in ("value", "scalar", "int"):
+        raw = np.asarray(raw, dtype=float) if not isinstance(raw, str) else raw
+    try:
+        return param.convert(raw)
+    except ValueError as e:
+        hint = bool_hint(raw) if kind in ("string", "choice") else None
+        if kind == "names" and isinstance(raw, list):
+            hint = next((bool_hint(v) for v in raw if bool_hint(v)), None)
+        raise loc.error(str(e), hint=hint, **where) from None

@@ -1,0 +1,96 @@
+"""The compiler's output: a `Model` (what the simulator runs) and the data it is made of."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+MAX_STEPS = 10_000_000  # default simulation.max_steps
+
+# names results.npz uses besides the records: the time and the events of hybrid blocks
+RESERVED_RECORDS = ("t", "events_t", "events_block")
+
+
+@dataclass
+class Settings:
+    start: float
+    stop: float
+    solver: str
+    rtol: float
+    atol: float
+    max_step: float
+    step: float
+    output_interval: float | None
+    event_tol: float = 1e-10
+    max_consecutive_events: int = 1000
+    max_steps: int = MAX_STEPS  # most solver steps, result rows, sample hits of a run
+
+
+@dataclass
+class Node:
+    """One output computation: a block method producing one or more of its output ports."""
+    block: object
+    calc: str
+    ports: list
+    inputs: tuple  # input names the outputs depend on at the same instant
+    group: str = "continuous"  # constant / discrete / continuous
+    order: int = 0  # declaration index (Model.nodes holds the nodes in dataflow order)
+
+    @property
+    def label(self):
+        return f"{self.block.name}.{'/'.join(self.ports)}"
+
+
+@dataclass
+class Model:
+    """A compiled diagram, ready to simulate (see simulator.simulate)."""
+    name: str
+    description: str
+    file: str
+    settings: Settings
+    blocks: list
+    nodes: list  # all output computations in dataflow order
+    signals: np.ndarray
+    x0: np.ndarray
+    xd0: np.ndarray
+    xbuf: np.ndarray
+    dxbuf: np.ndarray
+    xdbuf: np.ndarray
+    outputs: dict  # (block name, port) -> view
+    record: dict  # record name -> (view, signal text)
+    sinks: list  # (block, [views])
+    stops: list  # views
+    events: list  # sorted (time, block)
+    state_slices: dict  # block name -> (continuous slice, discrete slice)
+    hybrid: tuple = ()  # (block, slice of zbuf) of blocks with indicators, in dataflow order
+    zbuf: np.ndarray = field(default_factory=lambda: np.zeros(0))  # indicator values
+    zdirs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    config: dict = field(default_factory=dict)
+    seeds: dict = field(default_factory=dict)
+    subsystems: dict = field(default_factory=dict)  # name -> (source, {parameter: value})
+    spec: object = None  # the DiagramSpec compiled (its subsystem structure, for drawing)
+
+
+def plain(v):
+    """Raw YAML data (YMap, YList, numpy values inside) as plain JSON-able Python data."""
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, (np.ndarray, np.generic)):
+        return v.tolist()
+    return v
+
+
+def run_config(spec, settings):
+    """The resolved configuration for meta.json (raw values after --set, plain JSON)."""
+    return {
+        "parameters": {k: plain(v.raw) for k, v in spec.scopes[0].params.items()} if spec.scopes else {},
+        "robots": {n: {k: plain(v.raw) for k, v in o.items() if k != "__loc__"}
+                   for n, o in spec.robots.items()},
+        "blocks": {b.name: {"type": b.type, **{k: plain(v.raw) for k, v in b.params.items()}}
+                   for b in spec.blocks.values()},
+        "wires": [f"{w.src.text()} -> {w.dst.text()}" for w in spec.wires],
+        "simulation": {k: getattr(settings, k) for k in settings.__dataclass_fields__},
+        "record": {k: plain(v.raw) for k, v in spec.record.items()},
+    }

@@ -1,0 +1,76 @@
+"""Pass 8, records: what the simulator records, the sinks and the stop blocks.
+
+Input: the DiagramSpec, `Built`, the drivers, the views of the layout, the problems list.
+Output: (record, sinks, stops): record name -> (view, signal text) for `record:`; (block,
+[input views]) for every block that records its inputs (setting its `signal_names`); the
+input views of the stop blocks. The files the sinks write are checked here too.
+"""
+from __future__ import annotations
+
+from ...errors import DiagramError
+from ...language.diagram import NAME_RE, bool_hint, parse_endpoint, suggest, through_outputs
+from ..results import RUN_FILES
+from .layout import indexed
+from .model import RESERVED_RECORDS
+from .shapes import index_error
+from .wires import driver_text, endpoint
+
+
+def records(spec, built, drivers, views, problems):
+    record = {}
+    for key, value in spec.record.items():
+        if not isinstance(key, str) or not NAME_RE.match(key) or key in RESERVED_RECORDS:
+            problems.add(value.loc.error(f"invalid record name {key!r}: use an identifier "
+                                         "other than " + ", ".join(RESERVED_RECORDS),
+                                         hint=bool_hint(key)))
+            continue
+        try:
+            record[key] = (signal_view(spec, built, views, value.raw, value.loc), value.raw)
+        except DiagramError as e:
+            problems.add(e)
+    sinks, stops = [], []
+    for name, block in built.blocks.items():
+        ins = built.ports[name][0]
+        if block.records_inputs:
+            sinks.append((block, [block.u[i] for i in range(len(ins))]))
+            block.signal_names = tuple(driver_text(drivers, name, port) for port in ins)
+        if block.stops:
+            stops.append(block.u[0])
+    _check_files(spec, (block for block, _ in sinks), problems)
+    return record, sinks, stops
+
+
+def _check_files(spec, sinks, problems):
+    """No two blocks write the same file, and none writes one of the run's own files
+    (compared without case: some file systems do not tell them apart)."""
+    owners = {name.lower(): None for name in RUN_FILES}
+    for block in sinks:
+        for file in block.files():
+            key = file.lower()
+            if key not in owners:
+                owners[key] = block.name
+                continue
+            loc = spec.blocks[block.name].loc
+            if owners[key] is None:
+                problems.add(loc.error(
+                    f"writes '{file}', a file the run itself writes",
+                    block=block.name, hint="the run's files: " + ", ".join(RUN_FILES)))
+            else:
+                problems.add(loc.error(
+                    f"writes '{file}', which block '{owners[key]}' writes too",
+                    block=block.name, hint="give each block its own file name"))
+
+
+def signal_view(spec, built, views, text, loc):
+    """The view of a signal written as in a diagram ('Robot.q[0:3]', a subsystem's output)."""
+    ep = through_outputs(spec.subsystems, parse_endpoint(text, loc))
+    if ep.block not in built.ports:
+        raise loc.error(f"unknown block '{ep.block}'{suggest(ep.block, built.ports)}")
+    port = endpoint(spec, built.ports, ep, output=True)
+    view = views[(ep.block, port)]
+    if ep.index is None:
+        return view
+    error = index_error(view.shape, ep.index, f"{ep.block}.{port}")
+    if error is not None:
+        raise loc.error(error)
+    return indexed(view, ep.index)

@@ -1,0 +1,121 @@
+"""The `simulation:` section: settings with their defaults, and the budget they imply.
+
+Every problem goes into `problems` (a `Problems`); a setting that fails keeps its default so
+that the other checks still run.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...block import Sample
+from ...errors import DiagramError
+from ...language import expr
+from ...language.diagram import bool_hint, suggest
+from ..solvers import FIXED_STEP, SOLVERS
+from .model import MAX_STEPS, Settings
+
+
+def simulation_settings(sim, evaluate, problems, file):
+    """The Settings of a diagram's `simulation:` mapping; `evaluate(raw)` evaluates a value
+    with the top-level parameters."""
+    def num(key, default, positive=True):
+        if key not in sim:
+            return default
+        v = sim[key]
+        if isinstance(v.raw, bool):  # YAML reads yes/no/on/off/true/false as booleans
+            problems.add(v.loc.error(f"simulation.{key}: expected a number, got the boolean "
+                                     f"{str(v.raw).lower()}"))
+            return default
+        try:
+            x = np.asarray(evaluate(v.raw), dtype=float)
+            if x.size != 1:
+                raise ValueError(f"expected a single number, got shape {x.shape}")
+            x = float(x.reshape(()))
+        except expr.Unavailable:  # a parameter it uses failed: reported there
+            return default
+        except (expr.ExprError, ValueError, TypeError) as e:
+            problems.add(v.loc.error(f"simulation.{key}: {e}"))
+            return default
+        if not math.isfinite(x) or (positive and x <= 0):
+            problems.add(v.loc.error(f"simulation.{key} must be a {'positive ' if positive else ''}"
+                                     f"finite number, got {x:g}"))
+            return default
+        return x
+
+    start = num("start", 0.0, positive=False)
+    if "stop" not in sim:
+        problems.add(DiagramError("simulation.stop is required", file=file,
+                                  hint="add `simulation: {stop: 10}` (the end time, in s)"))
+        stop = start + 1.0
+    else:
+        stop = num("stop", start + 1.0, positive=False)
+        if stop <= start:
+            problems.add(sim["stop"].loc.error(f"simulation.stop ({stop:g}) must be after start ({start:g})"))
+            stop = start + 1.0
+    solver = "rk45"
+    if "solver" in sim:
+        v = sim["solver"]
+        if v.raw not in SOLVERS:
+            problems.add(v.loc.error(f"unknown solver {v.raw!r}{suggest(v.raw, SOLVERS)}",
+                                     hint=bool_hint(v.raw) or "solvers: " + ", ".join(SOLVERS)))
+        else:
+            solver = v.raw
+    span = stop - start
+    max_events = num("max_consecutive_events", 1000)
+    if max_events != int(max_events):
+        problems.add(sim["max_consecutive_events"].loc.error(
+            f"simulation.max_consecutive_events must be a whole number, got {max_events:g}"))
+    settings = Settings(start=start, stop=stop, solver=solver,
+                        rtol=num("rtol", 1e-3), atol=num("atol", 1e-6),
+                        max_step=num("max_step", span / 50), step=num("step", span / 1000),
+                        output_interval=num("output_interval", None),
+                        event_tol=num("event_tol", 1e-10),
+                        max_consecutive_events=int(max_events))
+    max_steps = num("max_steps", MAX_STEPS)
+    if max_steps != int(max_steps):
+        problems.add(sim["max_steps"].loc.error(
+            f"simulation.max_steps must be a whole number, got {max_steps:g}"))
+    else:
+        settings.max_steps = int(max_steps)
+        _check_budget(settings, sim, problems, file)
+    return settings
+
+
+def _check_budget(s, sim, problems, file):
+    """Refuse settings that imply more solver steps or result rows than simulation.max_steps
+    (a grid of 10^15 rows would try to allocate petabytes; a step of 1e-12 s never ends)."""
+    span = s.stop - s.start
+    fixed = s.solver in FIXED_STEP
+    implied = [("step", "steps of the fixed-step solver", span / s.step)] if fixed else \
+        [("max_step", "steps at least (no step is longer than max_step)", span / s.max_step)]
+    if s.output_interval:
+        implied.append(("output_interval", "result rows", span / s.output_interval + 1))
+    for key, what, count in implied:
+        if count > s.max_steps:
+            where = sim.get(key) or sim.get("stop")  # a default comes from the stop time
+            message = (f"simulation.{key} = {getattr(s, key):g} over {span:g} s means "
+                       f"{count:.3g} {what}, more than simulation.max_steps = {s.max_steps:,}")
+            hint = f"use a larger {key}, or raise simulation.max_steps if you mean it"
+            problems.add(where.loc.error(message, hint=hint) if where else
+                         DiagramError(message, file=file, hint=hint))
+
+
+def check_rates(settings, blocks, events, problems, spec):
+    """Refuse discrete rates and source switches that would stop the solver more often than
+    simulation.max_steps times: each is an event the solver must land on."""
+    span = settings.stop - settings.start
+    for block in blocks:
+        if isinstance(block.sample, Sample) and span / block.sample.period > settings.max_steps:
+            problems.add(spec.blocks[block.name].loc.error(
+                f"sample period {block.sample.period:g} s over {span:g} s means "
+                f"{span / block.sample.period:.3g} sample hits, more than "
+                f"simulation.max_steps = {settings.max_steps:,}", block=block.name,
+                hint="use a longer period, or raise simulation.max_steps if you mean it"))
+    if len(events) > settings.max_steps:
+        problems.add(DiagramError(
+            f"the sources switch {len(events):,} times, more than simulation.max_steps = "
+            f"{settings.max_steps:,}", file=spec.file,
+            hint="raise simulation.max_steps if you mean it"))
+
