@@ -1,18 +1,28 @@
 """Sweep metrics: one number per run from its recorded signals, by safe expression.
 
-A metric such as `max(abs(e))` or `sqrt(mean(tau**2))` is compiled once by the project's
-evaluator (`blocksim.language.expr`, never Python's eval) with every recorded signal and `t` as
-inputs: arrays with time as the first axis, `(N, *signal_shape)`. Besides the expression
-functions of format.md, metrics have the reductions
+A metric such as `max(abs(e))` or `rms(tau)` is compiled once by the project's evaluator
+(`blocksim.language.expr`, never Python's eval) with every recorded signal and `t` as inputs:
+arrays with time as the first axis, `(N, *signal_shape)`. Besides the expression functions of
+format.md, metrics have the reductions
 
-    mean(x)    mean of every element          rms(x)     sqrt(mean(x**2))
-    std(x)     standard deviation (1/N)       final(x)   x[-1], the value at the end
+    mean(x)    time average of every element  rms(x)     sqrt(mean(x**2))
+    std(x)     sqrt(mean((x - mean(x))**2))   final(x)   x[-1], the value at the end
     argmax(x)  time index of the largest element (so t[argmax(abs(e))] is a time)
     argmin(x)  time index of the smallest element
     diff(x)    differences along time, x[1:] - x[:-1]
 
 and `max min sum abs norm` from the expression language (max(x) is the largest element;
 norm(v) the Euclidean norm, Frobenius for a matrix).
+
+The time statistics mean, rms and std average over time, not over rows: a solver's rows
+crowd where the solution changes fast (or at events), so the mean of the rows would depend on
+the steps. The average of x over the recorded times t_0..t_N-1 is the trapezoid rule's
+integral divided by the span, sum_i w_i x_i / (t_N-1 - t_0) with w_i = (t_i+1 - t_i-1) / 2
+(half a spacing at the ends); rows of the same time (both sides of an event) weigh nothing
+between them, so a jump is not smeared. This applies when x has one row per recorded time
+(a signal or an expression of signals); `mean(x, times)` weights by given times (a slice:
+`mean(e[100:], t[100:])`); any other array (no time axis, e.g. `final(q)`) and a run of a
+single instant get the plain mean of the elements.
 """
 from __future__ import annotations
 
@@ -35,16 +45,65 @@ def _time_index(x, pick):
     return np.float64(np.unravel_index(pick(a), a.shape)[0] if a.ndim else 0)
 
 
-def _rms(x):
-    return np.sqrt(np.mean(np.square(x)))
-
-
 def _final(x):
     return np.asarray(x)[-1]
 
 
+def time_weights(t):
+    """Trapezoid weights of the rows at times `t`, divided by the span: sum(w * x) is the
+    time average of x. None when the span is not positive (no time to average over)."""
+    t = np.asarray(t, dtype=float)
+    if t.ndim != 1 or t.size < 2 or not t[-1] > t[0]:
+        return None
+    w = np.empty_like(t)
+    dt = np.diff(t)
+    w[0], w[-1] = dt[0] / 2, dt[-1] / 2
+    w[1:-1] = (dt[:-1] + dt[1:]) / 2
+    return w / (t[-1] - t[0])
+
+
+class _TimeStatistics:
+    """mean, rms and std over the recorded times of the run being evaluated (`times`)."""
+
+    def __init__(self):
+        self.t = None
+        self.w = None
+
+    def times(self, t):
+        if t is not self.t:
+            self.t, self.w = t, time_weights(t)
+
+    def weights(self, x, times):
+        """The time weights for x's rows (see the module docstring), or None."""
+        if times is not None:
+            w = time_weights(times)
+            if w is not None and (np.ndim(x) == 0 or np.shape(x)[0] != w.size):
+                raise ValueError(f"{np.shape(x)[0] if np.ndim(x) else 'a scalar'} rows and "
+                                 f"{w.size} times")
+            return w
+        if self.w is not None and np.ndim(x) >= 1 and np.shape(x)[0] == self.w.size:
+            return self.w
+        return None
+
+    def mean(self, x, times=None):
+        w = self.weights(x, times)
+        x = np.asarray(x, dtype=float)
+        if w is None:
+            return np.mean(x)
+        return np.mean(np.tensordot(w, x, axes=(0, 0)))
+
+    def rms(self, x, times=None):
+        return np.sqrt(self.mean(np.square(x), times))
+
+    def std(self, x, times=None):
+        x = np.asarray(x, dtype=float)
+        return np.sqrt(self.mean(np.square(x - self.mean(x, times)), times))
+
+    def functions(self):
+        return {name: Function(getattr(self, name), 1, 2) for name in ("mean", "rms", "std")}
+
+
 METRIC_FUNCTIONS = FUNCTIONS | {
-    "mean": Function(np.mean), "rms": Function(_rms), "std": Function(np.std),
     "final": Function(_final),
     "argmax": Function(lambda x: _time_index(x, np.argmax)),
     "argmin": Function(lambda x: _time_index(x, np.argmin)),
@@ -59,10 +118,12 @@ class Metrics:
         self.inputs = ("t", *[n for n in names if n != "t"])
         self.functions = {}
         self.problems = {}  # metric name -> ExprError text
+        self.statistics = _TimeStatistics()
+        functions = METRIC_FUNCTIONS | self.statistics.functions()
         for name, text in texts.items():
             try:
                 self.functions[name] = compile_expr(text, self.inputs, {},
-                                                    functions=METRIC_FUNCTIONS, inputs_shadow=True)
+                                                    functions=functions, inputs_shadow=True)
             except ExprError as e:
                 self.problems[name] = str(e)
 
@@ -122,4 +183,5 @@ class Metrics:
         return out
 
     def _arguments(self, t, data):
+        self.statistics.times(t)
         return (t, *[data[n] for n in self.inputs[1:]])
