@@ -5,8 +5,9 @@ of a base period computed with fractions), source discontinuities announced by b
 step's switch time, a pulse's next edge) and the stop time; the stepper lands on each exactly.
 State events are zero crossings of the indicators of hybrid blocks (block.py): after every
 accepted step the indicators are evaluated; when one changed sign in its direction, the
-earliest crossing is located on the solver's dense output to `event_tol` (Illinois regula
-falsi, bracketed), the step is cut there and the stepper restarted from that point.
+earliest crossing is located on the solver's dense output to `event_tol` (events.py), the
+step is cut there and the stepper restarted from that point. Faults are explained after the
+fact by diagnosis.py.
 
 At an event instant, in order: source switches (`event`), outputs of all due blocks in
 dataflow order (a zoh samples its input), discrete state updates, then the event iteration of
@@ -28,54 +29,17 @@ import time as _time
 
 import numpy as np
 
-from ..block import Block, Sample, exact_time
+from ..block import Block, Sample
 from ..errors import SimulationError
 from ..language.expr import ExprError
+from .diagnosis import after_solver_failure, block_failure, nonfinite
+from .events import SampleClock, ZenoGuard, crossings, locate
 from .recorder import Recorder
 from .solvers import SolverError, make_stepper
 
 _SNAP = 1e-9  # relative tolerance for grid times that coincide with an event or the end
 _MAX_ROUNDS = 100  # event iterations at one instant before giving up
 PLOT_POINTS = 2000  # dense-output points per run handed to sinks that draw figures
-
-
-class _Clock:
-    """Discrete sample hits on exact fractions: hit j of a sample is offset + j*period."""
-
-    def __init__(self, samples, start):
-        self.samples = list(samples)
-        self.next = {}
-        for s in self.samples:
-            p, o = exact_time(s.period), exact_time(s.offset)
-            st = exact_time(start)
-            j = 0 if st <= o else math.ceil((st - o) / p)
-            self.next[s] = (o + j * p, j, p, o)
-
-    def next_time(self):
-        return min((v[0] for v in self.next.values()), default=None)
-
-    def due(self, t):
-        """Samples whose next hit is at float time t (exact fraction equality via float)."""
-        return frozenset(s for s, v in self.next.items() if float(v[0]) == t)
-
-    def advance(self, samples):
-        for s in samples:
-            _, j, p, o = self.next[s]
-            self.next[s] = (o + (j + 1) * p, j + 1, p, o)
-
-
-def crossings(z_prev, z, dirs):
-    """int8 per indicator: +1 where it crossed rising (z_prev <= 0 < z), -1 falling
-    (z_prev >= 0 > z), 0 elsewhere or against its direction (dirs: +1, -1, 0 = either)."""
-    up = (z_prev <= 0.0) & (z > 0.0) & (dirs >= 0)
-    down = (z_prev >= 0.0) & (z < 0.0) & (dirs <= 0)
-    return up.astype(np.int8) - down.astype(np.int8)
-
-
-def _crossed(z_prev, z, direction):
-    """crossings() of one indicator, on floats: the root finder's test, 0.1 µs instead of the
-    arrays' 5 to 20 µs."""
-    return (direction >= 0 and z_prev <= 0.0 < z) or (direction <= 0 and z_prev >= 0.0 > z)
 
 
 class Simulation:
@@ -97,7 +61,7 @@ class Simulation:
         self.init_blocks = tuple(b for b in model.blocks if _overrides(b, "initialize"))
         samples = {n.block.sample for n in nodes if isinstance(n.block.sample, Sample)}
         samples |= {b.sample for b in model.blocks if isinstance(b.sample, Sample)}
-        self.clock = _Clock(samples, s.start)
+        self.clock = SampleClock(samples, s.start)
         self._hit_plans = {}
         # time events: a heap of (time, sequence, block); blocks may add more as they fire
         self.timed = [(t, k, b) for k, (t, b) in enumerate(model.events) if s.start < t <= s.stop]
@@ -111,9 +75,7 @@ class Simulation:
         self.z, self.zdirs = model.zbuf, model.zdirs
         self.z_prev = np.zeros_like(self.z)
         self.event_t, self.event_block = [], []
-        self._chain = 0  # consecutive events closer than 10 * event_tol
-        self._chain_blocks = set()  # the blocks involved in them
-        self._last_event = -math.inf
+        self.zeno_guard = ZenoGuard(s, model.hybrid, self.tolerance)
         self.xbuf, self.dxbuf = model.xbuf, model.dxbuf
         cap = int((s.stop - s.start) / s.output_interval) + 3 if s.output_interval else 1024
         channels = {name: view for name, (view, _) in model.record.items()}
@@ -254,24 +216,6 @@ class Simulation:
                 self.event_block.append(k)
             self.zeno_guard(t, involved)
 
-    def zeno_guard(self, t, involved):
-        """SimulationError after more than max_consecutive_events events each closer than
-        10*event_tol to the one before (chattering, or a Zeno accumulation of events)."""
-        s = self.m.settings
-        if t - self._last_event < 10 * self.tolerance(t):
-            self._chain += 1
-            self._chain_blocks |= involved
-            if self._chain > s.max_consecutive_events:
-                names = ", ".join(self.hybrid[k][0].name for k in sorted(self._chain_blocks))
-                raise SimulationError(
-                    f"more than {s.max_consecutive_events} consecutive events closer together "
-                    f"than {10 * self.tolerance(t):.3g} s (chattering or a Zeno behaviour) in "
-                    f"block(s) {names}; simulation.max_consecutive_events sets the limit",
-                    block=self.hybrid[min(self._chain_blocks)][0].name, time=t)
-        else:
-            self._chain, self._chain_blocks = 0, set(involved)
-        self._last_event = t
-
     def tolerance(self, t):
         return max(self.m.settings.event_tol * max(1.0, abs(t)), 4 * math.ulp(t))
 
@@ -285,145 +229,6 @@ class Simulation:
             cands.append(self.timed[0][0])
         return min(c for c in cands if c > t) if any(c > t for c in cands) else s.stop
 
-    # -- locating zero crossings -----------------------------------------------------------
-    def locate(self, stepper, t_hi, z_hi):
-        """The earliest crossing in the last step (t_old, t_hi], whose end values z_hi crossed
-        from z_prev: returns (t*, z*) with t* the right end of a bracket of width <=
-        event_tol around it, where the crossing indicators have their new sign."""
-        t_lo, z_lo = stepper.t_old, self.z_prev
-        dirs = self.zdirs
-        while True:
-            idx = np.flatnonzero(crossings(z_lo, z_hi, dirs))
-            with np.errstate(divide="ignore", invalid="ignore"):
-                frac = z_lo[idx] / (z_lo[idx] - z_hi[idx])
-            i = idx[int(np.nanargmin(frac))] if np.isfinite(frac).any() else idx[0]
-            a, b, za, zb = self._illinois(stepper, i, t_lo, t_hi, z_lo, z_hi)
-            if a > t_lo and crossings(z_lo, za, dirs).any():
-                t_hi, z_hi = a, za  # another indicator crossed before: look there
-                continue
-            return b, zb
-
-    def _illinois(self, stepper, i, a, b, z_a, z_b):
-        """Shrink [a, b] around the crossing of indicator i (its old sign at a, new at b) to
-        the event tolerance; returns (a, b, z(a), z(b))."""
-        z0, d = float(z_a[i]), int(self.zdirs[i])
-        fa, fb = z0, float(z_b[i])
-        side = 0
-        tol = self.tolerance(b)
-        # an end last moved by a failed probe (below): its value says nothing about where
-        # the root is, so the secant through it creeps; bisect until it moves again
-        stale_a = stale_b = False
-        for k in range(200):
-            if b - a <= tol:
-                break
-            secant = fb != fa and k % 8 != 7 and not (stale_a or stale_b)
-            c = b - fb * (b - a) / (fb - fa) if secant else 0.5 * (a + b)
-            if not a <= c <= b or not math.isfinite(c):
-                c = 0.5 * (a + b)
-            # never closer than tol/2 to an end (as Brent's method): a root found almost
-            # exactly, or an indicator starting at 0 and crossing at once, then closes the
-            # bracket in one step. That probe fails for an indicator starting at 0 that turns
-            # back first (a ball leaving the floor): the end it moves is stale.
-            probe = not a + 0.5 * tol < c < b - 0.5 * tol
-            c = min(max(c, a + 0.5 * tol), b - 0.5 * tol)
-            zc = self.z_at(stepper, c)
-            fc = float(zc[i])
-            if _crossed(z0, fc, d):
-                b, fb, z_b, stale_b = c, fc, zc, probe
-                if side == -1:
-                    fa *= 0.5
-                side = -1
-            else:
-                a, fa, z_a, stale_a = c, fc, zc, probe
-                if side == 1:
-                    fb *= 0.5
-                side = 1
-        return a, b, z_a, z_b
-
-    # -- diagnosis ----------------------------------------------------------------------------
-    def nonfinite(self, t, y):
-        """A SimulationError naming the first block (in dataflow order) whose output is not
-        finite at time t, saying what went wrong when numpy's floating-point checks pinpoint
-        it (division by zero, log of a negative number), or the state; None when all is
-        finite. Only called after a fault: the outputs are recomputed one by one with the
-        checks on, so the normal path pays nothing for them."""
-        self.xbuf[:] = y
-        for node in self.m.nodes:
-            block = node.block
-            if node.group == "continuous":
-                try:
-                    with np.errstate(all="raise", under="ignore"):
-                        getattr(block, node.calc)(t)
-                except (FloatingPointError, ZeroDivisionError) as e:
-                    return SimulationError(_fault_text(e), block=block.name,
-                                           port=node.ports[0] if len(node.ports) == 1 else None,
-                                           time=t)
-                except (ArithmeticError, ValueError):
-                    pass  # not a floating-point fault: the finiteness check below decides
-                with np.errstate(all="ignore"):
-                    getattr(block, node.calc)(t)  # the values a failed check left unwritten
-            for port in node.ports:
-                if not np.isfinite(self.m.outputs[(block.name, port)]).all():
-                    return SimulationError("signal is not finite (NaN or inf)",
-                                           block=block.name, port=port, time=t)
-        with np.errstate(all="ignore"):
-            for block in self.m.blocks:
-                cs, _ = self.m.state_slices[block.name]
-                if not np.isfinite(y[cs]).all():
-                    return SimulationError("continuous state is not finite (NaN or inf)",
-                                           block=block.name, time=t)
-                if cs.stop > cs.start:
-                    block.derivative(t)
-                    if not np.isfinite(self.dxbuf[cs]).all():
-                        return SimulationError("state derivative is not finite (NaN or inf)",
-                                               block=block.name, time=t)
-        return None
-
-    def diagnose(self, stepper):
-        """After a solver failure: the first non-finite signal at the last accepted point or
-        just after it: the next few representable times (where a step that fell below the
-        round-off limit failed), then probing forward as the failed steps did; or None."""
-        t, y = stepper.t, stepper.y.copy()
-        s = self.m.settings
-        err = self.nonfinite(t, y)
-        probe = t
-        for _ in range(64):
-            if err is not None:
-                return err
-            probe = np.nextafter(probe, np.inf)
-            if probe > s.stop:
-                break
-            err = self.nonfinite(float(probe), y)
-        probe = 1e-10 * max(1.0, abs(t))
-        while err is None and probe < s.max_step and t + probe <= s.stop:
-            err = self.nonfinite(t + probe, y)
-            probe *= 10
-        return err
-
-    def fastest_state(self, stepper, error):
-        """After a solver failure with every value finite (a state growing without bound, a
-        stiff or discontinuous right-hand side): the error naming the block whose state
-        changes fastest relative to its tolerance at the last accepted point, the likely
-        culprit; None when there is no continuous state."""
-        t, y = stepper.t, stepper.y.copy()
-        if not len(y):
-            return None
-        s = self.m.settings
-        with np.errstate(all="ignore"):
-            rate = np.abs(self.f(t, y)) / (s.atol + s.rtol * np.abs(y))
-        if not np.isfinite(rate).any():
-            return None
-        k = int(np.nanargmax(np.where(np.isfinite(rate), rate, -1.0)))
-        for block in self.m.blocks:
-            cs, _ = self.m.state_slices[block.name]
-            if cs.start <= k < cs.stop:
-                dx = self.dxbuf[k] if np.isfinite(self.dxbuf[k]) else float("nan")
-                return SimulationError(f"{error.message}; the state changing fastest there is "
-                                       f"this block's (|dx/dt| = {abs(dx):.3g}, |x| = "
-                                       f"{abs(y[k]):.3g})", block=block.name,
-                                       time=error.time if error.time is not None else t)
-        return None
-
     # -- recording ----------------------------------------------------------------------------
     def record(self, t):
         """Record the current signals at t; every recorded channel is a view of the signal
@@ -433,7 +238,7 @@ class Simulation:
             self.sink_rows.append(self.sink_rec.n)
             self.sink_rec.sample(t)
         if not (np.isfinite(self.m.signals).all() and np.isfinite(self.xbuf).all()):
-            err = self.nonfinite(t, self.xbuf.copy())
+            err = nonfinite(self.m, t, self.xbuf.copy())
             raise err or SimulationError("a signal is not finite", time=t)
 
     def record_left(self, t, y):
@@ -537,7 +342,7 @@ class Simulation:
             try:
                 stepper.step()
             except SolverError as e:
-                err = self.diagnose(stepper) or self.fastest_state(stepper, e)
+                err = after_solver_failure(self.m, self.f, stepper.t, stepper.y.copy(), e)
                 if err is not None:
                     raise err from None
                 if e.time is None:
@@ -545,7 +350,7 @@ class Simulation:
                 raise
             t_new = stepper.t
             if not np.isfinite(stepper.y).all():
-                raise self.nonfinite(t_new, stepper.y.copy()) or SimulationError(
+                raise nonfinite(self.m, t_new, stepper.y.copy()) or SimulationError(
                     "state is not finite", time=t_new)
             t_hi = t_new
             cut = False
@@ -553,7 +358,9 @@ class Simulation:
                 self.outputs(t_new, stepper.y)
                 self.indicators(t_new)
                 if crossings(self.z_prev, self.z, self.zdirs).any():
-                    t_star, _ = self.locate(stepper, t_new, self.z.copy())
+                    t_star, _ = locate(lambda t: self.z_at(stepper, t), stepper.t_old,
+                                       self.z_prev, t_new, self.z.copy(), self.zdirs,
+                                       self.tolerance)
                     # a crossing within the tolerance of a time event is handled there
                     cut = not (t_new == t_end and t_end - t_star <= self.tolerance(t_end))
                     if cut:
@@ -640,62 +447,6 @@ class _Grid:
         return t
 
 
-_FAULTS = (("divide by zero encountered in log", "log of zero"),
-           ("invalid value encountered in log", "log of a negative number"),
-           ("invalid value encountered in sqrt", "square root of a negative number"),
-           ("invalid value encountered in arcsin", "asin of a value outside [-1, 1]"),
-           ("invalid value encountered in arccos", "acos of a value outside [-1, 1]"),
-           ("invalid value encountered in arccosh", "acosh of a value below 1"),
-           ("invalid value encountered in arctanh", "atanh of a value outside [-1, 1]"),
-           ("divide by zero encountered in arctanh", "atanh of -1 or 1"),
-           ("invalid value encountered in power", "power of a negative number"),
-           ("divide by zero encountered in power", "power of zero with a negative exponent"),
-           ("divide by zero", "division by zero"),
-           ("invalid value encountered in divide", "division of zero by zero"),
-           ("overflow", "overflow (the value is too large for a float64)"))
-
-
-def _fault_text(exc):
-    """numpy's floating-point error (or Python's ZeroDivisionError) -> what the user did."""
-    text = str(exc)
-    for needle, meaning in _FAULTS:
-        if needle in text:
-            return meaning
-    return f"invalid arithmetic ({text})"
-
-
-def _failing_block(exc):
-    """(name, method, time) of the innermost block method that raised `exc` (from its
-    traceback: the method's `self` and its argument `t`), or Nones."""
-    name = method = time = None
-    tb = exc.__traceback__
-    while tb is not None:
-        frame = tb.tb_frame
-        owner = frame.f_locals.get("self")
-        if isinstance(owner, Block):
-            name, method = owner.name, frame.f_code.co_name
-            t = frame.f_locals.get("t")
-            time = float(t) if isinstance(t, (float, int, np.floating)) else None
-        tb = tb.tb_next
-    return name, method, time
-
-
-def _block_failure(model, exc, last_time):
-    """A SimulationError for an exception raised by a block's computation (a function
-    block's index out of range, a singular matrix...): the block, the output port its
-    method computes and the time (the method's, else the last derivative evaluation's)."""
-    name, method, time = _failing_block(exc)
-    port = None
-    for node in model.nodes:
-        if node.block.name == name and node.calc == method:
-            port = "/".join(node.ports)
-    what = "" if isinstance(exc, ExprError) else f"{type(exc).__name__}: "
-    error = SimulationError(f"{what}{exc}", block=name, port=port,
-                            time=last_time if time is None else time)
-    error.__cause__ = exc
-    return error
-
-
 def _overrides(block, method):
     return getattr(type(block), method) is not getattr(Block, method)
 
@@ -720,7 +471,7 @@ def simulate(model, progress=None, plots=False):
     except (ExprError, ArithmeticError, LookupError, ValueError, TypeError, MemoryError) as e:
         # a block's computation failed on the values it met (a function block's index out
         # of range, a singular matrix): the data's fault, not a bug, so exit 3 with the block
-        error = _block_failure(model, e, sim.last_time)
+        error = block_failure(model, e, sim.last_time)
     wall = _time.perf_counter() - t0
     t, data = sim.rec.arrays()
     ts, channels, rows = t, data, None  # sinks recorded with the results: every row is one

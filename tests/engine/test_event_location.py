@@ -1,4 +1,4 @@
-"""The root finder that locates zero crossings (Simulation._illinois), on indicators given in
+"""The root finder that locates zero crossings (events.illinois), on indicators given in
 closed form: the located bracket holds the true root and is no wider than the tolerance, and
 an indicator that starts exactly at 0 (a ball leaving the floor) is not crept along.
 
@@ -10,29 +10,25 @@ import math
 import numpy as np
 import pytest
 
-from blocksim.engine.simulator import Simulation
+from blocksim.engine.events import illinois
 
 G = 9.81
 TOL = 1e-10
 
 
-class Indicator(Simulation):
-    """Just what _illinois uses of a Simulation: one indicator z(t) in closed form, its
-    direction, the tolerance; counts the evaluations."""
+class Indicator:
+    """One indicator z(t) in closed form and its direction; counts the evaluations."""
 
     def __init__(self, z, direction):
         self.z_of, self.zdirs, self.calls = z, np.array([direction], dtype=np.int8), 0
 
-    def tolerance(self, t):
-        return TOL
-
-    def z_at(self, stepper, t):
+    def z_at(self, t):
         self.calls += 1
         return np.array([self.z_of(t)])
 
     def locate(self, a, b):
-        lo, hi, _, _ = self._illinois(None, 0, a, b, np.array([self.z_of(a)]),
-                                      np.array([self.z_of(b)]))
+        lo, hi, _, _ = illinois(self.z_at, 0, a, b, np.array([self.z_of(a)]),
+                                np.array([self.z_of(b)]), self.zdirs, TOL)
         return lo, hi
 
 
