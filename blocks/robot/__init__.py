@@ -8,6 +8,7 @@ from .transforms import (diff2tr, eul2tr, ishomog, oa2tr, rot2tr, rotvec, rotx, 
                          trotx, troty, trotz)
 from .quaternion import Quaternion, qinterp
 from .trajectory import CartesianTrajectory, QuinticTrajectory, ctraj, jtraj, trinterp
+from .mstraj import ViaPointTrajectory, mstraj
 from .link import Link
 from .robot_base import RobotBase
 from .serial_link import SerialLink

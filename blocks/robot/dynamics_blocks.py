@@ -319,3 +319,69 @@ class Inertia(RobotBlock):
 
     def output(self, t):
         self._k.inertia(self._P, self._W, self.u[0], self.y[0])
+
+
+class Coriolis(RobotBlock):
+    """Coriolis and centripetal matrix C(q, qd) (n, n) of a robot, as coriolis in the Robotics Toolbox.
+
+    The matrix of the Christoffel symbols of M(q), C_ij = sum_k Gamma_ijk qd_k with
+    Gamma_ijk = (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i) / 2, so that C·qd is the velocity
+    torque rne(q, qd, 0) - g(q) (friction left out) and dM/dt - 2C is skew-symmetric.
+    Inputs q, qd (n); output C (n, n).
+    """
+
+    type = "coriolis"
+
+    def ports(self):
+        n = self.n
+        return [In("q", shape=(n,)), In("qd", shape=(n,))], [Out("C", shape=(n, n))]
+
+    def output(self, t):
+        q, qd = self.u
+        self._k.coriolis(self._P, self._W, q, qd, self.y[0])
+
+
+class Energy(RobotBlock):
+    """Kinetic, potential and total energy of a robot at (q, qd), for checking a simulation.
+
+    kinetic = qd^T M(q) qd / 2 (J), M with the motor inertia G^2·Jm (the rotors' energy);
+    potential = sum_j m_j g·c_j(q) (J), c_j the world position of link j's centre of mass and
+    g the robot's gravity vector, the upward acceleration that models gravity ([0, 0, 9.81]:
+    potential m·9.81·z), so that its gradient is gravload(q); total = kinetic + potential.
+    Without friction or input torque the total is constant (a frictionless arm falling under
+    gravity); friction only lowers it. Inputs q, qd (n); outputs total, kinetic, potential
+    (scalars, J; N·m for a prismatic joint's force times metres).
+    """
+
+    type = "energy"
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        robot, n = self.robot, self.n
+        # potential = sum over the link frames F_j (4, 4) of sum(F_j * Wg_j), with
+        # Wg_j[a, b] = g_a m_j [r_j; 1]_b (rows 0..2): g·m_j (R_j r_j + p_j)
+        self._weights = np.zeros((n, 4, 4))
+        self._weights[:, :3, :] = np.einsum("a,jb->jab", robot.gravity,
+                                            robot.m[:, None] * np.hstack([robot.r, np.ones((n, 1))]))
+        self._frames = np.empty((4 * (n + 1), 4))
+        self._links = self._frames.reshape(n + 1, 4, 4)[1:]
+        self._M = np.empty((n, n))
+        self._Mqd = np.empty(n)
+
+    def ports(self):
+        n = self.n
+        return ([In("q", shape=(n,)), In("qd", shape=(n,))],
+                [Out("total", shape=()), Out("kinetic", shape=()), Out("potential", shape=())])
+
+    def output(self, t):
+        q, qd = self.u
+        k = self._k
+        k.inertia(self._P, self._W, q, self._M)
+        np.dot(self._M, qd, out=self._Mqd)
+        kinetic = 0.5 * float(np.dot(qd, self._Mqd))
+        k.fkine_all(self._P, self._W, q, self._frames)
+        potential = float(np.vdot(self._links, self._weights))
+        total, kin, pot = self.y
+        total[()] = kinetic + potential
+        kin[()] = kinetic
+        pot[()] = potential

@@ -66,6 +66,26 @@ class Jacobn(Jacob0):
     in_tool = True
 
 
+class JacobDot(RobotBlock):
+    """Jacobian rate times joint rates, Jdot(q, qd)·qd (6), as jacob_dot in the Robotics Toolbox.
+
+    The tool point's acceleration [a; alpha] in the world frame when qdd = 0, so that the
+    Cartesian acceleration is J0(q)·qdd + Jdot·qd (rows as jacob0's: m/s^2, rad/s^2): the
+    term a Cartesian computed-torque or acceleration-resolved controller subtracts.
+    Inputs q, qd (n); output Jdot_qd (6).
+    """
+
+    type = "jacob_dot"
+
+    def ports(self):
+        n = self.n
+        return [In("q", shape=(n,)), In("qd", shape=(n,))], [Out("Jdot_qd", shape=(6,))]
+
+    def output(self, t):
+        q, qd = self.u
+        self._k.jacob_dot(self._P, self._W, q, qd, self.y[0])
+
+
 class IJacob(Block):
     """Inverse of a Jacobian J (r, c) -> Jinv (c, r).
 

@@ -181,6 +181,12 @@ class CartesianTrajectory:
     follows the shorter arc at a rate proportional to ds/dt (the same path as ``ctraj``'s
     slerp). Rodrigues: Rot(u, a) = I + sin(a) K + (1 - cos(a)) K^2, K = Sk(u).
     T0 for t < 0, T1 for t > tf (read-only arrays).
+
+    ``into(t, T, v)`` also writes the spatial velocity v (6,) = [dp/dt; omega] in the world
+    frame, the rows of a world-frame Jacobian: dp/dt = ds/dt (p1 - p0) and omega =
+    ds/dt phi R0 u (the angular velocity of R0 Rot(u, s phi)), ds/dt = 30 tau^2 (1 - tau)^2
+    / tf; zero outside [0, tf]. ``set_poses(T0, T1)`` changes the end poses (the ctraj block
+    with poses from its inputs).
     """
 
     def __init__(self, T0, T1, tf):
@@ -192,21 +198,28 @@ class CartesianTrajectory:
         if not tf > 0.0:
             raise ValueError(f"trajectory duration tf must be > 0, got {tf}")
         self.tf = tf
+        self._sin_term = np.zeros((4, 4))
+        self._cos_term = np.zeros((4, 4))
+        self._dp = np.zeros((4, 4))
+        self.set_poses(T0, T1)
+        self._T0.flags.writeable = False
+        self._T1.flags.writeable = False
+
+    def set_poses(self, T0, T1):
+        """Take the motion from T0 to T1 (4, 4) (copied)."""
         rel = Quaternion(T0[:3, :3]).inv() * Quaternion(T1[:3, :3])
         if rel.s < 0.0:
             rel = -rel
         sin_half = float(np.linalg.norm(rel.v))
         self._phi = 2.0 * math.atan2(sin_half, rel.s)
-        K = skew(rel.v / sin_half) if sin_half > 0.0 else np.zeros((3, 3))
-        self._sin_term = np.zeros((4, 4))
-        self._sin_term[:3, :3] = T0[:3, :3] @ K
-        self._cos_term = np.zeros((4, 4))
-        self._cos_term[:3, :3] = T0[:3, :3] @ K @ K
-        self._dp = np.zeros((4, 4))
+        axis = rel.v / sin_half if sin_half > 0.0 else np.zeros(3)
+        K = skew(axis)
+        R0 = T0[:3, :3]
+        self._sin_term[:3, :3] = R0 @ K
+        self._cos_term[:3, :3] = self._sin_term[:3, :3] @ K
         self._dp[:3, 3] = T1[:3, 3] - T0[:3, 3]
-        T0.flags.writeable = False
-        T1.flags.writeable = False
-        self._T0, self._T1 = T0, T1
+        self._spin = self._phi * (R0 @ axis)     # omega per unit ds/dt
+        self._T0, self._T1 = np.array(T0, dtype=float), np.array(T1, dtype=float)
 
     def at(self, t):
         """Pose T (4, 4) at time t (seconds)."""
@@ -219,3 +232,14 @@ class CartesianTrajectory:
         a = s * self._phi
         return (self._T0 + math.sin(a) * self._sin_term + (1.0 - math.cos(a)) * self._cos_term
                 + s * self._dp)
+
+    def into(self, t, T, v):
+        """Write the pose at time t into T (4, 4) and its spatial velocity into v (6,)."""
+        T[...] = self.at(t)
+        if t <= 0.0 or t >= self.tf:
+            v[:] = 0.0
+            return
+        tau = t / self.tf
+        rate = 30.0 * tau * tau * (1.0 - tau) ** 2 / self.tf
+        np.multiply(self._dp[:3, 3], rate, out=v[:3])
+        np.multiply(self._spin, rate, out=v[3:])

@@ -1,9 +1,11 @@
-"""Trajectory sources: a quintic joint-space motion and a straight-line Cartesian motion."""
+"""Trajectory sources: a quintic joint-space motion, a straight-line Cartesian motion and a
+multi-segment joint motion through via points."""
 import numpy as np
 
-from blocksim.block import Block, Out
+from blocksim.block import Block, In, Out
 from blocksim.params import Param, ParamError
 
+from .mstraj import ViaPointError, ViaPointTrajectory
 from .trajectory import CartesianTrajectory, QuinticTrajectory
 
 
@@ -90,23 +92,116 @@ class CTraj(_Motion):
     (u, phi <= pi) the axis and angle of R0^T R1 (the shorter arc, the path of quaternion
     slerp). T0 before 0, T1 from tf on (the motion is smooth through its second derivative
     there; tf is still announced as an event so the solver lands on the end of the motion).
-    Params T0, T1 (4, 4); output T (4, 4).
+
+    T0, T1 (4, 4): parameters, or leave one out to read it from the input port of the same
+    name (the motion then runs between the poses the inputs hold at each instant, e.g. a
+    start pose computed by fkine). Outputs: T (4, 4) and v (6) = [dp/dt; omega], the
+    velocity of the moving pose in the world frame, rows as a jacob0's (m/s, rad/s):
+    dp/dt = ds/dt (p1 - p0), omega = ds/dt phi R0 u, zero outside [0, tf]: a feedforward
+    for resolved-rate control (qd = J0^-1 v). With poses from inputs v is the rate along
+    the path between the poses as they are (the inputs' own rates are not included).
     """
 
     type = "ctraj"
-    params = (Param("T0", doc="start pose (4, 4)"), Param("T1", doc="final pose (4, 4)"),
+    params = (Param("T0", "value", None, "start pose (4, 4); unset: the input T0"),
+              Param("T1", "value", None, "final pose (4, 4); unset: the input T1"),
               _Motion.TF)
 
     def __init__(self, name, params):
         super().__init__(name, params)
+        self._inputs = tuple(key for key in ("T0", "T1") if getattr(self.p, key) is None)
+        poses = {}
         for key in ("T0", "T1"):
-            shape = getattr(self.p, key).shape
-            if shape != (4, 4):
-                raise ParamError(key, f"expected a 4x4 homogeneous transform, got shape {shape}")
-        self._traj = CartesianTrajectory(self.p.T0, self.p.T1, self.p.tf)
+            value = getattr(self.p, key)
+            if value is not None and value.shape != (4, 4):
+                raise ParamError(key, f"expected a 4x4 homogeneous transform, got shape "
+                                      f"{value.shape}")
+            poses[key] = np.eye(4) if value is None else value
+        self._traj = CartesianTrajectory(poses["T0"], poses["T1"], self.p.tf)
+        if self._inputs:
+            self.output = self._from_inputs
 
     def ports(self):
-        return [], [Out("T", shape=(4, 4), feedthrough=())]
+        ins = [In(key, shape=(4, 4), doc=f"{key} pose") for key in self._inputs]
+        return ins, [Out("T", shape=(4, 4), feedthrough=self._inputs),
+                     Out("v", shape=(6,), feedthrough=self._inputs)]
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        wired = dict(zip(self._inputs, u))
+        self._T0, self._T1 = wired.get("T0", self.p.T0), wired.get("T1", self.p.T1)
 
     def output(self, t):
-        self.y[0][...] = self._traj.at(t)
+        self._traj.into(t, self.y[0], self.y[1])
+
+    def _from_inputs(self, t):
+        self._traj.set_poses(self._T0, self._T1)
+        self._traj.into(t, self.y[0], self.y[1])
+
+
+class MSTraj(Block):
+    """Joint motion along straight segments through via points, as mstraj in the Robotics Toolbox.
+
+    mstraj of the Robotics Toolbox for MATLAB (segments, qdmax or tsegment, q0, tacc), as a
+    function of time. From q0 at rest the joints move in straight lines through the via
+    points (rows of `via`, (m, n); the last is the end point, reached at rest), at constant
+    velocity on each segment; every corner is rounded by a blend of duration tacc centred on
+    the instant the straight path reaches the via point, so the path passes near a via point
+    (3 tacc |dv| / 32 from it, dv the change of velocity there), not through it (unless
+    tacc = 0: straight lines, velocity steps at the via points).
+
+    Segment durations: `tsegment` (one per segment, s), or the time the slowest joint needs
+    at its speed limit `qdmax` (one for all joints or one per joint), lengthened where the
+    blends would not fit. Within a blend from segment velocity v_k to v_k+1 (duration D,
+    time s into it) qd = v_k + (v_k+1 - v_k)(3 (s/D)^2 - 2 (s/D)^3): every joint's speed
+    stays between its segment speeds, so within qdmax. tacc: one time, or one per corner
+    (m + 1: start, each via point, end). The motion lasts from 0 to
+    tf = tacc_start/2 + sum of the segment durations + tacc_end/2; the instants where the
+    law changes are announced as events. Outputs q, qd, qdd with
+    q0's shape; q0 before 0, the end point with zero rates after tf.
+    """
+
+    type = "mstraj"
+    time_dependent = True
+    params = (
+        Param("via", doc="via points (m, n), one row each; the last is the end point"),
+        Param("q0", doc="start configuration (n,)"),
+        Param("qdmax", "value", None, "joint speed limits (n,) or one for all, > 0 "
+              "(or give tsegment)"),
+        Param("tsegment", "value", None, "segment durations (m,) (s) (or give qdmax)"),
+        Param("tacc", "value", 0.0, "blend (acceleration) time (s), one or one per corner",
+              minimum=0.0),
+    )
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        p = self.p
+        if p.q0.ndim > 1:
+            raise ParamError("q0", f"expected a joint vector (n,) or a scalar, got shape "
+                                   f"{p.q0.shape}")
+        try:
+            self._traj = ViaPointTrajectory(p.q0, p.via, p.tacc, p.qdmax, p.tsegment)
+        except ViaPointError as e:
+            raise ParamError(e.param, str(e)) from None
+        self._shape = p.q0.shape
+
+    def ports(self):
+        s = self._shape
+        return [], [Out("q", shape=s, feedthrough=()), Out("qd", shape=s, feedthrough=()),
+                    Out("qdd", shape=s, feedthrough=())]
+
+    def events(self, start, stop):
+        bounds = self._traj.bounds
+        return tuple(float(b) for b in bounds[(bounds > start) & (bounds <= stop)])
+
+    def discrete_state(self):
+        return np.zeros(1)  # the piece of the law in force (ViaPointTrajectory.piece)
+
+    def initialize(self, t):
+        self.xd[0] = self._traj.piece(t)
+
+    def event(self, t):
+        self.xd[0] = self._traj.piece(t)
+
+    def output(self, t):
+        self._traj.into(int(self.xd[0]), t, self.y_flat)

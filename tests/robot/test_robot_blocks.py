@@ -482,11 +482,12 @@ def test_ctraj_ends_and_midpoint():
     T1 = tr.transl(0.3, 0.4, 0.6) @ tr.trotz(1.2)
     rig = Rig(CTraj, {"T0": T0, "T1": T1, "tf": 4.0})
     assert rig.block.time_dependent and rig.block.events(0.0, 10.0) == (4.0,)
-    np.testing.assert_allclose(rig.out(0.0), T0, atol=1e-15)
-    np.testing.assert_allclose(rig.out(4.0), T1, atol=1e-14)
-    np.testing.assert_allclose(rig.out(9.0), T1, atol=1e-15)
+    np.testing.assert_allclose(rig.outputs(0.0)["T"], T0, atol=1e-15)
+    np.testing.assert_allclose(rig.outputs(4.0)["T"], T1, atol=1e-14)
+    np.testing.assert_allclose(rig.outputs(9.0)["T"], T1, atol=1e-15)
     # half time: s = 1/2, halfway along the line and half the rotation about z
-    np.testing.assert_allclose(rig.out(2.0), tr.transl(0.4, 0.2, 0.4) @ tr.trotz(0.6), atol=1e-14)
+    np.testing.assert_allclose(rig.outputs(2.0)["T"], tr.transl(0.4, 0.2, 0.4) @ tr.trotz(0.6),
+                               atol=1e-14)
 
 
 # --- catalogue and the spec's Robotics table --------------------------------------------------
@@ -555,4 +556,6 @@ def test_parameters_and_ports_match_the_robotics_table():
         assert declared[:len(names(params))] == names(params), type_name
         ins, outs = rig.block.ports()
         assert [p.name for p in ins] == names(inputs), type_name
-        assert [p.name for p in outs] == names(outputs), type_name
+        # ctraj adds its velocity v after the spec's pose T (inputs only when a pose is unset)
+        assert [p.name for p in outs][:len(names(outputs))] == names(outputs), type_name
+        assert len(outs) == len(names(outputs)) + (type_name == "ctraj"), type_name
