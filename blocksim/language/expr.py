@@ -232,6 +232,79 @@ def _transl(*args):
     return t
 
 
+def _homogeneous(R, t=(0.0, 0.0, 0.0)):
+    """The 4x4 transform [[R, t], [0, 0, 0, 1]]."""
+    T = np.eye(4)
+    T[:3, :3] = R
+    T[:3, 3] = t
+    return T
+
+
+def _shaped(x, shape, what):
+    """An argument that must have exactly `shape` (a rotation, a transform) as float64."""
+    a = np.asarray(x, dtype=np.float64)
+    if a.shape != shape:
+        raise ExprError(f"{what} must have shape {shape}, got {a.shape}")
+    return a
+
+
+def _trotx(theta):
+    """4x4 transform of a rotation about x by theta [rad] (the toolbox's trotx)."""
+    return _homogeneous(_rotx(theta))
+
+
+def _troty(theta):
+    """4x4 transform of a rotation about y by theta [rad]."""
+    return _homogeneous(_roty(theta))
+
+
+def _trotz(theta):
+    """4x4 transform of a rotation about z by theta [rad]."""
+    return _homogeneous(_rotz(theta))
+
+
+def _r2t(R):
+    """3x3 rotation -> 4x4 transform with zero translation."""
+    return _homogeneous(_shaped(R, (3, 3), "r2t() argument"))
+
+
+def _t2r(T):
+    """4x4 transform -> its 3x3 rotation."""
+    return _shaped(T, (4, 4), "t2r() argument")[:3, :3].copy()
+
+
+def _rt2tr(R, t):
+    """3x3 rotation and translation 3-vector -> 4x4 transform."""
+    t = np.asarray(t, dtype=np.float64)
+    if t.size != 3:
+        raise ExprError(f"rt2tr() translation needs 3 coordinates, got shape {t.shape}")
+    return _homogeneous(_shaped(R, (3, 3), "rt2tr() rotation"), t.reshape(3))
+
+
+def _angles(args, what):
+    """Three angles given as a, b, c or as one 3-vector [a, b, c]."""
+    if len(args) == 1:
+        v = np.asarray(args[0], dtype=np.float64)
+        if v.size != 3:
+            raise ExprError(f"{what}() takes three angles or one 3-vector, got shape {v.shape}")
+        return v.reshape(3)
+    if len(args) == 3:
+        return [_scalar(a, f"{what}() angle") for a in args]
+    raise ExprError(f"{what}() takes three angles or one 3-vector, got {len(args)} arguments")
+
+
+def _rpy2tr(*args):
+    """Roll/pitch/yaw -> 4x4 transform Rz(roll) Ry(pitch) Rx(yaw) (release 7's rpy2tr)."""
+    roll, pitch, yaw = _angles(args, "rpy2tr")
+    return _homogeneous(_rotz(roll) @ _roty(pitch) @ _rotx(yaw))
+
+
+def _eul2tr(*args):
+    """ZYZ Euler angles -> 4x4 transform Rz(phi) Ry(theta) Rz(psi) (the toolbox's eul2tr)."""
+    phi, theta, psi = _angles(args, "eul2tr")
+    return _homogeneous(_rotz(phi) @ _roty(theta) @ _rotz(psi))
+
+
 def _truth(x):
     """A boolean result as the float 1.0 / 0.0 (array or numpy scalar)."""
     return np.asarray(x, dtype=np.float64) if np.ndim(x) else np.float64(x)
@@ -317,6 +390,9 @@ FUNCTIONS = {
     "deg2rad": Function(np.deg2rad), "rad2deg": Function(np.rad2deg),
     "rotx": Function(_rotx), "roty": Function(_roty), "rotz": Function(_rotz),
     "transl": Function(_transl, 1, 3),
+    "trotx": Function(_trotx), "troty": Function(_troty), "trotz": Function(_trotz),
+    "r2t": Function(_r2t), "t2r": Function(_t2r), "rt2tr": Function(_rt2tr, 2, 2),
+    "rpy2tr": Function(_rpy2tr, 1, 3), "eul2tr": Function(_eul2tr, 1, 3),
 }
 
 MATRIX_FUNCTIONS = {
@@ -639,8 +715,9 @@ class _Compiler:
                             "only dotted form is ROBOT.pose, e.g. p560.qz)", node)
         poses = self.dotted[base.id]
         if node.attr not in poses:
+            listed = f"its poses: {', '.join(poses)}" if poses else "it has no named poses"
             raise self.fail(f"robot '{base.id}' has no pose '{node.attr}'"
-                            f"{_suggest(node.attr, poses)}", node)
+                            f"{_suggest(node.attr, poses)} ({listed})", node)
         self.used.add(base.id)
         return _Const(_number(poses[node.attr], f"pose {base.id}.{node.attr}"))
 

@@ -155,6 +155,22 @@ FUNCTION_CASES = {
     "roty": ("roty(pi / 2)", [[0, 0, 1], [0, 1, 0], [-1, 0, 0]]),
     "rotz": ("rotz(pi / 2)", [[0, -1, 0], [1, 0, 0], [0, 0, 1]]),
     "transl": ("transl(1, 2, 3)", [[1, 0, 0, 1], [0, 1, 0, 2], [0, 0, 1, 3], [0, 0, 0, 1]]),
+    "trotx": ("trotx(pi / 2)", [[1, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]]),
+    "troty": ("troty(pi / 2)", [[0, 0, 1, 0], [0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 0, 1]]),
+    "trotz": ("trotz(pi / 2)", [[0, -1, 0, 0], [1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]),
+    "r2t": ("r2t([[0, -1, 0], [1, 0, 0], [0, 0, 1]])",
+            [[0, -1, 0, 0], [1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]),
+    "t2r": ("t2r([[0, -1, 0, 4], [1, 0, 0, 5], [0, 0, 1, 6], [0, 0, 0, 1]])",
+            [[0, -1, 0], [1, 0, 0], [0, 0, 1]]),
+    "rt2tr": ("rt2tr([[0, -1, 0], [1, 0, 0], [0, 0, 1]], [4, 5, 6])",
+              [[0, -1, 0, 4], [1, 0, 0, 5], [0, 0, 1, 6], [0, 0, 0, 1]]),
+    # RVC (Corke, 2011), section 2.2.1.2: eul2r(0.1, 0.2, 0.3), printed to 4 decimals
+    "eul2tr": ("eul2tr(0.1, 0.2, 0.3)", [[0.9021, -0.3836, 0.1977, 0], [0.3875, 0.9216, 0.0198, 0],
+                                         [-0.1898, 0.0587, 0.9801, 0], [0, 0, 0, 1]]),
+    # release 7 (seed 000): rpy2tr(r, p, y) = Rz(r) Ry(p) Rx(y); Rz(0.3) Ry(0.2) Rx(0.1) is
+    # also the later toolboxes' rpy2r(0.1, 0.2, 0.3) (roll about x), printed to 4 decimals
+    "rpy2tr": ("rpy2tr(0.3, 0.2, 0.1)", [[0.9363, -0.2751, 0.2184, 0], [0.2896, 0.9564, -0.0370, 0],
+                                         [-0.1987, 0.0978, 0.9752, 0], [0, 0, 0, 1]]),
     "inv": ("inv([[4, 1], [2, 3]])", np.linalg.inv(A)),
     "pinv": ("pinv([[1, 2], [2, 4], [3, 6]])", np.linalg.pinv([[1, 2], [2, 4], [3, 6]])),
     "det": ("det([[4, 1], [2, 3]])", 10.0),                     # 4*3 - 1*2
@@ -176,7 +192,9 @@ def test_function_table(name):
     text, expected = FUNCTION_CASES[name]
     functions = FUNCTIONS | MATRIX_FUNCTIONS
     value = evaluate(text, {}, functions=functions)
-    np.testing.assert_allclose(value, expected, rtol=1e-12, atol=1e-15)
+    printed = name in ("eul2tr", "rpy2tr")  # published to 4 decimals
+    np.testing.assert_allclose(value, expected, rtol=0 if printed else 1e-12,
+                               atol=5e-5 if printed else 1e-15)
 
 
 def test_transforms():
@@ -191,11 +209,66 @@ def test_transforms():
     assert np.linalg.det(r) == pytest.approx(1.0)
 
 
+def test_homogeneous_transforms():
+    """The 4x4 forms against the rotation formulas, the toolbox's composition rules and the
+    robot library's (independent) implementations of the same functions."""
+    from blocks.robot import transforms as rt
+
+    c, s = math.cos(0.3), math.sin(0.3)
+    np.testing.assert_allclose(ev("trotx(0.3)"), [[1, 0, 0, 0], [0, c, -s, 0], [0, s, c, 0],
+                                                  [0, 0, 0, 1]], atol=1e-15)
+    for axis in "xyz":
+        np.testing.assert_allclose(ev(f"t2r(trot{axis}(0.3))"), ev(f"rot{axis}(0.3)"), atol=0)
+        np.testing.assert_allclose(ev(f"trot{axis}(-1.2)"), getattr(rt, f"trot{axis}")(-1.2),
+                                   atol=1e-15)
+    # the toolbox's demo: transl(0.5, 0, 0) * troty(pi/2) * trotz(-pi/2), worked by hand
+    np.testing.assert_allclose(ev("transl(0.5, 0, 0) @ troty(pi/2) @ trotz(-pi/2)"),
+                               [[0, 0, 1, 0.5], [-1, 0, 0, 0], [0, -1, 0, 0], [0, 0, 0, 1]],
+                               atol=1e-15)
+    # rt2tr(R, t) = transl(t) r2t(R)
+    np.testing.assert_allclose(ev("rt2tr(rotx(0.4) @ roty(1.1), [1, -2, 3])"),
+                               ev("transl(1, -2, 3) @ r2t(rotx(0.4) @ roty(1.1))"), atol=1e-15)
+    # Euler ZYZ and roll/pitch/yaw as the products the toolbox defines, and as the library's
+    # rpy2tr and eul2tr (the blocks' implementation); the vector form equals the three angles
+    a = [0.7, -1.3, 2.1]
+    np.testing.assert_allclose(ev("eul2tr(0.7, -1.3, 2.1)"),
+                               ev("trotz(0.7) @ troty(-1.3) @ trotz(2.1)"), atol=1e-15)
+    np.testing.assert_allclose(ev("rpy2tr(0.7, -1.3, 2.1)"),
+                               ev("trotz(0.7) @ troty(-1.3) @ trotx(2.1)"), atol=1e-15)
+    np.testing.assert_allclose(ev("eul2tr([0.7, -1.3, 2.1])"), rt.eul2tr(a), atol=1e-15)
+    np.testing.assert_allclose(ev("rpy2tr([0.7, -1.3, 2.1])"), rt.rpy2tr(a), atol=1e-15)
+    np.testing.assert_allclose(rt.tr2rpy(ev("rpy2tr(0.7, -1.3, 2.1)")), a, atol=1e-12)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("r2t(eye(4))", "r2t\\(\\) argument must have shape \\(3, 3\\), got \\(4, 4\\)"),
+    ("t2r(rotx(1))", "t2r\\(\\) argument must have shape \\(4, 4\\)"),
+    ("rt2tr(eye(3), [1, 2])", "rt2tr\\(\\) translation needs 3 coordinates"),
+    ("rpy2tr(1, 2)", "rpy2tr\\(\\) takes three angles or one 3-vector, got 2 arguments"),
+    ("eul2tr([1, 2])", "eul2tr\\(\\) takes three angles or one 3-vector, got shape \\(2,\\)"),
+    ("trotx([1, 2])", "rotx\\(\\) angle must be a single number"),
+])
+def test_transform_argument_errors(text, message):
+    with pytest.raises(ExprError, match=message):
+        ev(text)
+
+
+def test_unknown_transform_names_suggest_4x4_ones():
+    """trotz exists now; a misspelt 4x4 name suggests the 4x4 function, not a 3x3 rotation."""
+    with pytest.raises(ExprError, match="did you mean 'trotz'"):
+        ev("trtoz(1)")
+
+
 def test_robot_poses():
     assert np.array_equal(ev("p560.qz"), np.zeros(6))
     assert np.array_equal(ev("p560.qr + 1"), POSES["p560"]["qr"] + 1)
-    with pytest.raises(ExprError, match="robot 'p560' has no pose 'qzz' \\(did you mean 'qz'\\?\\)"):
+    with pytest.raises(ExprError, match="robot 'p560' has no pose 'qzz' \\(did you mean 'qz'\\?\\) "
+                                        "\\(its poses: qz, qr\\)"):
         ev("p560.qzz")
+    with pytest.raises(ExprError, match="has no pose 'home' \\(its poses: qz, qr\\)"):
+        ev("p560.home")
+    with pytest.raises(ExprError, match="robot 'arm' has no pose 'qz' \\(it has no named poses\\)"):
+        evaluate("arm.qz", {}, dotted={"arm": {}})
     with pytest.raises(ExprError, match="is a robot"):
         ev("p560")
 
