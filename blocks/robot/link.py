@@ -39,6 +39,27 @@ def inertia_tensor(I):
     return a
 
 
+def check_friction(B, Tc):
+    """Raise ValueError unless viscous friction B >= 0 and Coulomb friction Tc = [Tc+, Tc-]
+    (or one value t meaning [t, -t]) has Tc+ >= 0 >= Tc-: both must oppose motion, since the
+    friction torque is |G|·(B·|G|·q̇ + Tc+) for q̇ > 0 and |G|·(B·|G|·q̇ + Tc-) for q̇ < 0."""
+    if not B >= 0:
+        raise ValueError(f"B = {B:g}: viscous friction (motor side) opposes motion, so B >= 0")
+    tc = np.asarray(Tc, dtype=np.float64)
+    if tc.ndim == 0:
+        if not tc >= 0:
+            raise ValueError(f"Tc = {float(tc):g}: one value t means [Tc+, Tc-] = [t, -t], "
+                             "so t >= 0")
+        return
+    if not (tc[0] >= 0 and tc[1] <= 0):
+        meant = f"[{abs(tc[0]):g}, {-abs(tc[1]):g}]"
+        raise ValueError(
+            f"Tc = [{tc[0]:g}, {tc[1]:g}]: Coulomb friction is [Tc+, Tc-], the friction torque "
+            "(motor side) at positive and at negative joint velocity, as in the Robotics "
+            "Toolbox; it opposes motion, so Tc+ >= 0 and Tc- <= 0"
+            + (f" (did you mean {meant}?)" if np.isfinite(tc).all() else ""))
+
+
 class Link:
     """Kinematic and dynamic parameters of one link (immutable by convention).
 
@@ -65,6 +86,8 @@ class Link:
             raise ValueError("a revolute joint has theta = q + offset: give offset, not theta")
         if type == "prismatic" and d != 0.0:
             raise ValueError("a prismatic joint has d = q + offset: give offset, not d")
+        if np.shape(Tc) in ((), (2,)):  # other shapes: _frozen's message
+            check_friction(float(B), Tc)
         if np.ndim(Tc) == 0:
             Tc = (Tc, -Tc)
         self.alpha = float(alpha)

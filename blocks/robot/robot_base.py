@@ -16,7 +16,7 @@ Python: see ``backend``) on the arrays P and W packed once per robot.
 
 import numpy as np
 
-from .link import inertia_tensor
+from .link import check_friction, inertia_tensor
 
 _asc = np.ascontiguousarray
 _F64 = np.float64
@@ -58,6 +58,38 @@ def _per_joint(value, n, shape, default, what):
     if a.shape != (n,) + shape:
         raise ValueError(f"{what} must have shape {(n,) + shape}, got {a.shape}")
     return a
+
+
+def joint_friction(n, B=None, Tc=None):
+    """Friction values for n joints as (B (n,), Tc (n, 2)), either None when not given: B one
+    value for all joints or one per joint; Tc one value t for all joints, one per joint
+    (each meaning [t, -t]) or [Tc+, Tc-] per joint (n, 2). ValueError for other shapes and
+    for friction that would not oppose motion (``link.check_friction``), naming the joint."""
+    if B is not None:
+        B = np.asarray(B, dtype=np.float64)
+        if B.shape not in ((), (n,)):
+            raise ValueError(f"B must be one value or {n} (one per joint), got shape {B.shape}")
+        B = np.broadcast_to(B, (n,)).copy()
+    if Tc is not None:
+        Tc = np.asarray(Tc, dtype=np.float64)
+        if Tc.shape not in ((), (n,), (n, 2)):
+            raise ValueError(f"Tc must be one value t, {n} values (one per joint, each meaning "
+                             f"[t, -t]) or {n} pairs [Tc+, Tc-], got shape {Tc.shape}")
+        if Tc.ndim < 2:
+            Tc = np.broadcast_to(Tc, (n,))
+            for j, t in enumerate(Tc):
+                _joint_check(j, 0.0, t)
+            Tc = np.stack([Tc, -Tc], axis=1)
+    for j in range(n):
+        _joint_check(j, 0.0 if B is None else B[j], (0.0, 0.0) if Tc is None else Tc[j])
+    return B, Tc
+
+
+def _joint_check(j, B, Tc):
+    try:
+        check_friction(B, Tc)
+    except ValueError as e:
+        raise ValueError(f"joint {j + 1}: {e}") from None
 
 
 def _result(out, shape):
@@ -133,6 +165,8 @@ class RobotBase:
         self.B = readonly(_per_joint(B, n, (), 0.0, "B"))
         tc = _per_joint(Tc, n, (2,) if np.ndim(Tc) == 2 else (), 0.0, "Tc")
         self.Tc = readonly(tc if tc.ndim == 2 else np.stack([tc, -tc], axis=1))
+        for j in range(n):
+            _joint_check(j, self.B[j], self.Tc[j])
         self.qlim = readonly(_per_joint(qlim, n, (2,), np.nan, "qlim"))
         self.gravity = readonly(gravity)
         if self.gravity.shape != (3,):
@@ -234,7 +268,8 @@ class RobotBase:
     def _nofriction_changes(self, what):
         if what not in ("coulomb", "all"):
             raise ValueError(f"nofriction: what must be 'coulomb' or 'all', got {what!r}")
-        return {"Tc": np.zeros((self.n, 2)), "B": self.B if what == "coulomb" else np.zeros(self.n)}
+        return {"Tc": np.zeros((self.n, 2))} if what == "coulomb" else \
+            {"Tc": np.zeros((self.n, 2)), "B": np.zeros(self.n)}
 
     def perturb(self, p, seed=None):
         """Copy with masses and inertia tensors scaled by independent draws from U(1−p, 1+p).
@@ -279,19 +314,20 @@ class RobotBase:
         return self._copy(m=masses, r=coms, I=inertias)
 
     def configure(self, friction=None, perturb=None, seed=None, gravity=None, base=None,
-                  tool=None, payload=None):
+                  tool=None, payload=None, B=None, Tc=None):
         """A new robot for a diagram's ``robots:`` entry.
 
-        Applied in this order: gravity/base/tool replaced, then ``payload`` ((m, p) or
-        {'m': m, 'p': p}, p in the (new) tool frame), then ``perturb`` (p with ``seed``), then
-        ``friction``: None or 'full' keep it, 'viscous' = nofriction('coulomb'),
-        'none' = nofriction('all').
+        Applied in this order: gravity/base/tool and the friction values B (n,) and Tc
+        (n, 2) or (n,) replaced, then ``payload`` ((m, p) or {'m': m, 'p': p}, p in the
+        (new) tool frame), then ``perturb`` (p with ``seed``), then ``friction``: None or
+        'full' keep it, 'viscous' = nofriction('coulomb'), 'none' = nofriction('all').
         """
         if friction not in (None, "full", "viscous", "none"):
             raise ValueError(f"friction must be 'full', 'viscous' or 'none', got {friction!r}")
         # one copy for all the changes (the payload needs the new tool: a copy before it)
-        changes = {k: v for k, v in (("gravity", gravity), ("base", base), ("tool", tool))
-                   if v is not None}
+        B, Tc = joint_friction(self.n, B, Tc)
+        changes = {k: v for k, v in (("gravity", gravity), ("base", base), ("tool", tool),
+                                     ("B", B), ("Tc", Tc)) if v is not None}
         robot = self
         if payload is not None:
             if changes:

@@ -10,9 +10,11 @@
 Exactly one of `model` (a built-in), `file` (a robot YAML file, relative to the diagram),
 `links` (an inline table, same keys as a robot file) or `twists` (a TwistRobot: twists,
 home and optional links, see `twists.section`) says what the robot is; the options
-`friction` (full | viscous | none, default full), `perturb` with `seed`, `gravity`, `base`,
-`tool` and `payload` ({mass, com}) configure it (see RobotBase.configure). Values may use
-the diagram's top-level parameters that need no robot (the compiler's evaluator).
+`friction` (full | viscous | none, default full), the friction values `B` and `Tc` (per
+joint, replacing the model's), `perturb` with `seed`, `gravity`, `base`, `tool` and
+`payload` ({mass, com}) configure it (see RobotBase.configure). Values may use the
+diagram's top-level parameters that need no robot (the compiler's evaluator).
+docs/robots.md documents every key.
 """
 from __future__ import annotations
 
@@ -22,10 +24,12 @@ import numpy as np
 
 from blocksim.language.diagram import suggest
 
+from .robot_base import joint_friction
+
 SOURCES = ("model", "file", "links", "twists")
 INLINE_KEYS = ("name", "manufacturer", "convention", "poses")
 TWIST_KEYS = ("home",)
-OPTIONS = ("friction", "perturb", "seed", "gravity", "base", "tool", "payload")
+OPTIONS = ("friction", "B", "Tc", "perturb", "seed", "gravity", "base", "tool", "payload")
 LINK_NUMBERS = ("alpha", "a", "theta", "d", "offset", "m", "r", "I", "Jm", "G", "B", "Tc", "qlim")
 
 
@@ -42,7 +46,7 @@ def build_robot(name, options, evaluate, base_dir):
         if key not in known:
             raise options[key].loc.error(
                 f"unknown robot option '{key}'{suggest(key, known)}",
-                hint="options: " + ", ".join(SOURCES + OPTIONS))
+                hint="options: " + ", ".join(known))
     # with twists, links is the twist robot's table of link frames and inertias
     given = [k for k in SOURCES if k in options and not (k == "links" and "twists" in options)]
     if len(given) != 1:
@@ -89,6 +93,11 @@ def build_robot(name, options, evaluate, base_dir):
             kw[key] = value.raw
         elif key == "payload":
             kw[key] = _payload(value, evaluate)
+        elif key in ("B", "Tc"):
+            try:
+                kw[key] = joint_friction(robot.n, **{key: evaluate(value, key)})[key == "Tc"]
+            except ValueError as e:
+                raise value.loc.error(f"robot '{name}': {key}: {e}") from None
         elif key == "seed":
             seed = evaluate(value, "seed")
             if np.ndim(seed) or not np.isfinite(seed) or seed != int(seed) or seed < 0:
