@@ -30,6 +30,19 @@ def _strings(param, value, count, what):
     return tuple(value)
 
 
+def _labels(value):
+    """The `labels` parameter: names of the plotted lines, a string for one line or a list."""
+    labels = [value] if isinstance(value, str) else value
+    if not isinstance(labels, (list, tuple)) or not all(isinstance(s, str) for s in labels):
+        raise ParamError("labels", "expected a list of strings")
+    return tuple(labels)
+
+
+def _check_labels(labels, lines):
+    if labels and len(labels) != lines:
+        raise ParamError("labels", f"{len(labels)} labels for {lines} plotted lines")
+
+
 def _title(block, run):
     title = block.p.title or block.name
     return title if run.complete else f"{title} (incomplete)"
@@ -80,20 +93,14 @@ class Scope(Block):
     def __init__(self, name, params):
         super().__init__(name, params)
         self._ylim = _limits("ylim", self.p.ylim)
-        labels = self.p.labels
-        labels = [labels] if isinstance(labels, str) else labels
-        if not isinstance(labels, (list, tuple)) or not all(isinstance(s, str) for s in labels):
-            raise ParamError("labels", "expected a list of strings")
-        self._labels = tuple(labels)
+        self._labels = _labels(self.p.labels)
         self._units = _strings("units", self.p.units, self.p.inputs, "one per input")
 
     def ports(self):
         return [In(f"u{i + 1}") for i in range(self.p.inputs)], []
 
     def infer(self, shapes):
-        lines = sum(int(np.prod(s, dtype=int)) for s in shapes.values())
-        if self._labels and len(self._labels) != lines:
-            raise ParamError("labels", f"{len(self._labels)} labels for {lines} plotted lines")
+        _check_labels(self._labels, sum(int(np.prod(s, dtype=int)) for s in shapes.values()))
         return {}
 
     def finalize(self, run):
@@ -130,10 +137,11 @@ class XYGraph(Block):
     """Plots y against x into `<block>.png`.
 
     Inputs: x, y of the same shape (one line per element for vectors, with a legend beside
-    the axes). The axes are labelled `xlabel` / `ylabel`, else with the names of the signals
-    wired in, and the units from `units` (one for both axes, or [x unit, y unit]). xlim, ylim:
-    [low, high] (default automatic). title: default the block name, "(incomplete)" added
-    when the run did not finish.
+    the axes naming each line by its entry of `labels`, else by its element index). The axes
+    are labelled `xlabel` / `ylabel`, else with the names of the signals wired in, and the
+    units from `units` (one for both axes, or [x unit, y unit]). xlim, ylim: [low, high]
+    (default automatic). title: default the block name, "(incomplete)" added when the run
+    did not finish.
     """
 
     type = "xy_graph"
@@ -145,6 +153,7 @@ class XYGraph(Block):
         Param("xlabel", "string", "", "x-axis label (default: the signal wired to x)"),
         Param("ylabel", "string", "", "y-axis label (default: the signal wired to y)"),
         Param("units", "data", "", "units of the axes: one for both, or [x unit, y unit]"),
+        Param("labels", "data", (), "names of the plotted lines, one per element of x"),
     )
 
     def __init__(self, name, params):
@@ -152,6 +161,7 @@ class XYGraph(Block):
         self._xlim = _limits("xlim", self.p.xlim)
         self._ylim = _limits("ylim", self.p.ylim)
         self._units = _strings("units", self.p.units, 2, "[x unit, y unit]")
+        self._labels = _labels(self.p.labels)
 
     def ports(self):
         return [In("x"), In("y")], []
@@ -160,6 +170,7 @@ class XYGraph(Block):
         if shapes["x"] != shapes["y"]:
             raise PortError("y", f"x and y must have the same shape, got {shapes['x']} and "
                                  f"{shapes['y']}")
+        _check_labels(self._labels, int(np.prod(shapes["x"], dtype=int)))
         return {}
 
     def finalize(self, run):
@@ -170,8 +181,10 @@ class XYGraph(Block):
         x, y = (np.asarray(v).reshape(len(run.t), -1) for v in run.inputs)
         fig = Figure(figsize=(6, 6), layout="constrained")
         ax = fig.subplots()
+        index = np.ndindex(np.shape(run.inputs[0])[1:])
         for i, (xi, yi) in enumerate(zip(x.T, y.T)):
-            ax.plot(xi, yi, label=f"[{i}]")
+            name = self._labels[i] if self._labels else f"[{', '.join(map(str, next(index)))}]"
+            ax.plot(xi, yi, label=name)
         ax.set_xlabel(_with_unit(self.p.xlabel or _signal(self, 0, "x"), self._units[0]))
         ax.set_ylabel(_with_unit(self.p.ylabel or _signal(self, 1, "y"), self._units[1]))
         if x.shape[1] > 1:

@@ -56,7 +56,7 @@ MINIMAL = {
 
 COSMETIC = {"scope", "xy_graph", "display"}
 # Parameters beyond blocks.md, each an addition for users (axis labels and units of figures)
-EXTRAS = {"scope": ("units",), "xy_graph": ("xlabel", "ylabel", "units"),
+EXTRAS = {"scope": ("units",), "xy_graph": ("xlabel", "ylabel", "units", "labels"),
           # blocks.md: "Discrete blocks run at hits offset + k*period"; its rows list the
           # offset for zoh only
           **{t: ("offset",) for t in ("unit_delay", "discrete_transfer_function",

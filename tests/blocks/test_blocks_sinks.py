@@ -102,6 +102,25 @@ def test_xy_graph_writes_a_png(tmp_path):
     assert (tmp_path / "xy.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_xy_graph_lines_are_named_by_labels_or_element_index(tmp_path, figures):
+    data = [np.c_[T, 2 * T], np.c_[T ** 2, T]]
+    Rig(XYGraph, {"labels": ["q1", "q2"]}, {"x": (2,), "y": (2,)}).block.finalize(
+        final_run(data, tmp_path))
+    Rig(XYGraph, {}, {"x": (2,), "y": (2,)}).block.finalize(final_run(data, tmp_path))
+    named, indexed = (fig.axes[0] for fig in figures)
+    assert [line.get_label() for line in named.lines] == ["q1", "q2"]
+    np.testing.assert_array_equal(named.lines[1].get_ydata(), T)
+    assert [text.get_text() for text in named.get_legend().get_texts()] == ["q1", "q2"]
+    assert [line.get_label() for line in indexed.lines] == ["[0]", "[1]"]
+
+
+@pytest.mark.parametrize("labels", [["a"], ["a", "b", "c"], [1, 2]])
+def test_xy_graph_needs_one_label_per_line(labels):
+    with pytest.raises(ParamError) as e:
+        Rig(XYGraph, {"labels": labels}, {"x": (2,), "y": (2,)})
+    assert e.value.param == "labels"
+
+
 def test_xy_graph_shapes_must_match():
     with pytest.raises(PortError) as e:
         Rig(XYGraph, {}, {"x": (), "y": (2,)})
