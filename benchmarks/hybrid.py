@@ -52,7 +52,10 @@ CLOCK = time.process_time
 
 def worker():
     import blocksim
-    from blocksim.engine.simulator import Simulation
+    try:
+        from blocksim.engine.simulator import Simulation
+    except ImportError:  # a tree before the package layout
+        from blocksim.simulator import Simulation
     print(json.dumps({"blocksim": blocksim.__file__}), flush=True)
     models = {}
     for line in sys.stdin:
@@ -511,18 +514,21 @@ def event_profile(models):
     """Counts and times of location, event iteration and stepping in one instrumented run
     (CPU time around the Simulation methods; the instrumentation itself costs ~1 µs a call,
     so the shares are approximate)."""
-    from blocksim.engine import simulator
-    S = simulator.Simulation
-    originals = {name: getattr(S, name) for name in ("locate", "_illinois", "z_at", "at_event")}
+    from blocksim.engine import events, simulator
+    # what is timed: (owner, attribute), the simulator's locate and the root finder it calls
+    # are module functions, z_at and at_event methods of the Simulation
+    owners = {"locate": simulator, "illinois": events, "z_at": simulator.Simulation,
+              "at_event": simulator.Simulation}
+    originals = {name: getattr(owner, name) for name, owner in owners.items()}
     probes = {}
 
     def probe(name):
         fn = originals[name]
 
-        def wrapper(self, *args, **kwargs):
+        def wrapper(*args, **kwargs):
             t0 = CLOCK()
             try:
-                return fn(self, *args, **kwargs)
+                return fn(*args, **kwargs)
             finally:
                 c = probes.setdefault(name, [0, 0.0])
                 c[0] += 1
@@ -536,15 +542,15 @@ def event_profile(models):
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     import blocksim
     try:
-        for name in originals:
-            setattr(S, name, probe(name))
+        for name, owner in owners.items():
+            setattr(owner, name, probe(name))
         for label, model in models.items():
             probes.clear()
             t0 = CLOCK()
             r = blocksim.execute(model)
             cpu = CLOCK() - t0
             loc_n, loc_t = probes.get("locate", [0, 0.0])
-            brackets = probes.get("_illinois", [0, 0.0])[0]
+            brackets = probes.get("illinois", [0, 0.0])[0]
             zn = probes.get("z_at", [0, 0.0])[0]
             ev_n, ev_t = probes.get("at_event", [0, 0.0])
             print(f"| {label} | {cpu * 1e3:.1f} | {r.meta['solver']['nsteps']} | {loc_n} | "
@@ -553,7 +559,7 @@ def event_profile(models):
                   f"{ev_t * 1e3:.1f} ({ev_t / cpu:.0%}) | {ev_t / max(ev_n, 1) * 1e6:.0f} |")
     finally:
         for name, fn in originals.items():
-            setattr(S, name, fn)
+            setattr(owners[name], name, fn)
 
 
 # ---------------------------------------------------------------- 4. stick-slip friction
