@@ -6,8 +6,9 @@ this order under their titles, each block with the first paragraph of its class 
 the reference page. Importing a block module on demand keeps start-up fast: a diagram that
 uses no robot block never imports the robot library, and matplotlib is imported only by sinks
 that plot. `SECTIONS` names the diagram-level sections the library understands (e.g.
-`robots:`), each with the function that builds one entry, and `SECTION_NOTES` a line about
-it for `blocksim check`.
+`robots:`), each with the function that builds one entry, `SECTION_FUNCTIONS` the
+expression functions that take one of its entries (`fkine(p560, q)`), and `SECTION_NOTES`
+a line about it for `blocksim check`.
 """
 
 FAMILIES = {
@@ -137,6 +138,11 @@ BLOCKS = {name: target for family in FAMILIES.values() for name, target in famil
 
 SECTIONS = {
     "robots": "blocks.robot.section:build_robot",
+}
+
+# Expression functions whose first argument is an entry of a section (fkine(p560, q)).
+SECTION_FUNCTIONS = {
+    "robots": "blocks.robot.expressions:FUNCTIONS",
 }
 
 # What `blocksim check` says about a section a diagram uses (e.g. which robot kernels run).

@@ -195,7 +195,8 @@ class Function(Block):
             raise ParamError("inputs", str(e)) from None
         try:
             self._f = expr.compile_expr(self.p.expr, self.p.inputs, self.p._names,
-                                        dotted=self.p._dotted)
+                                        dotted=self.p._dotted,
+                                        functions=self.p._functions | expr.MATRIX_FUNCTIONS)
         except expr.Unavailable:  # a parameter it uses failed: reported there
             raise
         except expr.ExprError as e:

@@ -100,14 +100,27 @@ CONSTANTS = {"pi": np.float64(np.pi), "e": np.float64(np.e), "inf": np.float64(n
 class Function:
     """A whitelisted function: the callable and how many positional arguments it takes
     (`max_args=None`: any number). `elementwise` functions broadcast their arguments, so the
-    size of their result is checked before they are called on constants."""
-    __slots__ = ("fn", "min_args", "max_args", "elementwise")
+    size of their result is checked before they are called on constants.
 
-    def __init__(self, fn, min_args=1, max_args=1, *, elementwise=False):
+    A function of the block library may take an entry of a diagram section as its first
+    argument, written as the entry's name (`fkine(p560, q)` with p560 of `robots:`): its
+    `subject` is the section's name, and `bound(entries)` gives the function that accepts
+    the names of `entries` (name -> object) there and calls `fn(object, ...)`."""
+    __slots__ = ("fn", "min_args", "max_args", "elementwise", "subject", "entries")
+
+    def __init__(self, fn, min_args=1, max_args=1, *, elementwise=False, subject=None,
+                 entries=None):
         self.fn = fn
         self.min_args = min_args
         self.max_args = max_args
         self.elementwise = elementwise
+        self.subject = subject
+        self.entries = entries
+
+    def bound(self, entries):
+        """This function taking its first argument from `entries` (name -> object)."""
+        return Function(self.fn, self.min_args, self.max_args, elementwise=self.elementwise,
+                        subject=self.subject, entries=dict(entries))
 
 
 # ---- argument helpers ------------------------------------------------------------------------
@@ -838,7 +851,9 @@ class _Compiler:
         n = len(node.args)
         if n < spec.min_args or (spec.max_args is not None and n > spec.max_args):
             raise self.fail(f"{name}() takes {_arity(spec)}, got {n}", node)
-        args = [self.compile(arg, depth) for arg in node.args]
+        args = [self.compile(arg, depth) for arg in node.args[1 if spec.subject else 0:]]
+        if spec.subject:
+            args.insert(0, self.entry(name, spec, node.args[0]))
         fn = spec.fn
         if all(isinstance(arg, _Const) for arg in args):
             values = [arg.value for arg in args]
@@ -857,6 +872,17 @@ class _Compiler:
             g0, g1 = gs
             return lambda a: fn(g0(a), g1(a))
         return lambda a: fn(*[g(a) for g in gs])
+
+    def entry(self, name, spec, node):
+        """The first argument of a function of a section's entries: the named entry."""
+        entries = spec.entries or {}
+        if isinstance(node, ast.Name) and node.id in entries:
+            self.used.add(node.id)
+            return _Const(entries[node.id])
+        what = f"'{self.segment(node)}' is not" if isinstance(node, ast.Name) else "it needs"
+        listed = ", ".join(entries) or "the diagram has none"
+        raise self.fail(f"{name}() takes an entry of the diagram's '{spec.subject}' section "
+                        f"first, by its name: {what} one of them ({listed})", node)
 
     def c_List(self, node, depth):
         items = [self.compile(item, depth) for item in node.elts]

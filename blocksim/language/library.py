@@ -2,7 +2,8 @@
 
 The engine is domain-free: it knows block types only through a catalogue module (by default
 `blocks.catalog`) that maps families of type names to "module:Class" strings and
-diagram-level section names (such as `robots`) to the function that builds one entry.
+diagram-level section names (such as `robots`) to the function that builds one entry, and
+to the expression functions that take one of its entries (`fkine(p560, q)`).
 
 Block types from elsewhere come in two ways, both process-wide and neither ever triggered
 by a diagram file (a diagram names types; it never names code):
@@ -90,6 +91,7 @@ class Library:
                         for t, target in types.items()}
         self.sections = dict(getattr(module, "SECTIONS", {}))
         self.section_notes = dict(getattr(module, "SECTION_NOTES", {}))
+        self._section_functions = dict(getattr(module, "SECTION_FUNCTIONS", {}))
         self._classes = {}
         self._failed = {}  # plugin type -> why it could not be used
 
@@ -165,6 +167,12 @@ class Library:
     def section_builder(self, name):
         target = self.sections.get(name)
         return _resolve(target) if target else None
+
+    def section_functions(self, name):
+        """Expression functions of a section's entries (name -> `expr.Function` whose
+        `subject` is the section), imported when a diagram has that section; {} if none."""
+        target = self._section_functions.get(name)
+        return dict(_resolve(target)) if target else {}
 
     def section_note(self, name):
         """A line about a diagram section in use (e.g. the robot kernels), or None."""

@@ -5,6 +5,7 @@ inference, initial states, views bound, then a test sets inputs and calls the ho
 import numpy as np
 
 from blocksim.block import PortError
+from blocksim.language import expr
 from blocksim.params import REQUIRED, ParamError
 
 
@@ -28,6 +29,7 @@ def convert_params(cls, raw, names=None):
         raise TypeError(f"{cls.type} has no parameter(s) {sorted(raw)}")
     values["_names"] = dict(names or {})
     values["_dotted"] = {}
+    values["_functions"] = expr.FUNCTIONS
     return values
 
 

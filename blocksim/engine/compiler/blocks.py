@@ -90,6 +90,7 @@ def _build_block(cls, bspec, spec, values, problems):
         raise Reported
     params["_names"] = names
     params["_dotted"] = values.dotted  # ROBOT.pose in expressions (a function block's)
+    params["_functions"] = values.functions  # and fkine(p560, q)
     return cls(bspec.name, params)
 
 
@@ -115,7 +116,7 @@ def _param_value(param, raw, names, loc, bspec, spec, values):
         return dir_of(written_in) / name
     if kind in ("value", "scalar", "int") and raw is not param.default:
         try:
-            raw = expr.evaluate(raw, names, dotted=values.dotted)
+            raw = expr.evaluate(raw, names, dotted=values.dotted, functions=values.functions)
         except expr.Unavailable:
             raise
         except expr.ExprError as e:

@@ -22,11 +22,13 @@ class Values:
     constants: dict = field(default_factory=dict)  # bare names (poses every robot agrees on)
     dotted: dict = field(default_factory=dict)  # robot name -> {pose: value}
     scopes: list = field(default_factory=list)  # per scope: {parameter: value}
+    # the evaluator's functions, with those of the sections' entries (fkine(p560, q))
+    functions: dict = field(default_factory=lambda: expr.FUNCTIONS)
 
     def evaluate(self, raw, names, loc, what):
         """`raw` evaluated with `names` (and ROBOT.pose), an error at `loc` naming `what`."""
         try:
-            return expr.evaluate(raw, names, dotted=self.dotted)
+            return expr.evaluate(raw, names, dotted=self.dotted, functions=self.functions)
         except expr.Unavailable:
             raise
         except expr.ExprError as e:
@@ -95,6 +97,9 @@ def _build_sections(spec, library, problems, built_sections, values):
                 built_sections[name] = (key, (robots[name], poses), used)
             values.dotted[name] = poses
     values.resources["robots"] = robots
+    if robots:  # robots are built first: their own options see the built-in functions only
+        values.functions = {**{name: f.bound(robots) for name, f in
+                               library.section_functions("robots").items()}, **expr.FUNCTIONS}
     # A bare pose name is a constant only when every robot agrees on it.
     if values.dotted:
         common = set.intersection(*(set(p) for p in values.dotted.values()))
