@@ -56,7 +56,7 @@ def test_set_paths_are_the_ones_the_loader_knows():
     assert heads == {"simulation", "parameters", "blocks", "robots", "record", "name"}
 
 
-@pytest.mark.parametrize("page", ["tutorial.md", "language.md", "custom-blocks.md"])
+@pytest.mark.parametrize("page", ["tutorial.md", "language.md", "custom-blocks.md", "robots.md"])
 def test_every_block_type_a_page_uses_exists(page):
     plugin_types = set(re.findall(r'^(\w+) = "', (DOCS / "custom-blocks.md").read_text(), re.M))
     text = "\n".join(body for _, _, body in blocks(page))
