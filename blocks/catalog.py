@@ -145,7 +145,8 @@ SECTION_FUNCTIONS = {
     "robots": "blocks.robot.expressions:FUNCTIONS",
 }
 
-# What `blocksim check` says about a section a diagram uses (e.g. which robot kernels run).
+# What `blocksim check` says about a section a diagram uses, given its entries (e.g. which
+# robot kernels run, and each robot's table).
 SECTION_NOTES = {
-    "robots": "blocks.robot.backend:describe",
+    "robots": "blocks.robot.section:describe",
 }

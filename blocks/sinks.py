@@ -58,6 +58,15 @@ def _signal(block, k, port):
     return names[k] if k < len(names) and names[k] else port
 
 
+def _element_names(block, k, shape):
+    """Default names of the lines of input k: the names its driver gives its elements (a
+    robot's q1..qn), else their indices ('[0]', '[1, 2]')."""
+    given = block.signal_elements
+    if k < len(given) and given[k]:
+        return given[k]
+    return [f"[{', '.join(map(str, i))}]" for i in np.ndindex(shape)]
+
+
 def _legend_outside(ax):
     """A legend to the right of the axes, where it cannot cover the data."""
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
@@ -75,8 +84,9 @@ class Scope(Block):
     Inputs: u1..uN (N = inputs), any shapes: one axes per input, one line per element
     (row-major). Each y axis is labelled with its line's entry of `labels` for a single
     line, else with the name of the signal wired in (e.g. `Position.y`), and its unit from
-    `units`; several lines get a legend beside the axes (the labels, or the element
-    indices), never over the data. title: default the block name, "(incomplete)" added when
+    `units`; several lines get a legend beside the axes (the labels, else the names the
+    driving port gives its elements, such as a robot's q1..qn, else the element indices),
+    never over the data. title: default the block name, "(incomplete)" added when
     the run did not finish. ylim: [low, high] for every axes (default automatic).
     """
 
@@ -120,9 +130,9 @@ class Scope(Block):
                 ax.plot(run.t, lines[:, 0], label=names[0])
                 ax.set_ylabel(_with_unit(names[0] or signal, self._units[k]))
             else:
-                index = np.ndindex(np.shape(data)[1:])
-                for column, name in zip(lines.T, names):
-                    ax.plot(run.t, column, label=name or f"[{', '.join(map(str, next(index)))}]")
+                default = _element_names(self, k, np.shape(data)[1:])
+                for column, name, other in zip(lines.T, names, default):
+                    ax.plot(run.t, column, label=name or other)
                 ax.set_ylabel(_with_unit(signal, self._units[k]))
                 _legend_outside(ax)
             ax.grid(True)
@@ -137,7 +147,7 @@ class XYGraph(Block):
     """Plots y against x into `<block>.png`.
 
     Inputs: x, y of the same shape (one line per element for vectors, with a legend beside
-    the axes naming each line by its entry of `labels`, else by its element index). The axes
+    the axes naming each line by its entry of `labels`, else as the scope does). The axes
     are labelled `xlabel` / `ylabel`, else with the names of the signals wired in, and the
     units from `units` (one for both axes, or [x unit, y unit]). xlim, ylim: [low, high]
     (default automatic). title: default the block name, "(incomplete)" added when the run
@@ -181,9 +191,8 @@ class XYGraph(Block):
         x, y = (np.asarray(v).reshape(len(run.t), -1) for v in run.inputs)
         fig = Figure(figsize=(6, 6), layout="constrained")
         ax = fig.subplots()
-        index = np.ndindex(np.shape(run.inputs[0])[1:])
-        for i, (xi, yi) in enumerate(zip(x.T, y.T)):
-            name = self._labels[i] if self._labels else f"[{', '.join(map(str, next(index)))}]"
+        names = self._labels or _element_names(self, 1, np.shape(run.inputs[1])[1:])
+        for xi, yi, name in zip(x.T, y.T, names):
             ax.plot(xi, yi, label=name)
         ax.set_xlabel(_with_unit(self.p.xlabel or _signal(self, 0, "x"), self._units[0]))
         ax.set_ylabel(_with_unit(self.p.ylabel or _signal(self, 1, "y"), self._units[1]))

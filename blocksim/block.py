@@ -116,6 +116,8 @@ class Out:
     calc: name of the block method that computes it (outputs sharing a calc are computed by
     one call). state / dstate: True or a slice: the output *is* that part of the block's
     continuous / discrete state (reshaped), computed by nobody.
+    elements: names of the output's elements in row-major order (a robot's q1..qn), which
+    figures use for the lines of a signal wired straight from this port; () for none.
     """
     name: str
     shape: tuple | None = None
@@ -124,6 +126,7 @@ class Out:
     state: object = None
     dstate: object = None
     doc: str = ""
+    elements: tuple = ()
 
     @property
     def aliased(self):
@@ -162,8 +165,11 @@ class Block:
     # that draw or report after the run, e.g. a camera's view).
     records_inputs = False
     # For those blocks: the signal wired to each input, as written in a diagram
-    # ('Position.y', 'Robot.q[0:3]'; '' when unwired), set by the compiler (axis labels).
+    # ('Position.y', 'Robot.q[0:3]'; '' when unwired), set by the compiler (axis labels),
+    # and the names of each input's elements when its driver's port declares them (the
+    # driver's `Out.elements`, indexed as the wire indexes it; () otherwise): legends.
     signal_names = ()
+    signal_elements = ()
 
     def __init__(self, name, params):
         self.name = name

@@ -270,8 +270,8 @@ def _check(args):
     from .language.library import Library
     library = Library()
     for section in library.sections:
-        if model.config.get(section):
-            note = library.section_note(section)
+        if model.resources.get(section):
+            note = library.section_note(section, model.resources[section])
             if note:
                 print(note)
     print("\nblocks:")

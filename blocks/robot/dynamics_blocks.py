@@ -10,7 +10,7 @@ from blocksim.block import FALLING, RISING, In, Out
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
 
-from .kinematics_blocks import RobotBlock, robot_param
+from .kinematics_blocks import RobotBlock, joint_names, robot_param
 
 
 def _joint_vector(p, name, n):
@@ -89,9 +89,12 @@ class Robot(RobotBlock):
     def ports(self):
         n = self.n
         return ([In("tau", shape=(n,), doc="joint torques/forces")],
-                [Out("q", shape=(n,), feedthrough=(), state=slice(0, n)),
-                 Out("qd", shape=(n,), feedthrough=(), state=slice(n, 2 * n)),
-                 Out("qdd", shape=(n,), feedthrough=("tau",), calc="acceleration")])
+                [Out("q", shape=(n,), feedthrough=(), state=slice(0, n),
+                     elements=joint_names("q", (n,))),
+                 Out("qd", shape=(n,), feedthrough=(), state=slice(n, 2 * n),
+                     elements=joint_names("qd", (n,))),
+                 Out("qdd", shape=(n,), feedthrough=("tau",), calc="acceleration",
+                     elements=joint_names("qdd", (n,)))])
 
     def continuous_state(self):
         return self._x0
@@ -274,7 +277,7 @@ class Rne(RobotBlock):
         n = self.n
         return ([In("q", shape=(n,)), In("qd", shape=(n,)), In("qdd", shape=(n,)),
                  In("fext", shape=(6,), optional=True, doc="tool wrench [F; M], tool frame")],
-                [Out("tau", shape=(n,))])
+                [Out("tau", shape=(n,), elements=joint_names("tau", (n,)))])
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
@@ -298,7 +301,8 @@ class GravLoad(RobotBlock):
         self._fext = np.zeros(6)
 
     def ports(self):
-        return [In("q", shape=(self.n,))], [Out("tau", shape=(self.n,))]
+        return [In("q", shape=(self.n,))], [Out("tau", shape=(self.n,),
+                                                elements=joint_names("tau", (self.n,)))]
 
     def output(self, t):
         z = self._zero

@@ -6,7 +6,7 @@ from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
 
 from .ikine import IKineError, _check_6s, _config, ikine, ikine6s
-from .kinematics_blocks import RobotBlock, robot_param
+from .kinematics_blocks import RobotBlock, joint_names, robot_param
 
 
 class IKine(RobotBlock):
@@ -62,7 +62,8 @@ class IKine(RobotBlock):
         self._mask = np.broadcast_to(p.mask.ravel(), (6,)).astype(float)
 
     def ports(self):
-        return [In("T", shape=(4, 4), doc="pose, world frame")], [Out("q", shape=(self.n,))]
+        return [In("T", shape=(4, 4), doc="pose, world frame")], \
+            [Out("q", shape=(self.n,), elements=joint_names("q", (self.n,)))]
 
     def _numerical(self, T):
         return ikine(self.robot, T, self._q0, self._mask)

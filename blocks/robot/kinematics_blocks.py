@@ -16,6 +16,13 @@ def robot_param():
                  section="robots")
 
 
+
+def joint_names(prefix, shape):
+    """Element names of a joint vector of `shape` (n,), numbered from 1 as the toolbox
+    numbers joints (q1..qn, tau1..taun): scopes label their lines with them. () else."""
+    shape = tuple(shape)
+    return tuple(f"{prefix}{j}" for j in range(1, shape[0] + 1)) if len(shape) == 1 else ()
+
 class RobotBlock(Block):
     """Base of the blocks that take a robot: `self.robot`, `self.n` and the kernel arguments."""
 

@@ -29,8 +29,10 @@ class PlotRobot(Block):
     the arm's shadow (its vertical projection) on the floor. The floor is z = 0 when the arm stays
     above it during the whole run; otherwise it lies a little below the arm's lowest point.
     The axis limits are fixed for the whole animation (a cube around everything the arm
-    reaches during the run, equal aspect). The heading gives the robot's name, "(incomplete)"
-    when the run did not finish, and the time.
+    reaches during the run, equal aspect). Each joint is named where its axis passes through
+    the drawing (a point of joint_axes), q1..qn as the toolbox numbers joints; joints whose
+    points coincide (a spherical wrist's) share one label, "q4 q5 q6". The heading gives the
+    robot's name, "(incomplete)" when the run did not finish, and the time.
 
     Animation time is simulation time: the recording is resampled at `fps` frames per second
     of simulated time (linear interpolation of each joint between recorded samples; the last
@@ -61,10 +63,11 @@ class PlotRobot(Block):
         t = np.asarray(run.t, dtype=float)
         times, rate = frame_times(t, self.p.fps)
         robot = self.p.robot
-        points, tools = _geometry(robot, resample(t, run.inputs[0], times))
+        qs = resample(t, run.inputs[0], times)
+        points, tools = _geometry(robot, qs)
         heading = (robot.name + (f"  ({rate:g} fps)" if rate != self.p.fps else "")
                    + ("  (incomplete)" if not run.complete else ""))
-        frames = _frames(points, tools, times, heading)
+        frames = _frames(points, tools, times, heading, _joint_labels(robot, qs))
         stem = self.name.replace("/", ".")
         last = write_animation(run, run.out_dir / stem, frames, times, rate, self.name)
         from PIL import Image
@@ -81,6 +84,26 @@ def _geometry(robot, qs):
     return np.concatenate([origins, tools[:, None, :3, 3]], axis=1), tools
 
 
+def _joint_labels(robot, qs):
+    """Per frame, the labels of the joints at the points where their axes are drawn:
+    [(position (3,), 'q1 q2'), ...], joints numbered from 1, coincident points (within
+    1e-9 of the scene's size) sharing one label."""
+    points = np.asarray(robot.joint_axes(qs)[1])
+    tol = 1e-9 * max(float(np.ptp(points)), 1.0)
+    frames = []
+    for frame in points:
+        groups = []
+        for j, p in enumerate(frame, 1):
+            for group in groups:
+                if np.abs(group[0] - p).max() <= tol:
+                    group[1].append(f"q{j}")
+                    break
+            else:
+                groups.append((p, [f"q{j}"]))
+        frames.append([(p, " ".join(names)) for p, names in groups])
+    return frames
+
+
 def _layout(points):
     """The fixed scene for polylines `points` (m, k, 3) of every frame: the floor height, the
     length of the drawn tool axes, and the centre (3,) and half-width of the cube of axis
@@ -94,7 +117,7 @@ def _layout(points):
     return floor, axis_length, (low + high) / 2, float(max(high - low)) / 2
 
 
-def _frames(points, tools, times, heading):
+def _frames(points, tools, times, heading, labels):
     """Yield the frames as RGB arrays (H, W, 3) uint8. The axes, panes, ticks and heading are
     drawn once; each frame restores that background and draws only the arm, its shadow, the
     tool axes and the time (blitting: a full redraw of 3-D axes costs ~20x more)."""
@@ -119,10 +142,12 @@ def _frames(points, tools, times, heading):
     frame_axes = [ax.plot([], [], [], color=c, lw=2, animated=True)[0] for c in "rgb"]
     fig.text(0.03, 0.97, heading, va="top", fontsize=9)
     clock = fig.text(0.97, 0.97, "", ha="right", va="top", fontsize=9, animated=True)
+    names = [ax.text(0, 0, 0, "", fontsize=7, color="0.2", animated=True)
+             for _ in range(max(map(len, labels), default=0))]
 
     canvas.draw()
     background = canvas.copy_from_bbox(fig.bbox)
-    for p, T, t in zip(points, tools, times):
+    for p, T, t, joints in zip(points, tools, times, labels):
         canvas.restore_region(background)
         shadow.set_data_3d(p[:, 0], p[:, 1], np.full(len(p), floor))
         links.set_data_3d(p[:, 0], p[:, 1], p[:, 2])
@@ -130,7 +155,10 @@ def _frames(points, tools, times, heading):
         for k, line in enumerate(frame_axes):
             line.set_data_3d(*np.column_stack((T[:3, 3], T[:3, 3] + axis_length * T[:3, k])))
         clock.set_text(f"t = {t:.2f} s")
-        for artist in (shadow, links, tool, *frame_axes):
+        for name, (at, text) in zip(names, joints):
+            name.set_position_3d(at)
+            name.set_text(" " + text)
+        for artist in (shadow, links, tool, *frame_axes, *names[:len(joints)]):
             ax.draw_artist(artist)
         fig.draw_artist(clock)
         yield np.array(canvas.buffer_rgba())[:, :, :3]

@@ -510,13 +510,14 @@ class RobotBase:
         return str(self)
 
     def dyn(self, j=None):
-        """Dynamic parameters of every link (or of link j, 0-based) as text: mass, COM,
-        inertia about the COM, motor inertia, gear ratio, viscous and Coulomb friction, qlim."""
+        """Dynamic parameters of every link (or of link j, 0-based; the text numbers links
+        1..n as the toolbox) as text: mass, COM, inertia about the COM, motor inertia, gear
+        ratio, viscous and Coulomb friction, qlim."""
         out = []
         for k in range(self.n) if j is None else [j]:
             I, Tc, qlim = self.I[k], self.Tc[k], self.qlim[k]
             six = I[(0, 1, 2, 0, 1, 0), (0, 1, 2, 1, 2, 2)]
-            out += [f"link {k} ({('revolute', 'prismatic')[self.sigma[k]]}):",
+            out += [f"link {k + 1} ({('revolute', 'prismatic')[self.sigma[k]]}):",
                     f"  m  = {self.m[k]:.6g} kg",
                     f"  r  = {vector_text(self.r[k])} m",
                     f"  I  = [Ixx Iyy Izz Ixy Iyz Ixz] = {vector_text(six)} kg.m^2",

@@ -161,3 +161,20 @@ def _plain(x):
     if isinstance(x, list):
         return [_plain(v) for v in x]
     return x
+
+
+def describe(robots):
+    """What `blocksim check` says about a diagram's robots (name -> robot): the kernels that
+    run them, then each robot as `print(robot)` shows it (joints numbered 1..n, coordinates
+    q1..qn, as in the toolbox) and the friction it has."""
+    from .backend import describe as kernels
+
+    lines = [kernels()]
+    for name, robot in robots.items():
+        text = str(robot).splitlines()
+        friction = "none" if not (robot.B.any() or robot.Tc.any()) else \
+            "viscous only" if not robot.Tc.any() else \
+            "Coulomb only" if not robot.B.any() else "viscous and Coulomb"
+        lines += [f"robot {name}: {text[0]}", *(f"  {line}" for line in text[1:]),
+                  f"  friction: {friction}"]
+    return "\n".join(lines)

@@ -103,7 +103,8 @@ class SerialLink(RobotBase):
         return f"SerialLink({self.name!r}, n={self.n}, {self.config}, {self.convention} DH)"
 
     def _table(self):
-        """The DH table, one row per joint."""
+        """The DH table, one row per joint, numbered 1..n with coordinates q1..qn as in the
+        toolbox."""
         def num(x):
             return f"{x:.6g}"
 
@@ -111,7 +112,7 @@ class SerialLink(RobotBase):
             ("theta", "d", "a_{j-1}", "alpha_{j-1}", "offset")
         rule = "+---+" + "+".join("-" * 13 for _ in heads) + "+"
         lines = [rule, "| j |" + "|".join(f"{h:>12} " for h in heads) + "|", rule]
-        for j, L in enumerate(self.links):
+        for j, L in enumerate(self.links, 1):
             th = f"q{j}" if L.sigma == 0 else num(L.theta)
             d = num(L.d) if L.sigma == 0 else f"q{j}"
             cells = (th, d, num(L.a), num(L.alpha), num(L.offset))

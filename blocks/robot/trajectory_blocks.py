@@ -5,6 +5,7 @@ import numpy as np
 from blocksim.block import Block, In, Out
 from blocksim.params import Param, ParamError
 
+from .kinematics_blocks import joint_names
 from .mstraj import ViaPointError, ViaPointTrajectory
 from .trajectory import CartesianTrajectory, QuinticTrajectory
 
@@ -64,8 +65,8 @@ class JTraj(_Motion):
 
     def ports(self):
         s = self._shape
-        return [], [Out("q", shape=s, feedthrough=()), Out("qd", shape=s, feedthrough=()),
-                    Out("qdd", shape=s, feedthrough=())]
+        return [], [Out(k, shape=s, feedthrough=(), elements=joint_names(k, s))
+                    for k in ("q", "qd", "qdd")]
 
     def discrete_state(self):
         return np.zeros(1)
@@ -187,8 +188,8 @@ class MSTraj(Block):
 
     def ports(self):
         s = self._shape
-        return [], [Out("q", shape=s, feedthrough=()), Out("qd", shape=s, feedthrough=()),
-                    Out("qdd", shape=s, feedthrough=())]
+        return [], [Out(k, shape=s, feedthrough=(), elements=joint_names(k, s))
+                    for k in ("q", "qd", "qdd")]
 
     def events(self, start, stop):
         bounds = self._traj.bounds

@@ -174,10 +174,11 @@ class Library:
         target = self._section_functions.get(name)
         return dict(_resolve(target)) if target else {}
 
-    def section_note(self, name):
-        """A line about a diagram section in use (e.g. the robot kernels), or None."""
+    def section_note(self, name, entries):
+        """Text about a diagram section in use, given its built entries (name -> object):
+        e.g. the robot kernels and each robot's table; None when the catalogue has none."""
         target = self.section_notes.get(name)
-        return _resolve(target)() if target else None
+        return _resolve(target)(entries) if target else None
 
 
 def summary(cls):

@@ -48,6 +48,11 @@ class TwoLink:
     def fkine(self, q):
         return self.fkine_all(q)[..., -1, :, :] @ self._pose(0.0, self.d, 0, 0)
 
+    def joint_axes(self, q):
+        """Both axes along z, through the base and the elbow (by hand, as fkine_all)."""
+        origins = self.fkine_all(q)[..., :2, :3, 3]
+        return np.broadcast_to([0.0, 0.0, 1.0], origins.shape), origins, np.zeros(2)
+
 
 def make(robot, fps=25.0, name="arm"):
     return PlotRobot(name, {"robot": robot, "fps": PlotRobot.params[1].convert(fps)})
@@ -248,6 +253,22 @@ def test_failing_ffmpeg_leaves_no_mp4(tmp_path, stand_in_ffmpeg):
 
 
 # --- the real Puma 560 ------------------------------------------------------------------------
+
+def test_joints_are_labelled_q1_to_qn_where_their_axes_are_drawn():
+    """The stand-in's joints at its base and elbow; the Puma's, numbered as the toolbox,
+    with its shoulder joints (axes through the origin) and its wrist joints 5 and 6 (axes
+    through the wrist centre) sharing a label each (robots spec: a spherical wrist)."""
+    arm = TwoLink(a1=1.0, h=0.5)
+    (frame,) = plot._joint_labels(arm, np.array([[math.pi / 2, 0.3]]))
+    assert [text for _, text in frame] == ["q1", "q2"]
+    np.testing.assert_allclose([p for p, _ in frame], [[0, 0, 0.5], [0, 1, 0.5]], atol=1e-15)
+    puma = load_robot("puma560")
+    q = np.array([puma.poses["qn"], puma.poses["qr"]])
+    for joints, qk in zip(plot._joint_labels(puma, q), q):
+        assert [text for _, text in joints] == ["q1 q2", "q3", "q4", "q5 q6"]
+        wrist = puma.fkine(qk)[:3, 3]  # no tool offset: the tool point is the wrist centre
+        np.testing.assert_allclose(joints[-1][0], wrist, atol=1e-12)
+
 
 def test_puma_geometry_and_files(tmp_path, no_ffmpeg):
     puma = load_robot("puma560")

@@ -124,9 +124,9 @@ class TwistRobot(RobotBase):
         return f"TwistRobot({self.name!r}, n={self.n}, {self.config})"
 
     def _table(self):
-        """The twists and the home pose."""
-        lines = [f"  {j}: v = {vector_text(xi[:3])}, w = {vector_text(xi[3:])}"
-                 for j, xi in enumerate(self.twists)]
+        """The twists (joints numbered 1..n) and the home pose."""
+        lines = [f"  q{j}: v = {vector_text(xi[:3])}, w = {vector_text(xi[3:])}"
+                 for j, xi in enumerate(self.twists, 1)]
         return lines + ["home = " + np.array2string(self.home, precision=4, suppress_small=True,
                                                     prefix="home = ")]
 

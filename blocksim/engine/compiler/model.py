@@ -69,6 +69,7 @@ class Model:
     seeds: dict = field(default_factory=dict)
     subsystems: dict = field(default_factory=dict)  # name -> (source, {parameter: value})
     spec: object = None  # the DiagramSpec compiled (its subsystem structure, for drawing)
+    resources: dict = field(default_factory=dict)  # section -> {name: object} (the robots)
 
 
 def plain(v):

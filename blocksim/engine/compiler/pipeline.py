@@ -97,6 +97,7 @@ class Compilation:
             xdbuf=lay.xdbuf, outputs=lay.views, record=record, sinks=sinks, stops=stops,
             events=events, state_slices=lay.slices, config=run_config(spec, settings),
             hybrid=lay.hybrid, zbuf=lay.zbuf, zdirs=lay.zdirs, spec=spec,
+            resources=self.values.resources,
             subsystems={name: (sub.source, {k: self.values.scopes[sub.scope][k]
                                             for k in spec.scopes[sub.scope].params})
                         for name, sub in spec.subsystems.items()},

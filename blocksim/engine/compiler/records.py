@@ -2,8 +2,9 @@
 
 Input: the DiagramSpec, `Built`, the drivers, the views of the layout, the problems list.
 Output: (record, sinks, stops): record name -> (view, signal text) for `record:`; (block,
-[input views]) for every block that records its inputs (setting its `signal_names`); the
-input views of the stop blocks. The files the sinks write are checked here too.
+[input views]) for every block that records its inputs (setting its `signal_names` and
+`signal_elements`); the input views of the stop blocks. The files the sinks write are
+checked here too.
 """
 from __future__ import annotations
 
@@ -34,10 +35,25 @@ def records(spec, built, drivers, views, problems):
         if block.records_inputs:
             sinks.append((block, [block.u[i] for i in range(len(ins))]))
             block.signal_names = tuple(driver_text(drivers, name, port) for port in ins)
+            block.signal_elements = tuple(_elements(built, drivers.get((name, port)),
+                                                    block.u[i].size)
+                                          for i, port in enumerate(ins))
         if block.stops:
             stops.append(block.u[0])
     _check_files(spec, (block for block, _ in sinks), problems)
     return record, sinks, stops
+
+
+def _elements(built, driver, size):
+    """The names of the elements a wire carries: its driver port's `elements`, indexed as
+    the wire indexes the port; () when the port names none (or not `size` of them)."""
+    if driver is None:
+        return ()
+    src, port, index, _ = driver
+    names = built.ports[src][1][port].elements
+    if index is not None and names:
+        names = (names[index],) if isinstance(index, int) else names[slice(*index)]
+    return tuple(names) if len(names) == size else ()
 
 
 def _check_files(spec, sinks, problems):
