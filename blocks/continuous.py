@@ -1,6 +1,7 @@
 """Continuous-time blocks with state: integrator, derivative, rate limiter, LTI systems."""
 import numpy as np
 
+from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import FALLING, RISING, Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 
@@ -185,6 +186,57 @@ class Integrator(Block):
             self.xd[:] = mode
         return changed
 
+    # ---- compiled form: P = [x0, lower, upper] (n each); W = [seen, before, done] (one
+    # per reset element) and the instant of the last reset check (NaN: none yet)
+    def lower(self, c):
+        n, r = self._n, self._resets
+        x0 = "in_x0[{}]".format("0" if c.n_in.get("x0") == 1 else "i") if self._port_x0 \
+            else "P[i]"
+        clip = f"rt_clip({{}}, P[{n} + i], P[{2 * n} + i])"
+        code = {"derivative": c.loop(n, "dx[i] = in_u[i];"),
+                "initialize": c.loop(n, f"x[i] = {clip.format(x0)};") if self._port_x0 else ""}
+        if self._limited:
+            code["derivative"] = c.loop(n, "dx[i] = xd[i] != 0.0 ? 0.0 : in_u[i];")
+        indicator, crossing = [], []
+        if self._limited:
+            indicator.append(c.loop(n, f"z[i] = x[i] - P[{n} + i]; z[{n} + i] = x[i] - P[{2 * n} + i]; "
+                                       f"z[{2 * n} + i] = xd[i] == 0.0 ? 1.0 : -(in_u[i] * xd[i]);"))
+        if r:
+            indicator.append(c.loop(r, f"z[{c.nz - r} + i] = in_reset[i];"))
+            edge = []
+            if self._rises:
+                edge.append("(b < 0 && now >= 0) || (b <= 0 && now > 0)")
+            if self._falls:
+                edge.append("(b > 0 && now <= 0) || (b >= 0 && now < 0)")
+            crossing.append(
+                f"if (t != W[{3 * r}]) {{ W[{3 * r}] = t; "
+                + c.loop(r, f"W[{r} + i] = W[i]; W[{2 * r} + i] = 0.0;") + " }\n"
+                f"char fired[{r}]; int any = 0;\n"
+                + c.loop(r, f"double b = W[{r} + i], now = in_reset[i]; "
+                            f"int e = ({' || '.join(edge)}) && W[{2 * r} + i] == 0.0; "
+                            f"if (e) W[{2 * r} + i] = 1.0; W[i] = now; fired[i] = (char)e; any |= e;")
+                + "\nif (any) { "
+                + c.loop(n, f"if ({'fired[i]' if r == n else '1'}) x[i] = {clip.format(x0)};")
+                + " changed = 1; }")
+            code["advance"] = c.loop(r, "W[i] = in_reset[i];")
+            code["initialize"] += "\n" + c.loop(r, "W[i] = in_reset[i];") + f"\nW[{3 * r}] = NAN;"
+        if self._limited:
+            crossing.append(
+                "int outside = 0;\n"
+                + c.loop(n, f"if (x[i] < P[{n} + i] || x[i] > P[{2 * n} + i]) outside = 1;")
+                + "\nif (outside) { " + c.loop(n, f"x[i] = {clip.format('x[i]')};")
+                + " changed = 1; }\n"
+                + c.loop(n, f"double mode = x[i] <= P[{n} + i] && in_u[i] < 0 ? -1.0 : "
+                            f"x[i] >= P[{2 * n} + i] && in_u[i] > 0 ? 1.0 : 0.0; "
+                            "if (mode != xd[i]) changed = 1; xd[i] = mode;"))
+        if indicator:
+            code["indicator"], code["crossing"] = "\n".join(indicator), "\n".join(crossing)
+        work = np.r_[np.zeros(3 * r), np.nan] if r else ()
+        return Lowering(code, work=work)
+
+    def pack(self):
+        return flat(np.broadcast_to(self.p.x0, self._shape), self._lower, self._upper)
+
 
 class _InputShapedState(Block):
     """A continuous state with the input's shape, set to u(0) at the start (rate limiter,
@@ -305,6 +357,18 @@ class _LinearOutput(Block):
             np.matmul(self._D, self._u, out=self._Du)
             self._y += self._Du
 
+    def _linear_code(self, state):
+        """C of y = C s (+ D u): P = [A, B, C, D] flattened, s the state array's name."""
+        (n, m), q = self._B.shape, self._C.shape[0]
+        c0, d0 = n * n + n * m, n * n + n * m + q * n
+        direct = f"double du = 0.0; for (int l = 0; l < {m}; l++) du += P[{d0} + i * {m} + l] * in_u[l]; " \
+            "s += du; " if self._direct else ""
+        return (f"for (int i = 0; i < {q}; i++) {{ double s = 0.0; for (int j = 0; j < {n}; j++) "
+                f"s += P[{c0} + i * {n} + j] * {state}[j]; {direct}out_y[i] = s; }}")
+
+    def pack(self):
+        return flat(self._A, self._B, self._C, self._D)
+
 
 class _LTI(_LinearOutput):
     """dx/dt = A x + B u, y = C x + D u with x(0) = x0."""
@@ -321,6 +385,14 @@ class _LTI(_LinearOutput):
         np.matmul(self._A, self.x, out=self.dx)
         np.matmul(self._B, self._u, out=self._Bu)
         self.dx += self._Bu
+
+    def lower(self, c):
+        n, m = self._B.shape
+        return Lowering({"output": self._linear_code("x"), "derivative": (
+            f"for (int i = 0; i < {n}; i++) {{ double s = 0.0, bu = 0.0; "
+            f"for (int j = 0; j < {n}; j++) s += P[i * {n} + j] * x[j]; "
+            f"for (int l = 0; l < {m}; l++) bu += P[{n * n} + i * {m} + l] * in_u[l]; "
+            "dx[i] = s + bu; }")})
 
 
 class StateSpace(_LTI):

@@ -9,6 +9,7 @@ happens exactly at a located crossing.
 """
 import numpy as np
 
+from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import EITHER, FALLING, RISING, Block, In, Out
 from blocksim.params import Param
 
@@ -65,6 +66,28 @@ class _Band(Block):
         self.xd[:] = mode
         return changed
 
+    # compiled form: P = [lo, hi] (n each); C_MAP is y in the modes above, below and
+    # between the thresholds, from u, lo and hi
+    C_MAP = None
+
+    def lower(self, c):
+        n = self._lo.size
+        if self.C_MAP is None:
+            return None
+        above, below, inside = (e.format(u="in_u[i]", lo="P[i]", hi=f"P[{n} + i]")
+                                for e in self.C_MAP)
+        return Lowering({
+            "output": c.loop(n, f"out_y[i] = xd[i] > 0.0 ? {above} : xd[i] < 0.0 ? {below} "
+                                f": {inside};"),
+            "indicator": c.loop(n, f"z[i] = in_u[i] - P[{n} + i]; z[{n} + i] = in_u[i] - P[i];"),
+            "crossing": c.loop(n, f"double above = in_u[i] - P[{n} + i], below = in_u[i] - P[i]; "
+                                  "double mode = above > 0 || (above == 0 && crossed[i] > 0) ? 1.0 : "
+                                  f"below < 0 || (below == 0 && crossed[{n} + i] < 0) ? -1.0 : 0.0; "
+                                  "if (mode != xd[i]) changed = 1; xd[i] = mode;")})
+
+    def pack(self):
+        return flat(self._lo, self._hi)
+
 
 class Saturation(_Band):
     """y = min(max(u, lower), upper), element-wise.
@@ -81,6 +104,7 @@ class Saturation(_Band):
         Param("upper", "value", doc="upper limit (inf: none)", allow_inf=True),
     )
     bounds = ("lower", "upper")
+    C_MAP = ("{hi}", "{lo}", "{u}")  # above, below, between
 
     def _map(self):
         y = self._y
@@ -103,6 +127,7 @@ class DeadZone(_Band):
         Param("end", "value", doc="upper end of the zone (y = 0 up to here)"),
     )
     bounds = ("start", "end")
+    C_MAP = ("{u} - {hi}", "{u} - {lo}", "0.0")  # above, below, inside
 
     def _map(self):
         y = self._y
@@ -176,6 +201,19 @@ class Relay(Block):
         changed = not np.array_equal(new, self.xd)
         self.xd[:] = new
         return changed
+
+    # compiled form: P = [on, off, on_value, off_value] (n each)
+    def lower(self, c):
+        n = self._on.size
+        return Lowering({
+            "output": c.loop(n, f"out_y[i] = xd[i] != 0.0 ? P[{2 * n} + i] : P[{3 * n} + i];"),
+            "indicator": c.loop(n, f"z[i] = xd[i] != 0.0 ? 1.0 : in_u[i] - P[i]; "
+                                   f"z[{n} + i] = xd[i] == 0.0 ? 1.0 : in_u[i] - P[{n} + i];"),
+            "crossing": c.loop(n, f"double now = xd[i] != 0.0 ? in_u[i] > P[{n} + i] : "
+                                  "in_u[i] >= P[i]; if (now != xd[i]) changed = 1; xd[i] = now;")})
+
+    def pack(self):
+        return flat(self._on, self._off, self._yon, self._yoff)
 
 
 class HitCrossing(Block):

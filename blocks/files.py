@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from blocksim.accel.lowering import computes_nothing
 from blocksim.engine import csvio
 from blocksim.block import Block, In, Out
 from blocksim.params import Param, ParamError
@@ -153,6 +154,7 @@ class ToFile(Block):
 
     type = "to_file"
     records_inputs = True
+    lower = computes_nothing
     params = (
         Param("file", "string", doc="file name (.csv or .npz) in the run directory"),
         Param("inputs", "int", 1, "number of inputs", minimum=1),

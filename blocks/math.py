@@ -1,6 +1,7 @@
 """Memoryless math blocks: y is a function of the inputs at the same instant."""
 import numpy as np
 
+from blocksim.accel.lowering import Lowering, flat
 from blocksim.language import expr
 from blocksim.block import Block, In, Out, PortError
 from blocksim.params import Param, ParamError
@@ -39,6 +40,27 @@ class Gain(Block):
 
     def _matmul(self, t):
         np.matmul(self.p.K, self.u[0], out=self.y[0])
+
+    def lower(self, c):
+        if self.output == self._elementwise:
+            return Lowering({"output": c.loop(c.n_out["y"], "out_y[i] = P[i] * in_u[i];")})
+        return Lowering({"output": matmul_code("out_y", "P", "in_u", self.p.K.shape,
+                                               c.shape_in["u"])})
+
+    def pack(self):
+        if self.output == self._elementwise:
+            return flat(np.broadcast_to(self.p.K, self.y[0].shape))
+        return flat(self.p.K)
+
+
+def matmul_code(y, a, b, a_shape, b_shape):
+    """C statements of y = a @ b for a matrix a (r, c) and b (c,) or (c, k), row-major,
+    each element a sum over l in order (numpy's matmul up to BLAS's order of sums)."""
+    r, inner = a_shape
+    k = b_shape[1] if len(b_shape) == 2 else 1
+    return (f"for (int i = 0; i < {r}; i++) for (int j = 0; j < {k}; j++) {{ double s = 0.0; "
+            f"for (int l = 0; l < {inner}; l++) s += {a}[i * {inner} + l] * {b}[l * {k} + j]; "
+            f"{y}[i * {k} + j] = s; }}")
 
 
 def _broadcast_inputs(names, shapes):
@@ -109,6 +131,17 @@ class _Elementwise(Block):
         for combine, ui in self._rest:
             combine(y, ui, out=y)
 
+    # C of each operator: applied to the first input alone, combining with the next ones
+    C_OPS = {}
+
+    def lower(self, c):
+        terms = [c.elem(f"u{k + 1}") for k in range(len(self._ops))]
+        alone, _ = self.C_OPS[self._ops[0]]
+        expression = alone.format(terms[0]) if not self._pair else terms[0]
+        for op, term in zip(self._ops[1:], terms[1:]):
+            expression = f"{expression} {self.C_OPS[op][1]} {term}"
+        return Lowering({"output": c.loop(c.n_out["y"], f"out_y[i] = {expression};")})
+
 
 def _copy(u, out):
     np.copyto(out, u)
@@ -129,6 +162,7 @@ class Sum(_Elementwise):
     type = "sum"
     params = (Param("signs", "string", "++", "one sign per input, + or - (| ignored)"),)
     OPS = {"+": (_copy, np.add), "-": (np.negative, np.subtract)}
+    C_OPS = {"+": ("{}", "+"), "-": ("-{}", "-")}
     param = "signs"
     ignored = "|"
 
@@ -143,6 +177,7 @@ class Product(_Elementwise):
     type = "product"
     params = (Param("ops", "string", "**", "one operator per input, * or /"),)
     OPS = {"*": (_copy, np.multiply), "/": (_reciprocal, np.divide)}
+    C_OPS = {"*": ("{}", "*"), "/": ("1.0 / {}", "/")}
     param = "ops"
 
 

@@ -1,6 +1,7 @@
 """The PID controller, continuous or discrete, with output limits and anti-windup."""
 import numpy as np
 
+from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import EITHER, Block, In, Out, Sample
 from blocksim.params import Param
 
@@ -173,6 +174,44 @@ class Pid(Block):
                        and np.array_equal(integrating, self._integrating))
         self._linear[:], self._held[:], self._integrating[:] = linear, held, integrating
         return changed
+
+    # ---- compiled form (continuous): P = [Kp, Ki, Kd, N, lower, upper, Kb, x0, Nf], n each;
+    # x = [xi, xf], xd = [linear, held, integrating]
+    def lower(self, c):
+        if self.discrete:
+            return None
+        n = self._n
+        P = {name: f"P[{k * n} + i]" for k, name in enumerate(_GAINS + ("Nf",))}
+        raw = (f"{P['Kp']} * in_e[i] + x[i] + (in_e[i] - x[{n} + i]) * {P['Kd']} * {P['N']}")
+        code = {
+            "output": c.loop(n, f"out_u[i] = ({raw}) * xd[i] + xd[{n} + i];"),
+            "derivative": c.loop(n, f"dx[{n} + i] = (in_e[i] - x[{n} + i]) * {P['Nf']}; "
+                                    f"dx[i] = {P['Ki']} * in_e[i] * xd[{2 * n} + i];"
+                                 + (f" dx[i] += (out_u[i] - ({raw})) * {P['Kb']};"
+                                    if self._back_calculation else "")),
+            "initialize": ""}
+        if self.zero_crossings() is not None:
+            clamp = (f"double push = {P['Ki']} * in_e[i]; "
+                     "if ((up && push > 0) || (lo && push < 0)) integrating = 0.0; "
+                     if self._clamping else "")
+            code["indicator"] = c.loop(n, (
+                f"double raw = {raw}; "
+                f"z[i] = isfinite({P['upper']}) ? raw - {P['upper']} : -1.0; "
+                f"z[{n} + i] = isfinite({P['lower']}) ? raw - {P['lower']} : 1.0;"
+                + (f" z[{2 * n} + i] = {P['Ki']} * in_e[i];" if self._clamping else "")))
+            code["crossing"] = c.loop(n, (
+                f"double raw = {raw}; "
+                f"int up = raw > {P['upper']} || (raw == {P['upper']} && crossed[i] > 0); "
+                f"int lo = !up && (raw < {P['lower']} || (raw == {P['lower']} && "
+                f"crossed[{n} + i] < 0)); "
+                f"double held = up ? {P['upper']} : lo ? {P['lower']} : 0.0, "
+                "linear = !(up || lo), integrating = 1.0; " + clamp +
+                f"if (linear != xd[i] || held != xd[{n} + i] || integrating != xd[{2 * n} + i]) "
+                f"changed = 1; xd[i] = linear; xd[{n} + i] = held; xd[{2 * n} + i] = integrating;"))
+        return Lowering(code)
+
+    def pack(self):
+        return flat(*(getattr(self, "_" + name) for name in _GAINS), self._Nf)
 
     # ---- discrete ----------------------------------------------------------------------------
     def _discrete_output(self, t):

@@ -4,6 +4,7 @@ Flattening is row-major (C order) throughout, as numpy's, unless a block says ot
 """
 import numpy as np
 
+from blocksim.accel.lowering import Lowering
 from blocksim.block import Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 
@@ -49,6 +50,14 @@ class Mux(Block):
     def output(self, t):
         for part, ui in self._parts:
             np.copyto(part, ui)
+
+    def lower(self, c):
+        code, start = [], 0
+        for i, shape in enumerate(self._shapes):
+            size = int(np.prod(shape, dtype=int))
+            code.append(c.loop(size, f"out_y[{start} + i] = in_u{i + 1}[i];"))
+            start += size
+        return Lowering({"output": "\n".join(code)})
 
 
 class Demux(Block):

@@ -6,6 +6,7 @@ by `.`), atomically.
 """
 import numpy as np
 
+from blocksim.accel.lowering import computes_nothing
 from blocksim.util.atomic import atomic_path
 from blocksim.block import Block, In, PortError
 from blocksim.params import Param, ParamError
@@ -91,6 +92,7 @@ class Scope(Block):
     """
 
     type = "scope"
+    lower = computes_nothing
     records_inputs = True
     params = (
         Param("inputs", "int", 1, "number of inputs", minimum=1),
@@ -155,6 +157,7 @@ class XYGraph(Block):
     """
 
     type = "xy_graph"
+    lower = computes_nothing
     records_inputs = True
     params = (
         Param("xlim", "value", (), "x-axis limits [low, high] (default: automatic)"),
@@ -214,6 +217,7 @@ class Display(Block):
     """
 
     type = "display"
+    lower = computes_nothing
     records_inputs = True
     params = (Param("format", "string", "%.6g", "format of one number, e.g. %.3f"),)
 
@@ -247,6 +251,7 @@ class Terminator(Block):
     """
 
     type = "terminator"
+    lower = computes_nothing
 
     def ports(self):
         return [In("u")], []
@@ -260,6 +265,7 @@ class Stop(Block):
     """
 
     type = "stop"
+    lower = computes_nothing
     stops = True
 
     def ports(self):

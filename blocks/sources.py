@@ -1,6 +1,7 @@
 """Source blocks: signals that depend only on time and parameters."""
 import numpy as np
 
+from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import CONSTANT, Block, In, Out
 from blocksim.params import Param, ParamError
 
@@ -20,6 +21,12 @@ class Constant(Block):
 
     def output(self, t):
         self.y[0][...] = self.p.value
+
+    def lower(self, c):
+        return Lowering({"output": c.loop(self.p.value.size, "out_y[i] = P[i];")})
+
+    def pack(self):
+        return flat(self.p.value)
 
 
 class _SwitchOnce(Block):
@@ -44,6 +51,11 @@ class _SwitchOnce(Block):
 
     def event(self, t):
         self.xd[0] = 1.0
+
+    def _lower_switch(self, output):
+        """The lowering of a source whose switch time is P[0]: the mode in xd[0]."""
+        return Lowering({"output": output, "initialize": "xd[0] = t >= P[0] ? 1.0 : 0.0;",
+                         "event": "xd[0] = 1.0;"})
 
 
 class Step(_SwitchOnce):
@@ -73,6 +85,13 @@ class Step(_SwitchOnce):
     def output(self, t):
         self.y[0][...] = self._after if self.xd[0] else self._before
 
+    def lower(self, c):
+        n = self._before.size
+        return self._lower_switch(c.loop(n, f"out_y[i] = xd[0] != 0.0 ? P[{1 + n} + i] : P[1 + i];"))
+
+    def pack(self):
+        return flat(self.p.time, self._before, self._after)
+
 
 class Clock(Block):
     """t = simulation time (s).
@@ -88,6 +107,9 @@ class Clock(Block):
 
     def output(self, t):
         self.y[0][...] = t
+
+    def lower(self, c):
+        return Lowering({"output": "out_t[0] = t;"})
 
 
 class Ramp(_SwitchOnce):
@@ -116,6 +138,16 @@ class Ramp(_SwitchOnce):
         y = self.y[0]
         np.multiply(self.p.slope, self.xd[0] * (t - self.p.start), out=y)
         y += self.p.initial
+
+    def lower(self, c):
+        n = c.n_out["y"]
+        return self._lower_switch(
+            c.loop(n, f"out_y[i] = P[1 + i] * (xd[0] * (t - P[0])) + P[{1 + n} + i];"))
+
+    def pack(self):
+        shape = self.y[0].shape
+        return flat(self.p.start, np.broadcast_to(self.p.slope, shape),
+                    np.broadcast_to(self.p.initial, shape))
 
 
 class Sine(Block):
@@ -146,6 +178,16 @@ class Sine(Block):
         np.sin(y, out=y)
         y *= p.amplitude
         y += p.bias
+
+    def lower(self, c):
+        n = c.n_out["y"]
+        return Lowering({"output": c.loop(
+            n, f"out_y[i] = sin(P[i] * t + P[{n} + i]) * P[{2 * n} + i] + P[{3 * n} + i];")})
+
+    def pack(self):
+        p, shape = self.p, self.y[0].shape
+        return flat(*(np.broadcast_to(v, shape) for v in (p.frequency, p.phase, p.amplitude,
+                                                            p.bias)))
 
 
 class TimeSeries(Block):

@@ -7,6 +7,7 @@ another event, where the block re-derives it from its inputs.
 """
 import numpy as np
 
+from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import EITHER, FALLING, Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 
@@ -209,6 +210,14 @@ class Relational(Block):
         self._truth[...] = new
         return changed
 
+    def lower(self, c):
+        a, b = c.elem("u1"), c.elem("u2")
+        return Lowering({
+            "output": c.loop(self._n, "out_y[i] = xd[i];"),
+            "indicator": c.loop(self._n, f"z[i] = {a} - {b};"),
+            "crossing": c.loop(self._n, f"double now = {a} {self.p.op} {b}; "
+                                        "if (now != xd[i]) changed = 1; xd[i] = now;")})
+
 
 _CRITERIA = (">=", ">", "!=0")
 
@@ -275,3 +284,19 @@ class Switch(Block):
         changed = not np.array_equal(new, self.xd)
         self.xd[:] = new
         return changed
+
+    # compiled form: P = [threshold]; one mode per element of u2
+    _C_CRITERIA = {">=": "in_u2[i] > P[0] || (in_u2[i] == P[0] && crossed[i] >= 0)",
+                   ">": "in_u2[i] > P[0]", "!=0": "in_u2[i] != 0"}
+
+    def lower(self, c):
+        mode = "xd[i]" if self._m > 1 else "xd[0]"
+        return Lowering({
+            "output": c.loop(c.n_out["y"], f"out_y[i] = {mode} != 0.0 ? {c.elem('u1')} : "
+                                           f"{c.elem('u3')};"),
+            "indicator": c.loop(self._m, "z[i] = in_u2[i] - P[0];"),
+            "crossing": c.loop(self._m, f"double now = {self._C_CRITERIA[self.p.criterion]}; "
+                                        "if (now != xd[i]) changed = 1; xd[i] = now;")})
+
+    def pack(self):
+        return flat(self.p.threshold)

@@ -1,0 +1,54 @@
+"""The BLAS numpy calls for dot and matmul, found so compiled code can call the same one.
+
+numpy hands small dot products and matrix products to its BLAS (OpenBLAS in the wheels),
+whose kernels sum in their own order with fused multiply-adds. Compiled code that sums
+in another order differs in the last bits, and an adaptive solver's error control turns
+that into step sizes differing in their 12th digit. Calling numpy's own BLAS (runtime/
+rt_blas.c mirrors numpy's choice of function) keeps the bits equal. The library is the one
+loaded into this process from numpy's installation (Linux: /proc/self/maps; else the
+libraries shipped inside numpy's package folders).
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+from pathlib import Path
+
+import numpy as np
+
+_NAMES = ("ddot", "dgemv", "daxpy", "dgemm")
+
+
+@functools.lru_cache(maxsize=None)
+def numpy_blas():
+    """(ilp64, (ddot, dgemv, daxpy, dgemm) addresses) of numpy's BLAS, or None."""
+    for path in _candidates():
+        try:
+            lib = ctypes.CDLL(str(path))
+        except OSError:
+            continue
+        for prefix in ("scipy_", ""):
+            for suffix, ilp64 in (("64_", 1), ("", 0)):
+                try:
+                    fns = [getattr(lib, f"{prefix}cblas_{name}{suffix}") for name in _NAMES]
+                except AttributeError:
+                    continue
+                return ilp64, tuple(ctypes.cast(f, ctypes.c_void_p).value for f in fns)
+    return None
+
+
+def _candidates():
+    root = Path(np.__file__).resolve().parent
+    shipped = [p for d in (root.parent / "numpy.libs", root / ".dylibs", root.parent / "numpy.libs")
+               if d.is_dir() for p in sorted(d.iterdir()) if "blas" in p.name.lower()]
+    loaded = []
+    maps = Path("/proc/self/maps")
+    if maps.is_file():
+        for line in maps.read_text().splitlines():
+            path = line.split()[-1] if "/" in line else ""
+            if "blas" in os.path.basename(path).lower() and path not in loaded:
+                loaded.append(path)
+    # numpy's own first: another package's BLAS (scipy's) may be loaded too
+    ordered = [p for p in loaded if "numpy" in p] + [str(p) for p in shipped]
+    return list(dict.fromkeys(ordered))

@@ -1,0 +1,178 @@
+"""Compiling generated C into a shared library, cached on disk per structure, loaded by ctypes.
+
+The compiler is the system's C compiler (`CC`, default `cc`), the one that builds the robot
+kernels. Flags keep IEEE semantics equal to numpy's: -O2 -ffp-contract=off (no fused
+multiply-add), no -ffast-math. The cache key is a hash of the generated source, the runtime's
+files, the compiler's identity, the flags and blocksim's version: a new version or a new
+compiler never reuses old code. The cache lives in BLOCKSIM_CACHE_DIR, else
+$XDG_CACHE_HOME/blocksim, else ~/.cache/blocksim (under `accel/`).
+
+Writes are atomic: each process compiles to a temporary name in the cache directory and
+renames it into place, so two processes compiling one structure both succeed and nobody
+loads half a file. A library carries its key (`rt_key()`); one that fails to load or carries
+another key (a corrupt entry) is compiled again.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .blas import numpy_blas
+from .codegen import RUNTIME, RUNTIME_FILES
+
+FLAGS = ("-O2", "-ffp-contract=off", "-fPIC", "-shared", "-std=gnu99")
+_LOADED = {}  # key -> Library, for this process
+_COMPILERS = {}  # compiler command -> its identity (first line of --version), or None
+
+
+class CompilerMissing(Exception):
+    """No working C compiler: accelerated mode is not available on this machine."""
+
+
+class CompileFailed(Exception):
+    """The C compiler rejected generated code (a fault in a block's lowering)."""
+
+
+def cache_dir():
+    """Where compiled diagrams are kept (see the module docstring)."""
+    explicit = os.environ.get("BLOCKSIM_CACHE_DIR")
+    if explicit:
+        return Path(explicit) / "accel"
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "blocksim" / "accel"
+
+
+def compiler():
+    """(command, identity) of the C compiler; CompilerMissing when there is none."""
+    command = os.environ.get("CC") or "cc"
+    if command not in _COMPILERS:
+        _COMPILERS[command] = _identity(command)
+    identity = _COMPILERS[command]
+    if identity is None:
+        raise CompilerMissing(f"no C compiler found (CC={command}): install one, e.g. "
+                              "`apt-get install gcc` or Xcode's command line tools, or set CC")
+    return command, identity
+
+
+def _identity(command):
+    path = shutil.which(command)
+    if path is None:
+        return None
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return f"{path}: {(out.stdout or out.stderr).splitlines()[0] if (out.stdout or out.stderr) else ''}"
+
+
+def _runtime_text():
+    return "".join((RUNTIME / name).read_text() for name in RUNTIME_FILES)
+
+
+def key_of(source):
+    """The cache key of a generated source (see the module docstring)."""
+    from .. import __version__
+    command, identity = compiler()
+    h = hashlib.sha256()
+    for part in (__version__, identity, " ".join(FLAGS), _runtime_text(), source):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+@dataclass
+class Built:
+    library: object  # the loaded Library
+    key: str
+    seconds: float  # compiling (0 when cached)
+    cached: bool
+
+
+def build(source):
+    """The loaded library of `source`: from this process, from the disk cache, or compiled
+    now. Raises CompilerMissing, CompileFailed."""
+    key = key_of(source)
+    if key in _LOADED:
+        return Built(_LOADED[key], key, 0.0, True)
+    directory = cache_dir()
+    path = directory / f"{key}.so"
+    library = _load(path, key) if path.is_file() else None
+    cached = library is not None
+    started = time.perf_counter()
+    if library is None:
+        _compile(source, key, directory, path)
+        library = _load(path, key)
+        if library is None:
+            raise CompileFailed(f"the compiled library {path} does not load")
+    _LOADED[key] = library
+    return Built(library, key, 0.0 if cached else time.perf_counter() - started, cached)
+
+
+def _compile(source, key, directory, path):
+    command, _ = compiler()
+    directory.mkdir(parents=True, exist_ok=True)
+    text = source + f'\nconst char *rt_key(void) {{ return "{key}"; }}\n'
+    fd, tmp_c = tempfile.mkstemp(prefix=f".{key}.", suffix=".c", dir=directory)
+    tmp_so = tmp_c[:-2] + ".so"
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        out = subprocess.run([command, *FLAGS, "-I", str(RUNTIME), "-o", tmp_so, tmp_c, "-lm"],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            raise CompileFailed(f"{command} failed on the generated code: "
+                                f"{_first_error(out.stderr)}")
+        os.replace(tmp_so, path)  # atomic: a reader sees the old file or the new one
+    finally:
+        for name in (tmp_c, tmp_so):
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+
+
+def _first_error(stderr):
+    lines = [line for line in stderr.splitlines() if "error" in line]
+    return (lines[0] if lines else stderr.strip().splitlines()[-1] if stderr.strip() else "")[:500]
+
+
+def _load(path, key):
+    """The library at `path` if it loads and carries `key`, else None (a corrupt entry)."""
+    try:
+        lib = ctypes.CDLL(str(path))
+        lib.rt_key.restype = ctypes.c_char_p
+        if lib.rt_key().decode() != key:
+            return None
+    except (OSError, AttributeError, UnicodeDecodeError):
+        return None
+    return _declare(lib)
+
+
+def _declare(lib):
+    """Argument and result types of the runtime's entry points (rt_api.c)."""
+    P, D, I, LL = ctypes.c_void_p, ctypes.c_double, ctypes.c_int, ctypes.c_longlong
+    signatures = {
+        "rt_create": ([], P), "rt_free": ([P], None),
+        "rt_bind": ([P, P, P, P], None),
+        "rt_configure": ([P, P, P, P, P, P, LL], None),
+        "rt_run": ([P, D], I), "rt_rows": ([P, I, ctypes.POINTER(P)], LL),
+        "rt_info": ([P, P, P], None), "rt_blocks": ([P, I, P], None),
+        "rt_error_text": ([P], ctypes.c_char_p),
+        "rt_eval_f": ([P, D, P, P], None), "rt_eval_outputs": ([P, D, P], None),
+        "rt_eval_indicators": ([P, D], None), "rt_set_blas": ([I, P, P, P, P], None),
+    }
+    for name, (args, result) in signatures.items():
+        fn = getattr(lib, name)
+        fn.argtypes, fn.restype = args, result
+    found = numpy_blas()
+    if found is not None:
+        lib.rt_set_blas(found[0], *found[1])
+    return lib

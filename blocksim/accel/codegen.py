@@ -1,0 +1,435 @@
+"""Model -> C source: one function per block method, the diagram's plans, the solver's tableau.
+
+The compiled Model already holds the schedule (nodes in dataflow order, grouped constant /
+discrete / continuous), the buffers and every view. `generate(model)` asks every block for
+its lowering (`lowering.py`), finds each view's place in the buffers, and writes readable
+C: a comment naming each block above its functions, then the plans the simulator runs
+(`dg_cont`: the continuous outputs, `dg_deriv`, `dg_hit`: the outputs at a sample hit,
+`dg_update`, `dg_indicators`, `dg_crossing`, ...), then the runtime (runtime/*.c) included
+after them. The source holds only structure; the run-time values (parameters, constants,
+the series of exact sample times, the first time events) go into a `RunValues`, so that a
+`--set` or a sweep reuses the compiled code.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from ..block import Block, Sample, exact_time
+from ..engine.solvers import FIXED_STEP, tableaus
+from .lowering import METHODS, LowerContext, LoweringError
+
+RUNTIME = Path(__file__).parent / "runtime"
+RUNTIME_FILES = ("rt.h", "rt_exact.c", "rt_blas.c", "rt_stepper.c", "rt_loop.c", "rt_api.c")
+
+# buffers a view may lie in (RT_BUF_K: the constant defaults of unwired inputs)
+BUFFERS = ("S", "X", "XD", "K")
+# the outcome of rt_run and the errors it reports (runner.py turns them into exceptions)
+STATUS = {"RT_MORE": 0, "RT_DONE": 1, "RT_FAILED": 2}
+ERRORS = ("RT_E_BUDGET", "RT_E_STIFF", "RT_E_ROUNDOFF", "RT_E_FIXED_NONFINITE",
+          "RT_E_NONFINITE_STATE", "RT_E_NONFINITE_RECORD", "RT_E_SETTLE", "RT_E_ZENO",
+          "RT_E_BLOCK", "RT_E_MEMORY")
+REMEMBER = ("RT_REMEMBER_STEP", "RT_REMEMBER_END", "RT_REMEMBER_EVENT")
+
+_FIXED_TABLEAUS = {"euler": tableaus.EULER, "rk2": tableaus.HEUN, "rk4": tableaus.RK4}
+_EMBEDDED = {"rk23": (1, tableaus.BS23), "rk45": (1, tableaus.DP54),
+             "dop853": (2, tableaus.DOP853)}
+STIFF = ("radau", "bdf", "lsoda")  # scipy's: the loop stays Python, f is compiled
+
+
+class NotCompilable(Exception):
+    """The diagram has blocks without a compiled form: `blocks` lists (name, type, why)."""
+
+    def __init__(self, blocks):
+        self.blocks = blocks
+        super().__init__(", ".join(f"{n} ({t})" for n, t, _ in blocks))
+
+
+@dataclass
+class RunValues:
+    """Everything of one run that is not in the source: the arrays passed at run time."""
+    params: np.ndarray
+    constants: np.ndarray
+    work: np.ndarray
+    data: list  # arrays, in slot order
+    series: np.ndarray  # (NSER, 6) int64
+    clock_j: np.ndarray  # first hit index of each discrete block
+    event_t: np.ndarray
+    event_block: np.ndarray
+
+
+@dataclass
+class Generated:
+    """The source of a diagram and what reading its results needs."""
+    source: str
+    values: RunValues
+    record: list  # (name, shape) of the result channels (record entries, then sinks' inputs)
+    sink_channels: list  # (block name, [shapes]) of the sinks' inputs
+    hybrid_names: list = field(default_factory=list)
+
+
+class _Locator:
+    """Where each view lies: (buffer, offset) in the model's signals, xbuf, xdbuf, or the
+    constants collected from unwired inputs' defaults."""
+
+    def __init__(self, model):
+        self.bases = [(name, buf) for name, buf in (("S", model.signals), ("X", model.xbuf),
+                                                    ("XD", model.xdbuf))]
+        self.constants = []
+        self.nconst = 0
+
+    def __call__(self, view):
+        view = np.asarray(view)
+        if view.dtype != np.float64 or not view.flags.c_contiguous:
+            raise LoweringError("a view that is not a contiguous float array")
+        if view.size == 0:
+            return "S", 0
+        addr = view.__array_interface__["data"][0]
+        for name, base in self.bases:
+            start = base.__array_interface__["data"][0]
+            if start <= addr < start + base.nbytes:
+                return name, (addr - start) // 8
+        offset = self.nconst  # an unwired input's default: a constant of the run
+        self.constants.append(view.ravel())
+        self.nconst += view.size
+        return "K", offset
+
+
+def _overrides(block, method):
+    return getattr(type(block), method) is not getattr(Block, method)
+
+
+def required(model, block, calcs):
+    """The methods the simulator calls on `block`: its output calcs and the others."""
+    cs, _ = model.state_slices[block.name]
+    need = list(calcs)
+    if _overrides(block, "derivative") and cs.stop > cs.start:
+        need.append("derivative")
+    if isinstance(block.sample, Sample):
+        need.append("update")
+    need += [m for m in ("event", "reschedule", "initialize") if _overrides(block, m)]
+    if block.z is not None:
+        need += ["indicator", "crossing"] + (["advance"] if hasattr(block, "advance") else [])
+    if block.keeps_history:
+        need.append("remember")
+    return need
+
+
+def lowerings(model):
+    """{block name: (Lowering, LowerContext)} of every block; NotCompilable naming the blocks
+    that have no lowering (or a faulty one)."""
+    missing, out = [], {}
+    calcs = {}
+    for node in model.nodes:
+        calcs.setdefault(node.block.name, []).append(node.calc)
+    for k, block in enumerate(model.blocks):
+        lower = getattr(block, "lower", None)
+        ctx = _context(model, block, k)
+        try:
+            low = lower(ctx) if lower is not None else None
+            if low is None:
+                missing.append((block.name, block.type, "no compiled form"))
+                continue
+            lacking = [m for m in required(model, block, calcs.get(block.name, ()))
+                       if m not in low.code]
+            if lacking:
+                raise LoweringError(f"its lowering has no code for {', '.join(lacking)}")
+        except LoweringError as e:
+            missing.append((block.name, block.type, str(e)))
+            continue
+        out[block.name] = (low, ctx)
+    if missing:
+        raise NotCompilable(missing)
+    return out
+
+
+def _context(model, block, k):
+    ins = [p.name for p in block.ports()[0]]
+    shape_in = {p: tuple(v.shape) for p, v in zip(ins, block.u) if v is not None}
+    outs = [p.name for p in block.ports()[1]]
+    shape_out = {p: tuple(v.shape) for p, v in zip(outs, block.y)}
+    cs, ds = model.state_slices[block.name]
+    return LowerContext(shape_in, shape_out, nx=cs.stop - cs.start, nxd=ds.stop - ds.start,
+                        nz=0 if block.z is None else block.z.size, prefix=f"b{k}_")
+
+
+def generate(model):
+    """The C source of `model` and its run-time values (NotCompilable if a block lacks a
+    compiled form)."""
+    lows = lowerings(model)
+    return _Writer(model, lows).write()
+
+
+class _Writer:
+    def __init__(self, model, lows):
+        self.m, self.lows = model, lows
+        self.locate = _Locator(model)
+        self.lines = []
+        self.index = {b.name: k for k, b in enumerate(model.blocks)}
+
+    def emit(self, *lines):
+        self.lines.extend(lines)
+
+    # -- the whole file -----------------------------------------------------------------------
+    def write(self):
+        m = self.m
+        params, work, data, self.offsets = [], [], [], {}
+        np_, nw, nd, nmem = 0, 0, 0, 0
+        for block in m.blocks:
+            low, _ = self.lows[block.name]
+            p = np.asarray(getattr(block, "pack", lambda: ())(), dtype=float).ravel()
+            w = np.asarray(low.work, dtype=float).ravel()
+            values = block.run_data(m.settings.start, m.settings.stop) if low.data else {}
+            self.offsets[block.name] = (np_, nw, nd, nmem)
+            params.append(p)
+            work.append(w)
+            data += [np.ascontiguousarray(values[name], dtype=float).ravel()
+                     for name in low.data]
+            np_, nw, nd, nmem = np_ + p.size, nw + w.size, nd + len(low.data), nmem + low.memory
+        clocks = [b for b in m.blocks if isinstance(b.sample, Sample)]
+        series, clock_j = _clock_series(clocks, m.settings)
+        self.prelude(np_, nw, nd, nmem, clocks)
+        for block in m.blocks:
+            self.block(block)
+        self.plans(clocks)
+        self.emit(*(f'#include "{name}"' for name in RUNTIME_FILES[3:]))
+        k = self.index
+        values = RunValues(
+            params=_joined(params), constants=_joined(self.locate.constants),
+            work=_joined(work), data=data, series=series, clock_j=clock_j,
+            event_t=np.array([t for t, _ in m.events], dtype=float),
+            event_block=np.array([k[b.name] for _, b in m.events], dtype=np.intc))
+        return Generated("\n".join(self.lines) + "\n", values, self.record_shapes,
+                         self.sink_shapes, [b.name for b, _ in m.hybrid])
+
+    def prelude(self, np_, nw, nd, nmem, clocks):
+        m, s = self.m, self.m.settings
+        self.emit(f"/* {_comment(m.name)}: compiled by blocksim (accelerated mode).",
+                  f"   Blocks: {len(m.blocks)}, solver {s.solver}. Generated: edit the diagram, "
+                  "not this file. */", "")
+        sizes = {"NS": m.signals.size, "NX": m.xbuf.size, "NXD": m.xdbuf.size,
+                 "NZ": m.zbuf.size, "NH": len(m.hybrid), "NCLK": len(clocks),
+                 "NSER": len(clocks), "NDATA": nd, "NMEM": nmem, "NPARAM": np_, "NWORK": nw,
+                 "HISTORY": int(any(b.keeps_history for b in m.blocks)),
+                 "ADVANCE": int(any(hasattr(b, "advance") for b, _ in m.hybrid))}
+        self.emit(*(f"#define {k} {v}" for k, v in sizes.items()))
+        self.emit(*(f"#define RT_BUF_{b} {i}" for i, b in enumerate(BUFFERS)))
+        self.emit(*(f"#define {k} {v}" for k, v in STATUS.items()))
+        self.emit(*(f"#define {k} {i + 1}" for i, k in enumerate(ERRORS)))
+        self.emit(*(f"#define {k} {i}" for i, k in enumerate(REMEMBER)))
+        self.tableau(s.solver)
+        self.emit(*(f'#include "{name}"' for name in RUNTIME_FILES[:3]), "")
+        self.emit(_int_table("ZDIR", m.zdirs.tolist()))
+        self.emit(_int_table("CLK_SERIES", list(range(len(clocks)))))
+        self.channels()
+
+    def tableau(self, solver):
+        if solver in FIXED_STEP or solver in STIFF:  # stiff: the loop is not used
+            kind, T = 0, _FIXED_TABLEAUS.get(solver, tableaus.EULER)
+        else:
+            kind, T = _EMBEDDED[solver]
+        m = len(T.c)
+        self.emit(f"/* the tableau of {solver} (blocksim/engine/solvers/tableaus.py) */",
+                  f"#define RK_KIND {kind}", f"#define RK_M {m}", f"#define RK_S {T.stages}",
+                  f"#define RK_ND {0 if T.D is None else len(T.D)}")
+        self.emit(_double_table("RK_C", T.c), _double_table("RK_A", np.asarray(T.A)[:m, :m]))
+        if kind == 0:
+            self.emit(_double_table("RK_B", T.b))
+            return
+        i, j, bound = T.stiffness
+        self.emit(f"#define RK_ERROR_ORDER {T.error_order}", f"#define RK_STIFF_I {i}",
+                  f"#define RK_STIFF_J {j}", f"#define RK_STIFF_BOUND {bound!r}",
+                  _double_table("RK_E", T.e),
+                  _double_table("RK_E3", tableaus.DOP853_E3 if kind == 2 else np.zeros(1)),
+                  _double_table("RK_D", np.zeros(1) if T.D is None else T.D))
+
+    def channels(self):
+        """The recorded channels as {buffer, offset, size} tables: the results' rows (the
+        `record:` signals, then the sinks' inputs unless the sinks have rows of their own),
+        the sinks' own rows, the stop blocks' inputs."""
+        m = self.m
+        rec = [(name, view) for name, (view, _) in m.record.items()]
+        sink_views = [(f"{b.name}.{i}", v) for b, views in m.sinks for i, v in enumerate(views)]
+        self.record_shapes = [(n, tuple(v.shape)) for n, v in rec + sink_views]
+        self.sink_shapes = [(b.name, [tuple(v.shape) for v in views]) for b, views in m.sinks]
+        # without figures the results' rows hold the sinks' inputs (the first NREC_OWN
+        # channels are the record's); with them (`edges`) the sinks have rows of their own
+        self.table("REC", [v for _, v in rec + sink_views])
+        self.table("SINK", [v for _, v in sink_views])
+        self.table("STOP", list(m.stops))
+        self.emit(f"#define NREC_OWN {len(rec)}",
+                  f"#define REC_WIDTH_OWN {sum(v.size for _, v in rec)}")
+
+    def table(self, name, views):
+        rows = []
+        for v in views:
+            buf, off = self.locate(v)
+            rows.append(f"{{RT_BUF_{buf}, {off}, {v.size}}}")
+        self.emit(f"#define N{name} {len(views)}",
+                  f"static const int {name}_CHANNELS[DIM(N{name})][3] = "
+                  f"{{{', '.join(rows) or '{0, 0, 0}'}}};",
+                  f"#define {name}_WIDTH {sum(v.size for v in views)}")
+
+    # -- one block --------------------------------------------------------------------------
+    def block(self, block):
+        m, k = self.m, self.index[block.name]
+        low, ctx = self.lows[block.name]
+        p0, w0, d0, mem0 = self.offsets[block.name]
+        cs, ds = m.state_slices[block.name]
+        ins = [p.name for p in block.ports()[0]]
+        outs = [p.name for p in block.ports()[1]]
+        names = []
+        for port, view in zip(ins, block.u):
+            if view is not None:
+                buf, off = self.locate(view)
+                names.append(f"const double *in_{port} = rt->{buf} + {off};")
+        for port, view in zip(outs, block.y):
+            buf, off = self.locate(view)
+            names.append(f"double *out_{port} = rt->{buf} + {off};")
+        z0 = next((sl.start for b, sl in m.hybrid if b is block), 0)
+        names += [f"double *x = rt->X + {cs.start};", f"double *dx = rt->DX + {cs.start};",
+                  f"double *xd = rt->XD + {ds.start};", f"double *z = rt->Z + {z0};",
+                  f"const double *P = rt->P + {p0};", f"double *W = rt->W + {w0};",
+                  f"const int self_ = {k}, mem0_ = {mem0};"]
+        names += [f"const double *D_{n} = rt->data[{d0 + i}]; long long N_{n} = rt->ndata[{d0 + i}];"
+                  for i, n in enumerate(low.data)]
+        doc = f": {low.doc}" if low.doc else ""
+        self.emit("", f"/* ---- block {k}: {_comment(block.name)} ({block.type}){_comment(doc)} */")
+        for name, ints in ctx.tables:
+            self.emit(_int_table(name, ints))
+        self.emit(f"#define B{k}_NAMES {' '.join(names)} "
+                  "(void)x; (void)dx; (void)xd; (void)z; (void)P; (void)W; (void)self_; (void)mem0_;")
+        for method, code in low.code.items():
+            head, tail = "void", ""
+            args = "RT *rt, double t"
+            if method == "crossing":
+                head, args = "int", args + ", const signed char *crossed"
+                tail = " return changed;"
+                code = "int changed = 0; " + code
+            elif method == "remember":
+                args += ", int kind"
+            self.emit(f"static inline {head} b{k}_{method}({args})",
+                      f"{{ B{k}_NAMES", *_indented(code), f"{tail} }}")
+
+    # -- the plans ----------------------------------------------------------------------------
+    def plans(self, clocks):
+        m, k = self.m, self.index
+        clock_of = {b.name: i for i, b in enumerate(clocks)}
+        call = lambda node: f"b{k[node.block.name]}_{node.calc}(rt, t);"  # noqa: E731
+        const = [call(n) for n in m.nodes if n.group == "constant"]
+        cont = [call(n) for n in m.nodes if n.group == "continuous"]
+        hit = [call(n) if n.group == "continuous" else
+               f"if (due[{clock_of[n.block.name]}]) {call(n)}"
+               for n in m.nodes if n.group in ("continuous", "discrete")]
+        deriv = [f"b{k[b.name]}_derivative(rt, t);" for b in m.blocks
+                 if _overrides(b, "derivative")
+                 and m.state_slices[b.name][0].stop > m.state_slices[b.name][0].start]
+        update = [f"if (due[{clock_of[b.name]}]) b{k[b.name]}_update(rt, t);" for b in clocks]
+        init = [f"b{k[b.name]}_initialize(rt, t);" for b in m.blocks
+                if _overrides(b, "initialize")]
+        ind = [f"b{k[b.name]}_indicator(rt, t);" for b, _ in m.hybrid]
+        cross = [f"changed[{h}] = (char)b{k[b.name]}_crossing(rt, t, crossed + {sl.start});"
+                 for h, (b, sl) in enumerate(m.hybrid)]
+        advance = [f"b{k[b.name]}_advance(rt, t);" for b, _ in m.hybrid if hasattr(b, "advance")]
+        events = []
+        for b in m.blocks:
+            code = self.lows[b.name][0].code
+            if "event" in code or "reschedule" in code:
+                calls = " ".join(f"b{k[b.name]}_{f}(rt, t);" for f in ("event", "reschedule")
+                                 if f in code)
+                events.append(f"case {k[b.name]}: {calls} break;")
+        remember = [f"b{k[b.name]}_remember(rt, t, kind);" for b in m.blocks if b.keeps_history]
+        self.emit("", "/* ---- the plans the simulator runs (Simulation's) ---- */")
+        self.function("dg_const", "double t", const, "the constant outputs, once")
+        self.function("dg_cont", "double t", cont, "outputs of every evaluation, dataflow order")
+        self.function("dg_deriv", "double t", deriv, "the derivatives")
+        self.function("dg_hit", "double t, const char *due", hit,
+                      "outputs at an event instant: continuous and due discrete")
+        self.function("dg_update", "double t, const char *due", update, "discrete updates")
+        self.function("dg_initialize", "double t", init, "initial states from inputs")
+        self.function("dg_indicators", "double t", ind, "zero-crossing indicators")
+        self.function("dg_crossing", "double t, const signed char *crossed, char *changed",
+                      cross, "the event handlers, dataflow order")
+        self.function("dg_advance", "double t", advance, "after an accepted step")
+        self.function("dg_event", "int block, double t",
+                      ["switch (block) {", *events, "default: break;", "}"] if events else [],
+                      "a time event of a block")
+        self.function("dg_remember", "double t, int kind", remember, "histories of inputs")
+
+    def function(self, name, args, body, doc):
+        self.emit(f"/* {doc} */", f"static void {name}(RT *rt, {args})", "{",
+                  "    (void)rt;", *("    " + line for line in body), "}")
+
+
+def _clock_series(clocks, settings):
+    """(series rows, first hit indices) of the discrete blocks: hit j of a block is
+    float(offset + j*period) of exact fractions (simulator._Clock), as the integers of
+    RtSeries: (A + j*C)/L * 2^E."""
+    rows, first = [], []
+    start, span = exact_time(settings.start), settings.stop - settings.start
+    for block in clocks:
+        p, o = exact_time(block.sample.period), exact_time(block.sample.offset)
+        j = 0 if start <= o else math.ceil((start - o) / p)
+        rows.append(exact_series(o, p, j + int(span / float(p)) + 2))
+        first.append(j)
+    return (np.array(rows, dtype=np.int64).reshape(-1, 6),
+            np.array(first, dtype=np.int64))
+
+
+class SeriesRange(ValueError):
+    """Exact times whose integers do not fit the compiled code's 128 bits."""
+
+
+def exact_series(offset, period, last):
+    """(A high, A low, C high, C low, L, E) with offset = A/L*2^E and period = C/L*2^E, A + j*C
+    representable for j <= last (SeriesRange otherwise)."""
+    o, p = Fraction(offset), Fraction(period)
+    two_o, odd_o = _split(o.denominator)
+    two_p, odd_p = _split(p.denominator)
+    L = math.lcm(odd_o, odd_p)
+    e = max(two_o, two_p)
+    A, C = o * L * 2 ** e, p * L * 2 ** e
+    if L >= 2 ** 62 or abs(A) + abs(C) * (last + 1) >= 2 ** 125:
+        raise SeriesRange(f"the sample times {float(offset):g} + k*{float(period):g} need "
+                          "more than 128-bit integers")
+    A, C = int(A), int(C)
+    return [A >> 64, _signed(A & (2 ** 64 - 1)), C >> 64, _signed(C & (2 ** 64 - 1)), L, -e]
+
+
+def _signed(low):
+    """The low 64 bits as the int64 with the same bits (C reads them as unsigned)."""
+    return low - 2 ** 64 if low >= 2 ** 63 else low
+
+
+def _split(n):
+    """(k, m) with n = 2^k * m, m odd."""
+    k = (n & -n).bit_length() - 1
+    return k, n >> k
+
+
+def _joined(parts):
+    parts = [np.asarray(p, dtype=float).ravel() for p in parts]
+    return np.ascontiguousarray(np.concatenate(parts)) if parts else np.zeros(0)
+
+
+def _double_table(name, values):
+    values = np.asarray(values, dtype=float).ravel()
+    return (f"static const double {name}[{max(values.size, 1)}] = "
+            f"{{{', '.join(repr(float(v)) for v in values) or '0.0'}}};")
+
+
+def _int_table(name, values):
+    values = [int(v) for v in np.asarray(values).ravel()]
+    return f"static const int {name}[{max(len(values), 1)}] = {{{', '.join(map(str, values)) or '0'}}};"
+
+
+def _comment(text):
+    return str(text).replace("*/", "* /").replace("\n", " ")
+
+
+def _indented(code):
+    return ["    " + line for line in code.strip().splitlines()] if code.strip() else []

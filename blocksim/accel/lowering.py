@@ -1,0 +1,119 @@
+"""The lowering contract: how a block type gives its compiled (C) form to accelerated mode.
+
+A block type that compiles defines, next to its interpreted methods:
+
+- `lower(self, c)` -> `Lowering`: C statements for each method the simulator calls on this
+  block instance (an output calc such as "output", and "derivative", "update", "event",
+  "reschedule", "indicator", "crossing", "initialize", "advance", "remember" when the block
+  has them). It may depend only on the block's structure (port shapes, state sizes, which
+  options are set), never on a parameter's value: values reach the code through `pack`.
+- `pack(self)` -> the block's run-time numbers, one flat float array whose size depends only
+  on the structure; the C code reads them as `P[0]`, `P[1]`, ... Changing a value (`--set`,
+  a sweep) changes these numbers, not the code, so it never recompiles.
+- optionally `run_data(self, start, stop)` -> {name: array} for the per-run arrays the
+  lowering declares in `Lowering.data` (e.g. a random source's draws for the run's hits).
+
+The C statements are the body of one function each; they see these names (all flat arrays
+of doubles, in row-major order; sizes are known when the code is generated: put them in
+the code as numbers):
+
+| name | what |
+|---|---|
+| `t` | the time |
+| `in_<port>` | input `<port>` (const; absent for an optional input left unwired with `default=None`) |
+| `out_<port>` | output `<port>` (for an output that aliases the state, a pointer into it) |
+| `x`, `dx`, `xd`, `z` | the block's continuous state, its derivative, discrete state, indicators |
+| `P` | the numbers `pack` returned |
+| `W` | the block's workspace, `Lowering.work` long, set to `Lowering.work` at the start |
+| `crossed`, `changed` | in "crossing": `crossed[i]` is +1 / -1 / 0 per indicator (int8); set `changed = 1` when anything changed (the handler's return value) |
+| `kind` | in "remember": `RT_REMEMBER_STEP`, `RT_REMEMBER_END` or `RT_REMEMBER_EVENT` |
+| `D_<name>`, `N_<name>` | a per-run data array declared in `Lowering.data`, and its length |
+| `SCHEDULE(time)` | in "event", "reschedule", "remember": a time event of this block at `time` |
+| `FAIL("text")` | end the run with a SimulationError naming this block |
+| `GROW(slot, n)` | a pointer to growable memory slot `slot` (< `Lowering.memory`) of at least n doubles |
+
+`c`, the `LowerContext`, gives the sizes and shapes of the block's ports and states and small
+helpers: `c.loop(n, body)` writes a loop over `i`, `c.elem(port, out)` the element of a
+broadcast input at the flat index `i` of an output. Arithmetic must mirror the interpreted
+method operation by operation (the both-modes test compares the results to 1e-12): write
+`a * b + c` where numpy computes `np.multiply(a, b); += c`, keep numpy's order of sums.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# the methods the simulator may call besides output calcs, in the order the docs list them
+METHODS = ("derivative", "update", "event", "reschedule", "indicator", "crossing",
+           "initialize", "advance", "remember")
+
+
+class LoweringError(Exception):
+    """A block's lowering is missing something the simulator needs (a bug in the lowering)."""
+
+
+@dataclass
+class Lowering:
+    """A block's compiled form: C statements per method, and what they use besides ports."""
+    code: dict  # method or output calc -> C statements
+    work: tuple = ()  # the workspace's initial values (its size is structure)
+    data: tuple = ()  # names of per-run data arrays (values from block.run_data)
+    memory: int = 0  # growable memory slots (histories)
+    doc: str = ""  # a one-line comment put above the block's functions
+
+
+@dataclass
+class LowerContext:
+    """What a lowering needs to know about its block's instance: the sizes and shapes of its
+    ports (`n_in`, `n_out`, `shape_in`, `shape_out`; unwired optional inputs without a
+    default are absent from `n_in`) and of its states (`nx`, `nxd`, `nz`)."""
+    shape_in: dict
+    shape_out: dict
+    nx: int = 0
+    nxd: int = 0
+    nz: int = 0
+    tables: list = field(default_factory=list)  # (name, ints) index tables for broadcasting
+    prefix: str = ""
+
+    @property
+    def n_in(self):
+        return {k: int(np.prod(s, dtype=int)) for k, s in self.shape_in.items()}
+
+    @property
+    def n_out(self):
+        return {k: int(np.prod(s, dtype=int)) for k, s in self.shape_out.items()}
+
+    @staticmethod
+    def loop(n, body, var="i"):
+        """`for (int i = 0; i < n; i++) { body }` (nothing when n is 0)."""
+        if n == 0:
+            return ""
+        return f"for (int {var} = 0; {var} < {n}; {var}++) {{ {body} }}"
+
+    def elem(self, port, out="y", var="i"):
+        """The element of input `port` that numpy broadcasting pairs with element `var`
+        (flat, row-major) of output `out`: `in_u[i]`, `in_u[0]` for a scalar, else an
+        index table."""
+        shape, target = tuple(self.shape_in[port]), tuple(self.shape_out[out])
+        size = int(np.prod(shape, dtype=int))
+        if shape == target:
+            return f"in_{port}[{var}]"
+        if size == 1:
+            return f"in_{port}[0]"
+        index = np.broadcast_to(np.arange(size).reshape(shape), target).ravel()
+        name = f"{self.prefix}idx_{port}"
+        self.tables.append((name, index))
+        return f"in_{port}[{name}[{var}]]"
+
+
+def flat(*values):
+    """The numbers of a `pack`: the values flattened and joined, as floats."""
+    parts = [np.asarray(v, dtype=float).ravel() for v in values]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def computes_nothing(block, c):
+    """The lowering of a block that computes nothing (a sink: the runtime records its
+    inputs, as the simulator does); use it as `lower = computes_nothing`."""
+    return Lowering({})

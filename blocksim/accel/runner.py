@@ -1,0 +1,197 @@
+"""Running compiled code: the model's buffers and the run's values handed to the C loop,
+the loop driven in chunks, its rows and outcome turned into what `simulate()` returns.
+
+The C loop (runtime/rt_loop.c) returns every CHUNK_SECONDS of wall time, so the progress bar
+moves and Ctrl-C / SIGTERM (Python's handlers run between chunks) stop the run with the rows
+recorded so far. A failure in compiled code is reported as normal mode reports it: the
+errors are the simulator's, and the diagnosis of a non-finite value (which block, which
+port, "division by zero") runs the interpreted blocks on the state where the compiled run
+stopped: the compiled code worked on the same buffers.
+"""
+from __future__ import annotations
+
+import ctypes
+import time
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..engine.simulator import _MAX_ROUNDS, Simulation
+from ..engine.solvers import SolverError
+from ..engine.solvers.adaptive_rk import EmbeddedRK
+from ..engine.solvers.base import Stepper
+from ..errors import SimulationError
+from .codegen import ERRORS, STATUS
+
+CHUNK_SECONDS = 0.1
+_CODE = {name: k + 1 for k, name in enumerate(ERRORS)}
+
+
+def _ptr(a):
+    return ctypes.c_void_p(a.ctypes.data) if a is not None else ctypes.c_void_p()
+
+
+class CompiledRun:
+    """One run of a compiled model: `run()` returns (t, data, info) as `simulate()` does."""
+
+    def __init__(self, library, model, generated, progress=None, plots=False):
+        self.lib, self.m, self.g = library, model, generated
+        self.progress = progress
+        self.edges = bool(plots and model.sinks)
+        v = generated.values
+        # keep every array passed by pointer alive while the run exists
+        self._buffers = [model.signals, model.xbuf, model.dxbuf, model.xdbuf, model.zbuf,
+                         v.work.copy(), v.params, v.constants, model.x0, model.xd0]
+        self._data = [np.ascontiguousarray(d, dtype=float) for d in v.data]
+        self.rt = library.rt_create()
+        if not self.rt:
+            raise MemoryError("cannot allocate the compiled run")
+        ptrs = (ctypes.c_void_p * len(self._buffers))(*(_ptr(b).value for b in self._buffers))
+        data = (ctypes.c_void_p * max(len(self._data), 1))(*(_ptr(d).value for d in self._data))
+        ndata = np.array([d.size for d in self._data] or [0], dtype=np.int64)
+        self._keep = (ptrs, data, ndata)
+        library.rt_bind(self.rt, ptrs, data, _ptr(ndata))
+        s = model.settings
+        self._settings = np.array([s.start, s.stop, s.rtol, s.atol, s.max_step, s.step,
+                                   s.output_interval or 0.0, s.event_tol,
+                                   s.max_consecutive_events, s.max_steps, float(self.edges)])
+        self._series = np.ascontiguousarray(v.series, dtype=np.int64)
+        self._clock_j = np.ascontiguousarray(v.clock_j, dtype=np.int64)
+        library.rt_configure(self.rt, _ptr(self._settings), _ptr(self._series),
+                             _ptr(self._clock_j), _ptr(v.event_t), _ptr(v.event_block),
+                             len(v.event_t))
+
+    def close(self):
+        if self.rt:
+            self.lib.rt_free(self.rt)
+            self.rt = None
+
+    def run(self):
+        started = time.perf_counter()
+        error = None
+        try:
+            status = STATUS["RT_MORE"]
+            while status == STATUS["RT_MORE"]:
+                status = self.lib.rt_run(self.rt, CHUNK_SECONDS)
+                if self.progress is not None:
+                    self.progress(self._info()[0][10])
+            if status == STATUS["RT_FAILED"]:
+                error = self._error()
+        except KeyboardInterrupt as e:
+            error = e
+        wall = time.perf_counter() - started
+        try:
+            return self._results(error, wall)
+        finally:
+            self.close()
+
+    # -- results ------------------------------------------------------------------------------
+    def _info(self):
+        info = np.zeros(16)
+        y = np.zeros(max(self.m.xbuf.size, 1))
+        self.lib.rt_info(self.rt, _ptr(info), _ptr(y))
+        return info, y[:self.m.xbuf.size]
+
+    def _rows(self, which, width):
+        data = ctypes.c_void_p()
+        n = self.lib.rt_rows(self.rt, which, ctypes.byref(data))
+        if n == 0:
+            return np.zeros((0, width))
+        return np.ctypeslib.as_array(ctypes.cast(data, ctypes.POINTER(ctypes.c_double)),
+                                     shape=(n, width)).copy()
+
+    def _results(self, error, wall):
+        m, g = self.m, self.g
+        info, _ = self._info()
+        channels = g.record if not self.edges else g.record[:len(m.record)]
+        rows = self._rows(0, 1 + sum(_size(shape) for _, shape in channels))
+        t, data = rows[:, 0].copy(), _split(rows[:, 1:], channels)
+        sink_names = [n for n, _ in g.record[len(m.record):]]
+        if self.edges:
+            sink_shapes = [(n, s) for n, s in g.record[len(m.record):]]
+            srows = self._rows(1, 1 + sum(_size(s) for _, s in sink_shapes))
+            ts, sink_values = srows[:, 0].copy(), _split(srows[:, 1:], sink_shapes)
+            marks = np.zeros(len(ts), bool)
+            marks[self._rows(2, 1)[:, 0].astype(np.int64)] = True
+        else:
+            ts, marks, sink_values = t, None, {n: data.pop(n) for n in sink_names}
+        sink_data = {block.name: (ts, [sink_values[f"{block.name}.{i}"]
+                                       for i in range(len(views))], marks)
+                     for block, views in m.sinks}
+        events = self._rows(3, 2)
+        stats = {"nsteps": int(info[0]), "nrejected": int(info[1]), "nfev": int(info[2])}
+        return t, data, {"complete": error is None, "error": error, "stats": stats,
+                         "wall_time": wall,
+                         "end_time": float(t[-1]) if len(t) else m.settings.start,
+                         "sink_data": sink_data,
+                         "events": (events[:, 0].copy(), events[:, 1].astype(np.int64),
+                                    list(g.hybrid_names))}
+
+    # -- errors -------------------------------------------------------------------------------
+    def _error(self):
+        """The exception normal mode raises for the failure the compiled loop reported."""
+        info, y = self._info()
+        code, t = int(info[3]), float(info[4])
+        nums = info[6:10]
+        m, s = self.m, self.m.settings
+        sim = Simulation(m)
+        sim.last_time = float(info[11])
+        if code == _CODE["RT_E_NONFINITE_STATE"]:
+            return sim.nonfinite(t, y.copy()) or SimulationError("state is not finite", time=t)
+        if code == _CODE["RT_E_NONFINITE_RECORD"]:
+            return sim.nonfinite(t, m.xbuf.copy()) or SimulationError(
+                "a signal is not finite", time=t)
+        if code == _CODE["RT_E_SETTLE"]:
+            names = ", ".join(self._blocks(0))
+            return SimulationError(f"the event iteration did not settle after {_MAX_ROUNDS} "
+                                   f"rounds (blocks {names} keep switching each other)", time=t)
+        if code == _CODE["RT_E_ZENO"]:
+            names = self._blocks(1)
+            return SimulationError(
+                f"more than {s.max_consecutive_events} consecutive events closer together "
+                f"than {nums[0]:.3g} s (chattering or a Zeno behaviour) in "
+                f"block(s) {', '.join(names)}; simulation.max_consecutive_events sets the limit",
+                block=names[0], time=t)
+        if code == _CODE["RT_E_BLOCK"]:
+            text = self.lib.rt_error_text(self.rt).decode()
+            return SimulationError(text, block=m.blocks[int(info[5])].name, time=t)
+        if code == _CODE["RT_E_MEMORY"]:
+            return SimulationError("out of memory while recording the results", time=t)
+        stepper = SimpleNamespace(name=s.solver, t=float(info[12]), y=y.copy(),
+                                  max_steps=s.max_steps, t_final=s.stop)
+        error = self._solver_error(code, t, nums, stepper)
+        found = sim.diagnose(stepper) or sim.fastest_state(stepper, error)
+        return found if found is not None else error
+
+    def _solver_error(self, code, t, nums, stepper):
+        if code == _CODE["RT_E_BUDGET"]:
+            return Stepper._over_budget(stepper, t)
+        if code == _CODE["RT_E_STIFF"]:
+            return EmbeddedRK._stiff(stepper, t, nums[0], nums[1], nums[2])
+        if code == _CODE["RT_E_FIXED_NONFINITE"]:
+            return SolverError(f"{stepper.name}: the state became non-finite in the step from "
+                               f"t={t:.9g} to t={nums[0]:.9g} (step {nums[1]:.3g})", time=t)
+        try:
+            EmbeddedRK._fail(stepper, t, nums[0], bool(nums[1]))
+        except SolverError as e:
+            return e
+        raise AssertionError(f"unknown failure code {code} of compiled code")
+
+    def _blocks(self, which):
+        flags = np.zeros(max(len(self.m.hybrid), 1), dtype=np.int8)
+        self.lib.rt_blocks(self.rt, which, _ptr(flags))
+        return [b.name for (b, _), f in zip(self.m.hybrid, flags) if f]
+
+
+def _size(shape):
+    return int(np.prod(shape, dtype=int))
+
+
+def _split(values, channels):
+    """{name: (rows,) + shape} from the row-major columns of a row table."""
+    out, start = {}, 0
+    for name, shape in channels:
+        size = _size(shape)
+        out[name] = values[:, start:start + size].reshape((len(values),) + tuple(shape)).copy()
+        start += size
+    return out

@@ -1,0 +1,135 @@
+/* The functions Python calls through ctypes (blocksim/accel/runner.py): create a run, bind
+   the model's buffers, configure it, run it in chunks, read its rows and outcome; and the
+   compiled evaluations alone (f, outputs, indicators) for scipy's stiff solvers. */
+
+RT *rt_create(void)
+{
+    RT *rt = calloc(1, sizeof(RT));
+    if (!rt)
+        return NULL;
+    rt->sink.width = 1 + SINK_WIDTH;
+    rt->sink_rows.width = 1;
+    rt->events.width = 2;
+    rt->last_event = -INFINITY;
+    return rt;
+}
+
+void rt_free(RT *rt)
+{
+    if (!rt)
+        return;
+    free(rt->rec.data);
+    free(rt->sink.data);
+    free(rt->sink_rows.data);
+    free(rt->events.data);
+    free(rt->heap);
+    for (int m = 0; m < NMEM; m++)
+        free(rt->mem[m].data);
+    free(rt);
+}
+
+/* buffers: signals, xbuf, dxbuf, xdbuf, zbuf, workspace, params, constants, x0, xd0;
+   data: NDATA arrays and their lengths */
+void rt_bind(RT *rt, double **b, const double **data, const long long *ndata)
+{
+    rt->S = b[0];
+    rt->X = b[1];
+    rt->DX = b[2];
+    rt->XD = b[3];
+    rt->Z = b[4];
+    rt->W = b[5];
+    rt->P = b[6];
+    rt->K = b[7];
+    rt->X0 = b[8];
+    rt->XD0 = b[9];
+    for (int k = 0; k < NDATA; k++) {
+        rt->data[k] = data[k];
+        rt->ndata[k] = ndata[k];
+    }
+}
+
+/* settings: start, stop, rtol, atol, max_step, step, output_interval (0: none),
+   event_tol, max_consecutive_events, max_steps, edges; series: NSER rows of (A high,
+   A low, C high, C low, L, E); clk_j: the first hit of each discrete block (Python's
+   _Clock); the time events announced before the run, sorted */
+void rt_configure(RT *rt, const double *s, const long long *series, const long long *clk_j,
+                  const double *event_t, const int *event_block, long long nevents)
+{
+    rt->start = s[0];
+    rt->stop = s[1];
+    rt->rtol = s[2];
+    rt->atol = s[3];
+    rt->max_step = s[4];
+    rt->step = s[5];
+    rt->output_interval = s[6];
+    rt->has_grid = s[6] > 0.0;
+    rt->event_tol = s[7];
+    rt->max_consecutive_events = (long long)s[8];
+    rt->max_steps = (long long)s[9];
+    rt->edges = s[10] != 0.0;
+    rt->rec.width = 1 + (rt->edges ? REC_WIDTH_OWN : REC_WIDTH);
+    rt->plot_dt = (rt->stop - rt->start) / PLOT_POINTS;
+    rt->plot_k = 1;
+    for (int k = 0; k < NSER; k++) {
+        const long long *r = series + 6 * k;
+        rt->series[k].A = (i128)r[0] * ((i128)1 << 64) + (i128)(unsigned long long)r[1];
+        rt->series[k].C = (i128)r[2] * ((i128)1 << 64) + (i128)(unsigned long long)r[3];
+        rt->series[k].L = r[4];
+        rt->series[k].E = (int)r[5];
+    }
+    for (int b = 0; b < NCLK; b++) {
+        rt->clk_j[b] = clk_j[b];
+        rt->clk_next[b] = rt_series_at(&rt->series[CLK_SERIES[b]], clk_j[b]);
+    }
+    rt->instant = -INFINITY;
+    for (long long e = 0; e < nevents; e++)
+        heap_push(rt, event_t[e], event_block[e]);
+}
+
+int rt_run(RT *rt, double seconds)
+{
+    int status = rt_loop(rt, seconds);
+    return rt->error ? RT_FAILED : status;
+}
+
+/* rows 0: results, 1: the sinks' own rows, 2: the indices of result rows among those,
+   3: events (t, hybrid block) */
+long long rt_rows(RT *rt, int which, double **data)
+{
+    RtRows *r = which == 0 ? &rt->rec : which == 1 ? &rt->sink : which == 2 ? &rt->sink_rows
+                                                                            : &rt->events;
+    *data = r->data;
+    return r->n;
+}
+
+/* info: nsteps, nrejected, nfev, error, error_t, error_block, error_num[0..3], progress_t,
+   last_time, stepper t (or start), the stepper's y goes to y */
+void rt_info(RT *rt, double *out, double *y)
+{
+    out[0] = (double)rt->st.nsteps;
+    out[1] = (double)rt->st.nrejected;
+    out[2] = (double)rt->st.nfev;
+    out[3] = rt->error;
+    out[4] = rt->error_t;
+    out[5] = rt->error_block;
+    for (int k = 0; k < 4; k++)
+        out[6 + k] = rt->error_num[k];
+    out[10] = rt->progress_t;
+    out[11] = rt->last_time;
+    out[12] = rt->has_stepper ? rt->st.t : rt->start;
+    memcpy(y, rt->has_stepper ? rt->st.Y[0] : rt->y, sizeof(double) * NX);
+}
+
+/* the blocks involved in a failed event iteration (0) or a Zeno chain (1) */
+void rt_blocks(RT *rt, int which, char *out)
+{
+    memcpy(out, which == 0 ? rt->involved : rt->chain_blocks, NH);
+}
+
+const char *rt_error_text(RT *rt) { return rt->error_text ? rt->error_text : ""; }
+
+void rt_eval_f(RT *rt, double t, const double *y, double *dy) { rt_f(rt, t, y, dy); }
+
+void rt_eval_outputs(RT *rt, double t, const double *y) { rt_outputs(rt, t, y); }
+
+void rt_eval_indicators(RT *rt, double t) { dg_indicators(rt, t); }

@@ -1,0 +1,697 @@
+/* The run loop of blocksim/engine/simulator.py (Simulation.run, segment, at_event, settle,
+   locate, _illinois, fill, record, locate_stop) in C, step for step, so that a compiled run
+   takes the same steps, finds the same events and records the same rows. It runs in chunks:
+   rt_run returns after a wall-time budget (RT_MORE) and resumes where it stopped, so that
+   Python can move the progress bar and act on Ctrl-C between chunks. */
+
+#define SNAP 1e-9
+#define MAX_ROUNDS 100
+#define PLOT_POINTS 2000
+
+enum { PH_START, PH_OUTER, PH_SEGMENT, PH_DONE };
+enum { SEG_END, SEG_STOP, SEG_CROSS, SEG_BUDGET, SEG_ERROR };
+
+static int rt_set_error(RT *rt, int code, double t)
+{
+    if (!rt->error) {
+        rt->error = code;
+        rt->error_t = t;
+    }
+    return 1;
+}
+
+static void rt_fail(RT *rt, int block, const char *text)
+{
+    if (!rt->error) {
+        rt->error = RT_E_BLOCK;
+        rt->error_t = rt->last_time;
+        rt->error_block = block;
+        rt->error_text = text;
+    }
+}
+
+/* ---- rows ---------------------------------------------------------------------------- */
+static double *rows_add(RT *rt, RtRows *r)
+{
+    if (r->n == r->cap) {
+        long long cap = r->cap ? 2 * r->cap : 256;
+        double *data = realloc(r->data, sizeof(double) * (size_t)(cap * r->width));
+        if (!data) {
+            rt_set_error(rt, RT_E_MEMORY, rt->t);
+            return NULL;
+        }
+        r->data = data;
+        r->cap = cap;
+    }
+    return r->data + (r->n++) * r->width;
+}
+
+static double *rt_grow(RT *rt, int slot, long long size)
+{
+    RtMem *m = &rt->mem[slot];
+    if (size > m->size) {
+        long long cap = m->size ? m->size : 64;
+        while (cap < size)
+            cap *= 2;
+        double *data = realloc(m->data, sizeof(double) * (size_t)cap);
+        if (!data) {
+            rt_set_error(rt, RT_E_MEMORY, rt->t);
+            return m->data;
+        }
+        memset(data + m->size, 0, sizeof(double) * (size_t)(cap - m->size));
+        m->data = data;
+        m->size = cap;
+    }
+    return m->data;
+}
+
+/* Recorder.sample over a table of channels {buffer, offset, size} */
+static const double *rt_base(RT *rt, int buffer)
+{
+    switch (buffer) {
+    case RT_BUF_S: return rt->S;
+    case RT_BUF_X: return rt->X;
+    case RT_BUF_XD: return rt->XD;
+    default: return rt->K;
+    }
+}
+
+static int rt_sample(RT *rt, RtRows *rows, const int (*channels)[3], int count, double t)
+{
+    double *row = rows_add(rt, rows);
+    if (!row)
+        return 1;
+    *row++ = t;
+    for (int c = 0; c < count; c++) {
+        memcpy(row, rt_base(rt, channels[c][0]) + channels[c][1], sizeof(double) * channels[c][2]);
+        row += channels[c][2];
+    }
+    return 0;
+}
+
+/* ---- evaluation (Simulation.f, outputs, indicators) ---------------------------------- */
+static void rt_f(RT *rt, double t, const double *y, double *dy)
+{
+    rt->last_time = t;
+    memcpy(rt->X, y, sizeof(double) * NX);
+    dg_cont(rt, t);
+    dg_deriv(rt, t);
+    memcpy(dy, rt->DX, sizeof(double) * NX);
+}
+
+static void rt_outputs(RT *rt, double t, const double *y)
+{
+    if (y != rt->X)
+        memcpy(rt->X, y, sizeof(double) * NX);
+    dg_cont(rt, t);
+}
+
+static double rt_tolerance(RT *rt, double t)
+{
+    return PYMAX(rt->event_tol * PYMAX(1.0, fabs(t)), 4 * rt_ulp(t));
+}
+
+/* crossings() of one indicator: +1 rising, -1 falling, 0 */
+static signed char rt_cross(double z_prev, double z, int dir)
+{
+    if (dir >= 0 && z_prev <= 0.0 && z > 0.0)
+        return 1;
+    if (dir <= 0 && z_prev >= 0.0 && z < 0.0)
+        return -1;
+    return 0;
+}
+
+static int rt_crossings(const double *z_prev, const double *z, signed char *out)
+{
+    int any = 0;
+    for (int i = 0; i < NZ; i++) {
+        out[i] = rt_cross(z_prev[i], z[i], ZDIR[i]);
+        any |= out[i] != 0;
+    }
+    return any;
+}
+
+static int rt_crossed_any(const double *z_prev, const double *z)
+{
+    for (int i = 0; i < NZ; i++)
+        if (rt_cross(z_prev[i], z[i], ZDIR[i]))
+            return 1;
+    return 0;
+}
+
+/* ---- time events ----------------------------------------------------------------------- */
+static int timed_less(const RtTimed *a, const RtTimed *b)
+{
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void heap_push(RT *rt, double t, int block)
+{
+    if (rt->nheap == rt->capheap) {
+        long long cap = rt->capheap ? 2 * rt->capheap : 16;
+        RtTimed *heap = realloc(rt->heap, sizeof(RtTimed) * (size_t)cap);
+        if (!heap) {
+            rt_set_error(rt, RT_E_MEMORY, rt->t);
+            return;
+        }
+        rt->heap = heap;
+        rt->capheap = cap;
+    }
+    long long i = rt->nheap++;
+    RtTimed item = {t, rt->seq++, block};
+    while (i > 0) {
+        long long parent = (i - 1) / 2;
+        if (!timed_less(&item, &rt->heap[parent]))
+            break;
+        rt->heap[i] = rt->heap[parent];
+        i = parent;
+    }
+    rt->heap[i] = item;
+}
+
+static RtTimed heap_pop(RT *rt)
+{
+    RtTimed top = rt->heap[0], last = rt->heap[--rt->nheap];
+    long long i = 0, n = rt->nheap;
+    for (;;) {
+        long long c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && timed_less(&rt->heap[c + 1], &rt->heap[c]))
+            c++;
+        if (!timed_less(&rt->heap[c], &last))
+            break;
+        rt->heap[i] = rt->heap[c];
+        i = c;
+    }
+    if (n)
+        rt->heap[i] = last;
+    return top;
+}
+
+/* Simulation.schedule: kept when it lies in (now, stop] */
+static void rt_schedule(RT *rt, int block, double later)
+{
+    if (rt->instant < later && later <= rt->stop)
+        heap_push(rt, later, block);
+}
+
+/* Simulation.next_event: the earliest of stop, the next sample hit, the next time event
+   that lies after t */
+static double rt_next_event(RT *rt, double t)
+{
+    double best = rt->stop > t ? rt->stop : INFINITY;
+    if (NCLK) {
+        double hit = rt->clk_next[0];
+        for (int b = 1; b < NCLK; b++)
+            hit = PYMIN(hit, rt->clk_next[b]);
+        if (hit > t && hit < best)
+            best = hit;
+    }
+    if (rt->nheap && rt->heap[0].t > t && rt->heap[0].t < best)
+        best = rt->heap[0].t;
+    return isinf(best) ? rt->stop : best;
+}
+
+/* ---- recording --------------------------------------------------------------------------- */
+/* Simulation.record: the result row (and the sinks' row), then every signal and state must
+   be finite (RT_E_NONFINITE_RECORD: Python names the block) */
+static int rt_record(RT *rt, double t)
+{
+    if (rt_sample(rt, &rt->rec, REC_CHANNELS, rt->edges ? NREC_OWN : NREC, t))
+        return 1;
+    if (rt->edges) {
+        double *index = rows_add(rt, &rt->sink_rows);
+        if (!index)
+            return 1;
+        *index = (double)rt->sink.n;
+        if (rt_sample(rt, &rt->sink, SINK_CHANNELS, NSINK, t))
+            return 1;
+    }
+    for (int i = 0; i < NS; i++)
+        if (!isfinite(rt->S[i]))
+            return rt_set_error(rt, RT_E_NONFINITE_RECORD, t);
+    for (int i = 0; i < NX; i++)
+        if (!isfinite(rt->X[i]))
+            return rt_set_error(rt, RT_E_NONFINITE_RECORD, t);
+    return 0;
+}
+
+/* _Grid: start + k*interval, then the end time */
+static double grid_time(RT *rt)
+{
+    double t = rt->start + (double)rt->grid_k * rt->output_interval;
+    if (fabs(t - rt->stop) <= SNAP * PYMAX(1.0, fabs(rt->stop)) || t > rt->stop)
+        return rt->stop;
+    return t;
+}
+
+static int grid_has(RT *rt) { return rt->has_grid && !rt->grid_done; }
+
+static int grid_snapped(RT *rt, double t_event)
+{
+    return grid_has(rt) && fabs(grid_time(rt) - t_event) <= SNAP * PYMAX(1.0, fabs(t_event));
+}
+
+static double grid_pop(RT *rt)
+{
+    double t = grid_time(rt);
+    if (t >= rt->stop)
+        rt->grid_done = 1;
+    rt->grid_k++;
+    return t;
+}
+
+/* Simulation.fill: the grid times and plotting times inside the last step, up to t_hi */
+static int rt_fill(RT *rt, double t_hi, double t_event)
+{
+    RtStepper *st = &rt->st;
+    for (;;) {
+        int has_g = grid_has(rt), has_p = 0;
+        double tg = has_g ? grid_time(rt) : 0.0, tp = 0.0;
+        if (has_g && (tg > t_hi || grid_snapped(rt, t_event)))
+            has_g = 0;
+        if (rt->edges) {
+            tp = rt->start + (double)rt->plot_k * rt->plot_dt;
+            has_p = !(tp >= t_hi);
+        }
+        if (!has_g && !has_p)
+            return 0;
+        if (has_p && (!has_g || tp < tg)) {
+            rt->plot_k++;
+            if (!has_g || !(fabs(tp - tg) <= SNAP * PYMAX(1.0, fabs(tg)))) {
+                rk_dense(rt, st, tp, rt->dense_buf);
+                rt_outputs(rt, tp, rt->dense_buf);
+                if (rt_sample(rt, &rt->sink, SINK_CHANNELS, NSINK, tp))
+                    return 1;
+            }
+            continue;
+        }
+        grid_pop(rt);
+        rk_dense(rt, st, tg, rt->dense_buf);
+        rt_outputs(rt, tg, rt->dense_buf);
+        if (rt_record(rt, tg))
+            return 1;
+    }
+}
+
+static void rt_skip_plot_points(RT *rt, double t)
+{
+    if (rt->edges)
+        while (rt->start + (double)rt->plot_k * rt->plot_dt <= t)
+            rt->plot_k++;
+}
+
+static int rt_stopping(RT *rt)
+{
+    for (int c = 0; c < NSTOP; c++) {
+        const double *v = rt_base(rt, STOP_CHANNELS[c][0]) + STOP_CHANNELS[c][1];
+        for (int i = 0; i < STOP_CHANNELS[c][2]; i++)
+            if (v[i] != 0.0)
+                return 1;
+    }
+    return 0;
+}
+
+/* ---- events ------------------------------------------------------------------------------ */
+/* Simulation.zeno_guard */
+static int rt_zeno_guard(RT *rt, double t)
+{
+    if (t - rt->last_event < 10 * rt_tolerance(rt, t)) {
+        rt->chain++;
+        for (int k = 0; k < NH; k++)
+            rt->chain_blocks[k] |= rt->involved[k];
+        if (rt->chain > rt->max_consecutive_events) {
+            rt->error_num[0] = 10 * rt_tolerance(rt, t);
+            return rt_set_error(rt, RT_E_ZENO, t);
+        }
+    } else {
+        rt->chain = 0;
+        memcpy(rt->chain_blocks, rt->involved, sizeof rt->involved);
+    }
+    rt->last_event = t;
+    return 0;
+}
+
+/* Simulation.settle: the event iteration of the hybrid blocks' handlers at t */
+static int rt_settle(RT *rt, double t, int first)
+{
+    dg_indicators(rt, t);
+    if (first)
+        memset(rt->crossed, 0, sizeof rt->crossed);
+    else
+        rt_crossings(rt->z_prev, rt->Z, rt->crossed);
+    memset(rt->involved, 0, sizeof rt->involved);
+    int round;
+    for (round = 0; round < MAX_ROUNDS; round++) {
+        memset(rt->changed, 0, sizeof rt->changed);
+        dg_crossing(rt, t, rt->crossed, rt->changed);
+        int changed = 0;
+        for (int k = 0; k < NH; k++) {
+            changed |= rt->changed[k];
+            rt->involved[k] |= rt->changed[k];
+        }
+        if (!changed)
+            break;
+        memcpy(rt->z_before, rt->Z, sizeof(double) * NZ);
+        dg_cont(rt, t);
+        dg_indicators(rt, t);
+        rt_crossings(rt->z_before, rt->Z, rt->crossed);
+    }
+    if (round == MAX_ROUNDS)
+        return rt_set_error(rt, RT_E_SETTLE, t);
+    memcpy(rt->z_prev, rt->Z, sizeof(double) * NZ);
+    int any = 0;
+    for (int k = 0; k < NH; k++)
+        any |= rt->involved[k];
+    if (!first && any) {
+        for (int k = 0; k < NH; k++)
+            if (rt->involved[k]) {
+                double *row = rows_add(rt, &rt->events);
+                if (!row)
+                    return 1;
+                row[0] = t;
+                row[1] = k;
+            }
+        return rt_zeno_guard(rt, t);
+    }
+    return 0;
+}
+
+/* Simulation.at_event: switches, outputs of the due blocks, updates, the event iteration,
+   the histories. y, the state at t, is updated in place. */
+static int rt_at_event(RT *rt, double t, double *y, int first)
+{
+    rt->instant = t;
+    while (rt->nheap && rt->heap[0].t <= t) {
+        RtTimed e = heap_pop(rt);
+        dg_event(rt, e.block, t);
+    }
+    for (int b = 0; b < NCLK; b++)
+        rt->due[b] = rt->clk_next[b] == t;
+    memcpy(rt->X, y, sizeof(double) * NX);
+    dg_hit(rt, t, rt->due);
+    if (first) {
+        dg_initialize(rt, t);
+        memcpy(y, rt->X, sizeof(double) * NX);
+        dg_hit(rt, t, rt->due);
+    }
+    dg_update(rt, t, rt->due);
+    for (int b = 0; b < NCLK; b++)
+        if (rt->due[b])
+            rt->clk_next[b] = rt_series_at(&rt->series[CLK_SERIES[b]], ++rt->clk_j[b]);
+    if (NH) {
+        if (rt_settle(rt, t, first))
+            return 1;
+        memcpy(y, rt->X, sizeof(double) * NX);
+    }
+    if (HISTORY)
+        dg_remember(rt, t, RT_REMEMBER_EVENT);
+    return rt->error != 0;
+}
+
+/* Simulation.remember after an accepted step: u at dense-degree points of the step */
+static void rt_remember_step(RT *rt, double t)
+{
+    RtStepper *st = &rt->st;
+    double t0 = st->t_old;
+    int k = rk_dense_degree();
+    for (int j = 1; j <= k; j++) {
+        double tj = j < k ? t0 + j * (t - t0) / k : t;
+        if (tj == st->t) {
+            rt_outputs(rt, tj, st->Y[0]);
+        } else {
+            rk_dense(rt, st, tj, rt->dense_buf);
+            rt_outputs(rt, tj, rt->dense_buf);
+        }
+        dg_remember(rt, tj, j < k ? RT_REMEMBER_STEP : RT_REMEMBER_END);
+    }
+}
+
+/* ---- locating crossings -------------------------------------------------------------------- */
+static void rt_z_at(RT *rt, double t, double *out)
+{
+    rk_dense(rt, &rt->st, t, rt->dense_buf);
+    rt_outputs(rt, t, rt->dense_buf);
+    dg_indicators(rt, t);
+    memcpy(out, rt->Z, sizeof(double) * NZ);
+}
+
+/* Simulation._illinois: shrink [a, b] around the crossing of indicator i; za, zb in/out */
+static void rt_illinois(RT *rt, int i, double *pa, double *pb, double *za, double *zb)
+{
+    double a = *pa, b = *pb, z0 = za[i], fa = z0, fb = zb[i];
+    int d = ZDIR[i], side = 0, stale_a = 0, stale_b = 0;
+    double tol = rt_tolerance(rt, b);
+    for (int k = 0; k < 200; k++) {
+        if (b - a <= tol)
+            break;
+        int secant = fb != fa && k % 8 != 7 && !(stale_a || stale_b);
+        double c = secant ? b - fb * (b - a) / (fb - fa) : 0.5 * (a + b);
+        if (!(a <= c && c <= b) || !isfinite(c))
+            c = 0.5 * (a + b);
+        int probe = !(a + 0.5 * tol < c && c < b - 0.5 * tol);
+        c = PYMIN(PYMAX(c, a + 0.5 * tol), b - 0.5 * tol);
+        rt_z_at(rt, c, rt->z_c);
+        double fc = rt->z_c[i];
+        if (rt_cross(z0, fc, d)) {
+            b = c;
+            fb = fc;
+            memcpy(zb, rt->z_c, sizeof(double) * NZ);
+            stale_b = probe;
+            if (side == -1)
+                fa *= 0.5;
+            side = -1;
+        } else {
+            a = c;
+            fa = fc;
+            memcpy(za, rt->z_c, sizeof(double) * NZ);
+            stale_a = probe;
+            if (side == 1)
+                fb *= 0.5;
+            side = 1;
+        }
+    }
+    *pa = a;
+    *pb = b;
+}
+
+/* Simulation.locate: the earliest crossing in the last step; returns t*, the right end of
+   a bracket of width <= event_tol around it */
+static double rt_locate(RT *rt, double t_hi)
+{
+    double t_lo = rt->st.t_old;
+    memcpy(rt->z_hi, rt->Z, sizeof(double) * NZ);
+    for (;;) {
+        int pick = -1, first = -1;
+        double best = 0.0;
+        for (int k = 0; k < NZ; k++) {
+            if (!rt_cross(rt->z_prev[k], rt->z_hi[k], ZDIR[k]))
+                continue;
+            if (first < 0)
+                first = k;
+            double frac = rt->z_prev[k] / (rt->z_prev[k] - rt->z_hi[k]);
+            if (isnan(frac))
+                continue;
+            if (pick < 0 || frac < best) {
+                pick = k;
+                best = frac;
+            }
+        }
+        int finite = 0;
+        for (int k = 0; k < NZ; k++)
+            if (rt_cross(rt->z_prev[k], rt->z_hi[k], ZDIR[k]) &&
+                isfinite(rt->z_prev[k] / (rt->z_prev[k] - rt->z_hi[k])))
+                finite = 1;
+        int i = finite ? pick : first;
+        double a = t_lo, b = t_hi;
+        memcpy(rt->z_a, rt->z_prev, sizeof(double) * NZ);
+        memcpy(rt->z_b, rt->z_hi, sizeof(double) * NZ);
+        rt_illinois(rt, i, &a, &b, rt->z_a, rt->z_b);
+        if (a > t_lo && rt_crossed_any(rt->z_prev, rt->z_a)) {
+            t_hi = a;
+            memcpy(rt->z_hi, rt->z_a, sizeof(double) * NZ);
+            continue;
+        }
+        return b;
+    }
+}
+
+/* Simulation.locate_stop: the first time a stop input is non-zero, by bisection */
+static double rt_locate_stop(RT *rt, double hi)
+{
+    double lo = rt->st.t_old, tol = 1e-12 * PYMAX(1.0, fabs(hi));
+    while (hi - lo > tol) {
+        double mid = 0.5 * (lo + hi);
+        rk_dense(rt, &rt->st, mid, rt->dense_buf);
+        rt_outputs(rt, mid, rt->dense_buf);
+        if (rt_stopping(rt))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+/* ---- the run --------------------------------------------------------------------------- */
+static double rt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* Simulation.segment: integrate up to t_end (SEG_END), a stop (SEG_STOP, rt->t its time) or
+   a crossing (SEG_CROSS, rt->t and rt->y the point of the cut); SEG_BUDGET after the
+   deadline, to be resumed */
+static int rt_segment(RT *rt, double deadline)
+{
+    RtStepper *st = &rt->st;
+    double t_end = rt->t_end;
+    while (st->t < t_end) {
+        if ((++rt->tick & 15) == 0 && rt_now() > deadline)
+            return SEG_BUDGET;
+        if (rk_step(rt, st) || rt->error)
+            return SEG_ERROR;
+        double t_new = st->t, t_hi = t_new;
+        for (int i = 0; i < NX; i++)
+            if (!isfinite(st->Y[0][i])) {
+                rt_set_error(rt, RT_E_NONFINITE_STATE, t_new);
+                return SEG_ERROR;
+            }
+        int cut = 0;
+        if (NZ) {
+            rt_outputs(rt, t_new, st->Y[0]);
+            dg_indicators(rt, t_new);
+            if (rt_crossed_any(rt->z_prev, rt->Z)) {
+                double t_star = rt_locate(rt, t_new);
+                cut = !(t_new == t_end && t_end - t_star <= rt_tolerance(rt, t_end));
+                if (cut)
+                    t_hi = t_star;
+                else
+                    rt_outputs(rt, t_new, st->Y[0]);
+            } else {
+                if (ADVANCE) {
+                    dg_advance(rt, t_new);
+                    dg_indicators(rt, t_new);
+                }
+                memcpy(rt->z_prev, rt->Z, sizeof(double) * NZ);
+            }
+        }
+        if (HISTORY)
+            rt_remember_step(rt, t_hi);
+        if (NSTOP) {
+            if (cut) {
+                rk_dense(rt, st, t_hi, rt->dense_buf);
+                rt_outputs(rt, t_hi, rt->dense_buf);
+            } else {
+                rt_outputs(rt, t_hi, st->Y[0]);
+            }
+            if (rt_stopping(rt)) {
+                double t_stop = rt_locate_stop(rt, t_hi);
+                if (rt_fill(rt, t_stop, t_stop))
+                    return SEG_ERROR;
+                rk_dense(rt, st, t_stop, rt->dense_buf);
+                rt_outputs(rt, t_stop, rt->dense_buf);
+                rt->t = t_stop;
+                return rt_record(rt, t_stop) ? SEG_ERROR : SEG_STOP;
+            }
+        }
+        if (cut) {
+            if ((rt->has_grid || rt->edges) && rt_fill(rt, t_hi, t_hi))
+                return SEG_ERROR;
+            rt->progress_t = t_hi;
+            rk_dense(rt, st, t_hi, rt->y);
+            rt->t = t_hi;
+            return SEG_CROSS;
+        }
+        if ((rt->has_grid || rt->edges) && rt_fill(rt, t_new, t_end))
+            return SEG_ERROR;
+        if (!rt->has_grid && t_new < t_end) {
+            rt_outputs(rt, t_new, st->Y[0]);
+            if (rt_record(rt, t_new))
+                return SEG_ERROR;
+            rt_skip_plot_points(rt, t_new);
+        }
+        if (rt->error)
+            return SEG_ERROR;
+        rt->progress_t = t_new;
+    }
+    return SEG_END;
+}
+
+/* Simulation.run, resumable: RT_MORE when the budget ran out, else the outcome */
+static int rt_loop(RT *rt, double seconds)
+{
+    double deadline = rt_now() + seconds;
+    if (rt->phase == PH_DONE)
+        return RT_DONE;
+    if (rt->phase == PH_START) {
+        memcpy(rt->XD, rt->XD0, sizeof(double) * NXD);
+        memcpy(rt->y, rt->X0, sizeof(double) * NX);
+        dg_const(rt, rt->start);
+        rt->t = rt->start;
+        if (rt_at_event(rt, rt->t, rt->y, 1))
+            return RT_FAILED;
+        if (rt_record(rt, rt->t))
+            return RT_FAILED;
+        if (rt->has_grid)
+            grid_pop(rt);
+        rt->phase = PH_OUTER;
+        if (NSTOP && rt_stopping(rt)) {
+            rt->phase = PH_DONE;
+            return RT_DONE;
+        }
+    }
+    for (;;) {
+        if (rt->phase == PH_OUTER) {
+            if (!(rt->t < rt->stop)) {
+                rt->phase = PH_DONE;
+                return RT_DONE;
+            }
+            rt->t_end = rt_next_event(rt, rt->t);
+            if (!rt->has_stepper) {
+                memset(&rt->st, 0, sizeof rt->st);
+                rt->has_stepper = 1;
+            }
+            rk_restart(rt, &rt->st, rt->t, rt->y, rt->t_end);
+            rt->phase = PH_SEGMENT;
+        }
+        int outcome = rt_segment(rt, deadline);
+        if (outcome == SEG_BUDGET)
+            return RT_MORE;
+        if (outcome == SEG_ERROR)
+            return RT_FAILED;
+        if (outcome == SEG_STOP) {
+            rt->phase = PH_DONE;
+            return RT_DONE;
+        }
+        if (outcome == SEG_END) {
+            rt->t = rt->t_end;
+            memcpy(rt->y, rt->st.Y[0], sizeof(double) * NX);
+        }
+        double t = rt->t;
+        if (rt->edges) {  /* Simulation.record_left */
+            rt_outputs(rt, t, rt->y);
+            if (rt_sample(rt, &rt->sink, SINK_CHANNELS, NSINK, t))
+                return RT_FAILED;
+        }
+        if (rt_at_event(rt, t, rt->y, 0))
+            return RT_FAILED;
+        rt_skip_plot_points(rt, t);
+        if (!rt->has_grid) {
+            if (rt_record(rt, t))
+                return RT_FAILED;
+        } else {
+            while (grid_has(rt) && grid_snapped(rt, t))
+                if (rt_record(rt, grid_pop(rt)))
+                    return RT_FAILED;
+        }
+        rt->progress_t = t;
+        rt->phase = PH_OUTER;
+        if (NSTOP && rt_stopping(rt)) {
+            rt->phase = PH_DONE;
+            return RT_DONE;
+        }
+    }
+}
