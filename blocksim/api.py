@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .accel.mode import simulate_model
 from .engine.compiler import Model
 from .engine.csvio import csv_to
 from .engine.loading import diagram_file, load  # noqa: F401  (load is blocksim.load)
 from .engine.results import (REPORT, Result, check_out_dir, data_files, finalize_sinks, json_to, npz_to,
                       remove_stale, run_files, versions, written_since)
-from .engine.simulator import simulate
 from .errors import OutputError
 
 
@@ -59,13 +59,13 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
         out = Path(out)
         check_out_dir(out)
     drawn = plots and out is not None  # figures, the drawing and the report
-    t, data, info = simulate(model, progress, plots=drawn)
+    t, data, info = simulate_model(model, progress, plots=drawn)
     error = info["error"]
     meta = run_meta(model, t, info)
     event_t, event_block, _ = info["events"]
     names = ["results.npz", *(["results.csv"] if csv else []), "meta.json"]
     files = data_files(out, names) if out is not None else contextlib.nullcontext({})
-    messages, reports = [], {}
+    messages, reports = [info["mode"]["note"]] if info["mode"]["note"] else [], {}
     try:
         with files as paths:
             if out is not None:
@@ -152,6 +152,7 @@ def run_meta(model, t, info):
         "rows": int(len(t)),
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "wall_time": info["wall_time"],
+        "mode": _mode_meta(info),
         "solver": {"name": s.solver, "rtol": s.rtol, "atol": s.atol, "max_step": s.max_step,
                    "step": s.step, "output_interval": s.output_interval, **info["stats"]},
         "configuration": model.config,
@@ -161,6 +162,13 @@ def run_meta(model, t, info):
                   **{b.name: b.p.seed for b in model.blocks if hasattr(b.p, "seed")}},
         "versions": versions(),
     }
+
+
+def _mode_meta(info):
+    """meta.json's account of the mode: normal or accelerated, why, and for accelerated
+    mode the compile time (0 when the compiled code came from the cache)."""
+    mode = info.get("mode") or {"mode": "normal", "why": "simulated directly"}
+    return {k: v for k, v in mode.items() if k != "note"}
 
 
 def _events_meta(events):

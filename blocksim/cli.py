@@ -35,6 +35,9 @@ def _parser():
     run.add_argument("--out", help="run directory (default: runs/<name>/)")
     run.add_argument("--stop", help="stop time (same as --set simulation.stop=T)")
     run.add_argument("--solver", help="solver name (same as --set simulation.solver=NAME)")
+    run.add_argument("--mode", choices=("normal", "accelerated", "auto"),
+                     help="normal, accelerated (compiled) or auto (same as --set "
+                          "simulation.mode=M)")
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a value by its dotted path, e.g. blocks.Kp.K=50 (repeatable)")
     run.add_argument("--no-plots", action="store_true", help="write no figures or animations")
@@ -44,6 +47,10 @@ def _parser():
     chk = sub.add_parser("check", help="check a diagram and explain it; simulate nothing")
     chk.add_argument("file")
     chk.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    chk.add_argument("--mode", choices=("normal", "accelerated", "auto"),
+                     help="the mode to check (same as --set simulation.mode=M)")
+    chk.add_argument("--code", action="store_true",
+                     help="print the C source accelerated mode compiles, and nothing else")
     blk = sub.add_parser("blocks", help="the block catalogue, or one block's documentation")
     blk.add_argument("type", nargs="?", help="a block type (or 'subsystem')")
     blk.add_argument("--markdown", action="store_true",
@@ -133,6 +140,8 @@ def _overrides(args):
         sets.append(f"simulation.stop={args.stop}")
     if getattr(args, "solver", None) is not None:
         sets.append(f"simulation.solver={args.solver}")
+    if getattr(args, "mode", None) is not None:
+        sets.append(f"simulation.mode={args.mode}")
     return sets
 
 
@@ -191,9 +200,17 @@ def _run(args):
         report = " (report.html)" if not args.no_plots and (out / "report.html").is_file() else ""
         print(f"{model.name}: t = {meta['end_time']:g} s, {len(result.t)} rows, "
               f"{st['nsteps']} steps ({st['nrejected']} rejected, {st['nfev']} evaluations)"
-              f"{events}; "
+              f"{events}; {_mode_text(meta['mode'])}"
               f"simulated in {_seconds(meta['wall_time'])}{drawn} -> {out}/{report}")
     return EXIT_OK
+
+
+def _mode_text(mode):
+    """How the run was simulated, for the summary line: '' for normal mode."""
+    if mode["mode"] != "accelerated":
+        return ""
+    how = "cached" if mode["cache_hit"] else f"compiled in {_seconds(mode['compile_time'])}"
+    return f"accelerated ({how}), "
 
 
 def _seconds(x):
@@ -257,7 +274,12 @@ def _close(bar):
 def _check(args):
     from .block import CONSTANT
     from .engine.solvers import FIXED_STEP
-    model = _load(args.file, args.set)
+    from .accel.mode import decide
+    model = _load(args.file, _overrides(args))
+    if args.code:
+        from .accel.codegen import generate
+        print(generate(model).source, end="")
+        return EXIT_OK
     s = model.settings
     print(f"diagram {model.name} ({model.file}): {len(model.blocks)} blocks, "
           f"{model.x0.size} continuous states, {model.xd0.size} discrete states")
@@ -267,6 +289,8 @@ def _check(args):
         f"step {s.step:g}" if s.solver in FIXED_STEP else
         f"rtol {s.rtol:g}, atol {s.atol:g}, max_step {s.max_step:g}")
         + (f", output every {s.output_interval:g} s" if s.output_interval else ""))
+    decision = decide(model)
+    print(f"mode: {decision.mode} ({decision.why})")
     from .language.library import Library
     library = Library()
     for section in library.sections:

@@ -30,7 +30,7 @@ from .codegen import RUNTIME, RUNTIME_FILES
 
 FLAGS = ("-O2", "-ffp-contract=off", "-fPIC", "-shared", "-std=gnu99")
 _LOADED = {}  # key -> Library, for this process
-_COMPILERS = {}  # compiler command -> its identity (first line of --version), or None
+_COMPILERS = {}  # compiler command -> its identity (see _identity), or None
 
 
 class CompilerMissing(Exception):
@@ -63,16 +63,14 @@ def compiler():
 
 
 def _identity(command):
+    """The compiler's resolved path, size and modification time (a new compiler is a new
+    identity), without running it; None when there is no such program."""
     path = shutil.which(command)
     if path is None:
         return None
-    try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if out.returncode != 0:
-        return None
-    return f"{path}: {(out.stdout or out.stderr).splitlines()[0] if (out.stdout or out.stderr) else ''}"
+    real = os.path.realpath(path)
+    stat = os.stat(real)
+    return f"{real} {stat.st_size} {stat.st_mtime_ns}"
 
 
 def _runtime_text():
@@ -82,12 +80,17 @@ def _runtime_text():
 def key_of(source):
     """The cache key of a generated source (see the module docstring)."""
     from .. import __version__
-    command, identity = compiler()
+    _, identity = compiler()
     h = hashlib.sha256()
     for part in (__version__, identity, " ".join(FLAGS), _runtime_text(), source):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:32]
+
+
+def is_cached(key):
+    """Whether the library of `key` is loaded in this process or in the disk cache."""
+    return key in _LOADED or (cache_dir() / f"{key}.so").is_file()
 
 
 @dataclass

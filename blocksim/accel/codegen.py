@@ -42,7 +42,8 @@ STIFF = ("radau", "bdf", "lsoda")  # scipy's: the loop stays Python, f is compil
 
 
 class NotCompilable(Exception):
-    """The diagram has blocks without a compiled form: `blocks` lists (name, type, why)."""
+    """The diagram has blocks without a compiled form: `blocks` lists (name, type, why),
+    `why` a phrase that follows the type ("has no compiled form")."""
 
     def __init__(self, blocks):
         self.blocks = blocks
@@ -85,7 +86,7 @@ class _Locator:
     def __call__(self, view):
         view = np.asarray(view)
         if view.dtype != np.float64 or not view.flags.c_contiguous:
-            raise LoweringError("a view that is not a contiguous float array")
+            raise LoweringError("has a port that is not a contiguous float array")
         if view.size == 0:
             return "S", 0
         addr = view.__array_interface__["data"][0]
@@ -129,15 +130,19 @@ def lowerings(model):
     for k, block in enumerate(model.blocks):
         lower = getattr(block, "lower", None)
         ctx = _context(model, block, k)
+        if block.keeps_history and model.settings.solver in STIFF:
+            missing.append((block.name, block.type, "keeps a history of its input, which "
+                            "scipy's stiff solvers (radau, bdf, lsoda) cannot run compiled"))
+            continue
         try:
             low = lower(ctx) if lower is not None else None
             if low is None:
-                missing.append((block.name, block.type, "no compiled form"))
+                missing.append((block.name, block.type, "has no compiled form"))
                 continue
             lacking = [m for m in required(model, block, calcs.get(block.name, ()))
                        if m not in low.code]
             if lacking:
-                raise LoweringError(f"its lowering has no code for {', '.join(lacking)}")
+                raise LoweringError(f"has a lowering without code for {', '.join(lacking)}")
         except LoweringError as e:
             missing.append((block.name, block.type, str(e)))
             continue

@@ -16,10 +16,13 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..engine.simulator import _MAX_ROUNDS, Simulation
+from ..engine.diagnosis import after_solver_failure, nonfinite_signal, nonfinite_state
+from ..engine.events import ZenoGuard, unsettled
+from ..engine.simulator import Simulation
 from ..engine.solvers import SolverError
 from ..engine.solvers.adaptive_rk import EmbeddedRK
 from ..engine.solvers.base import Stepper
+from ..engine.solvers.fixed_step import nonfinite_step
 from ..errors import SimulationError
 from .codegen import ERRORS, STATUS
 
@@ -31,6 +34,23 @@ def _ptr(a):
     return ctypes.c_void_p(a.ctypes.data) if a is not None else ctypes.c_void_p()
 
 
+def bind(library, model, generated):
+    """A compiled run bound to the model's buffers and the run's values: (rt, the arrays
+    it points into, to be kept alive while it exists)."""
+    v = generated.values
+    buffers = [model.signals, model.xbuf, model.dxbuf, model.xdbuf, model.zbuf,
+               v.work.copy(), v.params, v.constants, model.x0, model.xd0]
+    arrays = [np.ascontiguousarray(d, dtype=float) for d in v.data]
+    rt = library.rt_create()
+    if not rt:
+        raise MemoryError("cannot allocate the compiled run")
+    ptrs = (ctypes.c_void_p * len(buffers))(*(_ptr(b).value for b in buffers))
+    data = (ctypes.c_void_p * max(len(arrays), 1))(*(_ptr(d).value for d in arrays))
+    ndata = np.array([d.size for d in arrays] or [0], dtype=np.int64)
+    library.rt_bind(rt, ptrs, data, _ptr(ndata))
+    return rt, (buffers, arrays, ptrs, data, ndata)
+
+
 class CompiledRun:
     """One run of a compiled model: `run()` returns (t, data, info) as `simulate()` does."""
 
@@ -39,18 +59,7 @@ class CompiledRun:
         self.progress = progress
         self.edges = bool(plots and model.sinks)
         v = generated.values
-        # keep every array passed by pointer alive while the run exists
-        self._buffers = [model.signals, model.xbuf, model.dxbuf, model.xdbuf, model.zbuf,
-                         v.work.copy(), v.params, v.constants, model.x0, model.xd0]
-        self._data = [np.ascontiguousarray(d, dtype=float) for d in v.data]
-        self.rt = library.rt_create()
-        if not self.rt:
-            raise MemoryError("cannot allocate the compiled run")
-        ptrs = (ctypes.c_void_p * len(self._buffers))(*(_ptr(b).value for b in self._buffers))
-        data = (ctypes.c_void_p * max(len(self._data), 1))(*(_ptr(d).value for d in self._data))
-        ndata = np.array([d.size for d in self._data] or [0], dtype=np.int64)
-        self._keep = (ptrs, data, ndata)
-        library.rt_bind(self.rt, ptrs, data, _ptr(ndata))
+        self.rt, self._keep = bind(library, model, generated)
         s = model.settings
         self._settings = np.array([s.start, s.stop, s.rtol, s.atol, s.max_step, s.step,
                                    s.output_interval or 0.0, s.event_tol,
@@ -134,24 +143,16 @@ class CompiledRun:
         code, t = int(info[3]), float(info[4])
         nums = info[6:10]
         m, s = self.m, self.m.settings
-        sim = Simulation(m)
-        sim.last_time = float(info[11])
         if code == _CODE["RT_E_NONFINITE_STATE"]:
-            return sim.nonfinite(t, y.copy()) or SimulationError("state is not finite", time=t)
+            return nonfinite_state(m, t, y.copy())
         if code == _CODE["RT_E_NONFINITE_RECORD"]:
-            return sim.nonfinite(t, m.xbuf.copy()) or SimulationError(
-                "a signal is not finite", time=t)
+            return nonfinite_signal(m, t)
         if code == _CODE["RT_E_SETTLE"]:
-            names = ", ".join(self._blocks(0))
-            return SimulationError(f"the event iteration did not settle after {_MAX_ROUNDS} "
-                                   f"rounds (blocks {names} keep switching each other)", time=t)
+            return unsettled([m.hybrid[k][0].name for k in self._blocks(0)], t)
         if code == _CODE["RT_E_ZENO"]:
-            names = self._blocks(1)
-            return SimulationError(
-                f"more than {s.max_consecutive_events} consecutive events closer together "
-                f"than {nums[0]:.3g} s (chattering or a Zeno behaviour) in "
-                f"block(s) {', '.join(names)}; simulation.max_consecutive_events sets the limit",
-                block=names[0], time=t)
+            guard = ZenoGuard(s, m.hybrid, Simulation(m).tolerance)
+            guard.blocks = set(self._blocks(1))
+            return guard.error(t)
         if code == _CODE["RT_E_BLOCK"]:
             text = self.lib.rt_error_text(self.rt).decode()
             return SimulationError(text, block=m.blocks[int(info[5])].name, time=t)
@@ -160,7 +161,7 @@ class CompiledRun:
         stepper = SimpleNamespace(name=s.solver, t=float(info[12]), y=y.copy(),
                                   max_steps=s.max_steps, t_final=s.stop)
         error = self._solver_error(code, t, nums, stepper)
-        found = sim.diagnose(stepper) or sim.fastest_state(stepper, error)
+        found = after_solver_failure(m, Simulation(m).f, stepper.t, stepper.y, error)
         return found if found is not None else error
 
     def _solver_error(self, code, t, nums, stepper):
@@ -169,8 +170,7 @@ class CompiledRun:
         if code == _CODE["RT_E_STIFF"]:
             return EmbeddedRK._stiff(stepper, t, nums[0], nums[1], nums[2])
         if code == _CODE["RT_E_FIXED_NONFINITE"]:
-            return SolverError(f"{stepper.name}: the state became non-finite in the step from "
-                               f"t={t:.9g} to t={nums[0]:.9g} (step {nums[1]:.3g})", time=t)
+            return nonfinite_step(stepper.name, t, nums[0], nums[1])
         try:
             EmbeddedRK._fail(stepper, t, nums[0], bool(nums[1]))
         except SolverError as e:
@@ -178,9 +178,10 @@ class CompiledRun:
         raise AssertionError(f"unknown failure code {code} of compiled code")
 
     def _blocks(self, which):
+        """Indices of the hybrid blocks in a failed event iteration (0) or Zeno chain (1)."""
         flags = np.zeros(max(len(self.m.hybrid), 1), dtype=np.int8)
         self.lib.rt_blocks(self.rt, which, _ptr(flags))
-        return [b.name for (b, _), f in zip(self.m.hybrid, flags) if f]
+        return [k for k in range(len(self.m.hybrid)) if flags[k]]
 
 
 def _size(shape):

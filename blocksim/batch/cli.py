@@ -36,6 +36,8 @@ def add_parser(sub):
                    help="rerun only the rows of --out that are not ok yet")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a fixed override for every run (repeatable)")
+    p.add_argument("--mode", choices=("normal", "accelerated", "auto"),
+                   help="normal, accelerated (compiled) or auto (same as --set simulation.mode=M)")
     p.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...",
                    help="with a diagram: a path and its values (repeatable: a product)")
     p.add_argument("--metric", action="append", default=[], metavar="NAME=EXPR",
@@ -60,7 +62,8 @@ def run(args):
             raise DiagramError(f"--metric expects NAME=EXPR, got {item!r}", file="--metric")
         metrics[name.strip()] = text
     prepared = prepare(args.file, grid=grid or None, metrics=metrics or None,
-                       overrides=args.set, cli=True)
+                       overrides=args.set + [f"simulation.mode={m}" for m in [args.mode] if m],
+                       cli=True)
     out = Path(args.out) if args.out else Path("runs") / prepared.name
     bar = None if args.quiet or not sys.stderr.isatty() else _Bar()
     failures = []

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..accel.mode import decide
 from ..language import expr
 from ..engine.compiler import ModelCache, plain
 from ..language.diagram import Loc, apply_overrides, load_diagram, parse_override, suggest
@@ -501,6 +502,8 @@ def check(plan, library=None):
                    zips[0].locs[j]))
         # the last model checked may be any value's: the first run's again, for the shapes
         model = _note(problems, lambda: cache.model(_with(spec, first)))
+        if model is not None:  # accelerated mode refused: before any run
+            _note(problems, lambda: decide(model, sweep=True))
     else:  # the diagram as the sweep file leaves it, for the recorded signals' shapes
         model = _note(Problems(), lambda: ModelCache(library).model(spec.copy()))
     shapes = {name: view.shape for name, (view, _) in model.record.items()} if model else {}

@@ -19,7 +19,7 @@ from ..engine.compiler import ModelCache
 from ..language.diagram import apply_overrides
 from ..errors import DiagramError, DiagramErrors
 from ..engine.results import finalize_sinks
-from ..engine.simulator import simulate
+from ..accel.mode import simulate_model
 from .metrics import Metrics
 
 
@@ -112,7 +112,7 @@ def _run(job, index, overrides, in_process):
         model = state.cache.model(spec)
     except (DiagramError, DiagramErrors) as e:
         return Outcome(index, new_row("failed", str(e)))
-    t, data, info = simulate(model)
+    t, data, info = simulate_model(model, sweep=True)
     error = info["error"]
     steps = info["stats"]["nsteps"]
     metrics = None

@@ -67,6 +67,17 @@ def nonfinite(model, t, y):
     return None
 
 
+def nonfinite_state(model, t, y):
+    """The error for a non-finite state y after a step to t."""
+    return nonfinite(model, t, y) or SimulationError("state is not finite", time=t)
+
+
+def nonfinite_signal(model, t):
+    """The error for a non-finite value among the signals or states recorded at t."""
+    return nonfinite(model, t, model.xbuf.copy()) or SimulationError(
+        "a signal is not finite", time=t)
+
+
 def after_solver_failure(model, f, t, y, error):
     """The error to report when the solver failed at (t, y), the last accepted point: the
     first non-finite signal there or just after, else the block whose state changes

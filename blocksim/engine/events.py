@@ -107,6 +107,15 @@ def illinois(z_at, i, a, b, z_a, z_b, dirs, tol):
     return a, b, z_a, z_b
 
 
+MAX_ROUNDS = 100  # event iterations at one instant before giving up
+
+
+def unsettled(names, t):
+    """The error of an event iteration that did not settle at t (blocks `names`)."""
+    return SimulationError(f"the event iteration did not settle after {MAX_ROUNDS} rounds "
+                           f"(blocks {', '.join(names)} keep switching each other)", time=t)
+
+
 class ZenoGuard:
     """A SimulationError after more than max_consecutive_events events each closer than
     10*event_tol to the one before (chattering, or a Zeno accumulation of events)."""
@@ -123,12 +132,16 @@ class ZenoGuard:
             self.chain += 1
             self.blocks |= involved
             if self.chain > self.limit:
-                names = ", ".join(self.hybrid[k][0].name for k in sorted(self.blocks))
-                raise SimulationError(
-                    f"more than {self.limit} consecutive events closer together than "
-                    f"{10 * self.tolerance(t):.3g} s (chattering or a Zeno behaviour) in "
-                    f"block(s) {names}; simulation.max_consecutive_events sets the limit",
-                    block=self.hybrid[min(self.blocks)][0].name, time=t)
+                raise self.error(t)
         else:
             self.chain, self.blocks = 0, set(involved)
         self.last = t
+
+    def error(self, t):
+        """The error at t for the chain of events of `self.blocks`."""
+        names = ", ".join(self.hybrid[k][0].name for k in sorted(self.blocks))
+        return SimulationError(
+            f"more than {self.limit} consecutive events closer together than "
+            f"{10 * self.tolerance(t):.3g} s (chattering or a Zeno behaviour) in "
+            f"block(s) {names}; simulation.max_consecutive_events sets the limit",
+            block=self.hybrid[min(self.blocks)][0].name, time=t)

@@ -32,13 +32,12 @@ import numpy as np
 from ..block import Block, Sample
 from ..errors import SimulationError
 from ..language.expr import ExprError
-from .diagnosis import after_solver_failure, block_failure, nonfinite
-from .events import SampleClock, ZenoGuard, crossings, locate
+from .diagnosis import after_solver_failure, block_failure, nonfinite_signal, nonfinite_state
+from .events import MAX_ROUNDS, SampleClock, ZenoGuard, crossings, locate, unsettled
 from .recorder import Recorder
 from .solvers import SolverError, make_stepper
 
 _SNAP = 1e-9  # relative tolerance for grid times that coincide with an event or the end
-_MAX_ROUNDS = 100  # event iterations at one instant before giving up
 PLOT_POINTS = 2000  # dense-output points per run handed to sinks that draw figures
 
 
@@ -192,7 +191,7 @@ class Simulation:
         crossed = np.zeros(self.z.size, dtype=np.int8) if first else crossings(
             self.z_prev, self.z, self.zdirs)
         involved = set()  # the blocks whose handler changed something: their events
-        for _ in range(_MAX_ROUNDS):
+        for _ in range(MAX_ROUNDS):
             changed = False
             for k, (block, sl) in enumerate(self.hybrid):
                 if block.crossing(t, crossed[sl]):
@@ -206,9 +205,7 @@ class Simulation:
             self.indicators(t)
             crossed = crossings(before, self.z, self.zdirs)
         else:
-            names = ", ".join(self.hybrid[k][0].name for k in sorted(involved))
-            raise SimulationError(f"the event iteration did not settle after {_MAX_ROUNDS} "
-                                  f"rounds (blocks {names} keep switching each other)", time=t)
+            raise unsettled([self.hybrid[k][0].name for k in sorted(involved)], t)
         np.copyto(self.z_prev, self.z)
         if not first and involved:
             for k in sorted(involved):
@@ -238,8 +235,7 @@ class Simulation:
             self.sink_rows.append(self.sink_rec.n)
             self.sink_rec.sample(t)
         if not (np.isfinite(self.m.signals).all() and np.isfinite(self.xbuf).all()):
-            err = nonfinite(self.m, t, self.xbuf.copy())
-            raise err or SimulationError("a signal is not finite", time=t)
+            raise nonfinite_signal(self.m, t)
 
     def record_left(self, t, y):
         """For figures: the sinks' inputs at t just before the event handled there."""
@@ -350,8 +346,7 @@ class Simulation:
                 raise
             t_new = stepper.t
             if not np.isfinite(stepper.y).all():
-                raise nonfinite(self.m, t_new, stepper.y.copy()) or SimulationError(
-                    "state is not finite", time=t_new)
+                raise nonfinite_state(self.m, t_new, stepper.y.copy())
             t_hi = t_new
             cut = False
             if hybrid:
@@ -458,7 +453,12 @@ def simulate(model, progress=None, plots=False):
     one), 'events' ((times, block indices, block names) of the hybrid blocks' events).
     KeyboardInterrupt and SimulationError are caught and reported in info so that results so
     far are kept. plots: sinks will draw figures (they get dense points and edges)."""
-    sim = Simulation(model, progress, plots)
+    return simulate_with(Simulation(model, progress, plots), model)
+
+
+def simulate_with(sim, model):
+    """`simulate` with a given Simulation of `model` (accelerated mode's stiff solvers run
+    one whose evaluations are compiled)."""
     t0 = _time.perf_counter()
     error = None
     try:

@@ -96,7 +96,8 @@ static void rt_f(RT *rt, double t, const double *y, double *dy)
     memcpy(rt->X, y, sizeof(double) * NX);
     dg_cont(rt, t);
     dg_deriv(rt, t);
-    memcpy(dy, rt->DX, sizeof(double) * NX);
+    if (dy != rt->DX)
+        memcpy(dy, rt->DX, sizeof(double) * NX);
 }
 
 static void rt_outputs(RT *rt, double t, const double *y)

@@ -24,6 +24,7 @@ class Settings:
     event_tol: float = 1e-10
     max_consecutive_events: int = 1000
     max_steps: int = MAX_STEPS  # most solver steps, result rows, sample hits of a run
+    mode: str = "auto"  # normal / accelerated / auto (blocksim/accel/mode.py)
 
 
 @dataclass

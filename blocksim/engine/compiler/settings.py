@@ -16,6 +16,8 @@ from ...language.diagram import bool_hint, suggest
 from ..solvers import FIXED_STEP, SOLVERS
 from .model import MAX_STEPS, Settings
 
+MODES = ("normal", "accelerated", "auto")
+
 
 def simulation_settings(sim, evaluate, problems, file):
     """The Settings of a diagram's `simulation:` mapping; `evaluate(raw)` evaluates a value
@@ -54,6 +56,7 @@ def simulation_settings(sim, evaluate, problems, file):
         if stop <= start:
             problems.add(sim["stop"].loc.error(f"simulation.stop ({stop:g}) must be after start ({start:g})"))
             stop = start + 1.0
+    mode = _choice(sim, "mode", MODES, "auto", problems)
     solver = "rk45"
     if "solver" in sim:
         v = sim["solver"]
@@ -72,7 +75,7 @@ def simulation_settings(sim, evaluate, problems, file):
                         max_step=num("max_step", span / 50), step=num("step", span / 1000),
                         output_interval=num("output_interval", None),
                         event_tol=num("event_tol", 1e-10),
-                        max_consecutive_events=int(max_events))
+                        max_consecutive_events=int(max_events), mode=mode)
     max_steps = num("max_steps", MAX_STEPS)
     if max_steps != int(max_steps):
         problems.add(sim["max_steps"].loc.error(
@@ -81,6 +84,18 @@ def simulation_settings(sim, evaluate, problems, file):
         settings.max_steps = int(max_steps)
         _check_budget(settings, sim, problems, file)
     return settings
+
+
+def _choice(sim, key, choices, default, problems):
+    """A setting that names one of `choices` (default when absent or wrong)."""
+    if key not in sim:
+        return default
+    v = sim[key]
+    if v.raw in choices:
+        return v.raw
+    problems.add(v.loc.error(f"simulation.{key}: expected one of {', '.join(choices)}, got "
+                             f"{v.raw!r}{suggest(str(v.raw), choices)}", hint=bool_hint(v.raw)))
+    return default
 
 
 def _check_budget(s, sim, problems, file):

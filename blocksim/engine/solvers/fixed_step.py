@@ -18,6 +18,12 @@ from .base import SolverError
 from .explicit_rk import ExplicitRK
 
 
+def nonfinite_step(name, t, t_new, h):
+    """The error of a step from t to t_new (size h) whose end state is not finite."""
+    return SolverError(f"{name}: the state became non-finite in the step from t={t:.9g} to "
+                       f"t={t_new:.9g} (step {h:.3g})", time=t)
+
+
 class FixedStepRK(ExplicitRK):
     """``y1 = y + h Σ b_i k_i`` with h the distance to the next grid point or to t_bound."""
     fixed = True
@@ -71,8 +77,7 @@ class FixedStepRK(ExplicitRK):
         np.dot(self._hb, self._k_all, y_new)
         np.add(y, y_new, y_new)
         if not math.isfinite(y_new.dot(y_new)) and not np.isfinite(y_new).all():
-            raise SolverError(f"{self.name}: the state became non-finite in the step from "
-                              f"t={t:.9g} to t={t_new:.9g} (step {h:.3g})", time=t)
+            raise nonfinite_step(self.name, t, t_new, h)
         self._accept(t, t_new, h)
         self._k = k
         self._f1_ready = False

@@ -1,0 +1,143 @@
+"""Normal or accelerated: the choice for one run, and running the model in it.
+
+`simulation.mode` (or `--mode`): `normal` is the interpreter; `accelerated` compiles the
+diagram and refuses (DiagramError, exit 2) a diagram with a block that has no compiled form,
+or a machine without a C compiler; `auto` (the default) compiles when every block has a
+compiled form, a compiler is installed and compiling pays off:
+
+- compiled code for this structure is in the cache (starting it costs milliseconds), or
+- the run is one of a sweep (one compile serves every run), or
+- the run is long: a lower bound of its normal-mode time, from its steps (span/step or
+  span/max_step, plus sample hits and source switches), the stages per step and the
+  measured cost of one block method (EVAL_SECONDS) and of a step (STEP_SECONDS), exceeds
+  the expected compile time (COMPILE_SECONDS plus PER_BLOCK_SECONDS per block).
+
+Otherwise auto runs normal mode; when it falls back for a reason the user can act on (a
+block without a compiled form, no compiler), the run's messages say so in one line.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ..engine.simulator import simulate
+from ..engine.solvers import FIXED_STEP
+from ..block import Sample
+from ..errors import DiagramError, DiagramErrors
+from .build import CompileFailed, CompilerMissing, build, is_cached, key_of
+from .codegen import STIFF, NotCompilable, SeriesRange, generate
+
+# measured on the project's machines (benchmarks/accelerator.py prints them): normal mode
+# costs about 1.3 us per block method in an evaluation and 20 us of stepper work per step;
+# a first compile about 0.6 s plus 15 ms per block
+EVAL_SECONDS = 1.3e-6
+STEP_SECONDS = 2e-5
+COMPILE_SECONDS = 0.6
+PER_BLOCK_SECONDS = 0.015
+STAGES = {"euler": 1, "rk2": 2, "rk4": 4, "rk23": 3, "rk45": 6, "dop853": 12, "radau": 4,
+          "bdf": 2, "lsoda": 2}
+
+
+@dataclass
+class Decision:
+    mode: str  # "normal" or "accelerated"
+    why: str  # one line: the reason
+    note: str = ""  # a line for the user when auto fell back for a reason they can act on
+    generated: object = None  # codegen.Generated, when accelerated
+
+
+def decide(model, sweep=False):
+    """The mode of a run of `model` (a sweep's run when `sweep`); DiagramError(s) when
+    accelerated mode is asked for and impossible."""
+    mode = model.settings.mode
+    if mode == "normal":
+        return Decision("normal", "simulation.mode is normal")
+    try:
+        generated = generate(model)
+        cached = is_cached(key_of(generated.source))
+    except NotCompilable as e:
+        if mode == "accelerated":
+            raise _refusal(model, e) from None
+        names = ", ".join(f"{name} ({kind})" for name, kind, _ in e.blocks)
+        return Decision("normal", f"no compiled form for {names}",
+                        f"note: normal mode: no compiled form for {names}")
+    except (CompilerMissing, SeriesRange) as e:
+        if mode == "accelerated":
+            raise DiagramError(f"accelerated mode is not available: {e}", file=model.file) \
+                from None
+        return Decision("normal", str(e), f"note: normal mode: {e}")
+    if mode == "accelerated":
+        return Decision("accelerated", "simulation.mode is accelerated", generated=generated)
+    if cached:
+        return Decision("accelerated", "compiled code for this diagram's structure is cached",
+                        generated=generated)
+    if sweep:
+        return Decision("accelerated", "a sweep: one compile serves every run",
+                        generated=generated)
+    normal, compiling = normal_seconds(model), compile_seconds(model)
+    if normal > compiling:
+        return Decision("accelerated", f"a long run (at least {normal:.2g} s in normal mode, "
+                                       f"compiling about {compiling:.2g} s)", generated=generated)
+    return Decision("normal", f"a short run (about {normal:.2g} s in normal mode, compiling "
+                              f"about {compiling:.2g} s)")
+
+
+def _refusal(model, error):
+    """One error per block without a compiled form, at the block's line."""
+    errors = []
+    for name, kind, why in error.blocks:
+        spec = model.spec.blocks.get(name) if model.spec is not None else None
+        message = f"accelerated mode: block type '{kind}' {why}"
+        errors.append(spec.loc.error(message, block=name) if spec is not None else
+                      DiagramError(message, file=model.file, block=name))
+    errors[-1].hint = "run it in normal mode (--mode normal), or leave simulation.mode at auto"
+    return errors[0] if len(errors) == 1 else DiagramErrors(errors)
+
+
+def normal_seconds(model):
+    """A lower bound of the model's normal-mode simulation time (see the module docs)."""
+    s = model.settings
+    span = s.stop - s.start
+    steps = span / (s.step if s.solver in FIXED_STEP else s.max_step)
+    steps += sum(span / b.sample.period for b in model.blocks if isinstance(b.sample, Sample))
+    steps += len(model.events)
+    methods = sum(n.group == "continuous" for n in model.nodes) + model.xbuf.size
+    return steps * (STEP_SECONDS + STAGES[s.solver] * methods * EVAL_SECONDS)
+
+
+def compile_seconds(model):
+    return COMPILE_SECONDS + PER_BLOCK_SECONDS * len(model.blocks)
+
+
+def simulate_model(model, progress=None, plots=False, sweep=False):
+    """Simulate `model` in the mode `decide` picks: (t, data, info) as `simulate()`, with
+    info["mode"] = {"mode", "why", "compile_time", "cache_hit", "note"}."""
+    decision = decide(model, sweep)
+    if decision.mode == "accelerated":
+        try:
+            return _compiled(model, decision, progress, plots)
+        except CompileFailed as e:
+            if model.settings.mode == "accelerated":
+                raise DiagramError(f"accelerated mode: {e}", file=model.file) from None
+            decision = Decision("normal", str(e), f"note: normal mode: {e}")
+    t, data, info = simulate(model, progress, plots)
+    info["mode"] = {"mode": "normal", "why": decision.why, "note": decision.note}
+    return t, data, info
+
+
+def _compiled(model, decision, progress, plots):
+    started = time.perf_counter()
+    built = build(decision.generated.source)
+    compile_time = time.perf_counter() - started
+    if model.settings.solver in STIFF:
+        from .stiff import simulate_stiff
+        t, data, info = simulate_stiff(built.library, model, decision.generated, progress,
+                                       plots)
+    else:
+        from .runner import CompiledRun
+        t, data, info = CompiledRun(built.library, model, decision.generated, progress,
+                                    plots).run()
+    info["mode"] = {"mode": "accelerated", "why": decision.why, "note": "",
+                    "compile_time": compile_time if not built.cached else 0.0,
+                    "cache_hit": built.cached}
+    return t, data, info

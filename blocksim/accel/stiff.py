@@ -1,0 +1,49 @@
+"""scipy's implicit solvers (radau, bdf, lsoda) on compiled evaluations.
+
+Their steppers stay scipy's and the run loop stays the simulator's; what the solver calls
+thousands of times, the derivative (all outputs, then all derivatives) and, around events,
+the outputs and the indicators, is one call into compiled code each. The event handlers,
+discrete updates and source switches run interpreted, on the same buffers: outputs,
+derivatives and indicators are functions of (t, u, x, xd) and the parameters, which both
+sides share, so the two halves agree.
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from ..engine.simulator import Simulation, simulate_with
+from .runner import bind
+
+
+class _CompiledEvaluations(Simulation):
+    """A Simulation whose f, outputs and indicators are the compiled ones."""
+
+    def __init__(self, library, rt, model, progress, plots):
+        super().__init__(model, progress, plots)
+        self._lib, self._rt = library, rt
+        self._dx = ctypes.c_void_p(model.dxbuf.ctypes.data)
+
+    def f(self, t, y):
+        self.last_time = t
+        y = np.ascontiguousarray(y, dtype=float)
+        self._lib.rt_eval_f(self._rt, t, y.ctypes.data, self._dx)
+        return self.dxbuf
+
+    def outputs(self, t, y):
+        y = np.ascontiguousarray(y, dtype=float)
+        self._lib.rt_eval_outputs(self._rt, t, y.ctypes.data)
+
+    def indicators(self, t):
+        self._lib.rt_eval_indicators(self._rt, t)
+
+
+def simulate_stiff(library, model, generated, progress=None, plots=False):
+    """(t, data, info) of `model` run by the simulator with compiled evaluations."""
+    rt, keep = bind(library, model, generated)
+    try:
+        return simulate_with(_CompiledEvaluations(library, rt, model, progress, plots), model)
+    finally:
+        library.rt_free(rt)
+        del keep
