@@ -361,10 +361,11 @@ class _LinearOutput(Block):
         """C of y = C s (+ D u): P = [A, B, C, D] flattened, s the state array's name."""
         (n, m), q = self._B.shape, self._C.shape[0]
         c0, d0 = n * n + n * m, n * n + n * m + q * n
-        direct = f"double du = 0.0; for (int l = 0; l < {m}; l++) du += P[{d0} + i * {m} + l] * in_u[l]; " \
-            "s += du; " if self._direct else ""
-        return (f"for (int i = 0; i < {q}; i++) {{ double s = 0.0; for (int j = 0; j < {n}; j++) "
-                f"s += P[{c0} + i * {n} + j] * {state}[j]; {direct}out_y[i] = s; }}")
+        code = f"rt_matmul(P + {c0}, {q}, {n}, {state}, 1, out_y);"
+        if self._direct:
+            code += (f"\ndouble du[{q}];\nrt_matmul(P + {d0}, {q}, {m}, in_u, 1, du);\n"
+                     f"for (int i = 0; i < {q}; i++) out_y[i] += du[i];")
+        return code
 
     def pack(self):
         return flat(self._A, self._B, self._C, self._D)
@@ -389,10 +390,9 @@ class _LTI(_LinearOutput):
     def lower(self, c):
         n, m = self._B.shape
         return Lowering({"output": self._linear_code("x"), "derivative": (
-            f"for (int i = 0; i < {n}; i++) {{ double s = 0.0, bu = 0.0; "
-            f"for (int j = 0; j < {n}; j++) s += P[i * {n} + j] * x[j]; "
-            f"for (int l = 0; l < {m}; l++) bu += P[{n * n} + i * {m} + l] * in_u[l]; "
-            "dx[i] = s + bu; }")})
+            f"double bu[{n}];\nrt_matmul(P, {n}, {n}, x, 1, dx);\n"
+            f"rt_matmul(P + {n * n}, {n}, {m}, in_u, 1, bu);\n"
+            f"for (int i = 0; i < {n}; i++) dx[i] += bu[i];")})
 
 
 class StateSpace(_LTI):

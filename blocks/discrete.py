@@ -7,6 +7,7 @@ first hit whether or not the run starts on one.
 """
 import numpy as np
 
+from blocksim.accel.lowering import Lowering
 from blocksim.block import Block, In, Out, Sample
 from blocksim.params import Param
 
@@ -80,6 +81,12 @@ class ZeroOrderHold(_Discrete):
     def update(self, t):
         np.copyto(self._held, self.y[0])
 
+    def lower(self, c):
+        n = c.n_out["y"]
+        return Lowering({"initialize": c.loop(n, "out_y[i] = xd[i];"),
+                         "output": c.loop(n, "out_y[i] = in_u[i];"),
+                         "update": c.loop(n, "xd[i] = out_y[i];")})
+
 
 class UnitDelay(_Discrete):
     """y[k] = u[k-1] at the hits t_k = offset + k*period, held in between; y[0] = x0.
@@ -117,3 +124,9 @@ class UnitDelay(_Discrete):
     def update(self, t):
         np.copyto(self._held, self._stored)
         np.copyto(self._stored, self.u[0])
+
+    def lower(self, c):  # xd = [held, stored]
+        n = c.n_out["y"]
+        return Lowering({"initialize": c.loop(n, "out_y[i] = xd[i];"),
+                         "output": c.loop(n, f"out_y[i] = xd[{n} + i];"),
+                         "update": c.loop(n, f"xd[i] = xd[{n} + i]; xd[{n} + i] = in_u[i];")})

@@ -44,23 +44,14 @@ class Gain(Block):
     def lower(self, c):
         if self.output == self._elementwise:
             return Lowering({"output": c.loop(c.n_out["y"], "out_y[i] = P[i] * in_u[i];")})
-        return Lowering({"output": matmul_code("out_y", "P", "in_u", self.p.K.shape,
-                                               c.shape_in["u"])})
+        (r, inner), u = self.p.K.shape, c.shape_in["u"]
+        return Lowering({"output": f"rt_matmul(P, {r}, {inner}, in_u, {u[1] if len(u) == 2 else 1}, out_y);"})
 
     def pack(self):
         if self.output == self._elementwise:
             return flat(np.broadcast_to(self.p.K, self.y[0].shape))
         return flat(self.p.K)
 
-
-def matmul_code(y, a, b, a_shape, b_shape):
-    """C statements of y = a @ b for a matrix a (r, c) and b (c,) or (c, k), row-major,
-    each element a sum over l in order (numpy's matmul up to BLAS's order of sums)."""
-    r, inner = a_shape
-    k = b_shape[1] if len(b_shape) == 2 else 1
-    return (f"for (int i = 0; i < {r}; i++) for (int j = 0; j < {k}; j++) {{ double s = 0.0; "
-            f"for (int l = 0; l < {inner}; l++) s += {a}[i * {inner} + l] * {b}[l * {k} + j]; "
-            f"{y}[i * {k} + j] = s; }}")
 
 
 def _broadcast_inputs(names, shapes):

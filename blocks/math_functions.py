@@ -1,6 +1,7 @@
 """The math block: one elementary function applied element-wise, with its domain checked."""
 import numpy as np
 
+from blocksim.accel.lowering import Lowering, LoweringError
 from blocksim.block import Block, In, Out
 from blocksim.errors import SimulationError
 from blocksim.params import Param
@@ -38,6 +39,15 @@ FUNCTIONS = {
 }
 
 
+# fn -> its C expression of u and the C test that u is in its domain (or None), for the
+# functions whose C library results are numpy's to the bit (numpy computes exp, log, tan,
+# the inverse and hyperbolic functions with its own vectorised code, which differs from the C
+# library in the last bit, and adaptive steps would amplify that)
+C_FUNCTIONS = {"sqrt": ("sqrt(u)", "u >= 0"), "square": ("u * u", None),
+               "reciprocal": ("1.0 / u", "u != 0"), "sin": ("sin(u)", None),
+               "cos": ("cos(u)", None)}
+
+
 class Math(Block):
     """y = fn(u), element-wise.
 
@@ -70,3 +80,14 @@ class Math(Block):
             raise SimulationError(f"{self.p.fn} of u = {bad:.6g} is undefined (domain: "
                                   f"{self._domain})", block=self.name, port="y", time=t)
         self._f(u, out=self.y[0])
+
+    def lower(self, c):
+        if self.p.fn not in C_FUNCTIONS:
+            raise LoweringError(f"has no compiled form for fn: {self.p.fn} yet (numpy's "
+                                f"{self.p.fn} differs from the C library's in the last bit)")
+        value, allowed = C_FUNCTIONS[self.p.fn]
+        n = c.n_out["y"]
+        check = "" if allowed is None else c.loop(n, (
+            f"double u = in_u[i]; if (!({allowed})) {{ FAIL(\"{self.p.fn} of u = %.6g is "
+            f"undefined (domain: {self._domain})\", u); return; }}")) + "\n"
+        return Lowering({"output": check + c.loop(n, f"double u = in_u[i]; out_y[i] = {value};")})

@@ -8,7 +8,8 @@ depends only on (seed, k).
 """
 import numpy as np
 
-from blocksim.block import Block, Out, Sample
+from blocksim.accel.lowering import Lowering, flat
+from blocksim.block import Block, Out, Sample, exact_time
 from blocksim.params import Param, ParamError
 
 from .discrete import SAMPLE_OFFSET
@@ -78,6 +79,34 @@ class _RandomSource(Block):
 
     def update(self, t):
         self.xd[0] += 1.0
+
+    # compiled form: P = [scale, offset] (n each); the draws of the run's hits are data,
+    # drawn here in stream order: draw k does not depend on the solver
+    def lower(self, c):
+        n = c.n_out["y"]
+        return Lowering({"initialize": c.loop(n, "out_y[i] = 0.0;"),
+                         "output": f"long long k = (long long)xd[0] * {n};\n"
+                                   f"if (k + {n} > N_draws) FAIL(\"more hits than draws\");\n"
+                                   "else " + c.loop(n, f"out_y[i] = P[i] * D_draws[k + i] + P[{n} + i];"),
+                         "update": "xd[0] += 1.0;"}, data=("draws",))
+
+    def pack(self):
+        return flat(np.broadcast_to(self._scale, self._shape),
+                    np.broadcast_to(self._offset, self._shape))
+
+    def run_data(self, start, stop):
+        """The draws of every hit in [start, stop], one row per hit (simulator's clock)."""
+        p, o, first = exact_time(self.p.period), exact_time(self.p.offset), exact_time(start)
+        j0 = 0 if first <= o else -((o - first) // p)
+        last = int((exact_time(stop) - o) // p)
+        while float(o + (last + 1) * p) <= stop:
+            last += 1
+        while last >= j0 and float(o + last * p) > stop:
+            last -= 1
+        rng, rows = np.random.default_rng(self.p.seed), []
+        for _ in range(max(last - j0 + 1, 0) // CHUNK + 1):
+            rows.append(self._fresh(rng, CHUNK))
+        return {"draws": np.concatenate(rows)}
 
 
 _PERIOD = Param("period", "scalar", 0.1, "sample period: a new value every period (s)",

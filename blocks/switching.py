@@ -45,6 +45,17 @@ class _Signed(Block):
         self.xd[:] = mode
         return changed
 
+    C_OUTPUT = ""  # y[i] from the sign xd[i] and u[i]
+
+    def lower(self, c):
+        return Lowering({
+            "output": c.loop(self._n, f"out_y[i] = {self.C_OUTPUT};"),
+            "indicator": c.loop(self._n, "z[i] = in_u[i];"),
+            "crossing": c.loop(self._n, (
+                "double u = in_u[i], mode = u > 0 || (u == 0 && crossed[i] > 0) ? 1.0 : "
+                f"u < 0 || (u == 0 && crossed[i] < 0) ? -1.0 : {self._at_zero!r}; "
+                "if (mode != xd[i]) changed = 1; xd[i] = mode;"))})
+
 
 class Sign(_Signed):
     """y = sign(u) element-wise: -1, 0 or 1.
@@ -55,6 +66,7 @@ class Sign(_Signed):
 
     type = "sign"
     _at_zero = 0.0
+    C_OUTPUT = "xd[i]"
 
     def output(self, t):
         np.copyto(self._y, self.xd)
@@ -69,6 +81,7 @@ class Abs(_Signed):
 
     type = "abs"
     _at_zero = 1.0
+    C_OUTPUT = "xd[i] * in_u[i]"
 
     def output(self, t):
         np.multiply(self.xd, self._u, out=self._y)

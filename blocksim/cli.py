@@ -308,7 +308,8 @@ def _check(args):
                 f"discrete {b.sample.period:g} s" + (f" (offset {b.sample.offset:g})" if b.sample.offset else "")
                 if b.sample is not None else "continuous")
         names = [port.name for port in b.ports()[0]]
-        ins = ", ".join(f"{name}{tuple(v.shape)}" for name, v in zip(names, b.u))
+        ins = ", ".join(f"{name}{tuple(v.shape)}" if v is not None else f"{name} (unwired)"
+                        for name, v in zip(names, b.u))
         outs = ", ".join(outputs.get(b.name, ()))
         states = []
         if cs.stop > cs.start:

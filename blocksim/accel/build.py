@@ -168,7 +168,7 @@ def _declare(lib):
         "rt_configure": ([P, P, P, P, P, P, LL], None),
         "rt_run": ([P, D], I), "rt_rows": ([P, I, ctypes.POINTER(P)], LL),
         "rt_info": ([P, P, P], None), "rt_blocks": ([P, I, P], None),
-        "rt_error_text": ([P], ctypes.c_char_p),
+        "rt_error_text": ([P], ctypes.c_char_p), "rt_error_method": ([P], ctypes.c_char_p),
         "rt_eval_f": ([P, D, P, P], None), "rt_eval_outputs": ([P, D, P], None),
         "rt_eval_indicators": ([P, D], None), "rt_set_blas": ([I, P, P, P, P], None),
     }

@@ -318,7 +318,8 @@ class _Writer:
             elif method == "remember":
                 args += ", int kind"
             self.emit(f"static inline {head} b{k}_{method}({args})",
-                      f"{{ B{k}_NAMES", *_indented(code), f"{tail} }}")
+                      f'{{ B{k}_NAMES const char *method_ = "{method}"; (void)method_;',
+                      *_indented(code), f"{tail} }}")
 
     # -- the plans ----------------------------------------------------------------------------
     def plans(self, clocks):

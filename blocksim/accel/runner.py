@@ -154,8 +154,11 @@ class CompiledRun:
             guard.blocks = set(self._blocks(1))
             return guard.error(t)
         if code == _CODE["RT_E_BLOCK"]:
-            text = self.lib.rt_error_text(self.rt).decode()
-            return SimulationError(text, block=m.blocks[int(info[5])].name, time=t)
+            block = m.blocks[int(info[5])]
+            method = self.lib.rt_error_method(self.rt).decode()
+            ports = [p for n in m.nodes if n.block is block and n.calc == method for p in n.ports]
+            return SimulationError(self.lib.rt_error_text(self.rt).decode(), block=block.name,
+                                   port="/".join(ports) or None, time=t)
         if code == _CODE["RT_E_MEMORY"]:
             return SimulationError("out of memory while recording the results", time=t)
         stepper = SimpleNamespace(name=s.solver, t=float(info[12]), y=y.copy(),

@@ -14,7 +14,9 @@
  * arithmetic is numpy's up to the order of sums (BLAS) and the last bit of libm.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -107,13 +109,14 @@ struct RT {
     int error;
     double error_t, error_num[4];
     int error_block;
-    const char *error_text;
+    const char *error_method;
+    char error_text[512];
 };
 
 /* For lowerings: schedule a time event of block `self` at `t_later` (kept when it lies in
    (now, stop], as Simulation.schedule), end the run with a block's own error, grow memory. */
 static void rt_schedule(RT *rt, int block, double t_later);
-static void rt_fail(RT *rt, int block, const char *text);
+static void rt_fail(RT *rt, int block, double t, const char *method, const char *format, ...);
 static double *rt_grow(RT *rt, int slot, long long size);
 static double rt_series_at(const RtSeries *s, long long j);
 
@@ -125,3 +128,10 @@ static inline double rt_clip(double v, double lo, double hi)
     double m = v > lo ? v : lo;
     return m < hi ? m : hi;
 }
+
+/* In a block's code (codegen declares self_, method_ and mem0_ there): a time event of this
+   block; the run's end with this block's error, a printf format and its values (the
+   message normal mode gives); growable memory slot k of at least n doubles. */
+#define SCHEDULE(time) rt_schedule(rt, self_, (time))
+#define FAIL(...) rt_fail(rt, self_, t, method_, __VA_ARGS__)
+#define GROW(slot, n) rt_grow(rt, mem0_ + (slot), (n))

@@ -126,7 +126,10 @@ void rt_blocks(RT *rt, int which, char *out)
     memcpy(out, which == 0 ? rt->involved : rt->chain_blocks, NH);
 }
 
-const char *rt_error_text(RT *rt) { return rt->error_text ? rt->error_text : ""; }
+/* a block's failure: its message and the method that failed */
+const char *rt_error_text(RT *rt) { return rt->error_text; }
+
+const char *rt_error_method(RT *rt) { return rt->error_method ? rt->error_method : ""; }
 
 void rt_eval_f(RT *rt, double t, const double *y, double *dy) { rt_f(rt, t, y, dy); }
 

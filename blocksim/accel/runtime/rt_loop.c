@@ -20,13 +20,17 @@ static int rt_set_error(RT *rt, int code, double t)
     return 1;
 }
 
-static void rt_fail(RT *rt, int block, const char *text)
+static void rt_fail(RT *rt, int block, double t, const char *method, const char *format, ...)
 {
     if (!rt->error) {
         rt->error = RT_E_BLOCK;
-        rt->error_t = rt->last_time;
+        rt->error_t = t;
         rt->error_block = block;
-        rt->error_text = text;
+        rt->error_method = method;
+        va_list args;
+        va_start(args, format);
+        vsnprintf(rt->error_text, sizeof rt->error_text, format, args);
+        va_end(args);
     }
 }
 
@@ -78,6 +82,8 @@ static const double *rt_base(RT *rt, int buffer)
 
 static int rt_sample(RT *rt, RtRows *rows, const int (*channels)[3], int count, double t)
 {
+    if (rt->error)  /* a block failed computing these values: no row, as in normal mode */
+        return 1;
     double *row = rows_add(rt, rows);
     if (!row)
         return 1;
@@ -90,7 +96,8 @@ static int rt_sample(RT *rt, RtRows *rows, const int (*channels)[3], int count, 
 }
 
 /* ---- evaluation (Simulation.f, outputs, indicators) ---------------------------------- */
-static void rt_f(RT *rt, double t, const double *y, double *dy)
+/* Simulation.f; non-zero when a block failed (normal mode raises there) */
+static int rt_f(RT *rt, double t, const double *y, double *dy)
 {
     rt->last_time = t;
     memcpy(rt->X, y, sizeof(double) * NX);
@@ -98,6 +105,7 @@ static void rt_f(RT *rt, double t, const double *y, double *dy)
     dg_deriv(rt, t);
     if (dy != rt->DX)
         memcpy(dy, rt->DX, sizeof(double) * NX);
+    return rt->error;
 }
 
 static void rt_outputs(RT *rt, double t, const double *y)
@@ -359,6 +367,8 @@ static int rt_settle(RT *rt, double t, int first)
         dg_indicators(rt, t);
         rt_crossings(rt->z_before, rt->Z, rt->crossed);
     }
+    if (rt->error)
+        return 1;
     if (round == MAX_ROUNDS)
         return rt_set_error(rt, RT_E_SETTLE, t);
     memcpy(rt->z_prev, rt->Z, sizeof(double) * NZ);
@@ -566,6 +576,8 @@ static int rt_segment(RT *rt, double deadline)
             dg_indicators(rt, t_new);
             if (rt_crossed_any(rt->z_prev, rt->Z)) {
                 double t_star = rt_locate(rt, t_new);
+                if (rt->error)
+                    return SEG_ERROR;
                 cut = !(t_new == t_end && t_end - t_star <= rt_tolerance(rt, t_end));
                 if (cut)
                     t_hi = t_star;
@@ -581,6 +593,8 @@ static int rt_segment(RT *rt, double deadline)
         }
         if (HISTORY)
             rt_remember_step(rt, t_hi);
+        if (rt->error)
+            return SEG_ERROR;
         if (NSTOP) {
             if (cut) {
                 rk_dense(rt, st, t_hi, rt->dense_buf);

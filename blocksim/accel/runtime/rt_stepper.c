@@ -12,7 +12,7 @@
 #define NONSTIFF_STEPS 6
 enum { F0_IN_K0, F0_IN_LAST, F0_UNKNOWN };
 
-static void rt_f(RT *rt, double t, const double *y, double *dy);
+static int rt_f(RT *rt, double t, const double *y, double *dy);
 static int rt_set_error(RT *rt, int code, double t);
 
 /* math.ulp */
@@ -30,8 +30,9 @@ static double rt_ulp(double x)
 #define K(s) (st->Y[1 + (s)])
 
 /* ExplicitRK._stages: stages first..stop-1 of a step of size h from (t, y); each stage's
-   argument is [1, h a_s0, ..] . [y; k_0; ..] (numpy.dot) */
-static void rk_stages(RT *rt, RtStepper *st, double t, double h, int first, int stop)
+   argument is [1, h a_s0, ..] . [y; k_0; ..] (numpy.dot). Non-zero when a block failed
+   (normal mode raises there, before counting the evaluations). */
+static int rk_stages(RT *rt, RtStepper *st, double t, double h, int first, int stop)
 {
     for (int i = 0; i < RK_M; i++) {
         st->coef[i][0] = 1.0;
@@ -40,9 +41,11 @@ static void rk_stages(RT *rt, RtStepper *st, double t, double h, int first, int 
     }
     for (int s = first; s < stop; s++) {
         rt_dot_vm(st->coef[s], s + 1, st->Y[0], NX, st->arg);
-        rt_f(rt, t + RK_C[s] * h, st->arg, K(s));
+        if (rt_f(rt, t + RK_C[s] * h, st->arg, K(s)))
+            return 1;
     }
     st->nfev += stop - first;
+    return 0;
 }
 
 /* ExplicitRK._accept (the step budget: StepBudgetError) */
@@ -109,10 +112,12 @@ static int rk_step(RT *rt, RtStepper *st)
     if (st->f1_ready) {
         memcpy(K(0), st->f1, sizeof(double) * NX);
     } else {
-        rt_f(rt, t, st->Y[0], K(0));
+        if (rt_f(rt, t, st->Y[0], K(0)))
+            return 1;
         st->nfev++;
     }
-    rk_stages(rt, st, t, h, 1, RK_S);
+    if (rk_stages(rt, st, t, h, 1, RK_S))
+        return 1;
     for (int s = 0; s < RK_S; s++)
         st->hb[s] = RK_B[s] * h;
     rt_dot_vm(st->hb, RK_S, K(0), NX, st->y_new);
@@ -133,14 +138,16 @@ static int rk_step(RT *rt, RtStepper *st)
     return 0;
 }
 
-static void rk_dense_coefficients(RT *rt, RtStepper *st)
+static int rk_dense_coefficients(RT *rt, RtStepper *st)
 {
     if (!st->f1_ready) {
-        rt_f(rt, st->t, st->Y[0], st->f1);
+        if (rt_f(rt, st->t, st->Y[0], st->f1))
+            return 1;
         st->nfev++;
         st->f1_ready = 1;
     }
     rk_hermite(st, st->f1);
+    return 0;
 }
 
 static int rk_dense_degree(void) { return 3; }
@@ -178,7 +185,8 @@ static double rk_initial_step(RT *rt, RtStepper *st)
     if (NX == 0)
         return rt->max_step;
     double *y = st->Y[0], scale[DIM(NX)], a[DIM(NX)], b[DIM(NX)];
-    rt_f(rt, t, y, K(0));
+    if (rt_f(rt, t, y, K(0)))
+        return 0.0;
     st->f0 = F0_IN_K0;
     for (int i = 0; i < NX; i++)
         scale[i] = rt->atol + rt->rtol * fabs(y[i]);
@@ -191,7 +199,8 @@ static double rk_initial_step(RT *rt, RtStepper *st)
     h0 = PYMIN(PYMAX(h0, 4 * rt_ulp(PYMAX(fabs(t), 1.0))), interval);
     for (int i = 0; i < NX; i++)
         a[i] = y[i] + h0 * K(0)[i];
-    rt_f(rt, t + h0, a, b);
+    if (rt_f(rt, t + h0, a, b))
+        return 0.0;
     st->nfev += 2;
     for (int i = 0; i < NX; i++)
         a[i] = (b[i] - K(0)[i]) / scale[i];
@@ -280,10 +289,13 @@ static int rk_step(RT *rt, RtStepper *st)
 {
     double t = st->t, t_bound = st->t_bound, t_new, h_step, err;
     double h = st->h_set ? st->h : rk_initial_step(rt, st);
+    if (rt->error)
+        return 1;
     if (st->f0 == F0_IN_LAST) {
         memcpy(K(0), K(RK_S - 1), sizeof(double) * NX);
     } else if (st->f0 == F0_UNKNOWN) {
-        rt_f(rt, t, st->Y[0], K(0));
+        if (rt_f(rt, t, st->Y[0], K(0)))
+            return 1;
         st->nfev++;
     }
     st->f0 = F0_IN_K0;
@@ -303,9 +315,11 @@ static int rk_step(RT *rt, RtStepper *st)
             t_new = t + h;
             h_step = t_new - t;
         }
-        rk_stages(rt, st, t, h_step, 1, RK_S - 1);
+        if (rk_stages(rt, st, t, h_step, 1, RK_S - 1))
+            return 1;
         rt_dot_vm(st->coef[RK_S - 1], RK_S, st->Y[0], NX, st->y_new);
-        rt_f(rt, t_new, st->y_new, K(RK_S - 1));
+        if (rt_f(rt, t_new, st->y_new, K(RK_S - 1)))
+            return 1;
         st->nfev++;
         err = rk_error_norm(rt, st, h_step);
         if (err <= 1.0)
@@ -334,14 +348,15 @@ static int rk_step(RT *rt, RtStepper *st)
 }
 
 /* EmbeddedRK._dense_coefficients: the extra stages, the Hermite part, h * D K */
-static void rk_dense_coefficients(RT *rt, RtStepper *st)
+static int rk_dense_coefficients(RT *rt, RtStepper *st)
 {
     double h = st->h_last;
     for (int s = RK_S; s < RK_M; s++) {
         rt_dot_vm(RK_A + s * RK_M, s, K(0), NX, st->tmp);
         for (int i = 0; i < NX; i++)
             st->arg[i] = st->y_old[i] + h * st->tmp[i];
-        rt_f(rt, st->t_old + RK_C[s] * h, st->arg, K(s));
+        if (rt_f(rt, st->t_old + RK_C[s] * h, st->arg, K(s)))
+            return 1;
         st->nfev++;
     }
     rk_hermite(st, K(RK_S - 1));
@@ -351,6 +366,7 @@ static void rk_dense_coefficients(RT *rt, RtStepper *st)
             for (int i = 0; i < NX; i++)
                 st->F[3 + r][i] *= h;
     }
+    return 0;
 }
 
 static int rk_dense_degree(void) { return 3 + RK_ND; }
@@ -360,7 +376,8 @@ static int rk_dense_degree(void) { return 3 + RK_ND; }
 static void rk_dense(RT *rt, RtStepper *st, double t, double *out)
 {
     if (!st->F_ready) {
-        rk_dense_coefficients(rt, st);
+        if (rk_dense_coefficients(rt, st))
+            return;
         st->F_ready = 1;
     }
     double x = (t - st->t_old) / st->h_last, x1 = 1.0 - x;
