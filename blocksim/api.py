@@ -65,7 +65,7 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
     event_t, event_block, _ = info["events"]
     names = ["results.npz", *(["results.csv"] if csv else []), "meta.json"]
     files = data_files(out, names) if out is not None else contextlib.nullcontext({})
-    messages, reports = [info["mode"]["note"]] if info["mode"]["note"] else [], {}
+    messages, reports = [], {}
     try:
         with files as paths:
             if out is not None:
@@ -167,8 +167,8 @@ def run_meta(model, t, info):
 def _mode_meta(info):
     """meta.json's account of the mode: normal or accelerated, why, and for accelerated
     mode the compile time (0 when the compiled code came from the cache)."""
-    mode = info.get("mode") or {"mode": "normal", "why": "simulated directly"}
-    return {k: v for k, v in mode.items() if k != "note"}
+    mode = info.get("mode") or {"mode": "normal", "why": "simulated directly", "note": ""}
+    return {k: v for k, v in mode.items() if k != "note" or v}
 
 
 def _events_meta(events):

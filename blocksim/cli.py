@@ -191,6 +191,8 @@ def _run(args):
         return _interrupted(e)
     _close(bar)
     _print_messages(result)
+    if not args.quiet and result.meta["mode"].get("note"):
+        print(result.meta["mode"]["note"], file=sys.stderr)
     if not args.quiet:
         meta, st = result.meta, result.meta["solver"]
         drawn = f", figures in {_seconds(meta['figures_time'])}" if (

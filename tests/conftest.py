@@ -5,6 +5,19 @@ import sys
 import pytest
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _accel_cache(tmp_path_factory):
+    """Accelerated mode compiles into a cache of the session's own (one compile per
+    structure, shared by the tests and the processes they start), never the user's."""
+    previous = os.environ.get("BLOCKSIM_CACHE_DIR")
+    os.environ["BLOCKSIM_CACHE_DIR"] = str(tmp_path_factory.mktemp("accel_cache"))
+    yield
+    if previous is None:
+        os.environ.pop("BLOCKSIM_CACHE_DIR", None)
+    else:
+        os.environ["BLOCKSIM_CACHE_DIR"] = previous
+
+
 @pytest.fixture
 def stand_in_ffmpeg(tmp_path, monkeypatch):
     """`install(body)`: an executable `ffmpeg` in its own folder, a Python script running

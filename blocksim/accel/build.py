@@ -9,8 +9,10 @@ $XDG_CACHE_HOME/blocksim, else ~/.cache/blocksim (under `accel/`).
 
 Writes are atomic: each process compiles to a temporary name in the cache directory and
 renames it into place, so two processes compiling one structure both succeed and nobody
-loads half a file. A library carries its key (`rt_key()`); one that fails to load or carries
-another key (a corrupt entry) is compiled again.
+loads half a file. A library ends with the SHA-256 of its bytes, checked before it is
+loaded (loading a damaged library can crash the process), and carries its key (`rt_key()`),
+checked after: an entry that fails either (damaged, cut short, another structure's) is
+compiled again.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from .blas import numpy_blas
 from .codegen import RUNTIME, RUNTIME_FILES
 
 FLAGS = ("-O2", "-ffp-contract=off", "-fPIC", "-shared", "-std=gnu99")
+TRAILER = b"blocksim-sha256:"  # then the digest of the bytes before it (a loader ignores it)
 _LOADED = {}  # key -> Library, for this process
 _COMPILERS = {}  # compiler command -> its identity (see _identity), or None
 
@@ -114,7 +117,7 @@ def build(source):
     started = time.perf_counter()
     if library is None:
         _compile(source, key, directory, path)
-        library = _load(path, key)
+        library = _load_new(path, key)
         if library is None:
             raise CompileFailed(f"the compiled library {path} does not load")
     _LOADED[key] = library
@@ -135,6 +138,8 @@ def _compile(source, key, directory, path):
         if out.returncode != 0:
             raise CompileFailed(f"{command} failed on the generated code: "
                                 f"{_first_error(out.stderr)}")
+        with open(tmp_so, "ab") as f:
+            f.write(TRAILER + hashlib.sha256(Path(tmp_so).read_bytes()).digest())
         os.replace(tmp_so, path)  # atomic: a reader sees the old file or the new one
     finally:
         for name in (tmp_c, tmp_so):
@@ -147,8 +152,35 @@ def _first_error(stderr):
     return (lines[0] if lines else stderr.strip().splitlines()[-1] if stderr.strip() else "")[:500]
 
 
+def _intact(path):
+    """Whether the file at `path` ends with the digest of the bytes before it."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    body, tail = data[:-48], data[-48:]
+    return tail[:16] == TRAILER and hashlib.sha256(body).digest() == tail[16:]
+
+
+def _load_new(path, key):
+    """_load of a library just compiled to `path`, through a name of its own: the process
+    may hold a damaged library loaded under `path`'s name, which the loader would return."""
+    link = path.with_name(f".{path.stem}.{os.getpid()}.{time.monotonic_ns()}.so")
+    try:
+        os.link(path, link)
+    except OSError:
+        return _load(path, key)
+    try:
+        return _load(link, key)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(link)
+
+
 def _load(path, key):
-    """The library at `path` if it loads and carries `key`, else None (a corrupt entry)."""
+    """The library at `path` if it is intact, loads and carries `key`, else None."""
+    if not _intact(path):
+        return None
     try:
         lib = ctypes.CDLL(str(path))
         lib.rt_key.restype = ctypes.c_char_p

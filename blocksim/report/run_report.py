@@ -77,6 +77,7 @@ def _status(meta):
             ("simulated time", _span(meta)),
             ("rows recorded", meta.get("rows")),
             ("simulation wall time", _seconds(meta.get("wall_time"))),
+            ("mode", _mode(meta.get("mode"))),
             ("figures and drawing", _seconds(meta.get("figures_time"))),
             ("created", meta.get("created"))]
     out = table(None, [r for r in rows if r[1] is not None])
@@ -90,6 +91,17 @@ def _status(meta):
 
 def _seconds(x):
     return f"{x:.4g} s" if isinstance(x, (int, float)) else None
+
+
+def _mode(mode):
+    """'accelerated (compiled in 0.9 s): why', 'accelerated (cached): why', 'normal: why'."""
+    if not mode:
+        return None
+    how = ""
+    if mode.get("mode") == "accelerated":
+        how = " (cached)" if mode.get("cache_hit") else \
+            f" (compiled in {_seconds(mode.get('compile_time'))})"
+    return f"{mode.get('mode')}{how}: {mode.get('why', '')}"
 
 
 def _span(meta):

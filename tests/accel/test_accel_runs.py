@@ -1,0 +1,225 @@
+"""Accelerated mode around the run: the cache (a corrupt entry rebuilt, two processes
+compiling at once, a --set reusing the compiled code), the choice of mode (refused with the
+blocks named, auto's fallbacks, no compiler), what the command line and meta.json say, a
+block's fault named as normal mode names it, and Ctrl-C keeping the rows."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import blocksim
+from blocksim.accel import build, runner
+from blocksim.accel.codegen import generate
+from blocksim.accel.mode import decide, simulate_model
+from blocksim.cli import main
+from blocksim.engine.simulator import simulate
+
+ROOT = Path(__file__).resolve().parents[2]
+MSD = ROOT / "diagrams" / "msd.yaml"
+DEMO1 = ROOT / "diagrams" / "demo1.yaml"
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    """An empty cache directory, and nothing compiled in this process yet."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("BLOCKSIM_CACHE_DIR", str(cache))
+    monkeypatch.setattr(build, "_LOADED", {})
+    return cache / "accel"
+
+
+def _accelerated(path, *overrides):
+    return simulate_model(blocksim.load(path, [*overrides, "simulation.mode=accelerated"]))
+
+
+def _x(path, *overrides):
+    return simulate(blocksim.load(path, overrides))[1]["x"]
+
+
+def _replace(path, data):
+    """The file at `path` replaced by one holding `data` (a loaded library is mapped: its
+    file must not change under it)."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _run_in_a_new_process(out, *options):
+    """`blocksim run msd.yaml --mode accelerated` in a process of its own: its meta.json."""
+    proc = subprocess.run([sys.executable, "-m", "blocksim", "run", str(MSD), "--mode",
+                           "accelerated", "--no-plots", "--quiet", "--out", str(out), *options],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads((out / "meta.json").read_text())
+
+
+def test_a_corrupt_or_half_written_entry_is_compiled_again(fresh_cache, tmp_path):
+    """The next process finds the damaged entry (a process keeps the library it loaded)."""
+    assert _run_in_a_new_process(tmp_path / "a")["mode"]["cache_hit"] is False
+    (library,) = fresh_cache.glob("*.so")
+    good = library.read_bytes()
+    other = _run_in_a_new_process(tmp_path / "b", "--solver", "rk23")  # another structure
+    stale = next(p for p in fresh_cache.glob("*.so") if p != library).read_bytes()
+    # corrupt, cut short (half written), another key's working library under this name
+    for k, damaged in enumerate((b"\x7fELF garbage", good[:len(good) // 2], stale)):
+        _replace(library, damaged)
+        meta = _run_in_a_new_process(tmp_path / f"c{k}")
+        assert meta["mode"]["cache_hit"] is False and library.read_bytes() != damaged
+        assert meta["mode"]["compile_time"] > 0 and other["mode"]["cache_hit"] is False
+        np.testing.assert_array_equal(np.load(tmp_path / f"c{k}" / "results.npz")["x"], _x(MSD))
+
+
+def test_two_processes_compiling_one_structure_both_succeed(fresh_cache, tmp_path):
+    command = [sys.executable, "-m", "blocksim", "run", str(MSD), "--mode", "accelerated",
+               "--no-plots", "--quiet", "--out"]
+    procs = [subprocess.Popen(command + [str(tmp_path / f"out{k}")], stderr=subprocess.PIPE,
+                              text=True) for k in range(2)]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    results = [np.load(tmp_path / f"out{k}" / "results.npz") for k in range(2)]
+    np.testing.assert_array_equal(results[0]["x"], results[1]["x"])
+    np.testing.assert_array_equal(results[0]["x"], _x(MSD))
+    assert [p.suffix for p in fresh_cache.iterdir()] == [".so"]  # one entry, no temporary file
+
+
+def test_a_set_changes_a_value_without_compiling_again(fresh_cache):
+    _, _, first = _accelerated(MSD)
+    assert first["mode"]["cache_hit"] is False
+    _, data, info = _accelerated(MSD, "parameters.k=8")
+    assert info["mode"]["cache_hit"] is True and info["mode"]["compile_time"] == 0.0
+    np.testing.assert_array_equal(data["x"], _x(MSD, "parameters.k=8"))
+    # a stiffer spring: x settles at F/k = 1/8, not 1/4 (the static balance k x = F)
+    assert abs(data["x"][-1] - 1 / 8) < 0.01 and abs(_x(MSD)[-1] - 1 / 4) < 0.01
+
+
+def test_a_change_of_structure_compiles_again(fresh_cache):
+    _accelerated(MSD)
+    _, _, info = _accelerated(MSD, "simulation.solver=dop853")
+    assert info["mode"]["cache_hit"] is False
+
+
+def test_accelerated_is_refused_naming_every_block_without_a_compiled_form(capsys):
+    assert main(["run", str(DEMO1), "--mode", "accelerated", "--no-plots"]) == 2
+    err = capsys.readouterr().err
+    assert "demo1.yaml:10: error: block 'Robot': accelerated mode: block type 'robot' has no " \
+           "compiled form" in err
+    assert "block 'plot': accelerated mode: block type 'plot_robot'" in err
+    assert "Traceback" not in err
+
+
+def test_auto_falls_back_to_normal_mode_with_a_note(tmp_path, capsys):
+    assert main(["run", str(DEMO1), "--out", str(tmp_path), "--no-plots"]) == 0
+    assert "note: normal mode: no compiled form for Robot (robot), plot (plot_robot)" in \
+        capsys.readouterr().err
+    mode = json.loads((tmp_path / "meta.json").read_text())["mode"]
+    assert mode["mode"] == "normal" and "no compiled form" in mode["why"]
+
+
+def test_without_a_compiler_auto_runs_normal_mode_and_accelerated_says_what_to_install(
+        monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    model = blocksim.load(MSD)
+    decision = decide(model)
+    assert decision.mode == "normal" and "no C compiler found" in decision.note
+    assert main(["run", str(MSD), "--mode", "accelerated", "--no-plots"]) == 2
+    err = capsys.readouterr().err
+    assert "accelerated mode is not available: no C compiler found" in err and "install" in err
+
+
+def test_auto_compiles_a_long_run_and_a_sweep_but_not_a_short_run(fresh_cache):
+    short = blocksim.load(MSD)
+    assert decide(short).mode == "normal" and "short run" in decide(short).why
+    assert decide(short, sweep=True).mode == "accelerated"
+    long = blocksim.load(MSD, ["simulation.stop=20000"])  # max_step 400 s: 50 steps at least
+    assert decide(long).mode == "normal"
+    long = blocksim.load(MSD, ["simulation.stop=20000", "simulation.max_step=0.01"])
+    assert decide(long).mode == "accelerated" and "long run" in decide(long).why
+    _accelerated(MSD)
+    assert decide(blocksim.load(MSD)).why == "compiled code for this diagram's structure is cached"
+
+
+def test_check_says_which_mode_and_prints_the_code(capsys):
+    assert main(["check", str(MSD), "--mode", "accelerated"]) == 0
+    assert "mode: accelerated (simulation.mode is accelerated)" in capsys.readouterr().out
+    assert main(["check", str(MSD), "--code"]) == 0
+    code = capsys.readouterr().out
+    assert "/* ---- block 2: InvMass (gain) */" in code and "static void dg_cont(" in code
+    assert "P[0] * in_u[0]" not in code and "out_y[i] = P[i] * in_u[i];" in code  # K is P
+
+
+def test_the_summary_meta_and_report_give_the_mode(fresh_cache, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["run", str(MSD), "--mode", "accelerated", "--out", str(out)]) == 0
+    assert "accelerated (compiled in " in capsys.readouterr().out
+    mode = json.loads((out / "meta.json").read_text())["mode"]
+    assert mode["mode"] == "accelerated" and mode["cache_hit"] is False and mode["compile_time"] > 0
+    assert "accelerated (compiled in" in (out / "report.html").read_text()
+    assert main(["run", str(MSD), "--out", str(out)]) == 0  # auto: the cached code
+    assert "accelerated (cached)" in capsys.readouterr().out
+    assert json.loads((out / "meta.json").read_text())["mode"]["cache_hit"] is True
+
+
+def test_a_division_by_zero_is_named_by_block_and_time_as_in_normal_mode():
+    path = ROOT / "tests" / "accel" / "corpus" / "fault_division.yaml"
+    t, data, info = _accelerated(path)
+    error = info["error"]
+    assert (error.block, error.port, error.time) == ("Div", "y", 1.0)
+    assert "division by zero" in str(error)
+    assert np.isinf(data["q"][-1]) and t[-1] == 1.0  # the row at the fault is kept
+    assert str(simulate(blocksim.load(path))[2]["error"]) == str(error)
+
+
+def test_a_square_root_of_a_negative_number_is_named_by_block_and_time():
+    path = ROOT / "tests" / "accel" / "corpus" / "fault_sqrt.yaml"
+    error = _accelerated(path)[2]["error"]
+    assert (error.block, error.port) == ("Root", "y") and 1.0 < error.time < 1.001
+    assert "sqrt of u = -" in str(error) and "is undefined (domain: u >= 0)" in str(error)
+
+
+def test_progress_moves_while_compiled_code_runs(monkeypatch):
+    monkeypatch.setattr(runner, "CHUNK_SECONDS", 1e-5)
+    seen = []
+    model = blocksim.load(MSD, ["simulation.mode=accelerated", "simulation.max_step=0.001"])
+    simulate_model(model, progress=seen.append)
+    assert len(seen) > 10 and seen == sorted(seen) and seen[-1] == 20.0
+
+
+LONG = """
+blocksim: 1
+name: long
+blocks:
+  One: {type: constant, value: 1}
+  I: {type: integrator}
+wires: [One -> I]
+simulation: {stop: 1.0e9, solver: euler, step: 1.0e-3, max_steps: 1.0e13, output_interval: 10,
+             mode: accelerated}
+record: {x: I.y}
+"""
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_and_sigterm_keep_the_rows_of_compiled_code(tmp_path, sig, code):
+    path, out = tmp_path / "long.yaml", tmp_path / "out"
+    path.write_text(LONG)
+    proc = subprocess.Popen([sys.executable, "-m", "blocksim", "run", str(path), "--out",
+                             str(out), "--quiet"], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not list(Path(os.environ["BLOCKSIM_CACHE_DIR"], "accel").glob("*.so")) \
+            and time.monotonic() < deadline:
+        time.sleep(0.1)  # compiled; now well into the run
+    time.sleep(1.5)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["status"] == "interrupted" and meta["mode"]["mode"] == "accelerated"
+    res = np.load(out / "results.npz")
+    assert len(res["t"]) > 10
+    np.testing.assert_allclose(res["x"], res["t"], rtol=1e-12)  # x' = 1 by Euler: exact
