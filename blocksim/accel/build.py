@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import hashlib
 import os
 import shutil
@@ -76,6 +77,7 @@ def _identity(command):
     return f"{real} {stat.st_size} {stat.st_mtime_ns}"
 
 
+@functools.lru_cache(maxsize=None)
 def _runtime_text():
     return "".join((RUNTIME / name).read_text() for name in RUNTIME_FILES)
 
@@ -104,10 +106,10 @@ class Built:
     cached: bool
 
 
-def build(source):
-    """The loaded library of `source`: from this process, from the disk cache, or compiled
-    now. Raises CompilerMissing, CompileFailed."""
-    key = key_of(source)
+def build(source, key=None):
+    """The loaded library of `source` (whose `key_of` is `key`, when known): from this
+    process, from the disk cache, or compiled now. Raises CompilerMissing, CompileFailed."""
+    key = key or key_of(source)
     if key in _LOADED:
         return Built(_LOADED[key], key, 0.0, True)
     directory = cache_dir()

@@ -197,7 +197,7 @@ class _Writer:
             np_, nw, nd, nmem = np_ + p.size, nw + w.size, nd + len(low.data), nmem + low.memory
         clocks = [b for b in m.blocks if isinstance(b.sample, Sample)]
         series, clock_j = _clock_series(clocks, m.settings)
-        self.prelude(np_, nw, nd, nmem, clocks)
+        self.prelude(nd, nmem, clocks)
         for block in m.blocks:
             self.block(block)
         self.plans(clocks)
@@ -211,14 +211,14 @@ class _Writer:
         return Generated("\n".join(self.lines) + "\n", values, self.record_shapes,
                          self.sink_shapes, [b.name for b, _ in m.hybrid])
 
-    def prelude(self, np_, nw, nd, nmem, clocks):
+    def prelude(self, nd, nmem, clocks):
         m, s = self.m, self.m.settings
         self.emit(f"/* {_comment(m.name)}: compiled by blocksim (accelerated mode).",
                   f"   Blocks: {len(m.blocks)}, solver {s.solver}. Generated: edit the diagram, "
                   "not this file. */", "")
         sizes = {"NS": m.signals.size, "NX": m.xbuf.size, "NXD": m.xdbuf.size,
                  "NZ": m.zbuf.size, "NH": len(m.hybrid), "NCLK": len(clocks),
-                 "NSER": len(clocks), "NDATA": nd, "NMEM": nmem, "NPARAM": np_, "NWORK": nw,
+                 "NSER": len(clocks), "NDATA": nd, "NMEM": nmem,
                  "HISTORY": int(any(b.keeps_history for b in m.blocks)),
                  "ADVANCE": int(any(hasattr(b, "advance") for b, _ in m.hybrid))}
         self.emit(*(f"#define {k} {v}" for k, v in sizes.items()))

@@ -44,6 +44,7 @@ class Decision:
     why: str  # one line: the reason
     note: str = ""  # a line for the user when auto fell back for a reason they can act on
     generated: object = None  # codegen.Generated, when accelerated
+    key: str = ""  # its cache key
 
 
 def decide(model, sweep=False):
@@ -54,7 +55,8 @@ def decide(model, sweep=False):
         return Decision("normal", "simulation.mode is normal")
     try:
         generated = generate(model)
-        cached = is_cached(key_of(generated.source))
+        key = key_of(generated.source)
+        cached = is_cached(key)
     except NotCompilable as e:
         if mode == "accelerated":
             raise _refusal(model, e) from None
@@ -66,20 +68,19 @@ def decide(model, sweep=False):
             raise DiagramError(f"accelerated mode is not available: {e}", file=model.file) \
                 from None
         return Decision("normal", str(e), f"note: normal mode: {e}")
-    if mode == "accelerated":
-        return Decision("accelerated", "simulation.mode is accelerated", generated=generated)
-    if cached:
-        return Decision("accelerated", "compiled code for this diagram's structure is cached",
-                        generated=generated)
-    if sweep:
-        return Decision("accelerated", "a sweep: one compile serves every run",
-                        generated=generated)
     normal, compiling = normal_seconds(model), compile_seconds(model)
-    if normal > compiling:
-        return Decision("accelerated", f"a long run (at least {normal:.2g} s in normal mode, "
-                                       f"compiling about {compiling:.2g} s)", generated=generated)
-    return Decision("normal", f"a short run (about {normal:.2g} s in normal mode, compiling "
-                              f"about {compiling:.2g} s)")
+    if mode == "accelerated":
+        why = "simulation.mode is accelerated"
+    elif cached:
+        why = "compiled code for this diagram's structure is cached"
+    elif sweep:
+        why = "a sweep: one compile serves every run"
+    elif normal > compiling:
+        why = f"a long run (at least {normal:.2g} s in normal mode, compiling about {compiling:.2g} s)"
+    else:
+        return Decision("normal", f"a short run (about {normal:.2g} s in normal mode, compiling "
+                                  f"about {compiling:.2g} s)")
+    return Decision("accelerated", why, generated=generated, key=key)
 
 
 def _refusal(model, error):
@@ -127,7 +128,7 @@ def simulate_model(model, progress=None, plots=False, sweep=False):
 
 def _compiled(model, decision, progress, plots):
     started = time.perf_counter()
-    built = build(decision.generated.source)
+    built = build(decision.generated.source, decision.key)
     compile_time = time.perf_counter() - started
     if model.settings.solver in STIFF:
         from .stiff import simulate_stiff

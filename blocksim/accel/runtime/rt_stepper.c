@@ -64,6 +64,16 @@ static int rk_accept(RT *rt, RtStepper *st, double t, double t_new, double h)
     return 0;
 }
 
+/* ExplicitRK.restart: continue from (t, y) up to t_bound, every cached value of f dropped */
+static void rk_restart_common(RtStepper *st, double t, const double *y, double t_bound)
+{
+    st->t_bound = t_bound;
+    st->t = st->t_old = t;
+    memcpy(st->Y[0], y, sizeof(double) * NX);
+    st->has_last = 0;
+    st->F_ready = 0;
+}
+
 /* ExplicitRK._hermite: F0..F2 of the cubic Hermite interpolant from y_old, y, f0, f1 */
 static void rk_hermite(RtStepper *st, const double *f1)
 {
@@ -92,11 +102,7 @@ static void rk_set_grid(RT *rt, RtStepper *st)
 
 static void rk_restart(RT *rt, RtStepper *st, double t, const double *y, double t_bound)
 {
-    st->t_bound = t_bound;
-    st->t = st->t_old = t;
-    memcpy(st->Y[0], y, sizeof(double) * NX);
-    st->has_last = 0;
-    st->F_ready = 0;
+    rk_restart_common(st, t, y, t_bound);
     st->f1_ready = 0;
     rk_set_grid(rt, st);
 }
@@ -161,11 +167,7 @@ static void rk_set_reach(RT *rt, RtStepper *st)
 
 static void rk_restart(RT *rt, RtStepper *st, double t, const double *y, double t_bound)
 {
-    st->t_bound = t_bound;
-    st->t = st->t_old = t;
-    memcpy(st->Y[0], y, sizeof(double) * NX);
-    st->has_last = 0;
-    st->F_ready = 0;
+    rk_restart_common(st, t, y, t_bound);
     for (int i = 0; i < NX; i++)
         st->abs_y[i] = fabs(st->Y[0][i]);
     st->f0 = F0_UNKNOWN;
