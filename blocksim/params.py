@@ -85,11 +85,14 @@ class Param:
             matches = [c for c in self.choices if c in words]
             if len(matches) == 1:
                 value = matches[0]
-        if kind in ("string", "choice", "path"):
+        if kind == "choice":
+            if not isinstance(value, str) or value not in self.choices:
+                shown = repr(value) if isinstance(value, str) else _show(value)
+                raise ValueError(f"expected one of {', '.join(self.choices)}, got {shown}")
+            return value
+        if kind in ("string", "path"):
             if not isinstance(value, str) or (kind == "path" and not value.strip()):
                 raise ValueError(f"expected a string, got {_show(value)}")
-            if kind == "choice" and value not in self.choices:
-                raise ValueError(f"expected one of {', '.join(self.choices)}, got {value!r}")
             return value
         if kind == "names":
             if isinstance(value, str):

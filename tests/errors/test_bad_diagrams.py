@@ -426,6 +426,15 @@ CASES = {
         outputs: {y: G.y}
         """ + GOOD_SIM, ["unknown key 'inputs' in the diagram", "this file is a block of "
                          "another diagram ({type: subsystem, file: ...})"]),
+    # issue 23 item 13: a choice given a number names the choices, not "a string"
+    "choice_given_a_number": ("""\
+        blocksim: 1
+        blocks:
+          A: {type: sine}
+          R: {type: relay, x0: 0}  # @LINE
+          T: {type: terminator}
+        wires: [A -> R, R -> T]
+        """ + GOOD_SIM, ["parameter 'x0': expected one of off, on, got 0"]),
     "sweep_file_run_as_a_diagram": ("""\
         blocksim-sweep: 1  # @LINE
         diagram: other.yaml
