@@ -26,6 +26,7 @@ faster than the pure-Python one); both give the same events.
 from __future__ import annotations
 
 import os
+import re
 
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
@@ -164,7 +165,8 @@ def _load(text, file, events):
         return _Builder(file).build(events(text))
     except yaml.MarkedYAMLError as e:
         raise DiagramError(_syntax_message(e), file=file,
-                           line=e.problem_mark.line + 1 if e.problem_mark else None) from None
+                           line=e.problem_mark.line + 1 if e.problem_mark else None,
+                           hint=_syntax_hint(text, e)) from None
     except ReaderError as e:  # a control character; its position is not in characters
         where = max(text.find(chr(e.character)), 0)
         raise DiagramError(f"invalid YAML: character U+{e.character:04X} is not allowed",
@@ -182,6 +184,29 @@ def _syntax_message(e):
             text += f" at line {e.context_mark.line + 1}"
         text += ")"
     return text
+
+
+_INDEXED = re.compile(r"[\w./]*[\w\])]\[[^\s,{}]*")  # a value with an index: Motor.y[0]
+
+
+def _syntax_hint(text, e):
+    """What the usual causes of a syntax error are, read off the lines it names: a tab in
+    the indentation, or an index `y[0]` inside a flow collection (`{...}` / `[...]`), where
+    `[` opens a list."""
+    lines = text.splitlines()
+    marked = [m.line for m in (e.problem_mark, e.context_mark)
+              if m is not None and 0 <= m.line < len(lines)]
+    if e.problem_mark is not None and e.problem_mark.line in marked:
+        line = lines[e.problem_mark.line]
+        if "\t" in line[:len(line) - len(line.lstrip(" \t"))]:
+            return "YAML cannot indent with tabs: indent with spaces"
+    for k in marked:
+        found = _INDEXED.search(lines[k])
+        if found:
+            return (f"inside {{ }} or [ ], '[' starts a list: quote the value "
+                    f"(\"{found.group()}\"), or write it in block style, one entry "
+                    f"per line")
+    return None
 
 
 class _Frame:

@@ -283,3 +283,26 @@ def test_text_that_is_not_utf8_is_refused():
     with pytest.raises(DiagramError, match="not valid UTF-8 \\(byte 0xff at character 5\\)"):
         load_yaml_text(arg, "--set x")
     assert load_yaml_text("[1, \u00e9]") == [1, "\u00e9"]  # other non-ASCII text is fine
+
+
+@pytest.mark.parametrize("text, line, hint", [
+    # issue 23 item 8: an index inside a flow mapping or sequence ends the collection early
+    ("blocksim: 1\nrecord: {w: Motor.y[0]}\n", 2, '"Motor.y[0]"'),
+    ("wires: [A.y[0:2] -> B]\n", 1, '"A.y[0:2]"'),
+    # a tab in the indentation, at the top level or inside a block
+    ("blocksim: 1\nblocks:\n\tA: 1\n", 3, "YAML cannot indent with tabs"),
+    ("a:\n  b: 1\n\tc: 2\n", 3, "YAML cannot indent with tabs"),
+])
+def test_syntax_errors_hint_at_their_usual_cause(load, text, line, hint):
+    with pytest.raises(DiagramError, match="invalid YAML") as e:
+        load(text)
+    assert e.value.line == line
+    assert hint in e.value.hint
+    if "[" in hint:
+        assert "quote the value" in e.value.hint and "block style" in e.value.hint
+
+
+def test_syntax_errors_without_a_known_cause_have_no_hint(load):
+    with pytest.raises(DiagramError) as e:
+        load("a: [1, 2}\n")
+    assert e.value.hint is None
