@@ -348,8 +348,25 @@ class _LinearOutput(Block):
 
     def ports(self):
         m, q = self._B.shape[1], self._C.shape[0]
-        return ([In("u", shape=(m,))],
-                [Out("y", shape=(q,), feedthrough=self._feedthrough)])
+        # one input: a scalar or (1,) (Simulink expands scalars); then one output follows
+        # the input's form (scalar in, scalar out)
+        return ([In("u", shape=(m,) if m > 1 else None)],
+                [Out("y", shape=(q,) if m > 1 or q > 1 else None,
+                     feedthrough=self._feedthrough)])
+
+    def infer(self, shapes):
+        u = shapes["u"]
+        if self._B.shape[1] > 1:
+            return {}  # declared: u (m,), y (p,)
+        if u not in ((), (1,)):
+            raise PortError("u", f"a system with one input (B has one column) takes a scalar "
+                                 f"or a (1,) vector, got shape {u}")
+        return {} if self._C.shape[0] > 1 else {"y": u}
+
+    def initial_shapes(self):
+        """In a loop nothing else shapes, a single-input single-output system's signal is a
+        scalar."""
+        return {"y": ()} if self._B.shape[1] == 1 and self._C.shape[0] == 1 else None
 
     def output(self, t):
         np.matmul(self._C, self._s, out=self._y)
@@ -400,7 +417,8 @@ class StateSpace(_LTI):
 
     Input: u (m,), m = columns of B. Output: y (p,), p = rows of C; no feedthrough when D == 0.
     A (n, n), B (n, m), C (p, n), D (p, m); a scalar A, a vector B (one input) or C (one output),
-    a scalar D (e.g. 0) and a scalar x0 are accepted and broadcast.
+    a scalar D (e.g. 0) and a scalar x0 are accepted and broadcast. With one input u may be a
+    scalar (as in Simulink); with one input and one output y is then a scalar too.
     """
 
     type = "state_space"

@@ -48,8 +48,9 @@ class DiscreteStateSpace(_DiscreteLTI):
 
     Outputs are held between the hits; x[0] = x0. Input: u (m,), m = columns of B. Output: y (p,), p = rows of C; direct feedthrough (at the
     hits) only when D != 0. A (n, n), B (n, m), C (p, n), D (p, m); a scalar A, a vector B (one
-    input) or C (one output), a scalar D and a scalar x0 are accepted and broadcast, as in
-    state_space. Before the first hit y = C x0.
+    input) or C (one output), a scalar D and a scalar x0 are accepted and broadcast, and a
+    scalar u drives a one-input system (a scalar y for one output), as in state_space. Before
+    the first hit y = C x0.
     """
 
     type = "discrete_state_space"

@@ -11,6 +11,7 @@ import pytest
 from harness import Rig
 from scipy.linalg import expm
 
+from blocksim.block import PortError
 from blocksim.params import ParamError
 from blocks.continuous import Derivative, Integrator, RateLimiter, StateSpace, TransferFunction
 
@@ -113,7 +114,7 @@ C = [[1, 0]]
 
 
 def test_state_space_equations_without_feedthrough():
-    rig = Rig(StateSpace, {"A": A, "B": B, "C": C, "D": 0})
+    rig = Rig(StateSpace, {"A": A, "B": B, "C": C, "D": 0}, {"u": (1,)})
     assert rig.block.ports()[1][0].feedthrough == ()  # D = 0
     assert rig.out_shapes == {"y": (1,)}
     np.testing.assert_array_equal(rig.x, [0, 0])  # x0 = 0 broadcast
@@ -124,24 +125,42 @@ def test_state_space_equations_without_feedthrough():
 
 
 def test_state_space_with_feedthrough_and_x0():
-    rig = Rig(StateSpace, {"A": A, "B": B, "C": C, "D": [[0.5]], "x0": [1, 2]})
+    rig = Rig(StateSpace, {"A": A, "B": B, "C": C, "D": [[0.5]], "x0": [1, 2]}, {"u": (1,)})
     assert rig.block.ports()[1][0].feedthrough == ("u",)
     np.testing.assert_array_equal(rig.x, [1, 2])
     np.testing.assert_array_equal(rig.set(u=[3]).out(), [2.5])  # 1 + 0.5*3
 
 
 def test_state_space_scalar_shorthands():
-    rig = Rig(StateSpace, {"A": -1, "B": 1, "C": 2, "D": 0, "x0": 4})
+    rig = Rig(StateSpace, {"A": -1, "B": 1, "C": 2, "D": 0, "x0": 4}, {"u": (1,)})
     assert rig.out_shapes == {"y": (1,)}
-    assert rig.block.ports()[0][0].shape == (1,)
     np.testing.assert_array_equal(rig.out(), [8])  # 2*4
+
+
+@pytest.mark.parametrize("u, y", [((), ()), ((1,), (1,))])
+def test_one_input_takes_a_scalar_and_one_output_follows_its_form(u, y):
+    """Simulink expands a scalar into a one-input system: u () or (1,); with one output y
+    has u's form. x' = -x + u, y = 2x + 0.5u at x = 4, u = 3: x' = -1, y = 9.5."""
+    rig = Rig(StateSpace, {"A": -1, "B": 1, "C": 2, "D": 0.5, "x0": 4}, {"u": u})
+    assert rig.out_shapes == {"y": y}
+    rig.set(u=3.0)
+    np.testing.assert_array_equal(rig.out(), np.full(y, 9.5))
+    np.testing.assert_array_equal(rig.derivative(), [-1.0])
+
+
+def test_one_input_several_outputs_and_wrong_input_shapes():
+    rig = Rig(StateSpace, {"A": -1, "B": 1, "C": [[1], [2]], "D": 0, "x0": 1}, {"u": ()})
+    assert rig.out_shapes == {"y": (2,)}
+    np.testing.assert_array_equal(rig.out(), [1, 2])
+    with pytest.raises(PortError, match=r"one input .* scalar or a \(1,\) vector, got shape \(2,\)"):
+        Rig(StateSpace, {"A": -1, "B": 1, "C": 1, "D": 0}, {"u": (2,)})
 
 
 def test_state_space_step_response_matches_the_matrix_exponential():
     # Constant u: x(t) = e^{At} x0 + A^-1 (e^{At} - I) B u.
     a, b = np.array(A, float), np.array(B, float)
     x0, u, t = np.array([1.0, -1.0]), np.array([2.0]), 1.3
-    rig = Rig(StateSpace, {"A": A, "B": B, "C": C, "D": 0, "x0": x0}).set(u=u)
+    rig = Rig(StateSpace, {"A": A, "B": B, "C": C, "D": 0, "x0": x0}, {"u": (1,)}).set(u=u)
     expected = expm(a * t) @ x0 + np.linalg.solve(a, (expm(a * t) - np.eye(2)) @ b @ u)
     np.testing.assert_allclose(rig.integrate(t), expected, atol=1e-8)
 

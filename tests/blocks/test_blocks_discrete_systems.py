@@ -50,10 +50,23 @@ def test_discrete_state_space_against_dlsim():
 
 
 def test_discrete_state_space_before_first_hit_outputs_C_x0():
-    rig = Rig(DiscreteStateSpace, {"A": 0.5, "B": 1, "C": 3, "D": 1, "period": 1, "x0": 2})
+    rig = Rig(DiscreteStateSpace, {"A": 0.5, "B": 1, "C": 3, "D": 1, "period": 1, "x0": 2},
+              {"u": (1,)})
     rig.set(u=[10.0]).start(0.5, hit=False)  # the run starts between hits
     np.testing.assert_array_equal(rig.y["y"], [6.0])  # C x0 = 3*2, u not yet sampled
     np.testing.assert_array_equal(rig.hit(1.0), [16.0])  # C x0 + D u = 6 + 10
+
+
+def test_discrete_state_space_takes_a_scalar_into_one_input():
+    """A scalar input of a one-input, one-output system (issue 23 item 7): y is a scalar and
+    equals scipy.signal.dlsim's response."""
+    A, B, C, D = [[0.5, 0.2], [0.0, 0.8]], [[1.0], [0.5]], [[1.0, 1.0]], 0.2
+    rig = Rig(DiscreteStateSpace, {"A": A, "B": B, "C": C, "D": D, "period": T, "x0": [1, 0]},
+              {"u": ()})
+    assert rig.out_shapes == {"y": ()}
+    y = drive(rig, U)
+    _, expected, _ = signal.dlsim((A, B, C, [[D]], T), U, x0=[1, 0])
+    np.testing.assert_allclose(y, expected[:, 0], rtol=1e-12, atol=1e-12)
 
 
 def integrator_recursion(u, K, T, method, x0, lower=-np.inf, upper=np.inf):
@@ -131,8 +144,7 @@ def test_discrete_blocks_act_at_offset_plus_k_period(block, tmp_path):
     0.05. The accumulators (forward Euler, 1/(z-1) realised two ways, PI's integral) give
     y = 0.1*n (integrator, pid: K*T per hit) or n (transfer function, state space) after the
     n-th hit after the first, the delay and hold 1 from the first or second hit."""
-    one = "[1]" if block == "discrete_state_space" else "1"  # its u is (m,) = (1,)
-    inputs = "" if block in ("noise", "random") else f"  One: {{type: constant, value: {one}}}\n"
+    inputs = "" if block in ("noise", "random") else "  One: {type: constant, value: 1}\n"
     wire = "" if block in ("noise", "random") else "  - One -> B\n"
     out = "u" if block == "pid" else "y"  # the pid's ports are e -> u
     extra = OFFSET_CASES[block][1:-1]

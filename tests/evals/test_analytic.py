@@ -142,6 +142,18 @@ record:
   x: P.y[0]
 """
 
+# issue 23 item 7: a scalar drives a one-input state_space (B a column) directly, as in
+# Simulink, and its one output is a scalar
+MSD_STATE_SPACE_SCALAR = """
+blocksim: 1
+blocks:
+  F: {type: step, time: 1}
+  P: {type: state_space, A: [[0, 1], [-4, -0.4]], B: [[0], [1]], C: [[1, 0]], D: 0}
+wires: [F -> P]
+simulation: {stop: 10, output_interval: 0.1, rtol: 1e-9, atol: 1e-12}
+record: {x: P.y}
+"""
+
 MSD_TF = """
 blocksim: 1
 blocks:
@@ -163,11 +175,35 @@ def msd_exact(t):
     return np.where(t >= 1, (1 - np.exp(-z * w * s) * (np.cos(wd * s) + z * w / wd * np.sin(wd * s))) / 4, 0.0)
 
 
-@pytest.mark.parametrize("text", [MSD_INTEGRATORS, MSD_STATE_SPACE, MSD_TF],
-                         ids=["integrators", "state_space", "transfer_function"])
+@pytest.mark.parametrize("text", [MSD_INTEGRATORS, MSD_STATE_SPACE, MSD_STATE_SPACE_SCALAR,
+                                  MSD_TF],
+                         ids=["integrators", "state_space", "state_space_scalar",
+                              "transfer_function"])
 def test_mass_spring_damper_three_ways(run_diagram, text):
     r = run_diagram(text)
+    if text is MSD_STATE_SPACE_SCALAR:
+        assert r["x"].shape == r.t.shape  # a scalar signal: one value per row
     np.testing.assert_allclose(np.ravel(r["x"]), msd_exact(r.t), atol=1e-7)
+
+
+def test_scalar_loop_through_a_siso_state_space(run_diagram):
+    """Unity feedback around the plant 1/(s^2 + 0.4 s + 4) with a scalar reference: the loop's
+    signals are scalars (nothing else fixes their shape). The closed loop P/(1 + P) =
+    1/(s^2 + 0.4 s + 5): its step response from scipy.signal.step."""
+    from scipy import signal
+    r = run_diagram("""
+blocksim: 1
+blocks:
+  R: {type: step, time: 0}
+  E: {type: sum, signs: "+-"}
+  P: {type: state_space, A: [[0, 1], [-4, -0.4]], B: [[0], [1]], C: [[1, 0]], D: 0}
+wires: [R -> E.u1, P -> E.u2, E -> P]
+simulation: {stop: 5, output_interval: 0.05, rtol: 1e-10, atol: 1e-12}
+record: {x: P.y, e: E.y}
+""")
+    assert r["x"].shape == r.t.shape and r["e"].shape == r.t.shape
+    _, expected = signal.step(([1.0], [1.0, 0.4, 5.0]), T=r.t)
+    np.testing.assert_allclose(r["x"], expected, atol=1e-7)
 
 
 ZOH = """
