@@ -284,13 +284,14 @@ class HitCrossing(Block):
 class Backlash(Block):
     """Mechanical play of total width `width` between input u and output y, element-wise.
 
-    Input: u, any shape. Output: y, u's shape. While the play is open y holds its value;
-    once u reaches an edge of the play (u - y = width/2 or -width/2, a located crossing) y is
-    pushed along: y = u - width/2 (or u + width/2) until u turns back, then y holds again.
-    y(0) = x0. y follows u at the instant it is pushed, so the output has direct feedthrough
-    while engaged (as Simulink's Backlash block); the turning point is taken from the solver's
-    accepted steps (the held value is the largest y reached at an accepted step, an error of
-    second order in the step size).
+    Input: u, any shape. Output: y, u's shape. While the play is open y holds its value
+    (Simulink's Backlash: disengaged, the output stays constant); once u reaches an edge of
+    the play (u - y = width/2 or -width/2, a located crossing) y is pushed along,
+    y = u - width/2 (or u + width/2), until u turns back: the turning point, an extremum of
+    u, is a located event (its indicator is du/dt), where the play opens again holding
+    y = u(turn) -+ width/2 until u has travelled the full width the other way. y(0) = x0, or
+    u(0) -+ width/2 when u(0) lies outside the play. y follows u at the instant it is pushed,
+    so the output has direct feedthrough (as Simulink's block).
     """
 
     type = "backlash"
@@ -298,6 +299,7 @@ class Backlash(Block):
         Param("width", "value", doc="total width of the play (>= 0)", minimum=0.0),
         Param("x0", "value", 0.0, "initial output"),
     )
+    rates = ("u",)
 
     def ports(self):
         return [In("u")], [Out("y")]
@@ -305,33 +307,33 @@ class Backlash(Block):
     def infer(self, shapes):
         u = shapes["u"]
         width, x0 = fitted(self.p, ("width", "x0"), u)
-        self._half, self._x0 = width / 2, x0
+        self._half, self._width, self._x0 = width / 2, width, x0
         return {"y": u}
 
     def discrete_state(self):
-        # per element: mode (0 open, +1 pushed up, -1 pushed down), then the held / peak y
-        return np.concatenate([np.zeros(self._x0.size), self._x0])
+        # per element: mode (0 open, +1 pushed up, -1 pushed down), the held y and, while
+        # open, the play's edges lo = y - width/2 and hi = y + width/2 (set from u itself
+        # at a turn, so that u - hi is exactly 0 there)
+        return np.concatenate([np.zeros(self._x0.size), self._x0, self._x0 - self._half,
+                               self._x0 + self._half])
 
     def zero_crossings(self):
         n = self._x0.size
-        # open: u reaches the upper edge, the lower edge; pushed: u turns back
+        # open: u reaches the upper edge, the lower edge; pushed up (down): u turns back,
+        # du/dt falling (rising) through 0
         return [RISING] * n + [FALLING] * n + [FALLING] * n + [RISING] * n
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
         n = self._x0.size
-        self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
-        self._mode, self._held = xd[:n], xd[n:]
-        self._gap = np.zeros(n)
+        self._u, self._y, self._du = u[0].reshape(-1), y[0].reshape(-1), self.du[0].reshape(-1)
+        self._mode, self._held, self._lo, self._hi = (xd[k * n:(k + 1) * n] for k in range(4))
         self._up, self._down, self._engaged, self._not_up, self._not_down = (
             np.zeros(n, bool) for _ in range(5))
-        # indicator k: gap -+ half where it means something, else 1. Open: u reaches the
-        # upper, the lower edge; pushed up (down): u turns back below the peak (above the
-        # trough)
-        self._edges = tuple(
-            (self.z[k * n:(k + 1) * n], sign, idle) for k, (sign, idle) in enumerate(
-                ((-1.0, self._engaged), (1.0, self._engaged), (-1.0, self._not_up),
-                 (1.0, self._not_down))))
+        z = self.z
+        # indicator k: (its value, where it means nothing)
+        self._edges = ((z[:n], self._hi, self._engaged), (z[n:2 * n], self._lo, self._engaged))
+        self._turns = ((z[2 * n:3 * n], self._not_up), (z[3 * n:], self._not_down))
 
     def output(self, t):
         y, mode = self._y, self._mode
@@ -342,45 +344,39 @@ class Backlash(Block):
         np.add(self._u, self._half, out=y, where=self._down)
 
     def indicator(self, t):
-        mode, gap = self._mode, self._gap
-        np.subtract(self._u, self._held, out=gap)
+        mode = self._mode
         np.not_equal(mode, 0.0, out=self._engaged)
         np.less_equal(mode, 0.0, out=self._not_up)
         np.greater_equal(mode, 0.0, out=self._not_down)
-        for zk, sign, idle in self._edges:
-            np.multiply(self._half, sign, out=zk)
-            zk += gap
+        for zk, edge, idle in self._edges:
+            np.subtract(self._u, edge, out=zk)
+            np.copyto(zk, 1.0, where=idle)
+        for zk, idle in self._turns:
+            np.copyto(zk, self._du)
             np.copyto(zk, 1.0, where=idle)
 
-    def advance(self, t):
-        """After an accepted step: the peak (trough) y reached while pushed up (down)."""
-        mode, held, y = self._mode, self._held, self._gap  # _gap: scratch here
-        np.greater(mode, 0.0, out=self._up)
-        np.less(mode, 0.0, out=self._down)
-        np.subtract(self._u, self._half, out=y)
-        np.maximum(held, y, out=y)
-        np.copyto(held, y, where=self._up)
-        np.add(self._u, self._half, out=y)
-        np.minimum(held, y, out=y)
-        np.copyto(held, y, where=self._down)
-
     def crossing(self, t, crossed):
-        u, mode, held, half = self._u, self._mode, self._held, self._half
+        n = self._x0.size
+        u, du, mode, half = self._u, self._du, self._mode, self._half
         old = mode.copy()
-        y = held.copy()  # the current output in every mode
-        y[old > 0] = (u - half)[old > 0]
-        y[old < 0] = (u + half)[old < 0]
-        gap = u - y
-        up = (gap > half) | ((gap == half) & ((old > 0) | (crossed[:old.size] > 0)))
-        down = (gap < -half) | ((gap == -half) & ((old < 0) | (crossed[old.size:2 * old.size] < 0)))
-        # pushed and not turned back: stay; turned back: open, holding the current y
-        turned_up = (old > 0) & (u - half < held)
-        turned_down = (old < 0) & (u + half > held)
-        new = np.where(up & ~turned_up, 1.0, np.where(down & ~turned_down, -1.0, 0.0))
-        new[(old > 0) & ~turned_up] = 1.0
-        new[(old < 0) & ~turned_down] = -1.0
-        held[:] = np.where(new == 0, y, np.where(new > 0, np.maximum(y, u - half),
-                                                 np.minimum(y, u + half)))
-        changed = not np.array_equal(new, old)
-        mode[:] = new
-        return changed
+        # pushed: stays pushed while u moves on (a turn is a crossing of du, or du already
+        # pointing back after a time event)
+        up = (old > 0) & ~(crossed[2 * n:3 * n] < 0) & (du >= 0)
+        down = (old < 0) & ~(crossed[3 * n:] > 0) & (du <= 0)
+        turned_up, turned_down = (old > 0) & ~up, (old < 0) & ~down
+        # open: u at or beyond an edge pushes y there (it jumps when u jumped past it);
+        # pushed on only when u keeps moving outwards
+        top = (old == 0) & ((u > self._hi) | (crossed[:n] > 0))
+        bottom = (old == 0) & ~top & ((u < self._lo) | (crossed[n:2 * n] < 0))
+        up |= top & (du > 0)
+        down |= bottom & (du < 0)
+        mode[:] = np.where(up, 1.0, np.where(down, -1.0, 0.0))
+        at_top = turned_up | (top & ~up)
+        at_bottom = turned_down | (bottom & ~down)
+        np.copyto(self._held, u - half, where=at_top | up)
+        np.copyto(self._held, u + half, where=at_bottom | down)
+        np.copyto(self._hi, u, where=at_top)
+        np.copyto(self._lo, u - self._width, where=at_top)
+        np.copyto(self._lo, u, where=at_bottom)
+        np.copyto(self._hi, u + self._width, where=at_bottom)
+        return bool((at_top | at_bottom).any() or not np.array_equal(mode, old))

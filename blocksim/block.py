@@ -55,9 +55,17 @@ where the mode must be re-examined:
   indicators and calls the handlers again with the crossings the event itself caused (event
   iteration), before recording the values after the event (right-continuous).
 
-A hybrid block whose modes depend on the history of its input (backlash: the peak reached
-while pushed) may also define `advance(t)`, called after every accepted step to update its
-discrete state; the indicators are evaluated again afterwards.
+A hybrid block whose modes depend on the history of its input (a hit crossing: the side
+of the offset its input is on) may also define `advance(t)`, called after every accepted step
+to update its discrete state; the indicators are evaluated again afterwards.
+
+Rates of inputs: a hybrid block whose mode changes where an input turns (backlash: its input
+reaches an extremum) names those inputs in `rates`; the compiler gives it `self.du`, one
+array per named input (of its shape), which holds the input's derivative in time whenever
+`indicator` or `crossing` is called: inside a step from the solver's dense output, at an
+event instant the right derivative in the modes after the event (engine/rates.py). An
+indicator written from `du` locates the extremum to the event tolerance. `du` is not valid in
+`output` or `derivative`.
 
 Time events: `events(start, stop)` lists times the solver lands on, where `event(t)` is called
 (a source switch); `reschedule(t)`, called right after `event(t)`, may add further times (a
@@ -170,6 +178,8 @@ class Block:
     # driver's `Out.elements`, indexed as the wire indexes it; () otherwise): legends.
     signal_names = ()
     signal_elements = ()
+    # Inputs whose derivative in time the block's indicators read (`du`, see above).
+    rates = ()
 
     def __init__(self, name, params):
         self.name = name
@@ -215,6 +225,7 @@ class Block:
     # ---- wiring --------------------------------------------------------------------------
     y_flat = None
     z = None  # the block's indicator values (set by the compiler when it has indicators)
+    du = None  # d/dt of the inputs named in `rates` (set by the compiler)
 
     def bind(self, u, y, x, dx, xd):
         self.u, self.y, self.x, self.dx, self.xd = u, y, x, dx, xd

@@ -6,7 +6,8 @@ step's switch time, a pulse's next edge) and the stop time; the stepper lands on
 State events are zero crossings of the indicators of hybrid blocks (block.py): after every
 accepted step the indicators are evaluated; when one changed sign in its direction, the
 earliest crossing is located on the solver's dense output to `event_tol` (events.py), the
-step is cut there and the stepper restarted from that point. Faults are explained after the
+step is cut there and the stepper restarted from that point. Indicators may read the rate
+of change of an input (an extremum as an event: rates.py). Faults are explained after the
 fact by diagnosis.py.
 
 At an event instant, in order: source switches (`event`), outputs of all due blocks in
@@ -34,6 +35,7 @@ from ..errors import SimulationError
 from ..language.expr import ExprError
 from .diagnosis import after_solver_failure, block_failure, nonfinite_signal, nonfinite_state
 from .events import MAX_ROUNDS, SampleClock, ZenoGuard, crossings, locate, unsettled
+from .rates import InputRates
 from .recorder import Recorder
 from .solvers import SolverError, make_stepper
 
@@ -73,6 +75,14 @@ class Simulation:
         self.advance_plan = tuple(b.advance for b, _ in model.hybrid if hasattr(b, "advance"))
         self.z, self.zdirs = model.zbuf, model.zdirs
         self.z_prev = np.zeros_like(self.z)
+        # inputs whose rates hybrid blocks watch, and those blocks' indicators
+        self.rates = InputRates(model.rates, self.outputs, min(s.max_step, s.step)) \
+            if model.rates else None
+        self.rate_z = np.zeros(self.z.size, bool)
+        for block, sl in model.hybrid:
+            self.rate_z[sl] = bool(block.rates)
+        self.span = min(s.max_step, s.step)  # the last accepted step's length
+        self.z_located = None  # the indicators where a crossing was located, for settle
         self.event_t, self.event_block = [], []
         self.zeno_guard = ZenoGuard(s, model.hybrid, self.tolerance)
         self.xbuf, self.dxbuf = model.xbuf, model.dxbuf
@@ -115,8 +125,17 @@ class Simulation:
     def z_at(self, stepper, t):
         """Indicator values at time t inside the last step (modes frozen), a copy."""
         self.outputs(t, stepper.dense(t))
+        if self.rates is not None:
+            self.rates.along(t, stepper.dense, self.span)
         self.indicators(t)
         return self.z.copy()
+
+    def event_indicators(self, t):
+        """The indicators at an event instant, the outputs evaluated: the watched inputs'
+        rates are the right derivatives, in the modes after the event."""
+        if self.rates is not None:
+            self.rates.tangent(t, self.xbuf, self.f, self.span)
+        self.indicators(t)
 
     def hit_plan(self, due):
         plan = self._hit_plans.get(due)
@@ -187,9 +206,15 @@ class Simulation:
         the crossings since the last evaluation (self.z_prev); while any handler changes
         something, recompute the outputs and indicators and call them again with the
         crossings that change caused. Leaves z_prev = the indicators after the event."""
-        self.indicators(t)
+        self.event_indicators(t)
+        seen = self.z
+        if self.z_located is not None:
+            # a located crossing of a rate: its sign there, not the rate recomputed from the
+            # tangent, which may round the other way so close to the extremum
+            seen = np.where(self.rate_z, self.z_located, self.z)
+            self.z_located = None
         crossed = np.zeros(self.z.size, dtype=np.int8) if first else crossings(
-            self.z_prev, self.z, self.zdirs)
+            self.z_prev, seen, self.zdirs)
         involved = set()  # the blocks whose handler changed something: their events
         for _ in range(MAX_ROUNDS):
             changed = False
@@ -202,7 +227,7 @@ class Simulation:
             before = self.z.copy()
             for calc in self.cont_plan:
                 calc(t)
-            self.indicators(t)
+            self.event_indicators(t)
             crossed = crossings(before, self.z, self.zdirs)
         else:
             raise unsettled([self.hybrid[k][0].name for k in sorted(involved)], t)
@@ -350,12 +375,17 @@ class Simulation:
             t_hi = t_new
             cut = False
             if hybrid:
-                self.outputs(t_new, stepper.y)
+                if self.rates is not None:
+                    self.step_rates(stepper)
+                else:
+                    self.outputs(t_new, stepper.y)
                 self.indicators(t_new)
                 if crossings(self.z_prev, self.z, self.zdirs).any():
-                    t_star, _ = locate(lambda t: self.z_at(stepper, t), stepper.t_old,
-                                       self.z_prev, t_new, self.z.copy(), self.zdirs,
-                                       self.tolerance)
+                    t_star, z_star = locate(lambda t: self.z_at(stepper, t), stepper.t_old,
+                                            self.z_prev, t_new, self.z.copy(), self.zdirs,
+                                            self.tolerance)
+                    if self.rates is not None:
+                        self.z_located = z_star
                     # a crossing within the tolerance of a time event is handled there
                     cut = not (t_new == t_end and t_end - t_star <= self.tolerance(t_end))
                     if cut:
@@ -394,6 +424,16 @@ class Simulation:
             if self.progress is not None:
                 self.progress(t_new)
         return None
+
+    def step_rates(self, stepper):
+        """After an accepted step, for the blocks that watch rates: their indicators at the
+        step's start again, from this step's dense output (the last step's curve may put an
+        extremum near the joint on the other side, missing or doubling it), as the values a
+        crossing is tested from; then the outputs and rates at the step's end."""
+        t0, t1 = stepper.t_old, stepper.t
+        self.span = t1 - t0
+        np.copyto(self.z_prev, self.z_at(stepper, t0), where=self.rate_z)
+        self.rates.along(t1, lambda s: stepper.y if s == t1 else stepper.dense(s), self.span)
 
     def locate_stop(self, stepper, hi):
         """The first time in (t_old, hi] at which a stop input is non-zero, by bisection on

@@ -44,7 +44,8 @@ class Rig:
     shape, and of the optional inputs to wire (an optional input missing here stays unwired:
     a read-only buffer holding its default, or None when its default is None).
     After construction: `u[name]` the writable input buffers, `y[name]` the output views,
-    `x`, `dx`, `xd` the state buffers, `block` the block.
+    `x`, `dx`, `xd` the state buffers, `du[name]` the rates of the inputs the block watches,
+    `block` the block.
     """
 
     def __init__(self, cls, params=None, inputs=None, *, names=None, name="blk"):
@@ -98,11 +99,20 @@ class Rig:
         directions = block.zero_crossings()
         self.z = np.zeros(len(directions)) if directions is not None else None
         block.z = self.z
+        # the derivatives of the inputs the block watches (`rates`): set them with `slope`
+        self.du = {n: np.zeros(shapes[n]) for n in block.rates}
+        block.du = tuple(self.du.values())
         block.bind(tuple(u), tuple(self.y[o.name] for o in outs), self.x, self.dx, self.xd)
 
     def set(self, **values):
         for name, value in values.items():
             np.copyto(self.u[name], value)
+        return self
+
+    def slope(self, **rates):
+        """The time derivatives of watched inputs (what the simulator computes)."""
+        for name, value in rates.items():
+            np.copyto(self.du[name], value)
         return self
 
     def outputs(self, t=0.0):

@@ -8,7 +8,7 @@ import pytest
 from harness import Rig
 
 import blocksim
-from blocks.discontinuities import DeadZone
+from blocks.discontinuities import Backlash, DeadZone
 from blocks.switching import Abs, MinMax, Sign, Switch
 
 SHAPES = """
@@ -83,9 +83,8 @@ def test_backlash_on_a_sine(tmp_path):
     """Play of width 0.5 (half 0.25) driven by sin t from y = 0: y holds 0 until sin t = 0.25
     (t = asin 0.25), follows sin t - 0.25 to the peak (pi/2), holds 0.75 until sin t comes
     down to 0.5 (5pi/6), follows sin t + 0.25 to the trough (3pi/2), holds -0.75 until
-    sin t = -0.5 on the way up (11pi/6), then follows sin t - 0.25. The engagements are
-    located crossings; the held peak is the largest y at an accepted step (the docstring's
-    second-order error: at most h^2/8 for sin t and steps h <= 0.01)."""
+    sin t = -0.5 on the way up (11pi/6), then follows sin t - 0.25. The engagements and the
+    turns (extrema of u) are located events, to simulation.event_tol (1e-10 relative)."""
     path = tmp_path / "play.yaml"
     path.write_text(BACKLASH)
     r = blocksim.run(str(path))
@@ -96,13 +95,30 @@ def test_backlash_on_a_sine(tmp_path):
     ends = np.array([end for end, _ in pieces])
     piece = np.searchsorted(ends, t, side="right")
     expected = np.choose(piece, [values for _, values in pieces])
-    np.testing.assert_allclose(r["y"], expected, rtol=0, atol=0.01 ** 2 / 8)
+    np.testing.assert_allclose(r["y"], expected, rtol=0, atol=1e-12)
     events = events_of(r, "Play")
-    assert np.min(np.abs(events - a)) < 1e-9  # from y(0) = 0 exactly
-    # after a held peak (low by at most h^2/8) the engagement is that much late in u,
-    # (h^2/8)/|cos t| in time
-    for engaged in (5 * np.pi / 6, 11 * np.pi / 6):
-        assert np.min(np.abs(events - engaged)) < 0.01 ** 2 / 8 / abs(math.cos(engaged)), engaged
+    np.testing.assert_allclose(events, ends[:-1], rtol=0, atol=1e-10 * 2 * np.pi)
+
+
+@pytest.mark.parametrize("u0, rate, y0, pushed", [
+    (1.0, 0.0, 0.7, 0.0),    # u outside the play at rest: y pushed to u - 0.3, play open
+    (1.0, 2.0, 0.7, 1.0),    # ... moving on outwards: pushed along
+    (1.0, -2.0, 0.7, 0.0),   # ... moving back in: open, holding
+    (-1.0, -2.0, -0.7, -1.0),
+    (0.2, 5.0, 0.0, 0.0),    # inside the play: y = x0 whatever u does
+])
+def test_backlash_at_an_event_instant(u0, rate, y0, pushed):
+    """The handler at an event instant (the start, a jump of u) with u and du/dt given: y is
+    pushed to the edge u -+ 0.3 when u lies outside the play, and the block stays pushed only
+    while du/dt points outwards (width 0.6, x0 = 0)."""
+    rig = Rig(Backlash, {"width": 0.6}, {"u": ()})
+    y = rig.set(u=u0).slope(u=rate).event()["y"]
+    assert y == pytest.approx(y0, abs=1e-15)
+    assert rig.xd[0] == pushed  # the mode: +1 / -1 pushed, 0 open
+    # the play then holds y until u has moved the full width back, or follows u when pushed
+    moved = u0 + 0.1 * np.sign(rate) if rate else u0 - 0.1
+    expected = moved - 0.3 * pushed if pushed else y0
+    assert rig.set(u=moved).out() == pytest.approx(expected, abs=1e-15)
 
 
 @pytest.mark.parametrize("criterion, at_threshold", [(">=", 1.0), (">", 3.0), ("!=0", 3.0)])

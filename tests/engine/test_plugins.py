@@ -75,3 +75,47 @@ def test_a_diagram_cannot_name_code(type_text, tmp_path, capsys):
     assert f"{path}:4: error: block 'D': unknown block type" in err or \
         f"{path}:4: error: block 'D' needs" in err or "block type must be a name" in err, err
     assert not {"subprocess", "os.system"} & (set(sys.modules) - before)
+
+
+class StateOfTwo(Block):
+    """An output aliasing the whole continuous state, but a state of two elements while the
+    output is a scalar (issue 23 item 11: a traceback from the layout before)."""
+
+    def ports(self):
+        return [In("u")], [Out("y", shape=(), feedthrough=(), state=STATE)]
+
+    def continuous_state(self):
+        return np.zeros(2)
+
+
+class WatchesNothing(Doubler):
+    """Declares the rate of an input it does not have."""
+    rates = ("v",)
+
+
+STATE = True
+
+
+@pytest.mark.parametrize("cls, state, needles", [
+    (StateOfTwo, True, ["port 'y'", "state=True", "continuous_state() must have 1 "
+                        "element(s), its shape ()", "it has 2"]),
+    (StateOfTwo, slice(0, 2), ["port 'y'", "state=slice(0, 2, None)", "selects 2 of the 2",
+                               "needs 1"]),
+    (StateOfTwo, 1, ["port 'y'", "state= must be True or a slice of the state, got 1"]),
+    (WatchesNothing, None, ["rates names 'v', not an input of the block (inputs: u)"]),
+])
+def test_plugin_contract_mistakes_are_diagram_errors(registry, tmp_path, capsys, monkeypatch,
+                                                     cls, state, needles):
+    """A block that breaks the contract is refused with exit 2 at its line, naming the block,
+    the port and the rule (docs/custom-blocks.md), never a traceback."""
+    monkeypatch.setattr(sys.modules[__name__], "STATE", state)
+    blocksim.register_block(type(cls.__name__, (cls,), {}), name="faulty")
+    path = write(tmp_path, DIAGRAM % "faulty")
+    for command in ("check", "run"):
+        assert main([command, str(path), "--out", str(tmp_path / "out"), "--quiet"]
+                    if command == "run" else [command, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert f"{path}:4: error: block 'D'" in err and "Traceback" not in err, err
+        for needle in needles:
+            assert needle in err, (needle, err)
+        assert "custom-blocks.md" in err

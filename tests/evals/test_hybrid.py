@@ -289,6 +289,87 @@ def test_reset_edges_of_a_pulse_follow_simulink_triggers(tmp_path, low, high, di
     np.testing.assert_allclose(block_events(r, "Clock"), resets, atol=1e-12)
 
 
+# ---- backlash: the turning points of its input are events -------------------------------------
+def backlash_of_sine(t, half):
+    """The output of a play of half-width `half` (< 1/2) driven by u = sin t from y(0) = 0:
+    open (y = 0) until sin t = half (t = asin half), pushed up (y = sin t - half) to the peak
+    at pi/2, then held at 1 - half until u has come down by the full width, cos tau =
+    1 - 2 half at tau = t - pi/2 (Simulink: the output holds while disengaged), pushed down
+    (y = sin t + half) to the trough at 3pi/2, held at -(1 - half) for the same tau, and so on
+    with period 2 pi."""
+    t = np.asarray(t, dtype=float)
+    u = np.sin(t)
+    tau1 = math.acos(1 - 2 * half)
+    tau = np.mod(t - np.pi / 2, 2 * np.pi)
+    periodic = np.select([tau < tau1, tau < np.pi, tau < np.pi + tau1],
+                         [1 - half, u + half, -(1 - half)], u - half)
+    return np.where(t < math.asin(half), 0.0, np.where(t < np.pi / 2, u - half, periodic))
+
+
+def backlash_events(half, stop):
+    """Engagements at asin half and pi/2 + tau1 + k pi, turns at pi/2 + k pi (k >= 0)."""
+    tau1 = math.acos(1 - 2 * half)
+    k = np.arange(int(stop / np.pi) + 2)
+    times = np.concatenate([[math.asin(half)], np.pi / 2 + k * np.pi,
+                            np.pi / 2 + tau1 + k * np.pi])
+    return np.sort(times[times <= stop])
+
+
+BACKLASH_SINE = """
+blocksim: 1
+name: play
+blocks:
+  S: {type: sine}
+  B: {type: backlash, width: 0.6}
+wires: [S -> B]
+simulation: {stop: 20, SETTINGS}
+record: {y: B.y}
+"""
+
+
+@pytest.mark.parametrize("settings", ["solver: rk4, step: 0.01", "solver: rk45"])
+def test_backlash_holds_after_each_turn_until_the_input_reengages(tmp_path, settings):
+    """Issue 23 item 1: sine -> backlash of width 0.6. After the peak at pi/2 the output holds
+    0.7 until sin t = 0.4 (t = pi - asin 0.4 = 2.730), not u - 0.3; with default rk45 steps
+    (0.4 s: no state steers them) the turn near t = 5pi/2 + 2pi = 14.137 is not missed.
+    Every row against the closed form over three periods; the turns and engagements are
+    located events."""
+    r = run_text(tmp_path, BACKLASH_SINE.replace("SETTINGS", settings))
+    assert backlash_of_sine(np.pi - math.asin(0.4) - 1e-9, 0.3) == pytest.approx(0.7)
+    np.testing.assert_allclose(r["y"], backlash_of_sine(r.t, 0.3), rtol=0, atol=1e-9)
+    held = (r.t > np.pi / 2) & (r.t < np.pi - math.asin(0.4))
+    assert held.sum() >= 3 and np.all(np.abs(r["y"][held] - 0.7) < 1e-12)
+    expected = backlash_events(0.3, 20)
+    got = block_events(r, "B")
+    assert len(got) == len(expected), (got, expected)
+    # located to simulation.event_tol, 1e-10 relative to max(1, |t|)
+    assert np.all(np.abs(got - expected) <= 1e-10 * np.maximum(1.0, expected)), got - expected
+
+
+@pytest.mark.parametrize("solver, rtol, accuracy", [
+    ("rk45", 1e-11, 1e-9), ("dop853", 1e-11, 1e-9), ("radau", 1e-9, 1e-7),
+    ("rk23", 1e-8, 1e-6)])  # a third-order method: 4000 steps at 1e-8, 34000 at 1e-11
+def test_backlash_of_an_input_the_solver_integrates(tmp_path, solver, rtol, accuracy):
+    """u = sin t as the state of x'' = -x (x(0) = 0, x'(0) = 1): the turning points come from
+    the solver's dense output. Against the same closed form, to the solver's accuracy."""
+    r = run_text(tmp_path, """
+blocksim: 1
+name: play
+blocks:
+  V: {type: integrator, x0: 1}
+  X: {type: integrator}
+  Minus: {type: gain, K: -1}
+  B: {type: backlash, width: 0.6}
+wires: [Minus -> V, V -> X, X -> Minus, X -> B]
+simulation: {stop: 20, rtol: 1e-11, atol: 1e-12}
+record: {y: B.y, x: X.y}
+""", **{"simulation.solver": solver, "simulation.rtol": rtol})
+    np.testing.assert_allclose(r["x"], np.sin(r.t), rtol=0, atol=accuracy)
+    np.testing.assert_allclose(r["y"], backlash_of_sine(r.t, 0.3), rtol=0, atol=accuracy)
+    np.testing.assert_allclose(block_events(r, "B"), backlash_events(0.3, 20), rtol=0,
+                               atol=10 * accuracy)
+
+
 # ---- the engine's bookkeeping ------------------------------------------------------------------
 def test_a_diagram_without_hybrid_blocks_steps_as_a_bare_stepper():
     """With no indicators the simulator only restarts at time events: the msd diagram (a

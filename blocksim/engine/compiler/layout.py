@@ -28,6 +28,7 @@ class Layout:
     zbuf: np.ndarray = None
     zdirs: np.ndarray = None
     hybrid: tuple = ()  # (block, slice of zbuf), in the order the handlers run
+    rates: tuple = ()  # (input view, du array) of every input a hybrid block watches
 
 
 def lay_out(built, out_shapes, drivers, nodes):
@@ -64,6 +65,7 @@ def lay_out(built, out_shapes, drivers, nodes):
                 views[(name, port.name)] = signals[start:start + size].reshape(shape)
     layout = Layout(sizes, signals, views, slices, x0, xd0, xbuf, dxbuf, xdbuf)
     lay_out_indicators(layout, built.blocks, nodes)
+    lay_out_rates(layout, built, drivers)
     bind_blocks(layout, built, drivers)
     return layout
 
@@ -91,6 +93,22 @@ def lay_out_indicators(layout, blocks, nodes):
     for block, sl in entries:
         block.z = layout.zbuf[sl]
     layout.hybrid = tuple(entries)
+
+
+def lay_out_rates(layout, built, drivers):
+    """Each hybrid block that watches the rate of change of inputs (`rates`) gets `du`, one
+    array per named input, of its shape, which the simulator fills before the block's
+    `indicator` and `crossing` are called."""
+    pairs = []
+    for block, _ in layout.hybrid:
+        names = tuple(getattr(block, "rates", ()))
+        if not names:
+            continue
+        ins = built.ports[block.name][0]
+        views = [_input_view(drivers, block.name, ins[n], layout.views) for n in names]
+        block.du = tuple(np.zeros(np.shape(v)) for v in views)
+        pairs += [(v, du) for v, du in zip(views, block.du) if v is not None]
+    layout.rates = tuple(pairs)
 
 
 def bind_blocks(layout, built, drivers):

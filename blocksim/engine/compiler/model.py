@@ -66,6 +66,7 @@ class Model:
     hybrid: tuple = ()  # (block, slice of zbuf) of blocks with indicators, in dataflow order
     zbuf: np.ndarray = field(default_factory=lambda: np.zeros(0))  # indicator values
     zdirs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    rates: tuple = ()  # (input view, du array) of the inputs hybrid blocks watch
     config: dict = field(default_factory=dict)
     seeds: dict = field(default_factory=dict)
     subsystems: dict = field(default_factory=dict)  # name -> (source, {parameter: value})

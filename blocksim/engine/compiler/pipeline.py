@@ -5,6 +5,7 @@
     wires     one driver per input                      (wires.py)
     schedule  dataflow order, algebraic loops           (schedule.py)
     shapes    output shapes along the wires             (shapes.py)
+    contract  declarations that fit together            (contract.py)
     layout    buffers, views, blocks bound              (layout.py)
     classify  constant / discrete / continuous groups   (schedule.py)
     records   records, sinks, stops                     (records.py)
@@ -23,7 +24,9 @@ from ...language import expr
 from ...language.library import Library
 from ...util.gcpause import without_gc
 from .blocks import build_blocks
-from .layout import bind_blocks, initial_states, joined, lay_out, lay_out_indicators
+from .contract import check_contracts
+from .layout import (bind_blocks, initial_states, joined, lay_out, lay_out_indicators,
+                     lay_out_rates)
 from .model import Model, run_config
 from .records import records
 from .schedule import classify, order_nodes
@@ -76,6 +79,8 @@ class Compilation:
             self.out_shapes = propagate_shapes(self.spec, self.built, self.drivers,
                                                self.problems)
             self.problems.check()
+            check_contracts(self.spec, self.built, self.out_shapes, self.problems)
+            self.problems.check()
             self.layout = lay_out(self.built, self.out_shapes, self.drivers, self.nodes)
             classify(self.nodes, self.built, self.drivers, self.node_of, self.layout.slices)
             return self.model(settings)
@@ -96,7 +101,7 @@ class Compilation:
             signals=lay.signals, x0=lay.x0, xd0=lay.xd0, xbuf=lay.xbuf, dxbuf=lay.dxbuf,
             xdbuf=lay.xdbuf, outputs=lay.views, record=record, sinks=sinks, stops=stops,
             events=events, state_slices=lay.slices, config=run_config(spec, settings),
-            hybrid=lay.hybrid, zbuf=lay.zbuf, zdirs=lay.zdirs, spec=spec,
+            hybrid=lay.hybrid, zbuf=lay.zbuf, zdirs=lay.zdirs, rates=lay.rates, spec=spec,
             resources=self.values.resources,
             subsystems={name: (sub.source, {k: self.values.scopes[sub.scope][k]
                                             for k in spec.scopes[sub.scope].params})
@@ -157,6 +162,7 @@ class Compilation:
         lay_out_indicators(lay, self.built.blocks, self.nodes)  # the new blocks' indicators
         if not np.array_equal(lay.zdirs, zdirs):
             return None
+        lay_out_rates(lay, self.built, self.drivers)
         bind_blocks(lay, self.built, self.drivers)
         return self.model(settings)
 
@@ -165,7 +171,7 @@ def _block_structure(block, ports):
     """What a block contributes to the layout and schedule; equal structures may share one."""
     ins, outs = ports
     return (type(block), tuple(ins.values()), tuple(outs.values()), block.sample,
-            block.time_dependent, block.stops, block.records_inputs)
+            block.time_dependent, block.stops, block.records_inputs, tuple(block.rates))
 
 
 @without_gc
