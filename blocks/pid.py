@@ -27,7 +27,14 @@ class Pid(Block):
                  Ki*e + Kb*(u - u_raw)       (back_calculation)
     The limit is a saturation with modes (lower / linear / upper, and clamped or not) switched
     only at located zero crossings of u_raw - upper, u_raw - lower (and Ki*e when clamping),
-    so no solver step contains a kink.
+    so no solver step contains a kink. Clamping has a third way to be at a limit: where
+    u_raw reaches it while the integral, clamped, would let it fall back and, integrating,
+    would push it out, u_raw stays at the limit (sliding: the integral moves at the rate
+    r = -d(Kp*e + D)/dt that holds it, which clamping allows while 0 < r/(Ki*e) <= 1) until r
+    leaves (0, Ki*e] (a located crossing of r - Ki*e or r; r from the rate of e, so this
+    mode watches e's rate); the integral is then xi = limit - Kp*e - D. Without it the modes
+    linear and clamped would chatter (a PI on a first-order plant starting saturated). Such
+    a pid (clamping with a finite limit) has no compiled form for accelerated mode yet.
     Discrete (`period` T): Simulink's discrete PID at the hits offset + k*T, held between them:
     the integral and the filter are discrete-time integrators of the chosen method (forward
     Euler T/(z-1), backward Euler T*z/(z-1), trapezoidal T/2*(z+1)/(z-1)), initial outputs x0
@@ -71,6 +78,11 @@ class Pid(Block):
             a, c = _METHODS[p.method]
             self._Ta, self._Tc = p.period * a, p.period * c
         self._direct = bool(np.any(p.Kp != 0) or np.any(p.Kd != 0))
+        limited = bool(np.isfinite(np.r_[p.lower.ravel(), p.upper.ravel()]).any())
+        # sliding along a limit needs e's rate (clamping, continuous, with a finite limit)
+        self.rates = ("e",) if self._clamping and not self.discrete and limited else ()
+        if self.rates:
+            self.advance = self._hold_at_limit
 
     def ports(self):
         return [In("e")], [Out("u", feedthrough=("e",) if self._direct else ())]
@@ -97,14 +109,18 @@ class Pid(Block):
         n = self._n
         if self.discrete:  # xi, xf, then 0 until the first hit's update
             return np.concatenate([self._x0, np.zeros(n), [0.0]])
-        # linear (1/0), held (the limit while saturated, else 0), integrating (1/0)
-        return np.concatenate([np.ones(n), np.zeros(n), np.ones(n)])
+        # linear (1/0), held (the limit while saturated, else 0), integrating (1/0),
+        # sliding (+1 / -1 along the upper / lower limit, else 0); then, while sliding, the
+        # integral that holds u_raw at the limit, the P and D terms it was computed from and
+        # the time it was
+        return np.concatenate([np.ones(n), np.zeros(n), np.ones(n), np.zeros(6 * n)])
 
     def zero_crossings(self):
         if self.discrete or not np.isfinite(np.r_[self._lower, self._upper]).any():
             return None
-        k = 3 if self._clamping else 2
-        return np.full(k * self._n, EITHER)  # u_raw - upper, u_raw - lower, Ki*e
+        k = 5 if self._clamping else 2
+        # u_raw - upper, u_raw - lower; clamping: Ki*e, and while sliding r - Ki*e, r
+        return np.full(k * self._n, EITHER)
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
@@ -120,9 +136,12 @@ class Pid(Block):
             return
         self._xi, self._xf = x[:n], x[n:]
         self._dxi, self._dxf = dx[:n], dx[n:]
-        self._linear, self._held, self._integrating = xd[:n], xd[n:2 * n], xd[2 * n:]
+        (self._linear, self._held, self._integrating, self._sliding, self._hold, self._hold_pd,
+         self._hold_t) = (xd[k * n:(k + 1) * n] for k in range(7))
         self._finite_up = np.isfinite(self._upper)
         self._finite_lo = np.isfinite(self._lower)
+        self._still = np.zeros(n, bool)  # not sliding: the sliding indicators mean nothing
+        self._de = self.du[0].reshape(-1) if self.rates else None
 
     # ---- continuous --------------------------------------------------------------------------
     def _raw_output(self):
@@ -158,27 +177,114 @@ class Pid(Block):
         np.subtract(raw, self._lower, out=z[n:2 * n])
         np.copyto(z[n:2 * n], 1.0, where=~self._finite_lo)
         if z.size > 2 * n:
-            np.multiply(self._Ki, self._e, out=z[2 * n:])
+            w, r = z[2 * n:3 * n], z[4 * n:]
+            np.multiply(self._Ki, self._e, out=w)
+            self._hold_rate(r)
+            np.subtract(r, w, out=z[3 * n:4 * n])
+            np.equal(self._sliding, 0.0, out=self._still)
+            np.copyto(z[3 * n:], 1.0, where=np.tile(self._still, 2))
+            # while sliding, u_raw computed from the frozen integral means nothing
+            np.copyto(z[:2 * n], 1.0, where=np.tile(~self._still, 2))
+
+    def _hold_rate(self, out):
+        """r = -d(Kp*e + Kd*N*(e - xf))/dt, the integral's rate that holds u_raw still."""
+        np.subtract(self._e, self._xf, out=out)
+        out *= self._Nf
+        out *= self._Kd * self._N
+        out -= (self._Kp + self._Kd * self._N) * self._de
 
     def crossing(self, t, crossed):
+        if self._clamping and self.rates:
+            return self._clamping_crossing(t, crossed)
         n, raw = self._n, self._raw_output()
         up = (raw > self._upper) | ((raw == self._upper) & (crossed[:n] > 0))
         lo = ~up & ((raw < self._lower) | ((raw == self._lower) & (crossed[n:2 * n] < 0)))
         held = np.where(up, self._upper, np.where(lo, self._lower, 0.0))
         linear = (~(up | lo)).astype(float)
-        integrating = np.ones(n)
-        if self._clamping:
-            push = self._Ki * self._e
-            integrating[(up & (push > 0)) | (lo & (push < 0))] = 0.0
+        return self._set_modes(linear, held, np.ones(n), np.zeros(n))
+
+    def _set_modes(self, linear, held, integrating, sliding):
         changed = not (np.array_equal(linear, self._linear) and np.array_equal(held, self._held)
-                       and np.array_equal(integrating, self._integrating))
+                       and np.array_equal(integrating, self._integrating)
+                       and np.array_equal(sliding, self._sliding))
         self._linear[:], self._held[:], self._integrating[:] = linear, held, integrating
+        self._sliding[:] = sliding
         return changed
 
+    def _hold_at_limit(self, t, where=None):
+        """While sliding, the integral that holds u_raw at the limit, xi = limit - (P + D),
+        as of time t (after every accepted step: at a time event, e may jump before the
+        handler runs, and the integral must not jump with it)."""
+        where = self._sliding != 0 if where is None else where
+        if where.any():
+            pd = self._raw_output() - self._xi
+            limit = np.where(self._sliding > 0, self._upper, self._lower)
+            np.copyto(self._hold, limit - pd, where=where)
+            np.copyto(self._hold_pd, pd, where=where)
+            np.copyto(self._hold_t, t, where=where)
+
+    def _clamping_crossing(self, t, crossed):
+        """Clamping's modes per element, from the side s = +1 (upper) or -1 (lower) of a
+        limit, w = s*Ki*e (> 0: the integral pushes out) and r = s*(the rate that holds
+        u_raw still): clamped while u_raw is beyond the limit and w > 0; at the limit
+        clamped if r <= 0 (u_raw rises even frozen), sliding if 0 < r <= w, saturated and
+        integrating if w <= 0 < w - r, else linear. A sliding element first gets the
+        integral that held u_raw at the limit (as of the last step, or now); it is still at
+        the limit when P + D did not jump since; crossings decide ties."""
+        n, sliding = self._n, self._sliding
+        was = sliding != 0
+        self._hold_at_limit(t, was & (self._hold_t != t))
+        np.copyto(self._xi, self._hold, where=was)
+        raw, r = self._raw_output(), np.zeros(n)
+        pd = raw - self._xi
+        self._hold_rate(r)
+        w_abs = self._Ki * self._e
+        linear, held, integrating, new = np.ones(n), np.zeros(n), np.ones(n), np.zeros(n)
+        for k in range(n):
+            on = was[k] and pd[k] == self._hold_pd[k]  # still sliding along the limit
+            side = ("at", sliding[k]) if on else self._side(k, raw[k], crossed)
+            if side == 0:
+                continue
+            s = float(side[1])
+            w, rk = s * w_abs[k], s * r[k]
+            if side[0] == "beyond":
+                mode = "clamped" if w > 0 else "integrating"
+            elif on:  # it leaves where r leaves [0, w]
+                leave_linear = crossed[3 * n + k] * s > 0 or rk - w > 0
+                leave_clamped = crossed[4 * n + k] * s < 0 or rk < 0
+                mode = "linear" if leave_linear else "clamped" if leave_clamped else "sliding"
+            elif w > 0:
+                mode = "clamped" if rk <= 0 else "sliding" if rk <= w else "linear"
+            else:
+                mode = "integrating" if w - rk > 0 else "linear"
+            if mode == "linear":
+                continue
+            linear[k], held[k] = 0.0, self._upper[k] if s > 0 else self._lower[k]
+            integrating[k] = 1.0 if mode == "integrating" else 0.0
+            new[k] = s if mode == "sliding" else 0.0
+        changed = self._set_modes(linear, held, integrating, new)
+        entered = (new != 0) & ~was
+        np.copyto(self._hold, self._xi, where=entered)  # the integral as it reached the limit
+        np.copyto(self._hold_pd, pd, where=entered)
+        np.copyto(self._hold_t, t, where=entered)
+        return changed
+
+    def _side(self, k, raw, crossed):
+        """("beyond" | "at", s) for element k beyond or at the limit on side s (u_raw
+        reached it along the solution, a located crossing, or equals it), or 0 inside."""
+        n = self._n
+        for s, limit, z in ((1, self._upper[k], crossed[k]), (-1, self._lower[k], crossed[n + k])):
+            if abs(z) == 1 or raw == limit:  # reached continuously (a jump goes beyond)
+                return ("at", s)
+            if s * (raw - limit) > 0:
+                return ("beyond", s)
+        return 0
+
     # ---- compiled form (continuous): P = [Kp, Ki, Kd, N, lower, upper, Kb, x0, Nf], n each;
-    # x = [xi, xf], xd = [linear, held, integrating]
+    # x = [xi, xf], xd = [linear, held, integrating, ...]. Not for clamping with a limit:
+    # sliding along it needs e's rate, which the compiled runtime does not compute
     def lower(self, c):
-        if self.discrete:
+        if self.discrete or self.rates:
             return None
         n = self._n
         P = {name: f"P[{k * n} + i]" for k, name in enumerate(_GAINS + ("Nf",))}
@@ -191,21 +297,17 @@ class Pid(Block):
                                     if self._back_calculation else "")),
             "initialize": ""}
         if self.zero_crossings() is not None:
-            clamp = (f"double push = {P['Ki']} * in_e[i]; "
-                     "if ((up && push > 0) || (lo && push < 0)) integrating = 0.0; "
-                     if self._clamping else "")
             code["indicator"] = c.loop(n, (
                 f"double raw = {raw}; "
                 f"z[i] = isfinite({P['upper']}) ? raw - {P['upper']} : -1.0; "
-                f"z[{n} + i] = isfinite({P['lower']}) ? raw - {P['lower']} : 1.0;"
-                + (f" z[{2 * n} + i] = {P['Ki']} * in_e[i];" if self._clamping else "")))
+                f"z[{n} + i] = isfinite({P['lower']}) ? raw - {P['lower']} : 1.0;"))
             code["crossing"] = c.loop(n, (
                 f"double raw = {raw}; "
                 f"int up = raw > {P['upper']} || (raw == {P['upper']} && crossed[i] > 0); "
                 f"int lo = !up && (raw < {P['lower']} || (raw == {P['lower']} && "
                 f"crossed[{n} + i] < 0)); "
                 f"double held = up ? {P['upper']} : lo ? {P['lower']} : 0.0, "
-                "linear = !(up || lo), integrating = 1.0; " + clamp +
+                "linear = !(up || lo), integrating = 1.0; " +
                 f"if (linear != xd[i] || held != xd[{n} + i] || integrating != xd[{2 * n} + i]) "
                 f"changed = 1; xd[i] = linear; xd[{n} + i] = held; xd[{2 * n} + i] = integrating;"))
         return Lowering(code)

@@ -48,7 +48,9 @@ where the mode must be re-examined:
 - `crossing(t, crossed)` is the event handler, called at every event instant (a located
   crossing, a time event, a sample hit, the start) for every block with indicators, in
   dataflow order. `crossed` (int8, one per indicator) is +1 / -1 where that indicator crossed
-  rising / falling since the last evaluation, 0 elsewhere. The block re-derives its modes from
+  rising / falling along the solution (a located crossing: it went through 0), +2 / -2 where
+  it jumped across 0 at this instant (a source switch, a sample hit, another handler's
+  change), 0 elsewhere. The block re-derives its modes from
   its inputs and state (using `crossed` to break ties at a threshold), performs edge-triggered
   actions (a reset, a count) only on `crossed`, and may write its state `x`. It returns True
   when it changed anything: the engine then recomputes the outputs, re-evaluates the

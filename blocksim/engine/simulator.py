@@ -207,14 +207,7 @@ class Simulation:
         something, recompute the outputs and indicators and call them again with the
         crossings that change caused. Leaves z_prev = the indicators after the event."""
         self.event_indicators(t)
-        seen = self.z
-        if self.z_located is not None:
-            # a located crossing of a rate: its sign there, not the rate recomputed from the
-            # tangent, which may round the other way so close to the extremum
-            seen = np.where(self.rate_z, self.z_located, self.z)
-            self.z_located = None
-        crossed = np.zeros(self.z.size, dtype=np.int8) if first else crossings(
-            self.z_prev, seen, self.zdirs)
+        crossed = np.zeros(self.z.size, dtype=np.int8) if first else self.first_crossings()
         involved = set()  # the blocks whose handler changed something: their events
         for _ in range(MAX_ROUNDS):
             changed = False
@@ -228,7 +221,7 @@ class Simulation:
             for calc in self.cont_plan:
                 calc(t)
             self.event_indicators(t)
-            crossed = crossings(before, self.z, self.zdirs)
+            crossed = 2 * crossings(before, self.z, self.zdirs)  # jumps, all of them
         else:
             raise unsettled([self.hybrid[k][0].name for k in sorted(involved)], t)
         np.copyto(self.z_prev, self.z)
@@ -237,6 +230,20 @@ class Simulation:
                 self.event_t.append(t)
                 self.event_block.append(k)
             self.zeno_guard(t, involved)
+
+    def first_crossings(self):
+        """The crossings an event instant starts with, since the last evaluation: +-1 for
+        those located along the last step (the indicator went through 0 continuously),
+        +-2 for those that jumped across 0 here (a source switch, a sample hit)."""
+        located, self.z_located = self.z_located, None
+        if located is None:
+            return 2 * crossings(self.z_prev, self.z, self.zdirs)
+        # a located crossing of a rate keeps the sign the root finder found there, not the
+        # rate recomputed from the tangent, which may round the other way so close to it
+        seen = np.where(self.rate_z, located, self.z)
+        crossed = crossings(self.z_prev, seen, self.zdirs)
+        along = crossings(self.z_prev, located, self.zdirs)
+        return np.where(crossed == along, crossed, 2 * crossed).astype(np.int8)
 
     def tolerance(self, t):
         return max(self.m.settings.event_tol * max(1.0, abs(t)), 4 * math.ulp(t))
@@ -384,8 +391,7 @@ class Simulation:
                     t_star, z_star = locate(lambda t: self.z_at(stepper, t), stepper.t_old,
                                             self.z_prev, t_new, self.z.copy(), self.zdirs,
                                             self.tolerance)
-                    if self.rates is not None:
-                        self.z_located = z_star
+                    self.z_located = z_star
                     # a crossing within the tolerance of a time event is handled there
                     cut = not (t_new == t_end and t_end - t_star <= self.tolerance(t_end))
                     if cut:

@@ -34,6 +34,7 @@ NOT_LOWERED = {
                       "planar_robot"),
     "scara.yaml": ("fkine", "jtraj", "plot_robot", "rne", "robot", "tr2xyz"),
     "stick_slip.yaml": ("demux", "robot"),
+    "pid_motor.yaml": ("pid (clamping, which watches the rate of e)",),
     "delay_loop.yaml": ("transport_delay",),
     "discrete_systems.yaml": ("discrete_integrator", "discrete_state_space",
                               "discrete_transfer_function", "pid (discrete)"),

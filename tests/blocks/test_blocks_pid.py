@@ -128,6 +128,131 @@ def test_clamping_resumes_when_the_error_turns_while_saturated(run_diagram):
     np.testing.assert_allclose(r.events_t, [2.0, t_exit], atol=1e-9)
 
 
+TEXTBOOK_PI = """
+blocksim: 1
+blocks:
+  R: {type: constant, value: 1}
+  E: {type: sum, signs: "+-"}
+  C: {type: pid, Kp: 2, Ki: 10, lower: -1.5, upper: 1.5, anti_windup: clamping}
+  P: {type: transfer_function, num: [1], den: [1, 1]}
+wires: [R -> E.u1, P -> E.u2, E -> C, C -> P]
+simulation: {stop: 6, rtol: 1e-10, atol: 1e-12, output_interval: 0.01}
+record: {y: P.y, u: C.u}
+"""
+
+
+def textbook_pi_reference(t_end, Kp=2.0, Ki=10.0, U=1.5):
+    """The PI loop y' = -y + u, e = 1 - y, u = clip(Kp e + xi, -U, U) with clamping, solved
+    piece by piece with scipy (solve_ivp, events) and the modes switched by hand.
+
+    linear:    u = Kp e + xi, xi' = Ki e; leaves when Kp e + xi reaches +-U.
+    clamped:   u = +-U, xi' = 0 (Ki e pushes further out); leaves when Kp e + xi comes back
+               to the limit, or when e changes sign (integrating: xi' = Ki e, u = +-U).
+    sliding:   u = +-U and Kp e + xi = +-U held by the integral: xi' = -Kp e' = Kp y',
+               which clamping allows while it lies between 0 and Ki e; leaves for linear
+               when Kp y' passes Ki e, for clamped when it changes sign.
+    At the limit (Kp e + xi = s U, s = +-1) with y' = -y + s U the mode is: clamped when
+    s Kp y' < 0 (the sum rises even without the integral) and s Ki e > 0, sliding when
+    0 <= s Kp y' <= s Ki e, else linear. Returns a dense solution (t -> y, xi) and the
+    switching times."""
+    from scipy.integrate import solve_ivp
+
+    def at_limit(y, s):
+        e, dy = 1 - y, -y + s * U
+        w, r = s * Ki * e, s * Kp * dy  # both as seen from the limit's side
+        if w > 0 and r < 0:
+            return ("clamped", s)
+        if w > 0 and r <= w:
+            return ("sliding", s)
+        return ("integrating", s) if w - r > 0 else ("linear", 0)
+
+    t, y, xi = 0.0, 0.0, 0.0
+    raw = Kp * 1.0 + xi
+    mode = ("clamped", 1) if raw > U and Ki > 0 else ("linear", 0)
+    pieces, switches = [], []
+    while t < t_end:
+        kind, s = mode
+        if kind == "linear":
+            f = lambda t, z: [-z[0] + Kp * (1 - z[0]) + z[1], Ki * (1 - z[0])]
+            events = [lambda t, z: Kp * (1 - z[0]) + z[1] - U,
+                      lambda t, z: Kp * (1 - z[0]) + z[1] + U]
+        elif kind in ("clamped", "integrating"):
+            rate = 0.0 if kind == "clamped" else Ki
+            f = lambda t, z, rate=rate, s=s: [-z[0] + s * U, rate * (1 - z[0])]
+            events = [lambda t, z, s=s: Kp * (1 - z[0]) + z[1] - s * U, lambda t, z: 1 - z[0]]
+        else:  # sliding: xi follows the limit, y' = -y + s U
+            f = lambda t, z, s=s: [-z[0] + s * U, Kp * (-z[0] + s * U)]
+            events = [lambda t, z, s=s: Kp * (-z[0] + s * U) - Ki * (1 - z[0]),
+                      lambda t, z, s=s: -z[0] + s * U]
+        for ev in events:
+            ev.terminal = True
+        sol = solve_ivp(f, (t, t_end), [y, xi], events=events, rtol=1e-12, atol=1e-13,
+                        dense_output=True)
+        pieces.append((t, sol.t[-1], sol.sol))
+        t, (y, xi) = sol.t[-1], sol.y[:, -1]
+        if sol.status != 1:
+            break
+        switches.append(t)
+        e = 1 - y
+        raw = Kp * e + xi
+        if kind == "sliding" and sol.t_events[0].size:  # Kp y' passed Ki e: linear
+            mode = ("linear", 0)
+        elif kind == "clamped" and sol.t_events[1].size:  # e changed sign
+            mode = ("integrating", s)
+        elif kind == "integrating" and sol.t_events[1].size:
+            mode = ("clamped", s)
+        else:  # the sum reached a limit (or sliding lost its sign): decide there
+            mode = at_limit(y, s if kind != "linear" else (1 if raw > 0 else -1))
+    return pieces, switches
+
+
+def piecewise(pieces, t):
+    out = np.empty((2, len(t)))
+    for k, tk in enumerate(t):
+        start, end, sol = next(p for p in pieces if tk <= p[1] or p is pieces[-1])
+        out[:, k] = sol(tk)
+    return out
+
+
+@pytest.mark.parametrize("solver, tol", [("rk45", 1e-8), ("dop853", 1e-8), ("rk4", 1e-6)])
+def test_textbook_pi_with_clamping_slides_along_the_limit(run_diagram, solver, tol):
+    """Issue 23 item 5: Kp 2, Ki 10, limits +-1.5, clamping, plant 1/(s + 1), reference 1
+    aborted as chattering at t = 0.18 (linear and clamped modes flipping 1e-9 s apart). The
+    output must stay at the limit while the integral keeps the PI sum there (sliding), then
+    leave it: against the event-switched reference above. By hand: saturated from the start,
+    y = 1.5 (1 - e^-t); the sum 2 (1 - y) reaches 1.5 at y = 0.25, t = ln 1.2; the integral
+    holds it there while 2 y' <= 10 (1 - y), i.e. until y = 0.875, t = ln 2.4."""
+    r = run_diagram(TEXTBOOK_PI, **{"simulation.solver": solver, "simulation.step": 1e-3})
+    pieces, switches = textbook_pi_reference(6.0)
+    np.testing.assert_allclose(switches[:2], [np.log(1.2), np.log(2.4)], rtol=0, atol=1e-9)
+    y, xi = piecewise(pieces, r.t)
+    np.testing.assert_allclose(r["y"], y, rtol=0, atol=tol)
+    np.testing.assert_allclose(r["u"], np.clip(2 * (1 - y) + xi, -1.5, 1.5), rtol=0, atol=tol)
+    assert np.all(r["u"][r.t < np.log(2.4)] == 1.5)
+    np.testing.assert_allclose(r.events_t[:2], switches[:2], rtol=0, atol=1e-9 if tol < 1e-7
+                               else 1e-6)
+
+
+def test_sliding_along_either_limit_element_wise(run_diagram):
+    """The same loop on two elements at once, references +1 and -1, the plant y' = u - y
+    built from an integrator: the second element slides along the lower limit, the mirror
+    image of the first (the reference above, negated)."""
+    r = run_diagram("""
+blocksim: 1
+blocks:
+  R: {type: constant, value: [1, -1]}
+  E: {type: sum, signs: "+-"}
+  C: {type: pid, Kp: 2, Ki: 10, lower: -1.5, upper: 1.5, anti_windup: clamping}
+  D: {type: sum, signs: "+-"}
+  Y: {type: integrator, x0: [0, 0]}
+wires: [R -> E.u1, Y -> E.u2, E -> C, C -> D.u1, Y -> D.u2, D -> Y]
+simulation: {stop: 6, rtol: 1e-10, atol: 1e-12, output_interval: 0.01}
+record: {y: Y.y}
+""")
+    y, _ = piecewise(textbook_pi_reference(6.0)[0], r.t)
+    np.testing.assert_allclose(r["y"], np.column_stack([y, -y]), rtol=0, atol=1e-8)
+
+
 def discrete_pid_recursion(e, T, Kp, Ki, Kd, N, x0, method, lower=-np.inf, upper=np.inf,
                            anti_windup="none", Kb=1.0):
     """The discrete PID written as output recursions (not the block's state form):
