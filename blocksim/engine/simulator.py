@@ -356,10 +356,20 @@ class Simulation:
                 self.record(t)
             else:
                 while grid.peek() is not None and grid.peek_snapped(t):
-                    self.record(grid.pop())
+                    self.record_row(grid.pop(), t, y)
             if m.stops and self.stopping():
                 return t
         return t
+
+    def record_row(self, tg, t, y):
+        """Record the grid row tg that snapped to the event at t (within _SNAP): the values
+        after the event, at the row's own time: sources evaluated at tg, the state moved
+        from t along its derivative after the event (a located event lies up to event_tol
+        from the row)."""
+        if tg != t:
+            dx = self.f(t, y).copy()
+            self.outputs(tg, y + (tg - t) * dx)
+        self.record(tg)
 
     def segment(self, stepper, t_end, grid):
         """Integrate up to the next time event t_end. Returns None on reaching it,

@@ -370,6 +370,34 @@ record: {y: B.y, x: X.y}
                                atol=10 * accuracy)
 
 
+def test_a_grid_row_at_a_located_event_holds_the_values_of_its_own_time(tmp_path):
+    """Issue 23 item 4: exp(t) - exp(2) crosses 0 at t = 2, located to event_tol (here about
+    1e-10 after it: max_step 0.13); the output_interval row t = 2 snaps to that event and
+    recorded the values of the located instant (sin t 4.3e-11 off). Now every row holds
+    the values at its own time (after the event: the count is already 1 at t = 2), sources
+    and states alike (x = t from an integrator of 1)."""
+    r = run_text(tmp_path, """
+blocksim: 1
+blocks:
+  S: {type: sine}
+  C: {type: clock}
+  One: {type: constant, value: 1}
+  X: {type: integrator}
+  F: {type: function, expr: "exp(u) - exp(2)"}
+  H: {type: hit_crossing}
+wires: [C -> F, F -> H, One -> X]
+simulation: {stop: 4, output_interval: 0.5, max_step: 0.13}
+record: {s: S.y, n: H.n, c: C.t, x: X.y}
+""")
+    np.testing.assert_allclose(r.t, 0.5 * np.arange(9), rtol=0, atol=0)
+    event = block_events(r, "H")[0]
+    assert 0 < event - 2 <= 1e-10 * 2  # located just after the crossing, to event_tol
+    np.testing.assert_allclose(r["s"], np.sin(r.t), rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(r["c"], r.t)
+    np.testing.assert_allclose(r["x"], r.t, rtol=0, atol=1e-14)
+    np.testing.assert_array_equal(r["n"], (r.t >= 2).astype(float))
+
+
 # ---- the engine's bookkeeping ------------------------------------------------------------------
 def test_a_diagram_without_hybrid_blocks_steps_as_a_bare_stepper():
     """With no indicators the simulator only restarts at time events: the msd diagram (a
