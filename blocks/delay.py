@@ -12,12 +12,13 @@ from .discrete import ShapedByX0
 class History:
     """u(t) for past t, from samples the simulator takes after every accepted step.
 
-    A step [t0, tk] contributes u at k equally spaced times t1..tk after its start, k the
-    degree of the solver's dense output on that step (3 for a cubic Hermite, 4 for rk45, 7 for
-    dop853, the order for bdf and lsoda); with u at t0 (the previous sample) they give the
-    polynomial of degree k through k + 1 points, which reproduces u along the solver's dense
-    output (exactly when u is linear in the state): the step's piece of u, not a straight line
-    between accepted steps. Pieces are kept in Newton's divided-difference form,
+    A piece [t0, tk] of a step contributes u at k equally spaced times t1..tk after its start,
+    k the degree of the solver's dense output on that step (3 for a cubic Hermite, 4 for rk45,
+    7 for dop853, the order for bdf and lsoda); with u at t0 (the previous sample) they give
+    the polynomial of degree k through k + 1 points, which reproduces u along the solver's
+    dense output (exactly when u is linear in the state), not a straight line between
+    accepted steps; the simulator cuts a step into as many pieces as it takes to reproduce u
+    to the solver's tolerance (an input that depends on time by itself). Pieces are kept in Newton's divided-difference form,
     u = c0 + (t - t0)(c1 + (t - t1)(c2 + ...)), whose rounding errors are multiplied by powers
     of the step size: fine for steps of any length (a step too short for distinct sample
     times gets the straight line). The pieces fall into segments separated by breakpoints
@@ -45,6 +46,7 @@ class History:
         self.seg_base = 0  # absolute index of segment 0 (older segments were dropped)
         self.last_t = None
         self.last_u = None
+        self.step_start = None  # the start of the step being added (lookups reach back there)
         self._pending = []  # samples (t, u) of the step being added
         self._drop = 0  # pieces at the start that no lookup needs any more
         self.degree = np.zeros(n, int)  # of each piece
@@ -57,10 +59,11 @@ class History:
         self.seg_start.append(np.array(u, dtype=float).reshape(self.size))
         self.seg_time.append(t)
         self.last_t, self.last_u = t, self.seg_start[-1]
+        self.step_start = t
         self._pending = []
 
     def add_sample(self, t, u, end):
-        """A sample of the current step; `end`: the last one, at the step's end."""
+        """A sample of the current piece; `end`: the last one, at the piece's end."""
         self._pending.append((t, np.array(u, dtype=float).reshape(self.size)))
         if end:
             self._add_piece([(self.last_t, self.last_u)] + self._pending[-self.DEGREE:])
@@ -165,10 +168,10 @@ class TransportDelay(ShapedByX0):
     """y(t) = u(t - delay) from t = start + delay on, x0 before: a pure time delay.
 
     The past of u comes from the solver's dense output: after every accepted step the
-    simulator hands the block u at as many equally spaced points of the step as the degree
-    of the dense output, and the polynomial through those and the step's start value
-    reproduces u to the dense output's accuracy (not to a straight line between accepted
-    steps). The breakpoints of u -- a jump at a source switch, a sample hit or a
+    simulator hands the block u at as many equally spaced points of each piece of the step
+    as the degree of the dense output, in as many pieces as it takes for the polynomial
+    through those and the piece's start value to reproduce u to the solver's tolerance
+    (rtol, atol), also where u depends on time by itself (a source through long steps). The breakpoints of u -- a jump at a source switch, a sample hit or a
     zero-crossing event -- reappear exactly `delay` later: the block announces each as a
     time event the solver lands on, and the output jumps there. The same holds for the jump
     from x0 to u(start) at start + delay.
@@ -215,20 +218,26 @@ class TransportDelay(ShapedByX0):
         self.xd[0] += 1.0  # a delayed breakpoint (or the first one, at start + delay)
 
     def remember(self, t, kind):
-        """u at time t: a sample inside an accepted step (kind "step"), at its end ("end"), or
-        the value after an event at t ("event"). Returns the times at which the solver must
-        land: t + delay when u jumped at the event."""
+        """u at time t: a sample inside a piece of an accepted step (kind "step"), at the
+        end of a piece ("piece") or of the step ("end"), or the value after an event at t
+        ("event"). Returns the times at which the solver must land: t + delay when u jumped
+        at the event. Lookups from now on reach back to the step's start minus the delay
+        (the grid rows inside the step), so older pieces may go."""
         h = self._history
         u = self.u[0].reshape(-1)
-        if kind != "step":
-            h.forget_before(t - self.p.delay)
         if h.last_t is None:  # the start
             h.start_segment(t, u)
-        elif kind != "event":
-            h.add_sample(t, u, kind == "end")
-        elif not np.array_equal(u, h.last_u):
-            h.start_segment(t, u)
-            return (self.later(t),)
+        elif kind == "event":
+            h.forget_before(t - self.p.delay)
+            h.step_start = t
+            if not np.array_equal(u, h.last_u):
+                h.start_segment(t, u)
+                return (self.later(t),)
+        else:
+            h.add_sample(t, u, kind != "step")
+            if kind == "end":
+                h.forget_before(h.step_start - self.p.delay)
+                h.step_start = t
         return ()
 
     def output(self, t):

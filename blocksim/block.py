@@ -74,11 +74,13 @@ Time events: `events(start, stop)` lists times the solver lands on, where `event
 pulse train announces its next edge).
 
 History (`keeps_history = True`, the transport delay): after every accepted step the simulator
-evaluates the outputs at k equally spaced points of the step, k the degree of the solver's
-dense output there (the last point the step's end), and calls `remember(t, "step")` at each
-("end" at the last); at every event instant, the start included, it calls
-`remember(t, "event")` after the event, which returns the times (if any) at which `event`
-must be called (a jump of the input, echoed later).
+evaluates the outputs along the step in pieces of k equally spaced points, k the degree of
+the solver's dense output there, as many pieces as it takes for the polynomial through each
+piece's points (and its start) to reproduce the inputs to the solver's tolerance, and calls
+`remember(t, "step")` at each point ("piece" at the end of a piece, "end" at the step's
+end); at every event instant, the start included, it calls `remember(t, "event")` after the
+event, which returns the times (if any) at which `event` must be called (a jump of the
+input, echoed later). Lookups after a step reach back to its start minus the delay.
 """
 from __future__ import annotations
 

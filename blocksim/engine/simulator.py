@@ -35,6 +35,7 @@ from ..errors import SimulationError
 from ..language.expr import ExprError
 from .diagnosis import after_solver_failure, block_failure, nonfinite_signal, nonfinite_state
 from .events import MAX_ROUNDS, SampleClock, ZenoGuard, crossings, locate, unsettled
+from .history_samples import sample_times
 from .rates import InputRates
 from .recorder import Recorder
 from .solvers import SolverError, make_stepper
@@ -185,18 +186,25 @@ class Simulation:
 
     def remember(self, t, stepper=None):
         """Hand the blocks that keep a history of their input (transport delay) u at time t:
-        after an accepted step (t its end, `stepper` given) at k equally spaced points of it,
-        k the degree of the dense output (so the points determine it), the last at t; at an
-        event instant, after the event. They answer events with times to land on (a jump of
-        u echoed later)."""
+        after an accepted step (t its end, `stepper` given) in pieces of k equally spaced
+        points, k the degree of the dense output (so the points determine it), as many
+        pieces as reproduce u to the solver's tolerance (history_samples.py), the last
+        point at t; at an event instant, after the event. They answer events with times to
+        land on (a jump of u echoed later)."""
         if stepper is not None:
-            t0 = stepper.t_old
-            k = stepper.dense_degree()
-            for j in range(1, k + 1):
-                tj = t0 + j * (t - t0) / k if j < k else t
-                self.outputs(tj, stepper.y if tj == stepper.t else stepper.dense(tj))
+            s = self.m.settings
+            state = lambda tj: stepper.y if tj == stepper.t else stepper.dense(tj)
+
+            def inputs(tj):
+                self.outputs(tj, state(tj))
+                return np.concatenate([np.ravel(u) for b in self.history for u in b.u
+                                       if u is not None])
+            for tj, last in sample_times(inputs, stepper.t_old, t, stepper.dense_degree(),
+                                         s.rtol, s.atol):
+                self.outputs(tj, state(tj))
+                kind = "end" if tj == t else "piece" if last else "step"
                 for block in self.history:
-                    block.remember(tj, "step" if j < k else "end")
+                    block.remember(tj, kind)
             return
         for block in self.history:
             self.schedule(block, block.remember(t, "event"), t)

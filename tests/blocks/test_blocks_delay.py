@@ -115,17 +115,42 @@ def test_delayed_sine_and_step(run_diagram, solver):
     t = r.t
     exact = np.where(t < 0.7, 0.3, np.sin(2 * (t - 0.7)))  # x0 until start + delay
     err = np.max(np.abs(r["y"] - exact))
-    # no state: the adaptive solvers take max_step = 0.1 steps; the cubic pieces are then
-    # good to (w h/3)^4/4! ~ 8e-7, where a straight line between the steps would be off by
-    # w^2 h^2/8 = 5e-3 (the fixed-step run's h = 0.01 is exact to rounding)
+    # no state: the adaptive solvers take max_step = 0.1 steps; the history's pieces follow
+    # u to the tolerance (rtol 1e-6), where a straight line between the steps would be off
+    # by w^2 h^2/8 = 5e-3 (the fixed-step run's h = 0.01 is exact to rounding)
     h = np.max(np.diff(t))
-    assert err < (2 * h / 3) ** 4 / 24 + 1e-12
+    assert err < 1e-6
     assert err < 1e-3 * (2 * h) ** 2 / 8
     # the step's edge lands exactly delay later: the row at 1.75 holds the new value, the
     # row before it the old one; the integral of the delayed step is exact
     k = int(np.argmin(np.abs(t - 1.75)))
     assert t[k] == 1.3 + 0.45 and r["step"][k] == 2.0 and r["step"][k - 1] == 0.0
     assert r["area"][-1] == pytest.approx(2 * (5 - 1.75), rel=1e-12)
+
+
+CHIRP = """
+blocksim: 1
+blocks:
+  C: {type: chirp, f0: 0.2, f1: 2, t1: 10}
+  D: {type: transport_delay, delay: 0.7}
+wires: [C -> D]
+simulation: {stop: 10, rtol: 1e-10, atol: 1e-12, output_interval: 0.001}
+record: {y: D.y}
+"""
+
+
+@pytest.mark.parametrize("solver", ["rk45", "dop853", "radau"])
+def test_a_delayed_source_is_exact_to_the_tolerance_between_long_steps(run_diagram, solver):
+    """Issue 23 item 2: a chirp 0.2 -> 2 Hz over 10 s delayed by 0.7 s. No state steers the
+    steps (0.2 s, max_step), so pieces of the dense output's degree over a whole step were
+    off by 1.9e-3 between them (rk45, rtol 1e-10). The history now follows u to the solver's
+    tolerance: every row of y(t) = sin(2 pi (0.2 s + 0.09 s^2)), s = t - 0.7, within
+    rtol |y| + atol, in the same 51 steps."""
+    r = run_diagram(CHIRP, **{"simulation.solver": solver})
+    s = r.t - 0.7
+    exact = np.where(s < 0, 0.0, np.sin(2 * np.pi * (0.2 * s + (2 - 0.2) * s ** 2 / 20)))
+    assert np.all(np.abs(r["y"] - exact) <= 1e-10 * np.abs(exact) + 1e-12)
+    assert r.meta["solver"]["nsteps"] == 51
 
 
 PULSES = """
