@@ -5,10 +5,10 @@ of a base period computed with fractions), source discontinuities announced by b
 step's switch time, a pulse's next edge) and the stop time; the stepper lands on each exactly.
 State events are zero crossings of the indicators of hybrid blocks (block.py): after every
 accepted step the indicators are evaluated; when one changed sign in its direction, the
-earliest crossing is located on the solver's dense output to `event_tol` (events.py), the
-step is cut there and the stepper restarted from that point. Indicators may read the rate
-of change of an input (an extremum as an event: rates.py). Faults are explained after the
-fact by diagnosis.py.
+earliest crossing is located on the solver's dense output to `event_tol` (hybrid.py,
+events.py), the step is cut there and the stepper restarted from that point. Indicators may
+read the rate of change of an input (an extremum as an event: rates.py). Faults are
+explained after the fact by diagnosis.py.
 
 At an event instant, in order: source switches (`event`), outputs of all due blocks in
 dataflow order (a zoh samples its input), discrete state updates, then the event iteration of
@@ -34,9 +34,9 @@ from ..block import Block, Sample
 from ..errors import SimulationError
 from ..language.expr import ExprError
 from .diagnosis import after_solver_failure, block_failure, nonfinite_signal, nonfinite_state
-from .events import MAX_ROUNDS, SampleClock, ZenoGuard, crossings, locate, unsettled
+from .events import SampleClock
 from .history_samples import sample_times
-from .rates import InputRates
+from .hybrid import ZeroCrossings
 from .recorder import Recorder
 from .solvers import SolverError, make_stepper
 
@@ -69,23 +69,9 @@ class Simulation:
         self.timed = [(t, k, b) for k, (t, b) in enumerate(model.events) if s.start < t <= s.stop]
         heapq.heapify(self.timed)
         self._seq = len(self.timed)
-        # zero crossings
-        self.hybrid = model.hybrid
         self.history = tuple(b for b in model.blocks if b.keeps_history)
         self.ind_plan = tuple(b.indicator for b, _ in model.hybrid)
-        self.advance_plan = tuple(b.advance for b, _ in model.hybrid if hasattr(b, "advance"))
-        self.z, self.zdirs = model.zbuf, model.zdirs
-        self.z_prev = np.zeros_like(self.z)
-        # inputs whose rates hybrid blocks watch, and those blocks' indicators
-        self.rates = InputRates(model.rates, self.outputs, min(s.max_step, s.step)) \
-            if model.rates else None
-        self.rate_z = np.zeros(self.z.size, bool)
-        for block, sl in model.hybrid:
-            self.rate_z[sl] = bool(block.rates)
-        self.span = min(s.max_step, s.step)  # the last accepted step's length
-        self.z_located = None  # the indicators where a crossing was located, for settle
-        self.event_t, self.event_block = [], []
-        self.zeno_guard = ZenoGuard(s, model.hybrid, self.tolerance)
+        self.hybrid = ZeroCrossings(model, self) if model.hybrid else None
         self.xbuf, self.dxbuf = model.xbuf, model.dxbuf
         cap = int((s.stop - s.start) / s.output_interval) + 3 if s.output_interval else 1024
         channels = {name: view for name, (view, _) in model.record.items()}
@@ -123,20 +109,10 @@ class Simulation:
         for ind in self.ind_plan:
             ind(t)
 
-    def z_at(self, stepper, t):
-        """Indicator values at time t inside the last step (modes frozen), a copy."""
-        self.outputs(t, stepper.dense(t))
-        if self.rates is not None:
-            self.rates.along(t, stepper.dense, self.span)
-        self.indicators(t)
-        return self.z.copy()
-
-    def event_indicators(self, t):
-        """The indicators at an event instant, the outputs evaluated: the watched inputs'
-        rates are the right derivatives, in the modes after the event."""
-        if self.rates is not None:
-            self.rates.tangent(t, self.xbuf, self.f, self.span)
-        self.indicators(t)
+    def recompute(self, t):
+        """The continuous outputs again at t, from the state buffer as it is."""
+        for calc in self.cont_plan:
+            calc(t)
 
     def hit_plan(self, due):
         plan = self._hit_plans.get(due)
@@ -169,8 +145,8 @@ class Simulation:
         for upd in updates:
             upd(t)
         self.clock.advance(due)
-        if self.hybrid:
-            self.settle(t, first)
+        if self.hybrid is not None:
+            self.hybrid.settle(t, first)
             y[:] = self.xbuf
         if self.history:
             self.remember(t)
@@ -208,50 +184,6 @@ class Simulation:
             return
         for block in self.history:
             self.schedule(block, block.remember(t, "event"), t)
-
-    def settle(self, t, first):
-        """The event iteration at t: call every hybrid block's handler (dataflow order) with
-        the crossings since the last evaluation (self.z_prev); while any handler changes
-        something, recompute the outputs and indicators and call them again with the
-        crossings that change caused. Leaves z_prev = the indicators after the event."""
-        self.event_indicators(t)
-        crossed = np.zeros(self.z.size, dtype=np.int8) if first else self.first_crossings()
-        involved = set()  # the blocks whose handler changed something: their events
-        for _ in range(MAX_ROUNDS):
-            changed = False
-            for k, (block, sl) in enumerate(self.hybrid):
-                if block.crossing(t, crossed[sl]):
-                    changed = True
-                    involved.add(k)
-            if not changed:
-                break
-            before = self.z.copy()
-            for calc in self.cont_plan:
-                calc(t)
-            self.event_indicators(t)
-            crossed = 2 * crossings(before, self.z, self.zdirs)  # jumps, all of them
-        else:
-            raise unsettled([self.hybrid[k][0].name for k in sorted(involved)], t)
-        np.copyto(self.z_prev, self.z)
-        if not first and involved:
-            for k in sorted(involved):
-                self.event_t.append(t)
-                self.event_block.append(k)
-            self.zeno_guard(t, involved)
-
-    def first_crossings(self):
-        """The crossings an event instant starts with, since the last evaluation: +-1 for
-        those located along the last step (the indicator went through 0 continuously),
-        +-2 for those that jumped across 0 here (a source switch, a sample hit)."""
-        located, self.z_located = self.z_located, None
-        if located is None:
-            return 2 * crossings(self.z_prev, self.z, self.zdirs)
-        # a located crossing of a rate keeps the sign the root finder found there, not the
-        # rate recomputed from the tangent, which may round the other way so close to it
-        seen = np.where(self.rate_z, located, self.z)
-        crossed = crossings(self.z_prev, seen, self.zdirs)
-        along = crossings(self.z_prev, located, self.zdirs)
-        return np.where(crossed == along, crossed, 2 * crossed).astype(np.int8)
 
     def tolerance(self, t):
         return max(self.m.settings.event_tol * max(1.0, abs(t)), 4 * math.ulp(t))
@@ -383,7 +315,6 @@ class Simulation:
         """Integrate up to the next time event t_end. Returns None on reaching it,
         ("stop", t) when a stop block fired at t, or ("cross", t, y) when an indicator
         crossed zero at t < t_end (the step cut there, y the state at t)."""
-        hybrid = bool(self.ind_plan)
         while stepper.t < t_end:
             try:
                 stepper.step()
@@ -399,29 +330,10 @@ class Simulation:
                 raise nonfinite_state(self.m, t_new, stepper.y.copy())
             t_hi = t_new
             cut = False
-            if hybrid:
-                if self.rates is not None:
-                    self.step_rates(stepper)
-                else:
-                    self.outputs(t_new, stepper.y)
-                self.indicators(t_new)
-                if crossings(self.z_prev, self.z, self.zdirs).any():
-                    t_star, z_star = locate(lambda t: self.z_at(stepper, t), stepper.t_old,
-                                            self.z_prev, t_new, self.z.copy(), self.zdirs,
-                                            self.tolerance)
-                    self.z_located = z_star
-                    # a crossing within the tolerance of a time event is handled there
-                    cut = not (t_new == t_end and t_end - t_star <= self.tolerance(t_end))
-                    if cut:
-                        t_hi = t_star
-                    else:  # z_prev stays: the handlers at t_end see the crossing
-                        self.outputs(t_new, stepper.y)
-                else:
-                    if self.advance_plan:
-                        for advance in self.advance_plan:
-                            advance(t_new)
-                        self.indicators(t_new)
-                    np.copyto(self.z_prev, self.z)
+            if self.hybrid is not None:
+                t_star = self.hybrid.after_step(stepper, t_end)
+                if t_star is not None:
+                    t_hi, cut = t_star, True
             if self.history:
                 self.remember(t_hi, stepper)
             if self.m.stops:
@@ -448,16 +360,6 @@ class Simulation:
             if self.progress is not None:
                 self.progress(t_new)
         return None
-
-    def step_rates(self, stepper):
-        """After an accepted step, for the blocks that watch rates: their indicators at the
-        step's start again, from this step's dense output (the last step's curve may put an
-        extremum near the joint on the other side, missing or doubling it), as the values a
-        crossing is tested from; then the outputs and rates at the step's end."""
-        t0, t1 = stepper.t_old, stepper.t
-        self.span = t1 - t0
-        np.copyto(self.z_prev, self.z_at(stepper, t0), where=self.rate_z)
-        self.rates.along(t1, lambda s: stepper.y if s == t1 else stepper.dense(s), self.span)
 
     def locate_stop(self, stepper, hi):
         """The first time in (t_old, hi] at which a stop input is non-zero, by bisection on
@@ -545,7 +447,9 @@ def simulate_with(sim, model):
         rows[sim.sink_rows] = True
     sink_data = {block.name: (ts, [channels.pop(f"\x00{k}.{i}") for i in range(len(views))], rows)
                  for k, (block, views) in enumerate(model.sinks)}
-    events = (np.array(sim.event_t, dtype=float), np.array(sim.event_block, dtype=np.int64),
+    zc = sim.hybrid
+    events = (np.array(zc.event_t if zc else [], dtype=float),
+              np.array(zc.event_block if zc else [], dtype=np.int64),
               [b.name for b, _ in model.hybrid])
     info = {"complete": error is None, "error": error, "stats": sim.stats, "wall_time": wall,
             "end_time": float(t[-1]) if len(t) else model.settings.start, "sink_data": sink_data,
