@@ -246,6 +246,20 @@ static int rt_record(RT *rt, double t)
     return 0;
 }
 
+/* Simulation.record_row: a grid row tg snapped to the event at t holds the values after
+   the event at its own time (sources at tg, the state moved along its derivative) */
+static int rt_record_row(RT *rt, double tg, double t, const double *y)
+{
+    if (tg != t) {
+        if (rt_f(rt, t, y, rt->DX))
+            return 1;
+        for (int i = 0; i < NX; i++)
+            rt->X[i] = y[i] + (tg - t) * rt->DX[i];
+        rt_outputs(rt, tg, rt->X);
+    }
+    return rt_record(rt, tg);
+}
+
 /* _Grid: start + k*interval, then the end time */
 static double grid_time(RT *rt)
 {
@@ -699,7 +713,7 @@ static int rt_loop(RT *rt, double seconds)
                 return RT_FAILED;
         } else {
             while (grid_has(rt) && grid_snapped(rt, t))
-                if (rt_record(rt, grid_pop(rt)))
+                if (rt_record_row(rt, grid_pop(rt), t, rt->y))
                     return RT_FAILED;
         }
         rt->progress_t = t;
