@@ -264,6 +264,20 @@ class Block:
         outputs start from their state (zoh, unit_delay); it may write states and outputs.
         The outputs are evaluated again afterwards."""
 
+    # ---- compiled form (accelerated mode; the contract: blocksim/accel/lowering.py) -------
+    def lower(self, c):
+        """The block's compiled form (a Lowering), or None: it has none (yet)."""
+        return None
+
+    def pack(self):
+        """The numbers the compiled form reads as P, flat; how many is structure."""
+        return ()
+
+    def run_data(self, start, stop):
+        """The per-run arrays its Lowering.data names, {name: array}, for a run over
+        [start, stop]."""
+        return {}
+
     # ---- end of run ----------------------------------------------------------------------
     def files(self):
         """Names of the files a block with `records_inputs` writes into the run directory

@@ -21,13 +21,10 @@ import numpy as np
 
 from ..block import Block, Sample, exact_time
 from ..engine.solvers import FIXED_STEP, tableaus
-from . import ufuncs
 from .lowering import METHODS, LowerContext, LoweringError
 
 RUNTIME = Path(__file__).parent / "runtime"
-RUNTIME_FILES = ("rt.h", "rt_exact.c", "rt_blas.c", "rt_ufunc.c", "rt_stepper.c", "rt_loop.c",
-                 "rt_api.c")
-HELPERS = 4  # the runtime files before the blocks' functions (the rest come after)
+RUNTIME_FILES = ("rt.h", "rt_exact.c", "rt_blas.c", "rt_stepper.c", "rt_loop.c", "rt_api.c")
 
 # buffers a view may lie in (RT_BUF_K: the constant defaults of unwired inputs)
 BUFFERS = ("S", "X", "XD", "K")
@@ -74,6 +71,9 @@ class Generated:
     record: list  # (name, shape) of the result channels (record entries, then sinks' inputs)
     sink_channels: list  # (block name, [shapes]) of the sinks' inputs
     hybrid_names: list = field(default_factory=list)
+    offsets: dict = field(default_factory=dict)  # block -> (params, work, data, memory) offsets
+    contexts: dict = field(default_factory=dict)  # block -> its LowerContext
+    data_names: dict = field(default_factory=dict)  # block -> names of its data arrays
 
 
 class _Locator:
@@ -131,14 +131,13 @@ def lowerings(model):
     for node in model.nodes:
         calcs.setdefault(node.block.name, []).append(node.calc)
     for k, block in enumerate(model.blocks):
-        lower = getattr(block, "lower", None)
         ctx = _context(model, block, k)
         if block.keeps_history and model.settings.solver in STIFF:
             missing.append((block.name, block.type, "keeps a history of its input, which "
                             "scipy's stiff solvers (radau, bdf, lsoda) cannot run compiled"))
             continue
         try:
-            low = lower(ctx) if lower is not None else None
+            low = block.lower(ctx)
             if low is None:
                 missing.append((block.name, block.type, "has no compiled form"))
                 continue
@@ -189,9 +188,9 @@ class _Writer:
         np_, nw, nd, nmem = 0, 0, 0, 0
         for block in m.blocks:
             low, _ = self.lows[block.name]
-            p = np.asarray(getattr(block, "pack", lambda: ())(), dtype=float).ravel()
+            p = np.asarray(block.pack(), dtype=float).ravel()
             w = np.asarray(low.work, dtype=float).ravel()
-            values = block.run_data(m.settings.start, m.settings.stop) if low.data else {}
+            values = block.run_data(m.settings.start, m.settings.stop)
             self.offsets[block.name] = (np_, nw, nd, nmem)
             params.append(p)
             work.append(w)
@@ -199,13 +198,12 @@ class _Writer:
                      for name in low.data]
             np_, nw, nd, nmem = np_ + p.size, nw + w.size, nd + len(low.data), nmem + low.memory
         clocks = [b for b in m.blocks if isinstance(b.sample, Sample)]
-        series, clock_j = _clock_series(clocks, m.settings)
-        series = np.vstack([series, self.block_series(len(clocks))])
-        self.prelude(nd, nmem, clocks, len(series))
+        series, clock_j = clock_series(clocks, m.settings)
+        self.prelude(nd, nmem, clocks)
         for block in m.blocks:
             self.block(block)
         self.plans(clocks)
-        self.emit(*(f'#include "{name}"' for name in RUNTIME_FILES[HELPERS:]))
+        self.emit(*(f'#include "{name}"' for name in RUNTIME_FILES[3:]))
         k = self.index
         values = RunValues(
             params=_joined(params), constants=_joined(self.locate.constants),
@@ -213,34 +211,18 @@ class _Writer:
             event_t=np.array([t for t, _ in m.events], dtype=float),
             event_block=np.array([k[b.name] for _, b in m.events], dtype=np.intc))
         return Generated("\n".join(self.lines) + "\n", values, self.record_shapes,
-                         self.sink_shapes, [b.name for b, _ in m.hybrid])
+                         self.sink_shapes, [b.name for b, _ in m.hybrid], self.offsets,
+                         {name: ctx for name, (_, ctx) in self.lows.items()},
+                         {name: low.data for name, (low, _) in self.lows.items()})
 
-    def block_series(self, first):
-        """The rows of the blocks' exact series (Lowering.series, block.exact_times()), after
-        the clocks' (`first` of them); each block's first row in self.series0."""
-        rows, self.series0 = [], {}
-        s = self.m.settings
-        for block in self.m.blocks:
-            low, _ = self.lows[block.name]
-            self.series0[block.name] = first + len(rows)
-            pairs = list(block.exact_times()) if low.series else []
-            if len(pairs) != low.series:
-                raise LoweringError(f"{block.name}: Lowering.series is {low.series}, "
-                                    f"exact_times() gave {len(pairs)}")
-            for offset, period in pairs:  # exact already (fractions): not rounded again
-                o, p = Fraction(offset), Fraction(period)
-                last = max(math.ceil((Fraction(s.stop) - o) / p), 0) + 2
-                rows.append(exact_series(o, p, last))
-        return np.array(rows, dtype=np.int64).reshape(-1, 6)
-
-    def prelude(self, nd, nmem, clocks, nseries):
+    def prelude(self, nd, nmem, clocks):
         m, s = self.m, self.m.settings
         self.emit(f"/* {_comment(m.name)}: compiled by blocksim (accelerated mode).",
                   f"   Blocks: {len(m.blocks)}, solver {s.solver}. Generated: edit the diagram, "
                   "not this file. */", "")
         sizes = {"NS": m.signals.size, "NX": m.xbuf.size, "NXD": m.xdbuf.size,
                  "NZ": m.zbuf.size, "NH": len(m.hybrid), "NCLK": len(clocks),
-                 "NSER": nseries, "NDATA": nd, "NMEM": nmem,
+                 "NSER": len(clocks), "NDATA": nd, "NMEM": nmem,
                  "HISTORY": int(any(b.keeps_history for b in m.blocks)),
                  "ADVANCE": int(any(hasattr(b, "advance") for b, _ in m.hybrid))}
         self.emit(*(f"#define {k} {v}" for k, v in sizes.items()))
@@ -249,9 +231,7 @@ class _Writer:
         self.emit(*(f"#define {k} {i + 1}" for i, k in enumerate(ERRORS)))
         self.emit(*(f"#define {k} {i}" for i, k in enumerate(REMEMBER)))
         self.tableau(s.solver)
-        self.emit(f"#define RT_NUFUNC {len(ufuncs.NAMES)}",
-                  *(f"#define RT_UF_{name.upper()} {k}" for k, name in enumerate(ufuncs.NAMES)))
-        self.emit(*(f'#include "{name}"' for name in RUNTIME_FILES[:HELPERS]), "")
+        self.emit(*(f'#include "{name}"' for name in RUNTIME_FILES[:3]), "")
         self.emit(_int_table("ZDIR", m.zdirs.tolist()))
         self.emit(_int_table("CLK_SERIES", list(range(len(clocks)))))
         self.channels()
@@ -323,8 +303,7 @@ class _Writer:
         names += [f"double *x = rt->X + {cs.start};", f"double *dx = rt->DX + {cs.start};",
                   f"double *xd = rt->XD + {ds.start};", f"double *z = rt->Z + {z0};",
                   f"const double *P = rt->P + {p0};", f"double *W = rt->W + {w0};",
-                  f"const int self_ = {k}, mem0_ = {mem0}, "
-                  f"ser0_ = {self.series0[block.name]};"]
+                  f"const int self_ = {k}, mem0_ = {mem0};"]
         names += [f"const double *D_{n} = rt->data[{d0 + i}]; long long N_{n} = rt->ndata[{d0 + i}];"
                   for i, n in enumerate(low.data)]
         doc = f": {low.doc}" if low.doc else ""
@@ -332,8 +311,7 @@ class _Writer:
         for name, ints in ctx.tables:
             self.emit(_int_table(name, ints))
         self.emit(f"#define B{k}_NAMES {' '.join(names)} "
-                  "(void)x; (void)dx; (void)xd; (void)z; (void)P; (void)W; (void)self_; "
-                  "(void)mem0_; (void)ser0_;")
+                  "(void)x; (void)dx; (void)xd; (void)z; (void)P; (void)W; (void)self_; (void)mem0_;")
         for method, code in low.code.items():
             head, tail = "void", ""
             args = "RT *rt, double t"
@@ -397,7 +375,7 @@ class _Writer:
                   "    (void)rt;", *("    " + line for line in body), "}")
 
 
-def _clock_series(clocks, settings):
+def clock_series(clocks, settings):
     """(series rows, first hit indices) of the discrete blocks: hit j of a block is
     float(offset + j*period) of exact fractions (simulator._Clock), as the integers of
     RtSeries: (A + j*C)/L * 2^E."""

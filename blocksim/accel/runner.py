@@ -11,6 +11,7 @@ stopped: the compiled code worked on the same buffers.
 from __future__ import annotations
 
 import ctypes
+import math
 import time
 from types import SimpleNamespace
 
@@ -34,14 +35,18 @@ def _ptr(a):
     return ctypes.c_void_p(a.ctypes.data) if a is not None else ctypes.c_void_p()
 
 
-def bind(library, model, generated):
+def bind(library, model, generated, rt=None):
     """A compiled run bound to the model's buffers and the run's values: (rt, the arrays
-    it points into, to be kept alive while it exists)."""
+    it points into, to be kept alive while it exists). `rt` an earlier run of the same code
+    to reuse (reset here), else a new one."""
     v = generated.values
     buffers = [model.signals, model.xbuf, model.dxbuf, model.xdbuf, model.zbuf,
                v.work.copy(), v.params, v.constants, model.x0, model.xd0]
     arrays = [np.ascontiguousarray(d, dtype=float) for d in v.data]
-    rt = library.rt_create()
+    if rt is not None:
+        library.rt_reset(rt)
+    else:
+        rt = library.rt_create()
     if not rt:
         raise MemoryError("cannot allocate the compiled run")
     ptrs = (ctypes.c_void_p * len(buffers))(*(_ptr(b).value for b in buffers))
@@ -54,12 +59,12 @@ def bind(library, model, generated):
 class CompiledRun:
     """One run of a compiled model: `run()` returns (t, data, info) as `simulate()` does."""
 
-    def __init__(self, library, model, generated, progress=None, plots=False):
+    def __init__(self, library, model, generated, progress=None, plots=False, rt=None):
         self.lib, self.m, self.g = library, model, generated
         self.progress = progress
         self.edges = bool(plots and model.sinks)
         v = generated.values
-        self.rt, self._keep = bind(library, model, generated)
+        self.rt, self._keep = bind(library, model, generated, rt)
         s = model.settings
         self._settings = np.array([s.start, s.stop, s.rtol, s.atol, s.max_step, s.step,
                                    s.output_interval or 0.0, s.event_tol,
@@ -75,7 +80,8 @@ class CompiledRun:
             self.lib.rt_free(self.rt)
             self.rt = None
 
-    def run(self):
+    def run(self, close=True):
+        """(t, data, info) of the run; `close=False` keeps `self.rt` for another run."""
         started = time.perf_counter()
         error = None
         try:
@@ -92,7 +98,8 @@ class CompiledRun:
         try:
             return self._results(error, wall)
         finally:
-            self.close()
+            if close:
+                self.close()
 
     # -- results ------------------------------------------------------------------------------
     def _info(self):
@@ -188,7 +195,7 @@ class CompiledRun:
 
 
 def _size(shape):
-    return int(np.prod(shape, dtype=int))
+    return math.prod(shape)
 
 
 def _split(values, channels):

@@ -13,8 +13,11 @@ order, and `workers` (how many runs execute at once).
 - `scheduler="tcp://host:8786"` or `client=` a `distributed.Client`: an existing cluster (its
   own allowed-failures setting applies; Dask's default retries a run three times).
 
-The job (the parsed diagram, the metrics) is sent to every worker once; each run is one task
-carrying only its overrides, and only its row (and its results when kept) comes back. Files
+The job (the parsed diagram, the metrics) is sent to every worker once; runs travel in
+batches (one task runs several, in order: a Dask task costs milliseconds, more than a
+compiled run), each carrying only its overrides, and only the rows (and the results when
+kept) come back. A batch whose worker died is sent again one run per task, so that only the
+run that killed a worker is charged with it. Files
 that blocks read while compiling (a robot `file:`, `from_file` data) are read by the workers:
 on another machine they must exist at the same paths.
 On Ctrl-C the outstanding runs are cancelled and the finished ones still reported.
@@ -46,8 +49,17 @@ class InProcess:
             report(run_one(job, r.index, r.overrides, in_process=True))
 
 
+BATCHES_PER_WORKER = 8  # batches per worker at least, for balance and a moving progress bar
+MAX_BATCH = 64  # runs per task at most
+
+
+def run_batch(job, runs):
+    """The Outcomes of runs [(index, overrides)], one after another (one Dask task)."""
+    return [run_one(job, index, overrides) for index, overrides in runs]
+
+
 class OnDask:
-    """Runs as tasks of a Dask distributed cluster, one task per run."""
+    """Runs as tasks of a Dask distributed cluster, in batches (see the module docs)."""
 
     def __init__(self, client, where):
         self.client = client
@@ -59,35 +71,60 @@ class OnDask:
 
         client = self.client
         shared = client.scatter(job, broadcast=True, hash=False)
-        futures = {client.submit(run_one, shared, r.index, r.overrides,
-                                 key=f"blocksim-run-{job.token}-{r.index}"): r for r in runs}
+        size = max(1, min(MAX_BATCH, len(runs) // (self.workers * BATCHES_PER_WORKER)))
+        batches = [runs[k:k + size] for k in range(0, len(runs), size)]
+        submit = lambda batch: client.submit(  # noqa: E731
+            run_batch, shared, [(r.index, r.overrides) for r in batch],
+            key=f"blocksim-runs-{job.token}-{batch[0].index}-{len(batch)}")
+        futures = {submit(batch): batch for batch in batches}
+        pending = as_completed(futures)
         reported = set()
         try:
-            for future in as_completed(futures):
-                report(self.outcome(future, futures[future]))
+            for future in pending:
+                batch = futures[future]
+                for outcome in self.outcomes(future, batch):
+                    report(outcome)
+                if self.died(future) and len(batch) > 1:  # again, one run per task
+                    for r in batch:
+                        single = submit([r])
+                        futures[single] = [r]
+                        pending.add(single)
                 reported.add(future.key)
         except KeyboardInterrupt:
             client.cancel([f for f in futures if f.key not in reported and f.status != "finished"])
-            for future, r in futures.items():
+            for future, batch in futures.items():
                 if future.key not in reported and future.status in ("finished", "error"):
-                    report(self.outcome(future, r))
+                    for outcome in self.outcomes(future, batch):
+                        report(outcome)
             raise
         finally:
             client.cancel([shared, *futures])
 
     @staticmethod
-    def outcome(future, run):
+    def died(future):
+        """Whether the task's worker died (twice: the scheduler's one retry)."""
+        from distributed import KilledWorker
+
+        return future.status == "error" and isinstance(future.exception(timeout=60),
+                                                       KilledWorker)
+
+    def outcomes(self, future, batch):
+        """The batch's Outcomes: none for a batch of several whose worker died (sent again
+        one by one), a failed row for a single run that killed its worker twice."""
         from distributed import KilledWorker
 
         try:
             return future.result(timeout=60)
         except KilledWorker:
-            return Outcome(run.index, new_row(
+            if len(batch) > 1:
+                return []
+            return [Outcome(r.index, new_row(
                 "failed", "the worker process died running this run, and again when it was "
-                          "retried"))
+                          "retried")) for r in batch]
         except Exception as e:  # the task itself could not run on the worker
-            return Outcome(run.index, new_row(
+            return [Outcome(r.index, new_row(
                 "failed", f"the run could not execute on the cluster: {type(e).__name__}: {e}"))
+                for r in batch]
 
 
 @contextlib.contextmanager

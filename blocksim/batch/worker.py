@@ -19,6 +19,7 @@ from ..engine.compiler import ModelCache
 from ..language.diagram import apply_overrides
 from ..errors import DiagramError, DiagramErrors
 from ..engine.results import finalize_sinks
+from ..accel.batch import FastRuns
 from ..accel.mode import simulate_model
 from .metrics import Metrics
 
@@ -44,12 +45,14 @@ class Outcome:
 
 
 class _WorkerState:
-    """A worker thread's compile cache and compiled metrics for one sweep."""
+    """A worker thread's compile cache, compiled metrics and, once a run has been
+    accelerated, its compiled code's fast path (accel.batch.FastRuns) for one sweep."""
 
     def __init__(self, job, cache=None):
         self.cache = cache or ModelCache()
         self.texts = job.metrics
         self.metrics = {}  # record names -> Metrics
+        self.fast = None  # FastRuns; False: none possible
 
     def metrics_for(self, model):
         names = tuple(model.record)
@@ -103,16 +106,24 @@ def new_row(status, message="", steps=None, metrics=None):
             **(metrics or {})}
 
 
-def _run(job, index, overrides, in_process):
+def _run(job, index, overrides, in_process, fast_ok=True):
     state = _state(job)
-    spec = job.spec.copy()
     compiles = state.cache.compiles
-    try:
-        apply_overrides(spec, overrides)
-        model = state.cache.model(spec)
-    except (DiagramError, DiagramErrors) as e:
-        return Outcome(index, new_row("failed", str(e)))
-    t, data, info = simulate_model(model, sweep=True)
+    kept = job.keep == "all"  # kept results need the run's own Model (meta.json)
+    fast = state.fast.run(overrides) if fast_ok and state.fast and not kept else None
+    if fast is not None:
+        t, data, info = fast
+        model = state.fast.m
+    else:
+        spec = job.spec.copy()
+        try:
+            apply_overrides(spec, overrides)
+            model = state.cache.model(spec)
+        except (DiagramError, DiagramErrors) as e:
+            return Outcome(index, new_row("failed", str(e)))
+        t, data, info = simulate_model(model, sweep=True)
+        if info["mode"]["mode"] == "accelerated" and state.fast is None and not kept:
+            state.fast = FastRuns.of(model, state.cache.compiler) or False
     error = info["error"]
     steps = info["stats"]["nsteps"]
     metrics = None
@@ -128,6 +139,8 @@ def _run(job, index, overrides, in_process):
             row = new_row("ok", "", steps, metrics)
         except ValueError as e:
             row = new_row("failed", str(e), steps)
+    if fast is not None and job.keep == "failed" and row["status"] != "ok":
+        return _run(job, index, overrides, in_process, fast_ok=False)  # with its own Model
     outcome = Outcome(index, row, sim_s=info["wall_time"],
                       compiled=state.cache.compiles > compiles)
     if job.keep == "all" or (job.keep == "failed" and row["status"] != "ok"):

@@ -205,14 +205,13 @@ record: {x: I.y}
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_ctrl_c_and_sigterm_keep_the_rows_of_compiled_code(tmp_path, sig, code):
+def test_ctrl_c_and_sigterm_keep_the_rows_of_compiled_code(fresh_cache, tmp_path, sig, code):
     path, out = tmp_path / "long.yaml", tmp_path / "out"
     path.write_text(LONG)
     proc = subprocess.Popen([sys.executable, "-m", "blocksim", "run", str(path), "--out",
                              str(out), "--quiet"], stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while not list(Path(os.environ["BLOCKSIM_CACHE_DIR"], "accel").glob("*.so")) \
-            and time.monotonic() < deadline:
+    deadline = time.monotonic() + 120
+    while not list(fresh_cache.glob("*.so")) and time.monotonic() < deadline:
         time.sleep(0.1)  # compiled; now well into the run
     time.sleep(1.5)
     proc.send_signal(sig)

@@ -68,7 +68,10 @@ def test_a_worker_that_dies_is_retried_once_then_failed(tmp_path):
         assert survivor.result(timeout=120) == "survived"
         assert client.gather(bystanders) == [0, 2, 4, 6]
         doomed = client.submit(always_die, pure=False)
-        outcome = OnDask.outcome(doomed, Run(7, {}, []))
+        (outcome,) = OnDask(client, "test").outcomes(doomed, [Run(7, {}, [])])
         assert outcome.index == 7 and outcome.row["status"] == "failed"
+        assert OnDask.died(doomed)
+        # a batch of several whose worker died gives no rows: its runs go again one by one
+        assert OnDask(client, "test").outcomes(doomed, [Run(7, {}, []), Run(8, {}, [])]) == []
         assert "died running this run, and again when it was retried" in outcome.row["message"]
         client.wait_for_workers(2, timeout=60)  # the nannies have restarted the killed ones

@@ -14,6 +14,25 @@ RT *rt_create(void)
     return rt;
 }
 
+/* ready for another run: every state of the last one dropped, its allocations kept */
+void rt_reset(RT *rt)
+{
+    RtRows rows[4] = {rt->rec, rt->sink, rt->sink_rows, rt->events};
+    RtTimed *heap = rt->heap;
+    long long capheap = rt->capheap;
+    for (int m = 0; m < NMEM; m++)
+        free(rt->mem[m].data);
+    memset(rt, 0, sizeof(RT));
+    rt->rec = rows[0];
+    rt->sink = rows[1];
+    rt->sink_rows = rows[2];
+    rt->events = rows[3];
+    rt->rec.n = rt->sink.n = rt->sink_rows.n = rt->events.n = 0;
+    rt->heap = heap;
+    rt->capheap = capheap;
+    rt->last_event = -INFINITY;
+}
+
 void rt_free(RT *rt)
 {
     if (!rt)

@@ -43,7 +43,7 @@ def build_blocks(spec, library, values, problems):
                 block=bspec.name, hint="`blocksim blocks` lists the block types"))
             continue
         try:
-            block = _build_block(cls, bspec, spec, values, problems)
+            block = build_block(cls, bspec, spec, values, problems)
             ins, outs = block.ports()
         except (Reported, expr.Unavailable):  # reported already
             continue
@@ -59,7 +59,9 @@ def build_blocks(spec, library, values, problems):
     return Built(blocks, ports)
 
 
-def _build_block(cls, bspec, spec, values, problems):
+def build_block(cls, bspec, spec, values, problems):
+    """The block `bspec` describes, of class `cls`, built from its parameters evaluated
+    with `values` (its problems added to `problems`, then `Reported` raised)."""
     schema = {p.name: p for p in cls.params}
     names = values.scopes[bspec.scope]
     params, bad = {}, False

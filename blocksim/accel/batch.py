@@ -1,0 +1,262 @@
+"""Runs of a sweep on compiled code, each costing little more than its simulation.
+
+A sweep's runs differ in values. `FastRuns`, made from the first run's Model and compiled
+code, turns a run's overrides into the compiled code's arguments without compiling the
+diagram again: it evaluates only the parameters the overrides change (and those computed
+from them), rebuilds only the blocks whose parameters read them, checks that each rebuilt
+block keeps its structure (ports, shapes, states, indicators, sample time, compiled code)
+and packs their numbers, initial states, time events and data into the first run's values.
+The run then executes on the first run's buffers.
+
+Overrides of top-level parameters (`parameters.NAME`), of a top-level block's parameters
+(`blocks.B.NAME`) and of numeric simulation settings qualify; anything else (a robot, a
+subsystem, the solver), a value that changes the structure, an invalid value or a failed run
+returns None: the caller runs it the general way, which reports exactly what normal mode
+reports.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+
+import numpy as np
+
+from ..block import Sample
+from ..errors import Problems
+from ..language import expr
+from ..language.diagram import Value
+from ..engine.compiler.blocks import build_block
+from ..engine.compiler.settings import simulation_settings
+from .build import build
+from .codegen import STIFF, clock_series, generate
+from .runner import CompiledRun
+
+# simulation settings a run may change without another structure
+SETTINGS = ("start", "stop", "rtol", "atol", "max_step", "step", "output_interval",
+            "event_tol", "max_consecutive_events", "max_steps")
+
+
+def names_in(raw):
+    """The names an unevaluated value reads (its expressions' identifiers); None when it
+    cannot be told (then it reads anything)."""
+    if isinstance(raw, str):
+        try:
+            tree = ast.parse(raw.strip(), mode="eval")
+        except SyntaxError:
+            return None
+        return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    if isinstance(raw, (list, tuple)):
+        found = set()
+        for item in raw:
+            names = names_in(item)
+            if names is None:
+                return None
+            found |= names
+        return found
+    if isinstance(raw, dict):
+        return names_in(list(raw.values()))
+    return set()
+
+
+class FastRuns:
+    """Runs of `model`'s structure (compiled as `generated`, loaded as `library`) with
+    other values; `run(overrides)` returns (t, data, info) as `simulate()` does, or None."""
+
+    @classmethod
+    def of(cls, model, compilation):
+        """The FastRuns of a model just run in accelerated mode (its code is loaded); None
+        for scipy's stiff solvers, whose loop is the simulator's."""
+        if model.settings.solver in STIFF:
+            return None
+        generated = generate(model)
+        return cls(build(generated.source).library, model, generated, compilation)
+
+    def __init__(self, library, model, generated, compilation):
+        self.lib, self.m, self.g = library, model, generated
+        self.spec, self.values = compilation.spec, compilation.values
+        self.lib_blocks = compilation.lib
+        self.blocks = {b.name: b for b in model.blocks}
+        self.ports = compilation.built.ports
+        self.code = {name: self._code(block) for name, block in self.blocks.items()}
+        self.psize = {b.name: np.asarray(b.pack(), dtype=float).size for b in model.blocks}
+        self.rt = None  # the compiled run, reused from run to run
+        self.reads = {name: self._reads(bspec, type(self.blocks[name]))
+                      for name, bspec in self.spec.blocks.items()}
+        top = self.spec.scopes[0].params if self.spec.scopes else {}
+        self.param_reads = {k: names_in(v.raw) for k, v in top.items()}
+        self.setting_reads = set()
+        for value in self.spec.simulation.values():
+            self.setting_reads |= names_in(value.raw) or set()
+
+    def _code(self, block):
+        return block.lower(self.g.contexts[block.name]).code
+
+    @staticmethod
+    def _reads(bspec, cls):
+        """The names a block's parameters read (those evaluated as expressions); None: any."""
+        kinds = {p.name: p.kind for p in cls.params}
+        found = set()
+        for key, value in bspec.params.items():
+            if kinds.get(key) in ("value", "scalar", "int"):
+                names = names_in(value.raw)
+                if names is None:
+                    return None
+                found |= names
+            elif kinds.get(key) not in ("string", "choice", "names", "bool", "data", "path"):
+                return None  # a resource (a robot), or unknown
+        return found
+
+    # -- one run ------------------------------------------------------------------------------
+    def run(self, overrides):
+        """(t, data, info) of the run with `overrides` [(path, raw, Loc)], or None."""
+        try:
+            prepared = self._prepare(overrides)
+        except Exception:  # noqa: BLE001 - whatever it is, the general way reports it
+            return None
+        if prepared is None:
+            return None
+        model, generated = prepared
+        run = CompiledRun(self.lib, model, generated, rt=self.rt)
+        self.rt = run.rt
+        t, data, info = run.run(close=False)
+        if info["error"] is not None and not isinstance(info["error"], KeyboardInterrupt):
+            return None  # diagnosed the general way, on the run's own blocks
+        info["mode"] = {"mode": "accelerated", "why": "a sweep: one compile serves every run",
+                        "note": "", "compile_time": 0.0, "cache_hit": True}
+        return t, data, info
+
+    def _prepare(self, overrides):
+        params, blocks, settings = {}, {}, {}
+        for path, raw, loc in overrides:
+            parts = path.split(".")
+            if parts[0] == "parameters" and len(parts) == 2:
+                params[parts[1]] = Value(raw, loc)
+            elif parts[0] == "blocks" and len(parts) == 3 and parts[1] in self.spec.blocks \
+                    and self.spec.blocks[parts[1]].scope == 0:
+                blocks.setdefault(parts[1], {})[parts[2]] = Value(raw, loc)
+            elif parts[0] == "simulation" and len(parts) == 2 and parts[1] in SETTINGS:
+                settings[parts[1]] = Value(raw, loc)
+            else:
+                return None
+        names, changed = self._parameters(params)
+        if names is None:
+            return None
+        values = _with(self.values, scopes=[names, *self.values.scopes[1:]])
+        s = self.m.settings
+        if settings or changed & self.setting_reads:
+            problems = Problems()
+            s = simulation_settings({**self.spec.simulation, **settings},
+                                    lambda r: expr.evaluate(r, names, dotted=values.dotted),
+                                    problems, self.spec.file)
+            if problems or s.solver != self.m.settings.solver:
+                return None
+        rebuilt = {}
+        for name, bspec in self.spec.blocks.items():
+            reads = self.reads[name]
+            if name in blocks or reads is None or reads & changed:
+                spec = _with(bspec, params={**bspec.params, **blocks.get(name, {})})
+                block = self._rebuild(spec, values)
+                if block is None:
+                    return None
+                rebuilt[name] = block
+        return self._repacked(rebuilt, s)
+
+    def _parameters(self, overrides):
+        """The top-level parameters with `overrides` and what depends on them: (names,
+        changed names), or (None, None)."""
+        top = self.spec.scopes[0].params if self.spec.scopes else {}
+        base = self.values.scopes[0] if self.values.scopes else {}
+        if not overrides:
+            return base, set()
+        names, changed = dict(base), set()
+        for key, value in top.items():
+            reads = self.param_reads[key] if key not in overrides else names_in(
+                overrides[key].raw)
+            if key in overrides or reads is None or reads & changed:
+                raw = overrides[key] if key in overrides else value
+                evaluated = expr.evaluate(raw.raw, names, dotted=self.values.dotted,
+                                          functions=self.values.functions)
+                if np.isnan(np.asarray(evaluated, dtype=float)).any():
+                    return None, None
+                names[key] = evaluated
+                changed.add(key)
+        return names, changed
+
+    def _rebuild(self, bspec, values):
+        """The block of `bspec` with `values`, bound into the first run's layout, or None
+        when its structure differs from the first run's block."""
+        old = self.blocks[bspec.name]
+        problems = Problems()
+        block = build_block(type(old), bspec, self.spec, values, problems)
+        ins, outs = block.ports()
+        if problems or ({p.name: p for p in ins}, {p.name: p for p in outs}) != \
+                self.ports[bspec.name]:
+            return None
+        shapes = {p: tuple(np.shape(u)) for p, u in zip(self.ports[bspec.name][0], old.u)
+                  if u is not None}
+        inferred = block.infer(shapes)
+        if any(tuple(inferred[p]) != tuple(np.shape(old.y[k])) for k, p in
+               enumerate(self.ports[bspec.name][1]) if p in inferred):
+            return None
+        if (type(block.sample) is not type(old.sample)
+                or _size(block.continuous_state()) != old.x.size
+                or _size(block.discrete_state()) != old.xd.size
+                or not np.array_equal(_dirs(block), _dirs(old))):
+            return None
+        block.y_flat, block.z = old.y_flat, old.z
+        block.bind(old.u, old.y, old.x, old.dx, old.xd)
+        block.packed = np.asarray(block.pack(), dtype=float).ravel()
+        if self._code(block) != self.code[bspec.name] or block.packed.size != self.psize[bspec.name]:
+            return None
+        return block
+
+    def _repacked(self, rebuilt, settings):
+        m, v = self.m, self.g.values
+        params, x0, xd0, data = v.params.copy(), m.x0.copy(), m.xd0.copy(), list(v.data)
+        blocks = [rebuilt.get(b.name, b) for b in m.blocks]
+        index = {b.name: k for k, b in enumerate(m.blocks)}
+        for name, block in rebuilt.items():
+            p0 = self.g.offsets[name][0]
+            params[p0:p0 + self.psize[name]] = block.packed
+            cs, ds = m.state_slices[name]
+            x0[cs] = _flat(block.continuous_state())
+            xd0[ds] = _flat(block.discrete_state())
+
+        for name, low_data in self.g.data_names.items():  # per-run arrays: new values, span
+            if low_data and (name in rebuilt or settings is not m.settings):
+                found = blocks[index[name]].run_data(settings.start, settings.stop)
+                d0 = self.g.offsets[name][2]
+                for k, n in enumerate(low_data):
+                    data[d0 + k] = np.ascontiguousarray(found[n], dtype=float).ravel()
+        events = sorted(((float(t), b) for b in blocks for t in b.events(settings.start,
+                                                                         settings.stop)),
+                        key=lambda e: e[0])
+        clocks = [b for b in blocks if isinstance(b.sample, Sample)]
+        series, clock_j = clock_series(clocks, settings)
+        values = _with(
+            v, params=params, data=data, series=series, clock_j=clock_j,
+            event_t=np.array([t for t, _ in events], dtype=float),
+            event_block=np.array([index[b.name] for _, b in events], dtype=np.intc))
+        model = _with(m, settings=settings, x0=x0, xd0=xd0, events=events)
+        return model, _with(self.g, values=values)
+
+
+def _with(obj, **changes):
+    """A shallow copy of `obj` with `changes` (dataclasses.replace without running
+    __init__ again: a run makes several)."""
+    new = copy.copy(obj)
+    new.__dict__.update(changes)
+    return new
+
+
+def _size(x):
+    return 0 if x is None else int(np.size(x))
+
+
+def _flat(x):
+    return np.zeros(0) if x is None else np.asarray(x, dtype=float).ravel()
+
+
+def _dirs(block):
+    d = block.zero_crossings()
+    return np.zeros(0, np.int8) if d is None else np.asarray(d, dtype=np.int8).ravel()
