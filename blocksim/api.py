@@ -20,12 +20,12 @@ from .errors import OutputError
 
 
 def run(path, overrides=None, *, out=None, plots=False, progress=None, library=None,
-        csv=False):
+        csv=False, mp4=False):
     """Load and simulate a diagram; returns a Result (t and the `record:` signals).
 
     Files are written only when `out` is given (results.npz, meta.json, with `csv=True`
-    results.csv, and with `plots=True` the sinks' figures, the drawing diagram.svg and
-    report.html). When the simulation fails or is interrupted, what was recorded so far is
+    results.csv, and with `plots=True` the sinks' figures and animations (GIF; with
+    `mp4=True` also MP4, through ffmpeg), the drawing diagram.svg and report.html). When the simulation fails or is interrupted, what was recorded so far is
     still written (marked incomplete) and the exception is re-raised with the partial
     Result attached as `error.result`.
     """
@@ -36,12 +36,15 @@ def run(path, overrides=None, *, out=None, plots=False, progress=None, library=N
         model = path
     else:
         model = load(diagram_file(path, "run"), overrides, library=library)
-    return execute(model, out=out, plots=plots, progress=progress, csv=csv)
+    return execute(model, out=out, plots=plots, progress=progress, csv=csv, mp4=mp4)
 
 
-def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_progress=None):
-    """Simulate a compiled Model and write its run directory (see `run`).
-    `figure_progress(fraction, block name)` is told how drawing the figures goes.
+def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_progress=None,
+            mp4=False):
+    """Simulate a compiled Model (from `load`, or one changed with `Model.set`) and write its
+    run directory; returns a Result. `out`, `plots`, `csv`, `mp4` as for `run`;
+    `progress(t)` is told the simulated time as the run goes, `figure_progress(fraction,
+    block name)` how drawing the figures goes.
 
     A run directory used before keeps nothing stale: the files the previous run wrote (listed
     in its meta.json) that this run does not write again are removed; other files are never
@@ -74,12 +77,14 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
                 npz_to(paths["results.npz"], t, {**data, **extra})
                 if csv:
                     csv_to(paths["results.csv"], t, data)
-            started = time.perf_counter()
+            started, times = time.perf_counter(), {}
             try:
-                finalize_sinks(model, t, info["sink_data"], out, drawn, info["complete"],
-                               figure_progress, messages, reports)
                 if drawn:
-                    _drawing(model, out, messages)
+                    _load_matplotlib(times)
+                finalize_sinks(model, t, info["sink_data"], out, drawn, info["complete"],
+                               figure_progress, messages, reports, mp4=mp4, times=times)
+                if drawn:
+                    _drawing(model, out, messages, times)
             except KeyboardInterrupt as e:  # Ctrl-C while drawing: keep the results
                 drawn = False
                 messages.append("warning: interrupted while drawing the figures: some are "
@@ -89,6 +94,7 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
                     meta.update(complete=False, status="interrupted",
                                 error=str(e) or type(e).__name__)
             meta["figures_time"] = time.perf_counter() - started
+            meta["figure_times"] = times
             meta["blocks"] = reports
             meta["messages"] = list(messages)
             if out is not None:
@@ -111,13 +117,24 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
     return result
 
 
-def _drawing(model, out, messages):
+def _load_matplotlib(times):
+    """Import matplotlib's figure and its Agg canvas, which the figures and the drawing use,
+    and note what that took (a good part of a short run's drawing)."""
+    started = time.perf_counter()
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.figure  # noqa: F401
+    times["loading matplotlib"] = time.perf_counter() - started
+
+
+def _drawing(model, out, messages, times):
     """The diagram's drawing, diagram.svg, beside the figures."""
     from .report.drawing import write_drawing
+    started = time.perf_counter()
     try:
         write_drawing(out, model)
     except Exception as e:  # a drawing failing must not lose the run
         messages.append(f"warning: could not draw the diagram: {e}")
+    times["diagram.svg"] = time.perf_counter() - started
 
 
 def _report(out, messages):

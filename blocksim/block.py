@@ -310,6 +310,7 @@ class FinalRun:
     reports: dict  # block name -> JSON-able report, stored under "blocks" in meta.json
     rows: object = None  # bool array over t, or None: every row is a recorded row
     progress: object = None  # callable(fraction done) for long drawing (animations), or None
+    mp4: bool = False  # animations also as MP4 (asked for: `blocksim run --mp4`)
 
     def recorded(self):
         """(t, inputs) at the run's recorded rows only (results.npz's times)."""

@@ -41,6 +41,9 @@ def _parser():
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a value by its dotted path, e.g. blocks.Kp.K=50 (repeatable)")
     run.add_argument("--no-plots", action="store_true", help="write no figures or animations")
+    run.add_argument("--mp4", action="store_true",
+                     help="also write the animations as MP4 (needs ffmpeg; the GIFs are always "
+                          "written)")
     run.add_argument("--csv", action="store_true",
                      help="also write results.csv (a column per signal element)")
     run.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
@@ -166,7 +169,7 @@ def _run(args):
     out = Path(args.out) if args.out else Path("runs") / model.name
     bar = None if args.quiet or not sys.stderr.isatty() else _Progress(model.settings)
     try:
-        result = api.execute(model, out=out, plots=not args.no_plots, csv=args.csv,
+        result = api.execute(model, out=out, plots=not args.no_plots, csv=args.csv, mp4=args.mp4,
                              progress=bar.update if bar else None,
                              figure_progress=bar.figure if bar else None)
     except DiagramError:  # the run directory cannot be written
@@ -195,8 +198,8 @@ def _run(args):
         print(result.meta["mode"]["note"], file=sys.stderr)
     if not args.quiet:
         meta, st = result.meta, result.meta["solver"]
-        drawn = f", figures in {_seconds(meta['figures_time'])}" if (
-            model.sinks and not args.no_plots) else ""
+        drawn = f", figures in {_seconds(meta['figures_time'])}" \
+            f"{_largest(meta.get('figure_times', {}))}" if not args.no_plots else ""
         events = f", {meta['events']['total']} events" \
             if (meta.get("events") or {}).get("total") else ""
         report = " (report.html)" if not args.no_plots and (out / "report.html").is_file() else ""
@@ -213,6 +216,12 @@ def _mode_text(mode):
         return ""
     how = "cached" if mode["cache_hit"] else f"compiled in {_seconds(mode['compile_time'])}"
     return f"accelerated ({how}), "
+
+
+def _largest(times, shown=3):
+    """What took the drawing's time, the largest parts first: ' (plot 0.6 s, Scope 0.2 s)'."""
+    parts = sorted(times.items(), key=lambda item: -item[1])[:shown]
+    return " (" + ", ".join(f"{name} {_seconds(s)}" for name, s in parts) + ")" if parts else ""
 
 
 def _seconds(x):

@@ -7,7 +7,7 @@ from blocksim.util.atomic import atomic_path
 from blocksim.block import Block, In
 from blocksim.params import Param
 
-from ..animation import frame_times, resample
+from ..animation import Clock, frame_times, resample, write_animation
 from .kinematics import kin_link
 
 SNAPSHOT_PERIOD = 0.1  # s between the configurations drawn in the snapshot (paper's Fig. 8)
@@ -16,9 +16,9 @@ SNAPSHOT_PERIOD = 0.1  # s between the configurations drawn in the snapshot (pap
 class PlanarPlot(Block):
     """Draws a planar n-R arm in the x-y plane from the recorded joint angles q: a GIF and a PNG.
 
-    `<block>.gif`, an animation of the arm with the tip's trace (and the desired tip
-    position xd when wired), at `fps` frames per second of simulated time (resampled from
-    the recording); and `<block>.png`, the paper's Fig. 8 style snapshot: the arm's
+    `<block>.gif` (and `<block>.mp4` when the run asks for MP4), an animation of the arm
+    with the tip's trace (and the desired tip position xd when wired), at `fps` frames per
+    second of simulated time (resampled from the recording); and `<block>.png`, the paper's Fig. 8 style snapshot: the arm's
     configuration every 0.1 s drawn over the whole tip trace. A subsystem block's `/`
     becomes `.` in the file names. Nothing is drawn when plots are off.
 
@@ -43,7 +43,6 @@ class PlanarPlot(Block):
     def finalize(self, run):
         if not run.plots or run.out_dir is None or len(run.t) == 0:
             return
-        from matplotlib.animation import PillowWriter
         from matplotlib.figure import Figure
 
         t = np.asarray(run.t, dtype=float)
@@ -74,28 +73,44 @@ class PlanarPlot(Block):
 
         # the animation
         times, rate = frame_times(t, self.p.fps)
-        qf = resample(t, q, times)
-        xdf = resample(t, xd, times)
+        draw = self._frames(t, resample(t, q, times), resample(t, xd, times), tip, times,
+                            L, (xlim, ylim), note)
+        write_animation(run, run.out_dir / stem, draw, times, rate, self.name)
+
+    def _frames(self, t, qf, xdf, tip, times, L, limits, note):
+        """draw(k): the animation's frame k, an RGBA (H, W, 4) view of the canvas that the
+        next call overwrites: the axes, grid and labels drawn once, then per frame only the
+        arm, the tip's trace so far, the desired tip position and the time (blitting)."""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
         fig = Figure(figsize=(6.4, 5.12), dpi=100)  # 640 x 512 px: animation.MIN_SIDE
+        canvas = FigureCanvasAgg(fig)
         ax = fig.add_subplot()
-        self._axes(ax, xlim, ylim, "")
-        (trace,) = ax.plot([], [], "r", lw=1)
-        (arm,) = ax.plot([], [], "o-", color="C0", lw=2, ms=3)
-        (goal,) = ax.plot([], [], "kx", ms=6)
-        title = ax.set_title("")
-        writer = PillowWriter(fps=rate)
-        with atomic_path(run.out_dir / f"{stem}.gif") as tmp:
-            with writer.saving(fig, str(tmp), dpi=100):
-                for k, (tk, qk, xk) in enumerate(zip(times, qf, xdf), 1):
-                    pts = kin_link(qk, L)
-                    arm.set_data(pts[:, 0], pts[:, 1])
-                    done = t <= tk
-                    trace.set_data(tip[done, 0], tip[done, 1])
-                    goal.set_data([xk[0]], [xk[1]])
-                    title.set_text(f"t = {tk:5.2f} s{note}")
-                    writer.grab_frame()
-                    if run.progress is not None:
-                        run.progress(k / len(times))
+        self._axes(ax, *limits, "")
+        fmt = "t = {:5.2f} s" + note
+        clock = Clock(ax.set_title(Clock.widest(fmt, times), fontsize=9, alpha=0.0), fmt)
+        (trace,) = ax.plot([], [], "r", lw=1, animated=True)
+        (arm,) = ax.plot([], [], "o-", color="C0", lw=2, ms=3, animated=True)
+        (goal,) = ax.plot([], [], "kx", ms=6, animated=True)
+        canvas.draw()
+        clock.place(canvas)
+        background = canvas.copy_from_bbox(fig.bbox)
+        frame = np.asarray(canvas.buffer_rgba())
+
+        def draw(k):
+            tk, xk = times[k], xdf[k]
+            canvas.restore_region(background)
+            pts = kin_link(qf[k], L)
+            arm.set_data(pts[:, 0], pts[:, 1])
+            done = t <= tk
+            trace.set_data(tip[done, 0], tip[done, 1])
+            goal.set_data([xk[0]], [xk[1]])
+            for artist in (trace, arm, goal):
+                ax.draw_artist(artist)
+            clock.stamp(frame, tk)
+            return frame
+        return draw
 
     def _limits(self, joints, xd):
         pts = joints.reshape(-1, 2)

@@ -9,20 +9,22 @@ from blocksim.util.atomic import atomic_path
 from blocksim.block import Block, In
 from blocksim.params import Param
 
-from ..animation import frame_times, resample, write_animation
+from ..animation import Clock, TextStamp, frame_times, resample, write_animation
 
 AXIS_FRACTION = 0.15
 FLOOR_FRACTION = 0.05
 FIGSIZE = (6.4, 6.4)  # inches; times DPI: whole, even pixel counts (yuv420p video)
 DPI = 100  # 640 px a side: animation.MIN_SIDE
+CLOCK = "t = {:.2f} s"
+HEADING = 0.955  # baseline of the heading and the clock (figure fraction)
 
 
 class PlotRobot(Block):
     """Animates the robot's stick figure from the recorded joint angles q (n): a GIF and a PNG.
 
-    The animation goes into `<block>.gif` (and `<block>.mp4` when ffmpeg is on the PATH) and
-    `<block>.png` (the final frame), in the run directory; a subsystem block's `/` becomes
-    `.` in the file names.
+    The animation goes into `<block>.gif` (and `<block>.mp4` when the run asks for MP4,
+    `blocksim run --mp4`, and ffmpeg is installed) and `<block>.png` (the final frame), in
+    the run directory; a subsystem block's `/` becomes `.` in the file names.
 
     Drawn in 3-D: the links as a line through the link-frame origins (fkine_all) ending at the
     tool point (marked), the tool frame's x, y, z axes as short red, green, blue segments, and
@@ -67,9 +69,9 @@ class PlotRobot(Block):
         points, tools = _geometry(robot, qs)
         heading = (robot.name + (f"  ({rate:g} fps)" if rate != self.p.fps else "")
                    + ("  (incomplete)" if not run.complete else ""))
-        frames = _frames(points, tools, times, heading, _joint_labels(robot, qs))
+        draw = _frames(points, tools, times, heading, _joint_labels(robot, qs))
         stem = self.name.replace("/", ".")
-        last = write_animation(run, run.out_dir / stem, frames, times, rate, self.name)
+        last = write_animation(run, run.out_dir / stem, draw, times, rate, self.name)
         from PIL import Image
 
         with atomic_path(run.out_dir / f"{stem}.png") as tmp:
@@ -118,12 +120,15 @@ def _layout(points):
 
 
 def _frames(points, tools, times, heading, labels):
-    """Yield the frames as RGB arrays (H, W, 3) uint8. The axes, panes, ticks and heading are
-    drawn once; each frame restores that background and draws only the arm, its shadow, the
-    tool axes and the time (blitting: a full redraw of 3-D axes costs ~20x more)."""
+    """draw(k): frame k as an RGBA array (H, W, 4) uint8, a view of the canvas that the next
+    call overwrites. The axes, panes, ticks and heading are drawn once; each frame restores
+    that background and draws only the arm, its shadow, the tool axes, the joints' labels
+    (labels[k]: [(position (3,), text), ...]) and the time (blitting: a full redraw of 3-D
+    axes costs ~20x more; the texts are stamped, not laid out by matplotlib per frame)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
+    from mpl_toolkits.mplot3d.art3d import Line3DCollection
 
     floor, axis_length, centre, half = _layout(points)
     fig = Figure(figsize=FIGSIZE, dpi=DPI)
@@ -136,31 +141,59 @@ def _frames(points, tools, times, heading, labels):
         axis.set_label_text(f"{label} (m)", fontsize=7)
         axis.set_tick_params(labelsize=6)
         axis.set_major_locator(MaxNLocator(5))
-    shadow, = ax.plot([], [], [], color="0.65", lw=3, solid_capstyle="round", animated=True)
-    links, = ax.plot([], [], [], color="tab:blue", lw=3, marker="o", ms=4, animated=True)
+    # the shadow's, the links' and the tool axes' segments in one collection (one draw call)
+    segments = len(points[0]) - 1
+    sticks = Line3DCollection(_sticks(points[0], tools[0], floor, axis_length),
+                              colors=["0.65"] * segments + ["tab:blue"] * segments + list("rgb"),
+                              linewidths=[3] * (2 * segments) + [2] * 3, capstyle="round",
+                              animated=True)
+    ax.add_collection3d(sticks)
+    joints, = ax.plot([], [], [], color="tab:blue", ls="", marker="o", ms=4, animated=True)
     tool, = ax.plot([], [], [], color="k", ls="", marker="o", ms=5, animated=True)
-    frame_axes = [ax.plot([], [], [], color=c, lw=2, animated=True)[0] for c in "rgb"]
-    fig.text(0.03, 0.97, heading, va="top", fontsize=9)
-    clock = fig.text(0.97, 0.97, "", ha="right", va="top", fontsize=9, animated=True)
-    names = [ax.text(0, 0, 0, "", fontsize=7, color="0.2", animated=True)
-             for _ in range(max(map(len, labels), default=0))]
+    fig.text(0.03, HEADING, heading, va="baseline", fontsize=9)
+    clock = Clock(fig.text(0.97, HEADING, Clock.widest(CLOCK, times), ha="right",
+                           va="baseline", fontsize=9, alpha=0.0), CLOCK)
+    names = TextStamp(fig.text(0, 0, "", fontsize=7, color="0.2"))
 
     canvas.draw()
+    clock.place(canvas)
     background = canvas.copy_from_bbox(fig.bbox)
-    for p, T, t, joints in zip(points, tools, times, labels):
+    frame = np.asarray(canvas.buffer_rgba())
+    height = canvas.get_width_height()[1]
+
+    def draw(k):
+        p = points[k]
         canvas.restore_region(background)
-        shadow.set_data_3d(p[:, 0], p[:, 1], np.full(len(p), floor))
-        links.set_data_3d(p[:, 0], p[:, 1], p[:, 2])
+        sticks.set_segments(_sticks(p, tools[k], floor, axis_length))
+        sticks.do_3d_projection()  # a collection is projected by the axes' draw
+        joints.set_data_3d(p[:, 0], p[:, 1], p[:, 2])
         tool.set_data_3d(p[-1:, 0], p[-1:, 1], p[-1:, 2])
-        for k, line in enumerate(frame_axes):
-            line.set_data_3d(*np.column_stack((T[:3, 3], T[:3, 3] + axis_length * T[:3, k])))
-        clock.set_text(f"t = {t:.2f} s")
-        for name, (at, text) in zip(names, joints):
-            name.set_position_3d(at)
-            name.set_text(" " + text)
-        for artist in (shadow, links, tool, *frame_axes, *names[:len(joints)]):
+        for artist in (sticks, joints, tool):
             ax.draw_artist(artist)
-        fig.draw_artist(clock)
-        yield np.array(canvas.buffer_rgba())[:, :, :3]
+        if labels[k]:
+            xs, ys = _pixels(ax, height, np.array([at for at, _ in labels[k]]))
+            for x, y, (_, text) in zip(xs, ys, labels[k]):
+                names.stamp(frame, " " + text, x, y, keep=True)
+        clock.stamp(frame, times[k])
+        return frame
+    return draw
 
 
+def _pixels(ax, height, points):
+    """Pixel columns and rows (from the top) of 3-D points (k, 3) in the 3-D axes `ax` as
+    drawn (its projection and data transform), in a canvas `height` pixels high."""
+    from mpl_toolkits.mplot3d import proj3d
+
+    x, y, _ = proj3d.proj_transform(points[:, 0], points[:, 1], points[:, 2], ax.get_proj())
+    shown = ax.transData.transform(np.column_stack([x, y]))
+    return shown[:, 0], height - shown[:, 1]
+
+
+def _sticks(p, T, floor, length):
+    """The segments (2k + 3, 2, 3) drawn for the polyline p (k + 1, 3): its shadow on the
+    floor, the links, and the tool frame's x, y, z axes of `length` from its origin."""
+    shadow = p.copy()
+    shadow[:, 2] = floor
+    axes = np.stack([np.broadcast_to(T[:3, 3], (3, 3)), T[:3, 3] + length * T[:3, :3].T], axis=1)
+    return np.concatenate([np.stack([shadow[:-1], shadow[1:]], axis=1),
+                           np.stack([p[:-1], p[1:]], axis=1), axes])

@@ -12,7 +12,7 @@ from blocksim.util.atomic import atomic_path
 from blocksim.block import Block, In, Out, PortError
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
-from blocks.animation import frame_times, write_animation
+from blocks.animation import Clock, frame_times, write_animation
 from blocks.vision.camera import CentralCamera
 from blocks.vision.features import interaction_matrix
 from blocks.vision.ibvs import IBVS
@@ -27,6 +27,7 @@ DEPTH = Param("depth", doc="assumed depth Z (m): one value, or one per point", p
 # Camera view: at most this many frames (a long run gets fewer frames per second, so that
 # animation time stays simulation time), drawn small to keep the GIF small.
 VIEW_INCHES, VIEW_DPI = 6.4, 100  # the image's long side: 640 px (animation.MIN_SIDE)
+CLOCK = "t = {:.2f} s"
 
 
 def _pair(block, name):
@@ -78,8 +79,8 @@ class Camera(Block):
     view: true draws the "camera view" after the run (unless plots are off): the image
     plane (v down, as in an image), the current features (dots), their trails and the
     `desired` features (hollow squares; a parameter used for drawing only) into
-    `<block>.gif` (and `.mp4` when ffmpeg is on PATH) and the final frame into `<block>.png`;
-    a subsystem block's `/` becomes `.` in the file names. Animation time is simulation
+    `<block>.gif` (and `.mp4` when the run asks for MP4 and ffmpeg is installed) and the
+    final frame into `<block>.png`; a subsystem block's `/` becomes `.` in the file names. Animation time is simulation
     time: the recording is resampled at `fps` frames per simulated second, or at fps/2,
     fps/3, ... (shown in the title) when that would exceed 300 frames.
     """
@@ -166,18 +167,19 @@ class Camera(Block):
         times, rate = frame_times(t, self.p.fps)
         heading = self.name + (f"  ({rate:g} fps)" if rate != self.p.fps else "") + \
             ("  (incomplete)" if not run.complete else "")
-        frames = self._view_frames(t, uv, times, heading)
+        draw = self._view_frames(t, uv, times, heading)
         base = run.out_dir / self.name.replace("/", ".")
-        last = write_animation(run, base, frames, times, rate, self.name)
+        last = write_animation(run, base, draw, times, rate, self.name)
         from PIL import Image
 
         with atomic_path(f"{base}.png") as tmp:
             Image.fromarray(last).save(tmp)
 
     def _view_frames(self, t, uv, times, heading):
-        """Yield the camera-view frames (H, W, 3) uint8 at `times`: features interpolated
-        linearly between the recorded samples, trails through every recorded sample so far.
-        The image plane, desired features and heading are drawn once; each frame restores
+        """draw(k): the camera-view frame at times[k], an RGBA (H, W, 4) uint8 view of the
+        canvas that the next call overwrites: features interpolated linearly between the recorded samples, trails through
+        every recorded sample so far. The image plane, desired features, heading and the room
+        for the clock (the right-hand title) are laid out and drawn once; each frame restores
         them and draws only the features, trails and clock (blitting)."""
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -193,19 +195,24 @@ class Camera(Block):
         ax.set_ylabel("v (px)", fontsize=7)
         ax.tick_params(labelsize=6)
         ax.set_title(heading, loc="left", fontsize=8)
+        clock = Clock(ax.set_title(Clock.widest(CLOCK, times), loc="right", fontsize=8,
+                                   alpha=0.0), CLOCK)
         colours = [f"C{i % 10}" for i in range(uv.shape[1])]
         if self._desired is not None:
             for (du, dv), c in zip(self._desired, colours):
                 ax.plot(du, dv, "s", mfc="none", mec=c, ms=8)
         trails = [ax.plot([], [], "-", lw=1, color=c, animated=True)[0] for c in colours]
         marks = [ax.plot([], [], "o", color=c, ms=5, animated=True)[0] for c in colours]
-        clock = ax.text(1.0, 1.02, "", transform=ax.transAxes, ha="right", va="bottom",
-                        fontsize=8, animated=True)
         paths = uv.transpose(1, 0, 2)  # (p, N, 2)
         now = np.stack([[np.interp(times, t, path[:, c]) for c in (0, 1)] for path in paths])
         canvas.draw()
+        fig.set_layout_engine("none")  # the layout made for the clock's room stays
+        clock.place(canvas)
         background = canvas.copy_from_bbox(fig.bbox)
-        for k, tk in enumerate(times):
+        frame = np.asarray(canvas.buffer_rgba())
+
+        def draw(k):
+            tk = times[k]
             canvas.restore_region(background)
             m = np.searchsorted(t, tk, side="right")
             for trail, mark, path, (u, v) in zip(trails, marks, paths, now[:, :, k]):
@@ -213,9 +220,9 @@ class Camera(Block):
                 mark.set_data([u], [v])
                 ax.draw_artist(trail)
                 ax.draw_artist(mark)
-            clock.set_text(f"t = {tk:.2f} s")
-            ax.draw_artist(clock)
-            yield np.array(canvas.buffer_rgba())[:, :, :3]
+            clock.stamp(frame, tk)
+            return frame
+        return draw
 
 
 def _view_size(w, h):

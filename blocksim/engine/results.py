@@ -12,6 +12,7 @@ import math
 import os
 import platform
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -152,14 +153,15 @@ def versions():
 
 
 def finalize_sinks(model, t, sink_data, out_dir, plots, complete, progress=None,
-                   messages=None, reports=None):
+                   messages=None, reports=None, mp4=False, times=None):
     """Let recording blocks draw, print and report from what they recorded (their own time
     rows: with figures, dense-output points and two rows at each event, the values before and
     after it); returns (messages, reports), the lists given (filled as the blocks finish, so
     an interrupted drawing leaves what was done) or new ones. A failing block does not lose
     the results (written before) and is reported as a message. `progress(fraction, block
     name)`, when given, follows the drawing (blocks that take long, animations, report their
-    own progress through `FinalRun.progress`)."""
+    own progress through `FinalRun.progress`). `mp4`: animations also as MP4. `times`, when
+    given, receives each block's drawing time in seconds (block name -> s)."""
     messages = [] if messages is None else messages
     reports = {} if reports is None else reports
     n = len(model.sinks)
@@ -167,13 +169,17 @@ def finalize_sinks(model, t, sink_data, out_dir, plots, complete, progress=None,
         ts, inputs, rows = sink_data.get(block.name, (t, [], None))
         run = FinalRun(t=ts, inputs=inputs, rows=rows,
                        out_dir=Path(out_dir) if out_dir is not None else None,
-                       plots=plots, complete=complete, messages=messages, reports=reports)
+                       plots=plots, complete=complete, messages=messages, reports=reports,
+                       mp4=mp4)
         if progress is not None:
             run.progress = lambda f, k=k, name=block.name: progress((k + f) / n, name)
+        started = time.perf_counter()
         try:
             block.finalize(run)
         except Exception as e:  # a plot failing must not lose the run
             messages.append(f"warning: block '{block.name}' could not finish its output: {e}")
+        if times is not None:
+            times[block.name] = time.perf_counter() - started
         if progress is not None:
             progress((k + 1) / n, block.name)
     return messages, reports

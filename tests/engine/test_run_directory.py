@@ -1,6 +1,7 @@
 """The run directory as a user reuses it: nothing stale from an earlier run, the summary says
 how long simulating and drawing took, and drawing reports its progress."""
 import json
+import re
 
 import blocksim
 from blocksim.cli import main
@@ -52,6 +53,12 @@ def test_summary_reports_simulation_and_figure_times(tmp_path, capsys):
     assert "; simulated in " in out and " s, figures in " in out, out
     meta = json.loads((tmp_path / "o" / "meta.json").read_text())
     assert meta["figures_time"] > 0 and meta["wall_time"] > 0
+    # what the drawing took, by part, the largest named in the summary
+    parts = meta["figure_times"]
+    assert set(parts) == {"S", "loading matplotlib", "diagram.svg"}, parts
+    assert sum(parts.values()) <= meta["figures_time"]
+    largest = max(parts, key=parts.get)
+    assert re.search(rf"figures in [\d.]+ s \({re.escape(largest)} [\d.]+ s, ", out), out
     assert main(["run", str(path), "--out", str(tmp_path / "o"), "--no-plots"]) == 0
     out = capsys.readouterr().out
     assert "simulated in " in out and "figures" not in out
@@ -76,5 +83,4 @@ simulation: {stop: 0.4}
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     assert ("A" in {n for _, n in seen}) and ("P" in {n for _, n in seen})
     assert len([f for f, n in seen if n == "P" and 0.5 < f < 1.0]) >= 4  # 5 frames: 0..0.4 s
-    assert result.messages == ["P: MP4 skipped (ffmpeg is not installed); the animation is in "
-                               "P.gif"]
+    assert result.messages == []  # no MP4 asked for

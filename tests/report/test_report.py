@@ -66,12 +66,12 @@ def test_run_writes_a_self_contained_report(demo1_run):
 
 
 def test_animation_written_both_ways_is_shown_as_its_gif(tmp_path, stand_in_ffmpeg):
-    """With ffmpeg on the PATH the animation is also an MP4 file; the report shows the GIF
-    (report.md: "the animations (GIF)"). A stand-in ffmpeg writes the MP4."""
+    """Asked for MP4 with ffmpeg on the PATH, the animation is also an MP4 file; the report
+    shows the GIF (report.md: "the animations (GIF)"). A stand-in ffmpeg writes the MP4."""
     stand_in_ffmpeg("sys.stdin.buffer.read()\n"
                     "open(sys.argv[-1], 'wb').write(b'not a real video')\n", alone=True)
     out = tmp_path / "demo1"
-    blocksim.run(DEMO1, overrides={"simulation.stop": 0.5}, out=out, plots=True)
+    blocksim.run(DEMO1, overrides={"simulation.stop": 0.5}, out=out, plots=True, mp4=True)
     meta = json.loads((out / "meta.json").read_text())
     assert {"plot.gif", "plot.mp4", "plot.png"} <= set(meta["files"])
     _, images = check_self_contained((out / "report.html").read_text(encoding="utf-8"))

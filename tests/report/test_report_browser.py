@@ -30,7 +30,8 @@ def open_clean(browser, path):
     assert [u for u in page.requests() if u != page_url and not u.startswith("data:")] == []
     sizes = page.evaluate("Array.from(document.images).map(i => [i.alt, i.complete, i.naturalWidth])")
     assert sizes and all(complete and width > 0 for _, complete, width in sizes), sizes
-    # animations written as MP4 (with ffmpeg installed) must play: wait for their first frame
+    # animations written as MP4 (asked for, ffmpeg installed) must play: wait for their first
+    # frame
     videos = page.evaluate("""Promise.all(Array.from(document.querySelectorAll('video')).map(v =>
         new Promise(done => { const report = () => done([v.videoWidth, v.error && v.error.code]);
             if (v.readyState >= 2) { report(); }

@@ -58,9 +58,10 @@ def make(robot, fps=25.0, name="arm"):
     return PlotRobot(name, {"robot": robot, "fps": PlotRobot.params[1].convert(fps)})
 
 
-def final_run(t, q, out_dir, *, plots=True, complete=True):
+def final_run(t, q, out_dir, *, plots=True, complete=True, mp4=False):
     return FinalRun(t=np.asarray(t, dtype=float), inputs=[np.asarray(q, dtype=float)],
-                    out_dir=out_dir, plots=plots, complete=complete, messages=[], reports={})
+                    out_dir=out_dir, plots=plots, complete=complete, messages=[], reports={},
+                    mp4=mp4)
 
 
 @pytest.fixture
@@ -177,6 +178,13 @@ def test_gif_and_final_frame_png(tmp_path, no_ffmpeg):
         return (np.abs(a - np.asarray(b, dtype=float)).sum(axis=2) > 0).mean()
     assert changed(png, last) < 0.005 < changed(png, frames[-2])
     assert SIDE >= 640  # legible (animation.MIN_SIDE)
+    assert run.messages == []  # no MP4 asked for
+
+
+def test_mp4_asked_for_without_ffmpeg_is_a_note(tmp_path, no_ffmpeg):
+    run = final_run([0.0, 0.5], [[0, 0], [0.5, 0.5]], tmp_path, mp4=True)
+    make(TwoLink(), fps=4).finalize(run)
+    assert sorted(os.listdir(tmp_path)) == ["arm.gif", "arm.png"]
     assert run.messages == ["arm: MP4 skipped (ffmpeg is not installed); the animation is in "
                             "arm.gif"]
 
@@ -225,19 +233,21 @@ def test_mp4_frames_are_piped_to_ffmpeg(tmp_path, stand_in_ffmpeg):
                     "with open(sys.argv[-1], 'w') as f:\n"
                     "    f.write(' '.join(sys.argv[1:-1]) + '|' + str(len(data)))\n", alone=True)
     out = tmp_path / "run"
-    make(TwoLink(), fps=4).finalize(final_run([0, 0.5, 1.0], [[0, 0], [1, 1], [2, 2]], out))
+    make(TwoLink(), fps=4).finalize(final_run([0, 0.5, 1.0], [[0, 0], [1, 1], [2, 2]], out,
+                                              mp4=True))
     # the GIF (what the run report shows) is written in the same pass
     assert sorted(os.listdir(out)) == ["arm.gif", "arm.mp4", "arm.png"]
     args, size = (out / "arm.mp4").read_text().split("|")
     assert f"-s {SIDE}x{SIDE} -r 4 -i -" in args
-    assert int(size) == 5 * SIDE * SIDE * 3  # 5 RGB frames
+    assert "-pix_fmt rgba" in args and int(size) == 5 * SIDE * SIDE * 4  # 5 RGBA frames
     with Image.open(out / "arm.gif") as gif:
         assert gif.n_frames == 5
 
 
 @pytest.mark.skipif(not shutil.which("ffmpeg"), reason="ffmpeg not installed")
 def test_mp4_with_the_real_ffmpeg(tmp_path):
-    make(TwoLink(), fps=4).finalize(final_run([0, 0.5, 1.0], [[0, 0], [1, 1], [2, 2]], tmp_path))
+    make(TwoLink(), fps=4).finalize(final_run([0, 0.5, 1.0], [[0, 0], [1, 1], [2, 2]], tmp_path,
+                                              mp4=True))
     assert (tmp_path / "arm.mp4").stat().st_size > 0 and (tmp_path / "arm.png").is_file()
     assert (tmp_path / "arm.gif").is_file()
 
@@ -248,7 +258,8 @@ def test_failing_ffmpeg_leaves_no_mp4(tmp_path, stand_in_ffmpeg):
                     alone=True)
     out = tmp_path / "run"
     with pytest.raises(RuntimeError, match="ffmpeg failed: no codec"):
-        make(TwoLink(), fps=4).finalize(final_run([0, 0.5, 1.0], [[0, 0], [1, 1], [2, 2]], out))
+        make(TwoLink(), fps=4).finalize(final_run([0, 0.5, 1.0], [[0, 0], [1, 1], [2, 2]], out,
+                                                  mp4=True))
     assert not any(p.suffix == ".mp4" for p in out.iterdir())
 
 

@@ -42,9 +42,9 @@ def camera_rig(points, **params):
     return Rig(Camera, dict(CAMERA, points=np.asarray(points).tolist(), **params), name="cam")
 
 
-def final_run(t, poses, out_dir=None, plots=False, complete=True):
+def final_run(t, poses, out_dir=None, plots=False, complete=True, mp4=False):
     return FinalRun(t=np.asarray(t, dtype=float), inputs=[np.asarray(poses)], out_dir=out_dir,
-                    plots=plots, complete=complete, messages=[], reports={})
+                    plots=plots, complete=complete, messages=[], reports={}, mp4=mp4)
 
 
 # ---- camera ------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def test_camera_view_writes_gif_and_png(tmp_path, monkeypatch):
         assert png.size == gif.size
 
 
-def test_camera_view_pipes_frames_to_ffmpeg_when_on_path(tmp_path, stand_in_ffmpeg):
+def test_camera_view_pipes_frames_to_ffmpeg_when_asked(tmp_path, stand_in_ffmpeg):
     # A stand-in ffmpeg records what it was given: bytes on stdin, frame size and rate.
     stand_in_ffmpeg("a = sys.argv[1:]\n"
                     "n = len(sys.stdin.buffer.read())\n"
@@ -203,12 +203,15 @@ def test_camera_view_pipes_frames_to_ffmpeg_when_on_path(tmp_path, stand_in_ffmp
     out = tmp_path / "run"
     t, poses, points = sideways_run()
     rig = Rig(Camera, dict(CAMERA, points=points, view=True, fps=10), name="cam")
-    rig.block.finalize(final_run(t, poses, out_dir=out, plots=True))
+    rig.block.finalize(final_run(t, poses, out_dir=out, plots=True, mp4=True))
     assert sorted(p.name for p in out.iterdir()) == ["cam.gif", "cam.mp4", "cam.png"]
     with Image.open(out / "cam.png") as png:
         w, h = png.size
     assert w % 2 == 0 and h % 2 == 0  # yuv420p needs even sizes
-    assert (out / "cam.mp4").read_text() == f"{11 * w * h * 3} {w}x{h} 10"  # 11 RGB frames
+    assert (out / "cam.mp4").read_text() == f"{11 * w * h * 4} {w}x{h} 10"  # 11 RGBA frames
+    # not asked for: no MP4, though ffmpeg is there
+    rig.block.finalize(final_run(t, poses, out_dir=tmp_path / "gif", plots=True))
+    assert sorted(p.name for p in (tmp_path / "gif").iterdir()) == ["cam.gif", "cam.png"]
 
 
 @pytest.mark.parametrize("view, plots, out", [(True, False, True), (False, True, True),
