@@ -85,6 +85,7 @@ class Simulation:
         self.rec = Recorder(channels, cap)
         self.sink_rec = Recorder(sink_channels, 1024) if self.edges else None
         self.sink_rows = []  # the sink rows that are also result rows
+        self.refine = s.refine if not s.output_interval else 1
         self.plot_dt = (s.stop - s.start) / PLOT_POINTS
         self.plot_k = 1  # index of the next plotting time start + k*plot_dt
         self.stats = {"nsteps": 0, "nrejected": 0, "nfev": 0}
@@ -217,9 +218,9 @@ class Simulation:
 
     def fill(self, stepper, t_hi, grid, t_event):
         """Record what lies inside the last step up to t_hi, in time order, from the dense
-        output: the output-grid times (results and sinks; one that coincides with the coming
-        event t_event is left for after the event) and, for figures, the plotting times
-        (sinks only)."""
+        output: the output-grid times, or the refined rows inside the step (results and
+        sinks; a grid time that coincides with the coming event t_event is left for after
+        the event) and, for figures, the plotting times (sinks only)."""
         dense = stepper.dense
         while True:
             tg = grid.peek() if grid is not None else None
@@ -336,22 +337,24 @@ class Simulation:
                     t_hi, cut = t_star, True
             if self.history:
                 self.remember(t_hi, stepper)
+            rows = grid if grid is not None or self.refine == 1 else \
+                _Refined(stepper.t_old, t_hi, self.refine)
             if self.m.stops:
                 self.outputs(t_hi, stepper.dense(t_hi) if cut else stepper.y)
                 if self.stopping():
                     t_stop = self.locate_stop(stepper, t_hi)
-                    self.fill(stepper, t_stop, grid, t_stop)
+                    self.fill(stepper, t_stop, rows, t_stop)
                     self.outputs(t_stop, stepper.dense(t_stop))
                     self.record(t_stop)
                     return ("stop", t_stop)
             if cut:
-                if grid is not None or self.edges:
-                    self.fill(stepper, t_hi, grid, t_hi)
+                if rows is not None or self.edges:
+                    self.fill(stepper, t_hi, rows, t_hi)
                 if self.progress is not None:
                     self.progress(t_hi)
                 return ("cross", t_hi, stepper.dense(t_hi).copy())
-            if grid is not None or self.edges:
-                self.fill(stepper, t_new, grid, t_end)
+            if rows is not None or self.edges:
+                self.fill(stepper, t_new, rows, t_end)
             if grid is None and t_new < t_end:
                 self.outputs(t_new, stepper.y)
                 self.record(t_new)
@@ -405,6 +408,27 @@ class _Grid:
         if t >= self.stop:
             self.done = True
         self.k += 1
+        return t
+
+
+class _Refined:
+    """The refined rows inside one step (simulation.refine = k): t_old + j (t_hi - t_old)/k
+    for j = 1 .. k-1, read as `fill` reads the output grid (the step's end is recorded as
+    without refine)."""
+
+    def __init__(self, t_old, t_hi, k):
+        self.t_old, self.h, self.k = t_old, (t_hi - t_old) / k, k
+        self.j = 1
+
+    def peek(self):
+        return self.t_old + self.j * self.h if self.j < self.k else None
+
+    def peek_snapped(self, t_event):
+        return False
+
+    def pop(self):
+        t = self.peek()
+        self.j += 1
         return t
 
 

@@ -36,8 +36,8 @@ MAX_BLOCKS = 100_000  # blocks once every subsystem is expanded
 YAML_BOOL_HINT = ("YAML 1.1 reads unquoted yes/no/on/off/true/false as booleans: quote the "
                   "word, e.g. 'on'")
 SIMULATION_KEYS = ("start", "stop", "solver", "rtol", "atol", "max_step", "step",
-                   "output_interval", "event_tol", "max_consecutive_events", "max_steps",
-                   "mode")
+                   "output_interval", "refine", "event_tol", "max_consecutive_events",
+                   "max_steps", "mode")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ class Settings:
     max_step: float
     step: float
     output_interval: float | None
+    refine: int = 1  # result rows per solver step (k - 1 of them inside it, from the dense output)
     event_tol: float = 1e-10
     max_consecutive_events: int = 1000
     max_steps: int = MAX_STEPS  # most solver steps, result rows, sample hits of a run

@@ -74,6 +74,7 @@ def simulation_settings(sim, evaluate, problems, file):
                         rtol=num("rtol", 1e-3), atol=num("atol", 1e-6),
                         max_step=num("max_step", span / 50), step=num("step", span / 1000),
                         output_interval=num("output_interval", None),
+                        refine=_refine(sim, num, problems),
                         event_tol=num("event_tol", 1e-10),
                         max_consecutive_events=int(max_events), mode=mode)
     max_steps = num("max_steps", MAX_STEPS)
@@ -98,6 +99,23 @@ def _choice(sim, key, choices, default, problems):
     return default
 
 
+def _refine(sim, num, problems):
+    """simulation.refine: a whole number >= 1 of result rows per solver step; it adds rows
+    between the steps, output_interval puts them on a grid instead: not both."""
+    k = num("refine", 1)
+    if k != int(k):
+        problems.add(sim["refine"].loc.error(
+            f"simulation.refine must be a whole number of rows per step, got {k:g}"))
+        return 1
+    if k > 1 and "output_interval" in sim:
+        problems.add(sim["refine"].loc.error(
+            "simulation.refine adds rows between the solver's steps, output_interval records "
+            "on a grid of its own instead: use one of them",
+            hint="drop refine to keep the grid, or output_interval to keep every step"))
+        return 1
+    return int(k)
+
+
 def _check_budget(s, sim, problems, file):
     """Refuse settings that imply more solver steps or result rows than simulation.max_steps
     (a grid of 10^15 rows would try to allocate petabytes; a step of 1e-12 s never ends)."""
@@ -107,6 +125,8 @@ def _check_budget(s, sim, problems, file):
         [("max_step", "steps at least (no step is longer than max_step)", span / s.max_step)]
     if s.output_interval:
         implied.append(("output_interval", "result rows", span / s.output_interval + 1))
+    if s.refine > 1:  # rows per step times the fewest steps there can be
+        implied.append(("refine", "result rows at least", s.refine * implied[0][2]))
     for key, what, count in implied:
         if count > s.max_steps:
             where = sim.get(key) or sim.get("stop")  # a default comes from the stop time
