@@ -32,8 +32,9 @@ def write_csv(path, t, data):
         csv_to(tmp, t, data)
 
 
-def csv_to(path, t, data):
-    """Write t (N,) and the signals {name: array (N, *shape)} to the file `path`."""
+def table(t, data):
+    """(header, values (N, columns)): t (N,) and the signals {name: array (N, *shape)} as
+    one table, a column per signal element, named as the CSV header names them."""
     t = np.asarray(t, dtype=float)
     header = ["t"]
     columns = [t.reshape(-1, 1)]
@@ -41,11 +42,16 @@ def csv_to(path, t, data):
         values = np.asarray(values, dtype=float)
         header += column_names(name, values.shape[1:])
         columns.append(values.reshape(len(t), -1))
-    table = np.hstack(columns) if columns else np.zeros((len(t), 0))
+    return header, np.hstack(columns)
+
+
+def csv_to(path, t, data):
+    """Write t (N,) and the signals {name: array (N, *shape)} to the file `path`."""
+    header, values = table(t, data)
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(header)
-    for row in table.tolist():
+    for row in values.tolist():
         writer.writerow([repr(v) for v in row])
     Path(path).write_text(text.getvalue())
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 
 from ..language.diagram import load_diagram
-from .compiler import compile_diagram
+from ..util.gcpause import without_gc
+from .compiler import ModelCache
 
 
 def _override_items(overrides):
@@ -29,9 +30,14 @@ def diagram_file(path, who):
     return path
 
 
+@without_gc
 def load(path, overrides=None, *, library=None):
     """Load, validate and compile a diagram file. `overrides` is a dict of dotted paths to
     values ({"simulation.stop": 2}) or a list of "path=value" strings (as the CLI's --set).
-    Raises DiagramError / DiagramErrors listing every problem."""
+    Raises DiagramError / DiagramErrors listing every problem. The Model keeps what compiled
+    it, so that `model.set(path, value)` re-parameterises it."""
     spec = load_diagram(diagram_file(path, "load"), _override_items(overrides), via="overrides")
-    return compile_diagram(spec, library)
+    cache = ModelCache(library)
+    model = cache.model(spec)
+    model.cache = cache
+    return model

@@ -21,6 +21,7 @@ import numpy as np
 from ..util.atomic import atomic_path, atomic_paths, check_writable_dir
 from ..errors import DiagramError, OutputError
 from ..block import FinalRun
+from .csvio import table
 
 
 # the run directory's report and drawing (blocksim/report.py writes them)
@@ -31,7 +32,10 @@ RUN_FILES = ("results.npz", "results.csv", "meta.json", REPORT, DRAWING)
 
 
 class Result:
-    """Recorded time `t`, one array per `record:` entry (`result["q"]`), and `meta`.
+    """Recorded time `t`, one array per `record:` entry (`result["q"]`, rows are times), and
+    `meta` (meta.json's content). `keys()` names the signals; `table()` is everything as one
+    2-D array with a named column per element (`q[0]`, `M[0,1]`, as results.csv);
+    `to_dataframe()` the same as a pandas DataFrame indexed by t (pandas is optional).
     `events_t`, `events_block`: the times of the hybrid blocks' events and the index of the
     block in `meta["event_blocks"]` (empty arrays when there were none)."""
 
@@ -58,6 +62,24 @@ class Result:
 
     def keys(self):
         return ["t", *self.data]
+
+    def table(self):
+        """(columns, values): the column names ['t', 'x', 'q[0]', ..., 'M[0,0]', ...] and the
+        values (rows, columns), a column per element of every recorded signal, row-major, as
+        results.csv has them."""
+        return table(self.t, self.data)
+
+    def to_dataframe(self):
+        """The table as a pandas DataFrame indexed by t (needs pandas, not a dependency of
+        blocksim: `pip install pandas`)."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("Result.to_dataframe needs pandas (pip install pandas); "
+                              "Result.table() gives the same columns as numpy arrays") from None
+        columns, values = self.table()
+        return pandas.DataFrame(values[:, 1:], columns=columns[1:],
+                                index=pandas.Index(values[:, 0], name="t"))
 
     def __repr__(self):
         state = "complete" if self.complete else "incomplete"

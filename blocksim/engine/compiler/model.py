@@ -45,7 +45,12 @@ class Node:
 
 @dataclass
 class Model:
-    """A compiled diagram, ready to simulate (see simulator.simulate)."""
+    """A compiled diagram, ready to simulate (see simulator.simulate).
+
+    `set(path, value)` changes a value and re-parameterises the model in place, as
+    Simulink's set_param; `block(name)` is a block of the diagram (e.g. a robot block's
+    `.robot`); `resources` holds the built diagram sections (`resources["robots"]["p560"]`).
+    """
     name: str
     description: str
     file: str
@@ -73,6 +78,39 @@ class Model:
     subsystems: dict = field(default_factory=dict)  # name -> (source, {parameter: value})
     spec: object = None  # the DiagramSpec compiled (its subsystem structure, for drawing)
     resources: dict = field(default_factory=dict)  # section -> {name: object} (the robots)
+    # what compiled it, to re-parameterise it (a ModelCache; set by engine.loading.load)
+    cache: object = field(default=None, repr=False, compare=False)
+
+    def set(self, path, value=None):
+        """Change values of the diagram and re-compile it in place, as Simulink's set_param:
+        `model.set("blocks.Kp.K", 400)`, or several at once, `model.set({"blocks.Kp.K": 400,
+        "simulation.stop": 5})`. Paths are those of `--set` and `overrides=` (blocks.B.P,
+        parameters.N, simulation.KEY, robots.R.OPTION, record.NAME, blocks.S.parameters.N);
+        values are what the diagram could say there (a number, a list, an expression as a
+        string). The values are checked as `blocksim.load` checks them (DiagramError, the
+        model unchanged); when only values changed, the model keeps its layout (buffers,
+        execution order) and only what the values affect is rebuilt, else it is compiled
+        anew. The next run uses the new values. Returns the model."""
+        from ...language.diagram import apply_overrides
+
+        if self.cache is None:
+            raise ValueError("this Model was not made by blocksim.load: load the diagram "
+                             "to change its values")
+        changes = path.items() if isinstance(path, dict) else [(path, value)]
+        spec = self.spec.copy()
+        apply_overrides(spec, list(changes), via="model.set")
+        new = self.cache.model(spec)
+        self.__dict__.update({k: v for k, v in new.__dict__.items() if k != "cache"})
+        return self
+
+    def block(self, name):
+        """The block called `name` (an inner block of a subsystem: 'Outer/Inner')."""
+        for block in self.blocks:
+            if block.name == name:
+                return block
+        from ...language.diagram import suggest
+        raise KeyError(f"no block '{name}' in {self.name}"
+                       f"{suggest(name, [b.name for b in self.blocks])}")
 
 
 def plain(v):
