@@ -25,9 +25,10 @@ def run(path, overrides=None, *, out=None, plots=False, progress=None, library=N
 
     Files are written only when `out` is given (results.npz, meta.json, with `csv=True`
     results.csv, and with `plots=True` the sinks' figures and animations (GIF; with
-    `mp4=True` also MP4, through ffmpeg), the drawing diagram.svg and report.html). When the simulation fails or is interrupted, what was recorded so far is
-    still written (marked incomplete) and the exception is re-raised with the partial
-    Result attached as `error.result`.
+    `mp4=True` also MP4, through ffmpeg), the drawing diagram.svg and report.html). When
+    the simulation fails or is interrupted, what was recorded so far is still written
+    (marked incomplete) and the exception is re-raised with the partial Result attached as
+    `error.result`.
     """
     if isinstance(path, Model):
         if overrides:

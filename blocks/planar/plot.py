@@ -18,8 +18,9 @@ class PlanarPlot(Block):
 
     `<block>.gif` (and `<block>.mp4` when the run asks for MP4), an animation of the arm
     with the tip's trace (and the desired tip position xd when wired), at `fps` frames per
-    second of simulated time (resampled from the recording); and `<block>.png`, the paper's Fig. 8 style snapshot: the arm's
-    configuration every 0.1 s drawn over the whole tip trace. A subsystem block's `/`
+    second of simulated time (resampled from the recording); and `<block>.png`, the paper's
+    Fig. 8 style snapshot: the arm's configuration every 0.1 s drawn over the whole tip
+    trace. A subsystem block's `/`
     becomes `.` in the file names. Nothing is drawn when plots are off.
 
     Inputs: q (n) joint angles (rad); xd (2) desired tip position (optional).

@@ -80,9 +80,9 @@ class Camera(Block):
     plane (v down, as in an image), the current features (dots), their trails and the
     `desired` features (hollow squares; a parameter used for drawing only) into
     `<block>.gif` (and `.mp4` when the run asks for MP4 and ffmpeg is installed) and the
-    final frame into `<block>.png`; a subsystem block's `/` becomes `.` in the file names. Animation time is simulation
-    time: the recording is resampled at `fps` frames per simulated second, or at fps/2,
-    fps/3, ... (shown in the title) when that would exceed 300 frames.
+    final frame into `<block>.png`; a subsystem block's `/` becomes `.` in the file names.
+    Animation time is simulation time: the recording is resampled at `fps` frames per simulated
+    second, or at fps/2, fps/3, ... (shown in the title) when that would exceed 300 frames.
     """
 
     type = "camera"
@@ -177,10 +177,11 @@ class Camera(Block):
 
     def _view_frames(self, t, uv, times, heading):
         """draw(k): the camera-view frame at times[k], an RGBA (H, W, 4) uint8 view of the
-        canvas that the next call overwrites: features interpolated linearly between the recorded samples, trails through
-        every recorded sample so far. The image plane, desired features, heading and the room
-        for the clock (the right-hand title) are laid out and drawn once; each frame restores
-        them and draws only the features, trails and clock (blitting)."""
+        canvas that the next call overwrites: features interpolated linearly between the
+        recorded samples, trails through every recorded sample so far. The image plane,
+        desired features, heading and the room for the clock (the right-hand title) are laid
+        out and drawn once; each frame restores them and draws only the features, trails and
+        clock (blitting)."""
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
