@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 
+from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import Block, Out, exact_time
 from blocksim.params import Param, ParamError
 
@@ -78,6 +79,26 @@ class Pulse(Block):
     def output(self, t):
         np.multiply(self.p.amplitude, self.xd[0], out=self.y[0])
 
+    # ---- compiled form: P = [delay, period, amplitude]; series 0 the rising edges, 1 the
+    # falling ones (edge j is series j % 2 at j // 2)
+    def exact_times(self):
+        return [(self._delay, self._period), (self._delay + self._high, self._period)]
+
+    def lower(self, c):
+        # the number of edges at or before t, as _edges_up_to (the floor is only a guess)
+        count = ("long long j = 0; if (t >= P[0]) { "
+                 "j = 2 * (long long)floor((t - P[0]) / P[1]); "
+                 "while (SERIES(j % 2, j / 2) <= t) j++; "
+                 "while (j > 0 && SERIES((j - 1) % 2, (j - 1) / 2) > t) j--; }")
+        switch = f"{{ {count} xd[0] = (double)(j % 2); }}"
+        return Lowering({
+            "output": c.loop(c.n_out["y"], "out_y[i] = P[2 + i] * xd[0];"),
+            "initialize": switch, "event": switch,
+            "reschedule": f"{{ {count} SCHEDULE(SERIES(j % 2, j / 2)); }}"}, series=2)
+
+    def pack(self):
+        return flat(self.p.delay, self.p.period, self.p.amplitude)
+
 
 class Chirp(Block):
     """A sine whose frequency sweeps linearly from f0 at t = 0 to f1 at t = t1 (a linear chirp).
@@ -107,3 +128,10 @@ class Chirp(Block):
 
     def output(self, t):
         np.multiply(self.p.amplitude, math.sin(t * (self._a + self._b * t)), out=self.y[0])
+
+    def lower(self, c):  # P = [a, b, amplitude]
+        return Lowering({"output": c.loop(c.n_out["y"],
+                                          "out_y[i] = P[2 + i] * sin(t * (P[0] + P[1] * t));")})
+
+    def pack(self):
+        return flat(self._a, self._b, self.p.amplitude)

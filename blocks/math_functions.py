@@ -1,6 +1,7 @@
 """The math block: one elementary function applied element-wise, with its domain checked."""
 import numpy as np
 
+from blocksim.accel import ufuncs
 from blocksim.accel.lowering import Lowering, LoweringError
 from blocksim.block import Block, In, Out
 from blocksim.errors import SimulationError
@@ -39,13 +40,14 @@ FUNCTIONS = {
 }
 
 
-# fn -> its C expression of u and the C test that u is in its domain (or None), for the
-# functions whose C library results are numpy's to the bit (numpy computes exp, log, tan,
-# the inverse and hyperbolic functions with its own vectorised code, which differs from the C
-# library in the last bit, and adaptive steps would amplify that)
+# fn -> its C expression of u and the C test that u is in its domain (or None): the C
+# library's sqrt, sin and cos are numpy's to the bit (correctly rounded, or numpy calls them);
+# the others are numpy's own vectorised loops, called from compiled code (blocksim.accel.ufuncs)
 C_FUNCTIONS = {"sqrt": ("sqrt(u)", "u >= 0"), "square": ("u * u", None),
                "reciprocal": ("1.0 / u", "u != 0"), "sin": ("sin(u)", None),
                "cos": ("cos(u)", None)}
+C_DOMAINS = {"log": "u > 0", "log10": "u > 0", "asin": "-1 <= u && u <= 1",
+             "acos": "-1 <= u && u <= 1"}
 
 
 class Math(Block):
@@ -82,12 +84,19 @@ class Math(Block):
         self._f(u, out=self.y[0])
 
     def lower(self, c):
-        if self.p.fn not in C_FUNCTIONS:
-            raise LoweringError(f"has no compiled form for fn: {self.p.fn} yet (numpy's "
-                                f"{self.p.fn} differs from the C library's in the last bit)")
-        value, allowed = C_FUNCTIONS[self.p.fn]
         n = c.n_out["y"]
+        if self.p.fn in C_FUNCTIONS:
+            value, allowed = C_FUNCTIONS[self.p.fn]
+            compute = c.loop(n, f"double u = in_u[i]; out_y[i] = {value};")
+        else:
+            ufunc = self._f.__name__
+            if ufuncs.loop(ufunc) is None:
+                raise LoweringError(f"has no compiled form for fn: {self.p.fn} with this numpy "
+                                    f"(its {ufunc} loop was not found)")
+            allowed = C_DOMAINS.get(self.p.fn)
+            compute = f"rt_ufunc(RT_UF_{ufunc.upper()}, in_u, out_y, {n});"
+        # NaN fails every domain test, as it fails u.min() > 0 in _checked
         check = "" if allowed is None else c.loop(n, (
             f"double u = in_u[i]; if (!({allowed})) {{ FAIL(\"{self.p.fn} of u = %.6g is "
             f"undefined (domain: {self._domain})\", u); return; }}")) + "\n"
-        return Lowering({"output": check + c.loop(n, f"double u = in_u[i]; out_y[i] = {value};")})
+        return Lowering({"output": check + compute})

@@ -257,6 +257,28 @@ class TimeSeries(Block):
         np.multiply(self._slopes[k], tau - self._times[k], out=y)
         y += self._values[k]
 
+    # ---- compiled form: P = [times (N), values (N rows of w), slopes (N rows of w)]; xd[0]
+    # the segment (previous)
+    def lower(self, c):
+        n, w = self._times.size, c.n_out["y"]
+        values, slopes = n, n + n * w
+        segment = "int k = rt_search_right(P, {n}, {v}) - 1; if (k < 0) k = 0;"
+        previous = self.p.method == "previous"
+        if not previous:
+            output = (f"double tau = PYMAX({'t' if self._clock else 'in_t[0]'}, P[0]); "
+                      + segment.format(n=n, v="tau") + " "
+                      + c.loop(w, f"out_y[i] = P[{slopes} + k * {w} + i] * (tau - P[k]) "
+                                  f"+ P[{values} + k * {w} + i];"))
+        else:
+            output = (("int k = (int)xd[0]; " if self._clock else
+                       segment.format(n=n, v="in_t[0]") + " ")
+                      + c.loop(w, f"out_y[i] = P[{values} + k * {w} + i];"))
+        switch = segment.format(n=n, v="t") + " xd[0] = k;" if previous else ""
+        return Lowering({"output": output, "initialize": switch, "event": switch})
+
+    def pack(self):
+        return flat(self._times, self._values, self._slopes)
+
 
 class Table(TimeSeries):
     """y = the time series (times, values) looked up at t, end values held outside.

@@ -28,7 +28,7 @@ from ..language.diagram import Value
 from ..engine.compiler.blocks import build_block
 from ..engine.compiler.settings import simulation_settings
 from .build import build
-from .codegen import STIFF, clock_series, generate
+from .codegen import STIFF, block_series, clock_series, generate
 from .runner import CompiledRun
 
 # simulation settings a run may change without another structure
@@ -233,6 +233,7 @@ class FastRuns:
                         key=lambda e: e[0])
         clocks = [b for b in blocks if isinstance(b.sample, Sample)]
         series, clock_j = clock_series(clocks, settings)
+        series = np.vstack([series, block_series(blocks, self.g.series_counts, settings)])
         values = _with(
             v, params=params, data=data, series=series, clock_j=clock_j,
             event_t=np.array([t for t, _ in events], dtype=float),

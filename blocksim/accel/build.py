@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import ufuncs
 from .blas import numpy_blas
 from .codegen import RUNTIME, RUNTIME_FILES
 
@@ -205,6 +206,7 @@ def _declare(lib):
         "rt_error_text": ([P], ctypes.c_char_p), "rt_error_method": ([P], ctypes.c_char_p),
         "rt_eval_f": ([P, D, P, P], None), "rt_eval_outputs": ([P, D, P], None),
         "rt_eval_indicators": ([P, D], None), "rt_set_blas": ([I, P, P, P, P], None),
+        "rt_set_ufuncs": ([P, P], None),
     }
     for name, (args, result) in signatures.items():
         fn = getattr(lib, name)
@@ -212,4 +214,7 @@ def _declare(lib):
     found = numpy_blas()
     if found is not None:
         lib.rt_set_blas(found[0], *found[1])
+    loops, data = ufuncs.loops()  # the library copies them
+    pointers = ctypes.c_void_p * len(loops)
+    lib.rt_set_ufuncs(pointers(*loops), pointers(*data))
     return lib

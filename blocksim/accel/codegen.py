@@ -21,10 +21,13 @@ import numpy as np
 
 from ..block import Block, Sample, exact_time
 from ..engine.solvers import FIXED_STEP, tableaus
+from . import ufuncs
 from .lowering import METHODS, LowerContext, LoweringError
 
 RUNTIME = Path(__file__).parent / "runtime"
-RUNTIME_FILES = ("rt.h", "rt_exact.c", "rt_blas.c", "rt_stepper.c", "rt_loop.c", "rt_api.c")
+RUNTIME_FILES = ("rt.h", "rt_exact.c", "rt_blas.c", "rt_ufunc.c", "rt_stepper.c", "rt_loop.c",
+                 "rt_api.c")
+HELPERS = 4  # the runtime files before the blocks' functions (the rest come after)
 
 # buffers a view may lie in (RT_BUF_K: the constant defaults of unwired inputs)
 BUFFERS = ("S", "X", "XD", "K")
@@ -74,6 +77,7 @@ class Generated:
     offsets: dict = field(default_factory=dict)  # block -> (params, work, data, memory) offsets
     contexts: dict = field(default_factory=dict)  # block -> its LowerContext
     data_names: dict = field(default_factory=dict)  # block -> names of its data arrays
+    series_counts: dict = field(default_factory=dict)  # block -> its exact series
 
 
 class _Locator:
@@ -199,11 +203,12 @@ class _Writer:
             np_, nw, nd, nmem = np_ + p.size, nw + w.size, nd + len(low.data), nmem + low.memory
         clocks = [b for b in m.blocks if isinstance(b.sample, Sample)]
         series, clock_j = clock_series(clocks, m.settings)
-        self.prelude(nd, nmem, clocks)
+        series = np.vstack([series, self.block_series(len(clocks))])
+        self.prelude(nd, nmem, clocks, len(series))
         for block in m.blocks:
             self.block(block)
         self.plans(clocks)
-        self.emit(*(f'#include "{name}"' for name in RUNTIME_FILES[3:]))
+        self.emit(*(f'#include "{name}"' for name in RUNTIME_FILES[HELPERS:]))
         k = self.index
         values = RunValues(
             params=_joined(params), constants=_joined(self.locate.constants),
@@ -213,16 +218,29 @@ class _Writer:
         return Generated("\n".join(self.lines) + "\n", values, self.record_shapes,
                          self.sink_shapes, [b.name for b, _ in m.hybrid], self.offsets,
                          {name: ctx for name, (_, ctx) in self.lows.items()},
-                         {name: low.data for name, (low, _) in self.lows.items()})
+                         {name: low.data for name, (low, _) in self.lows.items()},
+                         self.series_counts())
 
-    def prelude(self, nd, nmem, clocks):
+    def block_series(self, first):
+        """The rows of the blocks' exact series, after the clocks' (`first` of them); each
+        block's first row in self.series0."""
+        self.series0, k = {}, first
+        for block in self.m.blocks:
+            self.series0[block.name] = k
+            k += self.lows[block.name][0].series
+        return block_series(self.m.blocks, self.series_counts(), self.m.settings)
+
+    def series_counts(self):
+        return {name: low.series for name, (low, _) in self.lows.items()}
+
+    def prelude(self, nd, nmem, clocks, nseries):
         m, s = self.m, self.m.settings
         self.emit(f"/* {_comment(m.name)}: compiled by blocksim (accelerated mode).",
                   f"   Blocks: {len(m.blocks)}, solver {s.solver}. Generated: edit the diagram, "
                   "not this file. */", "")
         sizes = {"NS": m.signals.size, "NX": m.xbuf.size, "NXD": m.xdbuf.size,
                  "NZ": m.zbuf.size, "NH": len(m.hybrid), "NCLK": len(clocks),
-                 "NSER": len(clocks), "NDATA": nd, "NMEM": nmem,
+                 "NSER": nseries, "NDATA": nd, "NMEM": nmem,
                  "HISTORY": int(any(b.keeps_history for b in m.blocks)),
                  "ADVANCE": int(any(hasattr(b, "advance") for b, _ in m.hybrid))}
         self.emit(*(f"#define {k} {v}" for k, v in sizes.items()))
@@ -231,7 +249,9 @@ class _Writer:
         self.emit(*(f"#define {k} {i + 1}" for i, k in enumerate(ERRORS)))
         self.emit(*(f"#define {k} {i}" for i, k in enumerate(REMEMBER)))
         self.tableau(s.solver)
-        self.emit(*(f'#include "{name}"' for name in RUNTIME_FILES[:3]), "")
+        self.emit(f"#define RT_NUFUNC {len(ufuncs.NAMES)}",
+                  *(f"#define RT_UF_{name.upper()} {k}" for k, name in enumerate(ufuncs.NAMES)))
+        self.emit(*(f'#include "{name}"' for name in RUNTIME_FILES[:HELPERS]), "")
         self.emit(_int_table("ZDIR", m.zdirs.tolist()))
         self.emit(_int_table("CLK_SERIES", list(range(len(clocks)))))
         self.channels()
@@ -303,7 +323,8 @@ class _Writer:
         names += [f"double *x = rt->X + {cs.start};", f"double *dx = rt->DX + {cs.start};",
                   f"double *xd = rt->XD + {ds.start};", f"double *z = rt->Z + {z0};",
                   f"const double *P = rt->P + {p0};", f"double *W = rt->W + {w0};",
-                  f"const int self_ = {k}, mem0_ = {mem0};"]
+                  f"const int self_ = {k}, mem0_ = {mem0}, "
+                  f"ser0_ = {self.series0[block.name]};"]
         names += [f"const double *D_{n} = rt->data[{d0 + i}]; long long N_{n} = rt->ndata[{d0 + i}];"
                   for i, n in enumerate(low.data)]
         doc = f": {low.doc}" if low.doc else ""
@@ -311,7 +332,8 @@ class _Writer:
         for name, ints in ctx.tables:
             self.emit(_int_table(name, ints))
         self.emit(f"#define B{k}_NAMES {' '.join(names)} "
-                  "(void)x; (void)dx; (void)xd; (void)z; (void)P; (void)W; (void)self_; (void)mem0_;")
+                  "(void)x; (void)dx; (void)xd; (void)z; (void)P; (void)W; (void)self_; "
+                  "(void)mem0_; (void)ser0_;")
         for method, code in low.code.items():
             head, tail = "void", ""
             args = "RT *rt, double t"
@@ -373,6 +395,22 @@ class _Writer:
     def function(self, name, args, body, doc):
         self.emit(f"/* {doc} */", f"static void {name}(RT *rt, {args})", "{",
                   "    (void)rt;", *("    " + line for line in body), "}")
+
+
+def block_series(blocks, counts, settings):
+    """The rows of the blocks' exact series (Lowering.series of them from each block's
+    exact_times()), in block order; counts: block name -> Lowering.series."""
+    rows = []
+    for block in blocks:
+        pairs = list(block.exact_times()) if counts[block.name] else []
+        if len(pairs) != counts[block.name]:
+            raise LoweringError(f"{block.name}: Lowering.series is {counts[block.name]}, "
+                                f"exact_times() gave {len(pairs)}")
+        for offset, period in pairs:  # exact already (fractions): not rounded again
+            o, p = Fraction(offset), Fraction(period)
+            last = max(math.ceil((Fraction(settings.stop) - o) / p), 0) + 2
+            rows.append(exact_series(o, p, last))
+    return np.array(rows, dtype=np.int64).reshape(-1, 6)
 
 
 def clock_series(clocks, settings):

@@ -12,6 +12,10 @@ A block type that compiles defines, next to its interpreted methods:
   a sweep) changes these numbers, not the code, so it never recompiles.
 - optionally `run_data(self, start, stop)` -> {name: array} for the per-run arrays the
   lowering declares in `Lowering.data` (e.g. a random source's draws for the run's hits).
+- optionally `exact_times(self)` -> [(offset, period), ...] (exact: Fractions, such as
+  `block.exact_time` gives), `Lowering.series` of them: time series offset + j*period that
+  the code reads rounded once (`SERIES(k, j)`), so that they land on the floats normal mode
+  computes (a pulse's edges).
 
 The C statements are the body of one function each; they see these names (all flat arrays
 of doubles, in row-major order; sizes are known when the code is generated: put them in
@@ -31,12 +35,17 @@ the code as numbers):
 | `SCHEDULE(time)` | in "event", "reschedule", "remember": a time event of this block at `time` |
 | `FAIL("text")` | end the run with a SimulationError naming this block |
 | `GROW(slot, n)` | a pointer to growable memory slot `slot` (< `Lowering.memory`) of at least n doubles |
+| `SERIES(k, j)` | time j of the block's exact series k (< `Lowering.series`): offset + j*period, rounded once |
+| `rt_search_right(a, n, v)`, `rt_search_left` | numpy.searchsorted(a[:n], v, side) (NaN sorts last) |
+| `rt_minimum(a, b)`, `rt_maximum`, `rt_sign(v)`, `rt_clip(v, lo, hi)` | numpy's minimum, maximum, sign and clip of one element (NaN propagates) |
+| `rt_ufunc(RT_UF_<NAME>, in, out, n)` | numpy's own inner loop of an elementary function over n doubles (`blocksim/accel/ufuncs.py`) |
 
 `c`, the `LowerContext`, gives the sizes and shapes of the block's ports and states and small
 helpers: `c.loop(n, body)` writes a loop over `i`, `c.elem(port, out)` the element of a
 broadcast input at the flat index `i` of an output. Arithmetic must mirror the interpreted
 method operation by operation (the both-modes test compares the results to 1e-12): write
-`a * b + c` where numpy computes `np.multiply(a, b); += c`, keep numpy's order of sums.
+`a * b + c` where numpy computes `np.multiply(a, b); += c`, keep numpy's order of sums, and
+call numpy's own loops (`rt_ufunc`, `rt_matmul`) where numpy's results are not the C library's.
 """
 from __future__ import annotations
 
@@ -60,6 +69,7 @@ class Lowering:
     work: tuple = ()  # the workspace's initial values (its size is structure)
     data: tuple = ()  # names of per-run data arrays (values from block.run_data)
     memory: int = 0  # growable memory slots (histories)
+    series: int = 0  # exact time series (block.exact_times())
     doc: str = ""  # a one-line comment put above the block's functions
 
 

@@ -38,10 +38,9 @@ NOT_LOWERED = {
     "delay_loop.yaml": ("transport_delay",),
     "discrete_systems.yaml": ("discrete_integrator", "discrete_state_space",
                               "discrete_transfer_function", "pid (discrete)"),
-    "expressions.yaml": ("function", "logical", "lookup", "math"),
+    "expressions.yaml": ("function", "logical", "lookup"),
     "modes_more.yaml": ("backlash", "derivative", "hit_crossing", "min_max", "quantizer",
                         "rate_limiter"),
-    "sources_timed.yaml": ("chirp", "pulse", "table"),
 }
 
 

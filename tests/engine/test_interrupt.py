@@ -16,7 +16,10 @@ blocks:
   One: {type: constant, value: 1}
   I: {type: integrator}
 wires: [One -> I]
-simulation: {stop: 1.0e9, solver: euler, step: 1.0e-3, max_steps: 1.0e13, mode: normal}  # long on purpose; interpreted (tests/accel has the compiled twin)
+# long on purpose; normal mode: the interpreter's own handling of the signal (accelerated
+# mode's is tests/accel/test_accel_runs.py's, which waits for the compiler first: under
+# `auto` this run compiles, and a signal during the compile comes before any row)
+simulation: {stop: 1.0e9, solver: euler, step: 1.0e-3, max_steps: 1.0e13, mode: normal}
 record: {x: I.y}
 """
 

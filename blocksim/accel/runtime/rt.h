@@ -129,9 +129,51 @@ static inline double rt_clip(double v, double lo, double hi)
     return m < hi ? m : hi;
 }
 
-/* In a block's code (codegen declares self_, method_ and mem0_ there): a time event of this
-   block; the run's end with this block's error, a printf format and its values (the
-   message normal mode gives); growable memory slot k of at least n doubles. */
+/* numpy.minimum and numpy.maximum of two elements: NaN wins, a tie gives the second */
+static inline double rt_minimum(double a, double b) { return (a < b || isnan(a)) ? a : b; }
+static inline double rt_maximum(double a, double b) { return (a > b || isnan(a)) ? a : b; }
+
+/* numpy.sign of one element (sign(-0.0) is 0.0, NaN stays NaN) */
+static inline double rt_sign(double v)
+{
+    return v > 0.0 ? 1.0 : v < 0.0 ? -1.0 : v == 0.0 ? 0.0 : v;
+}
+
+/* numpy.searchsorted(a, v, side="right") and side="left" on n sorted doubles: the number of
+   elements <= v (< v), NaN sorting after every number as in numpy */
+#define RT_LESS(a, b) ((a) < (b) || ((b) != (b) && (a) == (a)))
+static inline int rt_search_right(const double *a, int n, double v)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (RT_LESS(v, a[mid]))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+static inline int rt_search_left(const double *a, int n, double v)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (RT_LESS(a[mid], v))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* In a block's code (codegen declares self_, method_, mem0_ and ser0_ there): a time event
+   of this block; the run's end with this block's error, a printf format and its values (the
+   message normal mode gives); growable memory slot k of at least n doubles; time j of the
+   block's exact series k (Lowering.series: offset + j*period rounded once, as
+   block.exact_time sums them). */
 #define SCHEDULE(time) rt_schedule(rt, self_, (time))
 #define FAIL(...) rt_fail(rt, self_, t, method_, __VA_ARGS__)
 #define GROW(slot, n) rt_grow(rt, mem0_ + (slot), (n))
+#define SERIES(k, j) rt_series_at(&rt->series[ser0_ + (k)], (j))
