@@ -206,7 +206,8 @@ class FastRuns:
         block.y_flat, block.z = old.y_flat, old.z
         block.bind(old.u, old.y, old.x, old.dx, old.xd)
         block.packed = np.asarray(block.pack(), dtype=float).ravel()
-        if self._code(block) != self.code[bspec.name] or block.packed.size != self.psize[bspec.name]:
+        if self._code(block) != self.code[bspec.name] or \
+                block.packed.size != self.psize[bspec.name]:
             return None
         return block
 

@@ -22,7 +22,7 @@ import numpy as np
 from ..block import Block, Sample, exact_time
 from ..engine.solvers import FIXED_STEP, tableaus
 from . import ufuncs
-from .lowering import METHODS, LowerContext, LoweringError
+from .lowering import LowerContext, LoweringError
 
 RUNTIME = Path(__file__).parent / "runtime"
 RUNTIME_FILES = ("rt.h", "rt_exact.c", "rt_blas.c", "rt_ufunc.c", "rt_stepper.c", "rt_loop.c",
@@ -325,7 +325,8 @@ class _Writer:
                   f"const double *P = rt->P + {p0};", f"double *W = rt->W + {w0};",
                   f"const int self_ = {k}, mem0_ = {mem0}, "
                   f"ser0_ = {self.series0[block.name]};"]
-        names += [f"const double *D_{n} = rt->data[{d0 + i}]; long long N_{n} = rt->ndata[{d0 + i}];"
+        names += [f"const double *D_{n} = rt->data[{d0 + i}]; "
+                  f"long long N_{n} = rt->ndata[{d0 + i}];"
                   for i, n in enumerate(low.data)]
         doc = f": {low.doc}" if low.doc else ""
         self.emit("", f"/* ---- block {k}: {_comment(block.name)} ({block.type}){_comment(doc)} */")
@@ -472,7 +473,8 @@ def _double_table(name, values):
 
 def _int_table(name, values):
     values = [int(v) for v in np.asarray(values).ravel()]
-    return f"static const int {name}[{max(len(values), 1)}] = {{{', '.join(map(str, values)) or '0'}}};"
+    items = ", ".join(map(str, values)) or "0"
+    return f"static const int {name}[{max(len(values), 1)}] = {{{items}}};"
 
 
 def _comment(text):

@@ -53,10 +53,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-# the methods the simulator may call besides output calcs, in the order the docs list them
-METHODS = ("derivative", "update", "event", "reschedule", "indicator", "crossing",
-           "initialize", "advance", "remember")
-
 
 class LoweringError(Exception):
     """A block's lowering is missing something the simulator needs (a bug in the lowering)."""
