@@ -6,6 +6,8 @@ from blocksim.language import expr
 from blocksim.block import Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 
+from .conditioning import ConditionWatch, watched_functions
+
 
 class Gain(Block):
     """y = K*u element-wise for a scalar or vector K, y = K @ u for a matrix K.
@@ -203,7 +205,8 @@ class Function(Block):
     Inputs: one port per name in `inputs` (default: u), any shapes. Output: y, its shape found
     once at compile time by evaluating the expression on zero inputs (on a fixed random sample
     when zeros fail, e.g. inv(u)). The language is the diagram expressions' plus inv pinv det
-    cond solve transpose reshape.
+    cond solve transpose reshape. The condition numbers of the matrices inv and pinv invert
+    are watched: a run that fails after one was nearly singular (above 1000) says when.
     """
 
     type = "function"
@@ -220,9 +223,12 @@ class Function(Block):
         except expr.ExprError as e:
             raise ParamError("inputs", str(e)) from None
         try:
+            self._watch = ConditionWatch("a matrix its expression inverts")
+            inv, pinv = watched_functions(self._watch)
+            functions = {**self.p._functions, **expr.MATRIX_FUNCTIONS,
+                         "inv": expr.Function(inv), "pinv": expr.Function(pinv)}
             self._f = expr.compile_expr(self.p.expr, self.p.inputs, self.p._names,
-                                        dotted=self.p._dotted,
-                                        functions=self.p._functions | expr.MATRIX_FUNCTIONS)
+                                        dotted=self.p._dotted, functions=functions)
         except expr.Unavailable:  # a parameter it uses failed: reported there
             raise
         except expr.ExprError as e:
@@ -248,4 +254,11 @@ class Function(Block):
                                           f"shapes {', '.join(map(str, shapes))}: {errors[0]}")
 
     def output(self, t):
+        self._watch.now = t
         np.copyto(self.y[0], self._f(*self.u))
+
+    def initialize(self, t):
+        self._watch.reset()  # a new run: forget the inversions of an earlier one
+
+    def notes(self):
+        return self._watch.notes()

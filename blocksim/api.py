@@ -83,7 +83,8 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
                 if drawn:
                     _load_matplotlib(times)
                 finalize_sinks(model, t, info["sink_data"], out, drawn, info["complete"],
-                               figure_progress, messages, reports, mp4=mp4, times=times)
+                               figure_progress, messages, reports, mp4=mp4, times=times,
+                               error=error)
                 if drawn:
                     _drawing(model, out, messages, times)
             except KeyboardInterrupt as e:  # Ctrl-C while drawing: keep the results
@@ -166,6 +167,7 @@ def run_meta(model, t, info):
         "complete": error is None,
         "status": status,
         "error": None if error is None else (str(error) or type(error).__name__),
+        **({"notes": error.notes} if getattr(error, "notes", None) else {}),
         "end_time": info["end_time"],
         "rows": int(len(t)),
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -259,10 +259,18 @@ class Block:
         return False
 
     def initialize(self, t):
-        """Called once at the start, after a first evaluation of all outputs, for blocks whose
-        initial state is defined from their inputs (rate limiter, derivative) or whose held
-        outputs start from their state (zoh, unit_delay); it may write states and outputs.
-        The outputs are evaluated again afterwards."""
+        """Called once at the start of every run, after a first evaluation of all outputs,
+        for blocks whose initial state is defined from their inputs (rate limiter,
+        derivative) or whose held outputs start from their state (zoh, unit_delay); it may
+        write states and outputs. The outputs are evaluated again afterwards. A block that
+        watches what it computes (see `notes`) forgets an earlier run here."""
+
+    def notes(self):
+        """Lines about what this block computed that may explain a failed run, asked when a
+        run fails: e.g. that a matrix it inverted was nearly singular, when and how badly
+        (an ijacob at a robot's singularity, long before the failure it causes). The
+        block observes that on the hot path at the cost of a comparison; () by default."""
+        return ()
 
     # ---- compiled form (accelerated mode; the contract: blocksim/accel/lowering.py) -------
     def lower(self, c):
@@ -311,6 +319,7 @@ class FinalRun:
     rows: object = None  # bool array over t, or None: every row is a recorded row
     progress: object = None  # callable(fraction done) for long drawing (animations), or None
     mp4: bool = False  # animations also as MP4 (asked for: `blocksim run --mp4`)
+    error: object = None  # the exception that ended a failed run (its block, time), or None
 
     def recorded(self):
         """(t, inputs) at the run's recorded rows only (results.npz's times)."""

@@ -104,15 +104,19 @@ class SimulationError(BlocksimError):
         self.block = block
         self.port = port
         self.time = time
+        self.notes = []  # what blocks noted before the failure that may explain it
 
     def __str__(self):
-        """`simulation error: block 'Q' port 'y': division by zero at t = 0.5`."""
+        """`simulation error: block 'Q' port 'y': division by zero at t = 0.5`, then a
+        `  note: ...` line per note."""
         subject = _subject(self.block, self.port)
         if not subject:
             at = f"at t = {self.time:.6g}: " if self.time is not None else ""
-            return f"simulation error: {at}{self.message}"
-        at = f" at t = {self.time:.6g}" if self.time is not None else ""
-        return f"simulation error: {subject}: {self.message}{at}"
+            text = f"simulation error: {at}{self.message}"
+        else:
+            at = f" at t = {self.time:.6g}" if self.time is not None else ""
+            text = f"simulation error: {subject}: {self.message}{at}"
+        return "".join([text, *(f"\n  note: {note}" for note in self.notes)])
 
 
 class ReportWarning(UserWarning):

@@ -10,6 +10,8 @@ from blocksim.block import Block, In, Out, PortError
 from blocksim.errors import SimulationError
 from blocksim.params import Param
 
+from ..conditioning import ConditionWatch, pinv_cond
+
 
 def robot_param():
     return Param("robot", "resource", doc="name of an entry of the diagram's robots section",
@@ -103,6 +105,11 @@ class IJacob(Block):
                  Jinv = J^T (J J^T + lambda^2 I_r)^-1 = (J^T J + lambda^2 I_c)^-1 J^T
                  (the two forms are equal; the block solves the smaller r x r or c x c
                  system). lambda = 0 gives the pseudo-inverse of a full-rank J.
+
+    With inv and pinv the block watches the condition number of every J it inverts (inv:
+    ‖J‖₁·‖J⁻¹‖₁; pinv: σ_max/σ_min): when the run fails after J was nearly singular
+    (condition number above 1000, e.g. a robot passing a singularity), the error says
+    when, and how badly. dls bounds the inverse near singularities instead.
     """
 
     type = "ijacob"
@@ -132,21 +139,32 @@ class IJacob(Block):
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
         self._calc = {"inv": self._inv, "pinv": self._pinv, "dls": self._dls}[self.p.method]
+        self._watch = ConditionWatch("the Jacobian it inverts")
 
     def output(self, t):
         try:
-            self._calc()
+            self._calc(t)
         except np.linalg.LinAlgError as e:
             raise SimulationError(f"cannot invert the Jacobian ({e})", block=self.name,
                                   port="Jinv", time=t) from None
 
-    def _inv(self):
-        np.copyto(self.y[0], np.linalg.inv(self.u[0]))
+    def initialize(self, t):
+        self._watch.reset()  # a new run: forget the inversions of an earlier one
 
-    def _pinv(self):
-        np.copyto(self.y[0], np.linalg.pinv(self.u[0]))
+    def notes(self):
+        return self._watch.notes()
 
-    def _dls(self):
+    def _inv(self, t):
+        J, Jinv = self.u[0], self.y[0]
+        np.copyto(Jinv, np.linalg.inv(J))
+        self._watch.inverse(t, J, Jinv)
+
+    def _pinv(self, t):
+        Jinv, cond = pinv_cond(self.u[0])
+        np.copyto(self.y[0], Jinv)
+        self._watch.see(t, cond)
+
+    def _dls(self, t):
         J, A = self.u[0], self._A
         lam2 = self.p.damping ** 2
         if self._wide:  # Jinv = J^T (J J^T + lam2 I)^-1 = ((J J^T + lam2 I)^-1 J)^T

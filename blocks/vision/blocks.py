@@ -74,7 +74,8 @@ class Camera(Block):
     Points outside the image (0 <= u <= w, 0 <= v <= h) are projected normally; after the
     run meta.json reports for each point whether it left the image (or went behind the
     camera), the first time it did and the fraction of the time it spent out of view
-    (trapezoidal rule over the recorded samples).
+    (trapezoidal rule over the recorded samples); the points whose going behind the camera
+    stopped the run are marked so (behind_camera, from the failure's time).
 
     view: true draws the "camera view" after the run (unless plots are off): the image
     plane (v down, as in an image), the current features (dots), their trails and the
@@ -136,8 +137,10 @@ class Camera(Block):
         z = self._z[:, 0]
         bad = np.flatnonzero(z <= 0.0)
         which = ", ".join(f"{i} (Z = {z[i]:.3g} m)" for i in bad)
-        raise SimulationError(f"point(s) {which} at or behind the camera: no image",
-                              block=self.name, port="uv", time=t)
+        error = SimulationError(f"point(s) {which} at or behind the camera: no image",
+                                block=self.name, port="uv", time=t)
+        error.points_behind = bad.tolist()  # for the visibility report (finalize)
+        raise error
 
     # ---- after the run -------------------------------------------------------------------
     def finalize(self, run):
@@ -145,15 +148,33 @@ class Camera(Block):
         poses = np.asarray(run.inputs[0], dtype=float).reshape(len(t), 4, 4)
         uv, hidden = self._replay(poses)
         report = visibility_report(t, hidden)
+        self._behind_at_failure(run.error, report)
         report["image_size"] = list(self._cam.size)
         run.reports[self.name] = report
         gone = [(i, pt) for i, pt in enumerate(report["points"]) if pt["left_image"]]
         if gone:
             run.messages.append(f"{self.name}: " + "; ".join(
-                f"point {i} out of view from t = {pt['first_outside']:.4g} s "
-                f"({100 * pt['fraction_outside']:.3g}% of the time)" for i, pt in gone))
+                f"point {i} behind the camera at t = {pt['first_outside']:.4g} s (the run "
+                "stopped there)" if pt.get("behind_camera") and not pt["fraction_outside"]
+                else f"point {i} out of view from t = {pt['first_outside']:.4g} s "
+                     f"({100 * pt['fraction_outside']:.3g}% of the time)" for i, pt in gone))
         if self.p.view and run.plots and run.out_dir is not None and len(t):
             self._draw_view(run, t, uv)
+
+    def _behind_at_failure(self, error, report):
+        """The run ended because points went behind this camera, at an instant that no
+        recorded row holds: the report says so (left_image, first_outside = the failure's
+        time, behind_camera), so that it agrees with the error."""
+        behind = getattr(error, "points_behind", None)
+        if behind is None or getattr(error, "block", None) != self.name:
+            return
+        report["all_visible"] = False
+        for i in behind:
+            point = report["points"][i]
+            point["left_image"] = True
+            point["behind_camera"] = True
+            if point["first_outside"] is None:
+                point["first_outside"] = float(error.time)
 
     def _replay(self, poses):
         """Projections of the points from a sequence of poses (N,4,4): uv (N,p,2) and the

@@ -146,7 +146,7 @@ def _run(job, index, overrides, in_process, fast_ok=True):
     if job.keep == "all" or (job.keep == "failed" and row["status"] != "ok"):
         meta = run_meta(model, t, info)
         meta["blocks"] = finalize_sinks(model, t, info["sink_data"], None, False,
-                                        info["complete"])[1]
+                                        info["complete"], error=info["error"])[1]
         meta["sweep"] = {"name": job.name, "run": index,
                          "values": {k: v for k, v, _ in overrides}, "metrics": metrics}
         event_t, event_block, _ = info["events"]  # as `blocksim run` writes them

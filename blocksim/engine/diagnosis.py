@@ -168,3 +168,9 @@ def block_failure(model, exc, last_time):
                             time=last_time if time is None else time)
     error.__cause__ = exc
     return error
+
+
+def failure_notes(model):
+    """What the blocks noted during a failed run that may explain it (`Block.notes`), each
+    naming its block: "block 'ijacob': the Jacobian it inverts was nearly singular ..."."""
+    return [f"block '{b.name}': {note}" for b in model.blocks for note in b.notes()]

@@ -175,7 +175,7 @@ def versions():
 
 
 def finalize_sinks(model, t, sink_data, out_dir, plots, complete, progress=None,
-                   messages=None, reports=None, mp4=False, times=None):
+                   messages=None, reports=None, mp4=False, times=None, error=None):
     """Let recording blocks draw, print and report from what they recorded (their own time
     rows: with figures, dense-output points and two rows at each event, the values before and
     after it); returns (messages, reports), the lists given (filled as the blocks finish, so
@@ -183,7 +183,8 @@ def finalize_sinks(model, t, sink_data, out_dir, plots, complete, progress=None,
     the results (written before) and is reported as a message. `progress(fraction, block
     name)`, when given, follows the drawing (blocks that take long, animations, report their
     own progress through `FinalRun.progress`). `mp4`: animations also as MP4. `times`, when
-    given, receives each block's drawing time in seconds (block name -> s)."""
+    given, receives each block's drawing time in seconds (block name -> s). `error`: what
+    ended a failed run."""
     messages = [] if messages is None else messages
     reports = {} if reports is None else reports
     n = len(model.sinks)
@@ -192,7 +193,7 @@ def finalize_sinks(model, t, sink_data, out_dir, plots, complete, progress=None,
         run = FinalRun(t=ts, inputs=inputs, rows=rows,
                        out_dir=Path(out_dir) if out_dir is not None else None,
                        plots=plots, complete=complete, messages=messages, reports=reports,
-                       mp4=mp4)
+                       mp4=mp4, error=error)
         if progress is not None:
             run.progress = lambda f, k=k, name=block.name: progress((k + f) / n, name)
         started = time.perf_counter()

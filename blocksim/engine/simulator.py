@@ -33,7 +33,8 @@ import numpy as np
 from ..block import Block, Sample
 from ..errors import SimulationError
 from ..language.expr import ExprError
-from .diagnosis import after_solver_failure, block_failure, nonfinite_signal, nonfinite_state
+from .diagnosis import (after_solver_failure, block_failure, failure_notes, nonfinite_signal,
+                        nonfinite_state)
 from .events import SampleClock
 from .history_samples import sample_times
 from .hybrid import ZeroCrossings
@@ -462,6 +463,8 @@ def simulate_with(sim, model):
         # a block's computation failed on the values it met (a function block's index out
         # of range, a singular matrix): the data's fault, not a bug, so exit 3 with the block
         error = block_failure(model, e, sim.last_time)
+    if isinstance(error, SimulationError):
+        error.notes = failure_notes(model)
     wall = _time.perf_counter() - t0
     t, data = sim.rec.arrays()
     ts, channels, rows = t, data, None  # sinks recorded with the results: every row is one

@@ -1017,7 +1017,7 @@ def _cost(fn, args):
         _check_count(rows * columns)  # a too large result is the clearer message
         return max(1, rows * sx[-1] * columns)
     shapes = [np.shape(a) for a in args if isinstance(a, (np.ndarray, np.generic, float, int))]
-    if fn in _CUBIC and shapes:
+    if (fn in _CUBIC or getattr(fn, "__wrapped__", None) in _CUBIC) and shapes:  # or wrapped
         shape = shapes[0]
         n = max(shape[-2:], default=1)
         return max(1, math.prod(shape[:-2]) * n ** 3)
