@@ -253,6 +253,13 @@ class _InputShapedState(Block):
     def initialize(self, t):
         np.copyto(self._x, self.u[0])
 
+    def _lowering(self, c, code):
+        """The compiled form: x = u at the start, then `code` ({method: body of a loop over
+        the elements i}); (u - x)/tau is written (u - x) * P[0], P[0] = 1/tau."""
+        n = c.n_in["u"]
+        return Lowering({"initialize": c.loop(n, "x[i] = in_u[i];"),
+                         **{method: c.loop(n, body) for method, body in code.items()}})
+
 
 class RateLimiter(_InputShapedState):
     """dy/dt = clip((u - y)/tau, falling, rising), y(0) = u(0).
@@ -293,6 +300,16 @@ class RateLimiter(_InputShapedState):
         np.minimum(dx, self.p.rising, out=dx)
         np.maximum(dx, self.p.falling, out=dx)
 
+    def lower(self, c):  # P = [1/tau, rising (n), falling (n)]
+        n = c.n_in["u"]
+        return self._lowering(c, {"derivative": (
+            f"dx[i] = rt_maximum(rt_minimum((in_u[i] - x[i]) * P[0], P[1 + i]), "
+            f"P[{1 + n} + i]);")})
+
+    def pack(self):
+        return flat(self._rate, np.broadcast_to(self.p.rising, self._shape),
+                    np.broadcast_to(self.p.falling, self._shape))
+
 
 class Derivative(_InputShapedState):
     """y = (u - x)/tau, dx/dt = (u - x)/tau, x(0) = u(0): the derivative filtered by s/(tau*s + 1).
@@ -326,6 +343,13 @@ class Derivative(_InputShapedState):
         dx = self._dx
         np.subtract(self.u[0], self._x, out=dx)
         dx *= self._rate
+
+    def lower(self, c):  # P = [1/tau]
+        return self._lowering(c, {"output": "out_y[i] = (in_u[i] - x[i]) * P[0];",
+                                  "derivative": "dx[i] = (in_u[i] - x[i]) * P[0];"})
+
+    def pack(self):
+        return flat(self._rate)
 
 
 class _LinearOutput(Block):

@@ -280,6 +280,24 @@ class HitCrossing(Block):
         self._side[:] = side
         return changed
 
+    # compiled form: P = [offset] (n); xd = [counts (n), sides (n)]; the direction in the code
+    def lower(self, c):
+        n = self._offset.size
+        return Lowering({
+            "output": c.loop(n, "out_n[i] = xd[i];"),
+            "advance": c.loop(n, f"double d = rt_sign(in_u[i] - P[i]); "
+                                 f"if (d != 0.0) xd[{n} + i] = d;"),
+            "indicator": c.loop(n, "z[i] = in_u[i] - P[i];"),
+            "crossing": c.loop(n, (
+                f"double d = in_u[i] - P[i], old = xd[{n} + i]; "
+                "double side = d > 0 || (d == 0 && crossed[i] > 0) ? 1.0 : "
+                "d < 0 || (d == 0 && crossed[i] < 0) ? -1.0 : old; "
+                f"int turned = side * old < 0 && {self._direction} * side >= 0; "
+                f"xd[i] += turned; if (turned) changed = 1; xd[{n} + i] = side;"))})
+
+    def pack(self):
+        return flat(self._offset)
+
 
 class Backlash(Block):
     """Mechanical play of total width `width` between input u and output y, element-wise.

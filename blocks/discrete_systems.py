@@ -5,6 +5,7 @@ does not start on one) the output is the one the initial state gives with u = 0.
 """
 import numpy as np
 
+from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import In, Out, Sample
 from blocksim.params import Param, ParamError
 
@@ -180,3 +181,16 @@ class DiscreteIntegrator(_Discrete):
         np.multiply(self._next, self.u[0], out=self._scratch)
         np.add(self.y[0], self._scratch, out=self._x)
         self._started[0] = 1.0
+
+    # compiled form: P = [K*T*a, K*T*c, lower, upper] (n each); xd = [x (n), started]
+    def lower(self, c):
+        n = c.n_out["y"]
+        clip = f"rt_clip({{}}, P[{2 * n} + i], P[{3 * n} + i])"
+        return Lowering({
+            "initialize": c.loop(n, f"out_y[i] = {clip.format('xd[i]')};"),
+            "output": c.loop(n, f"out_y[i] = {clip.format(f'P[i] * in_u[i] * xd[{n}] + xd[i]')};"),
+            "update": c.loop(n, f"xd[i] = out_y[i] + P[{n} + i] * in_u[i];") + f"\nxd[{n}] = 1.0;"})
+
+    def pack(self):
+        return flat(*(np.broadcast_to(v, self._shape) for v in
+                      (self._now, self._next, self.p.lower, self.p.upper)))

@@ -1,6 +1,7 @@
 """Logical operators on the truth (non-zero) of signals, switching only at events."""
 import numpy as np
 
+from blocksim.accel.lowering import Lowering
 from blocksim.block import EITHER, Block, In, Out
 from blocksim.params import Param
 
@@ -81,3 +82,23 @@ class Logical(Block):
         changed = not np.array_equal(new, self.xd)
         self.xd[:] = new
         return changed
+
+    # compiled form: xd = the truths of every input's elements, input after input
+    _C_OPS = {np.logical_and: "&&", np.logical_or: "||", np.logical_xor: "!="}
+
+    def lower(self, c):
+        names, starts = list(c.shape_in), np.cumsum([0] + self._sizes)
+        # each input's truth at element i of y, paired as numpy broadcasting pairs them
+        result = f" {self._C_OPS[self._combine]} ".join(
+            f"(xd[{s} + {c.index(name)}] != 0.0)" for name, s in zip(names, starts))
+        if self._negate:
+            result = f"!({result})"
+
+        def each_input(body):
+            return "\n".join(c.loop(size, body.format(name=name, s=s))
+                             for name, size, s in zip(names, self._sizes, starts))
+        return Lowering({
+            "output": c.loop(int(np.prod(self._shape, dtype=int)), f"out_y[i] = {result};"),
+            "indicator": each_input("z[{s} + i] = in_{name}[i];"),
+            "crossing": each_input("double now = in_{name}[i] != 0.0; "
+                                   "if (now != xd[{s} + i]) changed = 1; xd[{s} + i] = now;")})

@@ -1,6 +1,7 @@
 """Lookup tables: y(u) from a 1-D table and z(u1, u2) from a 2-D table, element-wise."""
 import numpy as np
 
+from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import Block, In, Out
 from blocksim.params import Param, ParamError
 
@@ -129,6 +130,39 @@ class Lookup(Block):
         i = np.searchsorted(self._x, self.u[0], side="left")
         self.y[0][...] = self._y[np.minimum(i, self._x.size - 1)]
 
+    # ---- compiled form. pieces: P = [x (N), c (m rows of N), slope at x[0], at x[-1]];
+    # nearest: P = [midpoints (N - 1), y (N)]; previous, next: P = [x (N), y (N)]
+    def lower(self, c):
+        n, N = c.n_out["y"], self._x.size
+        if self.output == self._nearest:
+            value = f"P[{N - 1} + rt_search_right(P, {N - 1}, in_u[i])]"
+        elif self.output == self._previous:
+            value = f"P[{N} + PYMAX(rt_search_right(P, {N}, in_u[i]) - 1, 0)]"
+        elif self.output == self._next:
+            value = f"P[{N} + PYMIN(rt_search_left(P, {N}, in_u[i]), {N - 1})]"
+        if self.output != self._pieces:
+            return Lowering({"output": c.loop(n, f"out_y[i] = {value};")})
+        m = self._c.shape[0]
+        coef = lambda k: f"P[{N * (1 + k)} + j]"  # noqa: E731  c[k, j], j the piece
+        horner = [f"double y = {coef(m - 1)} * d;"]
+        for k in range(m - 2, -1, -1):
+            horner.append(f"y += {coef(k)};" + (" y *= d;" if k else ""))
+        ends = N * (1 + m)
+        if self._extrapolate:
+            horner.append(f"y += rt_minimum(in_u[i] - P[0], 0.0) * P[{ends}]; "
+                          f"y += rt_maximum(in_u[i] - P[{N - 1}], 0.0) * P[{ends + 1}];")
+        return Lowering({"output": c.loop(n, (
+            f"double d = rt_clip(in_u[i], P[0], P[{N - 1}]); "
+            f"int j = rt_search_right(P, {N}, d) - 1; d -= P[j]; "
+            + " ".join(horner) + " out_y[i] = y;"))})
+
+    def pack(self):
+        if self.output == self._nearest:
+            return flat(self._midpoints, self._y)
+        if self.output != self._pieces:
+            return flat(self._x, self._y)
+        return flat(self._x, self._c, self._slopes)
+
 
 class Lookup2D(Block):
     """y = z(u1, u2) from the table z[i, j] at (x[i], y[j]), clipped at the table's edges.
@@ -186,3 +220,26 @@ class Lookup2D(Block):
         i = np.searchsorted(self._xmid, self.u[0], side="right")
         j = np.searchsorted(self._ymid, self.u[1], side="right")
         self.y[0][...] = self.p.z[i, j]
+
+    # compiled form: P = [x (nx), y (ny), z (nx rows of ny), x midpoints, y midpoints]
+    def lower(self, c):
+        nx, ny = self._x.size, self._y.size
+        z, xmid, ymid = nx + ny, nx + ny + nx * ny, nx + ny + nx * ny + nx - 1
+        u1, u2 = c.elem("u1"), c.elem("u2")
+        if self.output == self._nearest:
+            value = (f"P[{z} + rt_search_right(P + {xmid}, {nx - 1}, {u1}) * {ny} "
+                     f"+ rt_search_right(P + {ymid}, {ny - 1}, {u2})]")
+            return Lowering({"output": c.loop(c.n_out["y"], f"out_y[i] = {value};")})
+        cell = ("double {v} = rt_clip({u}, P[{b}], P[{b} + {n} - 1]); "
+                "int {k} = rt_search_right(P + {b}, {n}, {v}) - 1; "
+                "{k} = {k} < 0 ? 0 : {k} > {n} - 2 ? {n} - 2 : {k}; "
+                "{f} = ({v} - P[{b} + {k}]) / (P[{b} + {k} + 1] - P[{b} + {k}]);")
+        Z = lambda di, dj: f"P[{z} + (ix + {di}) * {ny} + iy + {dj}]"  # noqa: E731
+        return Lowering({"output": c.loop(c.n_out["y"], (
+            "double s, r; " + cell.format(v="a", u=u1, b=0, n=nx, k="ix", f="s") + " "
+            + cell.format(v="b", u=u2, b=nx, n=ny, k="iy", f="r")
+            + f" out_y[i] = (1 - s) * ((1 - r) * {Z(0, 0)} + r * {Z(0, 1)}) "
+              f"+ s * ((1 - r) * {Z(1, 0)} + r * {Z(1, 1)});"))})
+
+    def pack(self):
+        return flat(self._x, self._y, self.p.z, self._xmid, self._ymid)

@@ -198,6 +198,11 @@ class MatMul(Block):
     def output(self, t):
         np.matmul(self.u[0], self.u[1], out=self.y[0])
 
+    def lower(self, c):  # a vector u1 is a row, a vector u2 a column (numpy's matmul)
+        a, b = c.shape_in["u1"], c.shape_in["u2"]
+        rows, cols = (a[0] if len(a) == 2 else 1), (b[1] if len(b) == 2 else 1)
+        return Lowering({"output": f"rt_matmul(in_u1, {rows}, {a[-1]}, in_u2, {cols}, out_y);"})
+
 
 class Function(Block):
     """y = expr(inputs): a safe expression of the inputs and the diagram's constants.

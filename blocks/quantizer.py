@@ -1,6 +1,7 @@
 """The quantizer: a staircase whose every step is a located event."""
 import numpy as np
 
+from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import EITHER, Block, In, Out
 from blocksim.params import Param
 
@@ -63,3 +64,20 @@ class Quantizer(Block):
         changed = not np.array_equal(level, self.xd)
         self.xd[:] = level
         return changed
+
+    # compiled form: P = [interval]; xd = the level of each element
+    def lower(self, c):
+        n = self._n
+        return Lowering({
+            "output": c.loop(n, "out_y[i] = xd[i] * P[0];"),
+            "indicator": c.loop(n, f"z[i] = (xd[i] + 0.5) * -P[0] + in_u[i]; "
+                                   f"z[{n} + i] = (xd[i] - 0.5) * -P[0] + in_u[i];"),
+            "crossing": c.loop(n, (
+                "double v = in_u[i] / P[0], level = rt_sign(v) * floor(fabs(v) + 0.5); "
+                "int at = fabs(v - level) == 0.5; "
+                "if (at && crossed[i] > 0) level = floor(v) + 1; "
+                f"if (at && crossed[{n} + i] < 0) level = floor(v); "
+                "if (level != xd[i]) changed = 1; xd[i] = level;"))})
+
+    def pack(self):
+        return flat(self.p.interval)

@@ -4,7 +4,7 @@ Flattening is row-major (C order) throughout, as numpy's, unless a block says ot
 """
 import numpy as np
 
-from blocksim.accel.lowering import Lowering
+from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 
@@ -97,6 +97,13 @@ class Demux(Block):
         for yi, piece in self._parts:
             np.copyto(yi, piece)
 
+    def lower(self, c):
+        code, start = [], 0
+        for i, n in enumerate(self._sizes):
+            code.append(c.loop(int(n), f"out_y{i + 1}[i] = in_u[{start} + i];"))
+            start += int(n)
+        return Lowering({"output": "\n".join(code)})
+
 
 class Selector(Block):
     """y = u[indices]: elements of a vector (rows of a matrix), 0-based.
@@ -130,6 +137,14 @@ class Selector(Block):
 
     def output(self, t):
         np.take(self.u[0], self._take, axis=0, out=self.y[0], mode="clip")
+
+    def lower(self, c):  # P = the rows taken (0 <= P[k] < n)
+        row = int(np.prod(c.shape_in["u"][1:], dtype=int))
+        take = c.loop(row, f"out_y[k * {row} + i] = in_u[(int)P[k] * {row} + i];")
+        return Lowering({"output": c.loop(self._take.size, take, var="k")})
+
+    def pack(self):
+        return flat(self._take)
 
 
 class Reshape(Block):
@@ -175,3 +190,10 @@ class Reshape(Block):
 
     def output(self, t):
         np.take(self.u[0], self._perm, out=self.y[0], mode="clip")
+
+    def lower(self, c):
+        perm = self._perm.ravel()
+        if np.array_equal(perm, np.arange(perm.size)):
+            return Lowering({"output": c.loop(perm.size, "out_y[i] = in_u[i];")})
+        c.tables.append((f"{c.prefix}perm", perm))  # the order is structure: code, not P
+        return Lowering({"output": c.loop(perm.size, f"out_y[i] = in_u[{c.prefix}perm[i]];")})

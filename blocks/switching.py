@@ -175,6 +175,28 @@ class MinMax(Block):
         np.multiply(self._s, self._flat, out=self._values)
         return self._select(self._values)
 
+    # ---- compiled form: the sign s in the code (fn is structure); xd = the selected input
+    # (element) per element of y
+    def lower(self, c):
+        s, m, n = repr(self._s), self._candidates, self._n
+        if self._reduce:  # one element of y, the candidates are u1's elements
+            terms = [f"in_u1[{k}]" for k in range(m)]
+            output = "out_y[i] = in_u1[(int)xd[i]];"
+        else:
+            terms = [c.elem(f"u{k + 1}") for k in range(m)]
+            output = " ".join(f"if (xd[i] == {k}) out_y[i] = {u};" for k, u in enumerate(terms))
+        indicator = " ".join(f"z[{k * n} + i] = ({u} - out_y[i]) * {s};"
+                             for k, u in enumerate(terms))
+        # _select: np.min and np.argmin over the candidates (a NaN wins, else the first least)
+        values = " ".join(f"v[{k}] = {s} * {u};" for k, u in enumerate(terms))
+        select = (f"double v[{m}]; {values} double best = v[0]; int arg = 0; "
+                  f"for (int k = 1; k < {m} && !isnan(best); k++) "
+                  "if (isnan(v[k]) || v[k] < best) { best = v[k]; arg = k; } "
+                  "double mode = v[(int)xd[i]] <= best ? xd[i] : arg; "
+                  "if (mode != xd[i]) changed = 1; xd[i] = mode;")
+        return Lowering({"output": c.loop(n, output), "indicator": c.loop(n, indicator),
+                         "crossing": c.loop(n, select)})
+
 
 _RELATIONS = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
               "==": np.equal, "!=": np.not_equal}

@@ -101,16 +101,22 @@ class LowerContext:
         """The element of input `port` that numpy broadcasting pairs with element `var`
         (flat, row-major) of output `out`: `in_u[i]`, `in_u[0]` for a scalar, else an
         index table."""
+        return f"in_{port}[{self.index(port, out, var)}]"
+
+    def index(self, port, out="y", var="i"):
+        """The flat index in input `port` of `elem(port, out, var)` (`i`, `0`, or a table's
+        entry), for arrays laid out as the input (a state per input element)."""
         shape, target = tuple(self.shape_in[port]), tuple(self.shape_out[out])
         size = int(np.prod(shape, dtype=int))
         if shape == target:
-            return f"in_{port}[{var}]"
+            return var
         if size == 1:
-            return f"in_{port}[0]"
+            return "0"
         index = np.broadcast_to(np.arange(size).reshape(shape), target).ravel()
-        name = f"{self.prefix}idx_{port}"
-        self.tables.append((name, index))
-        return f"in_{port}[{name}[{var}]]"
+        name = f"{self.prefix}idx_{port}_{out}"
+        if all(name != known for known, _ in self.tables):
+            self.tables.append((name, index))
+        return f"{name}[{var}]"
 
 
 def flat(*values):
