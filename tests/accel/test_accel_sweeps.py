@@ -60,6 +60,17 @@ metrics:
   overshoot: max(theta) - 10
 """
 
+PULSE_EDGES = """
+blocksim-sweep: 1
+diagram: CORPUS/sources_late_start.yaml
+grid:
+  blocks.Beat.period: [0.2, 0.15]
+  blocks.Beat.delay: [0.1, 0.17]
+metrics:
+  i: i[-1]
+  s: mean(s)
+"""
+
 FAILING = """
 blocksim-sweep: 1
 diagram: CORPUS/fault_division.yaml
@@ -70,8 +81,10 @@ metrics:
 """
 
 
-@pytest.mark.parametrize("text", [PID_MONTE_CARLO, NOISE_SEEDS, ANTI_WINDUP, FAILING],
-                         ids=["pid monte carlo", "noise seeds, periods", "anti-windup", "failing"])
+@pytest.mark.parametrize("text", [PID_MONTE_CARLO, NOISE_SEEDS, ANTI_WINDUP, PULSE_EDGES,
+                                  FAILING],
+                         ids=["pid monte carlo", "noise seeds, periods", "anti-windup",
+                              "pulse edges", "failing"])
 def test_sweep_rows_equal_normal_mode(tmp_path, text, monkeypatch):
     fast = []
     run = batch.FastRuns.run
@@ -89,7 +102,7 @@ def test_sweep_rows_equal_normal_mode(tmp_path, text, monkeypatch):
         for key in n:
             if key not in ("wall_s", "status", "message", "steps"):
                 np.testing.assert_array_equal(a[key], n[key], err_msg=key)
-    if text is PID_MONTE_CARLO or text is NOISE_SEEDS:
+    if text in (PID_MONTE_CARLO, NOISE_SEEDS, PULSE_EDGES):
         assert all(fast)  # after the first, every run took the fast path
     if text is FAILING:
         assert [r["status"] for r in accelerated] == ["ok", "failed", "ok", "failed"]
