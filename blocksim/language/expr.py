@@ -505,6 +505,29 @@ def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS,
     return f
 
 
+def names_in(value, depth=0):
+    """The names a raw parameter value (a number, an expression, a list of them) refers to:
+    its expressions' identifiers, read off the syntax without evaluating anything (none for
+    text that would not parse: evaluating it reports why). For ordering parameters by what
+    they use."""
+    if isinstance(value, (list, tuple)) and depth < MAX_DEPTH:
+        return set().union(*(names_in(v, depth + 1) for v in value))
+    if not isinstance(value, str) or len(value) > MAX_TEXT:
+        return set()
+    text = value.replace("\r", " ").replace("\n", " ").replace("\t", " ").strip()
+    level = deepest = 0
+    for ch in text:
+        level += (ch in "([{") - (ch in ")]}")
+        deepest = max(deepest, level)
+    if deepest > MAX_DEPTH:
+        return set()
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return set()
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+
+
 def _evaluate(value, names, dotted, functions, depth, budget):
     if isinstance(value, (bool, np.bool_)):
         return bool(value)

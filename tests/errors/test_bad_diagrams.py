@@ -435,6 +435,29 @@ CASES = {
           T: {type: terminator}
         wires: [A -> R, R -> T]
         """ + GOOD_SIM, ["parameter 'x0': expected one of off, on, got 0"]),
+    # issue 23 item 9: parameters are evaluated in dependency order; a cycle is refused,
+    # naming it, at the line of its first parameter
+    "parameter_cycle": ("""\
+        blocksim: 1
+        parameters:
+          a: b + 1  # @LINE
+          c: 3
+          b: 2 * a
+        blocks:
+          A: {type: constant, value: a}
+          T: {type: terminator}
+        wires: [A -> T]
+        """ + GOOD_SIM, ["parameters a -> b -> a depend on each other"]),
+    "parameter_uses_itself": ("""\
+        blocksim: 1
+        parameters:
+          k: 1
+          m: m * k  # @LINE
+        blocks:
+          A: {type: constant, value: m}
+          T: {type: terminator}
+        wires: [A -> T]
+        """ + GOOD_SIM, ["parameter 'm' uses itself"]),
     "sweep_file_run_as_a_diagram": ("""\
         blocksim-sweep: 1  # @LINE
         diagram: other.yaml

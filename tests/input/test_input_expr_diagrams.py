@@ -79,3 +79,31 @@ def test_a_simulation_setting_given_a_list_says_it_needs_one_number(tmp_path, ca
     code, err = check(path, capsys)
     assert code == 2, err
     assert f"{path}:4: error: simulation.stop: expected a single number, got shape (2,)" in err
+
+
+def test_parameters_are_evaluated_in_dependency_order(tmp_path):
+    """Issue 23 item 9: a workspace is unordered, so a parameter may use one written after
+    it: wn = sqrt(k/m) with k = 4 and m = 0.25 below it is 4, zeta = c/(2 sqrt(k m)) = 0.5;
+    in a subsystem too (its own parameters, and one the outer block sets)."""
+    path = write(tmp_path, """blocksim: 1
+parameters:
+  wn: sqrt(k / m)
+  zeta: c / (2 * sqrt(k * m))
+  k: 4
+  c: m * 4
+  m: 0.25
+blocks:
+  W: {type: constant, value: [wn, zeta]}
+  S:
+    type: subsystem
+    parameters: {g: wn}
+    diagram:
+      parameters: {h: 2 * g, g: 1}
+      blocks: {K: {type: constant, value: h}}
+      outputs: {y: K.y}
+simulation: {stop: 1}
+record: {w: W.y, h: S.y}
+""")
+    result = blocksim.run(path)
+    np.testing.assert_allclose(result["w"][-1], [4.0, 0.5], rtol=1e-15)
+    assert result["h"][-1] == 8.0  # h = 2 g, g = wn = 4 from the outer block

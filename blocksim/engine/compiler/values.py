@@ -6,6 +6,7 @@ Output: `Values`, everything an expression in a block parameter may name.
 """
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -115,12 +116,64 @@ def _parameters_before_robots(spec):
     robots). A parameter that fails here is left out; _evaluate_scopes reports it."""
     names, late = {}, set()
     if spec.scopes:
-        for key, value in spec.scopes[0].params.items():
+        params = spec.scopes[0].params
+        order, cycles = dependency_order(params, ())
+        late.update(name for cycle in cycles for name in cycle)
+        for key in order:
             try:
-                names[key] = expr.evaluate(value.raw, names)
+                names[key] = expr.evaluate(params[key].raw, names)
             except expr.ExprError:
                 late.add(key)
     return names, late
+
+
+def dependency_order(params, overridden):
+    """(order, cycles) of a scope's parameters (name -> located raw value): an order in which
+    each comes after the parameters it uses (a workspace is unordered: `wn: sqrt(k/m)` may
+    come before k and m), declaration order where that leaves a choice; and the cycles, each
+    a list of names in the order they use each other (their members are not in `order`;
+    what uses them is, after them). The overridden parameters take their values from outside
+    the scope: they depend on none of it."""
+    keys = list(params)
+    index = {k: i for i, k in enumerate(keys)}
+    uses = {k: set() if k in overridden else expr.names_in(params[k].raw) & index.keys()
+            for k in keys}
+    users = {k: [] for k in keys}
+    for k, deps in uses.items():
+        for d in deps:
+            users[d].append(k)
+    waiting = {k: len(deps) for k, deps in uses.items()}
+    ready = [index[k] for k in keys if not waiting[k]]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        k = keys[heapq.heappop(ready)]
+        order.append(k)
+        for u in users[k]:
+            waiting[u] -= 1
+            if not waiting[u]:
+                heapq.heappush(ready, index[u])
+    if len(order) == len(keys):
+        return order, []
+    left = [k for k in keys if waiting[k]]
+    cycles = _cycles({k: uses[k] & set(left) for k in left}, index)
+    stuck = {k for cycle in cycles for k in cycle}
+    return order + [k for k in left if k not in stuck], cycles
+
+
+def _cycles(uses, index):
+    """The cycles among parameters that use each other: each strongly connected group (or a
+    parameter that uses itself) as the path through it from its first-declared member."""
+    import networkx as nx  # only on this error path
+    graph = nx.DiGraph((k, d) for k, deps in uses.items() for d in deps)
+    cycles = []
+    for group in nx.strongly_connected_components(graph):
+        first = min(group, key=index.get)
+        if len(group) == 1 and first not in uses[first]:
+            continue
+        path = [edge[0] for edge in nx.find_cycle(graph.subgraph(group), source=first)]
+        cycles.append(path)
+    return sorted(cycles, key=lambda c: index[c[0]])
 
 
 def _evaluate_scopes(spec, problems, values):
@@ -133,7 +186,18 @@ def _evaluate_scopes(spec, problems, values):
                 v = scope.overrides[key]
                 problems.add(v.loc.error(f"the subsystem has no parameter '{key}'"
                                          f"{suggest(key, scope.params)}"))
-        for key, value in scope.params.items():
+        order, cycles = dependency_order(scope.params, scope.overrides)
+        for cycle in cycles:
+            first = scope.params[cycle[0]]
+            problems.add(first.loc.error(
+                f"parameter '{cycle[0]}' uses itself" if len(cycle) == 1 else
+                f"parameters {' -> '.join(cycle + cycle[:1])} depend on each other",
+                hint="each parameter may use the others (in any order) but not, through "
+                     "them, itself"))
+            for key in cycle:
+                names[key] = expr.FAILED
+        for key in order:
+            value = scope.params[key]
             source, env = (scope.overrides[key], parent) if key in scope.overrides else (value, names)
             try:
                 expr.check_not_reserved(key)
