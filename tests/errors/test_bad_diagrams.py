@@ -522,9 +522,40 @@ def test_block_and_wire_problems_reported_together_without_follow_on_errors(tmp_
     code, _, stderr = run_cli(["check", str(path)], capsys)
     assert code == 2, stderr
     lines = [int(m) for m in re.findall(re.escape(str(path)) + r":(\d+): error:", stderr)]
-    # D.u2 is truly unconnected (the wire meant for it names u3): reported at D's line
-    assert sorted(lines) == sorted(marked + [6]), stderr
-    assert "port 'u2': input is not connected" in stderr
+    # issue 23 item 10: D.u2 is unconnected because the wire meant for it names u3: the
+    # wire's error says so, and D.u2 is not reported again as "not connected"
+    assert sorted(lines) == sorted(marked), stderr
+    assert "no input named 'u3'" in stderr
+    assert "'D.u2' is not connected: this wire may be meant for it (`B -> D.u2`)" in stderr
+    assert "not connected\n" not in stderr and "feed it a constant" not in stderr
+
+
+@pytest.mark.parametrize("wire, meant", [
+    ("C -> Dd.u2", "D.u2"),  # a typo in the block: D has u2 unconnected
+    ("C -> Sum.u2", None),   # a block name like none of the diagram's: no guess
+])
+def test_a_wire_to_a_mistyped_block_names_the_input_it_could_have_meant(tmp_path, capsys, wire,
+                                                                         meant):
+    path, _ = write_case(tmp_path, f"""\
+        blocksim: 1
+        blocks:
+          C: {{type: constant, value: 1}}
+          D: {{type: sum, signs: "++"}}
+          T: {{type: terminator}}
+        wires:
+          - C -> D.u1
+          - {wire}
+          - D -> T
+        """ + GOOD_SIM)
+    code, _, stderr = run_cli(["check", str(path)], capsys)
+    assert code == 2, stderr
+    lines = re.findall(re.escape(str(path)) + r":(\d+): error:", stderr)
+    if meant:
+        assert lines == ["8"], stderr  # the wire only
+        assert f"'{meant}' is not connected: this wire may be meant for it" in stderr
+    else:  # nothing like Sum: no guess, and D.u2 stays an unconnected input of its own
+        assert sorted(lines) == ["4", "8"], stderr
+        assert "input is not connected" in stderr
 
 
 def test_alias_bomb_rejected(tmp_path, capsys):

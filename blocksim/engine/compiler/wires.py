@@ -6,6 +6,8 @@ location); index is None, an element or a (start, stop) slice of a vector output
 """
 from __future__ import annotations
 
+import difflib
+
 from ...errors import DiagramError
 from ...language.diagram import index_text, suggest
 from .blocks import Reported
@@ -14,10 +16,16 @@ from .blocks import Reported
 def resolve_wires(spec, ports, problems):
     drivers = {}
     wired = set()  # inputs with a wire whose source is wrong or failed: not unconnected
+    broken = []  # (wire, its destination's error): wires into no input, by a typo
     for w in spec.wires:
         src = _wire_end(spec, ports, problems, w.src, output=True)
-        dst = _wire_end(spec, ports, problems, w.dst, output=False)
-        if dst is None:
+        try:
+            dst = endpoint(spec, ports, w.dst, output=False)
+        except Reported:
+            continue
+        except DiagramError as e:
+            problems.add(e)
+            broken.append((w, e))
             continue
         key = (w.dst.block, dst)
         if src is None:
@@ -30,6 +38,8 @@ def resolve_wires(spec, ports, problems):
                 block=w.dst.block, port=dst, hint="each input has exactly one driver"))
             continue
         drivers[key] = (w.src.block, src, w.src.index, w.loc)
+    for w, error in broken:
+        _meant_input(w, error, ports, drivers, wired)
     for name, (ins, _) in ports.items():
         for port in ins.values():
             if (name, port.name) not in drivers and (name, port.name) not in wired \
@@ -40,6 +50,28 @@ def resolve_wires(spec, ports, problems):
                          f"`Zero: {{type: constant, value: 0}}` and the wire "
                          f"`Zero -> {name}.{port.name}`"))
     return drivers
+
+
+def _meant_input(w, error, ports, drivers, wired):
+    """A wire whose destination names no input (a typo in the block or the port): the
+    unconnected input of that block (or of the block its name is closest to) it was most
+    likely meant for, named in the wire's error and then not reported as unconnected."""
+    ep = w.dst
+    block = ep.block if ep.block in ports else next(
+        iter(difflib.get_close_matches(ep.block, list(ports), n=1, cutoff=0.6)), None)
+    if block is None:
+        return
+    free = [p.name for p in ports[block][0].values() if not p.optional
+            and (block, p.name) not in drivers and (block, p.name) not in wired]
+    if not free:
+        return
+    port = ep.port if ep.port in free else next(iter(
+        difflib.get_close_matches(ep.port or "", free, n=1, cutoff=0.0)), free[0])
+    wired.add((block, port))
+    meant = f"{block}.{port}"
+    note = (f"'{meant}' is not connected: this wire may be meant for it "
+            f"(`{w.src.text()} -> {meant}`)")
+    error.hint = f"{error.hint}; {note}" if error.hint else note
 
 
 def _wire_end(spec, ports, problems, ep, output):
