@@ -282,8 +282,21 @@ def _close(bar):
         bar.close()
 
 
+def _count(n, what):
+    """'1 block', '2 blocks'."""
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
+def _state_counts(model):
+    """(continuous states, discrete states of sampled blocks, modes of the others)."""
+    from .block import Sample
+    sampled = sum(ds.stop - ds.start for b in model.blocks
+                  for ds in [model.state_slices[b.name][1]] if isinstance(b.sample, Sample))
+    return model.x0.size, sampled, model.xd0.size - sampled
+
+
 def _check(args):
-    from .block import CONSTANT
+    from .block import CONSTANT, Sample
     from .engine.solvers import FIXED_STEP
     from .accel.mode import decide
     model = _load(args.file, _overrides(args))
@@ -292,8 +305,10 @@ def _check(args):
         print(generate(model).source, end="")
         return EXIT_OK
     s = model.settings
-    print(f"diagram {model.name} ({model.file}): {len(model.blocks)} blocks, "
-          f"{model.x0.size} continuous states, {model.xd0.size} discrete states")
+    print(f"diagram {model.name} ({model.file}): {_count(len(model.blocks), 'block')}, "
+          + ", ".join(_count(n, what) for n, what in zip(_state_counts(model),
+                                                          ("continuous state", "discrete state",
+                                                           "mode"))))
     if model.description:
         print(f"  {model.description}")
     print(f"simulation: {s.start:g} .. {s.stop:g} s, solver {s.solver}, " + (
@@ -313,11 +328,19 @@ def _check(args):
     outputs = {}  # block name -> its output ports, in order (one pass: linear in the blocks)
     for (name, port), view in model.outputs.items():
         outputs.setdefault(name, []).append(f"{port}{tuple(view.shape)}")
+    inherited = {}  # block name -> the sample time all its outputs inherit
+    for n in model.nodes:
+        inherited.setdefault(n.block.name, set()).add(n.sample if n.block.sample is None
+                                                      and n.group == "discrete" else None)
     for b in model.blocks:
         cs, ds = model.state_slices[b.name]
-        rate = ("constant" if b.sample == CONSTANT else
-                f"discrete {b.sample.period:g} s" + (f" (offset {b.sample.offset:g})" if b.sample.offset else "")
-                if b.sample is not None else "continuous")
+        sample = b.sample
+        if sample is None and len(inherited.get(b.name, ())) == 1 and None not in inherited[b.name]:
+            sample = next(iter(inherited[b.name]))
+        rate = ("constant" if sample == CONSTANT else
+                f"discrete {sample.period:g} s" + (f" (offset {sample.offset:g})" if sample.offset else "")
+                + (" (inherited)" if b.sample is None else "")
+                if sample is not None else "continuous")
         names = [port.name for port in b.ports()[0]]
         ins = ", ".join(f"{name}{tuple(v.shape)}" if v is not None else f"{name} (unwired)"
                         for name, v in zip(names, b.u))
@@ -325,11 +348,12 @@ def _check(args):
         states = []
         if cs.stop > cs.start:
             states.append(f"{cs.stop - cs.start} continuous")
-        if ds.stop > ds.start:
-            states.append(f"{ds.stop - ds.start} discrete")
+        if ds.stop > ds.start:  # a sampled block's state, or the modes events change
+            states.append(f"{ds.stop - ds.start} discrete" if isinstance(b.sample, Sample) else
+                          f"{_count(ds.stop - ds.start, 'mode')} (changed at events)")
         if b.z is not None:
             states.append(f"{b.z.size} zero crossing{'s' if b.z.size > 1 else ''}")
-        print(f"  {b.name:<16} {b.type:<18} {rate:<22} in: {ins or '-'}   out: {outs or '-'}"
+        print(f"  {b.name:<16} {b.type:<18} {rate:<28} in: {ins or '-'}   out: {outs or '-'}"
               + (f"   states: {', '.join(states)}" if states else ""))
     if model.subsystems:
         print("\nhierarchy:")

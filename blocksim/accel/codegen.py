@@ -352,11 +352,15 @@ class _Writer:
     def plans(self, clocks):
         m, k = self.m, self.index
         clock_of = {b.name: i for i, b in enumerate(clocks)}
+        # a node that inherits a sample time is due with the first clock of that sample
+        clock_of_sample = {}
+        for i, b in enumerate(clocks):
+            clock_of_sample.setdefault(b.sample, i)
         call = lambda node: f"b{k[node.block.name]}_{node.calc}(rt, t);"  # noqa: E731
         const = [call(n) for n in m.nodes if n.group == "constant"]
         cont = [call(n) for n in m.nodes if n.group == "continuous"]
         hit = [call(n) if n.group == "continuous" else
-               f"if (due[{clock_of[n.block.name]}]) {call(n)}"
+               f"if (due[{clock_of_sample[n.sample]}]) {call(n)}"
                for n in m.nodes if n.group in ("continuous", "discrete")]
         deriv = [f"b{k[b.name]}_derivative(rt, t);" for b in m.blocks
                  if _overrides(b, "derivative")

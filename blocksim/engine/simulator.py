@@ -120,7 +120,7 @@ class Simulation:
         plan = self._hit_plans.get(due)
         if plan is None:
             plan = tuple(getattr(n.block, n.calc) for n in self.m.nodes
-                         if n.group == "continuous" or (n.group == "discrete" and n.block.sample in due))
+                         if n.group == "continuous" or (n.group == "discrete" and n.sample in due))
             updates = tuple(b.update for b in self.m.blocks if b.sample in due)
             plan = self._hit_plans[due] = (plan, updates)
         return plan

@@ -187,6 +187,65 @@ simulation: {stop: 1}
     assert out.index("C.t") < out.index("Z.y")  # dataflow order
 
 
+INHERITED = """
+blocksim: 1
+blocks:
+  S: {type: sine}
+  Z: {type: zoh, period: 0.1}
+  G: {type: gain, K: 2}
+  F: {type: function, expr: "u**2"}
+  K: {type: constant, value: 3}
+  P: {type: sum, signs: "++"}
+  St: {type: step}
+  Mix: {type: sum, signs: "++"}
+  I: {type: integrator}
+wires: [S -> Z, Z -> G, G -> F, F -> P.u1, K -> P.u2, P -> Mix.u1, St -> Mix.u2, Mix -> I]
+simulation: {stop: 1, output_interval: 0.05}
+record: {p: P.y}
+"""
+
+
+def test_check_shows_rates_inherited_from_a_zoh_and_modes(tmp_path, capsys):
+    """Issue 23 item 12: blocks fed only by a zoh (and constants) inherit its rate, as in
+    Simulink, and are computed only at its hits; a block fed by a continuous signal too
+    stays continuous. A step's switch is a mode, not a discrete state."""
+    path = write(tmp_path, "d.yaml", INHERITED)
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line for line in out.splitlines()
+            if line.startswith("  ") and len(line.split()) > 2}
+    for name in ("G", "F", "P"):
+        assert "discrete 0.1 s (inherited)" in rows[name], rows[name]
+    assert "continuous" in rows["Mix"] and "inherited" not in rows["Mix"]
+    assert "states: 1 mode (changed at events)" in rows["St"]
+    assert "discrete" not in rows["St"]
+    assert "1 continuous state, 1 discrete state, 1 mode" in out
+    order = {line.split()[1]: line.split()[2] for line in out.splitlines()
+             if line.strip()[:1].isdigit() and "[" in line}
+    assert order["G.y"] == order["F.y"] == order["P.y"] == "[discrete]"
+    assert order["Mix.y"] == "[continuous]"
+
+
+def test_inherited_rate_blocks_are_computed_only_at_hits(tmp_path):
+    """The same values as before (u = sin(0.1 k) held, squared twice, plus 3), from one
+    computation per hit: the function block is called 11 times (hits at 0, 0.1, ..., 1),
+    not at every solver evaluation."""
+    calls = []
+    path = write(tmp_path, "d.yaml", INHERITED)
+    model = blocksim.load(path)
+    block = next(b for b in model.blocks if b.name == "F")
+    original = block.output
+
+    def counted(t):
+        calls.append(t)
+        original(t)
+    block.output = counted
+    result = blocksim.run(model)
+    k = np.floor(result.t / 0.1 + 1e-9)
+    np.testing.assert_allclose(result["p"], (2 * np.sin(0.1 * k)) ** 2 + 3, rtol=1e-15)
+    assert sorted(set(calls)) == pytest.approx([0.1 * j for j in range(11)], abs=1e-12)
+
+
 def test_blocks_catalogue_and_one_block(capsys):
     assert main(["blocks"]) == 0
     out = capsys.readouterr().out

@@ -36,6 +36,7 @@ class Node:
     ports: list
     inputs: tuple  # input names the outputs depend on at the same instant
     group: str = "continuous"  # constant / discrete / continuous
+    sample: object = None  # a discrete node's Sample: its block's, or the one it inherits
     order: int = 0  # declaration index (Model.nodes holds the nodes in dataflow order)
 
     @property

@@ -5,7 +5,8 @@ groups (pass 7, after the layout knows the states).
 output: the nodes in dataflow order and node_of, (block, output port) -> Node. An algebraic
 loop (a cycle through direct-feedthrough ports) is reported port by port.
 `classify` sets each node's group: constant (computed once), discrete (at its block's sample
-hits) or continuous (at every evaluation).
+hits, or, for a stateless block fed only by one sample time's outputs and constants, at
+those hits: Simulink's inherited sample time) or continuous (at every evaluation).
 """
 from __future__ import annotations
 
@@ -91,23 +92,26 @@ def _topological_order(n, edges):
 
 def classify(nodes, built, drivers, node_of, slices):
     """Constant nodes are computed once; discrete ones at their hits; the rest always. A
-    stateless block that does not read the time and is fed only by constants is constant."""
-    constant = set()
+    stateless block that does not read the time and is fed only by constants is constant;
+    fed only by constants and the outputs of discrete nodes of one sample time, it inherits
+    that sample time (its outputs change only at those hits, in dataflow order after them)."""
     for node in nodes:
         block = node.block
         name = block.name
         if block.sample == CONSTANT:
-            constant.add(id(node))
             node.group = "constant"
             continue
         if isinstance(block.sample, Sample):
-            node.group = "discrete"
+            node.group, node.sample = "discrete", block.sample
             continue
         cs, ds = slices[name]
         stateless = cs.stop == cs.start and ds.stop == ds.start
         if stateless and not block.time_dependent and not block.stops:
             fed_by = [drivers.get((name, i)) for i in built.ports[name][0]]
             srcs = [node_of.get((d[0], d[1])) for d in fed_by if d is not None]
-            if all(s is not None and id(s) in constant for s in srcs):
-                constant.add(id(node))
-                node.group = "constant"
+            if any(s is None for s in srcs):  # fed by a state: continuous
+                continue
+            samples = {s.sample for s in srcs if s.group == "discrete"}
+            if all(s.group in ("constant", "discrete") for s in srcs) and len(samples) <= 1:
+                node.group = "discrete" if samples else "constant"
+                node.sample = next(iter(samples), None)
