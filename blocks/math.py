@@ -75,6 +75,7 @@ class _Elementwise(Block):
 
     # operator character -> (ufunc applied to the first input alone, ufunc combining y with ui)
     OPS = {}
+    MARKS = {}  # operator character -> its mark at the input port in drawings
     param = ""  # the parameter holding the operators
     ignored = ""  # characters of it that only decorate (sum's "|")
 
@@ -98,6 +99,9 @@ class _Elementwise(Block):
 
     def infer(self, shapes):
         return {"y": _broadcast_inputs([f"u{i + 1}" for i in range(len(self._ops))], shapes)}
+
+    def input_marks(self):
+        return tuple(self.MARKS[op] for op in self._ops), self.param
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
@@ -155,6 +159,7 @@ class Sum(_Elementwise):
     type = "sum"
     params = (Param("signs", "string", "++", "one sign per input, + or - (| ignored)"),)
     OPS = {"+": (_copy, np.add), "-": (np.negative, np.subtract)}
+    MARKS = {"+": "+", "-": "\u2212"}  # as drawn at the ports (a minus sign, not a hyphen)
     C_OPS = {"+": ("{}", "+"), "-": ("-{}", "-")}
     param = "signs"
     ignored = "|"
@@ -170,6 +175,7 @@ class Product(_Elementwise):
     type = "product"
     params = (Param("ops", "string", "**", "one operator per input, * or /"),)
     OPS = {"*": (_copy, np.multiply), "/": (_reciprocal, np.divide)}
+    MARKS = {"*": "\u00d7", "/": "\u00f7"}
     C_OPS = {"*": ("{}", "*"), "/": ("1.0 / {}", "/")}
     param = "ops"
 

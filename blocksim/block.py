@@ -226,6 +226,12 @@ class Block:
         """Directions (RISING / FALLING / EITHER) of the block's indicators, or None."""
         return None
 
+    def input_marks(self):
+        """For drawings: (one mark per input port, drawn there instead of the port's name,
+        the parameter the marks show, then left out of the box), e.g. a sum's + and - signs,
+        or None."""
+        return None
+
     # ---- wiring --------------------------------------------------------------------------
     y_flat = None
     z = None  # the block's indicator values (set by the compiler when it has indicators)

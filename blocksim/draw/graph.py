@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..language.diagram import through_inputs, through_outputs
+from ..language.diagram import index_text, through_inputs, through_outputs
 
 # parameters that only shape ports or figures: the box already shows them, or they say nothing
 # about the dynamics
@@ -34,6 +34,7 @@ class Box:
     inputs: list  # port names, in port order
     outputs: list
     inner: Graph | None = None
+    input_marks: list | None = None  # drawn at the input ports instead of their names (+, −)
 
 
 @dataclass
@@ -44,6 +45,7 @@ class Wire:
     dst_port: int
     label: str  # the signal's shape, "" for a scalar
     dependency: bool  # the destination needs the source at the same instant
+    index: str = ""  # the elements the wire takes from its source, as written: "[0]", "[1:3]"
 
 
 @dataclass
@@ -95,7 +97,11 @@ class _Builder:
 
     def block_box(self, name, spec):
         ins, outs = self.ports[name]
-        return Box(name, "block", _leaf(name), spec.type, _param_lines(spec.params), ins, outs)
+        marked = self.blocks[name].input_marks()
+        marks, shown = marked if marked else (None, None)
+        params = {k: v for k, v in spec.params.items() if k != shown}
+        return Box(name, "block", _leaf(name), spec.type, _param_lines(params), ins, outs,
+                   input_marks=list(marks) if marks else None)
 
     def subsystem_box(self, sub):
         params = (([f"file: {sub.source}"] if sub.source != "inline" else [])
@@ -116,7 +122,7 @@ class _Builder:
             inner.boxes[key] = Box(key, "outport", port, "output", [], [port], [])
             src, src_port = self.end(inner, ep, output=True)
             inner.wires.append(Wire(src, src_port, key, 0, self.output_shape(ep),
-                                    self.computed_out(ep)))
+                                    self.computed_out(ep), index_text(ep.index)))
         return Box(sub.name, "frame", _leaf(sub.name), "subsystem", params, ins, outs, inner)
 
     # -- wires -----------------------------------------------------------------------------
@@ -124,7 +130,8 @@ class _Builder:
         s, s_port = self.end(graph, src, output=True)
         d, d_port = self.end(graph, dst, output=False)
         dependency = self.computed_out(src) and self.dependency_in(dst)
-        return Wire(s, s_port, d, d_port, self.output_shape(src), dependency)
+        return Wire(s, s_port, d, d_port, self.output_shape(src), dependency,
+                    index_text(src.index))
 
     def end(self, graph, ep, output):
         """(box key, port index) of a written endpoint (the port may be omitted when the box
@@ -196,7 +203,8 @@ def _value_text(raw):
         return "[" + ", ".join(_value_text(v) for v in raw) + "]"
     if isinstance(raw, dict):
         return "{" + ", ".join(f"{k}: {_value_text(v)}" for k, v in raw.items()) + "}"
-    return " ".join(str(raw).split())
+    text = " ".join(str(raw).split())
+    return text if text else '""'  # an empty string (a scope's unit) shows as written
 
 
 def _shorten(text):

@@ -67,13 +67,15 @@ class _Elem:
 
 @dataclass
 class _Net:
-    """The wires from one output port, in one direction (forward or feedback)."""
+    """The wires from one output port that carry the same elements of it (an index such as
+    [0] makes a signal of its own), in one direction (forward or feedback)."""
     src: str
     port: int
     targets: list  # (box key, port)
     feedback: bool
     label: str
     channel: float = 0.0
+    index: str = ""  # "[0]", "[1:3]": the elements taken, written at each target
 
 
 class _Level:
@@ -140,8 +142,8 @@ class _Level:
         nets = {}
         for w in self.graph.wires:
             feedback = self.rank[w.src] >= self.rank[w.dst]
-            net = nets.setdefault((w.src, w.src_port, feedback),
-                                  _Net(w.src, w.src_port, [], feedback, w.label))
+            net = nets.setdefault((w.src, w.src_port, w.index, feedback),
+                                  _Net(w.src, w.src_port, [], feedback, w.label, index=w.index))
             net.targets.append((w.dst, w.dst_port))
         self.nets = list(nets.values())
 

@@ -27,6 +27,7 @@ STYLES = {  # size, weight, style, colour
     "type": (7.5, "normal", "italic", "#555555"),
     "param": (7.5, "normal", "normal", "#222222"),
     "port": (7.0, "normal", "normal", "#333333"),
+    "mark": (9.0, "bold", "normal", "#333333"),  # a sum's + and - at its input ports
     "wire": (7.0, "normal", "normal", "#1f5fa8"),
     "title": (8.5, "bold", "normal", "#555555"),
 }
@@ -69,6 +70,18 @@ def _port_width(measure, names):
     return max((measure(n, "port")[0] for n in names), default=0.0) if len(names) > 1 else 0.0
 
 
+def _input_labels(box):
+    """What is written at the input ports: the marks (a sum's signs, always) or the port
+    names (when there are several)."""
+    return box.input_marks if box.input_marks else box.inputs
+
+
+def _input_width(measure, box):
+    if box.input_marks:
+        return max((measure(m, "mark")[0] for m in box.input_marks), default=0.0)
+    return _port_width(measure, box.inputs)
+
+
 def _box_size(measure, box):
     lines = _centre_lines(box)
     cw = max(measure(t, s)[0] for t, s in lines)
@@ -76,7 +89,7 @@ def _box_size(measure, box):
     if box.kind in ("inport", "outport"):
         w, h = cw + 2 * PAD_X, ch + 2 * PAD_Y
         return w, h, [h / 2] * len(box.inputs), [h / 2] * len(box.outputs)
-    left, right = _port_width(measure, box.inputs), _port_width(measure, box.outputs)
+    left, right = _input_width(measure, box), _port_width(measure, box.outputs)
     w = max(MIN_W, 2 * PAD_X + cw + (left + PORT_GAP if left else 0) + (right + PORT_GAP if right else 0))
     h = max(MIN_H, ch + 2 * PAD_Y, PORT_PITCH * max(len(box.inputs), len(box.outputs)))
     return (w, h, [h * (i + 0.5) / len(box.inputs) for i in range(len(box.inputs))],
@@ -139,7 +152,7 @@ def _draw_box(ax, placed, measure):
     ax.add_patch(patch)
     gid = f"text:{key}"
     lines = _centre_lines(box)
-    left = _port_width(measure, box.inputs)
+    left = _input_width(measure, box)
     right = _port_width(measure, box.outputs)
     inner_l = x + PAD_X + (left + PORT_GAP if left else 0)
     inner_r = x + w - PAD_X - (right + PORT_GAP if right else 0)
@@ -151,8 +164,9 @@ def _draw_box(ax, placed, measure):
         _text(ax, cx, ty + lh / 2, text, style, gid, ha="center", va="center_baseline")
         ty += lh
     if left:
-        for name, py in zip(box.inputs, placed.in_ys):
-            _text(ax, x + PAD_X * 0.6, py, name, "port", gid, ha="left", va="center_baseline")
+        style = "mark" if box.input_marks else "port"
+        for name, py in zip(_input_labels(box), placed.in_ys):
+            _text(ax, x + PAD_X * 0.6, py, name, style, gid, ha="left", va="center_baseline")
     if right:
         for name, py in zip(box.outputs, placed.out_ys):
             _text(ax, x + w - PAD_X * 0.6, py, name, "port", gid, ha="right", va="center_baseline")

@@ -114,20 +114,27 @@ class _Router:
     def place_columns(self):
         widths = [max((self.level.elems[k].w for k in layer), default=0.0) for layer in self.level.layers]
         lead = {g: LEAD for g in self.items}
+        tail = {g: TAIL for g in self.items}
         for net in self.level.nets:
-            if net.label:
+            if net.label and not net.index:
                 e = self.level.elems[net.src]
                 w, _ = self.level.metrics.label(net.label)
                 over = (e.w - widths[e.layer]) / 2 + LABEL_PAD + w + 4
                 lead[e.layer] = max(lead[e.layer], over)
+            if net.index:  # the index (and shape) written before each target's arrow
+                w, _ = self.level.metrics.label(_index_label(net))
+                for t, _ in net.targets:
+                    e = self.level.elems[t]
+                    over = (e.w - widths[e.layer]) / 2 + ARROW + 2 * LABEL_PAD + w + 4
+                    tail[e.layer - 1] = max(tail[e.layer - 1], over)
         gap_w = {}
         for g, items in self.items.items():
             if g == -1:
-                gap_w[g] = MARGIN + (len(items) * TRACK + TAIL if items else 0)
+                gap_w[g] = MARGIN + (len(items) * TRACK + tail[g] if items else 0)
             elif g == self.level.nlayers - 1:
                 gap_w[g] = (lead[g] + len(items) * TRACK if items else max(lead[g] - LEAD, 0)) + MARGIN
             else:
-                gap_w[g] = max(GAP_MIN, lead[g] + len(items) * TRACK + TAIL)
+                gap_w[g] = max(GAP_MIN, lead[g] + len(items) * TRACK + tail[g])
         x = gap_w[-1]
         self.col_x, self.col_w = [], widths
         for k, layer in enumerate(self.level.layers):
@@ -151,7 +158,8 @@ class _Router:
 
         def seg(i, x1, y1, x2, y2):
             net = self.level.nets[i]
-            signal_segments.setdefault((net.src, net.port), []).append((x1, y1, x2, y2))
+            signal_segments.setdefault((net.src, net.port, net.index), []).append(
+                (x1, y1, x2, y2))
 
         def into(i, key, port):
             e = self.level.elems[key]
@@ -159,6 +167,11 @@ class _Router:
             if e.box is None:
                 return e.x, y
             d.arrows.append((e.x, y))
+            net = self.level.nets[i]
+            if net.index:  # which elements of its source this wire carries
+                text = _index_label(net)
+                w, _ = self.level.metrics.label(text)
+                d.labels.append((e.x - ARROW - LABEL_PAD - w, y - LABEL_PAD, text))
             return e.x - ARROW, y
 
         for i, net in enumerate(self.level.nets):
@@ -205,7 +218,7 @@ class _Router:
                     seg(i, tx, y, x, y)
         labelled = set()
         for net in self.level.nets:
-            if net.label and (net.src, net.port) not in labelled:
+            if net.label and not net.index and (net.src, net.port) not in labelled:
                 labelled.add((net.src, net.port))
                 e = self.level.elems[net.src]
                 d.labels.append((e.x + e.w + LABEL_PAD, self.level.port_y(net.src, net.port, "out")
@@ -225,11 +238,13 @@ class _Router:
     def add_frame(self, d, e, placed):
         inner = e.inner.moved(e.x + FRAME_PAD, e.y + e.title_h + FRAME_PAD)
         d.frame_titles.append((placed, e.x + FRAME_PAD, e.y + FRAME_PAD / 2))
+        used = {net.port for net in self.level.nets if net.src == e.key}
         for b in inner.boxes:
             b.depth += 1
             if b.box.key == f"{e.key}:in:{b.box.name}":  # this frame's own ports
                 d.segments.append((e.x, b.out_ys[0], b.x, b.out_ys[0]))
-            elif b.box.key == f"{e.key}:out:{b.box.name}":
+            elif b.box.key == f"{e.key}:out:{b.box.name}" and \
+                    e.box.outputs.index(b.box.name) in used:  # an unused output ends there
                 d.segments.append((b.x + b.w, b.in_ys[0], e.x + e.w, b.in_ys[0]))
         d.boxes.extend(inner.boxes)
         d.segments.extend(inner.segments)
@@ -237,6 +252,11 @@ class _Router:
         d.dots.extend(inner.dots)
         d.labels.extend(inner.labels)
         d.frame_titles.extend(inner.frame_titles)
+
+
+def _index_label(net):
+    """'[0]', '[1:3] (2,)': the elements a wire takes from its source, and their shape."""
+    return f"{net.index} {net.label}".strip()
 
 
 @dataclass

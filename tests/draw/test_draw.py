@@ -21,8 +21,9 @@ CASCADE = DATA / "cascade.yaml"
 TOL = 0.5  # pixels: touching is not overlapping
 
 LOOP = DATA / "loop.yaml"  # two subsystems in a feedback loop, each with an inner loop
+INDEXED = DATA / "indexed.yaml"  # wires taking elements of one vector output
 CASES = [(p, False) for p in DIAGRAMS] + [(CASCADE, False), (CASCADE, True), (LOOP, False),
-                                          (LOOP, True)]
+                                          (LOOP, True), (INDEXED, False)]
 
 
 def ids(case):
@@ -209,10 +210,54 @@ def test_feedback_runs_back_below_the_boxes(models):
 def test_boxes_show_name_type_parameters_and_port_names(models):
     svg = draw.to_bytes(load(ROOT / "diagrams" / "demo3.yaml", models), "svg").decode()
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
-    for expected in ("Robot", "robot", "robot = p560", "K = 100", "signs = +-", "(6,)", "qdd"):
+    for expected in ("Robot", "robot", "robot = p560", "K = 100", "(6,)", "qdd"):
         assert expected in texts, expected
-    # one input: not labelled; several: labelled
-    assert "u" not in texts and "tau" not in texts and "u3" in texts
+    # one input: not labelled; several: labelled (rne's q, qd, qdd)
+    assert "u" not in texts and "tau" not in texts and "qd" in texts
+    # a sum's signs at its input ports, as Simulink draws them, not as a parameter line
+    assert "+" in texts and "\u2212" in texts and not [t for t in texts if "signs" in t]
+
+
+def test_indexed_wires_are_signals_of_their_own(models):
+    """Issue 23: wires from Motor.y[0], Motor.y[1:3] and Motor.y[2] were drawn as one net
+    with the whole vector's wire, without their index. Each is now a net of its own,
+    written with its index (and shape) just before the arrow it ends in."""
+    drawing, _ = draw.lay_out(load(INDEXED, models))
+    placed = {b.box.key: b for b in drawing.boxes}
+    labels = {text: (x, y) for x, y, text in drawing.labels}
+    for text, box, port in (("[0]", "First", 0), ("[1:3] (2,)", "Rest", 0),
+                            ("[2]", "Total", 1)):
+        x, y = labels[text]
+        arrow = (placed[box].x, placed[box].in_ys[port])
+        assert arrow in drawing.arrows
+        assert x < arrow[0] and 0 < arrow[1] - y < 5, (text, (x, y), arrow)
+    assert "(3,)" in labels  # the whole vector's wire keeps its shape at the source
+    # the nets leave the port together but part at tracks of their own: four vertical runs
+    motor = placed["Motor"]
+    starts = {(x1, y1, x2, y2) for x1, y1, x2, y2 in drawing.segments
+              if min(x1, x2) >= motor.x + motor.w and x1 == x2 and motor.y <= min(y1, y2)
+              and max(y1, y2) <= motor.y + motor.h + 200}
+    assert len({s[0] for s in starts}) >= 4
+
+
+def test_empty_strings_show_as_written(models):
+    """A scope's units ["", m, ""] read 'units = [, m, ]' on its box."""
+    svg = draw.to_bytes(load(INDEXED, models), "svg").decode()
+    assert 'units = ["", m, ""]' in svg.replace("&quot;", '"')
+
+
+def test_an_unused_subsystem_output_ends_at_its_port(tmp_path):
+    """docs/tutorial.md's control loop uses the plant's x, not its v: expanded, the v port
+    inside the frame has no wire on to the frame's edge (one was drawn, leading nowhere)."""
+    plant = ROOT / "docs" / "tutorial.md"
+    for name, body in re.findall(r"```yaml (\S+)\n(.*?)```", plant.read_text(), re.S):
+        (tmp_path / name).write_text(body)
+    drawing, _ = draw.lay_out(blocksim.load(tmp_path / "control.yaml"), expand=True)
+    placed = {b.box.key: b for b in drawing.boxes}
+    frame, v, x = placed["Plant"], placed["Plant:out:v"], placed["Plant:out:x"]
+    onward = lambda port: [s for s in drawing.segments  # noqa: E731
+                           if s[1] == s[3] == port.in_ys[0] and max(s[0], s[2]) >= frame.x + frame.w]
+    assert onward(x) and not onward(v)
 
 
 def test_svg_keeps_text_as_text_and_other_formats(tmp_path, models):
