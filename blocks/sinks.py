@@ -74,6 +74,12 @@ def _legend_outside(ax):
               fontsize="small", frameon=False)
 
 
+def _plain_ticks(ax):
+    """Tick labels that carry the values themselves: no offset ('1e-9 +1.2e1'), which makes
+    nanovolt chatter on a 12 V signal read like a full-height swing."""
+    ax.ticklabel_format(axis="both", useOffset=False)
+
+
 def _save(block, run, fig):
     with atomic_path(run.out_dir / (block.name.replace("/", ".") + ".png")) as tmp:
         fig.savefig(tmp, dpi=100)
@@ -138,6 +144,7 @@ class Scope(Block):
                 ax.set_ylabel(_with_unit(signal, self._units[k]))
                 _legend_outside(ax)
             ax.grid(True)
+            _plain_ticks(ax)
             if self._ylim:
                 ax.set_ylim(self._ylim)
         axes[-1].set_xlabel("t (s)")
@@ -202,6 +209,7 @@ class XYGraph(Block):
         if x.shape[1] > 1:
             _legend_outside(ax)
         ax.grid(True)
+        _plain_ticks(ax)
         if self._xlim:
             ax.set_xlim(self._xlim)
         if self._ylim:

@@ -200,11 +200,12 @@ def _run(args):
         meta, st = result.meta, result.meta["solver"]
         drawn = f", figures in {_seconds(meta['figures_time'])}" \
             f"{_largest(meta.get('figure_times', {}))}" if not args.no_plots else ""
-        events = f", {meta['events']['total']} events" \
+        events = f", {_count(meta['events']['total'], 'event')}" \
             if (meta.get("events") or {}).get("total") else ""
         report = " (report.html)" if not args.no_plots and (out / "report.html").is_file() else ""
-        print(f"{model.name}: t = {meta['end_time']:g} s, {len(result.t)} rows, "
-              f"{st['nsteps']} steps ({st['nrejected']} rejected, {st['nfev']} evaluations)"
+        print(f"{model.name}: t = {meta['end_time']:g} s, {_count(len(result.t), 'row')}, "
+              f"{_count(st['nsteps'], 'step')} ({st['nrejected']} rejected, "
+              f"{_count(st['nfev'], 'evaluation')})"
               f"{events}; {_mode_text(meta['mode'])}"
               f"simulated in {_seconds(meta['wall_time'])}{drawn} -> {out}/{report}")
     return EXIT_OK

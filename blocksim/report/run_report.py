@@ -183,7 +183,8 @@ def _events(meta, results):
     if not events or not (events.get("total") or events.get("per_block")):
         return ""  # no block with zero crossings
     per_block = events.get("per_block") or {}
-    out = f"<p>{int(events.get('total', 0))} events.</p>"
+    total = int(events.get("total", 0))
+    out = f"<p>{total} event{'' if total == 1 else 's'}.</p>"
     if per_block:
         out += table(("block", "events"), sorted(per_block.items()), numeric=(1,))
     times = results.get("events_t")

@@ -101,3 +101,31 @@ def test_units_must_fit_the_inputs(tmp_path):
     with pytest.raises(blocksim.DiagramError, match="parameter 'units': expected a string or "
                                                     "a list of 3 strings"):
         blocksim.load(path)
+
+
+def test_no_offset_notation_on_scope_and_xy_axes(monkeypatch, tmp_path):
+    """Issue 23: a signal of 12 with nanovolt chatter was drawn on axes labelled '1e-9 +1.2e1'
+    (matplotlib's offset notation), which reads as a full-height swing. The ticks now carry
+    the values themselves: no offset text on any axis of a scope or an xy graph."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    saved = {}
+    monkeypatch.setattr(blocks.sinks, "_save", lambda block, run, fig: saved.__setitem__(
+        block.name, fig))
+    path = tmp_path / "d.yaml"
+    path.write_text("""blocksim: 1
+blocks:
+  Chatter: {type: sine, amplitude: 1e-9, frequency: 50, bias: 12}
+  Scope: {type: scope}
+  XY: {type: xy_graph}
+wires: [Chatter -> Scope, Chatter -> XY.x, Chatter -> XY.y]
+simulation: {stop: 1}
+""")
+    blocksim.run(path, out=tmp_path / "out", plots=True)
+    for name in ("Scope", "XY"):
+        fig = saved[name]
+        FigureCanvasAgg(fig).draw()  # the formatters decide on an offset when drawn
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                assert axis.get_offset_text().get_text() == "", (name, axis)
+        ticks = [t.get_text() for t in fig.axes[0].get_yticklabels() if t.get_text()]
+        assert ticks and all(abs(float(t.replace("\u2212", "-")) - 12) < 1e-8 for t in ticks), ticks

@@ -84,3 +84,22 @@ simulation: {stop: 0.4}
     assert ("A" in {n for _, n in seen}) and ("P" in {n for _, n in seen})
     assert len([f for f, n in seen if n == "P" and 0.5 < f < 1.0]) >= 4  # 5 frames: 0..0.4 s
     assert result.messages == []  # no MP4 asked for
+
+
+def test_summary_counts_in_the_singular_for_one(tmp_path, capsys):
+    """Issue 23: the summary said '1 events'. A relay on sin t switches once before t = 2
+    (on at t = 0+, the sine rising through eps; off only at pi): one event, one word."""
+    path = tmp_path / "d.yaml"
+    path.write_text("""blocksim: 1
+blocks:
+  S: {type: sine}
+  R: {type: relay}
+  T: {type: terminator}
+wires: [S -> R, R -> T]
+simulation: {stop: 2}
+""")
+    assert main(["run", str(path), "--out", str(tmp_path / "o"), "--no-plots"]) == 0
+    out = capsys.readouterr().out
+    meta = json.loads((tmp_path / "o" / "meta.json").read_text())
+    assert meta["events"]["total"] == 1
+    assert ", 1 event;" in out and "1 events" not in out, out
