@@ -67,39 +67,6 @@ def test_element_wise_switching_blocks_on_a_sine(tmp_path):
                                atol=1e-15)
 
 
-BACKLASH = """
-blocksim: 1
-name: play
-blocks:
-  S: {type: sine}
-  Play: {type: backlash, width: 0.5}
-wires: [S -> Play]
-simulation: {stop: 7, rtol: 1e-10, atol: 1e-12, max_step: 0.01}
-record: {y: Play.y}
-"""
-
-
-def test_backlash_on_a_sine(tmp_path):
-    """Play of width 0.5 (half 0.25) driven by sin t from y = 0: y holds 0 until sin t = 0.25
-    (t = asin 0.25), follows sin t - 0.25 to the peak (pi/2), holds 0.75 until sin t comes
-    down to 0.5 (5pi/6), follows sin t + 0.25 to the trough (3pi/2), holds -0.75 until
-    sin t = -0.5 on the way up (11pi/6), then follows sin t - 0.25. The engagements and the
-    turns (extrema of u) are located events, to simulation.event_tol (1e-10 relative)."""
-    path = tmp_path / "play.yaml"
-    path.write_text(BACKLASH)
-    r = blocksim.run(str(path))
-    t, u = r.t, np.sin(r.t)
-    a = math.asin(0.25)
-    pieces = [(a, 0.0 * t), (np.pi / 2, u - 0.25), (5 * np.pi / 6, 0.75 + 0.0 * t),
-              (3 * np.pi / 2, u + 0.25), (11 * np.pi / 6, -0.75 + 0.0 * t), (np.inf, u - 0.25)]
-    ends = np.array([end for end, _ in pieces])
-    piece = np.searchsorted(ends, t, side="right")
-    expected = np.choose(piece, [values for _, values in pieces])
-    np.testing.assert_allclose(r["y"], expected, rtol=0, atol=1e-12)
-    events = events_of(r, "Play")
-    np.testing.assert_allclose(events, ends[:-1], rtol=0, atol=1e-10 * 2 * np.pi)
-
-
 @pytest.mark.parametrize("u0, rate, y0, pushed", [
     (1.0, 0.0, 0.7, 0.0),    # u outside the play at rest: y pushed to u - 0.3, play open
     (1.0, 2.0, 0.7, 1.0),    # ... moving on outwards: pushed along

@@ -320,26 +320,30 @@ blocksim: 1
 name: play
 blocks:
   S: {type: sine}
-  B: {type: backlash, width: 0.6}
+  B: {type: backlash, width: WIDTH}
 wires: [S -> B]
 simulation: {stop: 20, SETTINGS}
 record: {y: B.y}
 """
 
 
+@pytest.mark.parametrize("width", [0.6, 0.5])
 @pytest.mark.parametrize("settings", ["solver: rk4, step: 0.01", "solver: rk45"])
-def test_backlash_holds_after_each_turn_until_the_input_reengages(tmp_path, settings):
+def test_backlash_holds_after_each_turn_until_the_input_reengages(tmp_path, settings, width):
     """Issue 23 item 1: sine -> backlash of width 0.6. After the peak at pi/2 the output holds
     0.7 until sin t = 0.4 (t = pi - asin 0.4 = 2.730), not u - 0.3; with default rk45 steps
     (0.4 s: no state steers them) the turn near t = 5pi/2 + 2pi = 14.137 is not missed.
-    Every row against the closed form over three periods; the turns and engagements are
-    located events."""
-    r = run_text(tmp_path, BACKLASH_SINE.replace("SETTINGS", settings))
-    assert backlash_of_sine(np.pi - math.asin(0.4) - 1e-9, 0.3) == pytest.approx(0.7)
-    np.testing.assert_allclose(r["y"], backlash_of_sine(r.t, 0.3), rtol=0, atol=1e-9)
-    held = (r.t > np.pi / 2) & (r.t < np.pi - math.asin(0.4))
-    assert held.sum() >= 3 and np.all(np.abs(r["y"][held] - 0.7) < 1e-12)
-    expected = backlash_events(0.3, 20)
+    Every row against the closed form over three periods (width 0.5 too: held at 0.75 until
+    5pi/6); the turns and engagements are located events."""
+    half = width / 2
+    r = run_text(tmp_path, BACKLASH_SINE.replace("SETTINGS", settings)
+                 .replace("WIDTH", str(width)))
+    np.testing.assert_allclose(r["y"], backlash_of_sine(r.t, half), rtol=0, atol=1e-9)
+    release = np.pi - math.asin(1 - width)  # 2.730 for 0.6, 5pi/6 for 0.5
+    assert backlash_of_sine(release - 1e-9, half) == pytest.approx(1 - half)
+    held = (r.t > np.pi / 2) & (r.t < release)
+    assert held.sum() >= 3 and np.all(np.abs(r["y"][held] - (1 - half)) < 1e-12)
+    expected = backlash_events(half, 20)
     got = block_events(r, "B")
     assert len(got) == len(expected), (got, expected)
     # located to simulation.event_tol, 1e-10 relative to max(1, |t|)
