@@ -2,9 +2,10 @@
 import numpy as np
 
 from blocksim.accel.lowering import Lowering, flat
-from blocksim.block import FALLING, RISING, Block, In, Out, PortError
+from blocksim.block import FALLING, RISING, Block, In, Jacobian, Out, PortError
 from blocksim.params import Param, ParamError
 
+from .linearisation import mode_words, size
 from .param_checks import DIRECTIONS, check_fits, check_ordered, fits
 
 
@@ -237,6 +238,20 @@ class Integrator(Block):
     def pack(self):
         return flat(np.broadcast_to(self.p.x0, self._shape), self._lower, self._upper)
 
+    def jacobian(self, pade=None):
+        """dx/dt = u (0 for an element held at a limit), y = x; reset and x0 inputs act only
+        at events: no gain."""
+        n = self._n
+        free = np.ones(n) if not self._limited else (self.xd == 0.0).astype(float)
+        others = sum(size(u) for u in self.u[1:])
+        return Jacobian(np.zeros((n, n)), np.hstack([np.diag(free), np.zeros((n, others))]),
+                        np.eye(n), np.zeros((n, n + others)))
+
+    def mode_text(self):
+        if not self._limited:
+            return None
+        return mode_words(self.xd, {-1.0: "held at lower", 0.0: "free", 1.0: "held at upper"})
+
 
 class _InputShapedState(Block):
     """A continuous state with the input's shape, set to u(0) at the start (rate limiter,
@@ -351,6 +366,11 @@ class Derivative(_InputShapedState):
     def pack(self):
         return flat(self._rate)
 
+    def jacobian(self, pade=None):
+        """dx/dt = (u - x)/tau, y = (u - x)/tau."""
+        r = self._rate * np.eye(int(np.prod(self._shape, dtype=int)))
+        return Jacobian(-r, r, -r, r)
+
 
 class _LinearOutput(Block):
     """y = C s + D u on flat views u (m,), y (p,) and the block's state s (n,): the output of
@@ -410,6 +430,9 @@ class _LinearOutput(Block):
 
     def pack(self):
         return flat(self._A, self._B, self._C, self._D)
+
+    def jacobian(self, pade=None):
+        return Jacobian(self._A, self._B, self._C, self._D)
 
 
 class _LTI(_LinearOutput):

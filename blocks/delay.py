@@ -3,9 +3,10 @@ import bisect
 
 import numpy as np
 
-from blocksim.block import exact_time
+from blocksim.block import Jacobian, exact_time
 from blocksim.params import Param
 
+from .continuous import tf_realisation
 from .discrete import ShapedByX0
 
 
@@ -247,3 +248,13 @@ class TransportDelay(ShapedByX0):
             return
         self._history.value(s, t - self.p.delay, self._y)
 
+
+    def jacobian(self, pade=None):
+        """exp(-delay*s) per element by its Padé approximation of order `pade` (python-control's
+        `pade`): states of the linear model alone, `pade[k]`; order 0 is a gain of 1."""
+        import control
+        num, den = control.pade(self.p.delay, pade)
+        a, b, c, d = tf_realisation(np.asarray(num, float), np.asarray(den, float))
+        eye = np.eye(self._y.size)
+        A, B, C, D = (np.kron(eye, m) for m in (a, b, c, d))
+        return Jacobian(A, B, C, D, labels=tuple(f"pade[{k}]" for k in range(A.shape[0])))

@@ -13,6 +13,7 @@ from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import EITHER, FALLING, RISING, Block, In, Out
 from blocksim.params import Param
 
+from .linearisation import mode_words, static
 from .param_checks import DIRECTIONS, check_ordered, fitted
 
 
@@ -22,6 +23,7 @@ class _Band(Block):
     thresholds' parameters (`bounds`) and write y in each mode (`_map`)."""
 
     bounds = ("", "")
+    modes = {}  # mode -> (its name, the gain dy/du in it)
 
     def __init__(self, name, params):
         super().__init__(name, params)
@@ -88,6 +90,13 @@ class _Band(Block):
     def pack(self):
         return flat(self._lo, self._hi)
 
+    def jacobian(self, pade=None):
+        return static(np.diag([self.modes[float(m)][1] for m in self.xd]))
+
+    def mode_text(self):
+        return mode_words(self.xd, {m: f"{name} (gain {gain:g})"
+                                    for m, (name, gain) in self.modes.items()})
+
 
 class Saturation(_Band):
     """y = min(max(u, lower), upper), element-wise.
@@ -105,6 +114,8 @@ class Saturation(_Band):
     )
     bounds = ("lower", "upper")
     C_MAP = ("{hi}", "{lo}", "{u}")  # above, below, between
+
+    modes = {-1.0: ("lower", 0.0), 0.0: ("linear", 1.0), 1.0: ("upper", 0.0)}
 
     def _map(self):
         y = self._y
@@ -128,6 +139,8 @@ class DeadZone(_Band):
     )
     bounds = ("start", "end")
     C_MAP = ("{u} - {hi}", "{u} - {lo}", "0.0")  # above, below, inside
+
+    modes = {-1.0: ("below", 1.0), 0.0: ("inside", 0.0), 1.0: ("above", 1.0)}
 
     def _map(self):
         y = self._y
@@ -214,6 +227,13 @@ class Relay(Block):
 
     def pack(self):
         return flat(self._on, self._off, self._yon, self._yoff)
+
+    def jacobian(self, pade=None):
+        """The output depends on the mode alone: gain 0."""
+        return static(np.zeros((self.xd.size, self.xd.size)))
+
+    def mode_text(self):
+        return mode_words(self.xd, {0.0: "off (gain 0)", 1.0: "on (gain 0)"})
 
 
 class HitCrossing(Block):

@@ -8,8 +8,10 @@ first hit whether or not the run starts on one.
 import numpy as np
 
 from blocksim.accel.lowering import Lowering
-from blocksim.block import Block, In, Out, Sample
+from blocksim.block import Block, In, Jacobian, Out, Sample
 from blocksim.params import Param
+
+from .linearisation import static
 
 
 class ShapedByX0(Block):
@@ -87,6 +89,10 @@ class ZeroOrderHold(_Discrete):
                          "output": c.loop(n, "out_y[i] = in_u[i];"),
                          "update": c.loop(n, "xd[i] = out_y[i];")})
 
+    def jacobian(self, pade=None):
+        """At its hits y = u: a gain of 1, no state (the held copy only repeats y)."""
+        return static(np.eye(self.u[0].size))
+
 
 class UnitDelay(_Discrete):
     """y[k] = u[k-1] at the hits t_k = offset + k*period, held in between; y[0] = x0.
@@ -130,3 +136,9 @@ class UnitDelay(_Discrete):
         return Lowering({"initialize": c.loop(n, "out_y[i] = xd[i];"),
                          "output": c.loop(n, f"out_y[i] = xd[{n} + i];"),
                          "update": c.loop(n, f"xd[i] = xd[{n} + i]; xd[{n} + i] = in_u[i];")})
+
+    def jacobian(self, pade=None):
+        """s[k+1] = u[k], y[k] = s[k] with s the stored input (the held output copies it)."""
+        n = self.u[0].size
+        zero, one = np.zeros((n, n)), np.eye(n)
+        return Jacobian(zero, one, one, zero, states=tuple(range(n, 2 * n)))

@@ -6,7 +6,7 @@ does not start on one) the output is the one the initial state gives with u = 0.
 import numpy as np
 
 from blocksim.accel.lowering import Lowering, flat
-from blocksim.block import In, Out, Sample
+from blocksim.block import In, Jacobian, Out, Sample
 from blocksim.params import Param, ParamError
 
 from .continuous import _LinearOutput, lti_matrices, polynomial, tf_realisation
@@ -194,3 +194,14 @@ class DiscreteIntegrator(_Discrete):
     def pack(self):
         return flat(*(np.broadcast_to(v, self._shape) for v in
                       (self._now, self._next, self.p.lower, self.p.upper)))
+
+    def jacobian(self, pade=None):
+        """After the first hit, per element: y = x + K*T*a*u and x[k+1] = y + K*T*c*u, or
+        y = the limit (gain 0) where x + K*T*a*u lies outside [lower, upper]."""
+        shape = self._shape
+        now, after, lower, upper = (np.broadcast_to(v, shape).ravel() for v in (
+            self._now, self._next, self.p.lower, self.p.upper))
+        raw = self._x.ravel() + now * self.u[0].ravel()
+        g = ((raw >= lower) & (raw <= upper)).astype(float)
+        return Jacobian(np.diag(g), np.diag(g * now + after), np.diag(g), np.diag(g * now),
+                        states=tuple(range(g.size)))

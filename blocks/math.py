@@ -7,6 +7,7 @@ from blocksim.block import Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 
 from .conditioning import ConditionWatch, watched_functions
+from .linearisation import broadcast, static
 
 
 class Gain(Block):
@@ -23,7 +24,8 @@ class Gain(Block):
 
     def infer(self, shapes):
         u, K = shapes["u"], self.p.K.shape
-        if len(K) == 2:
+        self._matrix = len(K) == 2
+        if self._matrix:
             if len(u) not in (1, 2) or u[0] != K[1]:
                 raise PortError("u", f"matrix gain of shape {K} cannot multiply a signal of shape {u}")
             self.output = self._matmul
@@ -54,6 +56,12 @@ class Gain(Block):
             return flat(np.broadcast_to(self.p.K, self.y[0].shape))
         return flat(self.p.K)
 
+    def jacobian(self, pade=None):
+        """y = K*u: diag(K broadcast); y = K @ u with u (k, r): kron(K, I_r)."""
+        K, u = self.p.K, self.u[0]
+        if self._matrix:
+            return static(np.kron(K, np.eye(int(np.prod(u.shape[1:], dtype=int)))))
+        return static(np.diag(np.broadcast_to(K, u.shape).ravel()))
 
 
 def _broadcast_inputs(names, shapes):
@@ -163,6 +171,12 @@ class Sum(_Elementwise):
     C_OPS = {"+": ("{}", "+"), "-": ("-{}", "-")}
     param = "signs"
     ignored = "|"
+
+    def jacobian(self, pade=None):
+        """D = [s1*P1, ..., sN*PN], P_i the broadcasting of u_i to y's shape."""
+        y = self.y[0].shape
+        return static(np.hstack([(1.0 if op == "+" else -1.0) * broadcast(u.shape, y)
+                                 for op, u in zip(self._ops, self.u)]))
 
 
 class Product(_Elementwise):

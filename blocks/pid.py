@@ -2,13 +2,14 @@
 import numpy as np
 
 from blocksim.accel.lowering import Lowering, flat
-from blocksim.block import EITHER, Block, In, Out, Sample
+from blocksim.block import EITHER, Block, In, Jacobian, Out, Sample
 from blocksim.params import Param
 
 # _METHODS: the integration rules of discrete_integrator (its output y[n] = x[n] + T*a*w[n],
 # its state x[n+1] = y[n] + T*c*w[n]), for the discrete PID's I and D
 from .discrete import SAMPLE_OFFSET
 from .discrete_systems import _METHODS
+from .linearisation import mode_words
 from .param_checks import check_ordered, fitted
 
 _GAINS = ("Kp", "Ki", "Kd", "N", "lower", "upper", "Kb", "x0")
@@ -361,3 +362,69 @@ class Pid(Block):
     def initialize(self, t):
         if self.discrete:  # before the first hit: the initial integral, no P or D
             np.clip(self._xi, self._lower, self._upper, out=self._u)
+
+    # ---- linearisation -------------------------------------------------------------------
+    def jacobian(self, pade=None):
+        """In the modes at the current values: the states xi and, where Kd != 0, xf (without
+        a derivative term xf never moves); a saturated output has gain 0."""
+        n = self._n
+        keep = np.r_[np.arange(n), n + np.flatnonzero(self._Kd != 0.0)]
+        A, B, C, D = self._discrete_jacobian() if self.discrete else self._continuous_jacobian()
+        return Jacobian(A[np.ix_(keep, keep)], B[keep], C[:, keep], D,
+                        states=tuple(int(k) for k in keep))
+
+    def _continuous_jacobian(self):
+        """u = L*(Kp*e + xi + KdN*(e - xf)) + held, dxf/dt = Nf*(e - xf),
+        dxi/dt = integrating*Ki*e (+ Kb*(u - raw) with back-calculation); L = linear mode."""
+        L, integrating = self._linear, self._integrating
+        KdN = self._Kd * self._N
+        raw = np.stack([np.ones(self._n), -KdN, self._Kp + KdN])  # d raw / d(xi, xf, e)
+        drive = integrating * self._Ki  # dxi/dt per unit e
+        back = self._Kb * (L - 1.0) if self._back_calculation else np.zeros(self._n)
+        rows_i = back * raw + np.stack([0 * drive, 0 * drive, drive])
+        rows_f = np.stack([0 * KdN, -self._Nf, self._Nf])
+        return _assembled(rows_i, rows_f, L * raw)
+
+    def _discrete_jacobian(self):
+        """After the first hit (see the class docstring): d = g*(Kd*e - xf), g = N/(1 + N*Ta),
+        raw = Kp*e + d + xi + Ta*w, w = Ki*e (+ aw); xi[k+1] = xi + T*w, xf[k+1] = xf + T*d;
+        u = raw inside [lower, upper], the limit (gain 0) outside."""
+        T, Ta, g = self.p.period, self._Ta, self._dgain
+        e, xi, xf = self._e, self._xi, self._xf
+        d_raw = np.stack([np.ones(self._n), -g, self._Kp + g * self._Kd + Ta * self._Ki])
+        raw = self._Kp * e + g * (self._Kd * e - xf) + xi + Ta * self._Ki * e
+        out = np.clip(raw, self._lower, self._upper)
+        outside = raw != out
+        d_w = np.stack([0 * g, 0 * g, self._Ki])  # d w / d(xi, xf, e)
+        gain = np.where(outside, 0.0, 1.0)
+        if self._clamping:  # the integrator's input is dropped while it pushes outwards
+            clamp = outside & (((raw > out) & (self._Ki * e > 0)) | ((raw < out) & (self._Ki * e < 0)))
+            inside = clamp & (np.clip(raw - Ta * self._Ki * e, self._lower, self._upper)
+                              == raw - Ta * self._Ki * e)
+            d_raw = d_raw - np.where(inside, Ta, 0.0) * d_w
+            gain = np.where(inside, 1.0, gain)
+            d_w = np.where(clamp, 0.0, d_w)
+        elif self._back_calculation:  # raw = (raw0 + c*u)/(1 + c), w += Kb*(u - raw)
+            c = Ta * self._Kb
+            d_w = d_w - np.where(outside, self._Kb / (1.0 + c), 0.0) * d_raw
+        rows_i = np.stack([np.ones(self._n), 0 * g, 0 * g]) + T * d_w
+        rows_f = np.stack([0 * g, 1.0 - T * g, T * g * self._Kd])
+        return _assembled(rows_i, rows_f, gain * d_raw)
+
+    def mode_text(self):
+        if self.discrete or self.z is None:
+            return None
+        saturated = np.where(self._held == self._upper, 1.0, -1.0)
+        return mode_words(np.where(self._linear == 0.0, saturated, 0.0),
+                          {0.0: "linear", 1.0: "saturated at upper (gain 0)",
+                           -1.0: "saturated at lower (gain 0)"})
+
+
+def _assembled(rows_i, rows_f, rows_u):
+    """(A, B, C, D) over the states (xi, xf) and the input e from per-element partial
+    derivatives: each argument stacks d/d(xi), d/d(xf), d/d(e) of one quantity (3, n)."""
+    A = np.block([[np.diag(rows_i[0]), np.diag(rows_i[1])],
+                  [np.diag(rows_f[0]), np.diag(rows_f[1])]])
+    B = np.vstack([np.diag(rows_i[2]), np.diag(rows_f[2])])
+    C = np.hstack([np.diag(rows_u[0]), np.diag(rows_u[1])])
+    return A, B, C, np.diag(rows_u[2])

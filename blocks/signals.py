@@ -8,6 +8,8 @@ from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 
+from .linearisation import routing
+
 
 def _int_vector(param, value, *, scalar_ok=False):
     """A parameter that must hold integers: returned as an int array (a scalar stays 0-d only
@@ -59,6 +61,9 @@ class Mux(Block):
             start += size
         return Lowering({"output": "\n".join(code)})
 
+    def jacobian(self, pade=None):
+        return routing(self, np.arange(self.y[0].size))
+
 
 class Demux(Block):
     """y_i = u[s_i : s_i + sizes[i]], s_i = sizes[0] + ... + sizes[i-1]: consecutive pieces.
@@ -104,6 +109,9 @@ class Demux(Block):
             start += int(n)
         return Lowering({"output": "\n".join(code)})
 
+    def jacobian(self, pade=None):
+        return routing(self, np.arange(self.u[0].size))
+
 
 class Selector(Block):
     """y = u[indices]: elements of a vector (rows of a matrix), 0-based.
@@ -145,6 +153,10 @@ class Selector(Block):
 
     def pack(self):
         return flat(self._take)
+
+    def jacobian(self, pade=None):
+        u = self.u[0]
+        return routing(self, np.arange(u.size).reshape(u.shape)[self._take])
 
 
 class Reshape(Block):
@@ -197,3 +209,6 @@ class Reshape(Block):
             return Lowering({"output": c.loop(perm.size, "out_y[i] = in_u[i];")})
         c.tables.append((f"{c.prefix}perm", perm))  # the order is structure: code, not P
         return Lowering({"output": c.loop(perm.size, f"out_y[i] = in_u[{c.prefix}perm[i]];")})
+
+    def jacobian(self, pade=None):
+        return routing(self, self._perm)

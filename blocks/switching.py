@@ -11,6 +11,7 @@ from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import EITHER, FALLING, Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 
+from .linearisation import broadcast, mode_words, static
 from .math import _broadcast_inputs
 
 
@@ -335,3 +336,16 @@ class Switch(Block):
 
     def pack(self):
         return flat(self.p.threshold)
+
+    def jacobian(self, pade=None):
+        """y = u1 where u1 passes, else u3: gain 1 from the input that passes, 0 from the
+        other and from the control input u2."""
+        mode = self.xd.reshape(self._shape) if self._m > 1 else self.xd[0]
+        passes = np.broadcast_to(mode != 0.0, self._shape).ravel()[:, None]
+        u1, u2, u3 = self.u
+        return static(np.hstack([passes * broadcast(u1.shape, self._shape),
+                                 np.zeros((passes.size, u2.size)),
+                                 ~passes * broadcast(u3.shape, self._shape)]))
+
+    def mode_text(self):
+        return mode_words(self.xd, {0.0: "u3 passes", 1.0: "u1 passes"})

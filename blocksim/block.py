@@ -73,6 +73,11 @@ Time events: `events(start, stop)` lists times the solver lands on, where `event
 (a source switch); `reschedule(t)`, called right after `event(t)`, may add further times (a
 pulse train announces its next edge).
 
+Linearisation (optional, `blocksim linearize` and `trim`): `jacobian(pade)` returns the
+block's exact `Jacobian` at its current inputs, states and modes (see that class), or None,
+the default: the block's own methods are then differenced (central differences).
+`mode_text()` says in a few words which mode a hybrid block is in ('upper (gain 0)').
+
 History (`keeps_history = True`, the transport delay): after every accepted step the simulator
 evaluates the outputs along the step in pieces of k equally spaced points, k the degree of
 the solver's dense output there, as many pieces as it takes for the polynomial through each
@@ -153,6 +158,27 @@ def exact_time(x):
     0.2 + 0.1, not 0.30000000000000004."""
     simple = Fraction(x).limit_denominator(10**9)
     return simple if float(simple) == x else Fraction(x)
+
+
+@dataclass(frozen=True)
+class Jacobian:
+    """A block's linear model at its current values (inputs, states, modes), for linearising
+    a diagram. With u every input flattened in port order (an input bound as None is empty),
+    y every output flattened in port order (state aliases included) and s the states:
+
+        ds/dt = A s + B u,        y = C s + D u          (a continuous block)
+        s[k+1] = A s[k] + B u[k], y[k] = C s[k] + D u[k]  (a sampled block, at its hits)
+
+    s is the block's continuous state, or the discrete state of a sampled block, restricted
+    to the indices `states` (None: all of it; leave out parts that only copy others or flag
+    the first hit), or, when `labels` are given, states of the linear model alone that the
+    simulation does not have (a delay's Padé states), one label each ('pade[0]')."""
+    A: np.ndarray
+    B: np.ndarray
+    C: np.ndarray
+    D: np.ndarray
+    states: tuple | None = None
+    labels: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -291,6 +317,18 @@ class Block:
         """The per-run arrays its Lowering.data names, {name: array}, for a run over
         [start, stop]."""
         return {}
+
+    # ---- linearisation (optional) -----------------------------------------------------
+    def jacobian(self, pade=None):
+        """The block's exact `Jacobian` at its current inputs, states and modes, or None (the
+        default): its methods are then differenced. `pade`: the order of the Padé
+        approximation of a delay (a block that keeps a history), None when none was given."""
+        return None
+
+    def mode_text(self):
+        """For a block with modes: the modes at its current values in a few words, printed
+        by the linearisation ('upper (gain 0)'); None: its discrete state is printed."""
+        return None
 
     # ---- end of run ----------------------------------------------------------------------
     def files(self):

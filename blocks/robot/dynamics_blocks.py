@@ -12,6 +12,9 @@ from blocksim.params import Param, ParamError
 
 from .kinematics_blocks import RobotBlock, joint_names, robot_param
 
+from ..linearisation import mode_words
+from .kinematics_blocks import RobotBlock, robot_param
+
 
 def _joint_vector(p, name, n):
     """Parameter `name` broadcast to (n,) (a scalar applies to every joint)."""
@@ -146,6 +149,12 @@ class Robot(RobotBlock):
         n = self.n
         # mode*qd (a slipping joint stops), h - |G|Tc+ and h - |G|Tc- (a stuck one breaks away)
         return [FALLING] * n + [RISING] * n + [FALLING] * n
+
+    def mode_text(self):
+        if not self._events:
+            return None
+        return mode_words(self.xd, {1.0: "slipping forwards", -1.0: "slipping backwards",
+                                    0.0: "stuck (qdd = 0)"})
 
     def _set_modes(self, modes):
         """Cache the stuck and free joints of the modes (refreshed whenever they change)."""
