@@ -81,6 +81,11 @@ class Model:
     resources: dict = field(default_factory=dict)  # section -> {name: object} (the robots)
     # what compiled it, to re-parameterise it (a ModelCache; set by engine.loading.load)
     cache: object = field(default=None, repr=False, compare=False)
+    # the wiring, for analyses of the compiled diagram (linearisation): block name ->
+    # (inputs {name: In}, outputs {name: Out}), and (consumer block, input port) ->
+    # (driver block, output port, index, wire location)
+    ports: dict = field(default_factory=dict)
+    drivers: dict = field(default_factory=dict)
 
     def set(self, path, value=None):
         """Change values of the diagram and re-compile it in place, as Simulink's set_param:

@@ -103,6 +103,7 @@ class Compilation:
             events=events, state_slices=lay.slices, config=run_config(spec, settings),
             hybrid=lay.hybrid, zbuf=lay.zbuf, zdirs=lay.zdirs, rates=lay.rates, spec=spec,
             resources=self.values.resources,
+            ports=self.built.ports, drivers=self.drivers,
             subsystems={name: (sub.source, {k: self.values.scopes[sub.scope][k]
                                             for k in spec.scopes[sub.scope].params})
                         for name, sub in spec.subsystems.items()},
