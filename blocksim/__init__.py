@@ -6,14 +6,15 @@
     model = blocksim.load("diagrams/demo1.yaml")   # validated, compiled, not yet simulated
     table = blocksim.sweep("sweeps/demo3_gains.yaml", workers=2)   # many runs, one table
 
-`run`, `load`, `execute`, `sweep` and `register_block` (a block type of your own, see
+`run`, `load`, `execute`, `sweep`, `trim` and `linearize` (operating points and linear
+models, docs/linear.md) and `register_block` (a block type of your own, see
 docs/custom-blocks.md) are imported on first use, so that importing a light module
 such as `blocksim.errors` does not load the engine.
 """
 from .errors import BlocksimError, DiagramError, DiagramErrors, SimulationError
 
-__all__ = ["run", "load", "execute", "sweep", "register_block", "BlocksimError", "DiagramError",
-           "DiagramErrors", "SimulationError"]
+__all__ = ["run", "load", "execute", "sweep", "trim", "linearize", "register_block",
+           "BlocksimError", "DiagramError", "DiagramErrors", "SimulationError"]
 __version__ = "0.1.0"
 
 
@@ -24,6 +25,9 @@ def __getattr__(name):
     if name == "sweep":
         from .batch.run import sweep
         return sweep
+    if name in ("trim", "linearize"):
+        from . import analysis
+        return getattr(analysis, name)
     if name == "register_block":
         from .language.library import register_block
         return register_block

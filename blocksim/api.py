@@ -20,8 +20,9 @@ from .errors import OutputError
 
 
 def run(path, overrides=None, *, out=None, plots=False, progress=None, library=None,
-        csv=False, mp4=False):
-    """Load and simulate a diagram; returns a Result (t and the `record:` signals).
+        csv=False, mp4=False, op=None):
+    """Load and simulate a diagram; returns a Result (t and the `record:` signals). `op`: start
+    from an operating point (an OperatingPoint from `blocksim.trim`, or its file).
 
     Files are written only when `out` is given (results.npz, meta.json, with `csv=True`
     results.csv, and with `plots=True` the sinks' figures and animations (GIF; with
@@ -31,12 +32,15 @@ def run(path, overrides=None, *, out=None, plots=False, progress=None, library=N
     `error.result`.
     """
     if isinstance(path, Model):
-        if overrides:
-            raise ValueError("overrides= applies when a diagram file is loaded: give them to "
-                             "blocksim.load(), or pass run() the file")
+        if overrides or op is not None:
+            raise ValueError("overrides= and op= apply when a diagram file is loaded: give "
+                             "overrides to blocksim.load(), or pass run() the file")
         model = path
     else:
         model = load(diagram_file(path, "run"), overrides, library=library)
+    if op is not None:
+        from .analysis.operating import start_from
+        start_from(model, op)
     return execute(model, out=out, plots=plots, progress=progress, csv=csv, mp4=mp4)
 
 

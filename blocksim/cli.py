@@ -1,5 +1,5 @@
-"""The `blocksim` command: run, check, blocks, draw, report and sweep (the last in
-batch/cli.py; draw's work in draw/render.py, report's in report/).
+"""The `blocksim` command: run, check, blocks, draw, report, sweep (in batch/cli.py), trim and
+linearize (in analysis/cli.py; draw's work in draw/render.py, report's in report/).
 
 Exit codes: 0 success; 2 invalid diagram or command line (one `FILE:LINE: error: ...` line
 per problem, no traceback); 3 simulation failed, or its results could not be written; 130
@@ -18,6 +18,7 @@ import time
 import warnings
 from pathlib import Path
 
+from .analysis import cli as analysis_cli
 from .batch import cli as sweep_cli
 from .errors import (DiagramError, DiagramErrors, OutputError, ReportWarning, SimulationError,
                      Terminated)
@@ -47,6 +48,8 @@ def _parser():
     run.add_argument("--csv", action="store_true",
                      help="also write results.csv (a column per signal element)")
     run.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    run.add_argument("--op", metavar="FILE", help="start from an operating point "
+                                                  "(operating_point.yaml from blocksim trim)")
     chk = sub.add_parser("check", help="check a diagram and explain it; simulate nothing")
     chk.add_argument("file")
     chk.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
@@ -59,6 +62,7 @@ def _parser():
     blk.add_argument("--markdown", action="store_true",
                      help="print the built-in catalogue as Markdown (docs/blocks.md)")
     sweep_cli.add_parser(sub)
+    analysis_cli.add_parsers(sub)
     # draw and report are imported when used: every `blocksim run` would pay their import
     drw = sub.add_parser("draw", help="draw a diagram (SVG, PNG or PDF)")
     drw.add_argument("file", help="the diagram (YAML)")
@@ -91,6 +95,8 @@ def main(argv=None):
                 return _draw(args)
             if args.command == "report":
                 return _report(args)
+            if args.command in ("trim", "linearize"):
+                return analysis_cli.run(args, _load)
             from .language import blockdoc
             return blockdoc.main(args)
     except (DiagramError, DiagramErrors) as e:
@@ -166,6 +172,9 @@ def _load(file, sets):
 def _run(args):
     from . import api
     model = _load(args.file, _overrides(args))
+    if args.op:
+        from .analysis.operating import start_from
+        start_from(model, args.op)
     out = Path(args.out) if args.out else Path("runs") / model.name
     bar = None if args.quiet or not sys.stderr.isatty() else _Progress(model.settings)
     try:

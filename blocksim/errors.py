@@ -119,6 +119,19 @@ class SimulationError(BlocksimError):
         return "".join([text, *(f"\n  note: {note}" for note in self.notes)])
 
 
+class AnalysisError(BlocksimError):
+    """A trim or a linearisation failed on the model's values (exit code 3): a point that is
+    not an equilibrium, a trim that does not converge."""
+
+    def __init__(self, message, *, hint=None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self):
+        return f"error: {self.message}" + (f"\n  hint: {self.hint}" if self.hint else "")
+
+
 class ReportWarning(UserWarning):
     """A figure, drawing or report could not be written; the results are intact (the
     command line prints it as one `warning:` line)."""

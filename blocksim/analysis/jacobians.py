@@ -1,0 +1,134 @@
+"""Each block's linear model at the point: the exact Jacobian the block declares
+(`Block.jacobian`), or central differences of its own methods with a step scaled to each
+variable. The block's states are its continuous state, or the discrete state of a sampled
+block; its inputs and outputs are every port, flattened in port order."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..block import Sample
+from ..errors import DiagramError
+from .evaluation import _named_faults
+
+# central differences: the step h = EPS^(1/3) * max(1, |v|) balances truncation (h^2) and
+# rounding (eps/h); a power of two, so that v + h and v - h are exact and a linear map's
+# differences are exact too
+STEP = np.finfo(float).eps ** (1 / 3)
+
+
+@dataclass
+class Part:
+    """One block's linear model: ds = A s + B u, y = C s + D u over its `names` states, held
+    (when they are the simulation's) at `indices` of the model's continuous state, or of its
+    discrete state when `discrete`; `period` the block's sample period (None: continuous)."""
+    block: object
+    A: np.ndarray
+    B: np.ndarray
+    C: np.ndarray
+    D: np.ndarray
+    names: list
+    indices: np.ndarray | None
+    discrete: bool
+    period: float | None
+    exact: bool
+
+
+def linear_part(model, block, t, pade):
+    """The Part of `block` at the model's current values (see the module docstring)."""
+    period = block.sample.period if isinstance(block.sample, Sample) else None
+    cs, ds = model.state_slices[block.name]
+    discrete = period is not None and cs.stop == cs.start
+    own = ds if discrete else cs
+    with _named_faults(model, t):
+        declared = block.jacobian(pade)
+    if declared is None:
+        if block.keeps_history:
+            raise DiagramError(f"block '{block.name}' keeps a history of its input but "
+                               "declares no Jacobian: it cannot be linearised",
+                               file=model.file, block=block.name)
+        A, B, C, D = _differenced(model, block, t, discrete)
+        states = np.arange(own.stop - own.start)
+        return Part(block, A, B, C, D, _names(block.name, discrete, states),
+                    own.start + states, discrete, period, exact=False)
+    A, B, C, D = (np.atleast_2d(np.asarray(m, dtype=float)) for m in
+                  (declared.A, declared.B, declared.C, declared.D))
+    if declared.labels:
+        names = [f"{block.name}.{label}" for label in declared.labels]
+        indices, discrete = None, False
+    else:
+        states = np.arange(own.stop - own.start) if declared.states is None \
+            else np.asarray(declared.states, dtype=int)
+        names, indices = _names(block.name, discrete, states), own.start + states
+    _check_shapes(block, A, B, C, D, len(names))
+    return Part(block, A, B, C, D, names, indices, discrete, period, exact=True)
+
+
+def _names(block, discrete, states):
+    return [f"{block}.{'xd' if discrete else 'x'}[{k}]" for k in states]
+
+
+def _check_shapes(block, A, B, C, D, n):
+    m = sum(0 if u is None else u.size for u in block.u)
+    p = sum(y.size for y in block.y)
+    want = {"A": (n, n), "B": (n, m), "C": (p, n), "D": (p, m)}
+    for name, matrix in zip("ABCD", (A, B, C, D)):
+        if matrix.size == 0 and 0 in want[name]:
+            continue
+        if matrix.shape != want[name]:
+            raise TypeError(f"block '{block.name}' (type {block.type}): jacobian() gave "
+                            f"{name} of shape {matrix.shape}, expected {want[name]}")
+
+
+def _differenced(model, block, t, discrete):
+    """Central differences of the block's outputs and of its state derivatives (next
+    discrete states) with respect to its states and inputs. The block is bound to copies of
+    its inputs meanwhile, so nothing else sees the steps; every value is restored after."""
+    calcs = tuple(getattr(n.block, n.calc) for n in model.nodes if n.block is block)
+    states = block.xd if discrete else block.x
+    inputs = block.u
+    copies = tuple(None if u is None else np.array(u, dtype=float) for u in inputs)
+    kept = [(a, a.copy()) for a in (block.x, block.dx, block.xd, block.y_flat) if a is not None]
+    block.bind(copies, block.y, block.x, block.dx, block.xd)
+
+    def evaluate():
+        for calc in calcs:
+            calc(t)
+        if discrete:
+            before = block.xd.copy()
+            block.update(t)
+            rates = block.xd.copy()
+            block.xd[:] = before
+        else:
+            if states.size:
+                block.derivative(t)
+            rates = block.dx.copy()
+        return np.concatenate([rates.ravel()] + [y.ravel() for y in block.y])
+
+    variables = [states.reshape(-1)] + [c.reshape(-1) for c in copies if c is not None]
+    try:
+        with _named_faults(model, t):
+            columns = []
+            for v in variables:
+                for k in range(v.size):
+                    columns.append(_column(v, k, evaluate))
+    finally:
+        for array, value in kept:
+            array[...] = value
+        block.bind(inputs, block.y, block.x, block.dx, block.xd)
+    n = states.size
+    J = np.array(columns).T if columns else np.zeros((n + sum(y.size for y in block.y), 0))
+    return J[:n, :n], J[:n, n:], J[n:, :n], J[n:, n:]
+
+
+def _column(v, k, evaluate):
+    """d(evaluate())/d(v[k]) by a central difference."""
+    value = v[k]
+    h = 2.0 ** np.round(np.log2(STEP * max(1.0, abs(value))))
+    v[k] = value + h
+    up = evaluate()
+    v[k] = value - h
+    down = evaluate()
+    v[k] = value
+    return (up - down) / (2 * h)
