@@ -126,26 +126,20 @@ def _linearize(model, args, out):
                                        ("D", lin.D, lin.outputs, lin.inputs)):
         print(f"\n{letter} =")
         print(_table(matrix, rows, cols))
-    summary = _summary(system)
-    print()
-    for key in ("poles", "zeros", "DC gain"):
-        print(f"{key}: {summary[key]}")
+    poles, zeros, gain = (frequency.poles(system), frequency.zeros(system),
+                          frequency.dc_gain(system))
+    print(f"\npoles: {_complex_list(poles)}")
+    print(f"zeros: {'(a square model only)' if zeros is None else _complex_list(zeros)}")
+    print(f"DC gain: {_vector(gain)}")
     margins = frequency.margins(system)
     if margins is not None and (args.open or args.bode):
         print("margins: " + _margins_text(margins))
-    files = _write(lin, out, summary, margins)
+    files = _write(lin, out, {"poles": _pairs(poles), "zeros": None if zeros is None else
+                              _pairs(zeros), "dc_gain": gain.tolist()}, margins)
     if args.bode:
         files.append(frequency.bode(system, args.bode))
     print("-> " + ", ".join(str(f) for f in files))
     return EXIT_OK
-
-
-def _summary(system):
-    zeros = frequency.zeros(system)
-    return {"poles": _complex_list(frequency.poles(system)),
-            "zeros": ("(a square model only)" if zeros is None else _complex_list(zeros)),
-            "DC gain": _vector(frequency.dc_gain(system)) if system.ninputs * system.noutputs
-            > 1 else f"{float(frequency.dc_gain(system)[0, 0]):.6g}"}
 
 
 def _margins_text(margins):
@@ -158,7 +152,8 @@ def _margins_text(margins):
 
 
 def _write(lin, out, summary, margins):
-    """linear.npz (A B C D, states inputs outputs, dt) and linear.json, together."""
+    """linear.npz (A B C D, states inputs outputs, dt) and linear.json (the same, how the
+    model was made, and `summary`: poles, zeros, DC gain), written together."""
     npz, js = out / "linear.npz", out / "linear.json"
     arrays = {"A": lin.A, "B": lin.B, "C": lin.C, "D": lin.D,
               "states": np.array(lin.states, dtype=str), "inputs": np.array(lin.inputs, dtype=str),
@@ -169,8 +164,7 @@ def _write(lin, out, summary, margins):
             for key, value in arrays.items()}
     data.update(time=lin.time, point=lin.point, model=lin.domain, converted=lin.converted,
                 opened=lin.opened, exact=lin.exact, differenced=lin.differenced,
-                modes=dict(lin.modes), poles=_pairs(lin.system.poles()),
-                zeros=summary["zeros"], dc_gain=summary["DC gain"])
+                modes=dict(lin.modes), **summary)
     if margins is not None:
         data["margins"] = dict(zip(("gain", "phase_deg", "phase_crossover_rad_s",
                                     "gain_crossover_rad_s"), margins))
@@ -216,5 +210,5 @@ def _pairs(values):
 def _vector(value):
     a = np.asarray(value, dtype=float)
     if a.size == 1:
-        return f"{float(a.reshape(())):.10g}"
+        return f"{float(a.reshape(())):.6g}"
     return np.array2string(a, precision=6, separator=", ", max_line_width=100)

@@ -146,12 +146,20 @@ def equilibrium_rows(model, t):
     for block in model.blocks:
         cs, ds = model.state_slices[block.name]
         rows += [(f"{block.name}.x[{k}]", False, cs.start + k) for k in range(cs.stop - cs.start)]
-        if isinstance(block.sample, Sample) and ds.stop > ds.start and cs.stop == cs.start:
+        if moves_at_hits(model, block):
             declared = block.jacobian(0)
             states = range(ds.stop - ds.start) if declared is None or declared.states is None \
                 else declared.states
             rows += [(f"{block.name}.xd[{k}]", True, ds.start + k) for k in states]
     return rows
+
+
+def moves_at_hits(model, block):
+    """Whether a block's discrete state is a dynamic state: a sampled block's, with inputs
+    (a sampled source only counts its hits: time, not a state to settle)."""
+    cs, ds = model.state_slices[block.name]
+    return (isinstance(block.sample, Sample) and ds.stop > ds.start and cs.stop == cs.start
+            and any(u is not None for u in block.u))
 
 
 def residuals(evaluator, rows):

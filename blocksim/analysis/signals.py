@@ -75,6 +75,12 @@ def resolve(model, text, option, *, want=None):
         raise loc.error(f"unknown block '{ep.block}'{suggest(ep.block, names)}",
                         hint=_listing(model, want))
     ins, outs = _port_names(model, ep.block)
+    if want == "input" and ep.port in outs and ep.port not in ins:
+        inner = through_outputs(spec.subsystems, Endpoint(ep.block, ep.port, None, loc))
+        fed = consumers(model, inner.block, inner.port or next(iter(model.ports[inner.block][1])))
+        raise loc.error(f"'{ep.block}.{ep.port}' is an output: a loop opening cuts the wire "
+                        "into an input port", hint="the wires from it go to "
+                        + (", ".join(signal_text(b, p) for b, p, _ in fed) or "no input"))
     port = _port(ep, ins, outs, want, loc)
     if port in outs and want != "input":
         inner = through_outputs(spec.subsystems, Endpoint(ep.block, port, ep.index, loc))
@@ -101,7 +107,8 @@ def _port_names(model, block):
 
 def _port(ep, ins, outs, want, loc):
     """The port an endpoint names: an output before an input of the same name, the lone
-    output (the lone input for a loop opening) when none is named."""
+    output (the lone input for a loop opening) when none is named; else an error with the
+    names that are there."""
     if ep.port is None:
         lone = ins if want == "input" else outs
         if len(lone) != 1:
@@ -110,10 +117,6 @@ def _port(ep, ins, outs, want, loc):
                             f"({', '.join(lone) or 'none'}): name one, e.g. "
                             f"'{ep.block}.{next(iter(lone), 'port')}'")
         return lone[0]
-    if want == "input" and ep.port in outs and ep.port not in ins:
-        raise loc.error(f"'{ep.block}.{ep.port}' is an output: a loop opening cuts the wire "
-                        "into an input port", hint=f"inputs of '{ep.block}': "
-                                                   f"{', '.join(ins) or 'none'}")
     if ep.port in outs or ep.port in ins:
         return ep.port
     raise loc.error(f"block '{ep.block}' has no port '{ep.port}'"

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from loops import loop
 
 ROOT = Path(__file__).resolve().parents[2]
 PID_MOTOR = str(ROOT / "diagrams" / "pid_motor.yaml")
@@ -106,24 +107,10 @@ def test_bad_linearize_commands_are_one_clear_message(tmp_path, args, code, word
 
 
 def test_a_delay_needs_a_pade_order_and_a_mixed_diagram_a_period_where_zoh_fails(tmp_path):
-    path = tmp_path / "mixed.yaml"
-    path.write_text("""
-blocksim: 1
-name: mixed
-blocks:
-  Ref:    {type: constant, value: 1}
-  Error:  {type: sum, signs: "+-"}
-  Hold:   {type: unit_delay, period: 0.1}
-  Plant:  {type: transfer_function, num: [1], den: [1, 1]}
-  Delay:  {type: transport_delay, delay: 0.2}
-wires:
-  - Ref -> Error.u1
-  - Delay -> Error.u2
-  - Error -> Hold
-  - Hold -> Plant
-  - Plant -> Delay
-simulation: {stop: 1}
-""")
+    path = loop(tmp_path / "mixed.yaml", [
+        ("Hold", "{type: unit_delay, period: 0.1}"),
+        ("Plant", "{type: transfer_function, num: [1], den: [1, 1]}")],
+        back=("Delay", "{type: transport_delay, delay: 0.2}"), ref=1.0)
     r = blocksim("linearize", path, "--input", "Error.u1", "--output", "Plant.y", "--at", "0",
                  "--out", tmp_path)
     assert r.returncode == 2 and "Delay delays the signal" in r.stderr and "--pade N" in r.stderr

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import blocksim
+from loops import loop
 
 ROOT = Path(__file__).resolve().parents[2]
 MSD = ROOT / "diagrams" / "msd.yaml"
@@ -78,67 +79,36 @@ def test_pid_motor_closed_loop_is_the_feedback_of_c_and_g():
     np.testing.assert_allclose(response(T, W), response(hand, W), rtol=1e-9)
 
 
-SATURATING = """
-blocksim: 1
-name: saturating
-parameters: {ref: 1.0, limit: 5.0, Kp: 3.0}
-blocks:
-  Ref:   {type: constant, value: ref}
-  Error: {type: sum, signs: "+-"}
-  Gain:  {type: gain, K: Kp}
-  Limit: {type: saturation, lower: -limit, upper: limit}
-  Plant: {type: integrator}
-wires:
-  - Ref -> Error.u1
-  - Plant -> Error.u2
-  - Error -> Gain
-  - Gain -> Limit
-  - Limit -> Plant
-simulation: {stop: 5}
-record: {y: Plant.y}
-"""
+def saturating(path, limit):
+    """y' = sat(3 (1 - y)): the error 1 at the start asks 3 of a saturation at +-limit."""
+    return loop(path, [("Gain", "{type: gain, K: 3}"),
+                       ("Limit", f"{{type: saturation, lower: {-limit}, upper: {limit}}}"),
+                       ("Plant", "{type: integrator}")], ref=1.0)
 
 
 @pytest.mark.parametrize("limit, gain", [(5.0, 1.0), (1.0, 0.0)])
 def test_a_saturation_is_a_gain_of_one_inside_its_limits_and_zero_outside(tmp_path, limit, gain):
-    path = tmp_path / "saturating.yaml"
-    path.write_text(SATURATING)
     # at the start the error is 1, the controller asks 3: inside a limit of 5, outside 1
-    sat = blocksim.linearize(path, ["Limit.u"], ["Limit.y"], opened=["Limit.u"], at=0.0,
-                             overrides={"parameters.limit": limit})  # the block alone
+    path = saturating(tmp_path / "saturating.yaml", limit)
+    sat = blocksim.linearize(path, ["Limit.u"], ["Limit.y"], opened=["Limit.u"],
+                             at=0.0)  # the block alone
     assert sat.A.shape == (0, 0) and sat.D[0, 0] == gain
     # the loop y' = sat(Kp (r - y)): pole -Kp inside the limits, 0 (open) outside
-    loop = blocksim.linearize(path, ["Ref.y"], ["Plant.y"], at=0.0,
-                              overrides={"parameters.limit": limit})
-    np.testing.assert_allclose(loop.poles(), [-3.0 * gain], atol=1e-12)
-    np.testing.assert_allclose(loop.B, [[3.0 * gain]], atol=1e-12)
+    closed = blocksim.linearize(path, ["Ref.y"], ["Plant.y"], at=0.0)
+    np.testing.assert_allclose(closed.poles(), [-3.0 * gain], atol=1e-12)
+    np.testing.assert_allclose(closed.B, [[3.0 * gain]], atol=1e-12)
 
 
-DISCRETE_PI = """
-blocksim: 1
-name: discrete_pi
-parameters: {T: 0.1, Kp: 2.0, Ki: 1.5, a: 0.8}
-blocks:
-  Ref:    {type: constant, value: 0}
-  Error:  {type: sum, signs: "+-"}
-  PI:     {type: pid, Kp: Kp, Ki: Ki, period: T}
-  Plant:  {type: transfer_function, num: [1], den: [1, a]}
-  Sample: {type: zoh, period: T}
-wires:
-  - Ref -> Error.u1
-  - Sample -> Error.u2
-  - Error -> PI
-  - PI -> Plant
-  - Plant -> Sample
-simulation: {stop: 5}
-record: {y: Sample.y}
-"""
+def discrete_pi(path, T=0.1, Kp=2.0, Ki=1.5, a=0.8):
+    """A discrete PI (period T) driving 1/(s + a), sampled back by a zoh."""
+    return loop(path, [("PI", f"{{type: pid, Kp: {Kp}, Ki: {Ki}, period: {T}}}"),
+                       ("Plant", f"{{type: transfer_function, num: [1], den: [1, {a}]}}")],
+                back=("Sample", f"{{type: zoh, period: {T}}}"))
 
 
 def test_a_discrete_pi_loop_is_the_hand_built_one_with_the_plant_sampled_by_c2d(tmp_path):
-    path = tmp_path / "discrete_pi.yaml"
-    path.write_text(DISCRETE_PI)
     T, Kp, Ki, a = 0.1, 2.0, 1.5, 0.8
+    path = discrete_pi(tmp_path / "discrete_pi.yaml", T, Kp, Ki, a)
     closed = blocksim.linearize(path, ["Error.u1"], ["Sample.y"], period=T)
     assert closed.dt == T
     z = control.tf([1, 0], [1], T)  # z, period T
@@ -156,26 +126,11 @@ def test_a_discrete_pi_loop_is_the_hand_built_one_with_the_plant_sampled_by_c2d(
     np.testing.assert_allclose(sampled.B, [[(1 - e) / a]], rtol=1e-12)
 
 
-DISCRETE_LOOP = """
-blocksim: 1
-name: discrete_loop
-blocks:
-  Ref:    {type: constant, value: 1}
-  Error:  {type: sum, signs: "+-"}
-  PI:     {type: pid, Kp: 0.5, Ki: 2, period: 0.2}
-  Plant:  {type: discrete_transfer_function, num: [0.3], den: [1, -0.7], period: 0.2}
-wires:
-  - Ref -> Error.u1
-  - Plant -> Error.u2
-  - Error -> PI
-  - PI -> Plant
-simulation: {stop: 5}
-"""
-
-
 def test_a_single_rate_discrete_diagram_gives_a_discrete_model_at_its_rate(tmp_path):
-    path = tmp_path / "loop.yaml"
-    path.write_text(DISCRETE_LOOP)
+    path = loop(tmp_path / "loop.yaml", [
+        ("PI", "{type: pid, Kp: 0.5, Ki: 2, period: 0.2}"),
+        ("Plant", "{type: discrete_transfer_function, num: [0.3], den: [1, -0.7], period: 0.2}")],
+        ref=1.0)
     point = blocksim.trim(path)  # the integral holds the plant at the reference
     assert point.converged
     closed = blocksim.linearize(path, ["Ref.y"], ["Plant.y"], op=point)
@@ -188,8 +143,7 @@ def test_a_single_rate_discrete_diagram_gives_a_discrete_model_at_its_rate(tmp_p
 
 
 def test_a_mixed_diagram_converts_its_discrete_blocks_to_continuous_time(tmp_path):
-    path = tmp_path / "discrete_pi.yaml"
-    path.write_text(DISCRETE_PI)
+    path = discrete_pi(tmp_path / "discrete_pi.yaml")
     # the discrete integrator x[k+1] = x + T Ki e is Ki/s in continuous time (zoh, d2c)
     loop = blocksim.linearize(path, ["Error.u1"], ["Sample.y"], opened=["Error.u2"])
     assert loop.isctime()
@@ -197,28 +151,15 @@ def test_a_mixed_diagram_converts_its_discrete_blocks_to_continuous_time(tmp_pat
     np.testing.assert_allclose(response(loop, W), response(hand, W), rtol=1e-9)
 
 
-DELAYED = """
-blocksim: 1
-name: delayed
-blocks:
-  Ref:    {type: constant, value: 1}
-  Error:  {type: sum, signs: "+-"}
-  K:      {type: gain, K: 2}
-  Plant:  {type: transfer_function, num: [1], den: [1, 1]}
-  Delay:  {type: transport_delay, delay: 0.5}
-wires:
-  - Ref -> Error.u1
-  - Delay -> Error.u2
-  - Error -> K
-  - K -> Plant
-  - Plant -> Delay
-simulation: {stop: 10}
-"""
+def delayed(path):
+    """2/(s + 1) with its output fed back 0.5 s late."""
+    return loop(path, [("K", "{type: gain, K: 2}"),
+                       ("Plant", "{type: transfer_function, num: [1], den: [1, 1]}")],
+                back=("Delay", "{type: transport_delay, delay: 0.5}"), ref=1.0)
 
 
 def test_a_delay_is_its_pade_approximation_of_the_stated_order(tmp_path):
-    path = tmp_path / "delayed.yaml"
-    path.write_text(DELAYED)
+    path = delayed(tmp_path / "delayed.yaml")
     point = blocksim.trim(path)
     # y = 2/(1 + 2) r at rest: the delay passes its input through
     assert point.states["Plant"] == pytest.approx(2 / 3)
