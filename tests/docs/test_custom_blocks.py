@@ -88,7 +88,7 @@ def test_plugin_type_runs_from_yaml_and_the_pages_tests_pass(plugin, tmp_path):
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                         str(pkg / "tests")], env=env, cwd=pkg, capture_output=True, text=True,
                        timeout=120)
-    assert r.returncode == 0 and "4 passed" in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 0 and "5 passed" in r.stdout, r.stdout + r.stderr
 
 
 def test_a_diagram_using_the_broken_plugin_is_an_error_at_its_block(plugin, tmp_path):

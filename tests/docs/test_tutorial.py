@@ -1,64 +1,27 @@
 """docs/tutorial.md, run as a newcomer would: its files written out, every shell command run
 in order (`# exit N` marks a command that must fail with that code), and its claims checked
 against closed forms."""
-import os
-import re
-import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from docfiles import blocks, write_files
+from docfiles import blocks, check_ran, commands, follow
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def commands():
-    """(command, expected exit code) of every shell line of the tutorial, in order."""
-    out = []
-    for lang, _, text in blocks("tutorial.md"):
-        if lang != "sh":
-            continue
-        for line in text.splitlines():
-            if line.strip():
-                command, _, comment = line.partition("#")
-                code = re.match(r"\s*exit (\d+)", comment)
-                out.append((command.strip(), int(code.group(1)) if code else 0))
-    return out
 
 
 @pytest.fixture(scope="module")
 def tutorial(tmp_path_factory):
     """A folder where the tutorial has been followed to its end; the outputs of each step."""
     work = tmp_path_factory.mktemp("tutorial")
-    write_files("tutorial.md", work)
-    bin_dir = work / ".bin"  # `blocksim` is this tree's, as after `pip install -e .`
-    bin_dir.mkdir()
-    shim = bin_dir / "blocksim"
-    shim.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m blocksim \"$@\"\n")
-    shim.chmod(0o755)
-    # a script, not a symlink: a symlink to a virtual environment's python, placed outside
-    # the environment, no longer finds the environment's packages (pyvenv.cfg is looked up
-    # beside the link)
-    python = bin_dir / "python"
-    python.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} \"$@\"\n")
-    python.chmod(0o755)
-    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT),
-           "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
-    results = []
-    for command, expected in commands():
-        r = subprocess.run(command, shell=True, cwd=work, env=env, capture_output=True,
-                           text=True, timeout=300)
-        results.append((command, expected, r))
+    results = follow("tutorial.md", work, ROOT)
     return work, results
 
 
 def test_every_yaml_and_python_block_is_a_file_the_commands_use():
     named = {(lang, name) for lang, name, _ in blocks("tutorial.md") if lang in ("yaml", "python")}
     assert all(name for _, name in named), "every YAML / Python block of the tutorial is a file"
-    used = " ".join(c for c, _ in commands()) + " ".join(
+    used = " ".join(c for c, _ in commands("tutorial.md")) + " ".join(
         text for lang, _, text in blocks("tutorial.md") if lang == "yaml")
     for _, name in named:
         assert name in used, f"{name} is never run"
@@ -67,11 +30,7 @@ def test_every_yaml_and_python_block_is_a_file_the_commands_use():
 def test_every_command_runs_as_the_tutorial_says(tutorial):
     _, results = tutorial
     assert len(results) >= 10
-    for command, expected, r in results:
-        assert r.returncode == expected, f"{command}\n{r.stdout}\n{r.stderr}"
-        assert "Traceback" not in r.stderr, command
-        if expected == 2:
-            assert "did you mean 'k'" in r.stderr
+    check_ran(results, "did you mean 'k'")
 
 
 def test_the_mass_spring_damper_matches_its_closed_form(tutorial):
