@@ -5,11 +5,14 @@ perturbs are bound to its output instead: a model without offsets runs exactly a
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..block import Block
 from ..engine.compiler import Node
 from ..engine.compiler.layout import indexed
+from ..errors import DiagramError
 from ..language.diagram import parse_endpoint, through_outputs
 from .signals import consumers
 
@@ -32,7 +35,13 @@ class Offset(Block):
 def add_offset(model, signal):
     """Perturb `signal` (an analysis.signals.Signal) of `model` in place by a constant; returns
     the array of the whole port signal's shape to write the constant into (zeros now; only
-    the elements `signal` selects may be set)."""
+    the elements `signal` selects may be set). The model then runs in normal mode: the
+    offsets have no compiled form (DiagramError when accelerated mode is asked for)."""
+    if model.settings.mode == "accelerated":
+        raise DiagramError(f"'{signal.text}' gets a constant added (an operating point's "
+                           "input), which runs in normal mode only", file="--op",
+                           hint="give --mode normal (or auto)")
+    model.settings = dataclasses.replace(model.settings, mode="normal")
     if signal.output:
         (block, port), = signal.ends
         source = model.outputs[(block, port)]

@@ -146,3 +146,13 @@ def test_bad_trim_and_operating_point_inputs(tmp_path):
     bad.write_text("states: {Velocity: 0}\nstate: {}\n")
     r = blocksim("run", MSD, "--op", bad, "--out", tmp_path / "run")
     assert r.returncode == 2 and "op.yaml:2: error: unknown key 'state'" in r.stderr
+    # constants added to signals are not compiled: accelerated mode is refused, auto is normal
+    bad.write_text("states: {Velocity: 0, Position: 0.25}\ninputs: {Force.y: 1}\n")
+    r = blocksim("run", MSD, "--op", bad, "--mode", "accelerated", "--out", tmp_path / "run")
+    assert r.returncode == 2 and "runs in normal mode only" in r.stderr
+    r = blocksim("run", MSD, "--op", bad, "--set", "blocks.Force.time=100", "--out",
+                 tmp_path / "run", "--no-plots")
+    assert r.returncode == 0, r.stderr
+    with np.load(tmp_path / "run" / "results.npz") as npz:  # k x = F: held at 1/4
+        np.testing.assert_allclose(npz["x"], 0.25, rtol=1e-9)
+        np.testing.assert_allclose(npz["F"], 1.0)  # the record shows the force added
