@@ -32,9 +32,11 @@ def run(path, overrides=None, *, out=None, plots=False, progress=None, library=N
     `error.result`.
     """
     if isinstance(path, Model):
-        if overrides or op is not None:
-            raise ValueError("overrides= and op= apply when a diagram file is loaded: give "
-                             "overrides to blocksim.load(), or pass run() the file")
+        if overrides:
+            raise ValueError("overrides= applies when a diagram file is loaded: give them to "
+                             "blocksim.load(), or pass run() the file")
+        if op is not None:
+            raise ValueError("op= applies when a diagram file is loaded: pass run() the file")
         model = path
     else:
         model = load(diagram_file(path, "run"), overrides, library=library)
