@@ -428,6 +428,13 @@ class _LinearOutput(Block):
                      f"for (int i = 0; i < {q}; i++) out_y[i] += du[i];")
         return code
 
+    def _update_code(self, state, target):
+        """C of target = A s + B u (`target` may be the state s itself)."""
+        n, m = self._B.shape
+        return (f"double ax[{n}], bu[{n}];\nrt_matmul(P, {n}, {n}, {state}, 1, ax);\n"
+                f"rt_matmul(P + {n * n}, {n}, {m}, in_u, 1, bu);\n"
+                f"for (int i = 0; i < {n}; i++) {target}[i] = ax[i] + bu[i];")
+
     def pack(self):
         return flat(self._A, self._B, self._C, self._D)
 
@@ -452,11 +459,8 @@ class _LTI(_LinearOutput):
         self.dx += self._Bu
 
     def lower(self, c):
-        n, m = self._B.shape
-        return Lowering({"output": self._linear_code("x"), "derivative": (
-            f"double bu[{n}];\nrt_matmul(P, {n}, {n}, x, 1, dx);\n"
-            f"rt_matmul(P + {n * n}, {n}, {m}, in_u, 1, bu);\n"
-            f"for (int i = 0; i < {n}; i++) dx[i] += bu[i];")})
+        return Lowering({"output": self._linear_code("x"),
+                         "derivative": self._update_code("x", "dx")})
 
 
 class StateSpace(_LTI):

@@ -418,3 +418,36 @@ class Backlash(Block):
         np.copyto(self._lo, u, where=at_bottom)
         np.copyto(self._hi, u + self._width, where=at_bottom)
         return bool((at_top | at_bottom).any() or not np.array_equal(mode, old))
+
+    # compiled form: P = [width/2, width] (n each); xd = [mode, held, lo, hi]; du_u the rate
+    # of u the engine computes
+    def lower(self, c):
+        n = self._x0.size
+        mode, held, lo, hi = "xd[i]", f"xd[{n} + i]", f"xd[{2 * n} + i]", f"xd[{3 * n} + i]"
+        return Lowering({
+            "output": c.loop(n, f"out_y[i] = {mode} > 0 ? in_u[i] - P[i] : {mode} < 0 ? "
+                                f"in_u[i] + P[i] : {held};"),
+            "indicator": c.loop(n, (
+                f"double m = {mode}; z[i] = m != 0 ? 1.0 : in_u[i] - {hi}; "
+                f"z[{n} + i] = m != 0 ? 1.0 : in_u[i] - {lo}; "
+                f"z[{2 * n} + i] = m <= 0 ? 1.0 : du_u[i]; "
+                f"z[{3 * n} + i] = m >= 0 ? 1.0 : du_u[i];")),
+            "crossing": c.loop(n, (
+                f"double u = in_u[i], du = du_u[i], old = {mode}; "
+                f"int up = old > 0 && !(crossed[{2 * n} + i] < 0) && du >= 0; "
+                f"int down = old < 0 && !(crossed[{3 * n} + i] > 0) && du <= 0; "
+                "int turned_up = old > 0 && !up, turned_down = old < 0 && !down; "
+                f"int top = old == 0 && (u > {hi} || crossed[i] > 0); "
+                f"int bottom = old == 0 && !top && (u < {lo} || crossed[{n} + i] < 0); "
+                "up = up || (top && du > 0); down = down || (bottom && du < 0); "
+                "double now = up ? 1.0 : down ? -1.0 : 0.0; "
+                "int at_top = turned_up || (top && !up); "
+                "int at_bottom = turned_down || (bottom && !down); "
+                f"if (at_top || up) {held} = u - P[i]; "
+                f"if (at_bottom || down) {held} = u + P[i]; "
+                f"if (at_top) {{ {hi} = u; {lo} = u - P[{n} + i]; }} "
+                f"if (at_bottom) {{ {lo} = u; {hi} = u + P[{n} + i]; }} "
+                f"if (at_top || at_bottom || now != old) changed = 1; {mode} = now;"))})
+
+    def pack(self):
+        return flat(self._half, self._width)

@@ -40,6 +40,12 @@ class _DiscreteLTI(_LinearOutput):
         np.matmul(self._B, self._u, out=self._Bu)
         np.add(self._Ax, self._Bu, out=self.xd)
 
+    def lower(self, c):  # P = [A, B, C, D]
+        (n, m), q = self._B.shape, self._C.shape[0]
+        return Lowering({"initialize": f"rt_matmul(P + {n * n + n * m}, {q}, {n}, xd, 1, out_y);",
+                         "output": self._linear_code("xd"),
+                         "update": self._update_code("xd", "xd")})
+
 
 _PERIOD = Param("period", "scalar", doc="sample period T (s)", positive=True)
 

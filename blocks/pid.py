@@ -34,8 +34,7 @@ class Pid(Block):
     r = -d(Kp*e + D)/dt that holds it, which clamping allows while 0 < r/(Ki*e) <= 1) until r
     leaves (0, Ki*e] (a located crossing of r - Ki*e or r; r from the rate of e, so this
     mode watches e's rate); the integral is then xi = limit - Kp*e - D. Without it the modes
-    linear and clamped would chatter (a PI on a first-order plant starting saturated). Such
-    a pid (clamping with a finite limit) has no compiled form for accelerated mode yet.
+    linear and clamped would chatter (a PI on a first-order plant starting saturated).
     Discrete (`period` T): Simulink's discrete PID at the hits offset + k*T, held between them:
     the integral and the filter are discrete-time integrators of the chosen method (forward
     Euler T/(z-1), backward Euler T*z/(z-1), trapezoidal T/2*(z+1)/(z-1)), initial outputs x0
@@ -281,15 +280,18 @@ class Pid(Block):
                 return ("beyond", s)
         return 0
 
-    # ---- compiled form (continuous): P = [Kp, Ki, Kd, N, lower, upper, Kb, x0, Nf], n each;
-    # x = [xi, xf], xd = [linear, held, integrating, ...]. Not for clamping with a limit:
-    # sliding along it needs e's rate, which the compiled runtime does not compute
+    # ---- compiled form: P = [Kp, Ki, Kd, N, lower, upper, Kb, x0, Nf] (n each), discrete:
+    # then [N/(1 + N*Ta) (n), Ta, Tc]. Continuous: x = [xi, xf], xd = [linear, held,
+    # integrating, sliding, hold, hold_pd, hold_t]; discrete: xd = [xi, xf, started], W the
+    # integrators' inputs and outputs from output to update (d, w, i, f)
     def lower(self, c):
-        if self.discrete or self.rates:
-            return None
         n = self._n
-        P = {name: f"P[{k * n} + i]" for k, name in enumerate(_GAINS + ("Nf",))}
-        raw = (f"{P['Kp']} * in_e[i] + x[i] + (in_e[i] - x[{n} + i]) * {P['Kd']} * {P['N']}")
+        P = {name: f"P[{k * n} + i]" for k, name in enumerate(_GAINS + ("Nf", "dgain"))}
+        return self._lower_discrete(n, P, c) if self.discrete else \
+            self._lower_continuous(n, P, c)
+
+    def _lower_continuous(self, n, P, c):
+        raw = f"{P['Kp']} * in_e[i] + x[i] + (in_e[i] - x[{n} + i]) * {P['Kd']} * {P['N']}"
         code = {
             "output": c.loop(n, f"out_u[i] = ({raw}) * xd[i] + xd[{n} + i];"),
             "derivative": c.loop(n, f"dx[{n} + i] = (in_e[i] - x[{n} + i]) * {P['Nf']}; "
@@ -297,11 +299,12 @@ class Pid(Block):
                                  + (f" dx[i] += (out_u[i] - ({raw})) * {P['Kb']};"
                                     if self._back_calculation else "")),
             "initialize": ""}
+        limits = (f"z[i] = isfinite({P['upper']}) ? raw - {P['upper']} : -1.0; "
+                  f"z[{n} + i] = isfinite({P['lower']}) ? raw - {P['lower']} : 1.0;")
+        if self.rates:  # clamping with a limit: sliding along it
+            return self._lower_sliding(n, P, c, raw, limits, code)
         if self.zero_crossings() is not None:
-            code["indicator"] = c.loop(n, (
-                f"double raw = {raw}; "
-                f"z[i] = isfinite({P['upper']}) ? raw - {P['upper']} : -1.0; "
-                f"z[{n} + i] = isfinite({P['lower']}) ? raw - {P['lower']} : 1.0;"))
+            code["indicator"] = c.loop(n, f"double raw = {raw}; {limits}")
             code["crossing"] = c.loop(n, (
                 f"double raw = {raw}; "
                 f"int up = raw > {P['upper']} || (raw == {P['upper']} && crossed[i] > 0); "
@@ -313,8 +316,88 @@ class Pid(Block):
                 f"changed = 1; xd[i] = linear; xd[{n} + i] = held; xd[{2 * n} + i] = integrating;"))
         return Lowering(code)
 
+    def _lower_sliding(self, n, P, c, raw, limits, code):
+        """Clamping's modes (_clamping_crossing, _side, _hold_at_limit) per element."""
+        linear, held, integrating, sliding, hold, hold_pd, hold_t = (
+            f"xd[{k * n} + i]" for k in range(7))
+        kdn = f"{P['Kd']} * {P['N']}"
+        rate = (f"double r = (in_e[i] - x[{n} + i]) * {P['Nf']} * ({kdn}) "
+                f"- ({P['Kp']} + {kdn}) * du_e[i];")  # _hold_rate
+        limit = f"({sliding} > 0 ? {P['upper']} : {P['lower']})"
+        hold_at_limit = (f"{{ double pd = ({raw}) - x[i]; {hold} = {limit} - pd; "
+                         f"{hold_pd} = pd; {hold_t} = t; }}")
+        code["indicator"] = c.loop(n, (
+            f"double raw = {raw}; {limits} {rate} double w = {P['Ki']} * in_e[i]; "
+            f"int still = {sliding} == 0.0; z[{2 * n} + i] = w; "
+            f"z[{3 * n} + i] = still ? 1.0 : r - w; z[{4 * n} + i] = still ? 1.0 : r; "
+            f"if (!still) {{ z[i] = 1.0; z[{n} + i] = 1.0; }}"))
+        code["advance"] = c.loop(n, f"if ({sliding} != 0) {hold_at_limit}")
+        # side: +-1 at (reached along the solution, or equal), +-2 beyond a limit, 0 inside
+        side = (f"int side = 0; "
+                f"if (abs(crossed[i]) == 1 || raw == {P['upper']}) side = 1; "
+                f"else if (raw - {P['upper']} > 0) side = 2; "
+                f"else if (abs(crossed[{n} + i]) == 1 || raw == {P['lower']}) side = -1; "
+                f"else if (-(raw - {P['lower']}) > 0) side = -2;")
+        code["crossing"] = c.loop(n, (
+            f"int was = {sliding} != 0; "
+            f"if (was && {hold_t} != t) {hold_at_limit} "
+            f"if (was) x[i] = {hold}; "
+            f"double raw = {raw}, pd = raw - x[i]; {rate} double w_abs = {P['Ki']} * in_e[i]; "
+            f"int on = was && pd == {hold_pd}; "
+            f"{side} if (on) side = {sliding} > 0 ? 1 : -1; "
+            "double lin = 1.0, hel = 0.0, integ = 1.0, now = 0.0; "
+            "if (side != 0) { double s = side > 0 ? 1.0 : -1.0, w = s * w_abs, rk = s * r; "
+            "int mode; /* 0 linear, 1 clamped, 2 integrating, 3 sliding */ "
+            "if (abs(side) == 2) mode = w > 0 ? 1 : 2; "
+            f"else if (on) mode = crossed[{3 * n} + i] * s > 0 || rk - w > 0 ? 0 : "
+            f"crossed[{4 * n} + i] * s < 0 || rk < 0 ? 1 : 3; "
+            "else if (w > 0) mode = rk <= 0 ? 1 : rk <= w ? 3 : 0; "
+            "else mode = w - rk > 0 ? 2 : 0; "
+            f"if (mode != 0) {{ lin = 0.0; hel = s > 0 ? {P['upper']} : {P['lower']}; "
+            "integ = mode == 2 ? 1.0 : 0.0; now = mode == 3 ? s : 0.0; } } "
+            f"if (lin != {linear} || hel != {held} || integ != {integrating} || "
+            f"now != {sliding}) changed = 1; "
+            f"{linear} = lin; {held} = hel; {integrating} = integ; {sliding} = now; "
+            f"if (now != 0 && !was) {{ {hold} = x[i]; {hold_pd} = pd; {hold_t} = t; }}"))
+        return Lowering(code)
+
+    def _lower_discrete(self, n, P, c):
+        """_discrete_output and _discrete_update element by element; a block-wide branch of
+        numpy's (outside.any()) is a flag over the elements."""
+        Ta, Tc = f"P[{10 * n}]", f"P[{10 * n + 1}]"
+        wd, ww, wi, wf = (f"W[{k * n} + i]" for k in range(4))
+        clip = f"rt_clip({{}}, {P['lower']}, {P['upper']})"
+        output = [
+            f"double started = xd[{2 * n}], Ta = {Ta} * started; int any = 0; "
+            f"double raw[{n}], u[{n}];",
+            c.loop(n, (
+                f"{wd} = ({P['Kd']} * in_e[i] - xd[{n} + i]) * "
+                f"(started != 0 ? {P['dgain']} : {P['N']}); "
+                f"{wf} = Ta * {wd} + xd[{n} + i]; {ww} = {P['Ki']} * in_e[i]; "
+                f"{wi} = Ta * {ww} + xd[i]; raw[i] = {P['Kp']} * in_e[i] + {wd} + {wi}; "
+                f"u[i] = {clip.format('raw[i]')}; if (raw[i] != u[i]) any = 1;"))]
+        if self._clamping:
+            output.append(c.loop(n, (
+                f"if (raw[i] != u[i] && ((raw[i] > u[i] && {ww} > 0) || (raw[i] < u[i] && "
+                f"{ww} < 0))) {{ raw[i] -= {wi} - xd[i]; {wi} = xd[i]; {ww} = 0.0; "
+                f"u[i] = {clip.format('raw[i]')}; }}")))
+        elif self._back_calculation:
+            output.append("if (any) " + c.loop(n, (
+                f"double k = Ta * {P['Kb']}; "
+                "if (raw[i] != u[i]) raw[i] = (raw[i] + k * u[i]) / (1.0 + k); "
+                f"{ww} += {P['Kb']} * (u[i] - raw[i]); {wi} = Ta * {ww} + xd[i];")))
+        output.append(c.loop(n, "out_u[i] = u[i];") + " (void)any;")
+        return Lowering({
+            "initialize": c.loop(n, f"out_u[i] = {clip.format('xd[i]')};"),
+            "output": "\n".join(output),
+            "update": c.loop(n, f"xd[i] = {wi} + {Tc} * {ww}; xd[{n} + i] = {wf} + {Tc} * {wd};")
+                      + f"\nxd[{2 * n}] = 1.0;"}, work=np.zeros(4 * n))
+
     def pack(self):
-        return flat(*(getattr(self, "_" + name) for name in _GAINS), self._Nf)
+        gains = (getattr(self, "_" + name) for name in _GAINS)
+        if not self.discrete:
+            return flat(*gains, self._Nf)
+        return flat(*gains, self._Nf, self._dgain, self._Ta, self._Tc)
 
     # ---- discrete ----------------------------------------------------------------------------
     def _discrete_output(self, t):

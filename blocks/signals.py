@@ -207,8 +207,8 @@ class Reshape(Block):
         perm = self._perm.ravel()
         if np.array_equal(perm, np.arange(perm.size)):
             return Lowering({"output": c.loop(perm.size, "out_y[i] = in_u[i];")})
-        c.tables.append((f"{c.prefix}perm", perm))  # the order is structure: code, not P
-        return Lowering({"output": c.loop(perm.size, f"out_y[i] = in_u[{c.prefix}perm[i]];")})
+        table = c.table("perm", perm)  # the order is structure: code, not P
+        return Lowering({"output": c.loop(perm.size, f"out_y[i] = in_u[{table}[i]];")})
 
     def jacobian(self, pade=None):
         return routing(self, self._perm)

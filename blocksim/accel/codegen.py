@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..block import Block, Sample, exact_time
+from ..engine import rates
 from ..engine.solvers import FIXED_STEP, tableaus
 from . import ufuncs
 from .lowering import LowerContext, LoweringError
@@ -29,8 +30,9 @@ RUNTIME_FILES = ("rt.h", "rt_exact.c", "rt_blas.c", "rt_ufunc.c", "rt_stepper.c"
                  "rt_api.c")
 HELPERS = 4  # the runtime files before the blocks' functions (the rest come after)
 
-# buffers a view may lie in (RT_BUF_K: the constant defaults of unwired inputs)
-BUFFERS = ("S", "X", "XD", "K")
+# buffers a view may lie in (RT_BUF_K: the constant defaults of unwired inputs; RT_BUF_DU:
+# the rates of the inputs hybrid blocks watch)
+BUFFERS = ("S", "X", "XD", "K", "DU")
 # the outcome of rt_run and the errors it reports (runner.py turns them into exceptions)
 STATUS = {"RT_MORE": 0, "RT_DONE": 1, "RT_FAILED": 2}
 ERRORS = ("RT_E_BUDGET", "RT_E_STIFF", "RT_E_ROUNDOFF", "RT_E_FIXED_NONFINITE",
@@ -86,7 +88,7 @@ class _Locator:
 
     def __init__(self, model):
         self.bases = [(name, buf) for name, buf in (("S", model.signals), ("X", model.xbuf),
-                                                    ("XD", model.xdbuf))]
+                                                    ("XD", model.xdbuf), ("DU", model.dubuf))]
         self.constants = []
         self.nconst = 0
 
@@ -242,6 +244,7 @@ class _Writer:
                  "NZ": m.zbuf.size, "NH": len(m.hybrid), "NCLK": len(clocks),
                  "NSER": nseries, "NDATA": nd, "NMEM": nmem,
                  "HISTORY": int(any(b.keeps_history for b in m.blocks)),
+                 "NRATE": len(m.rates), "RATE_WIDTH": sum(v.size for v, _ in m.rates),
                  "ADVANCE": int(any(hasattr(b, "advance") for b, _ in m.hybrid))}
         self.emit(*(f"#define {k} {v}" for k, v in sizes.items()))
         self.emit(*(f"#define RT_BUF_{b} {i}" for i, b in enumerate(BUFFERS)))
@@ -255,6 +258,7 @@ class _Writer:
         self.emit(_int_table("ZDIR", m.zdirs.tolist()))
         self.emit(_int_table("CLK_SERIES", list(range(len(clocks)))))
         self.channels()
+        self.rates()
 
     def tableau(self, solver):
         if solver in FIXED_STEP or solver in STIFF:  # stiff: the loop is not used
@@ -293,6 +297,23 @@ class _Writer:
         self.emit(f"#define NREC_OWN {len(rec)}",
                   f"#define REC_WIDTH_OWN {sum(v.size for _, v in rec)}")
 
+    def rates(self):
+        """The inputs hybrid blocks watch (engine/rates.py): where each input and its du
+        lie, the weights of the central difference, which indicators read rates."""
+        m = self.m
+        rows = []
+        for view, du in m.rates:
+            (buf, off), (_, du_off) = self.locate(view), self.locate(du)
+            rows.append(f"{{RT_BUF_{buf}, {off}, {view.size}, {du_off}}}")
+        self.emit(f"static const int RATE_CHANNELS[DIM(NRATE)][4] = "
+                  f"{{{', '.join(rows) or '{0, 0, 0, 0}'}}};",
+                  _double_table("RATE_W", rates.WEIGHTS),
+                  f"#define RATE_POINTS {rates.SPAN_POINTS}")
+        watching = np.zeros(m.zbuf.size, int)
+        for block, sl in m.hybrid:
+            watching[sl] = bool(block.rates)
+        self.emit(_int_table("RATE_Z", watching))
+
     def table(self, name, views):
         rows = []
         for v in views:
@@ -319,6 +340,8 @@ class _Writer:
         for port, view in zip(outs, block.y):
             buf, off = self.locate(view)
             names.append(f"double *out_{port} = rt->{buf} + {off};")
+        for port, du in zip(block.rates, block.du or ()):
+            names.append(f"const double *du_{port} = rt->DU + {self.locate(du)[1]};")
         z0 = next((sl.start for b, sl in m.hybrid if b is block), 0)
         names += [f"double *x = rt->X + {cs.start};", f"double *dx = rt->DX + {cs.start};",
                   f"double *xd = rt->XD + {ds.start};", f"double *z = rt->Z + {z0};",

@@ -27,6 +27,7 @@ the code as numbers):
 | `in_<port>` | input `<port>` (const; absent for an optional input left unwired with `default=None`) |
 | `out_<port>` | output `<port>` (for an output that aliases the state, a pointer into it) |
 | `x`, `dx`, `xd`, `z` | the block's continuous state, its derivative, discrete state, indicators |
+| `du_<port>` | the rate of change of input `<port>` for a block with `rates` (in "indicator" and "crossing": engine/rates.py computes it) |
 | `P` | the numbers `pack` returned |
 | `W` | the block's workspace, `Lowering.work` long, set to `Lowering.work` at the start |
 | `crossed`, `changed` | in "crossing": `crossed[i]` is +1 / -1 / 0 per indicator (int8); set `changed = 1` when anything changed (the handler's return value) |
@@ -113,10 +114,15 @@ class LowerContext:
         if size == 1:
             return "0"
         index = np.broadcast_to(np.arange(size).reshape(shape), target).ravel()
-        name = f"{self.prefix}idx_{port}_{out}"
+        return f"{self.table(f'idx_{port}_{out}', index)}[{var}]"
+
+    def table(self, name, ints):
+        """The C name of a constant int table of this block (written once, before its
+        functions): for indices that are structure, not values."""
+        name = self.prefix + name
         if all(name != known for known, _ in self.tables):
-            self.tables.append((name, index))
-        return f"{name}[{var}]"
+            self.tables.append((name, np.asarray(ints)))
+        return name
 
 
 def flat(*values):

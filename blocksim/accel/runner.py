@@ -41,7 +41,7 @@ def bind(library, model, generated, rt=None):
     to reuse (reset here), else a new one."""
     v = generated.values
     buffers = [model.signals, model.xbuf, model.dxbuf, model.xdbuf, model.zbuf,
-               v.work.copy(), v.params, v.constants, model.x0, model.xd0]
+               v.work.copy(), v.params, v.constants, model.x0, model.xd0, model.dubuf]
     arrays = [np.ascontiguousarray(d, dtype=float) for d in v.data]
     if rt is not None:
         library.rt_reset(rt)

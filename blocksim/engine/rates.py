@@ -16,8 +16,8 @@ import numpy as np
 
 # the seven-point central difference, written on the differences d_k = u(t + kh) - u(t - kh)
 # (exactly 0 for an input that does not move): u'(t) ~ (45 d_1 - 9 d_2 + d_3) / (60 h)
-_WEIGHTS = np.array([45.0, -9.0, 1.0]) / 60.0
-_SPAN_POINTS = 16  # h = span / 16: the stencil's outer points lie 3/16 of a span from t
+WEIGHTS = np.array([45.0, -9.0, 1.0]) / 60.0
+SPAN_POINTS = 16  # h = span / 16: the stencil's outer points lie 3/16 of a span from t
 
 
 class InputRates:
@@ -31,21 +31,21 @@ class InputRates:
         self.pairs = tuple((view, du.reshape(-1)) for view, du in pairs)
         self.outputs = outputs
         self.longest = float(longest)
-        self.samples = [np.zeros((2, len(_WEIGHTS), view.size)) for view, _ in pairs]
+        self.samples = [np.zeros((2, len(WEIGHTS), view.size)) for view, _ in pairs]
 
     def along(self, t, curve, span):
         """du/dt at t along the state curve `curve(s)` (dense output, tangent), `span` the
         length of time it describes; leaves the outputs evaluated at (t, curve(t))."""
-        h = min(span, self.longest) / _SPAN_POINTS
+        h = min(span, self.longest) / SPAN_POINTS
         for side in (0, 1):
-            for k in range(len(_WEIGHTS)):
+            for k in range(len(WEIGHTS)):
                 s = t + (k + 1) * h if side == 0 else t - (k + 1) * h
                 self.outputs(s, curve(s))
                 for (view, _), sample in zip(self.pairs, self.samples):
                     sample[side, k] = view.reshape(-1)
         for (_, du), sample in zip(self.pairs, self.samples):
             np.subtract(sample[0], sample[1], out=sample[0])
-            np.dot(_WEIGHTS, sample[0], out=du)
+            np.dot(WEIGHTS, sample[0], out=du)
             du /= h
         self.outputs(t, curve(t))
 

@@ -33,12 +33,8 @@ NOT_LOWERED = {
                       "planar_robot"),
     "scara.yaml": ("fkine", "jtraj", "plot_robot", "rne", "robot", "tr2xyz"),
     "stick_slip.yaml": ("robot",),
-    "pid_motor.yaml": ("pid (clamping, which watches the rate of e)",),
     "delay_loop.yaml": ("transport_delay",),
-    "discrete_systems.yaml": ("discrete_state_space", "discrete_transfer_function",
-                              "pid (discrete)"),
     "expressions.yaml": ("function",),
-    "modes_more.yaml": ("backlash",),
 }
 
 
@@ -116,3 +112,15 @@ def test_the_record_without_figures_holds_the_sinks_rows():
     normal = simulate(blocksim.load(path), plots=False)
     assert_same(accelerated, normal, 1e-10)
     assert accelerated[2]["sink_data"]["Scope"][2] is None
+
+
+@pytest.mark.parametrize("name", ["backlash_turns.yaml", "pid_sliding.yaml"])
+@pytest.mark.parametrize("solver", ["rk4", "rk23", "dop853", "radau"])
+def test_blocks_watching_an_inputs_rate_agree_under_other_solvers(name, solver):
+    """A backlash's turns (extrema of its input) and a clamping PID's sliding along a limit
+    are located from an input's rate (engine/rates.py): computed in compiled code for the
+    explicit solvers, by the simulator around compiled evaluations for scipy's."""
+    accelerated, normal = both(CORPUS / name, [f"simulation.solver={solver}",
+                                               "simulation.step=0.01"])
+    assert accelerated[2]["events"][0].size >= 5
+    assert_same(accelerated, normal, 1e-10)

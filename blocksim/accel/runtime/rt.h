@@ -69,7 +69,7 @@ typedef struct {
 typedef struct RT RT;
 struct RT {
     /* the model's buffers (numpy arrays shared with Python) and the run's arguments */
-    double *S, *X, *DX, *XD, *Z, *W;
+    double *S, *X, *DX, *XD, *Z, *W, *DU;
     const double *P, *K, *X0, *XD0;
     const double *data[DIM(NDATA)];
     long long ndata[DIM(NDATA)];
@@ -96,6 +96,12 @@ struct RT {
     double z_prev[DIM(NZ)], z_before[DIM(NZ)], z_hi[DIM(NZ)], z_a[DIM(NZ)], z_b[DIM(NZ)],
            z_c[DIM(NZ)];
     signed char crossed[DIM(NZ)];
+    /* rates of watched inputs (engine/rates.py, hybrid.py): the last step's length, the
+       indicators where the last crossing was located (has_located), the stencil's samples,
+       the tangent's state and slope */
+    double span, z_located[DIM(NZ)];
+    int has_located;
+    double rate_samples[2 * 3 * DIM(RATE_WIDTH)], tan_x[DIM(NX)], tan_dx[DIM(NX)];
     char changed[DIM(NH)], involved[DIM(NH)], chain_blocks[DIM(NH)];
     long long chain;
     double last_event;

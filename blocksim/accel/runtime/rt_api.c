@@ -47,7 +47,7 @@ void rt_free(RT *rt)
     free(rt);
 }
 
-/* buffers: signals, xbuf, dxbuf, xdbuf, zbuf, workspace, params, constants, x0, xd0;
+/* buffers: signals, xbuf, dxbuf, xdbuf, zbuf, workspace, params, constants, x0, xd0, dubuf;
    data: NDATA arrays and their lengths */
 void rt_bind(RT *rt, double **b, const double **data, const long long *ndata)
 {
@@ -61,6 +61,7 @@ void rt_bind(RT *rt, double **b, const double **data, const long long *ndata)
     rt->K = b[7];
     rt->X0 = b[8];
     rt->XD0 = b[9];
+    rt->DU = b[10];
     for (int k = 0; k < NDATA; k++) {
         rt->data[k] = data[k];
         rt->ndata[k] = ndata[k];
@@ -101,6 +102,7 @@ void rt_configure(RT *rt, const double *s, const long long *series, const long l
         rt->clk_next[b] = rt_series_at(&rt->series[CLK_SERIES[b]], clk_j[b]);
     }
     rt->instant = -INFINITY;
+    rt->span = PYMIN(rt->max_step, rt->step);  /* ZeroCrossings.span: min(max_step, step) */
     for (long long e = 0; e < nevents; e++)
         heap_push(rt, event_t[e], event_block[e]);
 }

@@ -76,6 +76,7 @@ static const double *rt_base(RT *rt, int buffer)
     case RT_BUF_S: return rt->S;
     case RT_BUF_X: return rt->X;
     case RT_BUF_XD: return rt->XD;
+    case RT_BUF_DU: return rt->DU;
     default: return rt->K;
     }
 }
@@ -336,6 +337,88 @@ static int rt_stopping(RT *rt)
     return 0;
 }
 
+/* ---- rates of the inputs hybrid blocks watch (engine/rates.py, InputRates) ----------------- */
+enum { CURVE_DENSE, CURVE_STEP, CURVE_TANGENT };
+
+/* the state at s along a curve: the last step's dense output (CURVE_STEP: its end value at
+   the step's end), or the tangent tan_x + (s - t) tan_dx from the event instant t */
+static const double *rt_curve(RT *rt, int curve, double t, double s)
+{
+    if (curve == CURVE_STEP && s == rt->st.t)
+        return rt->st.Y[0];
+    if (curve == CURVE_TANGENT) {
+        for (int i = 0; i < NX; i++)
+            rt->dense_buf[i] = rt->tan_x[i] + (s - t) * rt->tan_dx[i];
+        return rt->dense_buf;
+    }
+    rk_dense(rt, &rt->st, s, rt->dense_buf);
+    return rt->dense_buf;
+}
+
+/* InputRates.along: du/dt of every watched input at t along a curve describing `span` of
+   time, the seven-point central difference on h = min(span, longest)/16; leaves the outputs
+   evaluated at t. Samples of input p: [side][k][element], side 0 at t + (k+1)h. */
+static void rt_rates_along(RT *rt, double t, int curve, double span)
+{
+    double h = PYMIN(span, PYMIN(rt->max_step, rt->step)) / RATE_POINTS;
+    for (int side = 0; side < 2; side++)
+        for (int k = 0; k < 3; k++) {
+            double s = side == 0 ? t + (k + 1) * h : t - (k + 1) * h;
+            rt_outputs(rt, s, rt_curve(rt, curve, t, s));
+            double *sample = rt->rate_samples;
+            for (int p = 0; p < NRATE; p++) {
+                int n = RATE_CHANNELS[p][2];
+                memcpy(sample + (side * 3 + k) * n,
+                       rt_base(rt, RATE_CHANNELS[p][0]) + RATE_CHANNELS[p][1],
+                       sizeof(double) * n);
+                sample += 6 * n;
+            }
+        }
+    double *sample = rt->rate_samples;
+    for (int p = 0; p < NRATE; p++) {
+        int n = RATE_CHANNELS[p][2];
+        double *du = rt->DU + RATE_CHANNELS[p][3];
+        for (int i = 0; i < 3 * n; i++)
+            sample[i] -= sample[3 * n + i];
+        rt_dot_vm(RATE_W, 3, sample, n, du);
+        for (int i = 0; i < n; i++)
+            du[i] /= h;
+        sample += 6 * n;
+    }
+    rt_outputs(rt, t, rt_curve(rt, curve, t, t));
+}
+
+/* ZeroCrossings.at_instant: the indicators at an event instant from the state in X, the
+   watched inputs' rates the right derivatives (InputRates.tangent) */
+static void rt_at_instant(RT *rt, double t)
+{
+    if (NRATE) {
+        memcpy(rt->tan_x, rt->X, sizeof(double) * NX);
+        rt_f(rt, t, rt->tan_x, rt->tan_dx);
+        rt_rates_along(rt, t, CURVE_TANGENT, rt->span);
+    }
+    dg_indicators(rt, t);
+}
+
+/* ZeroCrossings.first_crossings: +-1 for crossings located along the last step, +-2 for
+   those that jumped across 0 at this instant; a located crossing of a rate keeps the sign
+   the root finder saw */
+static void rt_first_crossings(RT *rt)
+{
+    for (int i = 0; i < NZ; i++) {
+        signed char crossed = rt_cross(rt->z_prev[i], rt->Z[i], ZDIR[i]);
+        if (rt->has_located) {
+            double seen = RATE_Z[i] ? rt->z_located[i] : rt->Z[i];
+            signed char along = rt_cross(rt->z_prev[i], rt->z_located[i], ZDIR[i]);
+            crossed = rt_cross(rt->z_prev[i], seen, ZDIR[i]);
+            rt->crossed[i] = crossed == along ? crossed : 2 * crossed;
+        } else {
+            rt->crossed[i] = 2 * crossed;
+        }
+    }
+    rt->has_located = 0;
+}
+
 /* ---- events ------------------------------------------------------------------------------ */
 /* Simulation.zeno_guard */
 static int rt_zeno_guard(RT *rt, double t)
@@ -356,14 +439,14 @@ static int rt_zeno_guard(RT *rt, double t)
     return 0;
 }
 
-/* Simulation.settle: the event iteration of the hybrid blocks' handlers at t */
+/* ZeroCrossings.settle: the event iteration of the hybrid blocks' handlers at t */
 static int rt_settle(RT *rt, double t, int first)
 {
-    dg_indicators(rt, t);
+    rt_at_instant(rt, t);
     if (first)
         memset(rt->crossed, 0, sizeof rt->crossed);
     else
-        rt_crossings(rt->z_prev, rt->Z, rt->crossed);
+        rt_first_crossings(rt);
     memset(rt->involved, 0, sizeof rt->involved);
     int round;
     for (round = 0; round < MAX_ROUNDS; round++) {
@@ -378,8 +461,10 @@ static int rt_settle(RT *rt, double t, int first)
             break;
         memcpy(rt->z_before, rt->Z, sizeof(double) * NZ);
         dg_cont(rt, t);
-        dg_indicators(rt, t);
+        rt_at_instant(rt, t);
         rt_crossings(rt->z_before, rt->Z, rt->crossed);
+        for (int i = 0; i < NZ; i++)  /* jumps, all of them */
+            rt->crossed[i] *= 2;
     }
     if (rt->error)
         return 1;
@@ -454,10 +539,13 @@ static void rt_remember_step(RT *rt, double t)
 }
 
 /* ---- locating crossings -------------------------------------------------------------------- */
+/* ZeroCrossings.z_at: the indicators at t inside the last step, modes frozen */
 static void rt_z_at(RT *rt, double t, double *out)
 {
     rk_dense(rt, &rt->st, t, rt->dense_buf);
     rt_outputs(rt, t, rt->dense_buf);
+    if (NRATE)
+        rt_rates_along(rt, t, CURVE_DENSE, rt->span);
     dg_indicators(rt, t);
     memcpy(out, rt->Z, sizeof(double) * NZ);
 }
@@ -542,6 +630,20 @@ static double rt_locate(RT *rt, double t_hi)
     }
 }
 
+/* ZeroCrossings.step_rates: for the blocks that watch rates, their indicators at the step's
+   start again from this step's own dense output (the values a crossing is tested from),
+   then the outputs and rates at its end */
+static void rt_step_rates(RT *rt)
+{
+    double t0 = rt->st.t_old, t1 = rt->st.t;
+    rt->span = t1 - t0;
+    rt_z_at(rt, t0, rt->z_c);
+    for (int i = 0; i < NZ; i++)
+        if (RATE_Z[i])
+            rt->z_prev[i] = rt->z_c[i];
+    rt_rates_along(rt, t1, CURVE_STEP, rt->span);
+}
+
 /* Simulation.locate_stop: the first time a stop input is non-zero, by bisection */
 static double rt_locate_stop(RT *rt, double hi)
 {
@@ -585,11 +687,16 @@ static int rt_segment(RT *rt, double deadline)
                 return SEG_ERROR;
             }
         int cut = 0;
-        if (NZ) {
-            rt_outputs(rt, t_new, st->Y[0]);
+        if (NZ) {  /* ZeroCrossings.after_step */
+            if (NRATE)
+                rt_step_rates(rt);
+            else
+                rt_outputs(rt, t_new, st->Y[0]);
             dg_indicators(rt, t_new);
             if (rt_crossed_any(rt->z_prev, rt->Z)) {
                 double t_star = rt_locate(rt, t_new);
+                memcpy(rt->z_located, rt->z_b, sizeof(double) * NZ);
+                rt->has_located = 1;
                 if (rt->error)
                     return SEG_ERROR;
                 cut = !(t_new == t_end && t_end - t_star <= rt_tolerance(rt, t_end));

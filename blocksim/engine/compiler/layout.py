@@ -29,6 +29,7 @@ class Layout:
     zdirs: np.ndarray = None
     hybrid: tuple = ()  # (block, slice of zbuf), in the order the handlers run
     rates: tuple = ()  # (input view, du array) of every input a hybrid block watches
+    dubuf: np.ndarray = None  # every du array is a view of it
 
 
 def lay_out(built, out_shapes, drivers, nodes):
@@ -98,16 +99,24 @@ def lay_out_indicators(layout, blocks, nodes):
 def lay_out_rates(layout, built, drivers):
     """Each hybrid block that watches the rate of change of inputs (`rates`) gets `du`, one
     array per named input, of its shape, which the simulator fills before the block's
-    `indicator` and `crossing` are called."""
-    pairs = []
+    `indicator` and `crossing` are called; they are views of one buffer, `dubuf` (compiled
+    code reads them there)."""
+    watched = []
     for block, _ in layout.hybrid:
         names = tuple(getattr(block, "rates", ()))
-        if not names:
-            continue
-        ins = built.ports[block.name][0]
-        views = [_input_view(drivers, block.name, ins[n], layout.views) for n in names]
-        block.du = tuple(np.zeros(np.shape(v)) for v in views)
-        pairs += [(v, du) for v, du in zip(views, block.du) if v is not None]
+        if names:
+            ins = built.ports[block.name][0]
+            watched.append((block, [_input_view(drivers, block.name, ins[n], layout.views)
+                                    for n in names]))
+    views = [v for _, vs in watched for v in vs]
+    sizes = [1 if v is None else int(np.size(v)) for v in views]
+    layout.dubuf = np.zeros(sum(sizes))
+    arrays = iter(layout.dubuf[end - n:end].reshape(np.shape(v))
+                  for v, n, end in zip(views, sizes, np.cumsum(sizes)))
+    pairs = []
+    for block, vs in watched:
+        block.du = tuple(next(arrays) for _ in vs)
+        pairs += [(v, du) for v, du in zip(vs, block.du) if v is not None]
     layout.rates = tuple(pairs)
 
 

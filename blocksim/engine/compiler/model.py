@@ -74,6 +74,7 @@ class Model:
     zbuf: np.ndarray = field(default_factory=lambda: np.zeros(0))  # indicator values
     zdirs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
     rates: tuple = ()  # (input view, du array) of the inputs hybrid blocks watch
+    dubuf: np.ndarray = field(default_factory=lambda: np.zeros(0))  # the du arrays' buffer
     config: dict = field(default_factory=dict)
     seeds: dict = field(default_factory=dict)
     subsystems: dict = field(default_factory=dict)  # name -> (source, {parameter: value})

@@ -101,7 +101,8 @@ class Compilation:
             signals=lay.signals, x0=lay.x0, xd0=lay.xd0, xbuf=lay.xbuf, dxbuf=lay.dxbuf,
             xdbuf=lay.xdbuf, outputs=lay.views, record=record, sinks=sinks, stops=stops,
             events=events, state_slices=lay.slices, config=run_config(spec, settings),
-            hybrid=lay.hybrid, zbuf=lay.zbuf, zdirs=lay.zdirs, rates=lay.rates, spec=spec,
+            hybrid=lay.hybrid, zbuf=lay.zbuf, zdirs=lay.zdirs, rates=lay.rates,
+            dubuf=lay.dubuf, spec=spec,
             resources=self.values.resources,
             ports=self.built.ports, drivers=self.drivers,
             subsystems={name: (sub.source, {k: self.values.scopes[sub.scope][k]
