@@ -1,23 +1,24 @@
-"""Runs of a sweep on compiled code, each costing little more than its simulation.
+"""A sweep's runs as arguments of the compiled code, without compiling the diagram again.
 
 A sweep's runs differ in values. `FastRuns`, made from the first run's Model and compiled
-code, turns a run's overrides into the compiled code's arguments without compiling the
-diagram again: it evaluates only the parameters the overrides change (and those computed
-from them), rebuilds only the blocks whose parameters read them, checks that each rebuilt
-block keeps its structure (ports, shapes, states, indicators, sample time, compiled code)
-and packs their numbers, initial states, time events and data into the first run's values.
-The run then executes on the first run's buffers.
+code, turns a run's overrides into a `RunArgs`, what the run's arguments differ in from the
+first run's: it evaluates only the parameters the overrides change (and those computed from
+them), rebuilds only the blocks whose parameters read them, checks that each rebuilt block
+keeps its structure (ports, shapes, states, indicators, sample time, compiled code) and packs
+their numbers, initial states, time events and data. `pool.Batch` runs many of them in one
+compiled call.
 
 Overrides of top-level parameters (`parameters.NAME`), of a top-level block's parameters
-(`blocks.B.NAME`) and of numeric simulation settings qualify; anything else (a robot, a
-subsystem, the solver), a value that changes the structure, an invalid value or a failed run
-returns None: the caller runs it the general way, which reports exactly what normal mode
+(`blocks.B.NAME`) and of numeric simulation settings qualify (`qualifies`); anything else (a
+robot, a subsystem, the solver), a value that changes the structure or an invalid value
+gives None: the caller runs it the general way, which reports exactly what normal mode
 reports.
 """
 from __future__ import annotations
 
 import ast
 import copy
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,12 +29,20 @@ from ..language.diagram import Value
 from ..engine.compiler.blocks import build_block
 from ..engine.compiler.settings import simulation_settings
 from .build import build
-from .codegen import STIFF, block_series, clock_series, generate
-from .runner import CompiledRun
+from .codegen import STIFF, _overrides, block_series, clock_series, generate
 
 # simulation settings a run may change without another structure
 SETTINGS = ("start", "stop", "rtol", "atol", "max_step", "step", "output_interval",
             "event_tol", "max_consecutive_events", "max_steps")
+
+
+def qualifies(path):
+    """Whether an override of `path` can be a FastRuns argument (it may still give None:
+    a value that changes the structure, a block inside a subsystem)."""
+    parts = path.split(".")
+    return (len(parts) == 2 and (parts[0] == "parameters" or
+                                 (parts[0] == "simulation" and parts[1] in SETTINGS))
+            or len(parts) == 3 and parts[0] == "blocks")
 
 
 def names_in(raw):
@@ -58,9 +67,22 @@ def names_in(raw):
     return set()
 
 
+@dataclass
+class RunArgs:
+    """What one run's arguments differ in from the first run's (None: the first run's)."""
+    params: np.ndarray | None = None
+    x0: np.ndarray | None = None
+    xd0: np.ndarray | None = None
+    settings: object = None  # engine Settings
+    data: list | None = None  # arrays, in slot order
+    events: tuple | None = None  # (times, block indices)
+    series: np.ndarray | None = None
+    clock_j: np.ndarray | None = None
+
+
 class FastRuns:
     """Runs of `model`'s structure (compiled as `generated`, loaded as `library`) with
-    other values; `run(overrides)` returns (t, data, info) as `simulate()` does, or None."""
+    other values: `args(overrides)` gives a run's RunArgs, or None."""
 
     @classmethod
     def of(cls, model, compilation):
@@ -74,12 +96,11 @@ class FastRuns:
     def __init__(self, library, model, generated, compilation):
         self.lib, self.m, self.g = library, model, generated
         self.spec, self.values = compilation.spec, compilation.values
-        self.lib_blocks = compilation.lib
         self.blocks = {b.name: b for b in model.blocks}
+        self.index = {b.name: k for k, b in enumerate(model.blocks)}
         self.ports = compilation.built.ports
         self.code = {name: self._code(block) for name, block in self.blocks.items()}
         self.psize = {b.name: np.asarray(b.pack(), dtype=float).size for b in model.blocks}
-        self.rt = None  # the compiled run, reused from run to run
         self.reads = {name: self._reads(bspec, type(self.blocks[name]))
                       for name, bspec in self.spec.blocks.items()}
         top = self.spec.scopes[0].params if self.spec.scopes else {}
@@ -107,42 +128,32 @@ class FastRuns:
         return found
 
     # -- one run ------------------------------------------------------------------------------
-    def run(self, overrides):
-        """(t, data, info) of the run with `overrides` [(path, raw, Loc)], or None."""
+    def args(self, overrides):
+        """The RunArgs of the run with `overrides` [(path, raw, Loc)], or None."""
         try:
-            prepared = self._prepare(overrides)
+            return self._prepare(overrides)
         except Exception:  # noqa: BLE001 - whatever it is, the general way reports it
             return None
-        if prepared is None:
-            return None
-        model, generated = prepared
-        run = CompiledRun(self.lib, model, generated, rt=self.rt)
-        self.rt = run.rt
-        t, data, info = run.run(close=False)
-        if info["error"] is not None and not isinstance(info["error"], KeyboardInterrupt):
-            return None  # diagnosed the general way, on the run's own blocks
-        info["mode"] = {"mode": "accelerated", "why": "a sweep: one compile serves every run",
-                        "note": "", "compile_time": 0.0, "cache_hit": True}
-        return t, data, info
 
     def _prepare(self, overrides):
         params, blocks, settings = {}, {}, {}
         for path, raw, loc in overrides:
             parts = path.split(".")
-            if parts[0] == "parameters" and len(parts) == 2:
+            if not qualifies(path):
+                return None
+            if parts[0] == "parameters":
                 params[parts[1]] = Value(raw, loc)
-            elif parts[0] == "blocks" and len(parts) == 3 and parts[1] in self.spec.blocks \
-                    and self.spec.blocks[parts[1]].scope == 0:
-                blocks.setdefault(parts[1], {})[parts[2]] = Value(raw, loc)
-            elif parts[0] == "simulation" and len(parts) == 2 and parts[1] in SETTINGS:
+            elif parts[0] == "simulation":
                 settings[parts[1]] = Value(raw, loc)
+            elif parts[1] in self.spec.blocks and self.spec.blocks[parts[1]].scope == 0:
+                blocks.setdefault(parts[1], {})[parts[2]] = Value(raw, loc)
             else:
                 return None
         names, changed = self._parameters(params)
         if names is None:
             return None
         values = _with(self.values, scopes=[names, *self.values.scopes[1:]])
-        s = self.m.settings
+        s = None
         if settings or changed & self.setting_reads:
             problems = Problems()
             s = simulation_settings({**self.spec.simulation, **settings},
@@ -159,7 +170,7 @@ class FastRuns:
                 if block is None:
                     return None
                 rebuilt[name] = block
-        return self._repacked(rebuilt, s)
+        return self._args(rebuilt, s)
 
     def _parameters(self, overrides):
         """The top-level parameters with `overrides` and what depends on them: (names,
@@ -211,36 +222,39 @@ class FastRuns:
             return None
         return block
 
-    def _repacked(self, rebuilt, settings):
+    def _args(self, rebuilt, settings):
+        """The RunArgs of a run with the blocks `rebuilt` and `settings` (None: the first
+        run's): the time events, series and data arrays only when they may have changed."""
         m, v = self.m, self.g.values
-        params, x0, xd0, data = v.params.copy(), m.x0.copy(), m.xd0.copy(), list(v.data)
-        blocks = [rebuilt.get(b.name, b) for b in m.blocks]
-        index = {b.name: k for k, b in enumerate(m.blocks)}
+        out = RunArgs(settings=settings)
+        s = settings or m.settings
+        if rebuilt:
+            out.params, out.x0, out.xd0 = v.params.copy(), m.x0.copy(), m.xd0.copy()
         for name, block in rebuilt.items():
             p0 = self.g.offsets[name][0]
-            params[p0:p0 + self.psize[name]] = block.packed
+            out.params[p0:p0 + self.psize[name]] = block.packed
             cs, ds = m.state_slices[name]
-            x0[cs] = _flat(block.continuous_state())
-            xd0[ds] = _flat(block.discrete_state())
-
+            out.x0[cs] = _flat(block.continuous_state())
+            out.xd0[ds] = _flat(block.discrete_state())
+        blocks = [rebuilt.get(b.name, b) for b in m.blocks]
         for name, low_data in self.g.data_names.items():  # per-run arrays: new values, span
-            if low_data and (name in rebuilt or settings is not m.settings):
-                found = blocks[index[name]].run_data(settings.start, settings.stop)
+            if low_data and (name in rebuilt or settings is not None):
+                out.data = list(v.data) if out.data is None else out.data
+                found = blocks[self.index[name]].run_data(s.start, s.stop)
                 d0 = self.g.offsets[name][2]
                 for k, n in enumerate(low_data):
-                    data[d0 + k] = np.ascontiguousarray(found[n], dtype=float).ravel()
-        events = sorted(((float(t), b) for b in blocks for t in b.events(settings.start,
-                                                                         settings.stop)),
-                        key=lambda e: e[0])
-        clocks = [b for b in blocks if isinstance(b.sample, Sample)]
-        series, clock_j = clock_series(clocks, settings)
-        series = np.vstack([series, block_series(blocks, self.g.series_counts, settings)])
-        values = _with(
-            v, params=params, data=data, series=series, clock_j=clock_j,
-            event_t=np.array([t for t, _ in events], dtype=float),
-            event_block=np.array([index[b.name] for _, b in events], dtype=np.intc))
-        model = _with(m, settings=settings, x0=x0, xd0=xd0, events=events)
-        return model, _with(self.g, values=values)
+                    out.data[d0 + k] = np.ascontiguousarray(found[n], dtype=float).ravel()
+        if settings is not None or any(_overrides(b, "events") for b in rebuilt.values()):
+            events = sorted(((float(t), self.index[b.name]) for b in blocks
+                             for t in b.events(s.start, s.stop)), key=lambda e: e[0])
+            out.events = (np.array([t for t, _ in events], dtype=float),
+                          np.array([k for _, k in events], dtype=np.intc))
+        if settings is not None or any(isinstance(b.sample, Sample) or
+                                       self.g.series_counts[b.name] for b in rebuilt.values()):
+            clocks = [b for b in blocks if isinstance(b.sample, Sample)]
+            series, out.clock_j = clock_series(clocks, s)
+            out.series = np.vstack([series, block_series(blocks, self.g.series_counts, s)])
+        return out
 
 
 def _with(obj, **changes):

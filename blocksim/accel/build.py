@@ -32,7 +32,7 @@ from . import ufuncs
 from .blas import numpy_blas
 from .codegen import RUNTIME, RUNTIME_FILES
 
-FLAGS = ("-O2", "-ffp-contract=off", "-fPIC", "-shared", "-std=gnu99")
+FLAGS = ("-O2", "-ffp-contract=off", "-fPIC", "-shared", "-std=gnu99", "-pthread")
 TRAILER = b"blocksim-sha256:"  # then the digest of the bytes before it (a loader ignores it)
 _LOADED = {}  # key -> Library, for this process
 _COMPILERS = {}  # compiler command -> its identity (see _identity), or None
@@ -207,6 +207,10 @@ def _declare(lib):
         "rt_eval_f": ([P, D, P, P], None), "rt_eval_outputs": ([P, D, P], None),
         "rt_eval_indicators": ([P, D], None), "rt_set_blas": ([I, P, P, P, P], None),
         "rt_set_ufuncs": ([P, P], None),
+        "rt_batch_new": ([LL, LL], P), "rt_batch_free": ([P], None),
+        "rt_batch_setup": ([P, LL, P, P, P, P, P, P, P], None),
+        "rt_batch_start": ([P, I], I), "rt_batch_wait": ([P, D], I), "rt_batch_stop": ([P], None),
+        "rt_batch_outcomes": ([P, P], None), "rt_batch_columns": ([P, I, LL, P], None),
     }
     for name, (args, result) in signatures.items():
         fn = getattr(lib, name)

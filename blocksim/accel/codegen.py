@@ -27,7 +27,7 @@ from .lowering import LowerContext, LoweringError
 
 RUNTIME = Path(__file__).parent / "runtime"
 RUNTIME_FILES = ("rt.h", "rt_exact.c", "rt_blas.c", "rt_ufunc.c", "rt_stepper.c", "rt_loop.c",
-                 "rt_api.c")
+                 "rt_api.c", "rt_batch.c")
 HELPERS = 4  # the runtime files before the blocks' functions (the rest come after)
 
 # buffers a view may lie in (RT_BUF_K: the constant defaults of unwired inputs; RT_BUF_DU:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..errors import DiagramError, ReportWarning
 from ..engine.results import DRAWING, REPORT, check_out_dir, versions, write_json, write_npz
+from .batches import in_batches
 from .execute import executor
 from .plot import write_figures
 from .spec import check, load_plan
@@ -114,7 +115,8 @@ class Sweep:
         interrupted = None
         try:
             if todo:  # reach the workers first: an unreachable scheduler writes nothing
-                with executor(n_local, scheduler, client, checked.cache) as ex:
+                batched = in_batches(checked.mode, job, todo)
+                with executor(n_local, scheduler, client, checked.cache, batched) as ex:
                     meta["execution"].update(where=ex.where, workers=ex.workers)
                     if not resume:
                         writer.clear_previous()

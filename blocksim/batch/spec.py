@@ -465,12 +465,14 @@ class Checked:
     cache: ModelCache
     runs: list
     metrics: Metrics
+    mode: str = "normal"  # the first run's mode: normal or accelerated
 
 
 def check(plan, library=None):
     """Load the plan's diagram and check every override path, value and metric before
     anything runs; raises DiagramError(s) listing every problem (the plan's own first)."""
     problems = plan.problems
+    mode = "normal"
     try:
         spec = load_diagram(plan.diagram)
     except (DiagramError, DiagramErrors) as e:
@@ -503,7 +505,8 @@ def check(plan, library=None):
         # the last model checked may be any value's: the first run's again, for the shapes
         model = _note(problems, lambda: cache.model(_with(spec, first)))
         if model is not None:  # accelerated mode refused: before any run
-            _note(problems, lambda: decide(model, sweep=True))
+            decision = _note(problems, lambda: decide(model, sweep=True))
+            mode = decision.mode if decision is not None else mode
     else:  # the diagram as the sweep file leaves it, for the recorded signals' shapes
         model = _note(Problems(), lambda: ModelCache(library).model(spec.copy()))
     shapes = {name: view.shape for name, (view, _) in model.record.items()} if model else {}
@@ -515,7 +518,7 @@ def check(plan, library=None):
         for name, message in metrics.check_shapes(shapes).items():
             problems.add(plan.metrics[name][1].error(f"metric '{name}' {message}"))
     problems.check()
-    return Checked(plan, spec, cache, runs, metrics)
+    return Checked(plan, spec, cache, runs, metrics, mode)
 
 
 def _path_ok(spec, axis, run, problems):

@@ -46,13 +46,15 @@ class Outcome:
 
 class _WorkerState:
     """A worker thread's compile cache, compiled metrics and, once a run has been
-    accelerated, its compiled code's fast path (accel.batch.FastRuns) for one sweep."""
+    accelerated, its compiled code's fast path (accel.batch.FastRuns) and batches of
+    compiled runs (accel.pool.Batch, made by batch/batches.py) for one sweep."""
 
     def __init__(self, job, cache=None):
         self.cache = cache or ModelCache()
         self.texts = job.metrics
         self.metrics = {}  # record names -> Metrics
         self.fast = None  # FastRuns; False: none possible
+        self.batches = []
 
     def metrics_for(self, model):
         names = tuple(model.record)
@@ -66,7 +68,8 @@ _local = threading.local()
 _KEEP_SWEEPS = 4  # a worker of a long-lived cluster keeps the caches of the last few sweeps
 
 
-def _state(job, cache=None):
+def state_of(job, cache=None):
+    """The calling thread's _WorkerState of `job` (made on first use)."""
     states = getattr(_local, "states", None)
     if states is None:
         states = _local.states = OrderedDict()
@@ -82,7 +85,7 @@ def _state(job, cache=None):
 def adopt_cache(job, cache):
     """Use `cache` (a ModelCache that already compiled the diagram, e.g. for checking it)
     for this job's runs in the calling thread."""
-    _state(job, cache)
+    state_of(job, cache)
 
 
 def run_one(job, index, overrides, in_process=False):
@@ -106,24 +109,19 @@ def new_row(status, message="", steps=None, metrics=None):
             **(metrics or {})}
 
 
-def _run(job, index, overrides, in_process, fast_ok=True):
-    state = _state(job)
+def _run(job, index, overrides, in_process):
+    state = state_of(job)
     compiles = state.cache.compiles
     kept = job.keep == "all"  # kept results need the run's own Model (meta.json)
-    fast = state.fast.run(overrides) if fast_ok and state.fast and not kept else None
-    if fast is not None:
-        t, data, info = fast
-        model = state.fast.m
-    else:
-        spec = job.spec.copy()
-        try:
-            apply_overrides(spec, overrides)
-            model = state.cache.model(spec)
-        except (DiagramError, DiagramErrors) as e:
-            return Outcome(index, new_row("failed", str(e)))
-        t, data, info = simulate_model(model, sweep=True)
-        if info["mode"]["mode"] == "accelerated" and state.fast is None and not kept:
-            state.fast = FastRuns.of(model, state.cache.compiler) or False
+    spec = job.spec.copy()
+    try:
+        apply_overrides(spec, overrides)
+        model = state.cache.model(spec)
+    except (DiagramError, DiagramErrors) as e:
+        return Outcome(index, new_row("failed", str(e)))
+    t, data, info = simulate_model(model, sweep=True)
+    if info["mode"]["mode"] == "accelerated" and state.fast is None and not kept:
+        state.fast = FastRuns.of(model, state.cache.compiler) or False
     error = info["error"]
     steps = info["stats"]["nsteps"]
     metrics = None
@@ -134,13 +132,7 @@ def _run(job, index, overrides, in_process, fast_ok=True):
     elif error is not None:
         row = new_row("failed", str(error), steps)
     else:
-        try:
-            metrics = state.metrics_for(model).evaluate(t, data)
-            row = new_row("ok", "", steps, metrics)
-        except ValueError as e:
-            row = new_row("failed", str(e), steps)
-    if fast is not None and job.keep == "failed" and row["status"] != "ok":
-        return _run(job, index, overrides, in_process, fast_ok=False)  # with its own Model
+        metrics, row = evaluate(state, model, t, data, steps)
     outcome = Outcome(index, row, sim_s=info["wall_time"],
                       compiled=state.cache.compiles > compiles)
     if job.keep == "all" or (job.keep == "failed" and row["status"] != "ok"):
@@ -153,3 +145,13 @@ def _run(job, index, overrides, in_process, fast_ok=True):
         events = {"events_t": event_t, "events_block": event_block} if len(event_t) else {}
         outcome.result = (t, {**data, **events}, meta)
     return outcome
+
+
+def evaluate(state, model, t, data, steps):
+    """(metrics, row) of a run that ended: an ok row with its metrics, or a failed row
+    naming the metric that cannot be computed."""
+    try:
+        metrics = state.metrics_for(model).evaluate(t, data)
+        return metrics, new_row("ok", "", steps, metrics)
+    except ValueError as e:
+        return None, new_row("failed", str(e), steps)

@@ -2,11 +2,17 @@
 compiling at once, a --set reusing the compiled code), the choice of mode (refused with the
 blocks named, auto's fallbacks, no compiler), what the command line and meta.json say, a
 block's fault named as normal mode names it, and Ctrl-C keeping the rows."""
+import fcntl
 import json
 import os
+import pty
+import re
+import select
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -198,24 +204,66 @@ blocks:
   One: {type: constant, value: 1}
   I: {type: integrator}
 wires: [One -> I]
-simulation: {stop: 1.0e9, solver: euler, step: 1.0e-3, max_steps: 1.0e13, output_interval: 10,
+simulation: {stop: 1.0e6, solver: euler, step: 1.0e-3, max_steps: 1.0e13, output_interval: 10,
              mode: accelerated}
 record: {x: I.y}
 """
 
 
+def _until_simulated(fd, proc, t_min, seconds=120):
+    """Read the progress bar a run draws on the terminal `fd` until it shows a simulated time
+    of at least `t_min` (the run's own compiled code running, its rows recorded); the text
+    read. Fails when the run ends or the time passes first."""
+    text, deadline = "", time.monotonic() + seconds
+    while time.monotonic() < deadline and proc.poll() is None:
+        if select.select([fd], [], [], 0.2)[0]:
+            try:
+                text += os.read(fd, 4096).decode(errors="replace")
+            except OSError:  # the terminal closed: the run ended
+                break
+            if any(float(t) >= t_min for t in re.findall(r"t = ([0-9.e+-]+) ", text)):
+                return text
+    pytest.fail(f"the run did not reach t = {t_min} in {seconds} s: {text[-500:]}")
+
+
+def _drain(fd, proc, seconds=60):
+    """The rest of what the run writes to the terminal `fd`, until it ends."""
+    text, deadline = "", time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if select.select([fd], [], [], 0.2)[0]:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            text += chunk.decode(errors="replace")
+        elif proc.poll() is not None:
+            break
+    proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    return text
+
+
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_ctrl_c_and_sigterm_keep_the_rows_of_compiled_code(fresh_cache, tmp_path, sig, code):
+    """The signal arrives once the run's own progress bar (its stderr a terminal) shows its
+    compiled code 100 s into the run: never during the compile, however loaded the machine."""
     path, out = tmp_path / "long.yaml", tmp_path / "out"
     path.write_text(LONG)
+    terminal, child = pty.openpty()
+    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a width
     proc = subprocess.Popen([sys.executable, "-m", "blocksim", "run", str(path), "--out",
-                             str(out), "--quiet"], stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while not list(fresh_cache.glob("*.so")) and time.monotonic() < deadline:
-        time.sleep(0.1)  # compiled; now well into the run
-    time.sleep(1.5)
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
+                             str(out)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=child)
+    os.close(child)
+    try:
+        _until_simulated(terminal, proc, 100.0)
+        proc.send_signal(sig)
+        err = _drain(terminal, proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(terminal)
     assert proc.returncode == code, err
     meta = json.loads((out / "meta.json").read_text())
     assert meta["status"] == "interrupted" and meta["mode"]["mode"] == "accelerated"

@@ -1,25 +1,35 @@
 """Sweeps in accelerated mode: the runs after the first reuse the compiled code with new
-arguments (accel/batch.py), and their rows equal normal mode's, bit for bit, whatever the
-sweep varies: parameters, a block's parameters, settings, a random source's seed; values
-that change the compiled code (an anti-windup choice) or make a run fail go the general way
-and still agree."""
+arguments (accel/batch.py), in batches integrated by one compiled call on C threads
+(accel/pool.py), and their rows equal normal mode's, bit for bit, whatever the sweep varies:
+parameters, a block's parameters, settings, a random source's seed; values that change the
+compiled code (an anti-windup choice) or make a run fail go the general way and still
+agree; on one thread or several."""
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import blocksim
 from blocksim.accel import batch
+from blocksim.accel.build import build
+from blocksim.accel.codegen import generate
+from blocksim.accel.mode import simulate_model
+from blocksim.accel.pool import Batch
 from blocksim.batch.run import prepare
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def sweep_rows(tmp_path, text, mode):
+def sweep_table(tmp_path, text, mode, workers=1):
     path = tmp_path / "sweep.yaml"
     path.write_text(text.replace("DIAGRAMS", str(ROOT / "diagrams")).replace(
         "CORPUS", str(ROOT / "tests" / "accel" / "corpus")))
-    table = prepare(path, overrides=[f"simulation.mode={mode}"]).run(workers=1, keep="failed")
-    return table.rows
+    return prepare(path, overrides=[f"simulation.mode={mode}"]).run(workers=workers,
+                                                                     keep="failed")
+
+
+def sweep_rows(tmp_path, text, mode, workers=1):
+    return sweep_table(tmp_path, text, mode, workers).rows
 
 
 PID_MONTE_CARLO = """
@@ -81,21 +91,25 @@ metrics:
 """
 
 
+@pytest.mark.parametrize("workers", [1, 2], ids=["one thread", "two threads"])
 @pytest.mark.parametrize("text", [PID_MONTE_CARLO, NOISE_SEEDS, ANTI_WINDUP, PULSE_EDGES,
                                   FAILING],
                          ids=["pid monte carlo", "noise seeds, periods", "anti-windup",
                               "pulse edges", "failing"])
-def test_sweep_rows_equal_normal_mode(tmp_path, text, monkeypatch):
+def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch):
     fast = []
-    run = batch.FastRuns.run
+    args = batch.FastRuns.args
 
     def counted(self, overrides):
-        result = run(self, overrides)
+        result = args(self, overrides)
         fast.append(result is not None)
         return result
-    monkeypatch.setattr(batch.FastRuns, "run", counted)
+    monkeypatch.setattr(batch.FastRuns, "args", counted)
     normal = sweep_rows(tmp_path, text, "normal")
-    accelerated = sweep_rows(tmp_path, text, "accelerated")
+    table = sweep_table(tmp_path, text, "accelerated", workers)
+    accelerated = table.rows
+    assert table.meta["execution"]["where"] == ("in-process" if workers == 1 else
+                                                "in-process, 2 threads")
     assert len(normal) == len(accelerated)
     for a, n in zip(accelerated, normal):
         assert (a["status"], a["message"], a["steps"]) == (n["status"], n["message"], n["steps"])
@@ -113,6 +127,37 @@ def test_a_changed_compiled_form_is_not_reused(tmp_path):
     rows = sweep_rows(tmp_path, ANTI_WINDUP, "accelerated")
     overshoots = {r["overshoot"] for r in rows}
     assert len(overshoots) == len(rows)  # six different responses
+
+
+def test_a_batch_runs_each_sample_with_its_own_steps_and_failure():
+    """One compiled call, two threads: runs of different lengths and step sizes, two of them
+    failing (a division by zero at t = 1 lies inside stop 2 and 5, not 0.5 and 0.75), each
+    equal to the same run on its own (simulate_model), bit for bit."""
+    path = ROOT / "tests" / "accel" / "corpus" / "fault_division.yaml"
+    model = blocksim.load(path, ["simulation.mode=accelerated"])
+    simulate_model(model, sweep=True)  # compiled (or loaded)
+    generated = generate(model)
+    library = build(generated.source).library
+    stops, steps = [0.5, 2, 0.75, 5, 0.3], [0.25, 0.25, 0.05, 0.25, 0.1]
+    args = [batch.RunArgs(settings=blocksim.load(path, [f"simulation.stop={stop}",
+                                                        f"simulation.step={step}"]).settings)
+            for stop, step in zip(stops, steps)]
+    pool_batch = Batch(library, model, generated, capacity=8)
+    pool_batch.fill(args)
+    pool_batch.start(2)
+    pool_batch.finish()
+    for (done, t, data, stats, wall, cpu), stop, step in zip(pool_batch.results(), stops, steps):
+        alone = simulate_model(blocksim.load(path, [f"simulation.stop={stop}",
+                                                    f"simulation.step={step}"]))
+        if stop > 1:
+            assert done is False and t is None and alone[2]["error"] is not None
+            continue
+        assert done is True and stats["nsteps"] == alone[2]["stats"]["nsteps"] == \
+            round(stop / step)
+        np.testing.assert_array_equal(t, alone[0])
+        np.testing.assert_array_equal(data["q"], alone[1]["q"])
+        assert t[-1] == stop and wall >= 0 and cpu >= 0
+    pool_batch.close()
 
 
 def test_names_read_by_a_raw_value():

@@ -61,6 +61,17 @@ def test_scheduler_address_runs_the_sweep_there(tmp_path, cluster, capsys):
                                           if k not in ("wall_s", "message")} for row in local.rows]
 
 
+def test_compiled_batches_on_a_cluster_equal_normal_mode(tmp_path, cluster):
+    """Without kept results, each worker runs its tasks as compiled batches: the rows are
+    normal mode's, bit for bit."""
+    path = write_sweep(tmp_path, MONTE_CARLO.replace("samples: 6", "samples: 40"))
+    with distributed.Client(cluster.scheduler_address) as client:
+        shared = blocksim.sweep(path, client=client, overrides=["simulation.mode=accelerated"])
+    normal = blocksim.sweep(path, workers=1, overrides=["simulation.mode=normal"])
+    assert results(shared) == results(normal)
+    assert shared.counts()["ok"] == 40
+
+
 def test_a_worker_that_dies_is_retried_once_then_failed(tmp_path):
     with _local_cluster(2) as client:
         survivor = client.submit(die_once, str(tmp_path / "marker"), pure=False)

@@ -165,7 +165,7 @@ def test_sigterm_writes_the_finished_rows(tmp_path):
     import sys
     import time
 
-    path = write_sweep(tmp_path, "set: {simulation.stop: 400}\n"
+    path = write_sweep(tmp_path, "set: {simulation.stop: 4000}\n"
                                  "grid:\n  parameters.tau: linspace(0.5, 2, 500)\n"
                                  "metrics: {final_x: final(x)}\n")
     out = tmp_path / "out"
@@ -190,7 +190,7 @@ def test_sigterm_writes_the_finished_rows(tmp_path):
     assert len(rows) == 500 and 0 < len(done) < 500
     assert {r["status"] for r in rows} == {"ok", "interrupted"}
     for r in done:
-        assert float(r["final_x"]) == pytest.approx(lag(1, float(r["parameters.tau"]), 400.0),
+        assert float(r["final_x"]) == pytest.approx(lag(1, float(r["parameters.tau"]), 4000.0),
                                                     rel=1e-7)
     assert f"interrupted: sweep: 500 runs, {len(done)} ok" in stdout
 

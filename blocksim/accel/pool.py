@@ -1,0 +1,170 @@
+"""Batches of runs in one compiled call, shared out among C threads (runtime/rt_batch.c).
+
+A `Batch` holds the arguments of up to `capacity` runs of one compiled diagram (FastRuns'
+RunArgs): each run's row of a preallocated matrix of parameters, initial states, settings
+and exact series (one shared row when no run changes it), its data arrays and time events.
+`start(threads)` returns at once while the runs go on in C, each with its own buffers, steps,
+events and failure; `wait` returns when they have ended (or after a time, so that Python can
+act on Ctrl-C); `results()` reads every run's status, step counts, times and recorded rows,
+which stay valid until the batch is filled again.
+"""
+from __future__ import annotations
+
+import ctypes
+import math
+
+import numpy as np
+
+from .codegen import STATUS
+
+_P = ctypes.c_void_p
+WAIT_SECONDS = 0.1
+
+
+def settings_row(s, edges=False):
+    """The settings the compiled loop reads (rt_configure), in its order."""
+    return np.array([s.start, s.stop, s.rtol, s.atol, s.max_step, s.step,
+                     s.output_interval or 0.0, s.event_tol, s.max_consecutive_events,
+                     s.max_steps, float(edges)])
+
+
+class _Column:
+    """One argument of every run: the first run's row for all, or a matrix when a run
+    changes it (its stride then is the row's length)."""
+
+    def __init__(self, base, dtype):
+        self.base = np.ascontiguousarray(base, dtype=dtype).ravel()
+        self.matrix = None
+
+    def fill(self, rows, n):
+        if all(r is None for r in rows):
+            self.matrix = self.base
+            return 0
+        self.matrix = np.empty((n, max(self.base.size, 1)), dtype=self.base.dtype)
+        self.matrix[:, :self.base.size] = self.base
+        for i, row in enumerate(rows):
+            if row is not None:
+                self.matrix[i, :self.base.size] = np.ravel(row)
+        return self.matrix.shape[1]
+
+
+class Batch:
+    """Runs of the compiled diagram `generated` (loaded as `library`) of `model` with
+    other arguments; see the module docstring."""
+
+    def __init__(self, library, model, generated, capacity):
+        self.lib, self.capacity = library, capacity
+        v = generated.values
+        self.handle = library.rt_batch_new(capacity, v.work.size)
+        if not self.handle:
+            raise MemoryError("cannot allocate a batch of compiled runs")
+        self.work = np.ascontiguousarray(v.work, dtype=float)
+        self.constants = np.ascontiguousarray(v.constants, dtype=float)
+        self.columns = [_Column(v.params, float), _Column(model.x0, float),
+                        _Column(model.xd0, float), _Column(settings_row(model.settings), float),
+                        _Column(v.series, np.int64), _Column(v.clock_j, np.int64)]
+        self.data = [np.ascontiguousarray(d, dtype=float) for d in v.data]
+        self.events = (np.ascontiguousarray(v.event_t, dtype=float),
+                       np.ascontiguousarray(v.event_block, dtype=np.intc))
+        self.channels = [(name, tuple(shape), math.prod(shape))
+                         for name, shape in generated.record[:len(model.record)]]
+        self.width = 1 + sum(size for _, _, size in self.channels)
+        self.rows = 0.0  # recorded rows per run in the last batch
+        self.n = 0
+        self._keep = None
+
+    def close(self):
+        if self.handle:
+            self.lib.rt_batch_free(self.handle)
+            self.handle = None
+
+    __del__ = close
+
+    def fill(self, args):
+        """Set the runs of the next start: `args` a list of RunArgs (at most `capacity`)."""
+        n = self.n = len(args)
+        if n > self.capacity:
+            raise ValueError(f"{n} runs in a batch of {self.capacity}")
+        p, x0, xd0, settings, series, clock_j = self.columns
+        strides = [p.fill([a.params for a in args], n), 0, 0, x0.fill([a.x0 for a in args], n),
+                   xd0.fill([a.xd0 for a in args], n),
+                   settings.fill([None if a.settings is None else settings_row(a.settings)
+                                  for a in args], n),
+                   series.fill([a.series for a in args], n),
+                   clock_j.fill([a.clock_j for a in args], n)]
+        arrays = [p.matrix, self.constants, self.work, x0.matrix, xd0.matrix,
+                  settings.matrix, series.matrix, clock_j.matrix]
+        nd = len(self.data)
+        data = [a.data or self.data for a in args]
+        pointers = np.array([[d.ctypes.data for d in run] for run in data] or [[0]],
+                            dtype=np.uintp).reshape(n, nd) if nd else np.zeros(1, np.uintp)
+        sizes = np.array([[d.size for d in run] for run in data],
+                         dtype=np.int64).reshape(n, nd) if nd else np.zeros(1, np.int64)
+        events = [a.events or self.events for a in args]
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum([len(t) for t, _ in events], out=offsets[1:])
+        event_t = np.concatenate([t for t, _ in events] + [np.zeros(1)])
+        event_block = np.concatenate([b for _, b in events] + [np.zeros(1, np.intc)])
+        table = (_P * len(arrays))(*(a.ctypes.data for a in arrays))
+        stride = np.array(strides, dtype=np.int64)
+        self._keep = (arrays, data, pointers, sizes, event_t, event_block, offsets, table, stride)
+        self.lib.rt_batch_setup(self.handle, n, table, stride.ctypes.data, pointers.ctypes.data,
+                                sizes.ctypes.data, event_t.ctypes.data, event_block.ctypes.data,
+                                offsets.ctypes.data)
+
+    def start(self, threads):
+        if not self.lib.rt_batch_start(self.handle, threads):
+            raise MemoryError("cannot start a thread for the compiled runs")
+
+    def wait(self, seconds=WAIT_SECONDS):
+        """Whether the runs have ended, after waiting up to `seconds` (GIL released)."""
+        return bool(self.lib.rt_batch_wait(self.handle, seconds))
+
+    def finish(self):
+        """Wait for the runs to end, acting on Ctrl-C (or SIGTERM's Terminated) between
+        waits: the runs stop within a chunk and the exception is raised again."""
+        try:
+            while not self.wait():
+                pass
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self):
+        """End the runs within a chunk of compiled time; those not finished stay unfinished."""
+        self.lib.rt_batch_stop(self.handle)
+        while not self.wait(1.0):
+            pass
+
+    def results(self):
+        """[(done, t, data, stats, wall, cpu)] per run: done is True for a run that ended,
+        False for a failure, None for one not run to its end; t and data (the `record:`
+        signals by name, each contiguous as the simulator's arrays are, so that what is
+        computed from them has the same bits) are None unless done."""
+        n = self.n
+        out = np.zeros((n, 8))
+        self.lib.rt_batch_outcomes(self.handle, out.ctypes.data)
+        counts = out[:, 1].astype(np.int64)
+        total = int(counts.sum())
+        columns = np.empty((self.width, total))  # time, then each recorded element
+        self.lib.rt_batch_columns(self.handle, self.width, total, columns.ctypes.data)
+        self.rows = total / max(n, 1)
+        ends = np.cumsum(counts)
+        found = []
+        for i in range(n):
+            status = int(out[i, 0])
+            stats = {"nsteps": int(out[i, 3]), "nrejected": int(out[i, 4]),
+                     "nfev": int(out[i, 5])}
+            if status != STATUS["RT_DONE"]:
+                done = False if status == STATUS["RT_FAILED"] else None
+                found.append((done, None, None, stats, out[i, 6], out[i, 7]))
+                continue
+            a, b = ends[i] - counts[i], ends[i]
+            data, column = {}, 1
+            for name, shape, size in self.channels:
+                data[name] = columns[column, a:b] if not shape else \
+                    np.ascontiguousarray(columns[column:column + size, a:b].T).reshape(
+                        (b - a,) + shape)
+                column += size
+            found.append((True, columns[0, a:b], data, stats, out[i, 6], out[i, 7]))
+        return found

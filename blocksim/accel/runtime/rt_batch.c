@@ -1,0 +1,250 @@
+/* Batches: many runs of one compiled diagram in one call, each run with its own values, its
+   own steps, events and failure (no lockstep), the runs shared out among C threads.
+
+   Every run of a batch is an RT of its own with buffers of its own (signals, states,
+   indicators, workspace), so the threads share nothing they write. What a run reads comes
+   from Python's matrices: row i of the parameters, initial states, settings, exact series
+   and first sample hits (a stride of 0: one row for every run), its data arrays and its
+   time events. A thread takes the next run not started, runs it to its end in chunks of
+   BATCH_CHUNK seconds (so that `rt_batch_stop` is seen within one) and takes the next.
+   `rt_batch_start` returns at once: Python prepares the next batch while this one runs
+   and waits with `rt_batch_wait` (ctypes releases the GIL in both). */
+#include <pthread.h>
+
+#define BATCH_CHUNK 0.05
+enum { BATCH_P, BATCH_K, BATCH_W0, BATCH_X0, BATCH_XD0, BATCH_SETTINGS, BATCH_SERIES,
+       BATCH_CLK, BATCH_ARRAYS };
+
+typedef struct {
+    long long cap, n;               /* runs allocated, runs of the current batch */
+    long long nw;                   /* the workspace's size */
+    RT **rt;                        /* cap runs, created when first used */
+    double **own;                   /* each run's own buffers (S, X, DX, XD, Z, W) */
+    int *status;                    /* RT_MORE until the run ends: RT_DONE or RT_FAILED */
+    double *seconds;                /* each run's wall time and its thread's CPU time */
+    /* the runs' values (set by rt_batch_setup, read by the threads) */
+    const void *arrays[BATCH_ARRAYS];
+    long long strides[BATCH_ARRAYS];
+    const double *const *data;      /* n x NDATA */
+    const long long *ndata;
+    const double *event_t;
+    const int *event_block;
+    const long long *event_off;     /* n + 1 */
+    /* the threads */
+    pthread_t *threads;
+    int nthreads, left, stop, started;
+    long long next;
+    pthread_mutex_t lock;
+    pthread_cond_t finished;
+} RtBatch;
+
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+RtBatch *rt_batch_new(long long cap, long long nw)
+{
+    RtBatch *b = calloc(1, sizeof(RtBatch));
+    if (!b)
+        return NULL;
+    b->cap = cap;
+    b->nw = nw;
+    b->rt = calloc((size_t)cap, sizeof(RT *));
+    b->own = calloc((size_t)cap, sizeof(double *));
+    b->status = calloc((size_t)cap, sizeof(int));
+    b->seconds = calloc((size_t)(2 * cap), sizeof(double));
+    pthread_mutex_init(&b->lock, NULL);
+    pthread_cond_init(&b->finished, NULL);
+    if (!b->rt || !b->own || !b->status || !b->seconds) {
+        free(b->rt);
+        free(b->own);
+        free(b->status);
+        free(b->seconds);
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void rt_batch_free(RtBatch *b)
+{
+    if (!b)
+        return;
+    for (long long i = 0; i < b->cap; i++) {
+        rt_free(b->rt[i]);
+        free(b->own[i]);
+    }
+    free(b->rt);
+    free(b->own);
+    free(b->status);
+    free(b->seconds);
+    free(b->threads);
+    pthread_mutex_destroy(&b->lock);
+    pthread_cond_destroy(&b->finished);
+    free(b);
+}
+
+/* the values of the batch's n runs (see the file's comment): arrays P, K, W0, X0, XD0,
+   settings (doubles), series, first hits (long longs), each with its stride in elements;
+   data: n x NDATA arrays and their lengths; time events: run i's are event_off[i] to
+   event_off[i + 1]. Python keeps them alive until the batch is read. */
+void rt_batch_setup(RtBatch *b, long long n, const void *const *arrays, const long long *strides,
+                    const double *const *data, const long long *ndata, const double *event_t,
+                    const int *event_block, const long long *event_off)
+{
+    b->n = n;
+    for (int k = 0; k < BATCH_ARRAYS; k++) {
+        b->arrays[k] = arrays[k];
+        b->strides[k] = strides[k];
+    }
+    b->data = data;
+    b->ndata = ndata;
+    b->event_t = event_t;
+    b->event_block = event_block;
+    b->event_off = event_off;
+    for (long long i = 0; i < n; i++)
+        b->status[i] = RT_MORE;
+}
+
+#define ROW(type, k, i) ((const type *)b->arrays[k] + (i) * b->strides[k])
+
+/* run i bound to its own buffers and configured with its values; 0 without memory */
+static int batch_begin(RtBatch *b, long long i)
+{
+    long long own = NS + 2 * (long long)NX + NXD + NZ + b->nw;
+    if (!b->rt[i]) {
+        b->rt[i] = rt_create();
+        b->own[i] = calloc((size_t)DIM(own), sizeof(double));
+        if (!b->rt[i] || !b->own[i])
+            return 0;
+    } else {
+        rt_reset(b->rt[i]);
+    }
+    RT *rt = b->rt[i];
+    double *S = b->own[i], *X = S + NS, *DX = X + NX, *XD = DX + NX, *Z = XD + NXD;
+    double *W = Z + NZ;
+    memset(S, 0, sizeof(double) * (size_t)(own - b->nw));
+    memcpy(W, b->arrays[BATCH_W0], sizeof(double) * (size_t)b->nw);
+    double *buffers[10] = {S, X, DX, XD, Z, W, (double *)ROW(double, BATCH_P, i),
+                           (double *)b->arrays[BATCH_K], (double *)ROW(double, BATCH_X0, i),
+                           (double *)ROW(double, BATCH_XD0, i)};
+    rt_bind(rt, buffers, (const double **)b->data + i * NDATA, b->ndata + i * NDATA);
+    memcpy(X, ROW(double, BATCH_X0, i), sizeof(double) * NX);
+    long long e0 = b->event_off[i];
+    rt_configure(rt, ROW(double, BATCH_SETTINGS, i), ROW(long long, BATCH_SERIES, i),
+                 ROW(long long, BATCH_CLK, i), b->event_t + e0, b->event_block + e0,
+                 b->event_off[i + 1] - e0);
+    return 1;
+}
+
+static void *batch_thread(void *arg)
+{
+    RtBatch *b = arg;
+    for (;;) {
+        if (__atomic_load_n(&b->stop, __ATOMIC_RELAXED))
+            break;
+        long long i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
+        if (i >= b->n)
+            break;
+        double wall = rt_now(), cpu = thread_cpu();
+        int status = batch_begin(b, i) ? RT_MORE : RT_FAILED;
+        while (status == RT_MORE && !__atomic_load_n(&b->stop, __ATOMIC_RELAXED))
+            status = rt_run(b->rt[i], BATCH_CHUNK);
+        b->seconds[2 * i] = rt_now() - wall;
+        b->seconds[2 * i + 1] = thread_cpu() - cpu;
+        b->status[i] = status;
+    }
+    pthread_mutex_lock(&b->lock);
+    if (--b->left == 0)
+        pthread_cond_broadcast(&b->finished);
+    pthread_mutex_unlock(&b->lock);
+    return NULL;
+}
+
+/* start the batch's runs on `nthreads` threads and return; 0 when no thread could start
+   (the runs are then not run) */
+int rt_batch_start(RtBatch *b, int nthreads)
+{
+    free(b->threads);
+    b->threads = calloc((size_t)nthreads, sizeof(pthread_t));
+    if (!b->threads)
+        return 0;
+    b->next = 0;
+    b->stop = 0;
+    b->left = nthreads;
+    b->started = 0;
+    for (int k = 0; k < nthreads; k++) {
+        if (pthread_create(&b->threads[k], NULL, batch_thread, b) != 0) {
+            pthread_mutex_lock(&b->lock);
+            b->left -= nthreads - k;
+            pthread_mutex_unlock(&b->lock);
+            break;
+        }
+        b->started++;
+    }
+    return b->started > 0;
+}
+
+/* wait up to `seconds` for the batch's threads; 1 when they have all ended (joined) */
+int rt_batch_wait(RtBatch *b, double seconds)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    double end = until.tv_sec + 1e-9 * until.tv_nsec + seconds;
+    until.tv_sec = (time_t)end;
+    until.tv_nsec = (long)((end - (double)until.tv_sec) * 1e9);
+    pthread_mutex_lock(&b->lock);
+    while (b->left > 0)
+        if (pthread_cond_timedwait(&b->finished, &b->lock, &until) != 0)
+            break;
+    int done = b->left == 0;
+    pthread_mutex_unlock(&b->lock);
+    if (done) {
+        for (int k = 0; k < b->started; k++)
+            pthread_join(b->threads[k], NULL);
+        b->started = 0;
+    }
+    return done;
+}
+
+/* the threads end after their current chunk: the runs not finished stay RT_MORE */
+void rt_batch_stop(RtBatch *b) { __atomic_store_n(&b->stop, 1, __ATOMIC_RELAXED); }
+
+/* per run: status (RT_MORE: not run to its end), result rows, events, accepted and
+   rejected steps, evaluations, wall and CPU seconds; out is n x 8 */
+void rt_batch_outcomes(RtBatch *b, double *out)
+{
+    for (long long i = 0; i < b->n; i++) {
+        double *o = out + 8 * i;
+        RT *rt = b->rt[i];
+        int ran = rt && b->status[i] == RT_DONE;
+        o[0] = b->status[i];
+        o[1] = ran ? (double)rt->rec.n : 0.0;
+        o[2] = ran ? (double)rt->events.n : 0.0;
+        o[3] = ran ? (double)rt->st.nsteps : 0.0;
+        o[4] = ran ? (double)rt->st.nrejected : 0.0;
+        o[5] = ran ? (double)rt->st.nfev : 0.0;
+        o[6] = b->seconds[2 * i];
+        o[7] = b->seconds[2 * i + 1];
+    }
+}
+
+/* the first `width` columns of the result rows of the runs that ended (RT_DONE), one after
+   another in run order, column by column: column c of all `total` rows is out + c * total */
+void rt_batch_columns(RtBatch *b, int width, long long total, double *out)
+{
+    long long row = 0;
+    for (long long i = 0; i < b->n; i++) {
+        RT *rt = b->rt[i];
+        if (!rt || b->status[i] != RT_DONE)
+            continue;
+        for (long long r = 0; r < rt->rec.n; r++, row++) {
+            const double *src = rt->rec.data + r * rt->rec.width;
+            for (int c = 0; c < width; c++)
+                out[c * total + row] = src[c];
+        }
+    }
+}

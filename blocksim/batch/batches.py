@@ -1,0 +1,152 @@
+"""A sweep's runs in compiled batches: many accelerated runs in one call, on C threads.
+
+A worker's first runs go the general way (`worker.run_one`: the diagram compiled, its C code
+built or loaded); once one has run accelerated, the worker has its `FastRuns` and the rest
+go in batches: each run's overrides become the compiled code's arguments, `accel.pool.Batch`
+integrates the batch (each run with its own steps, events and failure) and each run's
+metrics are computed from its rows. With several threads the next batch is prepared, and
+the last one's metrics computed, while a batch runs. The general way still takes a run whose
+overrides the fast path does not take (a robot's option, a value that changes the
+structure), a run that failed in compiled code (it is run again there, on its own blocks, so
+its message is normal mode's), and, with `keep: failed`, a run whose row is not ok (its
+results need its own Model).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import time
+
+from ..accel.batch import qualifies
+from ..accel.pool import Batch
+from .worker import Outcome, evaluate, run_one, state_of
+
+MAX_BATCH = 256  # runs per compiled call at most
+MIN_BATCH = 8  # runs per thread in the first batch (then as many as RESULT_BYTES allow)
+RESULT_BYTES = 64e6  # a batch's recorded rows (kept by C, read by Python) at most, about
+
+
+def in_batches(mode, job, runs):
+    """Whether a sweep's runs can go in compiled batches: the first run's mode is
+    accelerated, results are not kept for every run (`keep: all` gives each run its own
+    Model and meta.json) and the fast path takes every varied path."""
+    first = next(iter(runs), None)
+    return (mode == "accelerated" and job.keep != "all" and first is not None and
+            all(qualifies(path) for path, _, _ in first.overrides))
+
+
+def batch_size(runs, threads, row_bytes=None):
+    """Runs per batch: about a quarter of each thread's share, at most MAX_BATCH and, once
+    the bytes of a run's rows are known (`row_bytes`), what RESULT_BYTES holds; the first
+    batch MIN_BATCH per thread (its rows tell the size of the next ones)."""
+    size = min(MAX_BATCH, math.ceil(runs / (4 * threads)))
+    if row_bytes is None:
+        return max(1, min(size, MIN_BATCH * threads))
+    return max(threads, min(size, int(RESULT_BYTES / max(row_bytes, 1.0))))
+
+
+def run_batch(job, runs):
+    """The Outcomes of runs [(index, overrides)] on this worker, in compiled batches on one
+    thread when possible (a Dask task: the worker's threads run tasks side by side)."""
+    found = []
+    runs = [_Run(index, overrides) for index, overrides in runs]
+    run_batches(job, runs, found.append, threads=1)
+    return found
+
+
+class _Run:
+    __slots__ = ("index", "overrides")
+
+    def __init__(self, index, overrides):
+        self.index, self.overrides = index, overrides
+
+
+def run_batches(job, runs, report, threads=1, in_process=False):
+    """Run `runs` (objects with `index` and `overrides`), calling `report(outcome)` for each
+    as it finishes; `in_process`: Ctrl-C stops the runs and is raised again (the runs
+    finished before it are reported)."""
+    state = state_of(job)
+    pending = iter(runs)
+    while not state.fast:  # the general way until a run has compiled code to reuse
+        r = next(pending, None)
+        if r is None:
+            return
+        report(run_one(job, r.index, r.overrides, in_process))
+        if state.fast is False or job.keep == "all":
+            for r in pending:
+                report(run_one(job, r.index, r.overrides, in_process))
+            return
+    _Batches(job, state, report, threads, in_process).run(pending, len(runs))
+
+
+class _Batches:
+    """Prepare, run and report batches of one sweep, two batches alternating: one runs
+    while the other's runs are reported and its next runs prepared."""
+
+    def __init__(self, job, state, report, threads, in_process):
+        self.job, self.state, self.report = job, state, report
+        self.threads, self.in_process = threads, in_process
+
+    def run(self, pending, count):
+        size = batch_size(count, self.threads)
+        while len(self.state.batches) < 2:
+            fast = self.state.fast
+            self.state.batches.append(Batch(fast.lib, fast.m, fast.g, MAX_BATCH))
+        batches = itertools.cycle(self.state.batches)
+        running = None  # (batch, its entries)
+        try:
+            prepared = self.prepare(pending, size)
+            while prepared or running:
+                if running is not None:
+                    running[0].finish()
+                ended, running = running, None
+                if prepared:
+                    batch = next(batches)
+                    batch.fill([args for _, args, _ in prepared])
+                    batch.start(min(self.threads, len(prepared)))
+                    running = (batch, prepared)
+                    if self.threads == 1:  # one core: nothing alongside the batch
+                        batch.finish()
+                if ended is not None:
+                    self.outcomes(*ended)
+                    size = batch_size(count, self.threads, 2 * 8 * ended[0].width *
+                                      ended[0].rows)  # in C and read into Python
+                prepared = self.prepare(pending, size)
+        except BaseException:
+            if running is not None:  # stopped by Batch.finish; its finished runs count
+                running[0].stop()
+                self.outcomes(*running, interrupted=True)
+            raise
+
+    def prepare(self, pending, size):
+        """The next `size` runs' arguments [(run, RunArgs, (wall, cpu) spent)]; runs the
+        fast path does not take run the general way here."""
+        prepared = []
+        for r in itertools.islice(pending, size):
+            wall, cpu = time.perf_counter(), time.process_time()
+            args = self.state.fast.args(r.overrides)
+            if args is None:
+                self.report(run_one(self.job, r.index, r.overrides, self.in_process))
+                continue
+            prepared.append((r, args, (time.perf_counter() - wall, time.process_time() - cpu)))
+        return prepared
+
+    def outcomes(self, batch, entries, interrupted=False):
+        """Report the runs of a batch that ended (those that did not end when `interrupted`
+        are left out: the sweep counts them as not run)."""
+        model = self.state.fast.m
+        for (r, _, (prep_wall, prep_cpu)), found in zip(entries, batch.results()):
+            done, t, data, stats, wall, cpu = found
+            if interrupted and not done:  # not run to its end, or not to be run again now
+                continue
+            if not done:  # failed in compiled code: its message comes from its own run
+                self.report(run_one(self.job, r.index, r.overrides, self.in_process))
+                continue
+            started, c0 = time.perf_counter(), time.process_time()
+            _, row = evaluate(self.state, model, t, data, stats["nsteps"])
+            if self.job.keep == "failed" and row["status"] != "ok":
+                self.report(run_one(self.job, r.index, r.overrides, self.in_process))
+                continue
+            row["wall_s"] = wall + prep_wall + time.perf_counter() - started
+            self.report(Outcome(r.index, row, sim_s=wall,
+                                cpu_s=cpu + prep_cpu + time.process_time() - c0))
