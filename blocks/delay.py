@@ -10,6 +10,9 @@ from .continuous import tf_realisation
 from .discrete import ShapedByX0
 
 
+MAX_DENOMINATOR = 10**9  # block.exact_time's largest denominator
+
+
 class History:
     """u(t) for past t, from samples the simulator takes after every accepted step.
 
@@ -258,3 +261,13 @@ class TransportDelay(ShapedByX0):
         eye = np.eye(self._y.size)
         A, B, C, D = (np.kron(eye, m) for m in (a, b, c, d))
         return Jacobian(A, B, C, D, labels=tuple(f"pade[{k}]" for k in range(A.shape[0])))
+
+
+def exact_parts(x):
+    """exact_time(x) = n/d * 2^e as the four numbers compiled code reads exactly from doubles
+    (runtime/rt_exact.c RtExact): n // 2^32, n % 2^32, d <= 1e9, e."""
+    exact = exact_time(x)
+    n, d, e = exact.numerator, exact.denominator, 0
+    if d > MAX_DENOMINATOR:  # the float's binary value: d a power of 2
+        d, e = 1, 1 - d.bit_length()
+    return n >> 32, n & 0xFFFFFFFF, d, e

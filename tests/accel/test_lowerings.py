@@ -49,3 +49,45 @@ def test_without_numpys_loop_the_math_block_has_no_compiled_form(monkeypatch):
         generate(model)
     assert [(name, kind) for name, kind, _ in e.value.blocks] == [("Log", "math")]
     assert "log10 loop was not found" in e.value.blocks[0][2]
+
+
+@pytest.fixture(scope="module")
+def exact_times(tmp_path_factory):
+    """runtime/rt_exact.c compiled alone, with a function for a transport delay's t + delay."""
+    from blocksim.accel import build
+    from blocksim.accel.codegen import RUNTIME
+    import subprocess
+    folder = tmp_path_factory.mktemp("exact")
+    source = folder / "exact.c"
+    source.write_text(
+        "#include <math.h>\ntypedef __int128 i128;\n"
+        "typedef struct { i128 A, C; long long L; int E; } RtSeries;\n"
+        f'#include "{RUNTIME / "rt_exact.c"}"\n'
+        "double later(double t, double hi, double lo, double d, double e) {\n"
+        "    RtExact delay = {(i128)hi * ((i128)1 << 32) + (i128)lo, (long long)d, (int)e};\n"
+        "    return rt_exact_sum(rt_exact_time(t), delay); }\n")
+    library = folder / "exact.so"
+    command, _ = build.compiler()
+    subprocess.run([command, *build.FLAGS, "-o", str(library), str(source), "-lm"], check=True)
+    lib = ctypes.CDLL(str(library))
+    lib.later.restype = ctypes.c_double
+    lib.later.argtypes = [ctypes.c_double] * 5
+    return lib
+
+
+@pytest.mark.parametrize("delay", [0.5, 0.1, 1 / 3, 0.1 + 0.2, 1e-7, 12345.678, 2.0 ** -40, 7e6])
+def test_compiled_t_plus_delay_is_the_exact_sum_python_rounds(exact_times, delay):
+    """float(exact_time(t) + exact_time(delay)) (TransportDelay.later, Python's fractions) at
+    the times events happen: decimal times, sample hits k*0.1, located crossings (any float),
+    tiny and negative ones."""
+    from blocksim.block import exact_time
+    from blocks.delay import exact_parts
+    rng = np.random.default_rng(5)
+    times = np.concatenate([np.arange(0, 50) * 0.1, np.arange(1, 40) / 3.0,
+                            rng.uniform(0, 10, 300), rng.uniform(0, 1e-6, 50),
+                            10.0 ** rng.uniform(-15, 6, 100), -rng.uniform(0, 5, 50),
+                            [0.0, 1e-300, 2.0 ** -33, 3.0 ** 30]])
+    parts = exact_parts(delay)
+    for t in times:
+        expected = float(exact_time(float(t)) + exact_time(delay))
+        assert exact_times.later(float(t), *parts) == expected, t
