@@ -3,6 +3,7 @@ import bisect
 
 import numpy as np
 
+from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import Jacobian, exact_time
 from blocksim.params import Param
 
@@ -11,6 +12,7 @@ from .discrete import ShapedByX0
 
 
 MAX_DENOMINATOR = 10**9  # block.exact_time's largest denominator
+HISTORY_WORK, HISTORY_SLOTS = 15, 7  # the C History's workspace scalars and memory slots
 
 
 class History:
@@ -251,6 +253,39 @@ class TransportDelay(ShapedByX0):
             return
         self._history.value(s, t - self.p.delay, self._y)
 
+    # ---- compiled form: P = [delay, x0 (size), the exact delay n/d * 2^e as n // 2^32,
+    # n % 2^32, d, e]; the History in C (runtime/rt_history.c), its scalars and the piece's
+    # samples in W, its arrays in memory slots. Outputs read the history and move its cache,
+    # as History.value does.
+    def lower(self, c):
+        size, e = self._y.size, 1 + self._y.size
+        history = f"RtHistory H = {{rt, mem0_, {size}, W}};"
+        later = (f"RtExact delay = {{(i128)P[{e}] * ((i128)1 << 32) + (i128)P[{e + 1}], "
+                 f"(long long)P[{e + 2}], (int)P[{e + 3}]}}; SCHEDULE(PYMAX("
+                 "rt_exact_sum(rt_exact_time(t), delay), nextafter(t, INFINITY)));")
+        same = c.loop(size, "if (in_u[i] != hist_last_u(&H)[i]) same = 0;")
+        x0 = c.loop(size, "out_y[i] = P[1 + i];")
+        return Lowering({
+            "initialize": (f"_Static_assert(HIST_WORK == {HISTORY_WORK} && HIST_SLOTS == "
+                           f"{HISTORY_SLOTS}, \"blocks/delay.py's sizes\"); "
+                           f"{history} rt_hist_clear(&H);"),
+            "event": "xd[0] += 1.0;",
+            "output": (f"int s = (int)xd[0]; if (s < 0) {{ {x0} }} "
+                       f"else {{ {history} rt_hist_value(&H, s, t - P[0], out_y); }}"),
+            "remember": (
+                f"{history}\n"
+                "if (W[H_HAS_LAST] == 0) rt_hist_start(&H, t, in_u);\n"
+                "else if (kind == RT_REMEMBER_EVENT) {\n"
+                f"    rt_hist_forget(&H, t - P[0]); W[H_STEP_START] = t; int same = 1; {same}\n"
+                f"    if (!same) {{ rt_hist_start(&H, t, in_u); {later} }}\n"
+                "} else {\n"
+                "    rt_hist_sample(&H, t, in_u, kind != RT_REMEMBER_STEP);\n"
+                "    if (kind == RT_REMEMBER_END) { rt_hist_forget(&H, W[H_STEP_START] - P[0]); "
+                "W[H_STEP_START] = t; }\n}")},
+            work=np.zeros(HISTORY_WORK + 9 * size + History.DEGREE), memory=HISTORY_SLOTS)
+
+    def pack(self):
+        return flat(self.p.delay, self._x0, exact_parts(self.p.delay))
 
     def jacobian(self, pade=None):
         """exp(-delay*s) per element by its Padé approximation of order `pade` (python-control's

@@ -20,15 +20,15 @@ from pathlib import Path
 import numpy as np
 
 from ..block import Block, Sample, exact_time
-from ..engine import rates
+from ..engine import history_samples, rates
 from ..engine.solvers import FIXED_STEP, tableaus
 from . import ufuncs
 from .lowering import LowerContext, LoweringError
 
 RUNTIME = Path(__file__).parent / "runtime"
-RUNTIME_FILES = ("rt.h", "rt_exact.c", "rt_blas.c", "rt_ufunc.c", "rt_stepper.c", "rt_loop.c",
-                 "rt_api.c", "rt_batch.c")
-HELPERS = 4  # the runtime files before the blocks' functions (the rest come after)
+RUNTIME_FILES = ("rt.h", "rt_exact.c", "rt_blas.c", "rt_ufunc.c", "rt_history.c", "rt_stepper.c",
+                 "rt_loop.c", "rt_api.c", "rt_batch.c")
+HELPERS = 5  # the runtime files before the blocks' functions (the rest come after)
 
 # buffers a view may lie in (RT_BUF_K: the constant defaults of unwired inputs; RT_BUF_DU:
 # the rates of the inputs hybrid blocks watch)
@@ -38,7 +38,7 @@ STATUS = {"RT_MORE": 0, "RT_DONE": 1, "RT_FAILED": 2}
 ERRORS = ("RT_E_BUDGET", "RT_E_STIFF", "RT_E_ROUNDOFF", "RT_E_FIXED_NONFINITE",
           "RT_E_NONFINITE_STATE", "RT_E_NONFINITE_RECORD", "RT_E_SETTLE", "RT_E_ZENO",
           "RT_E_BLOCK", "RT_E_MEMORY")
-REMEMBER = ("RT_REMEMBER_STEP", "RT_REMEMBER_END", "RT_REMEMBER_EVENT")
+REMEMBER = ("RT_REMEMBER_STEP", "RT_REMEMBER_PIECE", "RT_REMEMBER_END", "RT_REMEMBER_EVENT")
 
 _FIXED_TABLEAUS = {"euler": tableaus.EULER, "rk2": tableaus.HEUN, "rk4": tableaus.RK4}
 _EMBEDDED = {"rk23": (1, tableaus.BS23), "rk45": (1, tableaus.DP54),
@@ -244,6 +244,8 @@ class _Writer:
                  "NZ": m.zbuf.size, "NH": len(m.hybrid), "NCLK": len(clocks),
                  "NSER": nseries, "NDATA": nd, "NMEM": nmem,
                  "HISTORY": int(any(b.keeps_history for b in m.blocks)),
+                 "HIST_WIDTH": sum(u.size for u in self.history_inputs()),
+                 "HS_MAX_HALVINGS": history_samples.MAX_HALVINGS,
                  "NRATE": len(m.rates), "RATE_WIDTH": sum(v.size for v, _ in m.rates),
                  "ADVANCE": int(any(hasattr(b, "advance") for b, _ in m.hybrid))}
         self.emit(*(f"#define {k} {v}" for k, v in sizes.items()))
@@ -259,6 +261,7 @@ class _Writer:
         self.emit(_int_table("CLK_SERIES", list(range(len(clocks)))))
         self.channels()
         self.rates()
+        self.table("HIST", self.history_inputs())
 
     def tableau(self, solver):
         if solver in FIXED_STEP or solver in STIFF:  # stiff: the loop is not used
@@ -270,6 +273,11 @@ class _Writer:
                   f"#define RK_KIND {kind}", f"#define RK_M {m}", f"#define RK_S {T.stages}",
                   f"#define RK_ND {0 if T.D is None else len(T.D)}")
         self.emit(_double_table("RK_C", T.c), _double_table("RK_A", np.asarray(T.A)[:m, :m]))
+        # where histories sample a step (engine/history_samples.py): the dense output's degree
+        k = 3 if kind == 0 or T.D is None else 3 + len(T.D)
+        self.emit(f"#define HS_K {k}", _double_table("HS_W", history_samples.midpoint_weights(k)),
+                  f"#define HS_FLOOR {history_samples.FLOOR!r}",
+                  f"#define HS_MARGIN {history_samples.MARGIN!r}")
         if kind == 0:
             self.emit(_double_table("RK_B", T.b))
             return
@@ -313,6 +321,11 @@ class _Writer:
         for block, sl in m.hybrid:
             watching[sl] = bool(block.rates)
         self.emit(_int_table("RATE_Z", watching))
+
+    def history_inputs(self):
+        """The inputs of the blocks that keep a history, in the order the simulator
+        concatenates them (Simulation.remember)."""
+        return [u for b in self.m.blocks if b.keeps_history for u in b.u if u is not None]
 
     def table(self, name, views):
         rows = []

@@ -31,7 +31,8 @@ the code as numbers):
 | `P` | the numbers `pack` returned |
 | `W` | the block's workspace, `Lowering.work` long, set to `Lowering.work` at the start |
 | `crossed`, `changed` | in "crossing": `crossed[i]` is +1 / -1 / 0 per indicator (int8); set `changed = 1` when anything changed (the handler's return value) |
-| `kind` | in "remember": `RT_REMEMBER_STEP`, `RT_REMEMBER_END` or `RT_REMEMBER_EVENT` |
+| `kind` | in "remember": `RT_REMEMBER_STEP`, `RT_REMEMBER_PIECE` (a piece's end), `RT_REMEMBER_END` or `RT_REMEMBER_EVENT` |
+| `RtHistory`, `rt_hist_*` | the transport delay's History in C (runtime/rt_history.c); `rt_exact_time`, `rt_exact_sum`: block.exact_time and float(exact + exact) |
 | `D_<name>`, `N_<name>` | a per-run data array declared in `Lowering.data`, and its length |
 | `SCHEDULE(time)` | in "event", "reschedule", "remember": a time event of this block at `time` |
 | `FAIL("text")` | end the run with a SimulationError naming this block |

@@ -18,17 +18,17 @@ from functools import lru_cache
 import numpy as np
 
 MAX_HALVINGS = 12  # a piece is at least 1/4096 of its step (the input may have a kink)
-_FLOOR = 1e-13  # relative rounding noise no tolerance asks to go below
+FLOOR = 1e-13  # relative rounding noise no tolerance asks to go below
 # the share of the tolerance asked at the midpoints: between them, near a piece's ends, the
 # error of an equally spaced interpolant grows to a few times its midpoint value
-_MARGIN = 0.25
+MARGIN = 0.25
 
 
 def sample_times(value_at, t0, t1, k, rtol, atol):
     """[(t, last)] in (t0, t1]: the times at which to sample the step [t0, t1], in order, k
     per piece, `last` marking each piece's end (t1 ends the last one). value_at(t) -> the
     inputs at t, a flat array."""
-    rtol, atol = _MARGIN * max(rtol, _FLOOR), _MARGIN * atol
+    rtol, atol = MARGIN * max(rtol, FLOOR), MARGIN * atol
     times = []
     start = np.array([value_at(t0 + j * (t1 - t0) / k) for j in range(k + 1)])
     pending = [(t0, t1, start, 0)]
@@ -36,7 +36,7 @@ def sample_times(value_at, t0, t1, k, rtol, atol):
         a, b, values, depth = pending.pop()
         h = (b - a) / k
         mids = np.array([value_at(a + (j + 0.5) * h) for j in range(k)])
-        guess = _midpoint_weights(k) @ values
+        guess = midpoint_weights(k) @ values
         if depth == MAX_HALVINGS or np.all(np.abs(guess - mids)
                                            <= rtol * np.abs(mids) + atol):
             times += [(a + j * h if j < k else b, j == k) for j in range(1, k + 1)]
@@ -50,7 +50,7 @@ def sample_times(value_at, t0, t1, k, rtol, atol):
 
 
 @lru_cache(maxsize=None)
-def _midpoint_weights(k):
+def midpoint_weights(k):
     """(k, k+1): row j gives the value at node j + 1/2 of the polynomial through the values
     at nodes 0..k (Lagrange's formula on equally spaced nodes)."""
     nodes = np.arange(k + 1, dtype=float)

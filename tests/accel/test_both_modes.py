@@ -33,7 +33,6 @@ NOT_LOWERED = {
                       "planar_robot"),
     "scara.yaml": ("fkine", "jtraj", "plot_robot", "rne", "robot", "tr2xyz"),
     "stick_slip.yaml": ("robot",),
-    "delay_loop.yaml": ("transport_delay",),
     "expressions.yaml": ("function",),
 }
 
@@ -123,4 +122,14 @@ def test_blocks_watching_an_inputs_rate_agree_under_other_solvers(name, solver):
     accelerated, normal = both(CORPUS / name, [f"simulation.solver={solver}",
                                                "simulation.step=0.01"])
     assert accelerated[2]["events"][0].size >= 5
+    assert_same(accelerated, normal, 1e-10)
+
+
+@pytest.mark.parametrize("solver", ["rk4", "rk23", "dop853"])
+def test_histories_agree_under_other_solvers(solver):
+    """Transport delays rebuild their input from the dense output's degree (3 for rk4's and
+    rk23's cubic, 7 for dop853): their histories, the pieces cut to the tolerance, the
+    echoed jumps and the history's growth (rk4's 1000 steps) agree."""
+    accelerated, normal = both(CORPUS / "delay_sources.yaml", [f"simulation.solver={solver}",
+                                                               "simulation.step=0.004"])
     assert_same(accelerated, normal, 1e-10)

@@ -102,6 +102,14 @@ struct RT {
     double span, z_located[DIM(NZ)];
     int has_located;
     double rate_samples[2 * 3 * DIM(RATE_WIDTH)], tan_x[DIM(NX)], tan_dx[DIM(NX)];
+    /* histories (engine/history_samples.py): the stack of pieces to check (their ends,
+       depths and samples), the midpoints, the interpolant's guesses, the times to sample */
+    double hs_a[HS_MAX_HALVINGS + 2], hs_b[HS_MAX_HALVINGS + 2];
+    int hs_depth[HS_MAX_HALVINGS + 2];
+    double hs_values[HS_MAX_HALVINGS + 2][(HS_K + 1) * DIM(HIST_WIDTH)];
+    double hs_mids[HS_K * DIM(HIST_WIDTH)], hs_guess[HS_K * DIM(HIST_WIDTH)];
+    double hs_both[(2 * HS_K + 1) * DIM(HIST_WIDTH)];
+    RtRows hs_times;
     char changed[DIM(NH)], involved[DIM(NH)], chain_blocks[DIM(NH)];
     long long chain;
     double last_event;

@@ -10,6 +10,7 @@ RT *rt_create(void)
     rt->sink.width = 1 + SINK_WIDTH;
     rt->sink_rows.width = 1;
     rt->events.width = 2;
+    rt->hs_times.width = 2;
     rt->last_event = -INFINITY;
     return rt;
 }
@@ -17,7 +18,7 @@ RT *rt_create(void)
 /* ready for another run: every state of the last one dropped, its allocations kept */
 void rt_reset(RT *rt)
 {
-    RtRows rows[4] = {rt->rec, rt->sink, rt->sink_rows, rt->events};
+    RtRows rows[5] = {rt->rec, rt->sink, rt->sink_rows, rt->events, rt->hs_times};
     RtTimed *heap = rt->heap;
     long long capheap = rt->capheap;
     for (int m = 0; m < NMEM; m++)
@@ -27,7 +28,8 @@ void rt_reset(RT *rt)
     rt->sink = rows[1];
     rt->sink_rows = rows[2];
     rt->events = rows[3];
-    rt->rec.n = rt->sink.n = rt->sink_rows.n = rt->events.n = 0;
+    rt->hs_times = rows[4];
+    rt->rec.n = rt->sink.n = rt->sink_rows.n = rt->events.n = rt->hs_times.n = 0;
     rt->heap = heap;
     rt->capheap = capheap;
     rt->last_event = -INFINITY;
@@ -41,6 +43,7 @@ void rt_free(RT *rt)
     free(rt->sink.data);
     free(rt->sink_rows.data);
     free(rt->events.data);
+    free(rt->hs_times.data);
     free(rt->heap);
     for (int m = 0; m < NMEM; m++)
         free(rt->mem[m].data);

@@ -520,21 +520,99 @@ static int rt_at_event(RT *rt, double t, double *y, int first)
     return rt->error != 0;
 }
 
-/* Simulation.remember after an accepted step: u at dense-degree points of the step */
-static void rt_remember_step(RT *rt, double t)
+/* the state at tj inside the last step: its end value at its end, else the dense output */
+static const double *rt_step_state(RT *rt, double tj)
 {
     RtStepper *st = &rt->st;
-    double t0 = st->t_old;
-    int k = rk_dense_degree();
-    for (int j = 1; j <= k; j++) {
-        double tj = j < k ? t0 + j * (t - t0) / k : t;
-        if (tj == st->t) {
-            rt_outputs(rt, tj, st->Y[0]);
-        } else {
-            rk_dense(rt, st, tj, rt->dense_buf);
-            rt_outputs(rt, tj, rt->dense_buf);
+    if (tj == st->t)
+        return st->Y[0];
+    rk_dense(rt, st, tj, rt->dense_buf);
+    return rt->dense_buf;
+}
+
+/* the history blocks' inputs at tj inside the last step, concatenated into out */
+static void rt_history_inputs(RT *rt, double tj, double *out)
+{
+    rt_outputs(rt, tj, rt_step_state(rt, tj));
+    for (int c = 0; c < NHIST; c++) {
+        memcpy(out, rt_base(rt, HIST_CHANNELS[c][0]) + HIST_CHANNELS[c][1],
+               sizeof(double) * HIST_CHANNELS[c][2]);
+        out += HIST_CHANNELS[c][2];
+    }
+}
+
+static int rt_sample_time(RT *rt, double t, int last)
+{
+    double *row = rows_add(rt, &rt->hs_times);
+    if (!row)
+        return 1;
+    row[0] = t;
+    row[1] = last;
+    return 0;
+}
+
+/* history_samples.sample_times: the times at which to sample [t0, t1], HS_K per piece, the
+   pieces halved (depth first, left first) until the interpolant through each piece's
+   samples reproduces the inputs at its midpoints to a quarter of the tolerance */
+static int rt_sample_times(RT *rt, double t0, double t1)
+{
+    const int k = HS_K, m = HIST_WIDTH;
+    double rtol = HS_MARGIN * PYMAX(rt->rtol, HS_FLOOR), atol = HS_MARGIN * rt->atol;
+    rt->hs_times.n = 0;
+    for (int j = 0; j <= k; j++)
+        rt_history_inputs(rt, t0 + j * (t1 - t0) / k, rt->hs_values[0] + j * m);
+    rt->hs_a[0] = t0;
+    rt->hs_b[0] = t1;
+    rt->hs_depth[0] = 0;
+    int top = 1;
+    while (top > 0) {
+        top--;
+        double a = rt->hs_a[top], b = rt->hs_b[top], h = (b - a) / k;
+        int depth = rt->hs_depth[top];
+        for (int j = 0; j < k; j++)
+            rt_history_inputs(rt, a + (j + 0.5) * h, rt->hs_mids + j * m);
+        rt_matmul(HS_W, k, k + 1, rt->hs_values[top], m, rt->hs_guess);
+        int close = 1;
+        if (depth != HS_MAX_HALVINGS)
+            for (int i = 0; i < k * m && close; i++)
+                close = fabs(rt->hs_guess[i] - rt->hs_mids[i])
+                        <= rtol * fabs(rt->hs_mids[i]) + atol;
+        if (close) {
+            for (int j = 1; j <= k; j++)
+                if (rt_sample_time(rt, j < k ? a + j * h : b, j == k))
+                    return 1;
+            continue;
         }
-        dg_remember(rt, tj, j < k ? RT_REMEMBER_STEP : RT_REMEMBER_END);
+        for (int j = 0; j <= k; j++)
+            memcpy(rt->hs_both + 2 * j * m, rt->hs_values[top] + j * m, sizeof(double) * m);
+        for (int j = 0; j < k; j++)
+            memcpy(rt->hs_both + (2 * j + 1) * m, rt->hs_mids + j * m, sizeof(double) * m);
+        double middle = 0.5 * (a + b);
+        double ends[2][2] = {{middle, b}, {a, middle}};  /* the right half first: popped last */
+        for (int half = 0; half < 2; half++) {
+            rt->hs_a[top] = ends[half][0];
+            rt->hs_b[top] = ends[half][1];
+            rt->hs_depth[top] = depth + 1;
+            memcpy(rt->hs_values[top], rt->hs_both + (half == 0 ? k * m : 0),
+                   sizeof(double) * (k + 1) * m);
+            top++;
+        }
+    }
+    return 0;
+}
+
+/* Simulation.remember after an accepted step (t its end, or the cut): the histories get
+   the step's samples, "piece" at each piece's end, "end" at t */
+static void rt_remember_step(RT *rt, double t)
+{
+    if (rt_sample_times(rt, rt->st.t_old, t))
+        return;
+    for (long long r = 0; r < rt->hs_times.n; r++) {
+        double tj = rt->hs_times.data[2 * r];
+        int kind = tj == t ? RT_REMEMBER_END
+                 : rt->hs_times.data[2 * r + 1] != 0.0 ? RT_REMEMBER_PIECE : RT_REMEMBER_STEP;
+        rt_outputs(rt, tj, rt_step_state(rt, tj));
+        dg_remember(rt, tj, kind);
     }
 }
 

@@ -156,8 +156,6 @@ static int rk_dense_coefficients(RT *rt, RtStepper *st)
     return 0;
 }
 
-static int rk_dense_degree(void) { return 3; }
-
 #else
 /* ---- adaptive_rk.EmbeddedRK and Dop853 ------------------------------------------------- */
 static void rk_set_reach(RT *rt, RtStepper *st)
@@ -371,7 +369,6 @@ static int rk_dense_coefficients(RT *rt, RtStepper *st)
     return 0;
 }
 
-static int rk_dense_degree(void) { return 3 + RK_ND; }
 #endif
 
 /* ExplicitRK.dense: y(t) on the last accepted step, into out */
