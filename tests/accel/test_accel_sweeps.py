@@ -1,9 +1,9 @@
 """Sweeps in accelerated mode: the runs after the first reuse the compiled code with new
 arguments (accel/batch.py), in batches integrated by one compiled call on C threads
 (accel/pool.py), and their rows equal normal mode's, bit for bit, whatever the sweep varies:
-parameters, a block's parameters, settings, a random source's seed; values that change the
-compiled code (an anti-windup choice) or make a run fail go the general way and still
-agree; on one thread or several."""
+parameters, a block's parameters (a transport delay's too: its history starts afresh each
+run), settings, a random source's seed; values that change the compiled code (an anti-windup
+choice) or make a run fail go the general way and still agree; on one thread or several."""
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +81,18 @@ metrics:
   s: mean(s)
 """
 
+DELAYS = """
+blocksim-sweep: 1
+diagram: CORPUS/delay_sources.yaml
+grid:
+  blocks.Late.delay: [0.7, 0.35]
+  blocks.Echo.delay: [0.3, 0.1, 0.45]
+metrics:
+  high: max(i[-1])
+  low: min(i[-1])
+  all: mean(all)
+"""
+
 FAILING = """
 blocksim-sweep: 1
 diagram: CORPUS/fault_division.yaml
@@ -93,9 +105,9 @@ metrics:
 
 @pytest.mark.parametrize("workers", [1, 2], ids=["one thread", "two threads"])
 @pytest.mark.parametrize("text", [PID_MONTE_CARLO, NOISE_SEEDS, ANTI_WINDUP, PULSE_EDGES,
-                                  FAILING],
+                                  DELAYS, FAILING],
                          ids=["pid monte carlo", "noise seeds, periods", "anti-windup",
-                              "pulse edges", "failing"])
+                              "pulse edges", "delays", "failing"])
 def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch):
     fast = []
     args = batch.FastRuns.args
@@ -116,7 +128,7 @@ def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch):
         for key in n:
             if key not in ("wall_s", "status", "message", "steps"):
                 np.testing.assert_array_equal(a[key], n[key], err_msg=key)
-    if text in (PID_MONTE_CARLO, NOISE_SEEDS, PULSE_EDGES):
+    if text in (PID_MONTE_CARLO, NOISE_SEEDS, PULSE_EDGES, DELAYS):
         assert all(fast)  # after the first, every run took the fast path
     if text is FAILING:
         assert [r["status"] for r in accelerated] == ["ok", "failed", "ok", "failed"]
