@@ -282,7 +282,8 @@ class TransportDelay(ShapedByX0):
                 "    rt_hist_sample(&H, t, in_u, kind != RT_REMEMBER_STEP);\n"
                 "    if (kind == RT_REMEMBER_END) { rt_hist_forget(&H, W[H_STEP_START] - P[0]); "
                 "W[H_STEP_START] = t; }\n}")},
-            work=np.zeros(HISTORY_WORK + 9 * size + History.DEGREE), memory=HISTORY_SLOTS)
+            work=np.r_[History.GROW, np.zeros(HISTORY_WORK - 1 + 9 * size + History.DEGREE)],
+            memory=HISTORY_SLOTS)
 
     def pack(self):
         return flat(self.p.delay, self._x0, exact_parts(self.p.delay))

@@ -138,10 +138,6 @@ def lowerings(model):
         calcs.setdefault(node.block.name, []).append(node.calc)
     for k, block in enumerate(model.blocks):
         ctx = _context(model, block, k)
-        if block.keeps_history and model.settings.solver in STIFF:
-            missing.append((block.name, block.type, "keeps a history of its input, which "
-                            "scipy's stiff solvers (radau, bdf, lsoda) cannot run compiled"))
-            continue
         try:
             low = block.lower(ctx)
             if low is None:

@@ -34,7 +34,7 @@ the code as numbers):
 | `kind` | in "remember": `RT_REMEMBER_STEP`, `RT_REMEMBER_PIECE` (a piece's end), `RT_REMEMBER_END` or `RT_REMEMBER_EVENT` |
 | `RtHistory`, `rt_hist_*` | the transport delay's History in C (runtime/rt_history.c); `rt_exact_time`, `rt_exact_sum`: block.exact_time and float(exact + exact) |
 | `D_<name>`, `N_<name>` | a per-run data array declared in `Lowering.data`, and its length |
-| `SCHEDULE(time)` | in "event", "reschedule", "remember": a time event of this block at `time` |
+| `SCHEDULE(time)` | in "event", "reschedule", "remember": a time event of this block at `time` (dropped in "remember" under scipy's solvers, whose simulator runs the interpreted handlers) |
 | `FAIL("text")` | end the run with a SimulationError naming this block |
 | `GROW(slot, n)` | a pointer to growable memory slot `slot` (< `Lowering.memory`) of at least n doubles |
 | `SERIES(k, j)` | time j of the block's exact series k (< `Lowering.series`): offset + j*period, rounded once |

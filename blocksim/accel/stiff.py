@@ -14,7 +14,11 @@ import ctypes
 import numpy as np
 
 from ..engine.simulator import Simulation, simulate_with
+from .codegen import REMEMBER
 from .runner import bind
+
+_REMEMBER = {kind: REMEMBER.index("RT_REMEMBER_" + kind.upper())
+             for kind in ("step", "piece", "end", "event")}
 
 
 class _CompiledEvaluations(Simulation):
@@ -37,6 +41,12 @@ class _CompiledEvaluations(Simulation):
 
     def indicators(self, t):
         self._lib.rt_eval_indicators(self._rt, t)
+
+    def remember_at(self, t, kind):
+        """The compiled histories (which the compiled outputs read) take the sample too; the
+        interpreted ones, kept alongside from the same inputs, say when to land."""
+        self._lib.rt_eval_remember(self._rt, t, _REMEMBER[kind])
+        return super().remember_at(t, kind)
 
 
 def simulate_stiff(library, model, generated, progress=None, plots=False):

@@ -180,12 +180,15 @@ class Simulation:
             for tj, last in sample_times(inputs, stepper.t_old, t, stepper.dense_degree(),
                                          s.rtol, s.atol):
                 self.outputs(tj, state(tj))
-                kind = "end" if tj == t else "piece" if last else "step"
-                for block in self.history:
-                    block.remember(tj, kind)
+                self.remember_at(tj, "end" if tj == t else "piece" if last else "step")
             return
-        for block in self.history:
-            self.schedule(block, block.remember(t, "event"), t)
+        for block, times in zip(self.history, self.remember_at(t, "event")):
+            self.schedule(block, times, t)
+
+    def remember_at(self, t, kind):
+        """Each history block's remember(t, kind), the outputs computed at t: the times at
+        which each must land."""
+        return [block.remember(t, kind) for block in self.history]
 
     def tolerance(self, t):
         return max(self.m.settings.event_tol * max(1.0, abs(t)), 4 * math.ulp(t))

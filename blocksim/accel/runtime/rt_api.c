@@ -160,3 +160,12 @@ void rt_eval_f(RT *rt, double t, const double *y, double *dy) { rt_f(rt, t, y, d
 void rt_eval_outputs(RT *rt, double t, const double *y) { rt_outputs(rt, t, y); }
 
 void rt_eval_indicators(RT *rt, double t) { dg_indicators(rt, t); }
+
+/* the histories' sample at t (scipy's steppers: the simulator says when to land, so what
+   they schedule is dropped) */
+void rt_eval_remember(RT *rt, double t, int kind)
+{
+    long long n = rt->nheap;
+    dg_remember(rt, t, kind);
+    rt->nheap = n;
+}
