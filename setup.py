@@ -44,6 +44,7 @@ class OptionalBuildExt(build_ext):
 
 
 setup(
-    ext_modules=[Extension("blocks.robot._ckernels", ["blocks/robot/_ckernels.c"])],
+    ext_modules=[Extension("blocks.robot._ckernels", ["blocks/robot/_ckernels.c"],
+                           depends=["blocks/robot/_kernel_rows.c"])],
     cmdclass={"build_ext": OptionalBuildExt},
 )

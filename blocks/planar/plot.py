@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from blocksim.util.atomic import atomic_path
+from blocksim.accel.lowering import computes_nothing
 from blocksim.block import Block, In
 from blocksim.params import Param
 
@@ -30,6 +31,7 @@ class PlanarPlot(Block):
 
     type = "planar_plot"
     records_inputs = True
+    lower = computes_nothing  # compiled: its inputs are recorded, as in normal mode
     params = (
         Param("L", doc="link lengths (n,) m"),
         Param("xlim", "value", None, "x axis limits [min, max] m"),

@@ -6,6 +6,7 @@ Each block makes one call of a compiled kernel per evaluation, writing into its 
 """
 import numpy as np
 
+from blocksim.accel.lowering import flat
 from blocksim.block import FALLING, RISING, In, Out
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
@@ -136,6 +137,29 @@ class Robot(RobotBlock):
     def derivative(self, t):
         np.copyto(self._dq, self._qd)
         np.copyto(self._dqd, self.y[2])
+
+    # ---- compiled form: P = [robot (the plant's, Coulomb friction left out with coulomb:
+    # events or band), up, down, 1/band]; accel_row is the kernel accel's row function
+    def lower(self, c):
+        n = self.n
+        if self._events:
+            return None
+        fail = ('if (status_ != 0) FAIL("forward dynamics failed: inertia matrix is not '
+                'positive definite");')
+        if self._regularised:
+            accel = (f"double drive[{n}]; subtract_coulomb_row({n}, x + {n}, in_tau, PX, "
+                     f"PX + {n}, PX[{2 * n}], drive);\n"
+                     + self._call("accel_row", "x", f"x + {n}", "drive", out="out_qdd"))
+        else:
+            accel = self._call("accel_row", "x", f"x + {n}", "in_tau", out="out_qdd")
+        return self._rows({"acceleration": accel + "\n" + fail,
+                           "derivative": c.loop(n, f"dx[i] = x[{n} + i]; "
+                                                   f"dx[{n} + i] = out_qdd[i];"),
+                           "initialize": ""})  # the modes of coulomb: events only
+
+    def pack(self):
+        return flat(super().pack(), self._hi, self._down,
+                    self._inv_band if self._regularised else 0.0)
 
     # ---- stick-slip (coulomb: events) ----------------------------------------------------
     def discrete_state(self):
@@ -297,6 +321,10 @@ class Rne(RobotBlock):
         q, qd, qdd, _ = self.u
         self._k.rne(self._P, self._W, self._g, q, qd, qdd, self._fext, self.y[0])
 
+    def lower(self, c):
+        return self._rows({"output": self._call("rne_kernel_row", "in_q", "in_qd", "in_qdd",
+                                                out="out_tau", fext="in_fext")})
+
 
 class GravLoad(RobotBlock):
     """Gravity torque g(q) = rne(q, 0, 0) (n) at joint coordinates q (n), with the robot's
@@ -317,6 +345,10 @@ class GravLoad(RobotBlock):
         z = self._zero
         self._k.rne(self._P, self._W, self._g, self.u[0], z, z, self._fext, self.y[0])
 
+    def lower(self, c):
+        return self._rows({"output": self._call("rne_kernel_row", "in_q", "Z", "Z",
+                                                out="out_tau")})
+
 
 class Inertia(RobotBlock):
     """Joint-space inertia matrix M(q) (n, n) at joint coordinates q (n).
@@ -332,6 +364,9 @@ class Inertia(RobotBlock):
 
     def output(self, t):
         self._k.inertia(self._P, self._W, self.u[0], self.y[0])
+
+    def lower(self, c):
+        return self._rows({"output": self._call("inertia_kernel_row", "in_q", out="out_M")})
 
 
 class Coriolis(RobotBlock):
@@ -352,6 +387,9 @@ class Coriolis(RobotBlock):
     def output(self, t):
         q, qd = self.u
         self._k.coriolis(self._P, self._W, q, qd, self.y[0])
+
+    def lower(self, c):
+        return self._rows({"output": self._call("coriolis_row", "in_q", "in_qd", out="out_C")})
 
 
 class Energy(RobotBlock):
@@ -398,3 +436,21 @@ class Energy(RobotBlock):
         total[()] = kinetic + potential
         kin[()] = kinetic
         pot[()] = potential
+
+    # compiled: P = [robot, weights]; numpy's dot(M, qd) is a gemv for n > 1 (a product for
+    # n = 1), vdot a ddot over the link frames' 16 n numbers, as rt_dot_mm and rt_dot call them
+    def lower(self, c):
+        n = self.n
+        Mqd = "rt_dot_mm(M_, {0}, {0}, in_qd, 1, Mqd);".format(n) if n > 1 else \
+            "Mqd[0] = M_[0] * in_qd[0];"
+        return self._rows({"output": (
+            f"double M_[{n * n}], Mqd[{n}], frames[{16 * (n + 1)}];\n"
+            + self._call("inertia_kernel_row", "in_q", out="M_") + "\n"
+            + f"{Mqd}\ndouble kinetic = 0.5 * rt_dot(in_qd, Mqd, {n});\n"
+            + "{ " + self._call("fkine_all_row", "in_q", out="frames") + " }\n"
+            + f"double potential = rt_dot(frames + 16, PX, {16 * n});\n"
+            "out_total[0] = kinetic + potential; out_kinetic[0] = kinetic; "
+            "out_potential[0] = potential;")})
+
+    def pack(self):
+        return flat(super().pack(), self._weights)

@@ -4,8 +4,11 @@ The robot blocks call the robot's kernels (`blocks.robot._kernels` as C, numba o
 `backend`) directly with the arguments of `robot.kernel_args()` and the bound port views as
 `out`: one compiled call per evaluation, no argument checks and no allocation in the block.
 """
+from pathlib import Path
+
 import numpy as np
 
+from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import Block, In, Out, PortError
 from blocksim.errors import SimulationError
 from blocksim.params import Param
@@ -25,8 +28,17 @@ def joint_names(prefix, shape):
     shape = tuple(shape)
     return tuple(f"{prefix}{j}" for j in range(1, shape[0] + 1)) if len(shape) == 1 else ()
 
+# the kernels' row functions in plain C: compiled diagrams call them (accelerated mode)
+KERNEL_ROWS = Path(__file__).with_name("_kernel_rows.c")
+
+
 class RobotBlock(Block):
-    """Base of the blocks that take a robot: `self.robot`, `self.n` and the kernel arguments."""
+    """Base of the blocks that take a robot: `self.robot`, `self.n` and the kernel arguments.
+
+    Compiled form (accelerated mode): the block's numbers are the robot's kernel arguments
+    [P, W, g] (so a perturbed robot changes numbers, not code), and its C calls the row
+    functions of the C kernels (`_kernel_rows.c`, compiled into the diagram), the functions
+    normal mode's kernel calls run."""
 
     params = (robot_param(),)
 
@@ -35,6 +47,27 @@ class RobotBlock(Block):
         self.robot = self.p.robot
         self.n = self.robot.n
         self._k, self._P, self._W, self._g = self.robot.kernel_args()
+
+    def pack(self):
+        return flat(self._P, self._W, self._g)
+
+    def _rows(self, code, **more):
+        """The Lowering of `code` ({calc: C}) that calls row functions: each piece sees the
+        robot's arrays RP (n, NP), RW, Rg in P, a work array `work` and zeros Z (n) and F0
+        (6); P continues after them at PX (the block's own numbers)."""
+        n = self.n
+        head = (f"const double *RP = P, *RW = P + {n} * NP, *Rg = RW + NW, *PX = Rg + 3; "
+                f"double work[ROW_WORK({n})]; const double Z[{n}] = {{0}}, F0[6] = {{0}}; "
+                "(void)RP; (void)RW; (void)Rg; (void)PX; (void)work; (void)Z; (void)F0;\n")
+        return Lowering({calc: head + body if body else body for calc, body in code.items()},
+                        support=(KERNEL_ROWS,), **more)
+
+    def _call(self, row, *x, out, fext="F0", flag=0):
+        """C: row function `row` on one configuration, joint arrays x (up to 3), into out;
+        its result in `status_`."""
+        xs = ", ".join([*x, *["NULL"] * (3 - len(x))])
+        return (f"Call k_ = {{RP, RW, Rg, {fext}, {{{xs}}}, {out}, {self.n}, 1, 0, {flag}}}; "
+                f"int status_ = {row}(&k_, 0, work); (void)status_;")
 
 
 class FKine(RobotBlock):
@@ -47,6 +80,9 @@ class FKine(RobotBlock):
 
     def output(self, t):
         self._k.fkine(self._P, self._W, self.u[0], self.y[0])
+
+    def lower(self, c):
+        return self._rows({"output": self._call("fkine_row", "in_q", out="out_T")})
 
 
 class Jacob0(RobotBlock):
@@ -63,6 +99,10 @@ class Jacob0(RobotBlock):
 
     def output(self, t):
         self._k.jacobian(self._P, self._W, self.u[0], self.in_tool, self.y[0])
+
+    def lower(self, c):
+        return self._rows({"output": self._call("jacobian_row", "in_q", out="out_J",
+                                                flag=int(self.in_tool))})
 
 
 class Jacobn(Jacob0):
@@ -93,6 +133,10 @@ class JacobDot(RobotBlock):
     def output(self, t):
         q, qd = self.u
         self._k.jacob_dot(self._P, self._W, q, qd, self.y[0])
+
+    def lower(self, c):
+        return self._rows({"output": self._call("jacob_dot_row", "in_q", "in_qd",
+                                                out="out_Jdot_qd")})
 
 
 class IJacob(Block):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from blocksim.util.atomic import atomic_path
+from blocksim.accel.lowering import computes_nothing
 from blocksim.block import Block, In
 from blocksim.params import Param
 
@@ -48,6 +49,7 @@ class PlotRobot(Block):
 
     type = "plot_robot"
     records_inputs = True
+    lower = computes_nothing  # compiled: its inputs are recorded, as in normal mode
     params = (
         Param("robot", "resource", doc="robot to draw (an entry of robots:)", section="robots"),
         Param("fps", "scalar", 25.0, "frames per second of simulated time", positive=True),

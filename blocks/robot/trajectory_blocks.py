@@ -2,6 +2,7 @@
 multi-segment joint motion through via points."""
 import numpy as np
 
+from blocksim.accel.lowering import LowerContext, Lowering, flat
 from blocksim.block import Block, In, Out
 from blocksim.params import Param, ParamError
 
@@ -81,6 +82,26 @@ class JTraj(_Motion):
         # q, qd, qdd are consecutive in y_flat, in the evaluator's [q; qd; qdd] order; the
         # mode (not t) decides the hold, so landing exactly on tf needs no round-off care
         self._traj.into(np.inf if self.xd[0] else min(t, self.p.tf), self.y_flat)
+
+    # compiled: P = [tf, 1/tf, M (3n, 6), held before (3n), held after (3n)] (the
+    # evaluator's numbers); out_q is y_flat, [q; qd; qdd] = M @ [1, tau, .., tau^5] (a gemv)
+    def lower(self, c):
+        m = 3 * int(np.prod(self._shape, dtype=int))
+        held = f"double tf = P[0]; const double *held = s > tf ? P + {2 + 7 * m} : P + {2 + 6 * m};"
+        return Lowering({
+            "output": (
+                "double s = xd[0] != 0.0 ? INFINITY : PYMIN(t, P[0]);\n"
+                f"if (s < 0.0 || s > P[0]) {{ {held} "
+                + LowerContext.loop(m, "out_q[i] = held[i];") + " }\n"
+                "else { double tau = s * P[1], p[6]; p[0] = 1.0; p[1] = tau; p[2] = tau * tau; "
+                "p[3] = p[2] * tau; p[4] = p[2] * p[2]; p[5] = p[4] * tau; "
+                f"rt_matmul(P + 2, {m}, 6, p, 1, out_q); }}"),
+            "initialize": "xd[0] = t >= P[0] ? 1.0 : 0.0;",
+            "event": "xd[0] = 1.0;"})
+
+    def pack(self):
+        traj = self._traj
+        return flat(traj.tf, traj._inv_tf, traj._M, *traj._held.values())
 
 
 class CTraj(_Motion):

@@ -6,6 +6,7 @@ conventions); angles in radians, lengths in metres.
 """
 import math
 
+from blocksim.accel.lowering import Lowering
 from blocksim.block import Block, In, Out
 
 _LAST_ROW = (0.0, 0.0, 0.0, 1.0)
@@ -16,6 +17,24 @@ def _transform(R, x=0.0, y=0.0, z=0.0):
     """Nested rows of [[R, p], [0, 0, 0, 1]] for a 3x3 rotation given as three row tuples."""
     return ((R[0][0], R[0][1], R[0][2], x), (R[1][0], R[1][1], R[1][2], y),
             (R[2][0], R[2][1], R[2][2], z), _LAST_ROW)
+
+
+# ---- compiled forms (accelerated mode): the same scalar arithmetic in C, whose cos, sin,
+# atan2 are the C library's, as Python's math module's; hypot only decides the singular
+# case (below 16 eps), where C's and Python's may differ in the last bit.
+def _c_transform(R, p=("0.0", "0.0", "0.0")):
+    """C writing [[R, p], [0, 0, 0, 1]] into out_T, R as three rows of C expressions."""
+    rows = [(*R[k], p[k]) for k in range(3)] + [("0.0", "0.0", "0.0", "1.0")]
+    return " ".join(f"out_T[{4 * i + j}] = {e};" for i, row in enumerate(rows)
+                    for j, e in enumerate(row))
+
+
+_C_TRIG = ("double {0} = in_{3}[0], {1} = in_{4}[0], {2} = in_{5}[0]; "
+           "double c{0} = cos({0}), s{0} = sin({0}), c{1} = cos({1}), s{1} = sin({1}), "
+           "c{2} = cos({2}), s{2} = sin({2});\n")
+_C_ELEMENTS = "const double *T = in_T; double r11 = T[0], r12 = T[1], r13 = T[2], " \
+              "r21 = T[4], r22 = T[5], r23 = T[6], r31 = T[8], r33 = T[10]; " \
+              "(void)r12; (void)r22; (void)r31; (void)r33;\n"
 
 
 class Xyz2Tr(Block):
@@ -34,6 +53,10 @@ class Xyz2Tr(Block):
         x, y, z = self.u
         self.y[0][...] = ((1.0, 0.0, 0.0, float(x)), (0.0, 1.0, 0.0, float(y)),
                           (0.0, 0.0, 1.0, float(z)), _LAST_ROW)
+
+    def lower(self, c):
+        eye = (("1.0", "0.0", "0.0"), ("0.0", "1.0", "0.0"), ("0.0", "0.0", "1.0"))
+        return Lowering({"output": _c_transform(eye, ("in_x[0]", "in_y[0]", "in_z[0]"))})
 
 
 class Tr2Xyz(Block):
@@ -55,6 +78,10 @@ class Tr2Xyz(Block):
         y[()] = T[1, 3]
         z[()] = T[2, 3]
         p[...] = T[:3, 3]
+
+    def lower(self, c):
+        return Lowering({"output": "out_x[0] = in_T[3]; out_y[0] = in_T[7]; out_z[0] = in_T[11]; "
+                                   "out_p[0] = in_T[3]; out_p[1] = in_T[7]; out_p[2] = in_T[11];"})
 
 
 class Tr2Diff(Block):
@@ -85,6 +112,15 @@ class Tr2Diff(Block):
         self.y[0][...] = (b[0][3] - a[0][3], b[1][3] - a[1][3], b[2][3] - a[2][3],
                           0.5 * wx, 0.5 * wy, 0.5 * wz)
 
+    def lower(self, c):
+        return Lowering({"output": (
+            "const double *a = in_T1, *b = in_T2; double wx = 0.0, wy = 0.0, wz = 0.0;\n"
+            + c.loop(3, "double ax = a[i], ay = a[4 + i], az = a[8 + i], bx = b[i], "
+                        "by = b[4 + i], bz = b[8 + i]; wx += ay * bz - az * by; "
+                        "wy += az * bx - ax * bz; wz += ax * by - ay * bx;", "i")
+            + "\nout_d[0] = b[3] - a[3]; out_d[1] = b[7] - a[7]; out_d[2] = b[11] - a[11]; "
+            "out_d[3] = 0.5 * wx; out_d[4] = 0.5 * wy; out_d[5] = 0.5 * wz;")})
+
 
 class Eul2Tr(Block):
     """ZYZ Euler angles to a transform T = Rz(a)·Ry(b)·Rz(c), as eul2tr in the Robotics Toolbox.
@@ -107,6 +143,12 @@ class Eul2Tr(Block):
             (ca * cb * cc - sa * sc, -ca * cb * sc - sa * cc, ca * sb),
             (sa * cb * cc + ca * sc, -sa * cb * sc + ca * cc, sa * sb),
             (-sb * cc, sb * sc, cb)))
+
+    def lower(self, c):
+        return Lowering({"output": _C_TRIG.format("a", "b", "c", "a", "b", "c") + _c_transform((
+            ("ca * cb * cc - sa * sc", "-ca * cb * sc - sa * cc", "ca * sb"),
+            ("sa * cb * cc + ca * sc", "-sa * cb * sc + ca * cc", "sa * sb"),
+            ("-sb * cc", "sb * sc", "cb")))})
 
 
 class Tr2Eul(Block):
@@ -136,6 +178,13 @@ class Tr2Eul(Block):
         yb[()] = math.atan2(ca * r13 + sa * r23, r33)
         yc[()] = math.atan2(-sa * r11 + ca * r21, -sa * r12 + ca * r22)
 
+    def lower(self, c):
+        return Lowering({"output": _C_ELEMENTS + (
+            f"double a = hypot(r13, r23) < {_SINGULAR!r} ? 0.0 : atan2(r23, r13); "
+            "double ca = cos(a), sa = sin(a); out_a[0] = a; "
+            "out_b[0] = atan2(ca * r13 + sa * r23, r33); "
+            "out_c[0] = atan2(-sa * r11 + ca * r21, -sa * r12 + ca * r22);")})
+
 
 class Rpy2Tr(Block):
     """Roll/pitch/yaw to a transform T = Rz(roll)·Ry(pitch)·Rx(yaw), as rpy2tr in release 7.
@@ -162,6 +211,13 @@ class Rpy2Tr(Block):
             (cr * cp, -sr * cy + cr * sp * sy, sr * sy + cr * sp * cy),
             (sr * cp, cr * cy + sr * sp * sy, -cr * sy + sr * sp * cy),
             (-sp, cp * sy, cp * cy)))
+
+    def lower(self, c):
+        return Lowering({"output": _C_TRIG.format("r", "p", "y", "roll", "pitch", "yaw")
+                         + _c_transform((
+                             ("cr * cp", "-sr * cy + cr * sp * sy", "sr * sy + cr * sp * cy"),
+                             ("sr * cp", "cr * cy + sr * sp * sy", "-cr * sy + sr * sp * cy"),
+                             ("-sp", "cp * sy", "cp * cy")))})
 
 
 class Tr2Rpy(Block):
@@ -192,3 +248,10 @@ class Tr2Rpy(Block):
         yr[()] = roll
         yp[()] = math.atan2(-r31, cr * r11 + sr * r21)
         yy[()] = math.atan2(sr * r13 - cr * r23, cr * r22 - sr * r12)
+
+    def lower(self, c):
+        return Lowering({"output": _C_ELEMENTS + (
+            f"double roll = hypot(r11, r21) < {_SINGULAR!r} ? 0.0 : atan2(r21, r11); "
+            "double cr = cos(roll), sr = sin(roll); out_roll[0] = roll; "
+            "out_pitch[0] = atan2(-r31, cr * r11 + sr * r21); "
+            "out_yaw[0] = atan2(sr * r13 - cr * r23, cr * r22 - sr * r12);")})

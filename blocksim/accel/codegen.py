@@ -12,6 +12,7 @@ the series of exact sample times, the first time events) go into a `RunValues`, 
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -203,6 +204,7 @@ class _Writer:
         series, clock_j = clock_series(clocks, m.settings)
         series = np.vstack([series, self.block_series(len(clocks))])
         self.prelude(nd, nmem, clocks, len(series))
+        self.support()
         for block in m.blocks:
             self.block(block)
         self.plans(clocks)
@@ -258,6 +260,15 @@ class _Writer:
         self.channels()
         self.rates()
         self.table("HIST", self.history_inputs())
+
+    def support(self):
+        """The C files the blocks' lowerings call into (Lowering.support), each once, in
+        the order the blocks first name them."""
+        paths = dict.fromkeys(Path(p).resolve() for b in self.m.blocks
+                              for p in self.lows[b.name][0].support)
+        for path in paths:
+            self.emit(f"/* ---- {_comment(path.name)}, used by the blocks below ---- */",
+                      _support_text(path), "")
 
     def tableau(self, solver):
         if solver in FIXED_STEP or solver in STIFF:  # stiff: the loop is not used
@@ -432,6 +443,11 @@ class _Writer:
     def function(self, name, args, body, doc):
         self.emit(f"/* {doc} */", f"static void {name}(RT *rt, {args})", "{",
                   "    (void)rt;", *("    " + line for line in body), "}")
+
+
+@functools.lru_cache(maxsize=None)
+def _support_text(path):
+    return path.read_text()
 
 
 def block_series(blocks, counts, settings):

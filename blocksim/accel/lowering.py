@@ -17,6 +17,13 @@ A block type that compiles defines, next to its interpreted methods:
   the code reads rounded once (`SERIES(k, j)`), so that they land on the floats normal mode
   computes (a pulse's edges).
 
+A lowering whose statements call functions of a C source file of their own (a library of
+kernels the interpreted block also runs, compiled into its extension) names the file in
+`Lowering.support`: the generator writes each such file once into the diagram's source,
+after the runtime's header and before the blocks, so the compiled code calls the very
+functions the interpreted block calls. The file holds plain C (no Python headers) and only
+`static` definitions.
+
 The C statements are the body of one function each; they see these names (all flat arrays
 of doubles, in row-major order; sizes are known when the code is generated: put them in
 the code as numbers):
@@ -68,6 +75,7 @@ class Lowering:
     data: tuple = ()  # names of per-run data arrays (values from block.run_data)
     memory: int = 0  # growable memory slots (histories)
     series: int = 0  # exact time series (block.exact_times())
+    support: tuple = ()  # paths of C source files the code calls into (written in once)
     doc: str = ""  # a one-line comment put above the block's functions
 
 

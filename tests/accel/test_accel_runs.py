@@ -23,12 +23,13 @@ import blocksim
 from blocksim.accel import build, runner
 from blocksim.accel.codegen import generate
 from blocksim.accel.mode import decide, simulate_model
+from blocksim.block import Block, In, Out
 from blocksim.cli import main
 from blocksim.engine.simulator import simulate
+from blocksim.language import library
 
 ROOT = Path(__file__).resolve().parents[2]
 MSD = ROOT / "diagrams" / "msd.yaml"
-DEMO1 = ROOT / "diagrams" / "demo1.yaml"
 
 
 @pytest.fixture
@@ -111,20 +112,53 @@ def test_a_change_of_structure_compiles_again(fresh_cache):
     assert info["mode"]["cache_hit"] is False
 
 
-def test_accelerated_is_refused_naming_every_block_without_a_compiled_form(capsys):
-    assert main(["run", str(DEMO1), "--mode", "accelerated", "--no-plots"]) == 2
+class _Doubler(Block):
+    """y = 2 u: a plain-Python plugin block, without a compiled form."""
+
+    def ports(self):
+        return [In("u")], [Out("y")]
+
+    def output(self, t):
+        np.multiply(self.u[0], 2.0, out=self.y[0])
+
+
+PLUGINS = """blocksim: 1
+blocks:
+  C: {type: clock}
+  Twice: {type: doubler_a}
+  Again: {type: doubler_b}
+wires: [C -> Twice, Twice -> Again]
+simulation: {stop: 1, output_interval: 0.5}
+record: {y: Again.y}
+"""
+
+
+@pytest.fixture
+def plugins(monkeypatch, tmp_path):
+    """A diagram of two plain-Python plugin blocks (types doubler_a, doubler_b)."""
+    monkeypatch.setattr(library, "_registered", {})
+    for name in ("doubler_a", "doubler_b"):
+        blocksim.register_block(type(name, (_Doubler,), {}), name=name)
+    path = tmp_path / "plugins.yaml"
+    path.write_text(PLUGINS)
+    return path
+
+
+def test_accelerated_is_refused_naming_every_block_without_a_compiled_form(plugins, capsys):
+    assert main(["run", str(plugins), "--mode", "accelerated", "--no-plots"]) == 2
     err = capsys.readouterr().err
-    assert "demo1.yaml:10: error: block 'Robot': accelerated mode: block type 'robot' has no " \
-           "compiled form" in err
-    assert "block 'plot': accelerated mode: block type 'plot_robot'" in err
+    assert "plugins.yaml:4: error: block 'Twice': accelerated mode: block type 'doubler_a' " \
+           "has no compiled form" in err
+    assert "block 'Again': accelerated mode: block type 'doubler_b'" in err
     assert "Traceback" not in err
 
 
-def test_auto_falls_back_to_normal_mode_with_a_note(tmp_path, capsys):
-    assert main(["run", str(DEMO1), "--out", str(tmp_path), "--no-plots"]) == 0
-    assert "note: normal mode: no compiled form for Robot (robot), plot (plot_robot)" in \
+def test_auto_falls_back_to_normal_mode_with_a_note(plugins, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["run", str(plugins), "--out", str(out), "--no-plots"]) == 0
+    assert "note: normal mode: no compiled form for Twice (doubler_a), Again (doubler_b)" in \
         capsys.readouterr().err
-    mode = json.loads((tmp_path / "meta.json").read_text())["mode"]
+    mode = json.loads((out / "meta.json").read_text())["mode"]
     assert mode["mode"] == "normal" and "no compiled form" in mode["why"]
 
 

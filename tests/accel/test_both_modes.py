@@ -22,16 +22,9 @@ DIAGRAMS = sorted((ROOT / "diagrams").glob("*.yaml")) + sorted(CORPUS.glob("*.ya
 
 # block types each diagram uses that have no compiled form yet
 NOT_LOWERED = {
-    "demo1.yaml": ("plot_robot", "robot"),
-    "demo2.yaml": ("plot_robot", "robot"),
-    "demo3.yaml": ("jtraj", "plot_robot", "rne", "robot"),
-    "demo4.yaml": ("jtraj", "plot_robot", "rne", "robot"),
-    "demo5.yaml": ("fkine", "function", "ijacob", "jacob0", "plot_robot", "tr2diff", "tr2xyz",
-                   "xyz2tr"),
-    "demo6.yaml": ("camera", "fkine", "function", "ibvs", "ijacob", "jacobn", "plot_robot"),
-    "planar7r.yaml": ("function", "planar_kinematics", "planar_model", "planar_plot",
-                      "planar_robot"),
-    "scara.yaml": ("fkine", "jtraj", "plot_robot", "rne", "robot", "tr2xyz"),
+    "demo5.yaml": ("function", "ijacob"),
+    "demo6.yaml": ("camera", "function", "ibvs", "ijacob"),
+    "planar7r.yaml": ("function", "planar_kinematics", "planar_model", "planar_robot"),
     "stick_slip.yaml": ("robot",),
     "expressions.yaml": ("function",),
 }
