@@ -4,9 +4,11 @@ Conventions of `shared/spec/robots.md`: M(q) includes the motor inertia G^2·Jm,
 F_j(qd) = |G_j|·(B_j·|G_j|·qd_j + Tc_j) with Tc_j = Tc+ (qd > 0), Tc- (qd < 0), 0 at rest.
 Each block makes one call of a compiled kernel per evaluation, writing into its output view.
 """
+from pathlib import Path
+
 import numpy as np
 
-from blocksim.accel.lowering import flat
+from blocksim.accel.lowering import flat, needs_lapack
 from blocksim.block import FALLING, RISING, In, Out
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
@@ -14,7 +16,8 @@ from blocksim.params import Param, ParamError
 from .kinematics_blocks import RobotBlock, joint_names, robot_param
 
 from ..linearisation import mode_words
-from .kinematics_blocks import RobotBlock, robot_param
+
+STICK_SLIP = Path(__file__).with_name("_stick_slip.c")  # compiled stick-slip (coulomb: events)
 
 
 def _joint_vector(p, name, n):
@@ -139,27 +142,73 @@ class Robot(RobotBlock):
         np.copyto(self._dqd, self.y[2])
 
     # ---- compiled form: P = [robot (the plant's, Coulomb friction left out with coulomb:
-    # events or band), up, down, 1/band]; accel_row is the kernel accel's row function
+    # events or band), up, down, 1/band, smooth (1 for a joint without Coulomb friction), the
+    # rest modes' tolerance]; accel_row is the kernel accel's row function; the stick-slip
+    # functions are _stick_slip.c's, W the holding torques of the stuck joints (_hold)
     def lower(self, c):
         n = self.n
-        if self._events:
-            return None
         fail = ('if (status_ != 0) FAIL("forward dynamics failed: inertia matrix is not '
                 'positive definite");')
+        derivative = c.loop(n, f"dx[i] = x[{n} + i]; dx[{n} + i] = out_qdd[i];")
+        if self._events:
+            return self._lower_stick_slip(c, fail, derivative)
         if self._regularised:
             accel = (f"double drive[{n}]; subtract_coulomb_row({n}, x + {n}, in_tau, PX, "
                      f"PX + {n}, PX[{2 * n}], drive);\n"
                      + self._call("accel_row", "x", f"x + {n}", "drive", out="out_qdd"))
         else:
             accel = self._call("accel_row", "x", f"x + {n}", "in_tau", out="out_qdd")
-        return self._rows({"acceleration": accel + "\n" + fail,
-                           "derivative": c.loop(n, f"dx[i] = x[{n} + i]; "
-                                                   f"dx[{n} + i] = out_qdd[i];"),
+        return self._rows({"acceleration": accel + "\n" + fail, "derivative": derivative,
                            "initialize": ""})  # the modes of coulomb: events only
 
+    def _lower_stick_slip(self, c, fail, derivative):
+        needs_lapack()
+        n = self.n
+        plant = (f"StickSlip ss_ = {{RP, RW, Rg, PX, PX + {n}, PX + {2 * n + 1}, "
+                 f"PX[{3 * n + 1}], {n}}}; (void)ss_;\n")
+        singular = ('FAIL("forward dynamics failed: the inertia matrix of the joints that are '
+                    'not stuck is singular");')
+        acceleration = (
+            f"double drive[{n}]; int stuck = 0;\n"
+            f"subtract_coulomb_row({n}, xd, in_tau, PX, PX + {n}, 1.0, drive);\n"
+            + c.loop(n, "stuck |= xd[i] == 0.0;") + "\n"
+            "if (!stuck) { " + self._call("accel_row", "x", f"x + {n}", "drive", out="out_qdd")
+            + f" {fail} }}\nelse if (ss_constrained(&ss_, x, x + {n}, drive, xd, out_qdd, W)) "
+            + singular)
+        indicator = c.loop(n, (
+            f"const double *hi = PX, *down = PX + {n}, *smooth = PX + {2 * n + 1}; "
+            f"int stuck = xd[i] == 0.0; z[i] = smooth[i] != 0.0 ? 1.0 : xd[i] * x[{n} + i]; "
+            f"z[{n} + i] = stuck ? W[i] - hi[i] : 1.0; "
+            f"z[{2 * n} + i] = stuck ? W[i] - -down[i] : 1.0;"))
+        crossing = (
+            f"double *qd = x + {n}, *mode = xd, newm[{n}]; const double *smooth = PX + {2 * n + 1};"
+            f"\nptrdiff_t idx[{n}], k = 0; char broke[{n}]; int stopped_any = 0;\n"
+            + c.loop(n, (
+                "int sticky = smooth[i] == 0.0; "
+                "int stopped = crossed[i] != 0 && qd[i] != 0.0 && sticky; "
+                "if (stopped) { qd[i] = 0.0; stopped_any = 1; } "
+                "if (qd[i] == 0.0 && sticky && (mode[i] == 0.0 || stopped || "
+                f"mode[i] * out_qdd[i] < 0)) {{ broke[k] = crossed[{n} + i] > 0 || "
+                f"crossed[{2 * n} + i] < 0; idx[k++] = i; }} "
+                "newm[i] = qd[i] != 0.0 ? ss_sign(qd[i]) : mode[i]; "
+                "if (qd[i] == 0.0 && !sticky) newm[i] = 1.0;")) + "\n"
+            f"if (k) {{ double choice[{n}];\n"
+            f"  if (ss_rest_modes(&ss_, x, qd, in_tau, newm, idx, k, broke, choice)) {{ "
+            f"{singular} return 0; }}\n"
+            "  for (ptrdiff_t j = 0; j < k; j++) newm[idx[j]] = choice[j]; }\n"
+            "changed = stopped_any;\n"
+            + c.loop(n, "if (newm[i] != mode[i]) changed = 1; mode[i] = newm[i];"))
+        code = {"acceleration": acceleration, "derivative": derivative, "initialize": "",
+                "indicator": indicator, "crossing": crossing}
+        low = self._rows({k: plant + v if v else v for k, v in code.items()},
+                         work=np.zeros(n))
+        low.support += (STICK_SLIP,)
+        return low
+
     def pack(self):
+        tol = 1e-12 * max(1.0, float(np.max(np.abs(np.concatenate([self._hi, self._lo])))))
         return flat(super().pack(), self._hi, self._down,
-                    self._inv_band if self._regularised else 0.0)
+                    self._inv_band if self._regularised else 0.0, self._smooth, tol)
 
     # ---- stick-slip (coulomb: events) ----------------------------------------------------
     def discrete_state(self):

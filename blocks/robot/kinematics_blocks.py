@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, flat
+from blocksim.accel.lowering import Lowering, flat, needs_lapack
 from blocksim.block import Block, In, Out, PortError
 from blocksim.errors import SimulationError
 from blocksim.params import Param
@@ -219,3 +219,36 @@ class IJacob(Block):
             np.matmul(J.T, J, out=A)
             self._diag += lam2
             np.copyto(self.y[0], np.linalg.solve(A, J.T))
+
+    # ---- compiled form: numpy.linalg's LAPACK calls and numpy's matmul (syrk) as numpy
+    # makes them (rt_inv, rt_pinv, rt_solve, rt_matmul_ex); P = [lambda^2]
+    def lower(self, c):
+        needs_lapack()
+        r, cols = c.shape_in["J"]
+        fail = 'if (info != 0) FAIL("cannot invert the Jacobian (%s)", info > 0 ? "{}" : ' \
+               '"no LAPACK");'
+        if self.p.method == "inv":
+            code = f"long long info = rt_inv(in_J, {r}, out_Jinv);\n" + fail.format(
+                "Singular matrix")
+        elif self.p.method == "pinv":
+            code = (f"double cond; long long info = rt_pinv(in_J, {r}, {cols}, out_Jinv, &cond);"
+                    "\n(void)cond;\n" + fail.format("SVD did not converge"))
+        else:
+            m = r if self._wide else cols
+            gram = f"rt_matmul_ex(in_J, {cols}, 1, in_J, 1, {cols}, {r}, {cols}, {r}, A);" \
+                if self._wide else \
+                f"rt_matmul_ex(in_J, 1, {cols}, in_J, {cols}, 1, {cols}, {r}, {cols}, A);"
+            # wide: solve(A, J).T; tall: solve(A, J.T)
+            rhs = "in_J" if self._wide else "Jt"
+            code = (f"double A[{m * m}], Jt[{r * cols}], Xs[{r * cols}];\n{gram}\n"
+                    + c.loop(m, f"A[i * {m + 1}] += P[0];") + "\n"
+                    + ("" if self._wide else c.loop(
+                        r * cols, f"Jt[i] = in_J[(i % {r}) * {cols} + i / {r}];") + "\n")
+                    + f"long long info = rt_solve(A, {m}, {rhs}, {cols if self._wide else r}, Xs);\n"
+                    + fail.format("Singular matrix") + "\n"
+                    + (c.loop(r * cols, f"out_Jinv[i] = Xs[(i % {r}) * {cols} + i / {r}];")
+                       if self._wide else c.loop(r * cols, "out_Jinv[i] = Xs[i];")))
+        return Lowering({"output": code})
+
+    def pack(self):
+        return flat(self.p.damping ** 2)

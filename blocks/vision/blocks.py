@@ -8,6 +8,7 @@ positions (u, v), flattened row by row (u1, v1, u2, v2, ...) wherever a vector i
 
 import numpy as np
 
+from blocksim.accel.lowering import LowerContext, Lowering, flat, needs_lapack
 from blocksim.util.atomic import atomic_path
 from blocksim.block import Block, In, Out, PortError
 from blocksim.errors import SimulationError
@@ -132,6 +133,30 @@ class Camera(Block):
         np.divide(self._xy, self._z, out=self._uv)
         self._uv *= self._focal
         self._uv += self._centre
+
+    # compiled: P = [points (p, 3), focal (2), centre (2)]; (P - t) @ R is numpy's matmul of
+    # the (p, 3) offsets and the rotation part of the input (row stride 4): its gemm
+    def lower(self, c):
+        p = len(self._points)
+        return Lowering({"output": (
+            f"double offset[{3 * p}], pc[{3 * p}];\n"
+            + c.loop(3 * p, "offset[i] = P[i] - in_T[3 + 4 * (i % 3)];") + "\n"
+            f"rt_matmul_ex(offset, 3, 1, in_T, 4, 1, {p}, 3, 3, pc);\n"
+            "int behind = 0, nan = 0;\n"
+            + c.loop(p, "if (isnan(pc[3 * i + 2])) nan = 1; else if (pc[3 * i + 2] <= 0.0) "
+                        "behind = 1;") + "\n"
+            "if (behind && !nan) { char which[512] = \"\"; int used = 0;\n"
+            + c.loop(p, "if (pc[3 * i + 2] <= 0.0 && used < 400) used += snprintf(which + used, "
+                        "sizeof which - used, \"%s%d (Z = %.3g m)\", used ? \", \" : \"\", i, "
+                        "pc[3 * i + 2]);")
+            + '\nFAIL("point(s) %s at or behind the camera: no image", which); return; }\n'
+            + c.loop(p, f"out_uv[2 * i] = pc[3 * i] / pc[3 * i + 2]; "
+                        f"out_uv[2 * i + 1] = pc[3 * i + 1] / pc[3 * i + 2]; "
+                        f"out_uv[2 * i] *= P[{3 * p}]; out_uv[2 * i + 1] *= P[{3 * p + 1}]; "
+                        f"out_uv[2 * i] += P[{3 * p + 2}]; out_uv[2 * i + 1] += P[{3 * p + 3}];"))})
+
+    def pack(self):
+        return flat(self._points, self._focal, self._centre)
 
     def _behind(self, t):
         z = self._z[:, 0]
@@ -315,6 +340,12 @@ class ImageJacobian(Block):
     def output(self, t):
         self._L[...] = interaction_matrix(self._uv, self._z, self._fx, self._fy, self._u0, self._v0)
 
+    def lower(self, c):
+        return Lowering({"output": _c_interaction(c.shape_in["uv"][0], "in_uv", "out_L")})
+
+    def pack(self):
+        return _interaction_numbers(self, self.u[0].shape[0], self._z)
+
 
 class Ibvs(Block):
     """Image-based visual servoing: v = gain · pinv(L(uv, depth)) · (desired − uv).
@@ -346,3 +377,39 @@ class Ibvs(Block):
 
     def output(self, t):
         self._v[...] = self._law.velocity(self._uv)
+
+    # compiled: L as image_jacobian's, e = s* - uv, v = gain * lstsq(L, e)[0] (numpy's dgelsd)
+    def lower(self, c):
+        needs_lapack()
+        p = len(self._law.desired)
+        n0 = 4 + p
+        return Lowering({"output": (
+            f"double L[{12 * p}], e[{2 * p}], sol[6];\n" + _c_interaction(p, "in_uv", "L") + "\n"
+            + c.loop(2 * p, f"e[i] = P[{n0 + 1} + i] - in_uv[i];") + "\n"
+            f"long long info = rt_lstsq(L, {2 * p}, 6, e, sol);\n"
+            'if (info != 0) FAIL("%s", info > 0 ? "SVD did not converge in Linear Least '
+            'Squares" : "no LAPACK");\n'
+            + c.loop(6, f"out_v[i] = P[{n0}] * sol[i];"))})
+
+    def pack(self):
+        law = self._law
+        return flat(_interaction_numbers(self, len(law.desired), law.depth), law.gain,
+                    law._s_star)
+
+
+def _interaction_numbers(block, points, depth):
+    """[fx, fy, u0, v0, 1/Z per point]: the numbers of interaction_matrix."""
+    fx, fy, u0, v0 = _focal(block)
+    return flat(fx, fy, u0, v0, np.broadcast_to(1.0 / np.asarray(depth, dtype=float), (points,)))
+
+
+def _c_interaction(p, uv, L):
+    """C of interaction_matrix(uv, depth, fx, fy, u0, v0) into L (2p, 6), its numbers
+    (`_interaction_numbers`) at P[0..4 + p), operation by operation."""
+    return LowerContext.loop(p, (
+        "double fx = P[0], fy = P[1], iz = P[4 + i], du = {uv}[2 * i] - P[2], "
+        "dv = {uv}[2 * i + 1] - P[3]; double *a = {L} + 12 * i, *b = a + 6; "
+        "a[0] = -fx * iz; a[1] = 0.0; a[2] = du * iz; a[3] = du * dv / fy; "
+        "a[4] = -(fx + du * du / fx); a[5] = (fx / fy) * dv; "
+        "b[0] = 0.0; b[1] = -fy * iz; b[2] = dv * iz; b[3] = fy + dv * dv / fy; "
+        "b[4] = -du * dv / fx; b[5] = -(fy / fx) * du;").format(uv=uv, L=L))

@@ -1,4 +1,5 @@
-"""The BLAS numpy calls for dot and matmul, found so compiled code can call the same one.
+"""The BLAS numpy calls for dot and matmul, and the LAPACK numpy.linalg calls, found so
+compiled code can call the same ones.
 
 numpy hands small dot products and matrix products to its BLAS (OpenBLAS in the wheels),
 whose kernels sum in their own order with fused multiply-adds. Compiled code that sums
@@ -6,7 +7,9 @@ in another order differs in the last bits, and an adaptive solver's error contro
 that into step sizes differing in their 12th digit. Calling numpy's own BLAS (runtime/
 rt_blas.c mirrors numpy's choice of function) keeps the bits equal. The library is the one
 loaded into this process from numpy's installation (Linux: /proc/self/maps; else the
-libraries shipped inside numpy's package folders).
+libraries shipped inside numpy's package folders). numpy's wheels carry LAPACK in the same
+library (dgesv for solve and inv, dgesdd for svd and pinv, dgelsd for lstsq): runtime/
+rt_linalg.c calls them as numpy/linalg/umath_linalg.cpp does.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 _NAMES = ("ddot", "dgemv", "daxpy", "dgemm")
+_LAPACK = ("dgesv", "dgesdd", "dgelsd")
 
 
 @functools.lru_cache(maxsize=None)
@@ -32,6 +36,26 @@ def numpy_blas():
             for suffix, ilp64 in (("64_", 1), ("", 0)):
                 try:
                     fns = [getattr(lib, f"{prefix}cblas_{name}{suffix}") for name in _NAMES]
+                except AttributeError:
+                    continue
+                return ilp64, tuple(ctypes.cast(f, ctypes.c_void_p).value for f in fns)
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def numpy_lapack():
+    """(ilp64, (cblas_dsyrk, dgesv, dgesdd, dgelsd) addresses) of numpy's library, or None
+    (a numpy built against another LAPACK: compiled code then has no linear algebra)."""
+    for path in _candidates():
+        try:
+            lib = ctypes.CDLL(str(path))
+        except OSError:
+            continue
+        for prefix in ("scipy_", ""):
+            for suffix, ilp64 in (("64_", 1), ("", 0)):
+                try:
+                    fns = [getattr(lib, f"{prefix}cblas_dsyrk{suffix}")]
+                    fns += [getattr(lib, f"{prefix}{name}_{suffix}") for name in _LAPACK]
                 except AttributeError:
                     continue
                 return ilp64, tuple(ctypes.cast(f, ctypes.c_void_p).value for f in fns)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import ufuncs
-from .blas import numpy_blas
+from .blas import numpy_blas, numpy_lapack
 from .codegen import RUNTIME, RUNTIME_FILES
 
 FLAGS = ("-O2", "-ffp-contract=off", "-fPIC", "-shared", "-std=gnu99", "-pthread")
@@ -212,6 +212,7 @@ def _declare(lib):
         "rt_batch_setup": ([P, LL, P, P, P, P, P, P, P], None),
         "rt_batch_start": ([P, I], I), "rt_batch_wait": ([P, D], I), "rt_batch_stop": ([P], None),
         "rt_batch_outcomes": ([P, P], None), "rt_batch_columns": ([P, I, LL, P], None),
+        "rt_set_lapack": ([I, P, P, P, P], None),
     }
     for name, (args, result) in signatures.items():
         fn = getattr(lib, name)
@@ -219,6 +220,9 @@ def _declare(lib):
     found = numpy_blas()
     if found is not None:
         lib.rt_set_blas(found[0], *found[1])
+    found = numpy_lapack()
+    if found is not None:
+        lib.rt_set_lapack(found[0], *found[1])
     loops, data = ufuncs.loops()  # the library copies them
     pointers = ctypes.c_void_p * len(loops)
     lib.rt_set_ufuncs(pointers(*loops), pointers(*data))

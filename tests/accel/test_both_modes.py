@@ -22,10 +22,9 @@ DIAGRAMS = sorted((ROOT / "diagrams").glob("*.yaml")) + sorted(CORPUS.glob("*.ya
 
 # block types each diagram uses that have no compiled form yet
 NOT_LOWERED = {
-    "demo5.yaml": ("function", "ijacob"),
-    "demo6.yaml": ("camera", "function", "ibvs", "ijacob"),
+    "demo5.yaml": ("function",),
+    "demo6.yaml": ("function",),
     "planar7r.yaml": ("function", "planar_kinematics", "planar_model", "planar_robot"),
-    "stick_slip.yaml": ("robot",),
     "expressions.yaml": ("function",),
 }
 

@@ -1,0 +1,369 @@
+/* numpy's matmul in its general cases and numpy.linalg's solve, inv, pinv and lstsq,
+   computed as numpy computes them, for block lowerings: the same BLAS and LAPACK functions
+   (those of numpy's own library, whose entry points Python hands over with rt_set_blas and
+   rt_set_lapack) with the same arguments, so the results carry the same bits.
+
+   - rt_matmul_ex: numpy.matmul(A, B) for operands with any (positive) element strides, as
+     numpy/_core/src/umath/matmul.c.src dispatches it: dot for row @ column, gemv for a
+     vector, syrk for a matrix times its own transpose (the upper triangle mirrored), gemm
+     with transposes for Fortran-ordered operands, plain sums where a dimension is 1.
+   - rt_solve, rt_inv, rt_pinv, rt_lstsq: numpy/linalg/umath_linalg.cpp's calls of dgesv,
+     dgesdd and dgelsd (operands copied to column-major, workspace sizes queried as numpy
+     queries them) and numpy/linalg/_linalg.py's arithmetic around them (pinv's cutoff
+     1e-15 * max(s) and vt^T @ (s^-1 u^T); lstsq's rcond eps * max(m, n)).
+
+   Without numpy's LAPACK the linear-algebra functions return RT_NO_LAPACK (lowerings that
+   need them refuse to compile then: blocksim.accel.lowering.needs_lapack); without its BLAS
+   the products are sums in order (as rt_blas.c's). Work arrays are the caller's stack. */
+
+enum { RT_NO_LAPACK = -1000000 };
+enum { COL_MAJOR = 102, UPPER = 121 };
+
+typedef long long LI;  /* a Fortran integer of an ILP64 LAPACK (int for LP64) */
+static int lapack_ilp64;
+static void *lapack_fn[4];  /* cblas_dsyrk, dgesv_, dgesdd_, dgelsd_ */
+
+void rt_set_lapack(int ilp64, void *dsyrk, void *dgesv, void *dgesdd, void *dgelsd)
+{
+    lapack_ilp64 = ilp64;
+    lapack_fn[0] = dsyrk;
+    lapack_fn[1] = dgesv;
+    lapack_fn[2] = dgesdd;
+    lapack_fn[3] = dgelsd;
+}
+
+/* ---- BLAS calls with numpy's arguments ------------------------------------------------------ */
+typedef void (*gemv64_t)(int, int, BL, BL, double, const double *, BL, const double *, BL,
+                         double, double *, BL);
+typedef void (*gemv32_t)(int, int, int, int, double, const double *, int, const double *, int,
+                         double, double *, int);
+typedef void (*gemm64_t)(int, int, int, BL, BL, BL, double, const double *, BL, const double *,
+                         BL, double, double *, BL);
+typedef void (*gemm32_t)(int, int, int, int, int, int, double, const double *, int,
+                         const double *, int, double, double *, int);
+typedef void (*syrk64_t)(int, int, int, BL, BL, double, const double *, BL, double, double *,
+                         BL);
+typedef void (*syrk32_t)(int, int, int, int, int, double, const double *, int, double,
+                         double *, int);
+
+/* element (i, j) of a row-major (order 101) or column-major matrix with leading dim ld,
+   transposed when trans */
+static double la_at(int order, int trans, const double *A, BL ld, BL i, BL j)
+{
+    if (trans) {
+        BL k = i;
+        i = j;
+        j = k;
+    }
+    return order == ROW_MAJOR ? A[i * ld + j] : A[j * ld + i];
+}
+
+/* y = op(A) x, op(A) M x N (cblas_dgemv's arguments; alpha 1, beta 0) */
+static void la_gemv(int order, int trans, BL M, BL N, const double *A, BL lda, const double *x,
+                    BL incx, double *y, BL incy)
+{
+    if (!blas_fn[1]) {
+        BL rows = trans == TRANS ? N : M, cols = trans == TRANS ? M : N;
+        for (BL i = 0; i < rows; i++) {
+            double s = 0.0;
+            for (BL j = 0; j < cols; j++)
+                s += la_at(order, trans == TRANS, A, lda, i, j) * x[j * incx];
+            y[i * incy] = s;
+        }
+        return;
+    }
+    if (blas_ilp64)
+        ((gemv64_t)blas_fn[1])(order, trans, M, N, 1.0, A, lda, x, incx, 0.0, y, incy);
+    else
+        ((gemv32_t)blas_fn[1])(order, trans, (int)M, (int)N, 1.0, A, (int)lda, x, (int)incx,
+                               0.0, y, (int)incy);
+}
+
+/* C = op(A) op(B), C M x N row-major with ldc (cblas_dgemm's arguments; alpha 1, beta 0) */
+static void la_gemm(int tA, int tB, BL M, BL N, BL K, const double *A, BL lda, const double *B,
+                    BL ldb, double *C, BL ldc)
+{
+    if (!blas_fn[3]) {
+        for (BL i = 0; i < M; i++)
+            for (BL j = 0; j < N; j++) {
+                double s = 0.0;
+                for (BL l = 0; l < K; l++)
+                    s += la_at(ROW_MAJOR, tA == TRANS, A, lda, i, l)
+                         * la_at(ROW_MAJOR, tB == TRANS, B, ldb, l, j);
+                C[i * ldc + j] = s;
+            }
+        return;
+    }
+    if (blas_ilp64)
+        ((gemm64_t)blas_fn[3])(ROW_MAJOR, tA, tB, M, N, K, 1.0, A, lda, B, ldb, 0.0, C, ldc);
+    else
+        ((gemm32_t)blas_fn[3])(ROW_MAJOR, tA, tB, (int)M, (int)N, (int)K, 1.0, A, (int)lda, B,
+                               (int)ldb, 0.0, C, (int)ldc);
+}
+
+/* the upper triangle of C = op(A) op(A)^T, C N x N row-major (cblas_dsyrk's arguments) */
+static void la_syrk(int trans, BL N, BL K, const double *A, BL lda, double *C, BL ldc)
+{
+    if (!lapack_fn[0]) {
+        for (BL i = 0; i < N; i++)
+            for (BL j = i; j < N; j++) {
+                double s = 0.0;
+                for (BL l = 0; l < K; l++)
+                    s += la_at(ROW_MAJOR, trans == TRANS, A, lda, i, l)
+                         * la_at(ROW_MAJOR, trans == TRANS, A, lda, j, l);
+                C[i * ldc + j] = s;
+            }
+        return;
+    }
+    if (lapack_ilp64)
+        ((syrk64_t)lapack_fn[0])(ROW_MAJOR, UPPER, trans, N, K, 1.0, A, lda, 0.0, C, ldc);
+    else
+        ((syrk32_t)lapack_fn[0])(ROW_MAJOR, UPPER, trans, (int)N, (int)K, 1.0, A, (int)lda,
+                                 0.0, C, (int)ldc);
+}
+
+/* numpy's is_blasable2d (strides in elements) */
+static int la_blasable(BL s1, BL s2, BL d1, BL d2)
+{
+    return s2 == 1 && s1 >= d2;
+}
+
+/* numpy.matmul(A, B) into out (m, p) C-contiguous: A (m, n) with element strides (a_m, a_n),
+   B (n, p) with (b_n, b_p); every operand C- or Fortran-contiguous (blasable), so numpy
+   copies none of them. */
+static void rt_matmul_ex(const double *A, BL a_m, BL a_n, const double *B, BL b_n, BL b_p,
+                         BL m, BL n, BL p, double *out)
+{
+    BL o_m = p, o_p = 1;
+    if (m == 0 || n == 0 || p == 0) {   /* numpy's plain loop: zeros */
+        for (BL i = 0; i < m * p; i++)
+            out[i] = 0.0;
+        return;
+    }
+    int i1_c = la_blasable(a_m, a_n, m, n), i2_c = la_blasable(b_n, b_p, n, p);
+    if (m == 1 || n == 1 || p == 1) {
+        int i1 = i1_c || la_blasable(a_n, a_m, n, m), i2 = i2_c || la_blasable(b_p, b_n, p, n);
+        if (m == 1 && p == 1) {                         /* row @ column: numpy's dot */
+            out[0] = 0.0 + b_ddot(n, A, a_n, B, b_n);
+        } else if (n == 1 && (p == 1 || m == 1)) {      /* scalar_vec: plain sums */
+            goto plain;
+        } else if (m == 1 && i2 && la_blasable(a_n, 1, n, 1)) {   /* vector @ matrix */
+            if (la_blasable(b_p, b_n, p, n))
+                la_gemv(COL_MAJOR, TRANS, n, p, B, b_p, A, a_n, out, o_p);
+            else
+                la_gemv(ROW_MAJOR, TRANS, n, p, B, b_n, A, a_n, out, o_p);
+        } else if (p == 1 && i1 && la_blasable(b_n, 1, n, 1)) {   /* matrix @ vector */
+            if (la_blasable(a_m, a_n, m, n))
+                la_gemv(COL_MAJOR, TRANS, n, m, A, a_m, B, b_n, out, o_m);
+            else
+                la_gemv(ROW_MAJOR, TRANS, n, m, A, a_n, B, b_n, out, o_m);
+        } else {
+            goto plain;
+        }
+        return;
+    }
+    {   /* matrix @ matrix: the output is C-ordered, numpy's o_transpose is false */
+        int t1 = i1_c ? NO_TRANS : TRANS, t2 = i2_c ? NO_TRANS : TRANS;
+        BL lda = i1_c ? a_m : a_n, ldb = i2_c ? b_n : b_p;
+        if (A == B && m == p && a_m == b_p && a_n == b_n && t1 != t2) {
+            la_syrk(t1, p, n, A, t1 == NO_TRANS ? lda : ldb, out, o_m);
+            for (BL i = 0; i < p; i++)
+                for (BL j = i + 1; j < p; j++)
+                    out[j * o_m + i] = out[i * o_m + j];
+        } else {
+            la_gemm(t1, t2, m, p, n, A, lda, B, ldb, out, o_m);
+        }
+        return;
+    }
+plain:
+    for (BL i = 0; i < m; i++)
+        for (BL j = 0; j < p; j++) {
+            double s = 0.0;
+            for (BL l = 0; l < n; l++)
+                s += A[i * a_m + l * a_n] * B[l * b_n + j * b_p];
+            out[i * o_m + j * o_p] = s;
+        }
+}
+
+/* ---- LAPACK, as numpy.linalg calls it ------------------------------------------------------- */
+typedef void (*gesv64_t)(const LI *, const LI *, double *, const LI *, LI *, double *,
+                         const LI *, LI *);
+typedef void (*gesv32_t)(const int *, const int *, double *, const int *, int *, double *,
+                         const int *, int *);
+typedef void (*gesdd64_t)(const char *, const LI *, const LI *, double *, const LI *, double *,
+                          double *, const LI *, double *, const LI *, double *, const LI *,
+                          LI *, LI *);
+typedef void (*gesdd32_t)(const char *, const int *, const int *, double *, const int *,
+                          double *, double *, const int *, double *, const int *, double *,
+                          const int *, int *, int *);
+typedef void (*gelsd64_t)(const LI *, const LI *, const LI *, double *, const LI *, double *,
+                          const LI *, double *, const double *, LI *, double *, const LI *,
+                          LI *, LI *);
+typedef void (*gelsd32_t)(const int *, const int *, const int *, double *, const int *,
+                          double *, const int *, double *, const double *, int *, double *,
+                          const int *, int *, int *);
+
+static LI la_max(LI a, LI b)
+{
+    return a > b ? a : b;
+}
+
+/* dgesv(n, nrhs, a, lda = max(n, 1), ipiv, b, ldb = lda): info */
+static LI la_gesv(LI n, LI nrhs, double *a, void *ipiv, double *b)
+{
+    LI ld = la_max(n, 1), info = 0;
+    if (lapack_ilp64) {
+        ((gesv64_t)lapack_fn[1])(&n, &nrhs, a, &ld, (LI *)ipiv, b, &ld, &info);
+        return info;
+    }
+    int n4 = (int)n, r4 = (int)nrhs, l4 = (int)ld, i4 = 0;
+    ((gesv32_t)lapack_fn[1])(&n4, &r4, a, &l4, (int *)ipiv, b, &l4, &i4);
+    return i4;
+}
+
+/* column-major copy dst (ld rows) of the row-major (rows, cols) src with row stride rs */
+static void la_to_columns(const double *src, BL rows, BL cols, BL rs, double *dst, BL ld)
+{
+    for (BL j = 0; j < cols; j++)
+        for (BL i = 0; i < rows; i++)
+            dst[j * ld + i] = src[i * rs + j];
+}
+
+/* numpy.linalg.solve(A, B): A (n, n), B (n, nrhs) row-major (a vector: nrhs 1) into X
+   (n, nrhs), which may be B; 0, > 0 for a singular A (numpy: LinAlgError "Singular
+   matrix"; X is then unchanged), RT_NO_LAPACK. */
+static LI rt_solve(const double *A, BL n, const double *B, BL nrhs, double *X)
+{
+    if (!lapack_fn[1])
+        return RT_NO_LAPACK;
+    double a[DIM(n * n)], b[DIM(n * nrhs)];
+    LI ipiv[DIM(n)];
+    la_to_columns(A, n, n, n, a, n);
+    la_to_columns(B, n, nrhs, nrhs, b, n);
+    LI info = la_gesv(n, nrhs, a, ipiv, b);
+    if (info == 0)
+        la_to_columns(b, nrhs, n, n, X, nrhs);  /* back to row-major */
+    return info;
+}
+
+/* numpy.linalg.inv(A): A (n, n) into X (n, n); as rt_solve with B the identity */
+static LI rt_inv(const double *A, BL n, double *X)
+{
+    if (!lapack_fn[1])
+        return RT_NO_LAPACK;
+    double a[DIM(n * n)], b[DIM(n * n)];
+    LI ipiv[DIM(n)];
+    la_to_columns(A, n, n, n, a, n);
+    memset(b, 0, sizeof(double) * n * n);
+    for (BL i = 0; i < n; i++)
+        b[i * n + i] = 1.0;
+    LI info = la_gesv(n, n, a, ipiv, b);
+    if (info == 0)
+        la_to_columns(b, n, n, n, X, n);
+    return info;
+}
+
+/* dgesdd('S') of the column-major (m, n) a: s (k), u (m, k) and vt (k, n) row-major
+   (numpy.linalg.svd(A, full_matrices=False)), k = min(m, n); the work size queried first */
+static LI la_svd(double *a, LI m, LI n, double *s, double *u, double *vt)
+{
+    LI k = m < n ? m : n, lda = la_max(m, 1), ldvt = la_max(1, k), lwork = -1, info = 0;
+    double uc[DIM(m * k)], vtc[DIM(k * n)], query = 0.0;
+    LI iwork[DIM(8 * k)];
+    int m4 = (int)m, n4 = (int)n, lda4 = (int)lda, ldvt4 = (int)ldvt, lw4 = -1, i4 = 0;
+    if (lapack_ilp64)
+        ((gesdd64_t)lapack_fn[2])("S", &m, &n, a, &lda, s, uc, &lda, vtc, &ldvt, &query,
+                                  &lwork, iwork, &info);
+    else
+        ((gesdd32_t)lapack_fn[2])("S", &m4, &n4, a, &lda4, s, uc, &lda4, vtc, &ldvt4, &query,
+                                  &lw4, (int *)iwork, &i4);
+    if (info != 0 || i4 != 0)
+        return info != 0 ? info : i4;
+    lwork = (LI)query;
+    if (lwork == 0)
+        lwork = 1;
+    double work[lwork];
+    lw4 = (int)lwork;
+    if (lapack_ilp64)
+        ((gesdd64_t)lapack_fn[2])("S", &m, &n, a, &lda, s, uc, &lda, vtc, &ldvt, work, &lwork,
+                                  iwork, &info);
+    else
+        ((gesdd32_t)lapack_fn[2])("S", &m4, &n4, a, &lda4, s, uc, &lda4, vtc, &ldvt4, work,
+                                  &lw4, (int *)iwork, &i4);
+    if (info != 0 || i4 != 0)
+        return info != 0 ? info : i4;
+    la_to_columns(uc, k, m, lda, u, k);     /* column-major (m, k) -> row-major */
+    la_to_columns(vtc, n, k, ldvt, vt, n);  /* column-major (k, n) -> row-major */
+    return 0;
+}
+
+/* numpy.linalg.pinv(A) (rcond 1e-15): A (m, n) into X (n, m); *cond = s_max / s_min (the
+   2-norm condition number, inf when A is rank-deficient). 0, > 0 when the SVD did not
+   converge (numpy: LinAlgError "SVD did not converge"), RT_NO_LAPACK. */
+static LI rt_pinv(const double *A, BL m, BL n, double *X, double *cond)
+{
+    if (!lapack_fn[2])
+        return RT_NO_LAPACK;
+    BL k = m < n ? m : n;
+    double a[DIM(m * n)], s[DIM(k)], u[DIM(m * k)], vt[DIM(k * n)], su[DIM(k * m)];
+    la_to_columns(A, m, n, n, a, m);
+    LI info = la_svd(a, m, n, s, u, vt);
+    if (info != 0)
+        return info;
+    double smax = s[0];
+    for (BL i = 1; i < k; i++)  /* numpy's amax: a NaN wins */
+        if (isnan(s[i]) || s[i] > smax)
+            smax = s[i];
+    double cutoff = 1e-15 * smax;
+    *cond = s[0] / s[k - 1];
+    for (BL i = 0; i < k; i++)
+        s[i] = s[i] > cutoff ? 1.0 / s[i] : 0.0;
+    /* s[:, None] * u.T: (k, m), Fortran-ordered as numpy allocates it (u.T leads), i.e.
+       row-major (m, k) su[i][j] = s[j] * u[i][j] */
+    for (BL i = 0; i < m; i++)
+        for (BL j = 0; j < k; j++)
+            su[i * k + j] = s[j] * u[i * k + j];
+    /* vt.T (n, k): strides (1, n); su (k, m): strides (1, k) */
+    rt_matmul_ex(vt, 1, n, su, 1, k, n, k, m, X);
+    return 0;
+}
+
+/* numpy.linalg.lstsq(A, b, rcond=None)[0]: A (m, n) row-major, b (m) into x (n); 0, > 0
+   when the SVD did not converge, RT_NO_LAPACK. */
+static LI rt_lstsq(const double *A, BL m, BL n, const double *b, double *x)
+{
+    if (!lapack_fn[3])
+        return RT_NO_LAPACK;
+    LI M = m, N = n, nrhs = 1, lda = la_max(1, M), ldb = la_max(1, la_max(M, N)), rank = 0,
+       lwork = -1, iquery = 0, info = 0, k = m < n ? m : n;
+    double rcond = 2.220446049250313e-16 * (double)(m > n ? m : n), query = 0.0;
+    double a[DIM(m * n)], bb[DIM(ldb)], s[DIM(k)];
+    int M4 = (int)M, N4 = (int)N, r4 = 1, lda4 = (int)lda, ldb4 = (int)ldb, rank4 = 0, lw4 = -1,
+        iq4 = 0, i4 = 0;
+    la_to_columns(A, m, n, n, a, m);
+    memset(bb, 0, sizeof bb);
+    memcpy(bb, b, sizeof(double) * m);
+    if (lapack_ilp64)
+        ((gelsd64_t)lapack_fn[3])(&M, &N, &nrhs, a, &lda, bb, &ldb, s, &rcond, &rank, &query,
+                                  &lwork, &iquery, &info);
+    else
+        ((gelsd32_t)lapack_fn[3])(&M4, &N4, &r4, a, &lda4, bb, &ldb4, s, &rcond, &rank4,
+                                  &query, &lw4, &iq4, &i4);
+    if (info != 0 || i4 != 0)
+        return info != 0 ? info : i4;
+    lwork = (LI)query;
+    LI liwork = lapack_ilp64 ? iquery : iq4;
+    double work[DIM(lwork)];
+    LI iwork[DIM(liwork)];
+    lw4 = (int)lwork;
+    if (lapack_ilp64)
+        ((gelsd64_t)lapack_fn[3])(&M, &N, &nrhs, a, &lda, bb, &ldb, s, &rcond, &rank, work,
+                                  &lwork, iwork, &info);
+    else
+        ((gelsd32_t)lapack_fn[3])(&M4, &N4, &r4, a, &lda4, bb, &ldb4, s, &rcond, &rank4, work,
+                                  &lw4, (int *)iwork, &i4);
+    if (info != 0 || i4 != 0)
+        return info != 0 ? info : i4;
+    memcpy(x, bb, sizeof(double) * n);
+    return 0;
+}
