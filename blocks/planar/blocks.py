@@ -9,8 +9,11 @@ validated once at compile time.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
+from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import Block, In, Out
 from blocksim.params import Param, ParamError
 
@@ -27,6 +30,18 @@ LINK_PARAMS = (
     Param("B", "value", 0.0, "viscous joint friction (n,) N m s/rad"),
     Param("g0", "scalar", 9.81, "gravity along -y, m/s^2"),
 )
+
+
+# compiled forms (accelerated mode): the kernels in C, operation by operation as the
+# interpreted ones (numba or plain Python); P holds the link data [L, Lc, m, ml, I, B, g0]
+KERNELS = Path(__file__).with_name("_kernels.c")
+_ARM = ("PlanarArm arm = {{P, P + {n}, P + {n2}, P + {n3}, P + {n4}, P + {n5}, P[{n6}], {n}}}; "
+        "double work[PLANAR_WORK({n})]; (void)arm;\n")
+
+
+def _arm(n, code):
+    """C: the arm's link data from P (`arm`), a work array, then `code`."""
+    return _ARM.format(n=n, n2=2 * n, n3=3 * n, n4=4 * n, n5=5 * n, n6=6 * n) + code
 
 
 def _lengths(p):
@@ -92,6 +107,15 @@ class PlanarKinematics(Block):
         # the kernel's buffer is [x, J, Jd] flattened: the outputs' consecutive layout
         self.y_flat[:] = _kinmodel(self.u[0], self.u[1], self._L)
 
+    def lower(self, c):
+        n = self._L.size
+        return Lowering({"output": f"double work[{3 * n}]; "
+                                   f"planar_kinmodel({n}, in_q, in_qd, P, out_x, work);"},
+                        support=(KERNELS,))
+
+    def pack(self):
+        return flat(self._L)
+
 
 class PlanarModel(Block):
     """The complete kinematic and dynamic model of a planar n-R arm: x, J, Jd, H, Hd, h, g.
@@ -125,6 +149,14 @@ class PlanarModel(Block):
     def output(self, t):
         # the kernel's buffer is [x, J, Jd, H, Hd, h, g] flattened: the outputs' layout
         self.y_flat[:] = _dynmodel(self.u[0], self.u[1], *self._data, self._g0)
+
+    def lower(self, c):
+        n = self._data[0].size
+        return Lowering({"output": _arm(n, "planar_dynmodel(&arm, in_q, in_qd, out_x, work);")},
+                        support=(KERNELS,))
+
+    def pack(self):
+        return flat(*self._data, self._g0)
 
 
 class PlanarRobot(Block):
@@ -175,6 +207,18 @@ class PlanarRobot(Block):
         self._dq[...] = self._qd
         self._dqd[...] = self.y[2]
 
+    def lower(self, c):
+        n = self._data[0].size
+        return Lowering({
+            "output": _arm(n, f"double H[{n * n}];\nif (planar_forward_dynamics(&arm, x, x + {n}, "
+                              "in_tau, out_qdd, H, work)) FAIL(\"inertia matrix is not positive "
+                              "definite (check the link data)\");"),
+            "derivative": c.loop(n, f"dx[i] = x[{n} + i]; dx[{n} + i] = out_qdd[i];")},
+            support=(KERNELS,))
+
+    def pack(self):
+        return flat(*self._data, self._g0)
+
 
 class PlanarIndex(Block):
     """A redundancy index of a planar n-R arm and its gradient in q.
@@ -207,6 +251,7 @@ class PlanarIndex(Block):
         L = _lengths(self.p)
         n = L.size
         kind = self.p.kind
+        self._numbers = ()  # the gravity index's link data and weight (compiled form)
         if kind == "manipulability":
             self._index = lambda q: idxman(q, L)
         elif kind == "condition":
@@ -218,7 +263,10 @@ class PlanarIndex(Block):
                 raise ParamError("W", f"W must have shape ({n},) or ({n}, {n}), got {W.shape}")
             g0 = float(self.p.g0)
             self._index = lambda q: idxgrav(q, L, Lc, m, ml, W, g0)
-        self._n = n
+            # the weight idxgrav uses: I, diag(W) or the symmetric part of W
+            Ws = np.eye(n) if W is None else np.diag(W) if W.shape == (n,) else 0.5 * (W + W.T)
+            self._numbers = (Lc, m, ml, np.zeros(n), np.zeros(n), g0, Ws)
+        self._L, self._n = L, n
 
     def ports(self):
         n = self._n
@@ -228,3 +276,21 @@ class PlanarIndex(Block):
         value, grad = self._index(self.u[0])
         self.y[0][...] = value
         self.y[1][...] = grad
+
+    # compiled: P = [L] or, for the gravity index, [L, Lc, m, ml, 0, 0, g0, W (n, n)];
+    # out_value and out_grad are consecutive, as the kernels' [value, gradient]
+    def lower(self, c):
+        n, kind = self._n, self.p.kind
+        if kind == "gravity":
+            code = _arm(n, f"planar_idxgrav(&arm, in_q, P + {6 * n + 1}, out_value, work);")
+        else:
+            name = "idxman" if kind == "manipulability" else "idxcn"
+            why = ("manipulability gradient undefined at a singular configuration"
+                   if kind == "manipulability" else
+                   "condition-number gradient undefined (singular or isotropic J)")
+            code = (f"double work[{8 * n + 3}];\nif (planar_{name}({n}, in_q, P, out_value, work)) "
+                    f'FAIL("{why}");')
+        return Lowering({"output": code}, support=(KERNELS,))
+
+    def pack(self):
+        return flat(self._L, *self._numbers)

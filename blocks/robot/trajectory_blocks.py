@@ -1,5 +1,7 @@
 """Trajectory sources: a quintic joint-space motion, a straight-line Cartesian motion and a
 multi-segment joint motion through via points."""
+from pathlib import Path
+
 import numpy as np
 
 from blocksim.accel.lowering import LowerContext, Lowering, flat
@@ -9,6 +11,9 @@ from blocksim.params import Param, ParamError
 from .kinematics_blocks import joint_names
 from .mstraj import ViaPointError, ViaPointTrajectory
 from .trajectory import CartesianTrajectory, QuinticTrajectory
+
+
+CTRAJ = Path(__file__).with_name("_ctraj.c")  # ctraj's motion in C (compiled diagrams)
 
 
 class _Motion(Block):
@@ -160,6 +165,24 @@ class CTraj(_Motion):
         self._traj.set_poses(self._T0, self._T1)
         self._traj.into(t, self.y[0], self.y[1])
 
+    # compiled: P = [tf, then the motion's terms (_ctraj.c's CTrajTerms): T0, T1, sin_term,
+    # cos_term, dp, spin, phi]; with poses from inputs the terms are computed at each
+    # evaluation as set_poses computes them
+    def lower(self, c):
+        if not self._inputs:
+            terms = "memcpy(&m, P + 1, sizeof m);"
+        else:
+            poses = [f"in_{key}" if key in self._inputs else f"P + {1 + 16 * k}"
+                     for k, key in enumerate(("T0", "T1"))]
+            terms = f"ctraj_poses(&m, {poses[0]}, {poses[1]});"
+        return Lowering({"output": f"CTrajTerms m; {terms}\nctraj_into(&m, P[0], t, out_T, out_v);"},
+                        support=(CTRAJ,))
+
+    def pack(self):
+        traj = self._traj
+        return flat(traj.tf, traj._T0, traj._T1, traj._sin_term, traj._cos_term, traj._dp,
+                    traj._spin, traj._phi)
+
 
 class MSTraj(Block):
     """Joint motion along straight segments through via points, as mstraj in the Robotics Toolbox.
@@ -227,3 +250,29 @@ class MSTraj(Block):
 
     def output(self, t):
         self._traj.into(int(self.xd[0]), t, self.y_flat)
+
+    # compiled: P = [bounds, origins, M (3n, 5) of each piece], padded to the most pieces the
+    # via points' count allows (2m + 3; bounds with inf): the numbers change, not the code
+    def lower(self, c):
+        K, w = self._most_pieces(), 3 * int(np.prod(self._shape, dtype=int))
+        # numpy.searchsorted(bounds, t, "right"): the bounds at or before t (sorted, inf last)
+        piece = "int k = 0; " + LowerContext.loop(K - 1, "k += P[i] <= t;") + " xd[0] = k;"
+        return Lowering({
+            "output": (f"int k = (int)xd[0]; double s = t - P[{K - 1} + k], p[5]; p[0] = 1.0; "
+                       "p[1] = s; p[2] = s * s; p[3] = p[2] * s; p[4] = p[2] * p[2];\n"
+                       f"rt_matmul(P + {2 * K - 1} + k * {5 * w}, {w}, 5, p, 1, out_q);"),
+            "initialize": piece, "event": piece})
+
+    def _most_pieces(self):
+        return 2 * len(self._traj.velocities) + 3
+
+    def pack(self):
+        traj, K = self._traj, self._most_pieces()
+        pieces = len(traj._origins)
+        bounds = np.full(K - 1, np.inf)
+        bounds[:pieces - 1] = traj.bounds
+        origins = np.zeros(K)
+        origins[:pieces] = traj._origins
+        M = np.zeros((K,) + traj._M.shape[1:])
+        M[:pieces] = traj._M
+        return flat(bounds, origins, M)
