@@ -20,7 +20,12 @@ machine is shared):
   compile and the cluster's start. The PID's anti-windup is back-calculation here: its
   clamping, which watches the rate of e, has no compiled form yet.
 - hybrid: bouncing_ball and thermostat, accelerated against normal per run.
+- robots: the robot, vision and planar diagrams (demo1-6, scara, stick_slip, planar7r),
+  accelerated against normal per run (demo3's target: at least 5x), and each one's first
+  compile; a diagram with blocks that have no compiled form yet says which.
 - whole process: `blocksim run diagrams/demo1.yaml` under auto against normal.
+
+`--sections robots,hybrid` runs only those sections.
 """
 import argparse
 import subprocess
@@ -363,6 +368,59 @@ def hybrid_section():
           ["diagram", "normal", "accelerated", "speed-up", "simulation alone"], rows)
 
 
+ROBOT_DIAGRAMS = ("demo1", "demo2", "demo3", "demo4", "demo5", "demo6", "scara", "stick_slip",
+                  "planar7r")
+
+
+def robot_section():
+    from blocksim.accel.codegen import NotCompilable, generate
+
+    rows = []
+    for name in ROBOT_DIAGRAMS:
+        path = DIAGRAMS / f"{name}.yaml"
+        try:
+            generate(blocksim.load(path))
+        except NotCompilable as e:
+            types = sorted({kind for _, kind, _ in e.blocks})
+            rows.append([name, "", "", "", "", f"no compiled form yet: {', '.join(types)}"])
+            continue
+        with tempfile.TemporaryDirectory() as cache, _cache_dir(cache):  # an empty cache
+            compile_time = accelerated(path)[2]["mode"]["compile_time"]
+        accelerated(path)  # compiled into the cache the runs below use
+        fast = best(lambda: accelerated(path), 5)
+        slow = best(lambda: simulate_model(blocksim.load(path, ["simulation.mode=normal"])), 3)
+        sim_fast = min(accelerated(path)[2]["wall_time"] for _ in range(5))
+        sim_slow = min(simulate(blocksim.load(path))[2]["wall_time"] for _ in range(3))
+        rows.append([name, seconds(compile_time), seconds(slow), seconds(fast),
+                     f"{slow / fast:.3g}x", f"{sim_slow / sim_fast:.3g}x"])
+    table("robot, vision and planar diagrams: per run, load and simulate (figures off)",
+          ["diagram", "first compile", "normal", "accelerated", "speed-up",
+           "simulation alone"], rows)
+
+
+class _cache_dir:
+    """BLOCKSIM_CACHE_DIR set to `path` while inside (and nothing compiled loaded)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __enter__(self):
+        import os
+        self.before = os.environ.get("BLOCKSIM_CACHE_DIR"), dict(build._LOADED)
+        os.environ["BLOCKSIM_CACHE_DIR"] = self.path
+        build._LOADED.clear()
+
+    def __exit__(self, *exc):
+        import os
+        before, loaded = self.before
+        if before is None:
+            os.environ.pop("BLOCKSIM_CACHE_DIR", None)
+        else:
+            os.environ["BLOCKSIM_CACHE_DIR"] = before
+        build._LOADED.clear()
+        build._LOADED.update(loaded)
+
+
 def whole_process_section():
     with tempfile.TemporaryDirectory() as tmp:
         command = [sys.executable, "-m", "blocksim", "run", str(DIAGRAMS / "demo1.yaml"),
@@ -379,13 +437,16 @@ def main():
     p.add_argument("--steps", type=int, default=1_000_000)
     p.add_argument("--sweep-runs", type=int, default=1000)
     p.add_argument("--mc-runs", type=int, default=10_000)
+    p.add_argument("--sections", default="all", help="comma-separated: compile, rk4, msd, "
+                   "pid, hybrid, robots, process (default all)")
     args = p.parse_args()
-    compile_section()
-    rk4_section(args.steps)
-    msd_sweep_section(args.sweep_runs)
-    pid_section(args.mc_runs)
-    hybrid_section()
-    whole_process_section()
+    sections = {"compile": compile_section, "rk4": lambda: rk4_section(args.steps),
+                "msd": lambda: msd_sweep_section(args.sweep_runs),
+                "pid": lambda: pid_section(args.mc_runs), "hybrid": hybrid_section,
+                "robots": robot_section, "process": whole_process_section}
+    chosen = list(sections) if args.sections == "all" else args.sections.split(",")
+    for name in chosen:
+        sections[name]()
 
 
 if __name__ == "__main__":

@@ -1,12 +1,19 @@
 """The inverse-kinematics block: a pose in, the joint coordinates that reach it out."""
+from pathlib import Path
+
 import numpy as np
+
+from blocksim.accel.lowering import flat, needs_lapack
 
 from blocksim.block import In, Out
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
 
-from .ikine import IKineError, _check_6s, _config, ikine, ikine6s
+from .ikine import IKineError, _check_6s, _config, _Limits, _rx, _sign, ikine, ikine6s
 from .kinematics_blocks import RobotBlock, joint_names, robot_param
+
+IKINE = Path(__file__).with_name("_ikine.c")  # the numerical ikine in C (compiled diagrams)
+RESTARTS = 10  # ikine()'s restarts, iteration limit, tolerance and first damping
 
 
 class IKine(RobotBlock):
@@ -77,3 +84,64 @@ class IKine(RobotBlock):
         except IKineError as e:
             raise SimulationError(f"no inverse kinematic solution: {e}", block=self.name,
                                   port="q", time=t) from None
+
+    # ---- compiled form: _ikine.c. numerical: P = [robot, lo, hi, revolute, mask, limited,
+    # the first start (q0 inside the limits), the restarts' starts (RESTARTS, n)]; analytic:
+    # P = [robot, the numbers of _ikine.c's Puma]
+    def lower(self, c):
+        needs_lapack()
+        if self.p.method != "numerical":
+            low = self._rows({"output": (
+                "Puma puma; memcpy(&puma, PX, sizeof puma); double a = 0, b = 0, d = 0;\n"
+                "int status = ik_puma(&puma, in_T, out_q, &a, &b, &d);\n"
+                'if (status == 1) FAIL("no inverse kinematic solution: ikine6s: pose out of '
+                'reach: the wrist centre is %.6g from the joint-1 axis, less than the shoulder '
+                'offset %.6g", a, b);\n'
+                'else if (status == 2) FAIL("no inverse kinematic solution: ikine6s: pose out '
+                'of reach: shoulder-to-wrist distance %.6g, the arm reaches %.6g to %.6g", a, '
+                "b, d);")})
+            low.support += (IKINE,)
+            return low
+        n = self.n
+        solve = (
+            f"IKineRobot k = {{RP, RW, Rg, PX, PX + {n}, PX + {2 * n}, PX + {3 * n}, "
+            f"PX[{3 * n + 6}] != 0.0, {n}}};\n"
+            f"double res; long long total;\n"
+            f"int status = ik_solve(&k, in_T, PX + {3 * n + 7}, PX + {4 * n + 7}, {RESTARTS}, "
+            f"500, 1e-10, 1e-2, out_q, &res, &total);\n"
+            'if (status == IK_SINGULAR) FAIL("Singular matrix");\n'
+            'else if (status == IK_SVD) FAIL("SVD did not converge");\n'
+            'else if (status) FAIL("Non-positive determinant (left-handed or null coordinate '
+            'frame) in rotation matrix 0");\n'
+            "else if (!(res < 1e-10)) FAIL(\"no inverse kinematic solution: ikine did not "
+            "converge: error %.3g (tol %g) after %lld iterations in %d attempts; the pose may be "
+            "out of reach or outside the joint limits, or the mask does not allow it\", res, "
+            f"1e-10, total, {RESTARTS + 1});")
+        low = self._rows({"output": solve})
+        low.support += (IKINE,)
+        return low
+
+    def pack(self):
+        if self.p.method != "numerical":
+            return flat(super().pack(), _puma_numbers(self.robot, self.p.config))
+        robot, q0 = self.robot, self._q0
+        limits = _Limits(robot)
+        lo = np.where(limits.set, limits.lo, np.where(robot.sigma == 0, -np.pi, q0))
+        hi = np.where(limits.set, limits.hi, np.where(robot.sigma == 0, np.pi, q0))
+        rng = np.random.default_rng(0)  # ikine's seed: its restarts start from these points
+        starts = [rng.uniform(lo, hi) for _ in range(RESTARTS)]
+        return flat(super().pack(), limits.lo, limits.hi, limits.revolute, self._mask,
+                    limits.any, limits.apply(q0)[0], starts)
+
+
+def _puma_numbers(robot, config):
+    """The numbers _ikine.c's Puma holds, computed as ikine6s computes them."""
+    a, d, alpha = robot.a, robot.d, robot.alpha
+    signs = [_sign(np.sin(x)) for x in alpha[[0, 2, 3, 4]]]
+    c6 = _rx(alpha[5]).T @ np.array([a[5], 0.0, d[5]])
+    L = np.hypot(a[2], d[3])
+    beta = np.arctan2(-signs[1] * d[3], a[2])
+    left, up, flip = _config(config)
+    return flat(signs, c6, d[1] + d[2], d[0], a[1], a[1] ** 2, L, beta, 2 * a[1] * L, alpha,
+                robot.offset, np.linalg.inv(robot.base), np.linalg.inv(robot.tool), left, up,
+                flip)

@@ -263,19 +263,22 @@ static LI rt_inv(const double *A, BL n, double *X)
     return info;
 }
 
-/* dgesdd('S') of the column-major (m, n) a: s (k), u (m, k) and vt (k, n) row-major
-   (numpy.linalg.svd(A, full_matrices=False)), k = min(m, n); the work size queried first */
-static LI la_svd(double *a, LI m, LI n, double *s, double *u, double *vt)
+/* dgesdd of the column-major (m, n) a: s (k), u and vt row-major, k = min(m, n); jobz 'S'
+   (numpy.linalg.svd(A, full_matrices=False): u (m, k), vt (k, n)) or 'A' (full_matrices:
+   u (m, m), vt (n, n)); the work size queried first, as numpy does */
+static LI la_svd(char jobz, double *a, LI m, LI n, double *s, double *u, double *vt)
 {
-    LI k = m < n ? m : n, lda = la_max(m, 1), ldvt = la_max(1, k), lwork = -1, info = 0;
-    double uc[DIM(m * k)], vtc[DIM(k * n)], query = 0.0;
+    LI k = m < n ? m : n, ku = jobz == 'A' ? m : k, kv = jobz == 'A' ? n : k;
+    LI lda = la_max(m, 1), ldvt = la_max(1, kv), lwork = -1, info = 0;
+    double uc[DIM(m * ku)], vtc[DIM(kv * n)], query = 0.0;
     LI iwork[DIM(8 * k)];
     int m4 = (int)m, n4 = (int)n, lda4 = (int)lda, ldvt4 = (int)ldvt, lw4 = -1, i4 = 0;
+    const char job[2] = {jobz, 0};
     if (lapack_ilp64)
-        ((gesdd64_t)lapack_fn[2])("S", &m, &n, a, &lda, s, uc, &lda, vtc, &ldvt, &query,
+        ((gesdd64_t)lapack_fn[2])(job, &m, &n, a, &lda, s, uc, &lda, vtc, &ldvt, &query,
                                   &lwork, iwork, &info);
     else
-        ((gesdd32_t)lapack_fn[2])("S", &m4, &n4, a, &lda4, s, uc, &lda4, vtc, &ldvt4, &query,
+        ((gesdd32_t)lapack_fn[2])(job, &m4, &n4, a, &lda4, s, uc, &lda4, vtc, &ldvt4, &query,
                                   &lw4, (int *)iwork, &i4);
     if (info != 0 || i4 != 0)
         return info != 0 ? info : i4;
@@ -285,16 +288,26 @@ static LI la_svd(double *a, LI m, LI n, double *s, double *u, double *vt)
     double work[lwork];
     lw4 = (int)lwork;
     if (lapack_ilp64)
-        ((gesdd64_t)lapack_fn[2])("S", &m, &n, a, &lda, s, uc, &lda, vtc, &ldvt, work, &lwork,
+        ((gesdd64_t)lapack_fn[2])(job, &m, &n, a, &lda, s, uc, &lda, vtc, &ldvt, work, &lwork,
                                   iwork, &info);
     else
-        ((gesdd32_t)lapack_fn[2])("S", &m4, &n4, a, &lda4, s, uc, &lda4, vtc, &ldvt4, work,
+        ((gesdd32_t)lapack_fn[2])(job, &m4, &n4, a, &lda4, s, uc, &lda4, vtc, &ldvt4, work,
                                   &lw4, (int *)iwork, &i4);
     if (info != 0 || i4 != 0)
         return info != 0 ? info : i4;
-    la_to_columns(uc, k, m, lda, u, k);     /* column-major (m, k) -> row-major */
-    la_to_columns(vtc, n, k, ldvt, vt, n);  /* column-major (k, n) -> row-major */
+    la_to_columns(uc, ku, m, lda, u, ku);     /* column-major (m, ku) -> row-major */
+    la_to_columns(vtc, n, kv, ldvt, vt, n);   /* column-major (kv, n) -> row-major */
     return 0;
+}
+
+/* numpy.linalg.svd(A) (full_matrices=True): A (m, n) row-major; u (m, m), s (min), vt (n, n) */
+static LI rt_svd_full(const double *A, BL m, BL n, double *u, double *s, double *vt)
+{
+    if (!lapack_fn[2])
+        return RT_NO_LAPACK;
+    double a[DIM(m * n)];
+    la_to_columns(A, m, n, n, a, m);
+    return la_svd('A', a, m, n, s, u, vt);
 }
 
 /* numpy.linalg.pinv(A) (rcond 1e-15): A (m, n) into X (n, m); *cond = s_max / s_min (the
@@ -307,7 +320,7 @@ static LI rt_pinv(const double *A, BL m, BL n, double *X, double *cond)
     BL k = m < n ? m : n;
     double a[DIM(m * n)], s[DIM(k)], u[DIM(m * k)], vt[DIM(k * n)], su[DIM(k * m)];
     la_to_columns(A, m, n, n, a, m);
-    LI info = la_svd(a, m, n, s, u, vt);
+    LI info = la_svd('S', a, m, n, s, u, vt);
     if (info != 0)
         return info;
     double smax = s[0];
