@@ -12,6 +12,7 @@ SVD).
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -39,6 +40,19 @@ class ConditionWatch:
             self.worst, self.worst_t = cond, t
         if cond > ILL_CONDITIONED and (self.first is None or t < self.first[0]):
             self.first = (t, cond)
+
+    # compiled code keeps a watch in 5 numbers: [worst, its time, first time, first condition
+    # number, 1 when there is a first]; C_SEE updates them as `see` does
+    WORK = (0.0, np.nan, np.nan, 0.0, 0.0)
+    C_SEE = ("if (cond > W[0]) { W[0] = cond; W[1] = t; } "
+             f"if (cond > {ILL_CONDITIONED!r} && (W[4] == 0.0 || t < W[2])) "
+             "{ W[2] = t; W[3] = cond; W[4] = 1.0; }")
+
+    def load(self, work):
+        """Take the watch of a compiled run from its 5 numbers (WORK's layout)."""
+        worst, worst_t, first_t, first_cond, have = (float(v) for v in work)
+        self.worst, self.worst_t = worst, None if math.isnan(worst_t) else worst_t
+        self.first = (first_t, first_cond) if have else None
 
     def inverse(self, t, A, Ainv):
         """Note the inversion Ainv = A⁻¹ of a square A (n, n), by its κ₁."""

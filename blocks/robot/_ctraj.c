@@ -2,8 +2,8 @@
  * The ctraj block's straight-line motion between two poses, for compiled diagrams: the terms
  * CartesianTrajectory.set_poses computes (blocks/robot/trajectory.py) with the quaternion
  * arithmetic of quaternion.py, and the pose and velocity of CartesianTrajectory.into,
- * operation by operation; numpy's products as numpy computes them (rt_matmul_ex, rt_dot of
- * the accelerated mode's runtime). Transforms are 4x4 row-major.
+ * operation by operation; numpy's products and maximum as numpy computes them (rt_matmul_ex,
+ * rt_dot, rt_maximum of the accelerated mode's runtime). Transforms are 4x4 row-major.
  */
 
 /* The terms of a motion: T0, T1, sin_term, cos_term, dp (4x4 each), spin (3), phi. */
@@ -28,7 +28,7 @@ static void ctraj_quat(const double *T, double *d)
                          {d32, 1.0 + 2 * r00 - trace, s12, s13},
                          {d13, s12, 1.0 + 2 * r11 - trace, s23},
                          {d21, s13, s23, 1.0 + 2 * r22 - trace}};
-    double x = rows[k][k], two_x = sqrt(x > 0.0 || isnan(x) ? x : 0.0);  /* np.maximum */
+    double two_x = sqrt(rt_maximum(rows[k][k], 0.0));
     for (int i = 0; i < 4; i++) {
         d[i] = rows[k][i] / two_x;
         d[i] *= 0.5;

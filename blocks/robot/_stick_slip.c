@@ -3,20 +3,9 @@
  * constrained forward dynamics of Robot._constrained and the choice of the modes of the joints
  * at rest of Robot._rest_modes (blocks/robot/dynamics_blocks.py), operation by operation, over
  * the kernels' row functions (_kernel_rows.c, written in before this file) and numpy.linalg's
- * solve and numpy's matmul as numpy computes them (rt_solve, rt_matmul_ex of the accelerated
- * mode's runtime).
+ * solve, matmul and maximum as numpy computes them (rt_solve, rt_matmul_ex, rt_maximum of
+ * the accelerated mode's runtime).
  */
-
-/* numpy.maximum and numpy.sign of one element (a NaN propagates) */
-static inline double ss_maximum(double a, double b)
-{
-    return (a > b || isnan(a)) ? a : b;
-}
-
-static inline double ss_sign(double v)
-{
-    return v > 0.0 ? 1.0 : v < 0.0 ? -1.0 : v == 0.0 ? 0.0 : v;
-}
 
 /* The plant of one robot block: the kernel arguments without Coulomb friction, the Coulomb
  * levels hi = |G| Tc+ and down = -|G| Tc- per joint, smooth (1 for a joint without Coulomb
@@ -93,9 +82,9 @@ static int ss_attempt(const StickSlip *s, const double *q, const double *qd, con
     *released_ok = 1;
     for (ptrdiff_t j = 0; j < k; j++) {
         ptrdiff_t i = idx[j];
-        double e = ss_maximum(hold[i] - s->hi[i], -s->down[i] - hold[i]);
+        double e = rt_maximum(hold[i] - s->hi[i], -s->down[i] - hold[i]);
         if (broke[j])
-            e = ss_maximum(e, 2 * s->tol);
+            e = rt_maximum(e, 2 * s->tol);
         if (choice[j] != 0.0) {
             e = -INFINITY;
             if (!(choice[j] * qdd[i] >= 0))

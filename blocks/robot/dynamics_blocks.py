@@ -190,7 +190,7 @@ class Robot(RobotBlock):
                 "if (qd[i] == 0.0 && sticky && (mode[i] == 0.0 || stopped || "
                 f"mode[i] * out_qdd[i] < 0)) {{ broke[k] = crossed[{n} + i] > 0 || "
                 f"crossed[{2 * n} + i] < 0; idx[k++] = i; }} "
-                "newm[i] = qd[i] != 0.0 ? ss_sign(qd[i]) : mode[i]; "
+                "newm[i] = qd[i] != 0.0 ? rt_sign(qd[i]) : mode[i]; "
                 "if (qd[i] == 0.0 && !sticky) newm[i] = 1.0;")) + "\n"
             f"if (k) {{ double choice[{n}];\n"
             f"  if (ss_rest_modes(&ss_, x, qd, in_tau, newm, idx, k, broke, choice)) {{ "

@@ -221,18 +221,25 @@ class IJacob(Block):
             np.copyto(self.y[0], np.linalg.solve(A, J.T))
 
     # ---- compiled form: numpy.linalg's LAPACK calls and numpy's matmul (syrk) as numpy
-    # makes them (rt_inv, rt_pinv, rt_solve, rt_matmul_ex); P = [lambda^2]
+    # makes them (rt_inv, rt_pinv, rt_solve, rt_matmul_ex); P = [lambda^2]; W the watch of
+    # the condition numbers (ConditionWatch.WORK), handed back after a failed run
     def lower(self, c):
         needs_lapack()
         r, cols = c.shape_in["J"]
-        fail = 'if (info != 0) FAIL("cannot invert the Jacobian (%s)", info > 0 ? "{}" : ' \
-               '"no LAPACK");'
+        fail = 'if (info != 0) {{ FAIL("cannot invert the Jacobian (%s)", info > 0 ? "{}" : ' \
+               '"no LAPACK"); return; }}'
+        see = ConditionWatch.C_SEE
         if self.p.method == "inv":
-            code = f"long long info = rt_inv(in_J, {r}, out_Jinv);\n" + fail.format(
-                "Singular matrix")
+            norm1 = ("{{ double m = 0.0; for (int j = 0; j < {n}; j++) {{ double s = fabs({a}[j]); "
+                     "for (int i = 1; i < {n}; i++) s += fabs({a}[i * {n} + j]); "
+                     "if (j == 0 || isnan(s) || s > m) m = isnan(m) ? m : s; }} {v} = m; }}")
+            code = (f"long long info = rt_inv(in_J, {r}, out_Jinv);\n"
+                    + fail.format("Singular matrix") + "\ndouble nj, ni;\n"
+                    + norm1.format(n=r, a="in_J", v="nj") + "\n"
+                    + norm1.format(n=r, a="out_Jinv", v="ni") + f"\ndouble cond = nj * ni;\n{see}")
         elif self.p.method == "pinv":
             code = (f"double cond; long long info = rt_pinv(in_J, {r}, {cols}, out_Jinv, &cond);"
-                    "\n(void)cond;\n" + fail.format("SVD did not converge"))
+                    "\n" + fail.format("SVD did not converge") + f"\n{see}")
         else:
             m = r if self._wide else cols
             gram = f"rt_matmul_ex(in_J, {cols}, 1, in_J, 1, {cols}, {r}, {cols}, {r}, A);" \
@@ -248,7 +255,10 @@ class IJacob(Block):
                     + fail.format("Singular matrix") + "\n"
                     + (c.loop(r * cols, f"out_Jinv[i] = Xs[(i % {r}) * {cols} + i / {r}];")
                        if self._wide else c.loop(r * cols, "out_Jinv[i] = Xs[i];")))
-        return Lowering({"output": code})
+        return Lowering({"output": code, "initialize": ""}, work=ConditionWatch.WORK)
+
+    def compiled_work(self, work):
+        self._watch.load(work)
 
     def pack(self):
         return flat(self.p.damping ** 2)

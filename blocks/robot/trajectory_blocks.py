@@ -255,8 +255,7 @@ class MSTraj(Block):
     # via points' count allows (2m + 3; bounds with inf): the numbers change, not the code
     def lower(self, c):
         K, w = self._most_pieces(), 3 * int(np.prod(self._shape, dtype=int))
-        # numpy.searchsorted(bounds, t, "right"): the bounds at or before t (sorted, inf last)
-        piece = "int k = 0; " + LowerContext.loop(K - 1, "k += P[i] <= t;") + " xd[0] = k;"
+        piece = f"xd[0] = rt_search_right(P, {K - 1}, t);"  # numpy.searchsorted(bounds, t)
         return Lowering({
             "output": (f"int k = (int)xd[0]; double s = t - P[{K - 1} + k], p[5]; p[0] = 1.0; "
                        "p[1] = s; p[2] = s * s; p[3] = p[2] * s; p[4] = p[2] * p[2];\n"

@@ -12,6 +12,9 @@ A block type that compiles defines, next to its interpreted methods:
   a sweep) changes these numbers, not the code, so it never recompiles.
 - optionally `run_data(self, start, stop)` -> {name: array} for the per-run arrays the
   lowering declares in `Lowering.data` (e.g. a random source's draws for the run's hits).
+- optionally `compiled_work(self, work)`: a block whose `notes()` report what it watched
+  during a run keeps that in its workspace `W` in compiled code; after a failed compiled run
+  it gets the workspace as the run left it, before its notes are asked for.
 - optionally `exact_times(self)` -> [(offset, period), ...] (exact: Fractions, such as
   `block.exact_time` gives), `Lowering.series` of them: time series offset + j*period that
   the code reads rounded once (`SERIES(k, j)`), so that they land on the floats normal mode

@@ -17,7 +17,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..engine.diagnosis import after_solver_failure, nonfinite_signal, nonfinite_state
+from ..engine.diagnosis import (after_solver_failure, failure_notes, nonfinite_signal,
+                                nonfinite_state)
 from ..engine.events import ZenoGuard, unsettled
 from ..engine.simulator import Simulation
 from ..engine.solvers import SolverError
@@ -92,6 +93,8 @@ class CompiledRun:
                     self.progress(self._info()[0][10])
             if status == STATUS["RT_FAILED"]:
                 error = self._error()
+                if isinstance(error, SimulationError):
+                    error.notes = self._notes()
         except KeyboardInterrupt as e:
             error = e
         wall = time.perf_counter() - started
@@ -144,6 +147,18 @@ class CompiledRun:
                                     list(g.hybrid_names))}
 
     # -- errors -------------------------------------------------------------------------------
+    def _notes(self):
+        """What the blocks noted during the failed run (Block.notes), as normal mode gives
+        it: a block that watches what it computes in its compiled workspace (its lowering's
+        `work`) gets that workspace first (`compiled_work(work)`)."""
+        work = self._keep[0][5]
+        starts = [self.g.offsets[b.name][1] for b in self.m.blocks] + [work.size]
+        for k, block in enumerate(self.m.blocks):
+            if hasattr(block, "compiled_work"):
+                block.compiled_work(work[starts[k]:starts[k + 1]])
+        return failure_notes(self.m)
+
+
     def _error(self):
         """The exception normal mode raises for the failure the compiled loop reported."""
         info, y = self._info()
