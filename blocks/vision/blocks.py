@@ -110,6 +110,7 @@ class Camera(Block):
                 raise ParamError("desired", f"{len(self._desired)} desired features for {p} points")
         self._focal = np.array([self._cam.fx, self._cam.fy])
         self._centre = np.array([self._cam.u0, self._cam.v0])
+        self._compiled_behind = None  # the points behind it when a compiled run failed
 
     def ports(self):
         return ([In("T", shape=(4, 4), doc="camera pose in the world")],
@@ -146,6 +147,7 @@ class Camera(Block):
             + c.loop(p, "if (isnan(pc[3 * i + 2])) nan = 1; else if (pc[3 * i + 2] <= 0.0) "
                         "behind = 1;") + "\n"
             "if (behind && !nan) { char which[512] = \"\"; int used = 0;\n"
+            + c.loop(p, "W[i] = pc[3 * i + 2] <= 0.0;") + "\n"
             + c.loop(p, "if (pc[3 * i + 2] <= 0.0 && used < 400) used += snprintf(which + used, "
                         "sizeof which - used, \"%s%d (Z = %.3g m)\", used ? \", \" : \"\", i, "
                         "pc[3 * i + 2]);")
@@ -153,10 +155,14 @@ class Camera(Block):
             + c.loop(p, f"out_uv[2 * i] = pc[3 * i] / pc[3 * i + 2]; "
                         f"out_uv[2 * i + 1] = pc[3 * i + 1] / pc[3 * i + 2]; "
                         f"out_uv[2 * i] *= P[{3 * p}]; out_uv[2 * i + 1] *= P[{3 * p + 1}]; "
-                        f"out_uv[2 * i] += P[{3 * p + 2}]; out_uv[2 * i + 1] += P[{3 * p + 3}];"))})
+                        f"out_uv[2 * i] += P[{3 * p + 2}]; out_uv[2 * i + 1] += P[{3 * p + 3}];"))},
+            work=np.zeros(p))  # W: the points behind the camera when the run failed
 
     def pack(self):
         return flat(self._points, self._focal, self._centre)
+
+    def compiled_work(self, work):
+        self._compiled_behind = np.flatnonzero(work).tolist()
 
     def _behind(self, t):
         z = self._z[:, 0]
@@ -190,7 +196,7 @@ class Camera(Block):
         """The run ended because points went behind this camera, at an instant that no
         recorded row holds: the report says so (left_image, first_outside = the failure's
         time, behind_camera), so that it agrees with the error."""
-        behind = getattr(error, "points_behind", None)
+        behind = getattr(error, "points_behind", self._compiled_behind)
         if behind is None or getattr(error, "block", None) != self.name:
             return
         report["all_visible"] = False

@@ -1,0 +1,50 @@
+"""What a failed compiled run leaves for after the run is what normal mode leaves: the notes of
+the blocks that watched what they computed (ijacob's condition numbers) in meta.json, and the
+camera's visibility report marking the points whose going behind it stopped the run. The
+reference is normal mode on the same diagram."""
+import json
+from pathlib import Path
+
+import pytest
+
+import blocksim
+from blocksim.errors import SimulationError
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def _failed_run(path, mode, out):
+    """meta.json and the error of a run of `path` in `mode` that fails."""
+    with pytest.raises(SimulationError) as info:
+        blocksim.run(path, overrides={"simulation.mode": mode}, out=out, plots=False)
+    return json.loads((out / "meta.json").read_text()), info.value
+
+
+@pytest.mark.parametrize("name", ["fault_camera.yaml", "fault_singular_jacobian.yaml"])
+def test_a_failed_compiled_run_reports_what_normal_mode_reports(tmp_path, name):
+    meta, error = _failed_run(CORPUS / name, "accelerated", tmp_path / "fast")
+    meta0, error0 = _failed_run(CORPUS / name, "normal", tmp_path / "slow")
+    assert meta["mode"]["mode"] == "accelerated" and meta0["mode"]["mode"] == "normal"
+    assert str(error) == str(error0) and error.notes == error0.notes
+    assert meta.get("notes") == meta0.get("notes")
+    assert meta.get("blocks") == meta0.get("blocks")
+
+
+def test_the_camera_marks_the_points_behind_it_in_both_modes(tmp_path):
+    """Points 0 and 1 (world z = 1.5) reach Z = 0 when the camera rises to 1.5 m; point 2
+    (z = 1.7) is still in front (fault_camera.yaml's numbers)."""
+    meta, error = _failed_run(CORPUS / "fault_camera.yaml", "accelerated", tmp_path)
+    points = meta["blocks"]["Camera"]["points"]
+    assert error.time == pytest.approx(1.5)
+    assert [p.get("behind_camera", False) for p in points] == [True, True, False]
+    assert meta["blocks"]["Camera"]["all_visible"] is False
+
+
+def test_the_notes_say_when_the_jacobian_became_nearly_singular(tmp_path):
+    """J = [[1, 0], [0, cos t]]: kappa = 1/|cos t| (for both inv's 1-norm and pinv's 2-norm),
+    above 1000 once |cos t| < 1e-3, i.e. within 1e-3 of pi/2 = 1.5708; the rk4 grid of
+    0.001 s first evaluates there at t = 1.5700 (cos = 7.96e-4)."""
+    _, error = _failed_run(CORPUS / "fault_singular_jacobian.yaml", "accelerated", tmp_path)
+    assert len(error.notes) == 2
+    for note in error.notes:
+        assert "nearly singular from t = 1.57 (condition number 1.26e+03" in note
