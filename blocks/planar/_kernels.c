@@ -3,8 +3,10 @@
  * dynamics.py and indices.py of this package (Zlajpah's kinmodel, dynmodel, the forward
  * dynamics and the redundancy indices), operation by operation in their order, so that the
  * planar blocks give the bits their interpreted kernels give (numba-compiled or plain
- * Python: both the C library's cos, sin and sqrt, no fused multiply-add). Plain C; the
- * functions take arrays of n doubles, and work arrays the size their comments give.
+ * Python: both the C library's cos, sin and sqrt, no fused multiply-add). Plain C, after the
+ * robot kernels' rows (_kernel_rows.c: the Cholesky solve both share, as their Python twins
+ * share _linalg.cholesky_solve); the functions take arrays of n doubles, and work arrays the
+ * size their comments give.
  */
 #include <math.h>
 #include <stddef.h>
@@ -190,40 +192,6 @@ static void planar_dynmodel(const PlanarArm *a, const double *q, const double *q
     planar_bias(n, qd, a->L, a->B, a->g0, c, s, w, beta, out + k, out + k + n, rest);
 }
 
-/* _linalg.cholesky_solve: A (n, n) (its lower triangle) L L^T = A, b := A^-1 b in place;
-   0, or 1 when A is not positive definite */
-static int planar_cholesky_solve(ptrdiff_t n, double *A, double *b)
-{
-    for (ptrdiff_t j = 0; j < n; j++) {
-        double s = A[j * n + j];
-        for (ptrdiff_t p = 0; p < j; p++)
-            s -= A[j * n + p] * A[j * n + p];
-        if (!(s > 0.0))
-            return 1;
-        s = sqrt(s);
-        A[j * n + j] = s;
-        for (ptrdiff_t i = j + 1; i < n; i++) {
-            double r = A[i * n + j];
-            for (ptrdiff_t p = 0; p < j; p++)
-                r -= A[i * n + p] * A[j * n + p];
-            A[i * n + j] = r / s;
-        }
-    }
-    for (ptrdiff_t i = 0; i < n; i++) {
-        double r = b[i];
-        for (ptrdiff_t p = 0; p < i; p++)
-            r -= A[i * n + p] * b[p];
-        b[i] = r / A[i * n + i];
-    }
-    for (ptrdiff_t i = n - 1; i >= 0; i--) {
-        double r = b[i];
-        for (ptrdiff_t p = i + 1; p < n; p++)
-            r -= A[p * n + i] * b[p];
-        b[i] = r / A[i * n + i];
-    }
-    return 0;
-}
-
 /* dynamics._forward_dynamics: qdd (n) with H qdd = tau - h - g; 0, or 1 when H is not
    positive definite; H the caller's (n, n) */
 static int planar_forward_dynamics(const PlanarArm *a, const double *q, const double *qd,
@@ -237,7 +205,7 @@ static int planar_forward_dynamics(const PlanarArm *a, const double *q, const do
     planar_bias(n, qd, a->L, a->B, a->g0, c, s, w, beta, h, g, rest);
     for (ptrdiff_t i = 0; i < n; i++)
         qdd[i] = tau[i] - h[i] - g[i];
-    return planar_cholesky_solve(n, H, qdd);
+    return cholesky_solve(n, H, qdd);
 }
 
 /* indices._gram: out = [a11, a22, a12, their gradients (n each)]; work 5n */

@@ -34,7 +34,8 @@ LINK_PARAMS = (
 
 # compiled forms (accelerated mode): the kernels in C, operation by operation as the
 # interpreted ones (numba or plain Python); P holds the link data [L, Lc, m, ml, I, B, g0]
-KERNELS = Path(__file__).with_name("_kernels.c")
+KERNELS = (Path(__file__).parents[1] / "robot" / "_kernel_rows.c",  # cholesky_solve
+           Path(__file__).with_name("_kernels.c"))
 _ARM = ("PlanarArm arm = {{P, P + {n}, P + {n2}, P + {n3}, P + {n4}, P + {n5}, P[{n6}], {n}}}; "
         "double work[PLANAR_WORK({n})]; (void)arm;\n")
 
@@ -111,7 +112,7 @@ class PlanarKinematics(Block):
         n = self._L.size
         return Lowering({"output": f"double work[{3 * n}]; "
                                    f"planar_kinmodel({n}, in_q, in_qd, P, out_x, work);"},
-                        support=(KERNELS,))
+                        support=KERNELS)
 
     def pack(self):
         return flat(self._L)
@@ -153,7 +154,7 @@ class PlanarModel(Block):
     def lower(self, c):
         n = self._data[0].size
         return Lowering({"output": _arm(n, "planar_dynmodel(&arm, in_q, in_qd, out_x, work);")},
-                        support=(KERNELS,))
+                        support=KERNELS)
 
     def pack(self):
         return flat(*self._data, self._g0)
@@ -214,7 +215,7 @@ class PlanarRobot(Block):
                               "in_tau, out_qdd, H, work)) FAIL(\"inertia matrix is not positive "
                               "definite (check the link data)\");"),
             "derivative": c.loop(n, f"dx[i] = x[{n} + i]; dx[{n} + i] = out_qdd[i];")},
-            support=(KERNELS,))
+            support=KERNELS)
 
     def pack(self):
         return flat(*self._data, self._g0)
@@ -290,7 +291,7 @@ class PlanarIndex(Block):
                    "condition-number gradient undefined (singular or isotropic J)")
             code = (f"double work[{8 * n + 3}];\nif (planar_{name}({n}, in_q, P, out_value, work)) "
                     f'FAIL("{why}");')
-        return Lowering({"output": code}, support=(KERNELS,))
+        return Lowering({"output": code}, support=KERNELS)
 
     def pack(self):
         return flat(self._L, *self._numbers)

@@ -507,6 +507,41 @@ static int coriolis_row(const Call *c, ptrdiff_t k, double *F)
     return 0;
 }
 
+/* _linalg.cholesky_solve: A (n, n) symmetric positive definite (its lower triangle read),
+ * A = L L^T with L written over that triangle, b := A^-1 b in place; 0, or 1 when A is not
+ * positive definite (A and b partly overwritten). The planar arm's kernels use it too. */
+static int cholesky_solve(ptrdiff_t n, double *A, double *b)
+{
+    for (ptrdiff_t j = 0; j < n; j++) {
+        double s = A[j * n + j];
+        for (ptrdiff_t p = 0; p < j; p++)
+            s -= A[j * n + p] * A[j * n + p];
+        if (!(s > 0.0))
+            return 1;
+        s = sqrt(s);
+        A[j * n + j] = s;
+        for (ptrdiff_t i = j + 1; i < n; i++) {
+            double r = A[i * n + j];
+            for (ptrdiff_t p = 0; p < j; p++)
+                r -= A[i * n + p] * A[j * n + p];
+            A[i * n + j] = r / s;
+        }
+    }
+    for (ptrdiff_t i = 0; i < n; i++) {
+        double r = b[i];
+        for (ptrdiff_t p = 0; p < i; p++)
+            r -= A[i * n + p] * b[p];
+        b[i] = r / A[i * n + i];
+    }
+    for (ptrdiff_t i = n - 1; i >= 0; i--) {
+        double r = b[i];
+        for (ptrdiff_t p = i + 1; p < n; p++)
+            r -= A[p * n + i] * b[p];
+        b[i] = r / A[i * n + i];
+    }
+    return 0;
+}
+
 /* qdd = M^-1 (tau - rne(q, qd, 0)) of one configuration (_accel_row), Cholesky M = L L^T. */
 static int accel_row(const Call *c, ptrdiff_t k, double *work)
 {
@@ -521,33 +556,8 @@ static int accel_row(const Call *c, ptrdiff_t k, double *work)
     inertia_row(c->P, c->W, n, c->x[0] + o, L, F, C);
     for (ptrdiff_t i = 0; i < n; i++)
         b[i] = tau[i] - b[i];
-    for (ptrdiff_t j = 0; j < n; j++) {
-        double s = L[j * n + j];
-        for (ptrdiff_t p = 0; p < j; p++)
-            s -= L[j * n + p] * L[j * n + p];
-        if (!(s > 0.0))
-            return ROW_NOT_POSITIVE_DEFINITE;
-        s = sqrt(s);
-        L[j * n + j] = s;
-        for (ptrdiff_t i = j + 1; i < n; i++) {
-            double r = L[i * n + j];
-            for (ptrdiff_t p = 0; p < j; p++)
-                r -= L[i * n + p] * L[j * n + p];
-            L[i * n + j] = r / s;
-        }
-    }
-    for (ptrdiff_t i = 0; i < n; i++) {
-        double r = b[i];
-        for (ptrdiff_t p = 0; p < i; p++)
-            r -= L[i * n + p] * b[p];
-        b[i] = r / L[i * n + i];
-    }
-    for (ptrdiff_t i = n - 1; i >= 0; i--) {
-        double r = b[i];
-        for (ptrdiff_t p = i + 1; p < n; p++)
-            r -= L[p * n + i] * b[p];
-        b[i] = r / L[i * n + i];
-    }
+    if (cholesky_solve(n, L, b))
+        return ROW_NOT_POSITIVE_DEFINITE;
     for (ptrdiff_t i = 0; i < n; i++)
         c->out[o + i] = b[i];
     return 0;

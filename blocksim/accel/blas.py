@@ -27,25 +27,20 @@ _LAPACK = ("dgesv", "dgesdd", "dgelsd")
 @functools.lru_cache(maxsize=None)
 def numpy_blas():
     """(ilp64, (ddot, dgemv, daxpy, dgemm) addresses) of numpy's BLAS, or None."""
-    for path in _candidates():
-        try:
-            lib = ctypes.CDLL(str(path))
-        except OSError:
-            continue
-        for prefix in ("scipy_", ""):
-            for suffix, ilp64 in (("64_", 1), ("", 0)):
-                try:
-                    fns = [getattr(lib, f"{prefix}cblas_{name}{suffix}") for name in _NAMES]
-                except AttributeError:
-                    continue
-                return ilp64, tuple(ctypes.cast(f, ctypes.c_void_p).value for f in fns)
-    return None
+    return _find(lambda prefix, suffix: [f"{prefix}cblas_{name}{suffix}" for name in _NAMES])
 
 
 @functools.lru_cache(maxsize=None)
 def numpy_lapack():
     """(ilp64, (cblas_dsyrk, dgesv, dgesdd, dgelsd) addresses) of numpy's library, or None
     (a numpy built against another LAPACK: compiled code then has no linear algebra)."""
+    return _find(lambda prefix, suffix: [f"{prefix}cblas_dsyrk{suffix}"]
+                 + [f"{prefix}{name}_{suffix}" for name in _LAPACK])
+
+
+def _find(symbols):
+    """(ilp64, addresses) of the functions `symbols(prefix, suffix)` names, from the first
+    candidate library that has them all (scipy_ prefixed or not, 64_ suffixed or not)."""
     for path in _candidates():
         try:
             lib = ctypes.CDLL(str(path))
@@ -54,8 +49,7 @@ def numpy_lapack():
         for prefix in ("scipy_", ""):
             for suffix, ilp64 in (("64_", 1), ("", 0)):
                 try:
-                    fns = [getattr(lib, f"{prefix}cblas_dsyrk{suffix}")]
-                    fns += [getattr(lib, f"{prefix}{name}_{suffix}") for name in _LAPACK]
+                    fns = [getattr(lib, name) for name in symbols(prefix, suffix)]
                 except AttributeError:
                     continue
                 return ilp64, tuple(ctypes.cast(f, ctypes.c_void_p).value for f in fns)

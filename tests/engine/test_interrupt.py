@@ -32,7 +32,10 @@ def test_signal_keeps_partial_results(tmp_path, sig, code, why):
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "blocksim", "run", str(path), "--out", str(out),
                              "--quiet"], stderr=subprocess.PIPE, text=True)
-    time.sleep(2.0)  # well into the simulation (start-up takes a fraction of that)
+    deadline = time.monotonic() + 60
+    while not out.is_dir() and time.monotonic() < deadline:
+        time.sleep(0.05)  # the run directory is made just before simulating
+    time.sleep(1.0)  # well into the simulation, however long the start-up took
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code, err
