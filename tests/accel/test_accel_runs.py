@@ -106,6 +106,20 @@ def test_a_set_changes_a_value_without_compiling_again(fresh_cache):
     assert abs(data["x"][-1] - 1 / 8) < 0.01 and abs(_x(MSD)[-1] - 1 / 4) < 0.01
 
 
+def test_a_perturbed_robot_or_a_payload_changes_numbers_not_code(fresh_cache):
+    """The robot is packed parameters: another robot of the same shape reuses the compiled
+    diagram, and its run is normal mode's, bit for bit (the same C kernels)."""
+    demo1 = ROOT / "diagrams" / "demo1.yaml"
+    _, data, first = _accelerated(demo1)
+    assert first["mode"]["cache_hit"] is False
+    for other in (["robots.p560.perturb=0.2", "robots.p560.seed=3"],
+                  ["robots.p560.payload={mass: 2, com: [0, 0, 0.1]}"]):
+        _, changed, info = _accelerated(demo1, *other)
+        assert info["mode"]["cache_hit"] is True
+        assert not np.array_equal(changed["q"], data["q"])
+        np.testing.assert_array_equal(changed["q"], simulate(blocksim.load(demo1, other))[1]["q"])
+
+
 def test_a_change_of_structure_compiles_again(fresh_cache):
     _accelerated(MSD)
     _, _, info = _accelerated(MSD, "simulation.solver=dop853")
