@@ -33,7 +33,7 @@ from .codegen import STIFF, _overrides, block_series, clock_series, generate
 
 # simulation settings a run may change without another structure
 SETTINGS = ("start", "stop", "rtol", "atol", "max_step", "step", "output_interval",
-            "event_tol", "max_consecutive_events", "max_steps")
+            "refine", "event_tol", "max_consecutive_events", "max_steps")
 
 
 def qualifies(path):

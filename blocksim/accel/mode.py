@@ -53,15 +53,6 @@ def decide(model, sweep=False):
     mode = model.settings.mode
     if mode == "normal":
         return Decision("normal", "simulation.mode is normal")
-    if model.settings.refine > 1:  # the compiled loop records step rows only
-        if mode == "accelerated":
-            where = model.spec.simulation.get("refine") if model.spec is not None else None
-            message = ("accelerated mode records no refined rows (simulation.refine): run "
-                       "in normal mode or without refine")
-            raise (where.loc.error(message) if where is not None else
-                   DiagramError(message, file=model.file))
-        return Decision("normal", "simulation.refine: refined rows are recorded in normal "
-                                  "mode only")
     try:
         generated = generate(model)
         key = key_of(generated.source)

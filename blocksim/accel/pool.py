@@ -16,16 +16,10 @@ import math
 import numpy as np
 
 from .codegen import STATUS
+from .runner import settings_row
 
 _P = ctypes.c_void_p
 WAIT_SECONDS = 0.1
-
-
-def settings_row(s, edges=False):
-    """The settings the compiled loop reads (rt_configure), in its order."""
-    return np.array([s.start, s.stop, s.rtol, s.atol, s.max_step, s.step,
-                     s.output_interval or 0.0, s.event_tol, s.max_consecutive_events,
-                     s.max_steps, float(edges)])
 
 
 class _Column:

@@ -36,6 +36,13 @@ def _ptr(a):
     return ctypes.c_void_p(a.ctypes.data) if a is not None else ctypes.c_void_p()
 
 
+def settings_row(s, edges=False):
+    """The settings the compiled loop reads (rt_configure), in its order."""
+    return np.array([s.start, s.stop, s.rtol, s.atol, s.max_step, s.step,
+                     s.output_interval or 0.0, s.event_tol, s.max_consecutive_events,
+                     s.max_steps, float(edges), float(s.refine)])
+
+
 def bind(library, model, generated, rt=None):
     """A compiled run bound to the model's buffers and the run's values: (rt, the arrays
     it points into, to be kept alive while it exists). `rt` an earlier run of the same code
@@ -66,10 +73,7 @@ class CompiledRun:
         self.edges = bool(plots and model.sinks)
         v = generated.values
         self.rt, self._keep = bind(library, model, generated, rt)
-        s = model.settings
-        self._settings = np.array([s.start, s.stop, s.rtol, s.atol, s.max_step, s.step,
-                                   s.output_interval or 0.0, s.event_tol,
-                                   s.max_consecutive_events, s.max_steps, float(self.edges)])
+        self._settings = settings_row(model.settings, self.edges)
         self._series = np.ascontiguousarray(v.series, dtype=np.int64)
         self._clock_j = np.ascontiguousarray(v.clock_j, dtype=np.int64)
         library.rt_configure(self.rt, _ptr(self._settings), _ptr(self._series),

@@ -95,6 +95,21 @@ def test_every_solver_agrees_on_a_hybrid_diagram(solver):
     assert_same(accelerated, normal, 1e-10)
 
 
+@pytest.mark.parametrize("solver", ["euler", "rk4", "rk23", "rk45", "dop853", "radau"])
+def test_refined_rows_agree(solver):
+    """simulation.refine 3 (corpus refine_rows.yaml: cut steps, a source switch, a stop
+    block inside a step), with figures and without, on fixed-step, embedded and stiff
+    solvers: the rows inside the steps come from the same dense output."""
+    path = CORPUS / "refine_rows.yaml"
+    overrides = [f"simulation.solver={solver}", "simulation.step=0.01"]
+    accelerated, normal = both(path, overrides)
+    assert_same(accelerated, normal, 1e-10)
+    plain = simulate(blocksim.load(path, [*overrides, "simulation.refine=1"]))
+    assert len(accelerated[0]) > 2.5 * len(plain[0]) and accelerated[0][-1] < 4.2
+    model = blocksim.load(path, [*overrides, "simulation.mode=accelerated"])
+    assert_same(simulate_model(model), simulate(blocksim.load(path, overrides)), 1e-10)
+
+
 def test_the_record_without_figures_holds_the_sinks_rows():
     """Without figures the sinks are recorded with the results (one table of rows)."""
     path = ROOT / "diagrams" / "thermostat.yaml"

@@ -102,15 +102,15 @@ def test_bad_refine_is_refused(tmp_path, setting, message):
     assert message in str(e.value) and "d.yaml:" in str(e.value)
 
 
-def test_refine_runs_in_normal_mode(run_diagram, tmp_path):
-    """Accelerated mode records step rows only: auto runs a refined diagram in normal mode
-    (however long), and asking for accelerated mode with refine is refused at refine's line."""
-    refined = run_diagram(DECAY % "rk45", **{"simulation.refine": 2, "simulation.mode": "auto",
-                                            "simulation.stop": 50})
-    assert refined.meta["mode"]["mode"] == "normal" and "refine" in refined.meta["mode"]["why"]
-    path = tmp_path / "d.yaml"
-    path.write_text((DECAY % "rk45").replace("atol: 1e-10}",
-                                             "atol: 1e-10, refine: 2, mode: accelerated}"))
-    with pytest.raises(blocksim.DiagramError) as e:
-        blocksim.run(path)
-    assert "d.yaml:" in str(e.value) and "refined rows" in str(e.value)
+def test_refine_runs_in_compiled_code_too(run_diagram):
+    """Accelerated mode records the refined rows in its compiled loop: the same rows as normal
+    mode (within 1e-12 relative: the same dense output), every k-th row a step's; under auto
+    refine no longer sends a run to normal mode."""
+    go = lambda mode, k: run_diagram(DECAY % "rk45", **{"simulation.refine": k,  # noqa: E731
+                                                       "simulation.mode": mode})
+    fast, normal, plain = go("accelerated", 3), go("normal", 3), go("accelerated", 1)
+    assert fast.meta["mode"]["mode"] == "accelerated"
+    np.testing.assert_array_equal(fast.t, normal.t)
+    np.testing.assert_allclose(fast["x"], normal["x"], rtol=1e-12, atol=0)
+    np.testing.assert_array_equal(fast.t[::3], plain.t)
+    assert "refine" not in go("auto", 2).meta["mode"]["why"]

@@ -117,6 +117,8 @@ struct RT {
     RtRows rec, sink, sink_rows, events;
     long long grid_k, plot_k;
     int grid_done;
+    int refine, ref_j;                  /* rows per step; the next refined row (rt_fill) */
+    double ref_t0, ref_h;
     double plot_dt;
     double dense_buf[DIM(NX)];
     /* the outcome: a status (rt_api.c) and its details */

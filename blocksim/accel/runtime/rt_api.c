@@ -72,8 +72,8 @@ void rt_bind(RT *rt, double **b, const double **data, const long long *ndata)
 }
 
 /* settings: start, stop, rtol, atol, max_step, step, output_interval (0: none),
-   event_tol, max_consecutive_events, max_steps, edges; series: NSER rows of (A high,
-   A low, C high, C low, L, E); clk_j: the first hit of each discrete block (Python's
+   event_tol, max_consecutive_events, max_steps, edges, refine (rows per step; 1 with an
+   output grid); series: NSER rows of (A high, A low, C high, C low, L, E); clk_j: the first hit of each discrete block (Python's
    _Clock); the time events announced before the run, sorted */
 void rt_configure(RT *rt, const double *s, const long long *series, const long long *clk_j,
                   const double *event_t, const int *event_block, long long nevents)
@@ -90,6 +90,7 @@ void rt_configure(RT *rt, const double *s, const long long *series, const long l
     rt->max_consecutive_events = (long long)s[8];
     rt->max_steps = (long long)s[9];
     rt->edges = s[10] != 0.0;
+    rt->refine = rt->has_grid ? 1 : (int)s[11];
     rt->rec.width = 1 + (rt->edges ? REC_WIDTH_OWN : REC_WIDTH);
     rt->plot_dt = (rt->stop - rt->start) / PLOT_POINTS;
     rt->plot_k = 1;

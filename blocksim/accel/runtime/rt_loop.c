@@ -286,14 +286,42 @@ static double grid_pop(RT *rt)
     return t;
 }
 
-/* Simulation.fill: the grid times and plotting times inside the last step, up to t_hi */
+/* _Refined: the rows inside the last step (simulation.refine = k): t_old + j (t_hi - t_old)/k
+   for j = 1 .. k-1, set up after each step, read as the output grid is read */
+static void refined_start(RT *rt, double t_old, double t_hi)
+{
+    rt->ref_t0 = t_old;
+    rt->ref_h = (t_hi - t_old) / rt->refine;
+    rt->ref_j = 1;
+}
+
+static int rows_has(RT *rt)
+{
+    return rt->has_grid ? grid_has(rt) : rt->refine > 1 && rt->ref_j < rt->refine;
+}
+
+static double rows_time(RT *rt)
+{
+    return rt->has_grid ? grid_time(rt) : rt->ref_t0 + (double)rt->ref_j * rt->ref_h;
+}
+
+static void rows_pop(RT *rt)
+{
+    if (rt->has_grid)
+        grid_pop(rt);
+    else
+        rt->ref_j++;
+}
+
+/* Simulation.fill: the grid times (or the refined rows) and plotting times inside the last
+   step, up to t_hi */
 static int rt_fill(RT *rt, double t_hi, double t_event)
 {
     RtStepper *st = &rt->st;
     for (;;) {
-        int has_g = grid_has(rt), has_p = 0;
-        double tg = has_g ? grid_time(rt) : 0.0, tp = 0.0;
-        if (has_g && (tg > t_hi || grid_snapped(rt, t_event)))
+        int has_g = rows_has(rt), has_p = 0;
+        double tg = has_g ? rows_time(rt) : 0.0, tp = 0.0;
+        if (has_g && (tg > t_hi || (rt->has_grid && grid_snapped(rt, t_event))))
             has_g = 0;
         if (rt->edges) {
             tp = rt->start + (double)rt->plot_k * rt->plot_dt;
@@ -311,7 +339,7 @@ static int rt_fill(RT *rt, double t_hi, double t_event)
             }
             continue;
         }
-        grid_pop(rt);
+        rows_pop(rt);
         rk_dense(rt, st, tg, rt->dense_buf);
         rt_outputs(rt, tg, rt->dense_buf);
         if (rt_record(rt, tg))
@@ -794,6 +822,9 @@ static int rt_segment(RT *rt, double deadline)
             rt_remember_step(rt, t_hi);
         if (rt->error)
             return SEG_ERROR;
+        int fill = rt->has_grid || rt->edges || rt->refine > 1;
+        if (rt->refine > 1)
+            refined_start(rt, st->t_old, t_hi);
         if (NSTOP) {
             if (cut) {
                 rk_dense(rt, st, t_hi, rt->dense_buf);
@@ -812,14 +843,14 @@ static int rt_segment(RT *rt, double deadline)
             }
         }
         if (cut) {
-            if ((rt->has_grid || rt->edges) && rt_fill(rt, t_hi, t_hi))
+            if (fill && rt_fill(rt, t_hi, t_hi))
                 return SEG_ERROR;
             rt->progress_t = t_hi;
             rk_dense(rt, st, t_hi, rt->y);
             rt->t = t_hi;
             return SEG_CROSS;
         }
-        if ((rt->has_grid || rt->edges) && rt_fill(rt, t_new, t_end))
+        if (fill && rt_fill(rt, t_new, t_end))
             return SEG_ERROR;
         if (!rt->has_grid && t_new < t_end) {
             rt_outputs(rt, t_new, st->Y[0]);
