@@ -14,6 +14,12 @@ compiled form, a compiler is installed and compiling pays off:
 
 Otherwise auto runs normal mode; when it falls back for a reason the user can act on (a
 block without a compiled form, no compiler), the run's messages say so in one line.
+
+A run that stays in normal mode imports nothing of the compiler: a block type without a
+lowering is seen on the Model alone, and the code generator, the build cache and ctypes
+are imported when a diagram may compile. The generated source and its key are kept on the
+Model (`_generated`), so that running one Model again (`blocksim.execute` in a loop) does
+not generate its code again.
 """
 from __future__ import annotations
 
@@ -22,10 +28,8 @@ from dataclasses import dataclass
 
 from ..engine.simulator import simulate
 from ..engine.solvers import FIXED_STEP
-from ..block import Sample
+from ..block import Block, Sample
 from ..errors import DiagramError, DiagramErrors
-from .build import CompileFailed, CompilerMissing, build, is_cached, key_of
-from .codegen import STIFF, NotCompilable, SeriesRange, generate
 
 # measured on the project's machines (benchmarks/accelerator.py prints them): normal mode
 # costs about 1.3 us per block method in an evaluation and 20 us of stepper work per step;
@@ -53,16 +57,19 @@ def decide(model, sweep=False):
     mode = model.settings.mode
     if mode == "normal":
         return Decision("normal", "simulation.mode is normal")
+    unlowered = [(b.name, b.type, "has no compiled form") for b in model.blocks
+                 if type(b).lower is Block.lower]
+    if unlowered and mode == "auto":
+        return _without_compiled_form(unlowered)
+    from .build import CompilerMissing, is_cached
+    from .codegen import NotCompilable, SeriesRange
     try:
-        generated = generate(model)
-        key = key_of(generated.source)
+        generated, key = _generated(model)
         cached = is_cached(key)
     except NotCompilable as e:
         if mode == "accelerated":
-            raise _refusal(model, e) from None
-        names = ", ".join(f"{name} ({kind})" for name, kind, _ in e.blocks)
-        return Decision("normal", f"no compiled form for {names}",
-                        f"note: normal mode: no compiled form for {names}")
+            raise _refusal(model, e.blocks) from None
+        return _without_compiled_form(e.blocks)
     except (CompilerMissing, SeriesRange) as e:
         if mode == "accelerated":
             raise DiagramError(f"accelerated mode is not available: {e}", file=model.file) \
@@ -83,10 +90,31 @@ def decide(model, sweep=False):
     return Decision("accelerated", why, generated=generated, key=key)
 
 
-def _refusal(model, error):
+def _generated(model):
+    """(codegen.Generated, its cache key) of `model`, kept on it while its blocks and
+    settings are the ones they were generated from (Model.set makes new ones)."""
+    from .build import key_of
+    from .codegen import generate
+    settings = tuple(vars(model.settings).values())
+    kept = model.__dict__.get("_generated")
+    if kept is not None and kept[0] is model.blocks and kept[1] == settings:
+        return kept[2], kept[3]
+    generated = generate(model)
+    key = key_of(generated.source)
+    model.__dict__["_generated"] = (model.blocks, settings, generated, key)
+    return generated, key
+
+
+def _without_compiled_form(blocks):
+    names = ", ".join(f"{name} ({kind})" for name, kind, _ in blocks)
+    return Decision("normal", f"no compiled form for {names}",
+                    f"note: normal mode: no compiled form for {names}")
+
+
+def _refusal(model, blocks):
     """One error per block without a compiled form, at the block's line."""
     errors = []
-    for name, kind, why in error.blocks:
+    for name, kind, why in blocks:
         spec = model.spec.blocks.get(name) if model.spec is not None else None
         message = f"accelerated mode: block type '{kind}' {why}"
         errors.append(spec.loc.error(message, block=name) if spec is not None else
@@ -115,6 +143,7 @@ def simulate_model(model, progress=None, plots=False, sweep=False):
     info["mode"] = {"mode", "why", "compile_time", "cache_hit", "note"}."""
     decision = decide(model, sweep)
     if decision.mode == "accelerated":
+        from .build import CompileFailed
         try:
             return _compiled(model, decision, progress, plots)
         except CompileFailed as e:
@@ -127,6 +156,8 @@ def simulate_model(model, progress=None, plots=False, sweep=False):
 
 
 def _compiled(model, decision, progress, plots):
+    from .build import build
+    from .codegen import STIFF
     started = time.perf_counter()
     built = build(decision.generated.source, decision.key)
     compile_time = time.perf_counter() - started

@@ -539,6 +539,9 @@ def _evaluate(value, names, dotted, functions, depth, budget):
             shown = digits if len(digits) <= 30 else f"{digits[:12]}... ({len(digits)} digits)"
             raise ExprError(f"the number {shown} is too large for a float64") from None
     if isinstance(value, str):
+        if value in names and value not in CONSTANTS and names[value] is not FAILED:
+            # a parameter's name alone (the commonest value): what compiling it gives
+            return np.array(_number(names[value], f"parameter '{value}'"), dtype=np.float64)
         root, _, _ = _compile(value, names, dotted, functions, (), budget=budget)
         return np.array(root.value, dtype=np.float64)
     if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":  # from Python callers

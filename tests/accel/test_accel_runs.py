@@ -318,3 +318,57 @@ def test_ctrl_c_and_sigterm_keep_the_rows_of_compiled_code(fresh_cache, tmp_path
     res = np.load(out / "results.npz")
     assert len(res["t"]) > 10
     np.testing.assert_allclose(res["x"], res["t"], rtol=1e-12)  # x' = 1 by Euler: exact
+
+
+PLUGIN_RUN = """
+import sys
+import numpy as np
+import blocksim
+from blocksim.block import Block, In, Out
+
+class Doubler(Block):
+    def ports(self):
+        return [In("u")], [Out("y")]
+
+    def output(self, t):
+        np.multiply(self.u[0], 2.0, out=self.y[0])
+
+blocksim.register_block(Doubler, name="doubler")
+result = blocksim.run(sys.argv[1])
+assert np.allclose(result["y"], 2 * result.t)
+print(result.meta["mode"]["why"])
+print(sorted(m for m in sys.modules if m.startswith("blocksim.accel.")))
+"""
+
+
+def test_a_run_that_does_not_compile_imports_no_compiler(tmp_path):
+    """Under auto a diagram with a block without a compiled form (a plain-Python plugin) runs
+    in normal mode without importing the code generator or the build cache (their import is
+    a cost every such run would pay for nothing)."""
+    path = tmp_path / "d.yaml"
+    path.write_text("blocksim: 1\nblocks:\n  C: {type: clock}\n  D: {type: doubler}\n"
+                    "wires: [C -> D]\nsimulation: {stop: 1, output_interval: 0.5}\n"
+                    "record: {y: D.y}\n")
+    proc = subprocess.run([sys.executable, "-c", PLUGIN_RUN, str(path)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    why, modules = proc.stdout.splitlines()
+    assert why == "no compiled form for D (doubler)"
+    assert "blocksim.accel.codegen" not in modules and "blocksim.accel.build" not in modules
+
+
+def test_running_one_model_again_generates_its_code_once(fresh_cache, monkeypatch):
+    """blocksim.execute of one Model in a loop generates its C source once; Model.set (new
+    values) generates it again, and the run has the new values (x settles at F/k)."""
+    from blocksim.accel import codegen
+    calls = []
+    monkeypatch.setattr(codegen, "generate", lambda m: calls.append(1) or generate(m))
+    model = blocksim.load(MSD, ["simulation.mode=accelerated"])
+    first = [blocksim.execute(model)["x"] for _ in range(3)]
+    assert len(calls) == 1
+    np.testing.assert_array_equal(first[2], first[0])
+    model.set("parameters.k", 8)
+    again = blocksim.execute(model)
+    assert len(calls) == 2
+    np.testing.assert_array_equal(again["x"], _x(MSD, "parameters.k=8"))
+    assert abs(again["x"][-1] - 1 / 8) < 0.01 and abs(first[0][-1] - 1 / 4) < 0.01
