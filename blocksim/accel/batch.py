@@ -214,7 +214,7 @@ class FastRuns:
                 or _size(block.discrete_state()) != old.xd.size
                 or not np.array_equal(_dirs(block), _dirs(old))):
             return None
-        block.y_flat, block.z = old.y_flat, old.z
+        block.y_flat, block.z, block.du = old.y_flat, old.z, old.du  # du: watched rates
         block.bind(old.u, old.y, old.x, old.dx, old.xd)
         block.packed = np.asarray(block.pack(), dtype=float).ravel()
         if self._code(block) != self.code[bspec.name] or \

@@ -245,6 +245,7 @@ class _Writer:
                  "HIST_WIDTH": sum(u.size for u in self.history_inputs()),
                  "HS_MAX_HALVINGS": history_samples.MAX_HALVINGS,
                  "NRATE": len(m.rates), "RATE_WIDTH": sum(v.size for v, _ in m.rates),
+                 "NDU": m.dubuf.size,
                  "ADVANCE": int(any(hasattr(b, "advance") for b, _ in m.hybrid))}
         self.emit(*(f"#define {k} {v}" for k, v in sizes.items()))
         self.emit(*(f"#define RT_BUF_{b} {i}" for i, b in enumerate(BUFFERS)))

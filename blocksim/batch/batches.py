@@ -119,16 +119,18 @@ class _Batches:
             raise
 
     def prepare(self, pending, size):
-        """The next `size` runs' arguments [(run, RunArgs, (wall, cpu) spent)]; runs the
-        fast path does not take run the general way here."""
+        """The next `size` runs' arguments [(run, RunArgs, (wall, cpu) spent)], fewer only
+        when no run is left; runs the fast path does not take run the general way here."""
         prepared = []
-        for r in itertools.islice(pending, size):
+        for r in pending:
             wall, cpu = time.perf_counter(), time.process_time()
             args = self.state.fast.args(r.overrides)
             if args is None:
                 self.report(run_one(self.job, r.index, r.overrides, self.in_process))
                 continue
             prepared.append((r, args, (time.perf_counter() - wall, time.process_time() - cpu)))
+            if len(prepared) == size:
+                break
         return prepared
 
     def outcomes(self, batch, entries, interrupted=False):

@@ -49,6 +49,10 @@ metrics:
   final: volts[-1]
 """
 
+# the PID's own anti-windup, clamping: it watches the rate of e (each run of a batch has
+# buffers of its own for that rate)
+PID_CLAMPING = PID_MONTE_CARLO.replace("set:\n  blocks.PID.anti_windup: back_calculation\n", "")
+
 NOISE_SEEDS = """
 blocksim-sweep: 1
 diagram: CORPUS/discrete_hits.yaml
@@ -66,6 +70,19 @@ diagram: DIAGRAMS/pid_motor.yaml
 grid:
   blocks.PID.anti_windup: [none, back_calculation]
   parameters.Vmax: [6, 12, 9]
+metrics:
+  overshoot: max(theta) - 10
+"""
+
+# after the first run, three that change the compiled code (the general way), then runs the
+# fast path takes: the runs after a batch of only general runs are still run
+GENERAL_FIRST = """
+blocksim-sweep: 1
+diagram: DIAGRAMS/pid_motor.yaml
+zip:
+  blocks.PID.anti_windup: [none, back_calculation, back_calculation, back_calculation, none,
+                           none, none]
+  parameters.Vmax: [6, 7, 8, 9, 10, 11, 12]
 metrics:
   overshoot: max(theta) - 10
 """
@@ -104,10 +121,11 @@ metrics:
 
 
 @pytest.mark.parametrize("workers", [1, 2], ids=["one thread", "two threads"])
-@pytest.mark.parametrize("text", [PID_MONTE_CARLO, NOISE_SEEDS, ANTI_WINDUP, PULSE_EDGES,
-                                  DELAYS, FAILING],
-                         ids=["pid monte carlo", "noise seeds, periods", "anti-windup",
-                              "pulse edges", "delays", "failing"])
+@pytest.mark.parametrize("text", [PID_MONTE_CARLO, PID_CLAMPING, NOISE_SEEDS, ANTI_WINDUP,
+                                  GENERAL_FIRST, PULSE_EDGES, DELAYS, FAILING],
+                         ids=["pid monte carlo", "pid clamping", "noise seeds, periods",
+                              "anti-windup", "general runs first", "pulse edges", "delays",
+                              "failing"])
 def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch):
     fast = []
     args = batch.FastRuns.args
@@ -128,8 +146,10 @@ def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch):
         for key in n:
             if key not in ("wall_s", "status", "message", "steps"):
                 np.testing.assert_array_equal(a[key], n[key], err_msg=key)
-    if text in (PID_MONTE_CARLO, NOISE_SEEDS, PULSE_EDGES, DELAYS):
+    if text in (PID_MONTE_CARLO, PID_CLAMPING, NOISE_SEEDS, PULSE_EDGES, DELAYS):
         assert all(fast)  # after the first, every run took the fast path
+    if text == GENERAL_FIRST:
+        assert fast == [False] * 3 + [True] * 3
     if text is FAILING:
         assert [r["status"] for r in accelerated] == ["ok", "failed", "ok", "failed"]
 

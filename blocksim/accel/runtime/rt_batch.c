@@ -2,7 +2,7 @@
    own steps, events and failure (no lockstep), the runs shared out among C threads.
 
    Every run of a batch is an RT of its own with buffers of its own (signals, states,
-   indicators, workspace), so the threads share nothing they write. What a run reads comes
+   indicators, watched inputs' rates, workspace), so the threads share nothing they write. What a run reads comes
    from Python's matrices: row i of the parameters, initial states, settings, exact series
    and first sample hits (a stride of 0: one row for every run), its data arrays and its
    time events. A thread takes the next run not started, runs it to its end in chunks of
@@ -19,7 +19,7 @@ typedef struct {
     long long cap, n;               /* runs allocated, runs of the current batch */
     long long nw;                   /* the workspace's size */
     RT **rt;                        /* cap runs, created when first used */
-    double **own;                   /* each run's own buffers (S, X, DX, XD, Z, W) */
+    double **own;                   /* each run's own buffers (S, X, DX, XD, Z, DU, W) */
     int *status;                    /* RT_MORE until the run ends: RT_DONE or RT_FAILED */
     double *seconds;                /* each run's wall time and its thread's CPU time */
     /* the runs' values (set by rt_batch_setup, read by the threads) */
@@ -114,7 +114,7 @@ void rt_batch_setup(RtBatch *b, long long n, const void *const *arrays, const lo
 /* run i bound to its own buffers and configured with its values; 0 without memory */
 static int batch_begin(RtBatch *b, long long i)
 {
-    long long own = NS + 2 * (long long)NX + NXD + NZ + b->nw;
+    long long own = NS + 2 * (long long)NX + NXD + NZ + NDU + b->nw;
     if (!b->rt[i]) {
         b->rt[i] = rt_create();
         b->own[i] = calloc((size_t)DIM(own), sizeof(double));
@@ -125,12 +125,12 @@ static int batch_begin(RtBatch *b, long long i)
     }
     RT *rt = b->rt[i];
     double *S = b->own[i], *X = S + NS, *DX = X + NX, *XD = DX + NX, *Z = XD + NXD;
-    double *W = Z + NZ;
+    double *DU = Z + NZ, *W = DU + NDU;
     memset(S, 0, sizeof(double) * (size_t)(own - b->nw));
     memcpy(W, b->arrays[BATCH_W0], sizeof(double) * (size_t)b->nw);
-    double *buffers[10] = {S, X, DX, XD, Z, W, (double *)ROW(double, BATCH_P, i),
+    double *buffers[11] = {S, X, DX, XD, Z, W, (double *)ROW(double, BATCH_P, i),
                            (double *)b->arrays[BATCH_K], (double *)ROW(double, BATCH_X0, i),
-                           (double *)ROW(double, BATCH_XD0, i)};
+                           (double *)ROW(double, BATCH_XD0, i), DU};
     rt_bind(rt, buffers, (const double **)b->data + i * NDATA, b->ndata + i * NDATA);
     memcpy(X, ROW(double, BATCH_X0, i), sizeof(double) * NX);
     long long e0 = b->event_off[i];
