@@ -6,7 +6,8 @@ the time to load and compile a diagram against its size (must grow linearly).
 A chain integrator -> gain_1 -> ... -> gain_N -> (back to the integrator) is compiled and
 its derivative function timed (median of repeats). The integrator is one block; the rest is
 pure framework plus one small numpy operation per gain. Prints a table. The second table is
-CPU time (best of 3) to load and to compile chains of 1,000 to 40,000 blocks, per block.
+CPU time (best of 3) to load and to compile chains of 1,000 to 40,000 blocks, per block,
+listed in dataflow order and against it (the last gain first).
 """
 import resource
 import statistics
@@ -26,10 +27,11 @@ from blocksim.language.diagram import load_diagram  # noqa: E402
 from blocksim.engine.simulator import Simulation  # noqa: E402
 
 
-def chain(n, size=1):
+def chain(n, size=1, against=False):
+    """The chain's YAML; `against`: the gains listed against the dataflow (the last first)."""
     lines = ["blocksim: 1", "blocks:",
              f"  I: {{type: integrator, x0: {[1.0] * size if size > 1 else 1.0}}}"]
-    for k in range(n):
+    for k in (reversed(range(n)) if against else range(n)):
         lines.append(f"  G{k}: {{type: gain, K: {-1.0 if k == 0 else 1.0}}}")
     lines.append("wires:")
     lines.append("  - I -> G0")
@@ -95,24 +97,27 @@ def main():
 
 
 def scaling():
-    """Load and compile CPU time against the number of blocks: linear means a flat µs/block."""
-    print(f"{'blocks':>7} {'load s':>8} {'compile s':>10} {'total s':>8} {'µs/block':>9} "
-          f"{'blocksim check s':>17}")
+    """Load and compile CPU time against the number of blocks: linear means a flat µs/block,
+    whichever order the blocks are listed in."""
+    print(f"{'blocks':>7} {'listed':>8} {'load s':>8} {'compile s':>10} {'total s':>8} "
+          f"{'µs/block':>9} {'blocksim check s':>17}")
     with tempfile.TemporaryDirectory() as tmp:
         for n in (1000, 10000, 40000):
-            path = Path(tmp) / f"chain{n}.yaml"
-            path.write_text(chain(n))
-            best = [float("inf")] * 2
-            for _ in range(3):
-                t0 = time.process_time()
-                spec = load_diagram(path)
-                t1 = time.process_time()
-                compile_diagram(spec)
-                t2 = time.process_time()
-                best = [min(best[0], t1 - t0), min(best[1], t2 - t1)]
-            total = sum(best)
-            print(f"{n + 1:>7} {best[0]:>8.3f} {best[1]:>10.3f} {total:>8.3f} "
-                  f"{total / (n + 1) * 1e6:>9.1f} {check_cpu(path):>17.3f}")
+            for against in (False, True):
+                path = Path(tmp) / f"chain{n}{'_against' if against else ''}.yaml"
+                path.write_text(chain(n, against=against))
+                best = [float("inf")] * 2
+                for _ in range(3):
+                    t0 = time.process_time()
+                    spec = load_diagram(path)
+                    t1 = time.process_time()
+                    compile_diagram(spec)
+                    t2 = time.process_time()
+                    best = [min(best[0], t1 - t0), min(best[1], t2 - t1)]
+                total = sum(best)
+                listed = "against" if against else "in order"
+                print(f"{n + 1:>7} {listed:>8} {best[0]:>8.3f} {best[1]:>10.3f} {total:>8.3f} "
+                      f"{total / (n + 1) * 1e6:>9.1f} {check_cpu(path):>17.3f}")
 
 
 def check_cpu(path):

@@ -6,6 +6,8 @@ is called once all its inputs' shapes are known (also where a block checks them)
 """
 from __future__ import annotations
 
+import heapq
+
 from ...block import PortError
 from ...errors import Problems
 from ...language.diagram import index_text
@@ -57,10 +59,28 @@ class _Shapes:
         self.spec, self.built, self.drivers = spec, built, drivers
         self.out = {}
         self.problems = Problems()
+        self.names = list(built.ports)
+        self.position = {name: k for k, name in enumerate(self.names)}
+        # per block, the outputs its wired inputs read (one entry per input port); per
+        # output, the blocks that read it (once per input port)
+        self.sources = {name: [] for name in self.names}
+        self.consumers = {}
+        for name, (ins, _) in built.ports.items():
+            for port in ins.values():
+                drv = drivers.get((name, port.name))
+                if drv is not None:
+                    self.sources[name].append((drv[0], drv[1]))
+                    self.consumers.setdefault((drv[0], drv[1]), []).append(name)
 
     def propagate(self, assumed):
         """One pass from the declared and assumed output shapes; returns the blocks left
-        pending (their inputs' shapes never became known)."""
+        pending (their inputs' shapes never became known).
+
+        A worklist: a block is inferred once every wire into it carries a known shape, and
+        each inferred output makes its consumers count one wire fewer, so every block is
+        asked once (linear in blocks and wires, in any listing order). The blocks are taken
+        in the order repeated passes over the declaration order would take them: the ready
+        ones after the current position in this pass, the others in the next pass."""
         self.out = {}
         for name, (_, outs) in self.built.ports.items():
             for port in outs.values():
@@ -68,20 +88,28 @@ class _Shapes:
                     self.out[(name, port.name)] = tuple(port.shape)
             for port, shape in assumed.get(name, {}).items():
                 self.out[(name, port)] = shape
+        waiting = {name: sum(1 for src in sources if src not in self.out)
+                   for name, sources in self.sources.items()}
+        this_pass = [self.position[name] for name, n in waiting.items() if n == 0]
+        heapq.heapify(this_pass)
+        next_pass = []
         pending = set(self.built.ports)
-        order = list(self.built.ports)
-        progress = True
-        while pending and progress:
-            progress = False
-            for name in order:
-                if name not in pending:
-                    continue
-                shapes = self.input_shapes(name)
-                if shapes is None:
-                    continue
-                pending.discard(name)
-                progress = True
-                self.infer_block(name, shapes)
+        while this_pass or next_pass:
+            if not this_pass:
+                this_pass, next_pass = next_pass, []
+                heapq.heapify(this_pass)
+            at = heapq.heappop(this_pass)
+            name = self.names[at]
+            pending.discard(name)
+            outputs = [(name, port) for port in self.built.ports[name][1]]
+            unknown = [key for key in outputs if key not in self.out]
+            self.infer_block(name, self.input_shapes(name))
+            for output in (key for key in unknown if key in self.out):
+                for consumer in self.consumers.get(output, ()):
+                    waiting[consumer] -= 1
+                    if waiting[consumer] == 0:
+                        k = self.position[consumer]
+                        heapq.heappush(this_pass if k > at else next_pass, k)
         return pending
 
     def input_shapes(self, name):
