@@ -3,6 +3,7 @@ Carlo as a plain loop over blocksim.run and as a loop over bdsim.
 
     pip install -e ".[fast,bench]"        # bdsim + roboticstoolbox-python for the last row
     python benchmarks/sweep.py [--runs 200] [--loop-runs 40] [--peer-runs 10]
+    python benchmarks/sweep.py --large 1000000 [--before CHECKOUT]   # a large grid, SIGTERM
 
 The work: demo3 (Puma 560 computed torque, 10 s) with the controller's model perturbed by
 10 % with a different random seed per run, RK45 at rtol 1e-10, atol 1e-12 (`--rtol`; atol is
@@ -24,11 +25,19 @@ Rows:
   rtb Puma perturbed exactly as robots.md specifies for the run's seed, FDyn) compiled and
   run at the same tolerances; its max error is checked against the sweep's, run by run.
 Ratios are what to compare: the machine is shared, absolute numbers move with its load.
+
+`--large N`: `blocksim sweep` of an N-run grid (two paths, sqrt(N) values each) of a
+first-order lag with 0.1 s runs, --workers 1, --keep metrics, as a command: its resident
+memory when the first row is in summary.csv, then SIGTERM and the seconds until it has
+exited (written every row, sweep.json, the heat map and the report). With `--before
+CHECKOUT` the same command of another checkout of blocksim runs first, for the ratio.
 """
 import argparse
 import contextlib
 import io
 import os
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -192,13 +201,81 @@ def preparation(runs=60):
     return out
 
 
+LAG = """\
+blocksim: 1
+name: lag
+parameters: {tau: 1.0}
+blocks:
+  U: {type: constant, value: 1}
+  S: {type: sum, signs: "+-"}
+  G: {type: gain, K: 1/tau}
+  I: {type: integrator}
+wires: [U -> S.u1, S -> G, G -> I, I -> S.u2]
+simulation: {stop: 0.1, output_interval: 0.1}
+record: {x: I.y}
+"""
+
+
+def large_grid(n, checkout):
+    """(MB resident when the first row is written, s from SIGTERM to exit, rows written) of
+    `blocksim sweep` over an n-run grid, run from `checkout`."""
+    side = int(round(n ** 0.5))
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        (folder / "lag.yaml").write_text(LAG)
+        (folder / "big.yaml").write_text(
+            "blocksim-sweep: 1\ndiagram: lag.yaml\ngrid:\n"
+            f"  parameters.tau: linspace(1, 2, {side})\n  blocks.U.value: linspace(0, 1, {side})\n"
+            "metrics: {final_x: final(x)}\n")
+        out = folder / "out"
+        env = {**os.environ, "PYTHONPATH": str(checkout), "MPLBACKEND": "Agg"}
+        proc = subprocess.Popen([sys.executable, "-m", "blocksim", "sweep", str(folder / "big.yaml"),
+                                 "--workers", "1", "--keep", "metrics", "--out", str(out), "--quiet"],
+                                cwd=folder, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        while proc.poll() is None:
+            time.sleep(0.5)
+            table = out / "summary.csv"
+            if table.exists() and ",ok," in table.read_text()[:100_000]:
+                break
+        rss = _resident_mb(proc.pid)
+        signalled = time.perf_counter()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
+        exit_s = time.perf_counter() - signalled
+        with open(out / "summary.csv") as f:
+            rows = sum(1 for _ in f) - 1
+    return rss, exit_s, rows
+
+
+def _resident_mb(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def large(n, before):
+    print(f"{n:,}-run grid, blocksim sweep --workers 1 --keep metrics, SIGTERM after the first row")
+    print("| blocksim | resident MB at the first row | s from SIGTERM to exit | rows written |")
+    print("|---|---|---|---|")
+    for label, checkout in (("before", before), ("this checkout", ROOT)):
+        if checkout is not None:
+            rss, exit_s, rows = large_grid(n, checkout)
+            print(f"| {label} | {rss:.0f} | {exit_s:.1f} | {rows:,} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=200, help="Monte Carlo runs of the sweeps")
     ap.add_argument("--loop-runs", type=int, default=40, help="runs of the plain loop")
     ap.add_argument("--peer-runs", type=int, default=10, help="runs of the bdsim loop")
     ap.add_argument("--rtol", type=float, default=1e-10, help="RK45 rtol (atol = rtol/100)")
+    ap.add_argument("--large", type=int, help="only the large grid of this many runs")
+    ap.add_argument("--before", help="with --large: another checkout of blocksim to compare")
     args = ap.parse_args()
+    if args.large:
+        return large(args.large, args.before)
     tol = {"simulation.rtol": args.rtol, "simulation.atol": args.rtol / 100}
     sweep_tol = {"rtol": args.rtol, "atol": args.rtol / 100}
     n = args.runs

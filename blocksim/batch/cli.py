@@ -10,11 +10,11 @@ command line (every problem as FILE:LINE, before anything runs).
 """
 from __future__ import annotations
 
+import heapq
 import sys
-import time
 from pathlib import Path
 
-from ..errors import Terminated
+from ..errors import OutputError, Terminated
 
 EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 2, 3, 130, 143
 SHOW_FAILURES = 10
@@ -66,15 +66,14 @@ def run(args):
                        cli=True)
     out = Path(args.out) if args.out else Path("runs") / prepared.name
     bar = None if args.quiet or not sys.stderr.isatty() else _Bar()
-    failures = []
+    failures = _Failures()
 
     def progress(p):
         if bar is not None:
             bar.update(p)
         if p.outcome is not None and p.outcome.row["status"] == "failed":
-            failures.append(p.outcome)
+            failures.add(p.outcome)
 
-    started = time.perf_counter()
     try:
         table = prepared.run(workers=args.workers, scheduler=args.scheduler, out=out,
                              keep=args.keep, resume=args.resume, progress=progress)
@@ -84,37 +83,57 @@ def run(args):
         if table is None:
             print("interrupted", file=sys.stderr)
         else:
-            _summary(table, out, time.perf_counter() - started, "interrupted: ")
+            _summary(table, out, "interrupted: ")
         return EXIT_TERMINATED if isinstance(e, Terminated) else EXIT_INTERRUPTED
+    except OutputError as e:
+        _close(bar)
+        print(str(e), file=sys.stderr)
+        return EXIT_FAILED
     _close(bar)
     if not args.quiet:
-        _print_failures(table, failures)
-    _summary(table, out, time.perf_counter() - started)
+        failures.print(table)
+    _summary(table, out)
     return EXIT_FAILED if table.counts()["failed"] else EXIT_OK
 
 
-def _summary(table, out, wall, prefix=""):
+def _summary(table, out, prefix=""):
+    """The last line: counts, the time the runs took (sweep.json's execution.wall_s), where."""
     c = table.counts()
-    where = table.meta["execution"]["where"]  # None: no runs started
+    execution = table.meta["execution"]
+    where = execution["where"]  # None: no runs started
     if where is None:
         where = "not started" if c["interrupted"] else "nothing to run"
     parts = [f"{c['ok']} ok", f"{c['failed']} failed"]
     if c["interrupted"]:
         parts.append(f"{c['interrupted']} not run")
-    print(f"{prefix}{table.meta['name']}: {c['runs']} runs, {', '.join(parts)} in {wall:.3g} s "
-          f"({where}) -> {out}/")
+    print(f"{prefix}{table.meta['name']}: {c['runs']} runs, {', '.join(parts)} in "
+          f"{execution['wall_s']:.3g} s ({where}) -> {out}/")
 
 
-def _print_failures(table, failures):
-    failures = sorted(failures, key=lambda o: o.index)
-    varied = [v["key"] for v in table.meta["varied"]]
-    for o in failures[:SHOW_FAILURES]:
-        row = table.rows[o.index]
-        values = ", ".join(f"{k}={row[k]}" for k in varied)
-        print(f"run {o.index} ({values}) failed: {o.row['message']}", file=sys.stderr)
-    if len(failures) > SHOW_FAILURES:
-        print(f"... and {len(failures) - SHOW_FAILURES} more failed runs (see summary.csv)",
-              file=sys.stderr)
+class _Failures:
+    """The failed runs to print: the SHOW_FAILURES first by run index, and how many failed."""
+
+    def __init__(self):
+        self.first = []  # heap of (-index, outcome): the largest kept index on top
+        self.count = 0
+
+    def add(self, outcome):
+        self.count += 1
+        item = (-outcome.index, id(outcome), outcome)
+        if len(self.first) < SHOW_FAILURES:
+            heapq.heappush(self.first, item)
+        elif outcome.index < -self.first[0][0]:
+            heapq.heapreplace(self.first, item)
+
+    def print(self, table):
+        varied = [v["key"] for v in table.meta["varied"]]
+        for _, _, o in sorted(self.first, reverse=True):
+            row = table.rows[o.index]
+            values = ", ".join(f"{k}={row[k]}" for k in varied)
+            print(f"run {o.index} ({values}) failed: {o.row['message']}", file=sys.stderr)
+        if self.count > SHOW_FAILURES:
+            print(f"... and {self.count - SHOW_FAILURES} more failed runs (see summary.csv)",
+                  file=sys.stderr)
 
 
 class _Bar:

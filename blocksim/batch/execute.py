@@ -22,7 +22,9 @@ The job (the parsed diagram, the metrics) is sent to every worker once; runs tra
 batches (one task runs several, as one compiled batch on one thread when they can: a Dask
 task costs milliseconds, more than a compiled run), each carrying only its overrides, and only the rows (and the results when
 kept) come back. A batch whose worker died is sent again one run per task, so that only the
-run that killed a worker is charged with it. Files
+run that killed a worker is charged with it. At most IN_FLIGHT_PER_WORKER batches per worker
+are submitted at a time, the next as one finishes: a sweep of a million runs never has all
+its tasks (or their keys) anywhere, and an interruption has only those few to cancel. Files
 that blocks read while compiling (a robot `file:`, `from_file` data) are read by the workers:
 on another machine they must exist at the same paths.
 On Ctrl-C the outstanding runs are cancelled and the finished ones still reported.
@@ -30,6 +32,7 @@ On Ctrl-C the outstanding runs are cancelled and the finished ones still reporte
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import signal
 import threading
@@ -38,6 +41,9 @@ import warnings
 from ..errors import DiagramError
 from .batches import run_batch, run_batches
 from .worker import Outcome, adopt_cache, new_row, run_one
+
+
+IN_FLIGHT_PER_WORKER = 4
 
 
 class InProcess:
@@ -78,28 +84,32 @@ class OnDask:
         client = self.client
         shared = client.scatter(job, broadcast=True, hash=False)
         size = max(1, min(MAX_BATCH, len(runs) // (self.workers * BATCHES_PER_WORKER)))
-        batches = [runs[k:k + size] for k in range(0, len(runs), size)]
-        submit = lambda batch: client.submit(  # noqa: E731
-            run_batch, shared, [(r.index, r.overrides) for r in batch],
-            key=f"blocksim-runs-{job.token}-{batch[0].index}-{len(batch)}")
-        futures = {submit(batch): batch for batch in batches}
-        pending = as_completed(futures)
-        reported = set()
+        batches = (runs[k:k + size] for k in range(0, len(runs), size))
+        futures = {}  # submitted and not reported yet -> its batch
+        pending = as_completed()
+
+        def submit(batch):
+            future = client.submit(
+                run_batch, shared, [(r.index, r.overrides) for r in batch],
+                key=f"blocksim-runs-{job.token}-{batch[0].index}-{len(batch)}")
+            futures[future] = batch
+            pending.add(future)
         try:
+            for batch in itertools.islice(batches, IN_FLIGHT_PER_WORKER * self.workers):
+                submit(batch)
             for future in pending:
-                batch = futures[future]
+                batch = futures.pop(future)
                 for outcome in self.outcomes(future, batch):
                     report(outcome)
                 if self.died(future) and len(batch) > 1:  # again, one run per task
                     for r in batch:
-                        single = submit([r])
-                        futures[single] = [r]
-                        pending.add(single)
-                reported.add(future.key)
+                        submit([r])
+                for batch in itertools.islice(batches, 1):
+                    submit(batch)
         except KeyboardInterrupt:
-            client.cancel([f for f in futures if f.key not in reported and f.status != "finished"])
-            for future, batch in futures.items():
-                if future.key not in reported and future.status in ("finished", "error"):
+            client.cancel([f for f in futures if f.status != "finished"])
+            for future, batch in list(futures.items()):
+                if future.status in ("finished", "error"):
                     for outcome in self.outcomes(future, batch):
                         report(outcome)
             raise

@@ -22,8 +22,10 @@ import numpy as np
 
 from ..language import expr
 from ..util.atomic import atomic_path
+from .table import FAILED, OK
 
 MAX_BINS = 60  # of a histogram
+MAX_TICKS = 10  # labelled levels on an axis of many
 
 
 def numeric(value):
@@ -47,28 +49,44 @@ def _label(value):
 
 
 def _metric_values(table, metric):
-    return np.array([row[metric] if row["status"] == "ok" and row[metric] is not None
-                     else np.nan for row in table.rows], dtype=float)
+    """The metric of every run, NaN where the run did not succeed."""
+    return np.where(table.status == OK, table.values[metric], np.nan)
 
 
 def _ok_but_not_finite(table, values):
     """Runs that succeeded with a metric value that is NaN or infinite (not failed ones)."""
-    return np.array([row["status"] == "ok" for row in table.rows]) & ~np.isfinite(values)
+    return (table.status == OK) & ~np.isfinite(values)
 
 
 def _failed(table):
-    return np.array([row["status"] == "failed" for row in table.rows], dtype=bool)
+    return table.status == FAILED
 
 
 def _levels(table, key):
-    """The distinct values of a varied path in the order they first appear."""
-    levels, seen = [], set()
-    for v in table.column(key):
-        k = repr(v)
-        if k not in seen:
-            seen.add(k)
-            levels.append(v)
-    return levels
+    """(the distinct values of a varied path in the order they first appear, each run's
+    index into them)."""
+    found = table.level_codes(key)  # a grid or zip path: by arithmetic on the run index
+    values, codes = found if found is not None else (table.column(key), np.arange(len(table)))
+    distinct, index, remap = [], {}, []
+    for v in values:
+        k = index.setdefault(repr(v), len(index))
+        if k == len(distinct):
+            distinct.append(v)
+        remap.append(k)
+    return distinct, np.asarray(remap, dtype=np.int64)[codes]
+
+
+def _per_level(codes, count, values=None, reduce=None):
+    """Per level: how many runs (values None), the sum of `values`, or their min/max
+    (`reduce` np.minimum / np.maximum; NaN for a level without any)."""
+    if values is None:
+        return np.bincount(codes, minlength=count)
+    if reduce is None:
+        return np.bincount(codes, weights=values, minlength=count)
+    out = np.full(count, np.inf if reduce is np.minimum else -np.inf)
+    reduce.at(out, codes, values)
+    out[~np.isfinite(out)] = np.nan
+    return out
 
 
 def _named(table, metric):
@@ -101,20 +119,18 @@ def plot_metric(table, metric, x, y=None, ax=None):
 
 
 def _line(ax, table, values, metric, key):
-    levels = _levels(table, key)
+    levels, codes = _levels(table, key)
     xs = [numeric(v) for v in levels]
     positions = xs if all(v is not None for v in xs) else list(range(len(levels)))
-    column = [repr(v) for v in table.column(key)]
     failed_runs, not_finite = _failed(table), _ok_but_not_finite(table, values)
-    mean, lo, hi, failed, nonfinite = [], [], [], [], []
-    for level in levels:
-        sel = np.array([c == repr(level) for c in column])
-        ok = values[sel][np.isfinite(values[sel])]
-        mean.append(ok.mean() if ok.size else np.nan)
-        lo.append(ok.min() if ok.size else np.nan)
-        hi.append(ok.max() if ok.size else np.nan)
-        failed.append(failed_runs[sel].any())
-        nonfinite.append(not_finite[sel].any())
+    n, finite = len(levels), np.isfinite(values)
+    count = _per_level(codes[finite], n)
+    with np.errstate(invalid="ignore"):
+        mean = _per_level(codes[finite], n, values[finite]) / count
+    lo = _per_level(codes[finite], n, values[finite], np.minimum)
+    hi = _per_level(codes[finite], n, values[finite], np.maximum)
+    failed = _per_level(codes[failed_runs], n) > 0
+    nonfinite = _per_level(codes[not_finite], n) > 0
     order = np.argsort(positions)
     p = np.asarray(positions, dtype=float)[order]
     m, lo, hi = (np.asarray(a)[order] for a in (mean, lo, hi))
@@ -129,7 +145,8 @@ def _line(ax, table, values, metric, key):
             ax.plot(p[bad], np.zeros(bad.sum()), style, color=color, markersize=9,
                     clip_on=False, transform=ax.get_xaxis_transform(), label=label)
     if positions is not xs:
-        ax.set_xticks(range(len(levels)), [_label(v) for v in levels])
+        shown = _shown_levels(len(levels))
+        ax.set_xticks(shown, [_label(levels[k]) for k in shown])
     ax.set_xlabel(key)
     ax.set_ylabel(metric)
     if np.isfinite(m).any() and np.nanmin(lo) > 0 and np.nanmax(hi) / np.nanmin(lo) > 50:
@@ -143,21 +160,17 @@ def _line(ax, table, values, metric, key):
 def _heat_map(ax, table, values, metric, xkey, ykey):
     from matplotlib.colors import LogNorm
 
-    xl, yl = _levels(table, xkey), _levels(table, ykey)
-    xi = {repr(v): i for i, v in enumerate(xl)}
-    yi = {repr(v): i for i, v in enumerate(yl)}
-    total = np.zeros((len(yl), len(xl)))
-    count = np.zeros((len(yl), len(xl)))
-    failed = np.zeros((len(yl), len(xl)))
-    not_finite = np.zeros((len(yl), len(xl)))
-    for row, v, bad, odd in zip(table.rows, values, _failed(table),
-                                _ok_but_not_finite(table, values)):
-        i, j = yi[repr(row[ykey])], xi[repr(row[xkey])]
-        failed[i, j] += bad
-        not_finite[i, j] += odd
-        if np.isfinite(v):
-            total[i, j] += v
-            count[i, j] += 1
+    xl, xc = _levels(table, xkey)
+    yl, yc = _levels(table, ykey)
+    cells = len(yl) * len(xl)
+    flat = yc * len(xl) + xc  # each run's cell
+    finite = np.isfinite(values)
+    shape = (len(yl), len(xl))
+    total = np.bincount(flat[finite], weights=values[finite], minlength=cells).reshape(shape)
+    count = np.bincount(flat[finite], minlength=cells).reshape(shape)
+    failed = np.bincount(flat[_failed(table)], minlength=cells).reshape(shape)
+    not_finite = np.bincount(flat[_ok_but_not_finite(table, values)],
+                             minlength=cells).reshape(shape)
     with np.errstate(invalid="ignore", divide="ignore"):
         z = np.where(count > 0, total / np.maximum(count, 1), np.nan)
     finite = z[np.isfinite(z)]
@@ -165,10 +178,14 @@ def _heat_map(ax, table, values, metric, xkey, ykey):
     if finite.size and finite.min() > 0 and finite.max() / finite.min() > 50:
         norm = LogNorm(finite.min(), finite.max())
     ax.set_facecolor("0.85")  # cells without a successful run
-    mesh = ax.pcolormesh(np.ma.masked_invalid(z), cmap="viridis", norm=norm)
+    # an image, one pixel per cell (a mesh of a million quads takes seconds to draw)
+    mesh = ax.imshow(np.ma.masked_invalid(z), cmap="viridis", norm=norm, origin="lower",
+                     extent=(0, len(xl), 0, len(yl)), aspect="auto", interpolation="nearest")
     ax.figure.colorbar(mesh, ax=ax, label=metric)
-    ax.set_xticks(np.arange(len(xl)) + 0.5, [_label(v) for v in xl])
-    ax.set_yticks(np.arange(len(yl)) + 0.5, [_label(v) for v in yl])
+    xt, yt = _shown_levels(len(xl)), _shown_levels(len(yl))
+    ax.set_xticks(xt + 0.5, [_label(xl[k]) for k in xt],
+                  rotation=30 if len(xt) < len(xl) else 0)
+    ax.set_yticks(yt + 0.5, [_label(yl[k]) for k in yt])
     ax.set_xlabel(xkey)
     ax.set_ylabel(ykey)
     if z.size <= 150:
@@ -184,6 +201,14 @@ def _heat_map(ax, table, values, metric, xkey, ykey):
                             ha="center", va="center", fontsize="x-small",
                             color="0.3" if not_finite[i, j] else "C3")
     ax.set_title(f"{_named(table, metric)} ({_status_note(table)})", fontsize="medium")
+
+
+def _shown_levels(count):
+    """The levels an axis labels: every one, or at most MAX_TICKS evenly spread (a label per
+    level of a 1000-value grid would be unreadable, and slow to lay out)."""
+    if count <= MAX_TICKS:
+        return np.arange(count)
+    return np.unique(np.linspace(0, count - 1, MAX_TICKS).round().astype(int))
 
 
 def _cell_format(values):
@@ -207,16 +232,14 @@ def plot_histogram(table, metric, by=(), ax=None):
         ax.set_title(f"{metric} ({_status_note(table)})", fontsize="medium")
         return ax
     edges = np.histogram_bin_edges(ok, bins=_bins(ok))
-    groups = {}
-    if by:
-        for row, v in zip(table.rows, values):
-            if np.isfinite(v):
-                groups.setdefault(tuple(repr(row[k]) for k in by), (row, []))[1].append(v)
+    groups = _groups(table, by, np.isfinite(values)) if by else {}
     if 1 < len(groups) <= 6:
-        for n, (row, vs) in enumerate(groups.values()):
+        for n, (first, members) in enumerate(groups.items()):
+            row = table.rows[int(first)]
             label = ", ".join(f"{k.split('.')[-2] if k.count('.') else k}={_label(row[k])}"
                               for k in by)
-            ax.hist(vs, bins=edges, histtype="step", linewidth=1.5, color=f"C{n}", label=label)
+            ax.hist(values[members], bins=edges, histtype="step", linewidth=1.5,
+                    color=f"C{n}", label=label)
     else:
         ax.hist(ok, bins=edges, color="C0", alpha=0.8, label=f"{ok.size} runs")
     for value, style, name in ((ok.mean(), "-", "mean"), (np.median(ok), "--", "median"),
@@ -224,9 +247,24 @@ def plot_histogram(table, metric, by=(), ax=None):
         ax.axvline(value, color="k", linestyle=style, linewidth=1, label=f"{name} {value:.3g}")
     ax.set_xlabel(_named(table, metric))
     ax.set_ylabel("runs")
+    from matplotlib.ticker import MaxNLocator
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no tick at 2.5 runs
     ax.legend(fontsize="small")
     ax.set_title(f"{metric} over {ok.size} runs ({_status_note(table)})", fontsize="medium")
     return ax
+
+
+def _groups(table, keys, selected):
+    """{first run of a group: its selected runs} of the runs grouped by their values of
+    `keys`, in order of first appearance."""
+    combined = np.zeros(len(table), dtype=np.int64)
+    for key in keys:
+        levels, codes = _levels(table, key)
+        combined = combined * len(levels) + codes
+    groups = {}
+    for i in np.flatnonzero(selected):
+        groups.setdefault(combined[i], []).append(i)
+    return {members[0]: np.asarray(members) for members in groups.values()}
 
 
 def _bins(values):

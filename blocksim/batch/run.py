@@ -4,15 +4,18 @@
     table = blocksim.sweep("sweeps/demo3_robustness.yaml", workers=2, out="runs/demo3_robustness")
     table.rows, table.columns, table.to_csv("summary.csv")
 
-The sweep is checked completely before anything runs (`sweep_spec.check`), then its runs
-execute in this process, on a local Dask cluster or on an existing one (`sweep_exec`), each
-a row of the table. With `out`, the sweep directory gets `summary.csv` and `sweep.json`
-(rewritten every few seconds while the sweep runs, so an interrupted sweep leaves its
-finished rows), `runs/<i>/results.npz` and `meta.json` for the kept runs, and a figure per
-metric (`sweep_plot`).
+The sweep is checked completely before anything runs (`spec.check`), then its runs execute
+in this process, on a local Dask cluster or on an existing one (`execute`), each a row of
+the table. With `out`, the sweep directory gets `summary.csv` (each row appended once, in run
+order, as soon as the runs before it are done: an interrupted sweep has its finished rows
+written within moments), `sweep.json` (rewritten every few seconds: small, it holds no
+rows), `runs/<i>/results.npz` and `meta.json` for the kept runs, and a figure per metric
+(`plot`). Memory stays a few numbers per run: the runs are made when needed, the table is
+columns of numbers.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import json
@@ -24,18 +27,21 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import DiagramError, ReportWarning
+import numpy as np
+
+from ..errors import DiagramError, OutputError, ReportWarning
 from ..engine.results import DRAWING, REPORT, check_out_dir, versions, write_json, write_npz
 from .batches import in_batches
 from .execute import executor
 from .plot import write_figures
 from .spec import check, load_plan
-from .table import new_table, read_previous
+from .table import OK, SweepTable, TableFile, number, read_rows
 from .worker import Job
 
 KEEP = ("all", "metrics", "failed")
-FLUSH_SECONDS = 2.0
-FLUSH_RATIO = 10  # runs : writing the table, at least
+FLUSH_SECONDS = 2.0  # between rewrites of sweep.json
+TABLE = "summary.csv"
+SWEEP_FILE = "sweep.json"
 SEEDING = "numpy.random.SeedSequence(seed).spawn(runs)[run]"
 
 
@@ -99,41 +105,46 @@ class Sweep:
         _check_options(workers, scheduler, client, out, keep, resume, self.cli)
         plan, checked = self.plan, self.checked
         meta = _meta(plan, checked, keep)
-        table = new_table(plan, checked.runs, meta)
+        table = SweepTable(checked.runs, plan.varied, plan.metrics, meta)
         out = Path(out) if out is not None else None
         if out is not None:  # before the runs: their rows must have somewhere to go
             check_out_dir(out)
         if resume:
             _take_previous(table, out)
-        todo = [r for r in checked.runs if table.rows[r.index]["status"] != "ok"]
-        writer = _Writer(out, table)
+        done = table.status == OK  # rows final before any run: resumed ones
+        todo = np.flatnonzero(~done)
+        writer = _Writer(out, table, done)
         job = Job(uuid.uuid4().hex, plan.name, checked.spec,
                   {name: text for name, (text, _) in plan.metrics.items()},
                   keep if out is not None else "metrics")
         n_local = min(workers or default_workers(), max(len(todo), 1))
         started = time.perf_counter()
-        interrupted = None
+        stopped = None
         try:
-            if todo:  # reach the workers first: an unreachable scheduler writes nothing
-                batched = in_batches(checked.mode, job, todo)
+            if len(todo):  # reach the workers first: an unreachable scheduler writes nothing
+                runs = checked.runs.take(todo)
+                batched = in_batches(checked.mode, job, runs)
                 with executor(n_local, scheduler, client, checked.cache, batched) as ex:
                     meta["execution"].update(where=ex.where, workers=ex.workers)
                     if not resume:
                         writer.clear_previous()
-                    writer.flush(force=True)
+                    writer.start()
                     counter = _Counter(table, len(todo), ex.workers, progress, writer)
                     counter.start()
-                    ex.run(job, todo, counter.report)
-        except KeyboardInterrupt as e:
-            interrupted = e
+                    ex.run(job, runs, counter.report)
+        except (KeyboardInterrupt, OutputError) as e:
+            stopped = e
         meta["execution"]["wall_s"] = time.perf_counter() - started
         meta["complete"] = table.counts()["interrupted"] == 0
         meta["status"] = "finished" if meta["complete"] else "interrupted"
+        if isinstance(stopped, OutputError):
+            writer.close()
+            raise stopped
         writer.finish()
         writer.report(checked.spec)
-        if interrupted is not None:
-            interrupted.table = table
-            raise interrupted
+        if stopped is not None:
+            stopped.table = table
+            raise stopped
         return table
 
 
@@ -186,26 +197,47 @@ def _fingerprint(plan, checked):
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def read_previous(path):
+    """The mapping in a previous sweep.json; None when there is none; {} when it cannot be
+    read or is not a mapping (damaged, or not a sweep's)."""
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _take_previous(table, out):
-    previous = read_previous(out / "sweep.json")
+    """--resume: the ok rows of the previous sweep in `out` (read from its summary.csv)
+    become this table's; a row that cannot be read back whole is run again."""
+    previous = read_previous(out / SWEEP_FILE)
     if previous is None:
         return
     if previous.get("fingerprint") != table.meta["fingerprint"]:
-        raise DiagramError(f"cannot resume: {out}/ holds a different sweep (the sweep file, "
-                           "its --set values or the diagram changed)", file=str(out),
+        why = ("holds a different sweep (the sweep file, its --set values or the diagram "
+               "changed)" if previous else f"has a {SWEEP_FILE} that cannot be read as a sweep's")
+        raise DiagramError(f"cannot resume: {out}/ {why}", file=str(out),
                            hint="run it into a new directory (--out), or without --resume")
-    varied = {v["key"] for v in table.meta["varied"]}
-    results = [c for c in table.columns if c != "run" and c not in varied]
-    for row in previous.get("rows", []):
-        i = row.get("run")
-        if row.get("status") == "ok" and isinstance(i, int) and 0 <= i < len(table.rows):
-            table.rows[i].update({c: _from_json(row.get(c)) for c in results})
+    for _, row in read_rows(out / TABLE):
+        results = _ok_results(row, table)
+        if results is not None:
+            table.set(results.pop("run"), results)
 
 
-def _from_json(v):
-    if v in ("nan", "inf", "-inf"):
-        return float(v)
-    return v
+def _ok_results(row, table):
+    """The results of a summary.csv row of an ok run (status, message, wall_s, steps,
+    metrics: numbers), or None when it is not one or not whole."""
+    i = number(row.get("run"))
+    if row.get("status") != "ok" or not isinstance(i, int) or not 0 <= i < len(table):
+        return None
+    wall_s, steps = number(row.get("wall_s")), number(row.get("steps"))
+    metrics = {m: number(row.get(m)) for m in table.metrics}
+    if not isinstance(steps, int) or wall_s is None or None in metrics.values():
+        return None
+    return {"run": i, "status": "ok", "message": "", "wall_s": float(wall_s), "steps": steps,
+            **{m: float(v) for m, v in metrics.items()}}
 
 
 class _Counter:
@@ -235,19 +267,22 @@ class _Counter:
         status = outcome.row["status"]
         self.ok += status == "ok"
         self.failed += status == "failed"
-        self.writer.run_files(outcome)
-        self.writer.flush()
+        self.writer.took(outcome)
         if self.progress is not None:
             self.progress(Progress(self.total, self.done, self.ok, self.failed,
                                    min(self.workers, self.total - self.done), outcome))
 
 
 class _Writer:
-    """The sweep directory (nothing without one)."""
+    """The sweep directory (nothing without one): summary.csv as the rows become final,
+    sweep.json every FLUSH_SECONDS, each kept run's files. A file that cannot be written (a
+    full disk) is an OutputError: the sweep stops, the rows written so far stay."""
 
-    def __init__(self, out, table):
+    def __init__(self, out, table, done):
         self.out = out
         self.table = table
+        self.done = done
+        self.file = None
         self.next = -math.inf  # the earliest time of the next flush
 
     def clear_previous(self):
@@ -257,7 +292,7 @@ class _Writer:
         show the previous sweep, finished, next to this one's rows)."""
         if self.out is None:
             return
-        previous = read_previous(self.out / "sweep.json")
+        previous = read_previous(self.out / SWEEP_FILE)
         if previous is not None:
             for name in (REPORT, DRAWING):
                 (self.out / name).unlink(missing_ok=True)
@@ -271,9 +306,28 @@ class _Writer:
             if folder.name.isdigit() and folder.is_dir():
                 _forget_results(folder)
 
-    def run_files(self, outcome):
+    def start(self):
+        """summary.csv begun (the header, and the rows already final), sweep.json written."""
         if self.out is None:
             return
+        with self._writing():
+            self.out.mkdir(parents=True, exist_ok=True)
+            self.file = TableFile(self.out / TABLE, self.table, self.done)
+            self.file.advance()
+        self.flush(force=True)
+
+    def took(self, outcome):
+        """A run's row is final: its files, and the table's rows that can follow."""
+        self.done[outcome.index] = True
+        if self.out is None:
+            return
+        with self._writing():
+            self._run_files(outcome)
+            if self.file is not None:
+                self.file.advance()
+        self.flush()
+
+    def _run_files(self, outcome):
         folder = self.out / "runs" / str(outcome.index)
         if outcome.result is not None:
             t, data, meta = outcome.result
@@ -283,17 +337,14 @@ class _Writer:
             _forget_results(folder)
 
     def flush(self, force=False):
-        """Rewrite summary.csv and sweep.json, at most every FLUSH_SECONDS and, for a large
-        table (a flush rewrites every row), after FLUSH_RATIO times as long as the last one
-        took: the runs keep at least that share of the time."""
+        """Rewrite sweep.json (its counts), at most every FLUSH_SECONDS."""
         if self.out is None or (not force and time.monotonic() < self.next):
             return
-        started = time.monotonic()
-        self.out.mkdir(parents=True, exist_ok=True)
-        self.table.to_csv(self.out / "summary.csv")
-        self.table.to_json(self.out / "sweep.json")
-        done = time.monotonic()
-        self.next = done + max(FLUSH_SECONDS, FLUSH_RATIO * (done - started))
+        with self._writing():
+            self.out.mkdir(parents=True, exist_ok=True)
+            write_json(self.out / SWEEP_FILE, {**self.table.meta, "counts": self.table.counts(),
+                                               "columns": self.table.columns})
+        self.next = time.monotonic() + FLUSH_SECONDS
 
     def report(self, spec):
         """report.html (and the diagram's drawing) from the files just written; a failure
@@ -307,10 +358,16 @@ class _Writer:
             warnings.warn(f"could not write the sweep report: {e}", ReportWarning, stacklevel=2)
 
     def finish(self):
-        """The whole table, then the metric figures (listed in sweep.json); a figure that
-        cannot be drawn costs a warning, not the rows."""
+        """The whole table (the rows not written yet, as they stand), then the metric
+        figures (listed in sweep.json); a figure that cannot be drawn costs a warning, not
+        the rows."""
         if self.out is None:
             return
+        with self._writing():
+            if self.file is None:
+                self.file = TableFile(self.out / TABLE, self.table, self.done)
+            self.file.finish()
+            self.close()
         self.flush(force=True)
         if not self.table.meta["metrics"]:
             return
@@ -320,6 +377,22 @@ class _Writer:
             warnings.warn(f"could not draw the metric figures: {e}", ReportWarning, stacklevel=2)
             return
         self.flush(force=True)
+
+    def close(self):
+        file, self.file = self.file, None
+        if file is not None:
+            try:
+                file.close()
+            except OSError:
+                pass  # the rows could not all be flushed: the error was reported once
+
+    @contextlib.contextmanager
+    def _writing(self):
+        try:
+            yield
+        except OSError as e:
+            raise OutputError(f"cannot write the sweep's files in '{self.out}': "
+                              f"{e.strerror or e}; the rows written before are kept") from None
 
 
 def _forget_results(folder):

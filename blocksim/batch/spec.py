@@ -1,8 +1,8 @@
 """Sweep files (and the ad-hoc command-line form) -> a checked `SweepPlan`.
 
 A plan holds the diagram, the fixed overrides (`set:`), the varied paths (`grid:`, `zip:`,
-`random:` with `samples:` and `seed:`) and the metrics. `runs()` lists every run's values in
-run order: the cartesian product of the grid (first key slowest), then the zip index, then
+`random:` with `samples:` and `seed:`) and the metrics. `runs()` gives every run's values in
+run order (a sequence that makes each run when asked for): the cartesian product of the grid (first key slowest), then the zip index, then
 the Monte Carlo sample. Run i's random values come from
 `numpy.random.SeedSequence(seed).spawn(runs)[i]`, drawn in the order the `random:` keys are
 written, so the table does not depend on where or in which order runs execute.
@@ -15,8 +15,8 @@ grid or zip value); the metrics against the recorded signals' shapes.
 from __future__ import annotations
 
 import ast
-import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,15 +47,16 @@ class Distribution:
     args: tuple
     text: str
 
-    def draw(self, rng):
+    def draw_raw(self, rng):
+        """One draw from `rng`; for choice, the index of the value drawn."""
         a = self.args
         if self.name == "uniform":
-            return float(rng.uniform(a[0], a[1]))
+            return rng.uniform(a[0], a[1])
         if self.name == "normal":
-            return float(rng.normal(a[0], a[1]))
+            return rng.normal(a[0], a[1])
         if self.name == "integers":
-            return int(rng.integers(a[0], a[1]))
-        return a[0][int(rng.integers(0, len(a[0])))]
+            return rng.integers(a[0], a[1])
+        return rng.integers(0, len(a[0]))
 
 
 _ARITY = {"integers": 2, "uniform": 2, "normal": 2, "choice": 1}
@@ -156,27 +157,8 @@ class SweepPlan:
         return n * (len(zips[0].values) if zips else 1) * (self.samples or 1)
 
     def runs(self):
-        grid, zips, rand = self.of_kind("grid"), self.of_kind("zip"), self.of_kind("random")
-        n_zip = len(zips[0].values) if zips else 1
-        out = []
-        index = 0
-        for point in itertools.product(*(range(len(a.values)) for a in grid), range(n_zip)):
-            fixed = [(a, point[k]) for k, a in enumerate(grid)] + [(a, point[-1]) for a in zips]
-            for _ in range(self.samples or 1):
-                values, overrides = {}, []
-                for a, j in fixed:
-                    values[a.key] = a.values[j]
-                    overrides.append((a.key, a.values[j], a.locs[j]))
-                if rand:
-                    rng = np.random.default_rng(np.random.SeedSequence(self.seed,
-                                                                       spawn_key=(index,)))
-                    for a in rand:
-                        v = a.dist.draw(rng)
-                        values[a.key] = v
-                        overrides.append((a.key, v, a.loc))
-                out.append(Run(index, values, overrides))
-                index += 1
-        return out
+        """Every run, in run order (a `Runs` sequence: each made when asked for)."""
+        return Runs(self)
 
     def describe(self):
         """The resolved sweep (plain JSON) for sweep.json."""
@@ -189,6 +171,122 @@ class SweepPlan:
             "seed": self.seed,
             "metrics": {name: text for name, (text, _) in self.metrics.items()},
         }
+
+
+class Runs(Sequence):
+    """The runs of a plan as a sequence: run i made when asked for, from its digits (the grid
+    point, first key slowest, then the zip index, then the sample) and its random draws. The
+    draws of every run are made once, when the first is asked for, into one array per
+    `random:` path (run i's come from its own SeedSequence child, as the module says): a
+    large sweep holds a few numbers per run, never a dict per run."""
+
+    def __init__(self, plan):
+        self.plan = plan
+        self.grid, self.zips = plan.of_kind("grid"), plan.of_kind("zip")
+        self.rand = plan.of_kind("random")
+        self.samples = plan.samples or 1
+        n_zip = len(self.zips[0].values) if self.zips else 1
+        # (axis, stride, size): value index of run i is (i // stride) % size
+        self.listed = []
+        stride = self.samples
+        for a in self.zips:
+            self.listed.append((a, stride, n_zip))
+        stride *= n_zip
+        for a in reversed(self.grid):
+            self.listed.append((a, stride, len(a.values)))
+            stride *= len(a.values)
+        self.listed.sort(key=lambda item: self.plan.axes.index(item[0]))
+        self.n = stride
+        self._draws = None  # random path -> array of every run's draws (choice: the index)
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self.n))]
+        i = int(i)
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError(f"run {i} of {self.n}")
+        values, overrides = {}, []
+        for a, stride, size in self.listed:
+            j = (i // stride) % size
+            values[a.key] = a.values[j]
+            overrides.append((a.key, a.values[j], a.locs[j]))
+        for a in self.rand:
+            v = self.draw(a, i)
+            values[a.key] = v
+            overrides.append((a.key, v, a.loc))
+        return Run(i, values, overrides)
+
+    def take(self, index):
+        """The runs `index` (an array of run indices), as a sequence made when asked for."""
+        return _Taken(self, np.asarray(index))
+
+    def level_codes(self, key, index=None):
+        """(the values a grid or zip path takes, the index into them of each run in `index`,
+        default every run), by arithmetic on the run indices; None for another path."""
+        for a, stride, size in self.listed:
+            if a.key == key:
+                index = np.arange(self.n) if index is None else np.asarray(index)
+                return a.values, (index // stride) % size
+        return None
+
+    def column(self, key, index):
+        """The values of a varied path in the runs `index` (an array of run indices)."""
+        for a, stride, size in self.listed:
+            if a.key == key:
+                return [a.values[j] for j in ((index // stride) % size).tolist()]
+        axis = next(a for a in self.rand if a.key == key)
+        if self._draws is None:
+            self._draws = _draw_all(self.rand, self.plan.seed, self.n)
+        drawn = self._draws[key][index].tolist()
+        return [axis.dist.args[0][j] for j in drawn] if axis.dist.name == "choice" else drawn
+
+    def column_texts(self, key, index, text):
+        """`column` as `text(value)` of each value: a grid or zip level's text made once."""
+        for a, stride, size in self.listed:
+            if a.key == key:
+                texts = [text(v) for v in a.values]
+                return [texts[j] for j in ((index // stride) % size).tolist()]
+        return [text(v) for v in self.column(key, index)]
+
+    def draw(self, axis, i):
+        """Run i's draw for a `random:` path."""
+        if self._draws is None:
+            self._draws = _draw_all(self.rand, self.plan.seed, self.n)
+        v = self._draws[axis.key][i]
+        return axis.dist.args[0][int(v)] if axis.dist.name == "choice" else v.item()
+
+
+class _Taken(Sequence):
+    """Some of a plan's runs (`Runs.take`)."""
+
+    def __init__(self, runs, index):
+        self.runs, self.index = runs, index
+
+    def __len__(self):
+        return len(self.index)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self.runs[i] for i in self.index[k].tolist()]
+        return self.runs[int(self.index[k])]
+
+
+def _draw_all(axes, seed, n):
+    """{path: every run's draw} (choice: the index of the value drawn); run i draws in the
+    order of `axes` from numpy.random.default_rng(SeedSequence(seed, spawn_key=(i,)))."""
+    kinds = {"uniform": np.float64, "normal": np.float64, "integers": np.int64,
+             "choice": np.int64}
+    out = {a.key: np.empty(n, kinds[a.dist.name]) for a in axes}
+    for i in range(n):
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i,)))
+        for a in axes:
+            out[a.key][i] = a.dist.draw_raw(rng)
+    return out
 
 
 # ---- reading a sweep file ---------------------------------------------------------------------

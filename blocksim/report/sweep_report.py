@@ -1,5 +1,5 @@
 """The sweep report: `report.html` in a sweep directory, one self-contained page built from
-its files (sweep.json, the metric figures, diagram.svg).
+its files (sweep.json, summary.csv, the metric figures, diagram.svg).
 
 It shows how the sweep went (counts, where it ran, how long it took), the diagram, what was
 varied and measured, the table of runs (sortable by clicking a header: numbers as numbers),
@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..batch.table import cell_value, read_rows
 from ..engine.results import DRAWING, REPORT
 from .drawing import drawing_section
 from .html import (Raw, as_text, code, esc, media, read_json, sectioned_page, table,
-                          write_page)
+                   write_page)
 
 SWEEP_FILE = "sweep.json"
+TABLE = "summary.csv"
 MAX_ROWS = 10_000  # rows shown in the page; summary.csv has them all
 
 
@@ -41,13 +43,15 @@ def sweep_report_html(sweep_dir):
     meta = read_json(sweep_dir / SWEEP_FILE)
     name = meta.get("name") or sweep_dir.name
     overrides = list(((meta.get("sweep") or {}).get("set") or {}).items())
+    columns, shown, failed = _read_table(sweep_dir / TABLE)
+    total = (meta.get("counts") or {}).get("runs")
     return sectioned_page(f"blocksim sweep: {name}", f"<h1>{esc(name)}</h1>", [
         ("sweep", "Sweep", _status(meta)),
         ("diagram", "Diagram", drawing_section(sweep_dir / DRAWING, meta.get("diagram"),
                                                overrides, name)),
         ("definition", "Varied and measured", _definition(meta)),
-        ("table", "All runs", _table(meta)),
-        ("failed", "Failed runs", _failed(meta)),
+        ("table", "All runs", _table(columns, shown, total)),
+        ("failed", "Failed runs", _failed(meta, failed, total)),
         ("figures", "Metrics", _figures(sweep_dir, meta)),
         ("versions", "Versions", table(("package", "version"),
                                        list((meta.get("versions") or {}).items()))),
@@ -99,16 +103,32 @@ def _varied(meta):
     return [v["key"] for v in meta.get("varied") or []]
 
 
-def _failed(meta):
-    rows = [r for r in meta.get("rows") or [] if r.get("status") != "ok"]
+def _read_table(path):
+    """(columns, the first MAX_ROWS rows, the first MAX_ROWS rows not ok) of summary.csv,
+    read row by row (a table of a million rows is not held); numbers as numbers."""
+    shown, failed, columns = [], [], []
+    for _, row in read_rows(path):
+        row = {k: cell_value(v) for k, v in row.items() if k is not None}
+        columns = columns or list(row)
+        if len(shown) < MAX_ROWS:
+            shown.append(row)
+        if row.get("status") != "ok" and len(failed) < MAX_ROWS:
+            failed.append(row)
+        if len(shown) >= MAX_ROWS and len(failed) >= MAX_ROWS:
+            break
+    return columns, shown, failed
+
+
+def _failed(meta, rows, total):
     if not rows:
         return ""
     keys = _varied(meta)
-    shown = rows[:MAX_ROWS]
-    note = "" if len(rows) == len(shown) else f'<p class="note">The first {len(shown)} of {len(rows)}.</p>'
+    failed = sum((meta.get("counts") or {}).get(k) or 0 for k in ("failed", "interrupted"))
+    note = "" if len(rows) >= failed or not total else \
+        f'<p class="note">The first {len(rows)} of {failed}.</p>'
     return note + table(("run", *keys, "status", "message"), [
         (r.get("run"), *(as_text(r.get(k)) for k in keys), r.get("status"),
-         code(r.get("message") or "")) for r in shown], numeric=(0,))
+         code(r.get("message") or "")) for r in rows], numeric=(0,))
 
 
 def _figures(sweep_dir, meta):
@@ -123,21 +143,18 @@ def _figures(sweep_dir, meta):
     return "\n".join(out)
 
 
-def _table(meta):
-    columns = meta.get("columns") or []
-    rows = meta.get("rows") or []
+def _table(columns, rows, total):
     if not columns or not rows:
         return '<p class="note">No runs.</p>'
-    shown = rows[:MAX_ROWS]
     head = "".join(f"<th>{esc(c)}</th>" for c in columns)
     body = []
-    for row in shown:
+    for row in rows:
         cells = "".join(_cell(row.get(c)) for c in columns)
         cls = ' class="failed"' if row.get("status") not in ("ok", None) else ""
         body.append(f"<tr{cls}>{cells}</tr>")
     note = ('<p class="note">Click a column\'s header to sort by it (again to reverse).'
-            + ("" if len(shown) == len(rows) else
-               f" The first {len(shown)} of {len(rows)} runs; summary.csv has them all.") + "</p>")
+            + ("" if not total or len(rows) >= total else
+               f" The first {len(rows)} of {total} runs; summary.csv has them all.") + "</p>")
     return (note + f'<div class="scroll"><table class="sortable" id="runs"><thead><tr>{head}</tr>'
             f"</thead><tbody>{''.join(body)}</tbody></table></div>")
 

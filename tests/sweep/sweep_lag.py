@@ -34,3 +34,10 @@ def write_sweep(tmp_path, body, name="sweep.yaml"):
     path = tmp_path / name
     path.write_text("blocksim-sweep: 1\ndiagram: lag.yaml\n" + body)
     return path
+
+
+def table_rows(out):
+    """The rows of out/summary.csv, each cell as written (numbers as numbers)."""
+    from blocksim.batch.table import cell_value, read_rows
+    return [{k: cell_value(v) for k, v in row.items()}
+            for _, row in read_rows(out / "summary.csv")]

@@ -12,7 +12,7 @@ from blocksim.batch.execute import OnDask, _local_cluster
 from blocksim.batch.spec import Run
 
 from sweep_killer import always_die, die_once, innocent
-from sweep_lag import METRICS, lag, write_sweep
+from sweep_lag import METRICS, lag, table_rows, write_sweep
 from test_sweep_runs import MONTE_CARLO, results
 
 distributed = pytest.importorskip("distributed")
@@ -54,11 +54,11 @@ def test_scheduler_address_runs_the_sweep_there(tmp_path, cluster, capsys):
         if r["status"] == "ok":
             u, tau = float(r["blocks.U.value"]), float(r["parameters.tau"])
             assert float(r["final_x"]) == pytest.approx(lag(u, tau, 2.0), rel=1e-5)
-    meta = json.loads((out / "sweep.json").read_text())
     local = blocksim.sweep(path, workers=1)
     assert [{k: v for k, v in row.items() if k not in ("wall_s", "message")}
-            for row in meta["rows"]] == [{k: v for k, v in row.items()
-                                          if k not in ("wall_s", "message")} for row in local.rows]
+            for row in table_rows(out)] == [{k: v for k, v in row.items()
+                                             if k not in ("wall_s", "message")}
+                                            for row in local.rows]
 
 
 def test_compiled_batches_on_a_cluster_equal_normal_mode(tmp_path, cluster):

@@ -3,14 +3,23 @@ import numpy as np
 import pytest
 
 from blocksim.batch.plot import MAX_BINS, plot_histogram, plot_metric
+from blocksim.batch.spec import Run
 from blocksim.batch.table import SweepTable
+
+
+def made(rows, varied, metrics):
+    """A table of the given rows: their varied values and results."""
+    runs = [Run(i, {k: row[k] for k in varied}, []) for i, row in enumerate(rows)]
+    table = SweepTable(runs, varied, ["m"], {"sweep": {"metrics": metrics}})
+    for i, row in enumerate(rows):
+        table.set(i, row)
+    return table
 
 
 def table_of(values, key="k"):
     """One row per (varied value, metric value or None for a failed run)."""
-    rows = [{"run": i, key: k, "status": "ok" if m is not None else "failed", "m": m}
-            for i, (k, m) in enumerate(values)]
-    return SweepTable(["run", key, "status", "m"], rows, {"sweep": {"metrics": {"m": "max(x)"}}})
+    rows = [{key: k, "status": "ok" if m is not None else "failed", "m": m} for k, m in values]
+    return made(rows, [key], {"m": "max(x)"})
 
 
 def test_a_failed_run_is_marked_on_the_x_axis_not_at_a_metric_value():
@@ -45,13 +54,22 @@ def test_a_successful_run_with_a_nan_metric_is_not_drawn_as_a_failed_run():
 
 
 def test_heat_map_cells_say_failed_or_not_finite():
-    rows = [{"run": 0, "a": 1, "b": 1, "status": "ok", "m": 1.0},
-            {"run": 1, "a": 1, "b": 2, "status": "failed", "m": None},
-            {"run": 2, "a": 2, "b": 1, "status": "ok", "m": float("inf")},
-            {"run": 3, "a": 2, "b": 2, "status": "ok", "m": 4.0}]
-    table = SweepTable(["run", "a", "b", "status", "m"], rows, {"sweep": {"metrics": {}}})
+    rows = [{"a": 1, "b": 1, "status": "ok", "m": 1.0},
+            {"a": 1, "b": 2, "status": "failed", "m": None},
+            {"a": 2, "b": 1, "status": "ok", "m": float("inf")},
+            {"a": 2, "b": 2, "status": "ok", "m": 4.0}]
+    table = made(rows, ["a", "b"], {})
     ax = plot_metric(table, "m", "a", "b")
     cells = {(round(t.get_position()[0] - 0.5), round(t.get_position()[1] - 0.5)): t.get_text()
              for t in ax.texts}
     # x: a's level index, y: b's
     assert cells == {(0, 0): "1", (0, 1): "failed", (1, 0): "not finite", (1, 1): "4"}
+
+
+def test_histogram_counts_runs_in_whole_numbers():
+    # three runs: matplotlib's default ticks for counts 0..2 are 0, 0.25, 0.5, ... (a run
+    # axis with ticks at 2.5 runs, issue 23's "also noticed")
+    ax = plot_histogram(table_of([(0, 1.0), (1, 2.0), (2, 2.1)]), "m")
+    low, high = ax.get_ylim()
+    ticks = [y for y in ax.get_yticks() if low <= y <= high]
+    assert len(ticks) >= 2 and all(float(y).is_integer() for y in ticks)

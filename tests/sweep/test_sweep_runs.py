@@ -9,7 +9,7 @@ import pytest
 import blocksim
 from blocksim.cli import main
 
-from sweep_lag import METRICS, lag, write_sweep
+from sweep_lag import METRICS, lag, table_rows, write_sweep
 
 GRID = """\
 grid:
@@ -52,7 +52,8 @@ def test_grid_metrics_equal_the_closed_form(tmp_path):
     meta = json.loads((out / "sweep.json").read_text())
     assert meta["complete"] is True and meta["counts"] == {"runs": 6, "ok": 6, "failed": 0,
                                                             "interrupted": 0}
-    assert meta["rows"][3]["final_x"] == table.rows[3]["final_x"]
+    assert table_rows(out)[3]["final_x"] == table.rows[3]["final_x"]
+    assert "rows" not in meta  # the rows are summary.csv's: sweep.json stays small
     assert meta["varied"] == [{"key": "parameters.tau", "kind": "grid"},
                               {"key": "blocks.U.value", "kind": "grid"}]
     assert meta["execution"]["compiles"] + meta["execution"]["reparameterised"] == 6
@@ -148,6 +149,9 @@ def test_adhoc_command_line_sweep(tmp_path, capsys):
     captured = capsys.readouterr()
     assert captured.out.startswith("lag_sweep: 4 runs, 4 ok, 0 failed")
     assert captured.err == ""
+    # the time printed is sweep.json's (it was the command's own clock, a different span)
+    wall = json.loads((out / "sweep.json").read_text())["execution"]["wall_s"]
+    assert f" in {wall:.3g} s (in-process)" in captured.out
     with open(out / "summary.csv") as f:
         rows = list(csv.DictReader(f))
     assert [(r["parameters.tau"], r["blocks.U.value"]) for r in rows] == [
@@ -193,6 +197,45 @@ def test_sigterm_writes_the_finished_rows(tmp_path):
         assert float(r["final_x"]) == pytest.approx(lag(1, float(r["parameters.tau"]), 4000.0),
                                                     rel=1e-7)
     assert f"interrupted: sweep: 500 runs, {len(done)} ok" in stdout
+
+
+def test_sigterm_on_a_large_grid_writes_every_row_and_exits(tmp_path):
+    # 100,200 runs (334 x 300): at the signal the finished rows are in summary.csv already;
+    # what is left is appending the rows not run, sweep.json, the heat map and the report.
+    # Rewriting the whole table (and drawing a line or heat map a row at a time) took
+    # minutes for a million rows; 120 s here is a bound against a hang, not a timing
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = write_sweep(tmp_path, "set: {simulation.stop: 0.1, simulation.output_interval: 0.1}"
+                                 "\ngrid:\n  parameters.tau: linspace(1, 2, 334)\n"
+                                 "  blocks.U.value: linspace(0, 1, 300)\n"
+                                 "metrics: {final_x: final(x)}\n")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "blocksim", "sweep", str(path), "--workers",
+                             "1", "--out", str(out), "--keep", "metrics"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "MPLBACKEND": "Agg"})
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # until a finished row is in the table
+        time.sleep(0.2)
+        if (out / "summary.csv").exists() and ",ok," in (out / "summary.csv").read_text():
+            break
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 143, stderr
+    rows = table_rows(out)
+    assert [r["run"] for r in rows] == list(range(334 * 300))
+    done = [r for r in rows if r["status"] == "ok"]
+    assert 0 < len(done) < len(rows) and rows[0]["status"] == "ok"
+    for r in done:
+        assert r["final_x"] == pytest.approx(
+            lag(r["blocks.U.value"], r["parameters.tau"], 0.1), rel=1e-7, abs=1e-12)
+    assert json.loads((out / "sweep.json").read_text())["counts"]["ok"] == len(done)
+    assert (out / "final_x.png").is_file() and (out / "report.html").is_file()
 
 
 def test_zip_varies_values_together_and_draws_a_line(tmp_path):
@@ -250,36 +293,42 @@ def test_a_new_sweep_into_the_same_directory_removes_the_previous_ones_files(tmp
     assert sorted(p.name for p in out.glob("*.png")) == ["final_x.png"]
 
 
-def test_rewriting_a_large_table_keeps_most_of_the_time_for_the_runs(tmp_path, monkeypatch):
-    """summary.csv and sweep.json hold every row: for a large sweep one rewrite takes
-    seconds (100,000 rows: about 5 s). On a stand-in clock where each rewrite takes 5 s and
-    each run 10 ms, 100 s of runs may spend at most a tenth of their time (FLUSH_RATIO 10)
-    plus one rewrite on the files; rewriting every FLUSH_SECONDS (2 s) whatever a rewrite
-    costs would spend 5 s per 2 s of runs."""
-    from blocksim.batch import run as sweep_run
+def test_summary_csv_is_appended_in_run_order_never_rewritten(tmp_path):
+    # each row is written once, as soon as the runs before it are done: every version of the
+    # file seen while the sweep runs is the start of the final one (rewriting the whole
+    # table every few seconds cost a large sweep most of its time, and minutes at a signal)
+    out = tmp_path / "out"
+    seen = []
+    blocksim.sweep(write_sweep(tmp_path, GRID), workers=1, out=out,
+                   progress=lambda p: seen.append((out / "summary.csv").read_text()))
+    final = (out / "summary.csv").read_text()
+    assert seen[0] == final.splitlines(keepends=True)[0]  # the header, before any run
+    assert all(final.startswith(text) for text in seen)
+    assert [len(text.splitlines()) for text in seen] == list(range(1, 8))  # a row per run
+    assert len(final.splitlines()) == 7
 
-    clock = [0.0]
-    written = []
 
-    class Table:
-        def to_csv(self, path):
-            clock[0] += 2.5
-            written.append(2.5)
+def test_a_large_grid_is_planned_without_a_row_per_run_in_memory(tmp_path):
+    # 200,000 runs: the plan makes each run when it is needed and the table is columns of
+    # numbers (here about 35 bytes a run: status, wall time, steps, one metric, the todo
+    # list); a dict per run and per row was 1-2 kB a run (3.7 GB for a million)
+    import tracemalloc
 
-        def to_json(self, path):
-            clock[0] += 2.5
-            written.append(2.5)
-
-    monkeypatch.setattr(sweep_run, "time", type("Clock", (), {
-        "monotonic": staticmethod(lambda: clock[0])}))
-    writer = sweep_run._Writer(tmp_path, Table())
-    writer.flush(force=True)
-    first = sum(written)
-    for _ in range(10_000):  # 100 s of runs
-        clock[0] += 0.01
-        writer.flush()
-    assert sum(written) - first <= 0.1 * 100 + 5.0
-    assert sum(written) - first > 0  # and the files are still rewritten while it runs
+    def stop(progress):
+        raise KeyboardInterrupt  # when the runs would start: the plan and table exist
+    write_sweep(tmp_path, "")  # lag.yaml
+    grid = {"parameters.tau": "linspace(1, 2, 400)", "blocks.U.value": "linspace(0, 1, 500)"}
+    tracemalloc.start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as info:
+            blocksim.sweep(tmp_path / "lag.yaml", grid=grid, metrics={"final_x": "final(x)"}, workers=1,
+                           progress=stop)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(info.value.table) == 200_000
+    assert info.value.table.rows[199_999]["blocks.U.value"] == 1.0
+    assert peak < 100 * 200_000
 
 
 def test_a_new_sweep_into_the_same_directory_does_not_show_the_previous_report(tmp_path):
