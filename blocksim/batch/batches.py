@@ -19,7 +19,7 @@ import time
 
 from ..accel.batch import qualifies
 from ..accel.pool import Batch
-from .worker import Outcome, evaluate, run_one, state_of
+from .worker import Outcome, evaluate, installed_job, not_run, run_one, state_of
 
 MAX_BATCH = 256  # runs per compiled call at most
 MIN_BATCH = 8  # runs per thread in the first batch (then as many as RESULT_BYTES allow)
@@ -45,9 +45,13 @@ def batch_size(runs, threads, row_bytes=None):
     return max(threads, min(size, int(RESULT_BYTES / max(row_bytes, 1.0))))
 
 
-def run_batch(job, runs):
-    """The Outcomes of runs [(index, overrides)] on this worker, in compiled batches on one
-    thread when possible (a Dask task: the worker's threads run tasks side by side)."""
+def run_batch(token, runs):
+    """The Outcomes of runs [(index, overrides)] of the job installed under `token` on this
+    worker (one Dask task: the worker's threads run tasks side by side), in compiled batches
+    on one thread when possible."""
+    job = installed_job(token)
+    if job is None:
+        return not_run(runs, "the sweep's job is not on this worker (the sweep ended?)")
     found = []
     runs = [_Run(index, overrides) for index, overrides in runs]
     run_batches(job, runs, found.append, threads=1)

@@ -18,13 +18,18 @@ order, and `workers` (how many runs execute at once).
 - `scheduler="tcp://host:8786"` or `client=` a `distributed.Client`: an existing cluster (its
   own allowed-failures setting applies; Dask's default retries a run three times).
 
-The job (the parsed diagram, the metrics) is sent to every worker once; runs travel in
+The job (the parsed diagram, the metrics) goes to every worker once, as a worker plugin
+(`worker_plugin.JobPlugin`): a worker that joins later, such as the one started in place of a
+worker that died, gets it too, so the runs not started yet run there. Runs travel in
 batches (one task runs several, as one compiled batch on one thread when they can: a Dask
-task costs milliseconds, more than a compiled run), each carrying only its overrides, and only the rows (and the results when
+task costs milliseconds, more than a compiled run), each carrying only its overrides, and
+only the rows (and the results when
 kept) come back. A batch whose worker died is sent again one run per task, so that only the
 run that killed a worker is charged with it. At most IN_FLIGHT_PER_WORKER batches per worker
 are submitted at a time, the next as one finishes: a sweep of a million runs never has all
-its tasks (or their keys) anywhere, and an interruption has only those few to cancel. Files
+its tasks (or their keys) anywhere, and an interruption has only those few to cancel. A run
+whose task the cluster lost before it ran is `interrupted` (not run), for --resume. The
+local cluster logs nothing below CRITICAL: what a user needs to know is in the rows. Files
 that blocks read while compiling (a robot `file:`, `from_file` data) are read by the workers:
 on another machine they must exist at the same paths.
 On Ctrl-C the outstanding runs are cancelled and the finished ones still reported.
@@ -37,6 +42,7 @@ import logging
 import signal
 import threading
 import warnings
+from concurrent.futures import CancelledError
 
 from ..errors import DiagramError
 from .batches import run_batch, run_batches
@@ -70,6 +76,7 @@ BATCHES_PER_WORKER = 8  # batches per worker at least, for balance and a moving 
 MAX_BATCH = 64  # runs per task at most
 
 
+
 class OnDask:
     """Runs as tasks of a Dask distributed cluster, in batches (see the module docs)."""
 
@@ -81,8 +88,11 @@ class OnDask:
     def run(self, job, runs, report):
         from distributed import as_completed
 
+        from .worker_plugin import JobPlugin
+
         client = self.client
-        shared = client.scatter(job, broadcast=True, hash=False)
+        plugin = JobPlugin(job)
+        client.register_plugin(plugin, name=plugin.name)
         size = max(1, min(MAX_BATCH, len(runs) // (self.workers * BATCHES_PER_WORKER)))
         batches = (runs[k:k + size] for k in range(0, len(runs), size))
         futures = {}  # submitted and not reported yet -> its batch
@@ -90,7 +100,7 @@ class OnDask:
 
         def submit(batch):
             future = client.submit(
-                run_batch, shared, [(r.index, r.overrides) for r in batch],
+                run_batch, job.token, [(r.index, r.overrides) for r in batch],
                 key=f"blocksim-runs-{job.token}-{batch[0].index}-{len(batch)}")
             futures[future] = batch
             pending.add(future)
@@ -114,7 +124,9 @@ class OnDask:
                         report(outcome)
             raise
         finally:
-            client.cancel([shared, *futures])
+            client.cancel(list(futures))
+            with contextlib.suppress(Exception):  # a cluster already closing
+                client.unregister_worker_plugin(plugin.name)
 
     @staticmethod
     def died(future):
@@ -126,7 +138,9 @@ class OnDask:
 
     def outcomes(self, future, batch):
         """The batch's Outcomes: none for a batch of several whose worker died (sent again
-        one by one), a failed row for a single run that killed its worker twice."""
+        one by one), a failed row for a single run that killed its worker twice, rows not
+        run when the cluster lost the task without running it (its workers gone, the
+        cluster closing)."""
         from distributed import KilledWorker
 
         try:
@@ -137,6 +151,9 @@ class OnDask:
             return [Outcome(r.index, new_row(
                 "failed", "the worker process died running this run, and again when it was "
                           "retried")) for r in batch]
+        except CancelledError as e:
+            return [Outcome(r.index, new_row(
+                "interrupted", f"not run: the cluster lost the run's task ({e})")) for r in batch]
         except Exception as e:  # the task itself could not run on the worker
             return [Outcome(r.index, new_row(
                 "failed", f"the run could not execute on the cluster: {type(e).__name__}: {e}"))
@@ -252,7 +269,7 @@ def _local_cluster(workers):
         warnings.filterwarnings("ignore", message="Port .* is already in use")
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                host="127.0.0.1", dashboard_address=None,
-                               silence_logs=logging.ERROR,
+                               silence_logs=logging.CRITICAL,
                                scheduler_kwargs={"allowed_failures": 1})
     client = None
     try:

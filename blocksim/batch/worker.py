@@ -82,6 +82,28 @@ def state_of(job, cache=None):
     return state
 
 
+_jobs = {}  # token -> Job, installed in a Dask worker process by worker_plugin.JobPlugin
+
+
+def install_job(job):
+    _jobs[job.token] = job
+
+
+def forget_job(token):
+    _jobs.pop(token, None)
+
+
+def installed_job(token):
+    """The job installed under `token` in this worker process, None when there is none
+    (the sweep ended and unregistered it)."""
+    return _jobs.get(token)
+
+
+def not_run(runs, why):
+    """Outcomes of runs [(index, overrides)] that did not run, for --resume."""
+    return [Outcome(index, new_row("interrupted", f"not run: {why}")) for index, _ in runs]
+
+
 def adopt_cache(job, cache):
     """Use `cache` (a ModelCache that already compiled the diagram, e.g. for checking it)
     for this job's runs in the calling thread."""

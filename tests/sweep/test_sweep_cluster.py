@@ -86,3 +86,32 @@ def test_a_worker_that_dies_is_retried_once_then_failed(tmp_path):
         assert OnDask(client, "test").outcomes(doomed, [Run(7, {}, []), Run(8, {}, [])]) == []
         assert "died running this run, and again when it was retried" in outcome.row["message"]
         client.wait_for_workers(2, timeout=60)  # the nannies have restarted the killed ones
+
+
+def test_runs_go_on_after_every_local_worker_is_killed(tmp_path, capfd):
+    # both worker processes killed at once after the first run: the job (diagram, metrics)
+    # lived only on them, so every later run failed with "FutureCancelledError ... already
+    # forgotten / lost dependencies" and distributed's ERROR lines reached the terminal.
+    # The nannies start new workers; the runs that had not started run there (the ones
+    # that were running are retried), or, at worst, stay not run for --resume.
+    psutil = pytest.importorskip("psutil")
+    killed = []
+    others = {child.pid for child in psutil.Process().children()}  # e.g. another cluster's
+
+    def kill_the_workers(progress):
+        if progress.outcome is not None and not killed:
+            for child in psutil.Process().children():
+                if child.pid not in others and "resource_tracker" not in " ".join(child.cmdline()):
+                    child.kill()
+                    killed.append(child.pid)
+    path = write_sweep(tmp_path, "grid:\n  parameters.tau: linspace(0.5, 2, 24)\n" + METRICS)
+    out = tmp_path / "out"
+    table = blocksim.sweep(path, workers=2, out=out, progress=kill_the_workers)
+    assert len(killed) == 2
+    assert table.counts()["failed"] == 0
+    if table.counts()["interrupted"]:
+        table = blocksim.sweep(path, workers=1, out=out, resume=True)
+    assert table.column("status") == ["ok"] * 24
+    for row in table.rows:
+        assert row["final_x"] == pytest.approx(lag(1, row["parameters.tau"], 2.0), rel=1e-7)
+    assert "ERROR" not in capfd.readouterr().err
