@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DiagramError, OutputError, ReportWarning
+from ..util import dirlock
 from ..engine.results import DRAWING, REPORT, check_out_dir, versions, write_json, write_npz
 from .batches import in_batches
 from .execute import executor
@@ -42,6 +43,7 @@ KEEP = ("all", "metrics", "failed")
 FLUSH_SECONDS = 2.0  # between rewrites of sweep.json
 TABLE = "summary.csv"
 SWEEP_FILE = "sweep.json"
+LOCK = ".sweep.lock"  # held while a sweep writes the directory (util/dirlock)
 SEEDING = "numpy.random.SeedSequence(seed).spawn(runs)[run]"
 
 
@@ -109,6 +111,12 @@ class Sweep:
         out = Path(out) if out is not None else None
         if out is not None:  # before the runs: their rows must have somewhere to go
             check_out_dir(out)
+        with _one_sweep_in(out):
+            return self._run(plan, checked, meta, table, out, workers, scheduler, client,
+                             keep, resume, progress)
+
+    def _run(self, plan, checked, meta, table, out, workers, scheduler, client, keep, resume,
+             progress):
         if resume:
             _take_previous(table, out)
         done = table.status == OK  # rows final before any run: resumed ones
@@ -146,6 +154,22 @@ class Sweep:
             stopped.table = table
             raise stopped
         return table
+
+
+@contextlib.contextmanager
+def _one_sweep_in(out):
+    """The sweep directory to this sweep alone while it runs (two sweeps into one directory
+    mixed their rows and run folders): a second one is refused, naming the first."""
+    if out is None:
+        yield
+        return
+    try:
+        with dirlock.hold(out, LOCK):
+            yield
+    except dirlock.Busy as e:
+        raise DiagramError(f"'{out}' is in use by another sweep ({e.holder})", file=str(out),
+                           hint="wait for it to finish, or choose another directory (--out)"
+                           ) from None
 
 
 def _check_options(workers, scheduler, client, out, keep, resume, cli=False):

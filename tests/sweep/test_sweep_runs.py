@@ -346,5 +346,5 @@ def test_a_new_sweep_into_the_same_directory_does_not_show_the_previous_report(t
                                     "metrics: {final_x: final(x)}\n", name="smaller.yaml")
     blocksim.sweep(smaller, workers=1, out=out, progress=look)
     # as the new sweep's runs start: its table, the (emptied) runs folder, nothing else
-    assert seen[0] == ["runs", "summary.csv", "sweep.json"]
+    assert seen[0] == [".sweep.lock", "runs", "summary.csv", "sweep.json"]  # and its lock
     assert (out / "report.html").is_file() and (out / "diagram.svg").is_file()  # its own
