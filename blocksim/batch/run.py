@@ -326,8 +326,8 @@ class _Writer:
             if isinstance(name, str) and name.endswith(".png") and Path(name).name == name:
                 (self.out / name).unlink(missing_ok=True)
         runs = self.out / "runs"
-        for folder in runs.iterdir() if runs.is_dir() else ():
-            if folder.name.isdigit() and folder.is_dir():
+        for folder in runs.iterdir() if runs.is_dir() and not runs.is_symlink() else ():
+            if folder.name.isdigit() and folder.is_dir() and not folder.is_symlink():
                 _forget_results(folder)
 
     def start(self):
@@ -353,6 +353,9 @@ class _Writer:
 
     def _run_files(self, outcome):
         folder = self.out / "runs" / str(outcome.index)
+        for own in (folder.parent, folder):  # the sweep's folders: a link is not followed
+            if own.is_symlink():
+                own.unlink()  # the link itself; what it points to stays as it is
         if outcome.result is not None:
             t, data, meta = outcome.result
             write_npz(folder / "results.npz", t, data)

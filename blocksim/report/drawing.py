@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..engine.loading import load
 from ..engine.results import DRAWING
-from .html import esc, media
+from .html import esc, media, own_file
 
 DRAWING_ZOOM = 1.25
 
@@ -19,9 +19,9 @@ def write_drawing(run_dir, model):
 
 
 def drawing_section(path, diagram, overrides, name):
-    """The drawing `path` (diagram.svg), or when it is missing one drawn now from the
-    diagram file with the given overrides; a note when neither works."""
-    if path.is_file():
+    """The drawing `path` (diagram.svg; not a symbolic link), or when it is missing one drawn
+    now from the diagram file with the given overrides; a note when neither works."""
+    if own_file(path.parent, path.name) is not None:
         svg = path.read_bytes()
     else:
         try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+from pathlib import Path
 
 import numpy as np
 
@@ -166,6 +167,17 @@ def as_text(value):
 def code(value):
     """A table cell showing `value` (see `as_text`) as code."""
     return Raw(f"<code>{esc(as_text(value))}</code>")
+
+
+def own_file(directory, name):
+    """`directory/name` when `name` is a plain file name (no folder, no `..`) of a regular
+    file there that is not a symbolic link; else None. A report embeds only its directory's
+    own files: a name read from meta.json or sweep.json may have been written by anyone."""
+    if not isinstance(name, str) or name in ("", ".", "..") or any(
+            c in name for c in "/\\\x00"):
+        return None
+    path = Path(directory) / name
+    return path if path.is_file() and not path.is_symlink() else None
 
 
 def read_json(path):

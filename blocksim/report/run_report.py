@@ -15,8 +15,8 @@ import numpy as np
 from ..engine.results import DRAWING, REPORT
 from ..errors import DiagramError
 from .drawing import drawing_section
-from .html import (Raw, as_text, code, esc, media, number, read_json, sectioned_page,
-                          table, write_page)
+from .html import (Raw, as_text, code, esc, media, number, own_file, read_json,
+                   sectioned_page, table, write_page)
 
 FIGURES = (".png", ".gif", ".mp4")
 SHOWN_EVENTS = 20
@@ -125,8 +125,9 @@ def _figures(run_dir, meta):
     previous run's figures in the directory are not this run's: `blocksim run` removes
     them only after writing the report), or every one there for a meta.json without a list."""
     listed = meta.get("files")
-    files = sorted(p for p in run_dir.iterdir() if p.suffix.lower() in FIGURES and p.is_file()
-                   and not p.name.startswith(".") and (listed is None or p.name in listed))
+    files = sorted(p for p in run_dir.iterdir() if p.suffix.lower() in FIGURES
+                   and own_file(run_dir, p.name) and not p.name.startswith(".")
+                   and (listed is None or p.name in listed))
     # an animation written both ways is shown as its GIF (the MP4 stays beside the report)
     names = {p.name for p in files}
     files = [p for p in files

@@ -5,7 +5,8 @@ It shows how the sweep went (counts, where it ran, how long it took), the diagra
 varied and measured, the table of runs (sortable by clicking a header: numbers as numbers),
 the failed runs with their messages, and the figure of each metric. `blocksim sweep` writes
 it at the end (also after Ctrl-C, with the finished rows); `blocksim report SWEEP_DIR`
-rebuilds it.
+rebuilds it. Only the directory's own files are embedded: a figure named in sweep.json by a
+path (absolute, `../`), or one that is a symbolic link, is left out.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 from ..batch.table import cell_value, read_rows
 from ..engine.results import DRAWING, REPORT
 from .drawing import drawing_section
-from .html import (Raw, as_text, code, esc, media, read_json, sectioned_page, table,
+from .html import (Raw, as_text, code, esc, media, own_file, read_json, sectioned_page, table,
                    write_page)
 
 SWEEP_FILE = "sweep.json"
@@ -134,8 +135,8 @@ def _failed(meta, rows, total):
 def _figures(sweep_dir, meta):
     out = []
     for fig in meta.get("figures") or []:
-        path = sweep_dir / fig.get("file", "")
-        if path.suffix.lower() != ".png" or not path.is_file():
+        path = own_file(sweep_dir, fig.get("file") if isinstance(fig, dict) else None)
+        if path is None or path.suffix.lower() != ".png":
             continue
         caption = f"{fig.get('metric')}: {fig.get('kind')} over {', '.join(fig.get('paths') or [])}"
         out.append(f'<figure class="half">{media(path.read_bytes(), ".png", caption)}'

@@ -204,6 +204,23 @@ def test_a_previous_runs_figures_are_not_shown(tmp_path):
     assert (out / "report.html").read_text(encoding="utf-8") == text
 
 
+def test_a_run_report_embeds_no_linked_file(tmp_path):
+    """A figure or drawing in the run directory that is a symbolic link to a file outside
+    it (meta.json lists it as the run's) is not embedded: only the directory's own files."""
+    out = tmp_path / "run"
+    assert main(["run", str(_scope_diagram(tmp_path, "S")), "--out", str(out), "--quiet"]) == 0
+    secret = tmp_path / "secret.png"
+    secret.write_bytes((out / "S.png").read_bytes() + b"SECRET-BYTES")
+    (out / "S.png").unlink()
+    (out / "S.png").symlink_to(secret)
+    (out / "diagram.svg").unlink()
+    (out / "diagram.svg").symlink_to(secret)
+    assert main(["report", str(out)]) == 0
+    page, images = check_self_contained((out / "report.html").read_text(encoding="utf-8"))
+    assert "image/png" not in {kind for kind, _ in images.values()}
+    assert b"SECRET-BYTES" not in b"".join(data for _, data in images.values())
+
+
 MARKUP = """\
 blocksim: 1
 name: "x<b>&amp;\\"y'"

@@ -1,5 +1,6 @@
 """The sweep directory as a user shares it: one sweep at a time, and nothing written,
 deleted or embedded outside it."""
+import json
 import os
 import socket
 import subprocess
@@ -42,3 +43,71 @@ def test_a_second_sweep_into_a_busy_directory_is_refused_naming_the_first(tmp_pa
     # killed outright, the first sweep left its lock file, but holds no lock any more
     assert blocksim.sweep(other, workers=1, out=out).counts()["ok"] == 2
     assert not [p for p in os.listdir(out) if p.endswith(".lock")]  # removed when done
+
+
+GRID = "grid:\n  parameters.tau: [1, 2]\nmetrics: {final_x: final(x)}\n"
+
+
+def test_a_run_folder_that_is_a_symbolic_link_is_not_followed(tmp_path):
+    # runs/<i> linked elsewhere: the previous results there were deleted and the new ones
+    # written into the link's target; a dangling link was a traceback
+    path = write_sweep(tmp_path, GRID)
+    out = tmp_path / "out"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for name in ("results.npz", "meta.json", "keep.txt"):
+        (elsewhere / name).write_text(f"not the sweep's {name}")
+    (out / "runs").mkdir(parents=True)
+    (out / "runs" / "0").symlink_to(elsewhere, target_is_directory=True)
+    (out / "runs" / "1").symlink_to(tmp_path / "nowhere", target_is_directory=True)
+    table = blocksim.sweep(path, workers=1, out=out)
+    assert table.column("status") == ["ok", "ok"]
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["keep.txt", "meta.json",
+                                                           "results.npz"]
+    assert (elsewhere / "meta.json").read_text() == "not the sweep's meta.json"
+    for i in (0, 1):
+        folder = out / "runs" / str(i)
+        assert folder.is_dir() and not folder.is_symlink()
+        assert json.loads((folder / "meta.json").read_text())["sweep"]["run"] == i
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_the_runs_folder_as_a_symbolic_link_is_not_followed(tmp_path):
+    path = write_sweep(tmp_path, GRID)
+    out = tmp_path / "out"
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "0").mkdir(parents=True)
+    (elsewhere / "0" / "results.npz").write_text("not the sweep's")
+    out.mkdir()
+    (out / "sweep.json").write_text("{}")  # a previous sweep: its runs are cleared
+    (out / "runs").symlink_to(elsewhere, target_is_directory=True)
+    blocksim.sweep(path, workers=1, out=out)
+    assert (elsewhere / "0" / "results.npz").read_text() == "not the sweep's"
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["0"]
+    assert (out / "runs").is_dir() and not (out / "runs").is_symlink()
+    assert sorted(p.name for p in (out / "runs").iterdir()) == ["0", "1"]
+
+
+def test_the_report_embeds_only_the_directorys_own_files(tmp_path):
+    # a crafted sweep.json naming figures by absolute or ../ paths, and figures or a
+    # drawing that are links to files outside: none of them may end up in report.html
+    import base64
+
+    path = write_sweep(tmp_path, GRID)
+    out = tmp_path / "out"
+    blocksim.sweep(path, workers=1, out=out)
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(b"\x89PNG\r\n\x1a\n" + b"SECRET-BYTES" * 10)
+    meta = json.loads((out / "sweep.json").read_text())
+    meta["figures"] = [{"file": str(secret), "metric": "a", "kind": "line", "paths": []},
+                       {"file": "../secret.png", "metric": "b", "kind": "line", "paths": []},
+                       {"file": "linked.png", "metric": "c", "kind": "line", "paths": []}]
+    (out / "sweep.json").write_text(json.dumps(meta))
+    (out / "linked.png").symlink_to(secret)
+    (out / "diagram.svg").unlink()
+    (out / "diagram.svg").symlink_to(secret)
+    assert main(["report", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    assert base64.b64encode(secret.read_bytes())[:40].decode() not in page
+    assert "U0VDUkVULUJZVEVT" not in page  # base64 of SECRET-BYTES at any alignment
+    assert "VDUkVULUJZVEVT" not in page and "TRUNSRVQtQllURV" not in page
