@@ -21,9 +21,9 @@ from ..engine.diagnosis import (after_solver_failure, failure_notes, nonfinite_s
                                 nonfinite_state)
 from ..engine.events import ZenoGuard, unsettled
 from ..engine.simulator import Simulation
-from ..engine.solvers import SolverError
+from ..engine.solvers import FIXED_STEP, SolverError
 from ..engine.solvers.adaptive_rk import EmbeddedRK
-from ..engine.solvers.base import Stepper
+from ..engine.solvers.base import Projection, StepBudgetError, Stepper
 from ..engine.solvers.fixed_step import nonfinite_step
 from ..errors import SimulationError
 from .codegen import ERRORS, STATUS
@@ -89,17 +89,22 @@ class CompiledRun:
         """(t, data, info) of the run; `close=False` keeps `self.rt` for another run."""
         started = time.perf_counter()
         error = None
+        s = self.m.settings
+        projection = Projection(s.solver, s.max_steps, s.stop)  # between chunks
         try:
             status = STATUS["RT_MORE"]
             while status == STATUS["RT_MORE"]:
                 status = self.lib.rt_run(self.rt, CHUNK_SECONDS)
+                info = self._info()[0]
+                if status == STATUS["RT_MORE"] and s.solver not in FIXED_STEP:
+                    projection.check(int(info[0]), float(info[10]))
                 if self.progress is not None:
-                    self.progress(self._info()[0][10])
+                    self.progress(info[10])
             if status == STATUS["RT_FAILED"]:
                 error = self._error()
                 if isinstance(error, SimulationError):
                     error.notes = self._notes()
-        except KeyboardInterrupt as e:
+        except (KeyboardInterrupt, StepBudgetError) as e:
             error = e
         wall = time.perf_counter() - started
         try:

@@ -9,10 +9,12 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import blocksim
 from blocksim.engine.solvers import StepBudgetError, StiffnessError, make_stepper
 from blocksim.engine.solvers.tableaus import BS23, DOP853, DP54
 
@@ -133,3 +135,22 @@ def test_stiff_diagram_on_rk45_is_exit_3_with_partial_results(tmp_path):
                            str(out), "--quiet", "--solver", "radau"], capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_run_heading_for_the_step_budget_stops_early_with_the_projection(tmp_path):
+    # the mass-spring-damper to t = 1e12 at rtol 1: its steps settle near 0.2 s, so it
+    # needs about 5e12 steps; it used to run to simulation.max_steps before saying so
+    # (10^7 steps, ~20 minutes). The steps' pace is projected every PROJECT_EVERY steps
+    from blocksim.engine.solvers.base import PROJECT_EVERY
+
+    msd = Path(__file__).resolve().parents[2] / "diagrams" / "msd.yaml"
+    with pytest.raises(blocksim.SimulationError) as e:
+        blocksim.run(msd, overrides={"simulation.stop": 1e12, "simulation.rtol": 1,
+                                     "simulation.max_steps": 2_000_000,
+                                     "simulation.mode": "normal"})
+    message = str(e.value)
+    assert "more than 2,000,000 steps" in message and "max_steps" in message, message
+    assert "at the pace of the last" in message
+    steps = e.value.result.meta["solver"]["nsteps"]
+    assert steps <= 5 * PROJECT_EVERY  # stopped within a few projections, not at 2,000,000
+    assert e.value.result.meta["complete"] is False

@@ -175,6 +175,7 @@ class EmbeddedRK(ExplicitRK):
         self._f0 = _F0_IN_LAST
         if self._stiff_count or self.nsteps % STIFF_TEST_EVERY == 0:
             self._test_stiffness(t_new, h_step)
+            self._project(t_new)
 
     def stiffness_estimate(self):
         """|h·λ| of the last accepted step from two of its stages (see the module docs)."""

@@ -26,6 +26,57 @@ class StiffnessError(StepBudgetError):
     need more steps than it allows: an implicit solver is the remedy."""
 
 
+PROJECT_EVERY = 10_000  # accepted steps between projections of the steps still needed
+PROJECT_OVER = 10  # stop when they are this many times the budget ...
+PROJECT_TIMES = 2  # ... at this many projections in a row whose pace did not double
+
+
+class Projection:
+    """Stops a run heading for simulation.max_steps long before it gets there.
+
+    `check(nsteps, t)`, called as the run goes: once PROJECT_EVERY steps have passed since
+    the last projection, the steps still needed to reach t_final at their pace (time per
+    step). When they are PROJECT_OVER times max_steps, PROJECT_TIMES projections in a row,
+    and the pace did not double between them (steps that grow may still finish), it raises
+    StepBudgetError: such a run would otherwise take max_steps steps (10^7: tens of
+    minutes) to be stopped. Stiff runs stop early the same way (adaptive_rk); this covers
+    steps that stay short for any reason (a tolerance too loose to follow the solution, a
+    run far too long for its dynamics)."""
+
+    def __init__(self, name, max_steps, t_final):
+        self.name, self.max_steps, self.t_final = name, max_steps, t_final
+        self.mark = None  # (nsteps, t) of the last projection
+        self.pace = None
+        self.over = 0
+
+    def check(self, nsteps, t):
+        if not math.isfinite(self.max_steps):
+            return
+        if self.mark is None:
+            self.mark = (nsteps, t)
+            return
+        steps, span = nsteps - self.mark[0], t - self.mark[1]
+        if steps < PROJECT_EVERY:
+            return
+        self.mark = (nsteps, t)
+        if not span > 0:
+            return
+        pace = span / steps
+        needed = (self.t_final - t) / pace
+        over = needed > PROJECT_OVER * self.max_steps
+        steady = self.pace is None or pace < 2 * self.pace
+        self.pace = pace
+        self.over = self.over + 1 if over and steady else int(over)
+        if self.over >= PROJECT_TIMES:
+            raise StepBudgetError(
+                f"{self.name} would need about {needed:.3g} more steps to reach "
+                f"t={self.t_final:g}, more than {self.max_steps:,} steps, the limit set by "
+                f"simulation.max_steps (at the pace of the last {steps:,} steps, {pace:.3g} s "
+                f"a step, at t={t:.6g}): raise max_steps, loosen rtol/atol, shorten the run, "
+                "or, if the system is stiff, use an implicit solver (radau, bdf or lsoda)",
+                time=t)
+
+
 class Stepper:
     """Common state of all steppers.
 
@@ -66,6 +117,15 @@ class Stepper:
             f"simulation.max_steps, to reach t={self.t_final:g}: raise max_steps, loosen "
             "rtol/atol, or, if the system is stiff, use an implicit solver (radau, bdf or "
             "lsoda)", time=t)
+
+    def _project(self, t):
+        """Every PROJECT_EVERY accepted steps, the steps still needed (`Projection`)."""
+        if self.nsteps % PROJECT_EVERY == 0:
+            if self._projection is None:
+                self._projection = Projection(self.name, self.max_steps, self.t_final)
+            self._projection.check(self.nsteps, t)
+
+    _projection = None
 
     def dense_degree(self):
         """The degree in t of the interpolant `dense` gives on the last step (a cubic Hermite

@@ -74,6 +74,7 @@ class ScipyStepper(Stepper):
         self.nsteps += 1
         if self.nsteps > self.max_steps:
             raise self._over_budget(t_new)
+        self._project(t_new)
 
     def dense(self, t):
         """y(t) from scipy's interpolant of the last accepted step."""
