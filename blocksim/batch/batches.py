@@ -29,9 +29,12 @@ RESULT_BYTES = 64e6  # a batch's recorded rows (kept by C, read by Python) at mo
 def in_batches(mode, job, runs):
     """Whether a sweep's runs can go in compiled batches: the first run's mode is
     accelerated, results are not kept for every run (`keep: all` gives each run its own
-    Model and meta.json) and the fast path takes every varied path."""
+    Model and meta.json), no per-run time limit is set (a compiled batch does not watch
+    one: such runs go one by one, each still compiled) and the fast path takes every
+    varied path."""
     first = next(iter(runs), None)
-    return (mode == "accelerated" and job.keep != "all" and first is not None and
+    return (mode == "accelerated" and job.keep != "all" and job.timeout is None and
+            first is not None and
             all(qualifies(path) for path, _, _ in first.overrides))
 
 
@@ -76,7 +79,7 @@ def run_batches(job, runs, report, threads=1, in_process=False):
         if r is None:
             return
         report(run_one(job, r.index, r.overrides, in_process))
-        if state.fast is False or job.keep == "all":
+        if state.fast is False or job.keep == "all" or job.timeout is not None:
             for r in pending:
                 report(run_one(job, r.index, r.overrides, in_process))
             return

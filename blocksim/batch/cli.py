@@ -1,7 +1,8 @@
 """`blocksim sweep`: the command line of `blocksim.sweep`.
 
     blocksim sweep SWEEP.yaml [--workers N | --scheduler ADDRESS] [--out DIR]
-                              [--keep all|metrics|failed] [--resume] [--set KEY=VALUE]... [--quiet]
+                              [--keep all|metrics|failed] [--resume] [--timeout SECONDS]
+                              [--set KEY=VALUE]... [--quiet]
     blocksim sweep DIAGRAM.yaml --grid KEY=V1,V2,... [--grid ...] [--metric NAME=EXPR]...
 
 Exit codes: 0 every run succeeded; 3 some run failed (its row says why); 130 interrupted by
@@ -34,6 +35,8 @@ def add_parser(sub):
                    help="whose results.npz/meta.json to write (default: all)")
     p.add_argument("--resume", action="store_true",
                    help="rerun only the rows of --out that are not ok yet")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="a run taking longer fails, 'timed out' (replaces the file's timeout:)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a fixed override for every run (repeatable)")
     p.add_argument("--mode", choices=("normal", "accelerated", "auto"),
@@ -76,7 +79,8 @@ def run(args):
 
     try:
         table = prepared.run(workers=args.workers, scheduler=args.scheduler, out=out,
-                             keep=args.keep, resume=args.resume, progress=progress)
+                             keep=args.keep, resume=args.resume, progress=progress,
+                             timeout=args.timeout)
     except KeyboardInterrupt as e:
         _close(bar)
         table = getattr(e, "table", None)

@@ -35,7 +35,7 @@ from ..engine.results import DRAWING, REPORT, check_out_dir, versions, write_jso
 from .batches import in_batches
 from .execute import executor
 from .plot import write_figures
-from .spec import check, load_plan
+from .spec import check, check_timeout, load_plan
 from .table import OK, SweepTable, TableFile, number, read_rows
 from .worker import Job
 
@@ -66,7 +66,7 @@ def default_workers():
 
 
 def sweep(source, *, grid=None, metrics=None, overrides=None, workers=None, scheduler=None,
-          client=None, out=None, keep="all", resume=False, progress=None):
+          client=None, out=None, keep="all", resume=False, progress=None, timeout=None):
     """Run a sweep file, or the diagram `source` over `grid` ({path: list of values or an
     expression giving one}) with `metrics` ({name: expression}); returns a SweepTable.
 
@@ -76,11 +76,13 @@ def sweep(source, *, grid=None, metrics=None, overrides=None, workers=None, sche
     out: the sweep directory (no files without it); keep: whose per-run results are written
     (all, metrics: none, failed); resume: rerun only the rows of `out` that are not ok.
     progress: called with a `Progress` when the runs start and after every run.
+    timeout: seconds a run may take, replacing the sweep file's `timeout:` (a run over it
+    is a failed row, "timed out"; checked at every solver step).
     Raises DiagramError(s) for an invalid sweep, before anything runs. On Ctrl-C the rows
     finished so far are written and KeyboardInterrupt is raised with the table as `.table`.
     """
     options = dict(workers=workers, scheduler=scheduler, client=client, out=out, keep=keep,
-                   resume=resume)
+                   resume=resume, timeout=timeout)
     _check_options(**options)
     return prepare(source, grid=grid, metrics=metrics, overrides=overrides).run(
         **options, progress=progress)
@@ -103,10 +105,11 @@ class Sweep:
         self.cli = cli
 
     def run(self, *, workers=None, scheduler=None, client=None, out=None, keep="all",
-            resume=False, progress=None):
-        _check_options(workers, scheduler, client, out, keep, resume, self.cli)
+            resume=False, progress=None, timeout=None):
+        _check_options(workers, scheduler, client, out, keep, resume, timeout, self.cli)
         plan, checked = self.plan, self.checked
         meta = _meta(plan, checked, keep)
+        meta["timeout"] = plan.timeout if timeout is None else float(timeout)
         table = SweepTable(checked.runs, plan.varied, plan.metrics, meta)
         out = Path(out) if out is not None else None
         if out is not None:  # before the runs: their rows must have somewhere to go
@@ -124,7 +127,7 @@ class Sweep:
         writer = _Writer(out, table, done)
         job = Job(uuid.uuid4().hex, plan.name, checked.spec,
                   {name: text for name, (text, _) in plan.metrics.items()},
-                  keep if out is not None else "metrics")
+                  keep if out is not None else "metrics", meta["timeout"])
         n_local = min(workers or default_workers(), max(len(todo), 1))
         started = time.perf_counter()
         stopped = None
@@ -172,9 +175,14 @@ def _one_sweep_in(out):
                            ) from None
 
 
-def _check_options(workers, scheduler, client, out, keep, resume, cli=False):
+def _check_options(workers, scheduler, client, out, keep, resume, timeout, cli=False):
     def option(name):
         return f"--{name}" if cli else f"{name}="
+    if timeout is not None:
+        try:
+            check_timeout(timeout)
+        except ValueError as e:
+            raise DiagramError(str(e), file=option("timeout")) from None
     if keep not in KEEP:
         raise DiagramError(f"keep must be one of {', '.join(KEEP)}, got {keep!r}",
                            file=option("keep"))

@@ -15,6 +15,7 @@ grid or zip value); the metrics against the recorded signals' shapes.
 from __future__ import annotations
 
 import ast
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from ..language.yamlio import YList, YMap, load_yaml_file, load_yaml_text
 
 FORMAT_VERSION = 1
 KEYS = ("blocksim-sweep", "diagram", "name", "set", "grid", "zip", "samples", "random", "seed",
-        "metrics")
+        "metrics", "timeout")
 NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 MAX_RUNS = 1_000_000
 RESERVED_COLUMNS = ("run", "status", "message", "wall_s", "steps")
@@ -139,6 +140,7 @@ class SweepPlan:
     samples: int | None = None
     seed: int | None = None
     metrics: dict = field(default_factory=dict)  # name -> (text, Loc)
+    timeout: float | None = None  # seconds a run may take (`timeout:`; not in describe())
     # problems found while reading, raised by `check` together with the diagram's
     problems: Problems = field(default_factory=Problems)
 
@@ -367,12 +369,25 @@ def read_sweep(path, sets=(), doc=None, cli=False):
     for key, text in node.items():
         mloc = Loc(file, node.key_line(key))
         metrics[key] = (text, mloc)
+    timeout = None
+    if "timeout" in doc:
+        try:
+            timeout = check_timeout(doc["timeout"])
+        except ValueError as e:
+            problems.add(loc("timeout").error(str(e)))
     plan = SweepPlan(name if isinstance(name, str) else None, file, diagram, fixed, axes,
-                     samples, seed, metrics, problems)
+                     samples, seed, metrics, timeout, problems)
     _check_names(plan, problems)
     if fatal:
         problems.check()
     return plan
+
+
+def check_timeout(value):
+    """A per-run time limit in seconds (a positive number) as a float; ValueError else."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise ValueError(f"timeout must be a positive number of seconds, got {value!r}")
+    return float(value)
 
 
 def load_plan(source, grid=None, metrics=None, sets=(), cli=False):
@@ -424,7 +439,8 @@ def adhoc_plan(diagram, grid, metrics, sets=(), cli=False):
                                   + (" (--grid KEY=V1,V2,...)" if cli else " (grid={path: values})"),
                                   file=str(diagram)))
         problems.check()
-    plan = SweepPlan(None, None, str(diagram), fixed, axes, None, None, plan_metrics, problems)
+    plan = SweepPlan(None, None, str(diagram), fixed, axes, None, None, plan_metrics,
+                     problems=problems)
     _check_names(plan, problems)
     return plan
 

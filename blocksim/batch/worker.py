@@ -32,6 +32,31 @@ class Job:
     spec: object  # DiagramSpec with the fixed overrides applied
     metrics: dict  # metric name -> expression text
     keep: str  # all / metrics / failed: whose results travel back
+    timeout: float | None = None  # seconds a run may take (None: no limit)
+
+
+class RunTimedOut(KeyboardInterrupt):
+    """A run went over the sweep's per-run time limit. An interruption of the simulation
+    (both the interpreter and compiled code stop on one and keep their rows so far), which
+    the worker turns into a failed row."""
+
+    def __str__(self):
+        return (f"timed out: the run took longer than {self.args[0]:g} s (the sweep's "
+                "per-run limit, timeout)")
+
+
+def _deadline(seconds):
+    """A progress callback that raises RunTimedOut once `seconds` have passed, or None.
+    The simulation calls it after every solver step (compiled code every 0.1 s): the time
+    to compile counts, a block's computation that never returns is not stopped."""
+    if seconds is None:
+        return None
+    end = time.perf_counter() + seconds
+
+    def check(t):
+        if time.perf_counter() > end:
+            raise RunTimedOut(seconds)
+    return check
 
 
 @dataclass
@@ -116,7 +141,7 @@ def run_one(job, index, overrides, in_process=False):
     simulator has stopped; on a worker it makes the row `interrupted`."""
     t0, c0 = time.perf_counter(), time.process_time()
     try:
-        outcome = _run(job, index, overrides, in_process)
+        outcome = _run(job, index, overrides, in_process, _deadline(job.timeout))
     except KeyboardInterrupt:
         raise
     except Exception as e:  # a bug in a block must not end the sweep: the row says what
@@ -131,7 +156,7 @@ def new_row(status, message="", steps=None, metrics=None):
             **(metrics or {})}
 
 
-def _run(job, index, overrides, in_process):
+def _run(job, index, overrides, in_process, deadline):
     state = state_of(job)
     compiles = state.cache.compiles
     kept = job.keep == "all"  # kept results need the run's own Model (meta.json)
@@ -141,13 +166,15 @@ def _run(job, index, overrides, in_process):
         model = state.cache.model(spec)
     except (DiagramError, DiagramErrors) as e:
         return Outcome(index, new_row("failed", str(e)))
-    t, data, info = simulate_model(model, sweep=True)
+    t, data, info = simulate_model(model, deadline, sweep=True)
     if info["mode"]["mode"] == "accelerated" and state.fast is None and not kept:
         state.fast = FastRuns.of(model, state.cache.compiler) or False
     error = info["error"]
     steps = info["stats"]["nsteps"]
     metrics = None
-    if isinstance(error, KeyboardInterrupt):
+    if isinstance(error, RunTimedOut):
+        row = new_row("failed", str(error), steps)
+    elif isinstance(error, KeyboardInterrupt):
         if in_process:
             raise error  # Ctrl-C or SIGTERM (Terminated): the command tells them apart
         row = new_row("interrupted", "interrupted", steps)

@@ -348,3 +348,30 @@ def test_a_new_sweep_into_the_same_directory_does_not_show_the_previous_report(t
     # as the new sweep's runs start: its table, the (emptied) runs folder, nothing else
     assert seen[0] == [".sweep.lock", "runs", "summary.csv", "sweep.json"]  # and its lock
     assert (out / "report.html").is_file() and (out / "diagram.svg").is_file()  # its own
+
+
+def test_a_run_over_the_time_limit_is_failed_timed_out(tmp_path, capsys):
+    # tau = 1e-4 makes the lag stiff for rk45: some 3e7 steps of 3e-4 s to t = 1e4 (minutes;
+    # max_steps raised so that nothing else stops it), the others a few hundred; with
+    # `timeout: 3` its row is failed "timed out" and the other runs are untouched (the
+    # limit is checked as the run goes, at every solver step)
+    path = write_sweep(tmp_path, "timeout: 3\nset: {simulation.stop: 1e4, simulation.max_steps: "
+                                 "1e9, simulation.mode: normal, simulation.output_interval: "
+                                 "100}\ngrid:\n  parameters.tau: [1000, 1e-4, 2000]\n"
+                                 "metrics: {final_x: final(x)}\n")
+    out = tmp_path / "out"
+    assert main(["sweep", str(path), "--workers", "1", "--out", str(out), "--quiet"]) == 3
+    rows = table_rows(out)
+    assert [r["status"] for r in rows] == ["ok", "failed", "ok"]
+    assert rows[1]["message"].startswith("timed out: the run took longer than 3 s")
+    assert rows[1]["wall_s"] < 30 and rows[1]["steps"] > 0
+    for r in (rows[0], rows[2]):
+        assert r["final_x"] == pytest.approx(lag(1, r["parameters.tau"], 1e4), rel=1e-7)
+    assert json.loads((out / "sweep.json").read_text())["timeout"] == 3
+    # --timeout on the command line replaces the file's, and is no reason to refuse --resume
+    assert main(["sweep", str(path), "--workers", "1", "--out", str(out), "--quiet",
+                 "--resume", "--timeout", "2"]) == 3
+    assert [r["status"] for r in table_rows(out)] == ["ok", "failed", "ok"]
+    assert main(["sweep", str(path), "--workers", "1", "--out", str(out), "--timeout", "0"]) == 2
+    assert "--timeout: error: timeout must be a positive number of seconds" in \
+        capsys.readouterr().err
