@@ -310,7 +310,7 @@ def read_sweep(path, sets=(), doc=None, cli=False):
     if "blocksim-sweep" not in doc:
         problems.add(DiagramError("missing 'blocksim-sweep: 1' (the sweep format version)",
                                   file=file, line=doc.line))
-    elif doc["blocksim-sweep"] != FORMAT_VERSION:
+    elif doc["blocksim-sweep"] != FORMAT_VERSION or isinstance(doc["blocksim-sweep"], bool):
         problems.add(loc("blocksim-sweep").error(
             f"unsupported sweep format version {doc['blocksim-sweep']!r} (this blocksim reads 1)"))
     diagram = doc.get("diagram")

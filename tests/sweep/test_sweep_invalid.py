@@ -92,3 +92,14 @@ def test_command_line_mistakes(tmp_path, capsys):
     assert "--grid/--metric are for a diagram file" in err
     assert "needs a grid (--grid KEY=V1,V2,...)" in err
     assert "--grid expects KEY=V1,V2" in err
+
+
+@pytest.mark.parametrize("version", ["true", "'1'", "2"])
+def test_the_format_version_is_the_number_1(tmp_path, capsys, version):
+    # `blocksim-sweep: true` was read as version 1 (True == 1 in Python), as the diagram's
+    # `blocksim:` is not
+    path = write_sweep(tmp_path, "grid:\n  parameters.tau: [1]\n")
+    path.write_text(path.read_text().replace("blocksim-sweep: 1", f"blocksim-sweep: {version}"))
+    assert main(["sweep", str(path), "--workers", "1", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:1: error: unsupported sweep format version" in err, err
