@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -59,15 +61,15 @@ def csv_to(path, t, data):
 def read_csv(path):
     """(header names, values (N, columns), the file's line of each row) of a CSV file with a
     header row and numbers below.
-    Raises ValueError naming the file's line for a ragged row or a cell that is not a number;
-    blank lines are skipped."""
+    Raises ValueError naming the file's line for a ragged row, a cell that is not a number or
+    one longer than the csv module reads (csv.field_size_limit()); blank lines are skipped."""
     with open(path, newline="") as fh:
-        rows = csv.reader(fh)
+        rows = _Rows(csv.reader(fh))
         header = next(rows, None)
         if header is None:
             raise ValueError("the file is empty (expected a header row: t, name1, ...)")
         header = [h.strip() for h in header]
-        twice = sorted({h for h in header if header.count(h) > 1})
+        twice = sorted(name for name, n in Counter(header).items() if n > 1)
         if twice:
             raise ValueError(f"line 1: column name(s) {', '.join(map(repr, twice))} appear "
                              f"more than once")
@@ -85,6 +87,28 @@ def read_csv(path):
                 bad = next(c for c in row if not _is_number(c))
                 raise ValueError(f"line {line}: not a number: {bad.strip()!r}") from None
     return header, np.array(table, dtype=float).reshape(len(table), len(header)), lines
+
+
+class _Rows:
+    """A csv reader whose one failure, a field over the size limit, is a ValueError naming
+    the line (csv.Error would be a traceback)."""
+
+    def __init__(self, reader):
+        self.reader = reader
+
+    @property
+    def line_num(self):
+        return self.reader.line_num
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        try:
+            return next(self.reader)
+        except csv.Error as e:
+            raise ValueError(f"line {self.reader.line_num}: a value of more than "
+                             f"{csv.field_size_limit():,} characters ({e})") from None
 
 
 def _is_number(cell):
@@ -108,7 +132,9 @@ def group_columns(header):
     for base, columns in groups.items():
         ndim = len(next(iter(columns)))
         shape = tuple(max(i[d] for i in columns if len(i) == ndim) + 1 for d in range(ndim))
-        if sorted(columns) == list(np.ndindex(*shape)):
+        # whole only if the columns are as many as the array's elements (checked first: an
+        # index such as q[99999999999] must not make a 10^11-element list)
+        if math.prod(shape) == len(columns) and sorted(columns) == list(np.ndindex(*shape)):
             out[base] = ([columns[i] for i in np.ndindex(*shape)], shape)
         else:
             out.update((header[k], ([k], ())) for k in columns.values())

@@ -224,3 +224,39 @@ def test_cli_reports_a_bad_file_with_exit_2(tmp_path):
                          capture_output=True, text=True, cwd=tmp_path)
     assert cli.returncode == 2 and "Traceback" not in cli.stderr
     assert cli.stderr.startswith(f"{tmp_path / 'd.yaml'}:4: error:"), cli.stderr
+
+
+def _wide_csv(columns):
+    names = ",".join(f"c{k}" for k in range(columns))
+    ones = ",".join("1" for _ in range(columns))
+    return f"t,{names}\n0,{ones}\n1,{ones}\n"
+
+
+@pytest.mark.parametrize("content, words", [
+    # a cell beyond the csv module's field limit (131,072 characters): csv.Error, a traceback
+    ("t,a\n0," + "1" * 200_000 + "\n", "line 2: a value of more than 131,072 characters"),
+    # an element index that would make a 10^11-element signal out of one column
+    ("t,q[99999999999]\n0,1\n1,2\n", None),
+])
+def test_odd_csv_files_are_load_errors_or_plain_columns(tmp_path, content, words):
+    (tmp_path / "m.csv").write_text(content)
+    (tmp_path / "d.yaml").write_text(BAD.replace("FILE", "m.csv"))
+    if words is None:  # not a whole array: a column of its own name
+        model = blocksim.load(tmp_path / "d.yaml")
+        assert model.outputs[("F", "y")].shape == ()
+        return
+    with pytest.raises((DiagramError, DiagramErrors)) as e:
+        blocksim.load(tmp_path / "d.yaml")
+    assert f"{tmp_path / 'd.yaml'}:4:" in str(e.value) and words in str(e.value), str(e.value)
+
+
+def test_a_csv_of_100000_columns_is_checked(tmp_path):
+    # the check for repeated column names counted each name in the whole header: 10^10
+    # comparisons, so `blocksim check` of this file never finished (a bound of 120 s here
+    # against that hang, not a timing)
+    (tmp_path / "m.csv").write_text(_wide_csv(100_000))
+    (tmp_path / "d.yaml").write_text(BAD.replace("FILE", "m.csv"))
+    cli = subprocess.run([sys.executable, "-m", "blocksim", "check", str(tmp_path / "d.yaml")],
+                         capture_output=True, text=True, timeout=120)
+    assert cli.returncode == 0, cli.stderr
+    assert "out: y(100000,)" in cli.stdout
