@@ -1,5 +1,6 @@
 """Signals from and to files: from_file plays a measured time series, to_file writes signals
 into the run directory."""
+import math
 import re
 import zipfile
 from pathlib import Path
@@ -45,14 +46,37 @@ def _read_csv(path):
 
 def _read_npz(path):
     """({array name: values}, the names played by default (every array with as many rows as
-    t), None) of an NPZ file."""
+    t), None) of an NPZ file. Each array's header is checked first (`_check_member`)."""
     try:
+        with zipfile.ZipFile(path) as zf:
+            for member in zf.infolist():
+                if member.filename.endswith(".npy"):
+                    _check_member(path, zf, member)
         with np.load(path, allow_pickle=False) as data:
             arrays = {name: np.asarray(data[name], dtype=float) for name in data.files}
     except (OSError, ValueError, zipfile.BadZipFile) as e:
         raise ParamError("file", f"{path.name}: not a readable NPZ file ({e})") from None
     rows = np.shape(arrays.get("t", ()))[:1]
     return arrays, [n for n, v in arrays.items() if n != "t" and v.shape[:1] == rows], None
+
+
+def _check_member(path, zf, member):
+    """An array of numbers whose header's shape fits the bytes stored (numpy allocates what
+    the header claims before reading: a header claiming 10^13 values was a 73 TiB
+    MemoryError; a structured array, a TypeError)."""
+    name = member.filename[:-len(".npy")]
+    with zf.open(member) as f:
+        version = np.lib.format.read_magic(f)
+        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                else np.lib.format.read_array_header_2_0)
+        shape, _, dtype = read(f)
+        stored = member.file_size - f.tell()
+    if dtype.kind not in "biuf":
+        raise ParamError("file", f"{path.name}: array '{name}' is not numbers (dtype {dtype})")
+    claimed = math.prod(shape) * dtype.itemsize
+    if claimed > stored:
+        raise ParamError("file", f"{path.name}: array '{name}' claims shape {shape} "
+                                 f"({claimed:,} bytes) but holds {stored:,}")
 
 
 def _check_values(where, name, values):

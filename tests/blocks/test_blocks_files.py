@@ -260,3 +260,36 @@ def test_a_csv_of_100000_columns_is_checked(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert cli.returncode == 0, cli.stderr
     assert "out: y(100000,)" in cli.stdout
+
+
+def _npz_member(path, name, header_shape, data):
+    """An NPZ whose array `name` has a header claiming `header_shape` over `data`'s bytes."""
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buf, {"descr": "<f8", "fortran_order": False, "shape": header_shape})
+    with zipfile.ZipFile(path, "w") as z:
+        t = io.BytesIO()
+        np.lib.format.write_array(t, np.array([0.0, 1.0]))
+        z.writestr("t.npy", t.getvalue())
+        z.writestr(f"{name}.npy", buf.getvalue() + np.asarray(data, "<f8").tobytes())
+
+
+@pytest.mark.parametrize("make, words", [
+    # a structured array: float() of it was a TypeError traceback
+    (lambda p: np.savez(p, t=np.array([0.0, 1.0]),
+                        x=np.zeros(2, dtype=[("a", float), ("b", float)])),
+     "array 'x' is not numbers"),
+    # a header claiming 10^13 values over 16 bytes: numpy tried to allocate 73 TiB
+    (lambda p: _npz_member(p, "x", (10**13,), [1.0, 2.0]),
+     "array 'x' claims shape (10000000000000,) (80,000,000,000,000 bytes) but holds 16"),
+    (lambda p: _npz_member(p, "x", (3,), [1.0, 2.0]), "array 'x' claims shape (3,)"),
+])
+def test_odd_npz_files_are_load_errors(tmp_path, make, words):
+    make(tmp_path / "m.npz")
+    (tmp_path / "d.yaml").write_text(BAD.replace("FILE", "m.npz"))
+    with pytest.raises((DiagramError, DiagramErrors)) as e:
+        blocksim.load(tmp_path / "d.yaml")
+    assert f"{tmp_path / 'd.yaml'}:4:" in str(e.value) and words in str(e.value), str(e.value)
