@@ -6,25 +6,34 @@ every solver (hits are exact times, drawn once each, never at solver steps). The
 the block's discrete state; the draws are generated in chunks, in stream order, so draw k
 depends only on (seed, k).
 """
+import math
+
 import numpy as np
 
 from blocksim.accel.lowering import Lowering, flat
 from blocksim.block import Block, Out, Sample, exact_time
+from blocksim.language.expr import MAX_ELEMENTS
 from blocksim.params import Param, ParamError
 
 from .discrete import SAMPLE_OFFSET
 from .param_checks import fits
 
-CHUNK = 1024  # draws generated at a time
+CHUNK = 1024  # draws generated at a time, at most ...
+CHUNK_VALUES = 1 << 20  # ... and about this many values (a large signal: fewer draws)
 
 
 def _shape(value):
-    """The `shape` parameter as a tuple of positive ints (a scalar n means (n,))."""
+    """The `shape` parameter as a tuple of positive ints (a scalar n means (n,)), of at most
+    MAX_ELEMENTS elements (as any value of an expression)."""
     dims = value.reshape(-1)
     if value.ndim > 1 or np.any(dims < 1) or np.any(dims != np.round(dims)):
         raise ParamError("shape", f"expected a list of positive integers, e.g. [3], got "
                                   f"{value.tolist()}")
-    return tuple(int(d) for d in dims)
+    shape = tuple(int(d) for d in dims)
+    if math.prod(shape) > MAX_ELEMENTS:
+        raise ParamError("shape", f"shape {list(shape)} has {math.prod(shape):,} elements, more "
+                                  f"than the limit of {MAX_ELEMENTS:,}")
+    return shape
 
 
 class _RandomSource(Block):
@@ -59,14 +68,16 @@ class _RandomSource(Block):
         return rng.random(shape) if self._uniform else rng.standard_normal(shape)
 
     def _draw(self, k):
-        """Draw k of the stream (a view into the current chunk)."""
+        """Draw k of the stream (a view into the current chunk; the stream of values does
+        not depend on how many draws a chunk holds)."""
+        chunk = max(1, min(CHUNK, CHUNK_VALUES // math.prod(self._shape)))
         if self._base is None or k < self._base:
             self._rng = np.random.default_rng(self.p.seed)
             self._base = 0
-            self._buf = self._fresh(self._rng, CHUNK)
-        while k >= self._base + CHUNK:
-            self._base += CHUNK
-            self._buf = self._fresh(self._rng, CHUNK)
+            self._buf = self._fresh(self._rng, chunk)
+        while k >= self._base + chunk:
+            self._base += chunk
+            self._buf = self._fresh(self._rng, chunk)
         return self._buf[k - self._base]
 
     def initialize(self, t):

@@ -106,8 +106,19 @@ def test_same_sequence_with_every_solver(tmp_path, solver):
     (Noise, {"power": [1, 2, 3], "shape": [2]}, "power"),
     (Random, {"period": 1, "low": 2, "high": 1, "distribution": "uniform"}, "high"),
     (Random, {"period": 1, "std": -1}, "std"),
+    # 10^10 elements: a MemoryError (74.5 GiB) when the first draws were made
+    (Random, {"period": 1, "shape": [100_000, 100_000]}, "shape"),
+    (Noise, {"shape": [10**7 + 1]}, "shape"),
 ])
 def test_parameter_errors(cls, params, bad):
     with pytest.raises(ParamError) as e:
         Rig(cls, params)
     assert e.value.param == bad
+
+
+def test_a_large_signal_draws_the_same_stream_in_smaller_chunks():
+    # 1024 draws were made at a time whatever the shape (10^7 elements: 80 GB at once); the
+    # chunks hold about a million values now, and hit k is still draw k of the stream
+    rig = Rig(Random, {"period": 1.0, "shape": [3000], "seed": 5})
+    got = hits(rig, 800, 1.0)
+    np.testing.assert_array_equal(got, np.random.default_rng(5).standard_normal((800, 3000)))
