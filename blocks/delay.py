@@ -1,5 +1,6 @@
 """The transport delay: y(t) = u(t - delay), from a history of u kept from the solver's steps."""
 import bisect
+import math
 
 import numpy as np
 
@@ -92,10 +93,13 @@ class History:
                 table = (table[1:] - table[:-1]) / (times[j:] - times[:-j])[:, None]
                 coef[j] = table[0]
             self.degree[k] = len(times) - 1
-        else:  # a step too short for distinct sample times: the straight line
+        else:  # a step too short for distinct sample times: the straight line (a step of
+            # no length at all, between a jump and its echo one float later: the value)
             coef[0] = table[0]
-            coef[1] = (table[-1] - table[0]) / (times[-1] - times[0])
-            self.degree[k] = 1
+            span = times[-1] - times[0]
+            if span > 0:
+                coef[1] = (table[-1] - table[0]) / span
+            self.degree[k] = 1 if span > 0 else 0
         self.end[k] = times[-1]
         self.count = k + 1
 
@@ -210,8 +214,11 @@ class TransportDelay(ShapedByX0):
 
     def later(self, t):
         """t + delay, rounded once from exact fractions: a jump echoed onto a sample hit or a
-        source switch lands on the same float as that (0.2 + 0.1 is the hit at 0.3)."""
-        return float(exact_time(t) + exact_time(self.p.delay))
+        source switch lands on the same float as that (0.2 + 0.1 is the hit at 0.3). Always
+        after t: a delay below t's resolution (1e-15 at t = 16) would round back onto t,
+        an echo at the instant being handled, which is never delivered; it comes one float
+        later instead."""
+        return max(float(exact_time(t) + exact_time(self.p.delay)), math.nextafter(t, math.inf))
 
     def events(self, start, stop):
         first = self.later(start)

@@ -171,6 +171,19 @@ def test_every_breakpoint_of_a_pulse_train_is_echoed(run_diagram):
     assert r["area"][-1] == pytest.approx(100 * 0.4 * 0.3, rel=1e-12)
 
 
+@pytest.mark.parametrize("delay", [1e-9, 1e-15])
+def test_a_delay_below_the_times_resolution_runs(run_diagram, delay):
+    """A pulse train (period 0.5, on half of it) delayed by less than the spacing of floats
+    near t = 16 (3.6e-15): an echo at t + delay rounded back onto t was never delivered,
+    and a step between the jump and its echo one float later left a piece of no length
+    (0/0 in its slope): 'not finite' or an IndexError, exit 3. The integral of the output
+    is that of the pulse train itself, 0.25 per period, to within 2 delays a pulse."""
+    r = run_diagram(PULSES.replace("period: 0.3, width: 0.4", "period: 0.5, width: 0.5")
+                    .replace("delay: 0.25", f"delay: {delay}").replace("30.25", "20"))
+    assert r.complete
+    assert r["area"][-1] == pytest.approx(40 * 0.25, abs=80 * delay + 1e-12)
+
+
 DDE = """
 blocksim: 1
 blocks:
