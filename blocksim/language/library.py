@@ -141,7 +141,9 @@ class Library:
             if not (isinstance(cls, type) and issubclass(cls, Block)):
                 raise TypeError(f"{target} is not a subclass of blocksim.block.Block")
             _check_type_name(cls, type_name)
-        except Exception as e:  # any failure of third-party code: report it, keep going
+        except BaseException as e:  # any failure of third-party code: report it, keep going
+            if isinstance(e, KeyboardInterrupt):  # (also sys.exit and exceptions that are
+                raise  # not Exceptions), but Ctrl-C is the user's
             why = (f"plugin block type '{type_name}' from {dist} ({target}) could not be "
                    f"loaded: {type(e).__name__}: {_one_line(e)}")
             self._failed[type_name] = why

@@ -1,6 +1,8 @@
 """Block types from Python: `blocksim.register_block`, and what a diagram can never do
 (name code instead of a type). The installed-plugin path is tested end to end in
 tests/docs/test_custom_blocks.py."""
+import os
+import subprocess
 import sys
 
 import numpy as np
@@ -119,3 +121,66 @@ def test_plugin_contract_mistakes_are_diagram_errors(registry, tmp_path, capsys,
         for needle in needles:
             assert needle in err, (needle, err)
         assert "custom-blocks.md" in err
+
+
+class RaisesInInit(Doubler):
+    def __init__(self, name, params):
+        raise RuntimeError("no licence server")
+
+
+class RaisesInPorts(Doubler):
+    def ports(self):
+        raise ValueError("ports from a file that is missing")
+
+
+class NoPorts(Block):
+    """Forgot to define ports()."""
+
+
+class PortsNotAPair(Doubler):
+    def ports(self):
+        return None
+
+
+@pytest.mark.parametrize("cls, words", [
+    (RaisesInInit, "failed while being built: RuntimeError: no licence server"),
+    (RaisesInPorts, "failed in ports(): ValueError: ports from a file that is missing"),
+    (NoPorts, "defines no ports()"),
+    (PortsNotAPair, "ports() must return ([In, ...], [Out, ...]), got None"),
+])
+def test_a_plugin_block_that_fails_to_build_is_an_error_at_its_block(registry, tmp_path,
+                                                                      capsys, cls, words):
+    blocksim.register_block(type(cls.__name__, (cls,), {}), name="flaky")
+    path = write(tmp_path, DIAGRAM % "flaky")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:4: error: block 'D': plugin block type 'flaky'" in err, err
+    assert words in err and "Traceback" not in err, err
+
+
+RUN_WITH_PLUGIN = """\
+import sys
+from blocksim.language import library
+library._discovered = {{"flaky": ("{module}:Flaky", "flaky-blocks")}}  # as if installed
+from blocksim.cli import main
+sys.exit(main(["run", {diagram!r}, "--out", {out!r}]))
+"""
+
+
+@pytest.mark.parametrize("module, body, words", [
+    ("plugin_fatal", "class Fatal(BaseException):\n    pass\nraise Fatal('gone')\n",
+     "Fatal: gone"),
+    ("plugin_exits", "import sys\nsys.exit(0)\n", "SystemExit: 0"),
+])
+def test_a_plugin_whose_import_raises_anything_is_an_error(tmp_path, module, body, words):
+    # a BaseException (not an Exception) escaped the loader as a traceback, and sys.exit at
+    # import ended `blocksim run` silently with exit 0 and nothing written
+    (tmp_path / f"{module}.py").write_text(body)
+    path = write(tmp_path, DIAGRAM % "flaky")
+    script = RUN_WITH_PLUGIN.format(module=module, diagram=str(path), out=str(tmp_path / "o"))
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"{path}:4: error: block 'D': plugin block type 'flaky' from flaky-blocks" \
+        in proc.stderr and words in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...block import Block, In, Out
 from ...errors import DiagramError
 from ...language import expr
 from ...language.diagram import bool_hint, suggest
@@ -42,9 +43,12 @@ def build_blocks(spec, library, values, problems):
                 f"unknown block type '{bspec.type}'{suggest(bspec.type, library.types)}",
                 block=bspec.name, hint="`blocksim blocks` lists the block types"))
             continue
+        plugin = library.plugins.get(bspec.type)  # the package providing a type, or None
+        stage = "while being built"
         try:
             block = build_block(cls, bspec, spec, values, problems)
-            ins, outs = block.ports()
+            stage = "in ports()"
+            ins, outs = _ports(block)
         except (Reported, expr.Unavailable):  # reported already
             continue
         except DiagramError as e:
@@ -54,9 +58,39 @@ def build_blocks(spec, library, values, problems):
             loc = bspec.params[e.param].loc if e.param in bspec.params else bspec.loc
             problems.add(loc.error(e.message, block=bspec.name, param=e.param))
             continue
+        except Exception as e:
+            if plugin is None:  # a built-in block's bug: its traceback
+                raise
+            # third-party code: its failure is this block's error, not a traceback
+            why = str(e) if isinstance(e, _NoPorts) else \
+                f"failed {stage}: {type(e).__name__}: {e}"
+            problems.add(bspec.loc.error(f"plugin block type '{bspec.type}' from {plugin} "
+                                         f"({cls.__module__}.{cls.__qualname__}) {why}",
+                                         block=bspec.name))
+            continue
         blocks[bspec.name] = block
         ports[bspec.name] = ({p.name: p for p in ins}, {p.name: p for p in outs})
     return Built(blocks, ports)
+
+
+class _NoPorts(Exception):
+    """A block class whose ports() is missing or gives something else than the pair."""
+
+
+def _ports(block):
+    """block.ports() as ([In, ...], [Out, ...]), checked (a plugin may get it wrong)."""
+    try:
+        ports = block.ports()
+    except NotImplementedError:
+        if type(block).ports is Block.ports:
+            raise _NoPorts("defines no ports(): a block returns ([In, ...], [Out, ...]), "
+                           "see docs/custom-blocks.md") from None
+        raise
+    if not (isinstance(ports, (tuple, list)) and len(ports) == 2
+            and all(isinstance(p, In) for p in ports[0])
+            and all(isinstance(p, Out) for p in ports[1])):
+        raise _NoPorts(f"ports() must return ([In, ...], [Out, ...]), got {ports!r:.80}")
+    return ports
 
 
 def build_block(cls, bspec, spec, values, problems):
