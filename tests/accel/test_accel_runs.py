@@ -253,7 +253,7 @@ blocks:
   I: {type: integrator}
 wires: [One -> I]
 simulation: {stop: 1.0e6, solver: euler, step: 1.0e-3, max_steps: 1.0e13, output_interval: 10,
-             mode: accelerated}
+             mode: accelerated}  # 10^9 steps, 10^5 rows: a recording that fits in memory
 record: {x: I.y}
 """
 

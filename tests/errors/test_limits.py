@@ -164,3 +164,48 @@ def test_many_large_parameters_share_one_element_limit(tmp_path, capsys, monkeyp
     code, err = check(parameters_file(tmp_path, ["zeros(25)"] * 5), capsys)
     assert code == 2 and "d.yaml:7: error: parameter 'p4'" in err, err
     assert "together would hold more than 100 elements" in err
+
+
+BIG_RECORD = """blocksim: 1
+blocks:
+  C: {type: constant, value: "zeros(1000, 1000)"}
+simulation: {stop: 100, solver: rk4, step: 0.001}
+record: {m: C.y}
+"""
+
+GRID_X100 = """blocksim: 1
+blocks:
+  C: {type: constant, value: zeros(100)}
+  S: {type: scope}
+wires: [C -> S]
+simulation: {stop: 9e6, output_interval: 1}
+record: {v: C.y}
+"""
+
+
+def test_recording_more_than_memory_holds_is_refused_up_front(tmp_path, capsys):
+    # 100,001 rows of a 1000 x 1000 signal: 800 GB, a MemoryError after the run had
+    # started; refused before, from the sizes, as a grid of too many rows is
+    path = tmp_path / "big.yaml"
+    path.write_text(BIG_RECORD)
+    code, err = check(path, capsys)
+    assert code == 2 and "Traceback" not in err
+    assert f"{path}:5: error: recording 1,000,001 values a row over at least 100,001 rows " \
+           "needs about 1.6 TB" in err, err
+    assert "more than the" in err and "of memory available" in err
+
+
+def test_a_grid_of_9e6_rows_of_100_values_is_refused_where_memory_is_short(tmp_path, capsys,
+                                                                           monkeypatch):
+    # 9e6 + 1 rows of t, 100 recorded values and the scope's 100: 2 x 9,000,001 x 201 x 8
+    # bytes = 28.9 GB with the arrays' doubling; with 8 GB available that is refused at the
+    # record entry (the larger share ties: the first); with 64 GB it fits
+    from blocksim.util import memory
+    path = tmp_path / "grid.yaml"
+    path.write_text(GRID_X100)
+    monkeypatch.setattr(memory, "available", lambda: 8e9)
+    code, err = check(path, capsys)
+    assert code == 2 and f"{path}:7: error: recording 201 values a row over at least " \
+                          "9,000,001 rows needs about 28.9 GB" in err, err
+    monkeypatch.setattr(memory, "available", lambda: 64e9)
+    assert check(path, capsys)[0] == 0

@@ -75,7 +75,8 @@ blocks:
   One: {type: constant, value: 1}
   I: {type: integrator}
 wires: [One -> I]
-simulation: {stop: 1.0e9, solver: euler, step: 1.0e-3, max_steps: 1.0e13}  # hours of work
+simulation: {stop: 1.0e9, solver: euler, step: 1.0e-3, max_steps: 1.0e13,  # hours of work
+             output_interval: 1.0e6}  # 1001 rows: a recording that fits in memory
 record: {x: I.y}
 """
 

@@ -28,7 +28,7 @@ from .contract import check_contracts
 from .layout import (bind_blocks, initial_states, joined, lay_out, lay_out_indicators,
                      lay_out_rates)
 from .model import Model, run_config
-from .records import records
+from .records import check_recording, records
 from .schedule import classify, order_nodes
 from .settings import check_rates, simulation_settings
 from .shapes import propagate_shapes
@@ -94,6 +94,8 @@ class Compilation:
         events = sorted(((float(t), b) for b in blocks.values()
                          for t in b.events(settings.start, settings.stop)), key=lambda e: e[0])
         check_rates(settings, blocks.values(), events, self.problems, spec)
+        self.problems.check()
+        check_recording(spec, settings, record, sinks, self.problems)
         self.problems.check()
         return Model(
             name=spec.name, description=spec.description, file=spec.file,
