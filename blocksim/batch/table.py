@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -176,9 +177,9 @@ class TableFile:
         self.table = table
         self.done = np.zeros(len(table), bool) if done is None else done
         self.next = 0  # the first row not written yet
-        self.file = open(path, "w", newline="")
-        self.file.write(",".join(map(_quoted, table.columns)) + "\n")
-        self.file.flush()
+        self.size = 0  # the bytes of whole rows in the file
+        self.file = open(path, "wb", buffering=0)
+        self._append(",".join(map(_quoted, table.columns)) + "\n")
 
     def __enter__(self):
         return self
@@ -195,18 +196,29 @@ class TableFile:
             end += 1
         if end > self.next:
             self._write(end)
-            self.file.flush()
 
     def finish(self):
         """Append every row not written yet, final or not."""
         self._write(len(self.done))
-        self.file.flush()
 
     def _write(self, end):
         for start in range(self.next, end, CHUNK):
             stop = min(start + CHUNK, end)
-            self.file.write(self.table.csv_lines(start, stop))
+            self._append(self.table.csv_lines(start, stop))
             self.next = stop
+
+    def _append(self, text):
+        """Write `text` whole or not at all: a write that fails part-way (a full disk) is
+        cut back to the rows before it, so the file never ends in half a row."""
+        encoded = text.encode()
+        data = memoryview(encoded)
+        try:
+            while data:
+                data = data[self.file.write(data):]
+        except OSError:
+            os.ftruncate(self.file.fileno(), self.size)
+            raise
+        self.size += len(encoded)
 
     def close(self):
         if not self.file.closed:

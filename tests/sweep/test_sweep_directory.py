@@ -111,3 +111,64 @@ def test_the_report_embeds_only_the_directorys_own_files(tmp_path):
     assert base64.b64encode(secret.read_bytes())[:40].decode() not in page
     assert "U0VDUkVULUJZVEVT" not in page  # base64 of SECRET-BYTES at any alignment
     assert "VDUkVULUJZVEVT" not in page and "TRUNSRVQtQllURV" not in page
+
+
+@pytest.mark.parametrize("damage", [
+    "[1, 2, 3]",                        # a list, not a sweep's mapping
+    '{"fingerprint": 7, "rows": 3}',    # rows an integer
+    '{"rows": ["ok", "ok"]}',           # rows holding strings
+    "{not json",
+])
+def test_resume_on_a_damaged_sweep_json_is_exit_2(tmp_path, capsys, damage):
+    # each of these was a traceback (exit 1)
+    path = write_sweep(tmp_path, GRID)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "sweep.json").write_text(damage)
+    assert main(["sweep", str(path), "--workers", "1", "--out", str(out), "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert f"{out}: error: cannot resume: {out}/ " in err and "Traceback" not in err, err
+
+
+def test_resume_reruns_the_rows_of_a_damaged_summary_csv(tmp_path):
+    # rows that cannot be read back whole (a metric that is text, a cut-off line, a cell
+    # beyond the csv module's limit) are run again; the others are kept
+    path = write_sweep(tmp_path, "grid:\n  parameters.tau: [1, 2, 3]\n"
+                                 "metrics: {final_x: final(x)}\n")
+    out = tmp_path / "out"
+    whole = blocksim.sweep(path, workers=1, out=out)
+    lines = (out / "summary.csv").read_text().splitlines()
+    lines[1] = lines[1].rsplit(",", 1)[0] + ",not a number"
+    lines[3] = lines[3][:10]
+    (out / "summary.csv").write_text("\n".join(lines) + "\n")
+    rerun = []
+    resumed = blocksim.sweep(path, workers=1, out=out, resume=True,
+                             progress=lambda p: p.outcome and rerun.append(p.outcome.index))
+    assert rerun == [0, 2]
+    assert resumed.column("final_x") == whole.column("final_x")
+
+
+def test_a_disk_filling_while_the_table_is_written_is_exit_3(tmp_path):
+    # the sweep's files limited to 5 kB each (as a full disk would stop them): sweep.json
+    # fits, the table of 200 rows does not; that was a traceback, now exit 3 naming the
+    # directory, with the rows written so far kept
+    import resource
+    import signal
+
+    path = write_sweep(tmp_path, "grid:\n  parameters.tau: linspace(1, 2, 20)\n"
+                                 "  blocks.U.value: linspace(1, 2, 10)\n"
+                                 "metrics: {final_x: final(x)}\n")
+    out = tmp_path / "out"
+
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write fails (EFBIG) instead
+        resource.setrlimit(resource.RLIMIT_FSIZE, (5000, 5000))
+    proc = subprocess.run([sys.executable, "-m", "blocksim", "sweep", str(path), "--workers",
+                           "1", "--out", str(out), "--keep", "metrics", "--quiet"],
+                          capture_output=True, text=True, timeout=300, preexec_fn=small_files)
+    assert proc.returncode == 3, proc.stderr
+    assert f"error: cannot write the sweep's files in '{out}'" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    rows = (out / "summary.csv").read_text().splitlines()
+    assert rows[0].startswith("run,parameters.tau,blocks.U.value,status") and 10 < len(rows) < 200
+    assert rows[-1].count(",") == rows[0].count(",")  # whole rows: what was cut is not there
