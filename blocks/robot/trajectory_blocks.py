@@ -140,9 +140,8 @@ class CTraj(_Motion):
         poses = {}
         for key in ("T0", "T1"):
             value = getattr(self.p, key)
-            if value is not None and value.shape != (4, 4):
-                raise ParamError(key, f"expected a 4x4 homogeneous transform, got shape "
-                                      f"{value.shape}")
+            if value is not None:
+                _check_pose(key, value)
             poses[key] = np.eye(4) if value is None else value
         self._traj = CartesianTrajectory(poses["T0"], poses["T1"], self.p.tf)
         if self._inputs:
@@ -184,6 +183,22 @@ class CTraj(_Motion):
                     traj._spin, traj._phi)
 
 
+def _check_pose(key, T):
+    """A pose parameter must be a rigid transform: a rotation (R^T R = I to 1e-3, which
+    admits a matrix typed from 4-decimal printouts, and det R > 0) and a last row
+    [0, 0, 0, 1]; a scale or a shear would be interpolated into a path of non-rotations."""
+    if T.shape != (4, 4):
+        raise ParamError(key, f"expected a 4x4 homogeneous transform, got shape {T.shape}")
+    R = T[:3, :3]
+    deviation, det = np.abs(R.T @ R - np.eye(3)).max(), np.linalg.det(R)
+    if deviation > 1e-3 or det <= 0:
+        raise ParamError(key, f"expected a 4x4 homogeneous transform: its 3x3 part is not a "
+                              f"rotation (|R^T R - I| up to {deviation:.3g}, det R = {det:.3g})")
+    if np.abs(T[3] - (0, 0, 0, 1)).max() > 1e-9:
+        raise ParamError(key, f"expected a 4x4 homogeneous transform: its last row is "
+                              f"{T[3].tolist()}, not [0, 0, 0, 1]")
+
+
 class MSTraj(Block):
     """Joint motion along straight segments through via points, as mstraj in the Robotics Toolbox.
 
@@ -204,6 +219,12 @@ class MSTraj(Block):
     tf = tacc_start/2 + sum of the segment durations + tacc_end/2; the instants where the
     law changes are announced as events. Outputs q, qd, qdd with
     q0's shape; q0 before 0, the end point with zero rates after tf.
+
+    The toolbox's mstraj, sampled every dt, differs at the ends and in its timing: its first
+    and last blends last tacc/2 (made to cover the same distance, their quintic peaks at
+    1.51 times the segment speed, beyond qdmax), and with qdmax each segment also gets its
+    blend time (tacc/2 for the first) added. With tsegment the motion between the first and
+    the last blend is the toolbox's, tacc/2 later; with qdmax it is shorter here.
     """
 
     type = "mstraj"
