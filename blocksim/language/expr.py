@@ -742,6 +742,9 @@ class _Compiler:
             raise self.fail(f"'{name}' is a function; call it, e.g. {name}(x)", node)
         if name in self.dotted:
             raise self.fail(f"'{name}' is a robot; use one of its poses, e.g. {name}.qz", node)
+        owners = [robot for robot, poses in self.dotted.items() if name in poses]
+        if owners:
+            raise ExprError(f"unknown name '{name}': {_pose_owners(name, owners, self.dotted)}")
         known = [*self.inputs, *self.names, *CONSTANTS]
         raise ExprError(f"unknown name '{name}'{_suggest(name, known)}")
 
@@ -1087,6 +1090,16 @@ def _arithmetic(message):
     if "invalid value" in message:
         return f"domain error ({message})"
     return message
+
+
+def _pose_owners(pose, owners, dotted):
+    """Why a pose name alone is not a value (it is one only when every robot has that pose,
+    with one value) and how to write it instead."""
+    listed = " and ".join([", ".join(owners[:-1]), owners[-1]] if len(owners) > 1 else owners)
+    why = (f"robots {listed} have different poses '{pose}'" if len(owners) == len(dotted)
+           else f"only robot{'s' if len(owners) > 1 else ''} {listed} "
+                f"ha{'ve' if len(owners) > 1 else 's'} a pose '{pose}'")
+    return f"{why}; write {' or '.join(f'{robot}.{pose}' for robot in owners)}"
 
 
 def _suggest(word, options):

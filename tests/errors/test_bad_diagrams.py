@@ -426,6 +426,41 @@ CASES = {
         outputs: {y: G.y}
         """ + GOOD_SIM, ["unknown key 'inputs' in the diagram", "this file is a block of "
                          "another diagram ({type: subsystem, file: ...})"]),
+    # a pose that is not a rigid transform (2 I: a scale; a shear) is refused where it is
+    # written, not interpolated into a path of non-rotations
+    "ctraj_pose_not_rigid": ("""\
+        blocksim: 1
+        blocks:
+          C: {type: ctraj, T0: "2 * eye(4)", T1: eye(4), tf: 1}  # @LINE
+          S: {type: ctraj, T0: eye(4), T1: "[[1, 0.5, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]", tf: 1}
+        """ + GOOD_SIM, ["block 'C' parameter 'T0': expected a 4x4 homogeneous transform",
+                         "not a rotation", "block 'S' parameter 'T1'"]),
+    # a bare pose name two robots give different values: say so and how to write it
+    "bare_pose_of_two_robots": ("""\
+        blocksim: 1
+        robots:
+          p560: {model: puma560}
+          tl: {model: twolink}
+        blocks:
+          K: {type: constant, value: qz}  # @LINE
+          N: {type: constant, value: qn}
+        """ + GOOD_SIM, ["unknown name 'qz': robots p560 and tl have different poses 'qz'",
+                         "write p560.qz or tl.qz", "unknown name 'qn': only robot p560 has a "
+                         "pose 'qn'", "write p560.qn"]),
+    # a refine that implies too many rows wants a smaller refine, not a larger one
+    "refine_too_large": ("""\
+        blocksim: 1
+        blocks:
+          S: {type: sine}
+        simulation: {stop: 1, refine: 1e9}  # @LINE
+        """, ["simulation.refine = 1e+09", "use a smaller refine"]),
+    # a comma inside { } ends a value: an expression holding commas must be quoted there
+    "unquoted_commas_in_flow_mapping": ("""\
+        blocksim: 1
+        blocks:
+          C: {type: ctraj, T0: eye(4), T1: transl(1, 4, 5) @ troty(0.3), tf: 2}  # @LINE
+        """ + GOOD_SIM, ["unknown parameter '4'", "a comma inside { } ends the value",
+                         'T1: "transl(1, 4, 5) @ troty(0.3)"']),
     # issue 23 item 13: a choice given a number names the choices, not "a string"
     "choice_given_a_number": ("""\
         blocksim: 1

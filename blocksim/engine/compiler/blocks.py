@@ -99,11 +99,15 @@ def build_block(cls, bspec, spec, values, problems):
     schema = {p.name: p for p in cls.params}
     names = values.scopes[bspec.scope]
     params, bad = {}, False
+    split = _split_by_commas(bspec.params)
     for key, value in bspec.params.items():
-        if key not in schema:
+        if key not in schema and split.get(key, "") is not None:
+            hint = (f'a comma inside {{ }} ends the value: quote an expression that holds '
+                    f'commas, {split[key]}' if key in split else
+                    f"parameters: {', '.join(schema) or 'none'}")
             problems.add(value.loc.error(
                 f"unknown parameter '{key}' (type {bspec.type}){suggest(key, schema)}",
-                block=bspec.name, hint=f"parameters: {', '.join(schema) or 'none'}"))
+                block=bspec.name, hint=hint))
             bad = True
     for name, param in schema.items():
         if name not in bspec.params:
@@ -128,6 +132,28 @@ def build_block(cls, bspec, spec, values, problems):
     params["_dotted"] = values.dotted  # ROBOT.pose in expressions (a function block's)
     params["_functions"] = values.functions  # and fkine(p560, q)
     return cls(bspec.name, params)
+
+
+def _split_by_commas(params):
+    """Keys that are the rest of an expression a flow mapping's commas split apart:
+    {T1: transl(1, 4, 5)} reads as T1: 'transl(1', '4': null, '5)': null. The first such
+    key maps to the expression as meant (`T1: "transl(1, 4, 5)"`), the others to None."""
+    split, head, rest = {}, None, []
+    for key, value in [*params.items(), (None, None)]:
+        if head is not None and key is not None and value.raw is None \
+                and not str(key).isidentifier():
+            rest.append(key)
+            continue
+        if rest:
+            text = ", ".join([params[head].raw, *map(str, rest)])
+            split[rest[0]] = f'{head}: "{text}"'
+            split.update(dict.fromkeys(rest[1:]))
+        head, rest = None, []
+        raw = getattr(value, "raw", None)
+        if isinstance(raw, str) and (raw.count("(") > raw.count(")")
+                                     or raw.count("[") > raw.count("]")):
+            head = key
+    return split
 
 
 def _param_value(param, raw, names, loc, bspec, spec, values):

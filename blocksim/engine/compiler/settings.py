@@ -132,7 +132,8 @@ def _check_budget(s, sim, problems, file):
             where = sim.get(key) or sim.get("stop")  # a default comes from the stop time
             message = (f"simulation.{key} = {getattr(s, key):g} over {span:g} s means "
                        f"{count:.3g} {what}, more than simulation.max_steps = {s.max_steps:,}")
-            hint = f"use a larger {key}, or raise simulation.max_steps if you mean it"
+            fewer = "a smaller" if key == "refine" else "a larger"  # rows per step vs spacing
+            hint = f"use {fewer} {key}, or raise simulation.max_steps if you mean it"
             problems.add(where.loc.error(message, hint=hint) if where else
                          DiagramError(message, file=file, hint=hint))
 
