@@ -141,8 +141,14 @@ class SweepTable:
             f.finish()
 
     def to_pandas(self):
-        import pandas as pd
-        return pd.DataFrame({c: self.column(c) for c in self.columns}, columns=self.columns)
+        """The table as a pandas DataFrame, a column per column of summary.csv (needs
+        pandas, not a dependency of blocksim)."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("SweepTable.to_pandas needs pandas (pip install pandas); "
+                              "table.column(name) gives each column as a list") from None
+        return pandas.DataFrame({c: self.column(c) for c in self.columns}, columns=self.columns)
 
 
 class _Rows(Sequence):

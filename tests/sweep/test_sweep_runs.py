@@ -2,6 +2,7 @@
 isolation, resume, the files of a sweep directory, the ad-hoc command line."""
 import csv
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -137,6 +138,18 @@ def test_resume_reruns_only_unfinished_rows(tmp_path):
     # another sweep in the same directory is not resumed
     with pytest.raises(blocksim.DiagramError, match="holds a different sweep"):
         blocksim.sweep(path, workers=1, out=out, resume=True, overrides=["simulation.stop=3"])
+
+
+def test_the_table_as_a_dataframe(tmp_path, monkeypatch):
+    pandas = pytest.importorskip("pandas")  # in the test extra: runs in CI
+    table = blocksim.sweep(write_sweep(tmp_path, GRID), workers=1)
+    frame = table.to_pandas()
+    assert isinstance(frame, pandas.DataFrame) and list(frame.columns) == table.columns
+    assert frame["final_x"].tolist() == table.column("final_x")
+    assert frame["status"].tolist() == ["ok"] * 6
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas fails, as when absent
+    with pytest.raises(ImportError, match="pip install pandas"):
+        table.to_pandas()
 
 
 def test_adhoc_command_line_sweep(tmp_path, capsys):
