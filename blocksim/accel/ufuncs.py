@@ -17,8 +17,11 @@ import functools
 
 import numpy as np
 
-# the functions compiled code may call, in the order of their RT_UF_<NAME> indices
-NAMES = ("exp", "log", "log10", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh")
+# the functions compiled code may call, in the order of their RT_UF_<NAME> indices: one
+# argument, then two (power, arctan2, ...: rt_ufunc2)
+NAMES = ("exp", "log", "log10", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+         "sin", "cos", "exp2", "log2", "arcsinh", "arccosh", "arctanh",
+         "power", "arctan2", "hypot", "remainder", "fmod")
 _DOUBLE = 12  # NPY_DOUBLE
 
 
@@ -37,15 +40,17 @@ def loop(name):
     """(loop, data) addresses of numpy's float64 loop of the ufunc `name` (one of NAMES), or
     None when the ufunc's layout is not the one this module reads."""
     ufunc = getattr(np, name)
-    if not isinstance(ufunc, np.ufunc) or (ufunc.nin, ufunc.nout) != (1, 1):
+    if not isinstance(ufunc, np.ufunc) or ufunc.nin not in (1, 2) or ufunc.nout != 1:
         return None
-    if "d->d" not in ufunc.types:
+    nargs = ufunc.nin + 1
+    signature = "d" * ufunc.nin + "->d"
+    if signature not in ufunc.types:
         return None
-    k = ufunc.types.index("d->d")  # the loop numpy's type resolution picks for doubles
+    k = ufunc.types.index(signature)  # the loop numpy's type resolution picks for doubles
     head = _UFunc.from_address(id(ufunc))
-    if (head.nin, head.nout, head.nargs, head.ntypes) != (1, 1, 2, ufunc.ntypes) \
+    if (head.nin, head.nout, head.nargs, head.ntypes) != (ufunc.nin, 1, nargs, ufunc.ntypes) \
             or head.name is None or head.name.decode() != ufunc.__name__ \
-            or (head.types[2 * k], head.types[2 * k + 1]) != (_DOUBLE, _DOUBLE) \
+            or any(head.types[nargs * k + i] != _DOUBLE for i in range(nargs)) \
             or not head.functions or not head.functions[k]:
         return None
     return head.functions[k], head.data[k] if head.data else None

@@ -15,31 +15,53 @@ _LOOP = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(c
                          ctypes.POINTER(ctypes.c_ssize_t), ctypes.c_void_p)
 
 
-def _call(name, u):
-    """out = f(u) through the loop address ufuncs.loop found, called as rt_ufunc calls it."""
+def _call(name, *operands, strides=None):
+    """out = f(*operands) through the loop address ufuncs.loop found, called as rt_ufunc1
+    and rt_ufunc2 call it (element strides, 0 repeating an element)."""
     function, data = ufuncs.loop(name)
-    u = np.ascontiguousarray(u, dtype=float)
-    out = np.empty_like(u)
-    args = (ctypes.c_void_p * 2)(u.ctypes.data, out.ctypes.data)
-    _LOOP(function)(args, (ctypes.c_ssize_t * 1)(u.size), (ctypes.c_ssize_t * 2)(8, 8), data)
+    operands = [np.ascontiguousarray(u, dtype=float) for u in operands]
+    n = max(u.size for u in operands)
+    strides = strides or [1] * len(operands)
+    out = np.empty(n)
+    args = (ctypes.c_void_p * (len(operands) + 1))(*[u.ctypes.data for u in operands],
+                                                      out.ctypes.data)
+    steps = (ctypes.c_ssize_t * (len(operands) + 1))(*[8 * s for s in strides], 8)
+    _LOOP(function)(args, (ctypes.c_ssize_t * 1)(n), steps, data)
     return out
+
+
+# each function's domain, sampled (and -3..3 for the others)
+_DOMAINS = {"log": (1e-3, 10), "log10": (1e-3, 10), "log2": (1e-3, 10), "arcsin": (-1, 1),
+            "arccos": (-1, 1), "arctanh": (-1, 1), "arccosh": (1, 5), "power": (1e-3, 3)}
 
 
 @pytest.mark.parametrize("name", ufuncs.NAMES)
 def test_the_loops_compiled_code_calls_give_numpys_bits(name):
     """The second algorithm is numpy itself, on arrays of 1, 7 and 1000 elements and on the
-    0-d arrays a scalar signal is (the domain of each function sampled)."""
-    low, high = {"log": (1e-3, 10), "log10": (1e-3, 10), "arcsin": (-1, 1),
-                 "arccos": (-1, 1)}.get(name, (-3, 3))
-    u = np.random.default_rng(7).uniform(low, high, 1000)
+    0-d arrays a scalar signal is (the domain of each function sampled); a function of two
+    arguments also with its second repeated (stride 0: numpy's power takes x * x for an
+    exponent of 2 then, and its own kernel for an array of 2s)."""
+    low, high = _DOMAINS.get(name, (-3, 3))
+    rng = np.random.default_rng(7)
+    u, v = rng.uniform(low, high, 1000), rng.uniform(-3, 3, 1000)
     f = getattr(np, name)
-    for part in (u[:1], u[:7], u):
-        assert np.array_equal(_call(name, part), f(part))
-    assert all(_call(name, v.reshape(1))[0] == f(v.reshape(())) for v in u[:200])
+    if f.nin == 1:
+        for part in (u[:1], u[:7], u):
+            assert np.array_equal(_call(name, part), f(part))
+        assert all(_call(name, x.reshape(1))[0] == f(x.reshape(())) for x in u[:200])
+        return
+    for part, other in ((u[:1], v[:1]), (u[:7], v[:7]), (u, v)):
+        assert np.array_equal(_call(name, part, other), f(part, other))
+    for exponent in (2.0, 0.5, -1.0, 3.0, 2.5):
+        repeated = _call(name, u, np.array([exponent]), strides=[1, 0])
+        assert np.array_equal(repeated, f(u, exponent))
+    assert all(_call(name, x.reshape(1), y.reshape(1), strides=[0, 0])[0]
+               == f(x.reshape(()), y.reshape(())) for x, y in zip(u[:200], v[:200]))
 
 
 def test_a_ufunc_of_another_layout_is_not_read():
-    assert ufuncs.loop("add") is None  # two inputs: not an elementary function's loop
+    assert ufuncs.loop("divmod") is None  # two outputs: not the loop of a function
+    assert ufuncs.loop("isnan") is None  # a boolean result
 
 
 def test_without_numpys_loop_the_math_block_has_no_compiled_form(monkeypatch):

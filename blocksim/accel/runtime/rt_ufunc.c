@@ -25,3 +25,24 @@ static void rt_ufunc(int which, const double *in, double *out, intptr_t n)
     intptr_t steps[2] = {sizeof(double), sizeof(double)};
     ufunc_loop[which](args, &n, steps, ufunc_data[which]);
 }
+
+/* out[k*so] = f(in[k*si]) for k < n (strides in elements; 0 repeats an element) */
+static void rt_ufunc1(int which, const double *in, intptr_t si, double *out, intptr_t so,
+                      intptr_t n)
+{
+    char *args[2] = {(char *)in, (char *)out};
+    intptr_t steps[2] = {si * (intptr_t)sizeof(double), so * (intptr_t)sizeof(double)};
+    ufunc_loop[which](args, &n, steps, ufunc_data[which]);
+}
+
+/* out[k*so] = f(a[k*sa], b[k*sb]) for k < n with numpy's loop of a function of two
+   arguments: numpy passes a stride of 0 for an operand it broadcasts, and some loops take
+   other paths then (power's exponent 2 is x * x), so the strides are numpy's */
+static void rt_ufunc2(int which, const double *a, intptr_t sa, const double *b, intptr_t sb,
+                      double *out, intptr_t so, intptr_t n)
+{
+    char *args[3] = {(char *)a, (char *)b, (char *)out};
+    intptr_t steps[3] = {sa * (intptr_t)sizeof(double), sb * (intptr_t)sizeof(double),
+                         so * (intptr_t)sizeof(double)};
+    ufunc_loop[which](args, &n, steps, ufunc_data[which]);
+}
