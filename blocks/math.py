@@ -1,6 +1,7 @@
 """Memoryless math blocks: y is a function of the inputs at the same instant."""
 import numpy as np
 
+from blocksim.accel.expression import lower_expression
 from blocksim.accel.lowering import Lowering, flat
 from blocksim.language import expr
 from blocksim.block import Block, In, Out, PortError
@@ -249,15 +250,20 @@ class Function(Block):
             raise ParamError("inputs", str(e)) from None
         try:
             self._watch = ConditionWatch("a matrix its expression inverts")
-            inv, pinv = watched_functions(self._watch)
-            functions = {**self.p._functions, **expr.MATRIX_FUNCTIONS,
-                         "inv": expr.Function(inv), "pinv": expr.Function(pinv)}
             self._f = expr.compile_expr(self.p.expr, self.p.inputs, self.p._names,
-                                        dotted=self.p._dotted, functions=functions)
+                                        dotted=self.p._dotted,
+                                        functions=self._functions(self._watch))
         except expr.Unavailable:  # a parameter it uses failed: reported there
             raise
         except expr.ExprError as e:
             raise ParamError("expr", str(e)) from None
+
+    def _functions(self, watch):
+        """The functions of the block's expressions: inv and pinv tell `watch` how well
+        conditioned each matrix they invert is."""
+        inv, pinv = watched_functions(watch)
+        return {**self.p._functions, **expr.MATRIX_FUNCTIONS,
+                "inv": expr.Function(inv), "pinv": expr.Function(pinv)}
 
     def ports(self):
         return [In(n) for n in self.p.inputs], [Out("y")]
@@ -287,3 +293,22 @@ class Function(Block):
 
     def notes(self):
         return self._watch.notes()
+
+    # ---- compiled form: the expression lowered operation by operation (accel.expression);
+    # P = its constants' values, W its temporaries
+    def _compiled(self, shapes):
+        shapes = tuple(tuple(shapes[n]) for n in self.p.inputs)
+        if getattr(self, "_lowered", (None,))[0] != shapes:
+            self._lowered = shapes, lower_expression(
+                self.p.expr, self.p.inputs, shapes, self.p._names, dotted=self.p._dotted,
+                functions=self._functions(ConditionWatch("")))  # traced: watched by none
+        return self._lowered[1]
+
+    def lower(self, c):
+        compiled = self._compiled(c.shape_in)
+        return Lowering({"output": compiled.code, "initialize": ""},
+                        work=np.zeros(compiled.work),
+                        doc=f"y = {self.p.expr}")
+
+    def pack(self):
+        return self._compiled({n: np.shape(u) for n, u in zip(self.p.inputs, self.u)}).params

@@ -123,7 +123,9 @@ class FastRuns:
                 if names is None:
                     return None
                 found |= names
-            elif kinds.get(key) not in ("string", "choice", "names", "bool", "data", "path"):
+            elif kinds.get(key) == "string":  # literal, or an expression (a function block's)
+                found |= names_in(value.raw) or set()
+            elif kinds.get(key) not in ("choice", "names", "bool", "data", "path"):
                 return None  # a resource (a robot), or unknown
         return found
 

@@ -8,8 +8,8 @@ that into step sizes differing in their 12th digit. Calling numpy's own BLAS (ru
 rt_blas.c mirrors numpy's choice of function) keeps the bits equal. The library is the one
 loaded into this process from numpy's installation (Linux: /proc/self/maps; else the
 libraries shipped inside numpy's package folders). numpy's wheels carry LAPACK in the same
-library (dgesv for solve and inv, dgesdd for svd and pinv, dgelsd for lstsq): runtime/
-rt_linalg.c calls them as numpy/linalg/umath_linalg.cpp does.
+library (dgesv for solve and inv, dgesdd for svd, pinv and cond, dgelsd for lstsq, dgetrf
+for det): runtime/rt_linalg.c calls them as numpy/linalg/umath_linalg.cpp does.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 _NAMES = ("ddot", "dgemv", "daxpy", "dgemm")
-_LAPACK = ("dgesv", "dgesdd", "dgelsd")
+_LAPACK = ("dgesv", "dgesdd", "dgelsd", "dgetrf")
 
 
 @functools.lru_cache(maxsize=None)
@@ -32,8 +32,8 @@ def numpy_blas():
 
 @functools.lru_cache(maxsize=None)
 def numpy_lapack():
-    """(ilp64, (cblas_dsyrk, dgesv, dgesdd, dgelsd) addresses) of numpy's library, or None
-    (a numpy built against another LAPACK: compiled code then has no linear algebra)."""
+    """(ilp64, (cblas_dsyrk, dgesv, dgesdd, dgelsd, dgetrf) addresses) of numpy's library, or
+    None (a numpy built against another LAPACK: compiled code then has no linear algebra)."""
     return _find(lambda prefix, suffix: [f"{prefix}cblas_dsyrk{suffix}"]
                  + [f"{prefix}{name}_{suffix}" for name in _LAPACK])
 

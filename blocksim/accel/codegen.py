@@ -28,8 +28,8 @@ from .lowering import LowerContext, LoweringError
 
 RUNTIME = Path(__file__).parent / "runtime"
 RUNTIME_FILES = ("rt.h", "rt_exact.c", "rt_blas.c", "rt_ufunc.c", "rt_linalg.c", "rt_history.c",
-                 "rt_stepper.c", "rt_loop.c", "rt_api.c", "rt_batch.c")
-HELPERS = 6  # the runtime files before the blocks' functions (the rest come after)
+                 "rt_expr.c", "rt_stepper.c", "rt_loop.c", "rt_api.c", "rt_batch.c")
+HELPERS = 7  # the runtime files before the blocks' functions (the rest come after)
 
 # buffers a view may lie in (RT_BUF_K: the constant defaults of unwired inputs; RT_BUF_DU:
 # the rates of the inputs hybrid blocks watch)

@@ -147,8 +147,8 @@ def needs_lapack():
     library does not expose the LAPACK routines they call."""
     from .blas import numpy_lapack
     if numpy_lapack() is None:
-        raise LoweringError("needs numpy's LAPACK (dgesv, dgesdd, dgelsd), which this numpy "
-                            "does not expose")
+        raise LoweringError("needs numpy's LAPACK (dgesv, dgesdd, dgelsd, dgetrf), which this "
+                            "numpy does not expose")
 
 
 def flat(*values):

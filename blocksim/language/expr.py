@@ -528,6 +528,22 @@ def names_in(value, depth=0):
     return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
 
 
+def trace(text, inputs, names, args, *, functions=FUNCTIONS | MATRIX_FUNCTIONS, dotted=None):
+    """The value of every sub-expression of `text` on the input values `args`: (the syntax
+    tree's root node, {node: value}). For compilers of the language (accelerated mode), which
+    mirror each operation on operands as numpy holds them (shapes, numpy scalar or array,
+    memory order). Constant parts hold their folded values; in a left-associated chain
+    `a + b - c` each partial result is held at its own node. Raises ExprError, and what the
+    evaluation raises on `args`."""
+    with np.errstate(all="raise", under="ignore"):
+        root, _, compiler = _compile(text, names, dotted, functions, tuple(inputs),
+                                     budget=Budget(), trace={})
+    if not isinstance(root, _Const):
+        with np.errstate(all="ignore"):
+            root(tuple(args))
+    return compiler.root, compiler.trace
+
+
 def _evaluate(value, names, dotted, functions, depth, budget):
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
@@ -583,11 +599,12 @@ class _Const:
         self.value = value
 
 
-def _compile(text, names, dotted, functions, inputs, checked=False, budget=None):
+def _compile(text, names, dotted, functions, inputs, checked=False, budget=None, trace=None):
     """Parse, check and compile `text`: (a _Const or a closure over the inputs tuple, names
     used, the compiler). Must run under np.errstate(all='raise') since constant parts are
     computed here. `checked`: the closures apply the guards too (see the module docs).
-    `budget`: the Budget the operations are counted in (default: a fresh one)."""
+    `budget`: the Budget the operations are counted in (default: a fresh one). `trace`: a
+    dict the closures fill with every node's value (see `trace`)."""
     if not isinstance(text, str):
         raise ExprError(f"expected an expression string, got {type(text).__name__}")
     if len(text) > MAX_TEXT:
@@ -622,7 +639,8 @@ def _compile(text, names, dotted, functions, inputs, checked=False, budget=None)
                         "chain of more operators than Python's parser takes (a + b + ... of "
                         "about 2,000 terms at most: split it into parameters)") from None
     compiler = _Compiler(source, lead, names, dotted or {}, functions, inputs, checked,
-                         budget or Budget())
+                         budget or Budget(), trace)
+    compiler.root = tree.body
     return compiler.compile(tree.body, 0), compiler.used, compiler
 
 
@@ -644,7 +662,8 @@ _REJECTED = {
 class _Compiler:
     """Checks an expression tree and turns it into _Const values and closures `g(inputs)`."""
 
-    def __init__(self, source, lead, names, dotted, functions, inputs, checked, budget):
+    def __init__(self, source, lead, names, dotted, functions, inputs, checked, budget,
+                 trace=None):
         self.source = source
         self.lead = lead
         self.names = names
@@ -655,6 +674,7 @@ class _Compiler:
         self.checked = checked
         self.budget = budget  # where `fold` counts the operations (see MAX_WORK)
         self.spent = budget.work  # what others had spent when this expression began
+        self.trace = trace  # node -> value, when tracing
 
     # -- messages
     def segment(self, node):
@@ -705,7 +725,20 @@ class _Compiler:
             if what is None:
                 raise self.fail(f"'{self.segment(node)}' is not allowed in an expression", node)
             raise self.fail(f"{what} not allowed in an expression", node)
-        return method(node, depth + 1)
+        part = method(node, depth + 1)
+        return part if self.trace is None else self.traced(node, part)
+
+    def traced(self, node, part):
+        """`part` (of `node`) recording its value in the trace."""
+        values = self.trace
+        if isinstance(part, _Const):
+            values[node] = part.value
+            return part
+
+        def run(a):
+            values[node] = value = part(a)
+            return value
+        return run
 
     def c_Constant(self, node, depth):
         v = node.value
@@ -791,10 +824,15 @@ class _Compiler:
             right = self.compile(b.right, depth)
             if not steps and isinstance(acc, _Const) and isinstance(right, _Const):
                 acc = _Const(self.fold(b, _checked_binop, op, acc.value, right.value))
+                if self.trace is not None:
+                    self.trace[b] = acc.value
             else:
-                steps.append((self.runtime(b, op, _checked_binop), right))
+                steps.append((self.runtime(b, op, _checked_binop), right, b))
         if not steps:
             return acc
+        if self.trace is not None:
+            return self.traced_chain(acc, steps)
+        steps = [step[:2] for step in steps]
         if len(steps) == 1:
             return _binary(steps[0][0], acc, steps[0][1])
         start = _dynamic(acc)
@@ -804,6 +842,18 @@ class _Compiler:
             v = start(a)
             for op, g in chain:
                 v = op(v, g(a))
+            return v
+        return run_chain
+
+    def traced_chain(self, acc, steps):
+        """A chain of (op, right, node) steps after `acc` recording each partial result."""
+        values, start = self.trace, _dynamic(acc)
+        chain = tuple((op, _dynamic(g), node) for op, g, node in steps)
+
+        def run_chain(a):
+            v = start(a)
+            for op, g, node in chain:
+                values[node] = v = op(v, g(a))
             return v
         return run_chain
 

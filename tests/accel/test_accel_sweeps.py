@@ -1,9 +1,10 @@
 """Sweeps in accelerated mode: the runs after the first reuse the compiled code with new
 arguments (accel/batch.py), in batches integrated by one compiled call on C threads
 (accel/pool.py), and their rows equal normal mode's, bit for bit, whatever the sweep varies:
-parameters, a block's parameters (a transport delay's too: its history starts afresh each
-run), settings, a random source's seed; values that change the compiled code (an anti-windup
-choice) or make a run fail go the general way and still agree; on one thread or several."""
+parameters (those function blocks read included), a block's parameters (a transport delay's
+too: its history starts afresh each run), settings, a random source's seed; values that
+change the compiled code (an anti-windup choice) or make a run fail go the general way and
+still agree; on one thread or several."""
 from pathlib import Path
 
 import numpy as np
@@ -110,6 +111,21 @@ metrics:
   all: mean(all)
 """
 
+EXPRESSIONS = """
+blocksim-sweep: 1
+diagram: CORPUS/expression_functions.yaml
+set:
+  simulation.stop: 0.6
+grid:
+  parameters.w: [1.3, 0.7]
+  parameters.lim: [0.35, 0.5]
+  parameters.K: ["[[2, 0.5, 0.1], [0.3, 3, 0.2], [0.1, 0.4, 4]]", "3 * eye(3) + 0.1"]
+metrics:
+  m: matrices[-1, 0]
+  r: rounding[-1, 2]
+  e: elementary[-1, 1]
+"""
+
 FAILING = """
 blocksim-sweep: 1
 diagram: CORPUS/fault_division.yaml
@@ -122,10 +138,10 @@ metrics:
 
 @pytest.mark.parametrize("workers", [1, 2], ids=["one thread", "two threads"])
 @pytest.mark.parametrize("text", [PID_MONTE_CARLO, PID_CLAMPING, NOISE_SEEDS, ANTI_WINDUP,
-                                  GENERAL_FIRST, PULSE_EDGES, DELAYS, FAILING],
+                                  GENERAL_FIRST, PULSE_EDGES, DELAYS, EXPRESSIONS, FAILING],
                          ids=["pid monte carlo", "pid clamping", "noise seeds, periods",
                               "anti-windup", "general runs first", "pulse edges", "delays",
-                              "failing"])
+                              "function blocks' parameters", "failing"])
 def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch):
     fast = []
     args = batch.FastRuns.args
@@ -146,7 +162,7 @@ def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch):
         for key in n:
             if key not in ("wall_s", "status", "message", "steps"):
                 np.testing.assert_array_equal(a[key], n[key], err_msg=key)
-    if text in (PID_MONTE_CARLO, PID_CLAMPING, NOISE_SEEDS, PULSE_EDGES, DELAYS):
+    if text in (PID_MONTE_CARLO, PID_CLAMPING, NOISE_SEEDS, PULSE_EDGES, DELAYS, EXPRESSIONS):
         assert all(fast)  # after the first, every run took the fast path
     if text == GENERAL_FIRST:
         assert fast == [False] * 3 + [True] * 3

@@ -21,12 +21,7 @@ CORPUS = Path(__file__).parent / "corpus"
 DIAGRAMS = sorted((ROOT / "diagrams").glob("*.yaml")) + sorted(CORPUS.glob("*.yaml"))
 
 # block types each diagram uses that have no compiled form yet
-NOT_LOWERED = {
-    "demo5.yaml": ("function",),
-    "demo6.yaml": ("function",),
-    "planar7r.yaml": ("function",),
-    "expressions.yaml": ("function",),
-}
+NOT_LOWERED = {}
 
 
 def _case(path):

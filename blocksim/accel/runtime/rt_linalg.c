@@ -21,15 +21,17 @@ enum { COL_MAJOR = 102, UPPER = 121 };
 
 typedef long long LI;  /* a Fortran integer of an ILP64 LAPACK (int for LP64) */
 static int lapack_ilp64;
-static void *lapack_fn[4];  /* cblas_dsyrk, dgesv_, dgesdd_, dgelsd_ */
+static void *lapack_fn[5];  /* cblas_dsyrk, dgesv_, dgesdd_, dgelsd_, dgetrf_ */
 
-void rt_set_lapack(int ilp64, void *dsyrk, void *dgesv, void *dgesdd, void *dgelsd)
+void rt_set_lapack(int ilp64, void *dsyrk, void *dgesv, void *dgesdd, void *dgelsd,
+                   void *dgetrf)
 {
     lapack_ilp64 = ilp64;
     lapack_fn[0] = dsyrk;
     lapack_fn[1] = dgesv;
     lapack_fn[2] = dgesdd;
     lapack_fn[3] = dgelsd;
+    lapack_fn[4] = dgetrf;
 }
 
 /* ---- BLAS calls with numpy's arguments ------------------------------------------------------ */
@@ -378,5 +380,94 @@ static LI rt_lstsq(const double *A, BL m, BL n, const double *b, double *x)
     if (info != 0 || i4 != 0)
         return info != 0 ? info : i4;
     memcpy(x, bb, sizeof(double) * n);
+    return 0;
+}
+
+/* ---- det and cond (numpy.linalg.det, numpy.linalg.cond) ---------------------------------- */
+typedef void (*getrf64_t)(const LI *, const LI *, double *, const LI *, LI *, LI *);
+typedef void (*getrf32_t)(const int *, const int *, double *, const int *, int *, int *);
+
+/* numpy.linalg.det(A), A (n, n) row-major, as numpy/linalg/umath_linalg.cpp computes it:
+   dgetrf of A (column-major), the sign from the row exchanges and the diagonal's signs,
+   sign * exp(sum of log |u_ii|) with the C library's log and exp; 0 for a singular A. */
+static double rt_det(const double *A, BL n)
+{
+    double a[DIM(n * n)];
+    LI ipiv[DIM(n)], ld = la_max(n, 1), info = 0;
+    int n4 = (int)n, l4 = (int)ld, i4 = 0;
+    la_to_columns(A, n, n, n, a, n);
+    if (lapack_ilp64) {
+        ((getrf64_t)lapack_fn[4])(&n, &n, a, &ld, ipiv, &info);
+    } else {
+        ((getrf32_t)lapack_fn[4])(&n4, &n4, a, &l4, (int *)ipiv, &i4);
+        info = i4;
+    }
+    if (info != 0)
+        return 0.0 * exp(-INFINITY);
+    int swaps = 0;
+    for (BL i = 0; i < n; i++)
+        swaps += lapack_ilp64 ? ipiv[i] != i + 1 : ((int *)ipiv)[i] != i + 1;
+    double sign = swaps % 2 ? -1.0 : 1.0, logdet = 0.0;
+    for (BL i = 0; i < n; i++) {
+        double u = a[i * (n + 1)];
+        if (u < 0.0) {
+            sign = -sign;
+            u = -u;
+        }
+        logdet += log(u);
+    }
+    return sign * exp(logdet);
+}
+
+/* numpy.linalg.svd(A, compute_uv=False): the singular values s (min(m, n)) of A (m, n)
+   row-major, by dgesdd('N') with the work size numpy queries; 0, or > 0 when it did not
+   converge */
+static LI rt_singular_values(const double *A, BL m, BL n, double *s)
+{
+    LI k = m < n ? m : n, lda = la_max(m, 1), one = 1, lwork = -1, info = 0;
+    double a[DIM(m * n)], query = 0.0, unused = 0.0;
+    LI iwork[DIM(8 * k)];
+    int m4 = (int)m, n4 = (int)n, lda4 = (int)lda, one4 = 1, lw4 = -1, i4 = 0;
+    la_to_columns(A, m, n, n, a, m);
+    if (lapack_ilp64)
+        ((gesdd64_t)lapack_fn[2])("N", &m, &n, a, &lda, s, &unused, &one, &unused, &one,
+                                  &query, &lwork, iwork, &info);
+    else
+        ((gesdd32_t)lapack_fn[2])("N", &m4, &n4, a, &lda4, s, &unused, &one4, &unused, &one4,
+                                  &query, &lw4, (int *)iwork, &i4);
+    if (info != 0 || i4 != 0)
+        return info != 0 ? info : i4;
+    lwork = (LI)query;
+    if (lwork < 1)
+        lwork = 1;
+    double work[lwork];
+    lw4 = (int)lwork;
+    if (lapack_ilp64)
+        ((gesdd64_t)lapack_fn[2])("N", &m, &n, a, &lda, s, &unused, &one, &unused, &one, work,
+                                  &lwork, iwork, &info);
+    else
+        ((gesdd32_t)lapack_fn[2])("N", &m4, &n4, a, &lda4, s, &unused, &one4, &unused, &one4,
+                                  work, &lw4, (int *)iwork, &i4);
+    return info != 0 ? info : i4;
+}
+
+/* numpy.linalg.cond(A) (the 2-norm): s_max / s_min of the singular values, inf where that
+   is NaN and A has no NaN; 0, or > 0 when the SVD did not converge */
+static LI rt_cond(const double *A, BL m, BL n, double *cond)
+{
+    BL k = m < n ? m : n;
+    double s[DIM(k)];
+    LI info = rt_singular_values(A, m, n, s);
+    if (info != 0)
+        return info;
+    double r = s[0] / s[k - 1];
+    if (isnan(r)) {
+        int any_nan = 0;
+        for (BL i = 0; i < m * n; i++)
+            any_nan |= isnan(A[i]);
+        if (!any_nan)
+            r = INFINITY;
+    }
+    *cond = r;
     return 0;
 }
