@@ -295,20 +295,24 @@ class Function(Block):
         return self._watch.notes()
 
     # ---- compiled form: the expression lowered operation by operation (accel.expression);
-    # P = its constants' values, W its temporaries
+    # P = its constants' values, W the watch of its inversions (ConditionWatch.WORK, handed
+    # back after a failed run) then its temporaries
     def _compiled(self, shapes):
         shapes = tuple(tuple(shapes[n]) for n in self.p.inputs)
         if getattr(self, "_lowered", (None,))[0] != shapes:
             self._lowered = shapes, lower_expression(
                 self.p.expr, self.p.inputs, shapes, self.p._names, dotted=self.p._dotted,
-                functions=self._functions(ConditionWatch("")))  # traced: watched by none
+                functions=self._functions(ConditionWatch("")),  # traced: watched by none
+                watch=(ConditionWatch.WORK, ConditionWatch.C_SEE))
         return self._lowered[1]
 
     def lower(self, c):
         compiled = self._compiled(c.shape_in)
-        return Lowering({"output": compiled.code, "initialize": ""},
-                        work=np.zeros(compiled.work),
+        return Lowering({"output": compiled.code, "initialize": ""}, work=compiled.work,
                         doc=f"y = {self.p.expr}")
 
     def pack(self):
         return self._compiled({n: np.shape(u) for n, u in zip(self.p.inputs, self.u)}).params
+
+    def compiled_work(self, work):
+        self._watch.load(work[:len(ConditionWatch.WORK)])

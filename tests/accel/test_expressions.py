@@ -56,9 +56,10 @@ class Compiled:
     def size(self, k):
         return sum(part.stop - part.start for part in self.slices[k])
 
-    def both(self, k, inputs):
+    def both(self, k, inputs, work=None):
         """(interpreted, compiled) of block k for its inputs' values (flat, in the order of
-        its inputs): each the output, or the error message of the run."""
+        its inputs): each the output, or the error message of the run. `work`: a list that
+        gets the block's compiled workspace after the evaluation."""
         m, F = self.model, self.blocks[f"F{k}"]
         y, start = self.state.copy(), 0
         for part in self.slices[k]:
@@ -76,6 +77,9 @@ class Compiled:
         rt, keep = bind(self.lib, m, self.generated)
         try:
             self.lib.rt_eval_outputs(rt, 0.0, np.ascontiguousarray(y).ctypes.data)
+            if work is not None:
+                start = self.generated.offsets[f"F{k}"][1]
+                work.append(keep[0][5][start:].copy())
             text = self.lib.rt_error_text(rt).decode()
             return interpreted, (text or F.y[0].copy())
         finally:
@@ -221,6 +225,29 @@ def test_the_function_blocks_of_the_demos_give_numpys_bits(tmp_path, demo):
         for _ in range(10):
             interpreted, result = compiled.both(k, rng.uniform(-1, 1, compiled.size(k)))
             assert same_bits(result, interpreted), (block.name, interpreted, result)
+
+
+def test_the_watch_of_each_inversion_has_normal_modes_condition_numbers(tmp_path):
+    """A function block watches the condition number of every matrix its expression inverts
+    (blocks/conditioning.py): inv's kappa_1 from numpy's column sums of |A| and |A^-1| (for a
+    9 x 9 transpose numpy sums each column as a contiguous vector, pairwise), pinv's s_max /
+    s_min from its SVD. The compiled watch (ConditionWatch.WORK's numbers, leading the
+    block's workspace) holds the worst of them, equal to normal mode's to the bit."""
+    cases = [("inv(M)", dict(M=M)), ("inv(B)", dict(B=(9, 9))),
+             ("inv(transpose(B))", dict(B=(9, 9))),
+             ("inv(B[::2, ::2])", dict(B=(9, 9))), ("pinv(N) @ v", dict(N=W, v=(2,))),
+             ("inv(M) @ pinv(M) @ u", dict(M=M, u=V))]
+    compiled = Compiled(tmp_path, cases)
+    rng = np.random.default_rng(5)
+    compiled.state[:] = rng.uniform(-1, 1, compiled.state.size)  # the other blocks' inputs
+    for k in range(len(cases)):
+        watch = compiled.blocks[f"F{k}"]._watch
+        for _ in range(10):
+            watch.reset()
+            work = []
+            interpreted, result = compiled.both(k, rng.uniform(-1, 1, compiled.size(k)), work)
+            assert same_bits(result, interpreted)
+            assert watch.worst > 1.0 and work[0][0] == watch.worst and work[0][1] == 0.0
 
 
 # (expression, {input: shape}, inputs that fault, inputs that do not, normal mode's message)

@@ -1,7 +1,8 @@
 """What a failed compiled run leaves for after the run is what normal mode leaves: the notes of
-the blocks that watched what they computed (ijacob's condition numbers) in meta.json, and the
-camera's visibility report marking the points whose going behind it stopped the run. The
-reference is normal mode on the same diagram."""
+the blocks that watched what they computed (the condition numbers of the matrices ijacob and
+a function block's inv and pinv invert) in meta.json, and the camera's visibility report
+marking the points whose going behind it stopped the run. The reference is normal mode on
+the same diagram."""
 import json
 from pathlib import Path
 
@@ -20,7 +21,8 @@ def _failed_run(path, mode, out):
     return json.loads((out / "meta.json").read_text()), info.value
 
 
-@pytest.mark.parametrize("name", ["fault_camera.yaml", "fault_singular_jacobian.yaml"])
+@pytest.mark.parametrize("name", ["fault_camera.yaml", "fault_singular_jacobian.yaml",
+                                  "fault_function_conditioning.yaml"])
 def test_a_failed_compiled_run_reports_what_normal_mode_reports(tmp_path, name):
     meta, error = _failed_run(CORPUS / name, "accelerated", tmp_path / "fast")
     meta0, error0 = _failed_run(CORPUS / name, "normal", tmp_path / "slow")

@@ -28,15 +28,18 @@ _FAILURES = (expr.ExprError, ArithmeticError, LookupError, ValueError, TypeError
 @dataclass
 class ExpressionCode:
     """C statements computing the expression into `out_y`, the numbers they read as `P`
-    and the size of the workspace `W` they use."""
+    and the initial values of the workspace `W` they use."""
     code: str
     params: np.ndarray
-    work: int
+    work: np.ndarray
 
 
-def lower_expression(text, inputs, shapes, names, *, functions, dotted=None):
+def lower_expression(text, inputs, shapes, names, *, functions, dotted=None, watch=None):
     """The compiled form of expression `text` of the inputs `inputs` (names) of `shapes`,
-    with parameters `names`; LoweringError where it has none."""
+    with parameters `names`; LoweringError where it has none. `watch`: (numbers, C) of a
+    block that watches the matrices its expression inverts: the numbers lead its workspace
+    W, and the C statements run after each inv and pinv with `cond` the condition number of
+    the matrix inverted (inv: kappa_1 from numpy's column sums; pinv: s_max / s_min)."""
     rng = np.random.default_rng(0)  # the samples the function block's infer tries
     samples = ([np.zeros(s) for s in shapes],
                [np.asarray(rng.uniform(0.5, 1.5, s)) for s in shapes])
@@ -49,11 +52,12 @@ def lower_expression(text, inputs, shapes, names, *, functions, dotted=None):
             continue
     else:
         raise LoweringError("has an expression that fails on every sample input")
-    code = Code()
-    lowerer = Lowerer(code, values, dict(zip(inputs, map(tuple, shapes))), functions)
+    work, see = watch or ((), "")
+    code = Code(len(work))
+    lowerer = Lowerer(code, values, dict(zip(inputs, map(tuple, shapes))), functions, see)
     value = lowerer.value(root)
     out_shape = np.shape(values[root])
     code.copy(Val("out_y", out_shape, c_strides(out_shape)), value)
     params = np.concatenate(code.params) if code.params else np.zeros(0)
     return ExpressionCode("\n".join(["char msg_[32]; (void)msg_;", *code.lines]), params,
-                          code.nwork)
+                          np.concatenate([work, np.zeros(code.nwork - len(work))]))

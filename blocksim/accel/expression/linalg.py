@@ -9,10 +9,11 @@ SINGULAR = "LinAlgError: Singular matrix"
 NO_SVD = "LinAlgError: SVD did not converge"
 
 
-def _operand(lw, A):
-    """A matrix as numpy.linalg hands it to LAPACK (its values, whatever its layout)."""
+def _operand(lw, val):
+    """A matrix (a lowered value) as numpy.linalg hands it to LAPACK (its values, whatever
+    its layout)."""
     needs_lapack()
-    return lw.code.contiguous(lw.value(A))
+    return lw.code.contiguous(val)
 
 
 def _checked(lw, node, call, error):
@@ -23,32 +24,47 @@ def _checked(lw, node, call, error):
     return out
 
 
+def _watched(lw, cond):
+    """The block's watch of the inversion whose condition number is the C `cond`."""
+    if lw.watch:
+        lw.code.emit(f"{{ double cond = {cond}; {lw.watch} }}")
+
+
 def _inv(lw, node, A):
-    A = _operand(lw, A)
-    return _checked(lw, node, f"rt_inv({A.ptr}, {A.shape[0]}, {{out}})", SINGULAR)
+    held = lw.value(A)
+    A = _operand(lw, held)
+    out = _checked(lw, node, f"rt_inv({A.ptr}, {A.shape[0]}, {{out}})", SINGULAR)
+    n = A.shape[0]
+    # kappa_1 = max column sum of |A| times that of |A^-1|, numpy's reductions of them
+    s0, s1 = held.strides
+    _watched(lw, f"rt_norm1({held.ptr}, {n}, {n}, {s0}, {s1}, {int(n >= 8 and abs(s0) < abs(s1))})"
+                 f" * rt_norm1({out.ptr}, {n}, {n}, {n}, 1, 0)")
+    return out
 
 
 def _solve(lw, node, A, b):
-    A, b = _operand(lw, A), lw.code.contiguous(lw.value(b))
+    A, b = _operand(lw, lw.value(A)), lw.code.contiguous(lw.value(b))
     nrhs = 1 if b.ndim == 1 else b.shape[1]
     return _checked(lw, node, f"rt_solve({A.ptr}, {A.shape[0]}, {b.ptr}, {nrhs}, {{out}})",
                     SINGULAR)
 
 
 def _pinv(lw, node, A):
-    A, cond = _operand(lw, A), lw.code.name("cond")
+    A, cond = _operand(lw, lw.value(A)), lw.code.name("cond")
     lw.code.emit(f"double {cond};")
-    return _checked(lw, node, f"rt_pinv({A.ptr}, {A.shape[0]}, {A.shape[1]}, {{out}}, &{cond})",
-                    NO_SVD)
+    out = _checked(lw, node, f"rt_pinv({A.ptr}, {A.shape[0]}, {A.shape[1]}, {{out}}, &{cond})",
+                   NO_SVD)
+    _watched(lw, cond)
+    return out
 
 
 def _cond(lw, node, A):
-    A = _operand(lw, A)
+    A = _operand(lw, lw.value(A))
     return _checked(lw, node, f"rt_cond({A.ptr}, {A.shape[0]}, {A.shape[1]}, {{out}})", NO_SVD)
 
 
 def _det(lw, node, A):
-    A = _operand(lw, A)
+    A = _operand(lw, lw.value(A))
     out = lw.result(node)
     lw.code.emit(f"({out.ptr})[0] = rt_det({A.ptr}, {A.shape[0]});")
     return out

@@ -26,11 +26,12 @@ class Lowerer:
     """The C of one expression: `value(node)` lowers a node (and what it needs) into
     `code` and returns where its value is."""
 
-    def __init__(self, code, values, inputs, functions):
+    def __init__(self, code, values, inputs, functions, watch=""):
         self.code = code
         self.values = values  # node -> numpy's value on the sample inputs
         self.inputs = inputs  # input name -> shape
         self.functions = functions
+        self.watch = watch  # C run after each inversion, with its condition number `cond`
         self._dynamic = {}
         self._children_end = 0
 

@@ -19,11 +19,11 @@ from .values import Val, c_strides, dense_strides, inner_axis, k_order, strides_
 class Code:
     """The statements of one expression, its numbers and its workspace."""
 
-    def __init__(self):
+    def __init__(self, reserved=0):
         self.lines = []
         self.params = []  # arrays, in P order
         self.nparams = 0
-        self.nwork = 0
+        self.nwork = reserved  # W's first numbers are the block's own
         self.names = 0
 
     def emit(self, *lines):

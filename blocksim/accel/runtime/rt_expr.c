@@ -78,3 +78,26 @@ static const char *rt_pyg(double v, char *buf)
     snprintf(buf, 32, "%g", v);
     return buf;
 }
+
+/* numpy's max(sum(abs(A), axis=0)), the 1-norm of A (rows, cols) with element strides
+   (s0, s1): each column's sum in numpy's order (row after row; pairwise where numpy's |A|
+   has its rows innermost, which numpy reduces as it sums a vector), the largest (NaN wins) */
+static double rt_norm1(const double *A, long long rows, long long cols, long long s0,
+                       long long s1, int pairwise)
+{
+    double m = 0.0, column[DIM(rows)];
+    for (long long j = 0; j < cols; j++) {
+        double s = fabs(A[j * s1]);
+        if (pairwise) {
+            for (long long i = 0; i < rows; i++)
+                column[i] = fabs(A[i * s0 + j * s1]);
+            s = 0.0 + rt_pairwise_sum(column, rows, 1);
+        } else {
+            for (long long i = 1; i < rows; i++)
+                s += fabs(A[i * s0 + j * s1]);
+        }
+        if (j == 0 || isnan(s) || s > m)
+            m = isnan(m) ? m : s;
+    }
+    return m;
+}
