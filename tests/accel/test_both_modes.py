@@ -130,11 +130,13 @@ def test_blocks_watching_an_inputs_rate_agree_under_other_solvers(name, solver):
 @pytest.mark.parametrize("name, solver", [
     ("delay_sources.yaml", "rk4"), ("delay_sources.yaml", "rk23"),
     ("delay_sources.yaml", "dop853"), ("delay_sources.yaml", "radau"),
-    ("delay_loop.yaml", "bdf"), ("delay_loop.yaml", "lsoda")])
+    ("delay_loop.yaml", "bdf"), ("delay_loop.yaml", "lsoda"), ("delay_tiny.yaml", "rk4"),
+    ("delay_tiny.yaml", "radau")])
 def test_histories_agree_under_other_solvers(name, solver):
     """Transport delays rebuild their input from the dense output's degree (3 for rk4's and
     rk23's cubic, 7 for dop853, the order for bdf and lsoda): their histories, the pieces cut
-    to the tolerance, the echoed jumps and the history's growth (rk4's 1000 steps) agree.
+    to the tolerance, the echoed jumps (also one float after their jump: delay_tiny.yaml)
+    and the history's growth (rk4's 1000 steps) agree.
     Under scipy's solvers the simulator samples the steps and the compiled histories take
     the samples the compiled outputs read."""
     accelerated, normal = both(CORPUS / name, [f"simulation.solver={solver}",
