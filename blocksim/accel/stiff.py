@@ -5,7 +5,10 @@ thousands of times, the derivative (all outputs, then all derivatives) and, arou
 the outputs and the indicators, is one call into compiled code each. The event handlers,
 discrete updates and source switches run interpreted, on the same buffers: outputs,
 derivatives and indicators are functions of (t, u, x, xd) and the parameters, which both
-sides share, so the two halves agree.
+sides share, so the two halves agree. A compiled indicator may also read what the compiled
+outputs left in its block's workspace (a stuck joint's holding torque), so wherever the
+simulator computes outputs interpreted before asking for indicators (an event instant, a
+handler's change), the compiled outputs are computed as well.
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ class _CompiledEvaluations(Simulation):
         super().__init__(model, progress, plots)
         self._lib, self._rt = library, rt
         self._dx = ctypes.c_void_p(model.dxbuf.ctypes.data)
+        self._x = ctypes.c_void_p(model.xbuf.ctypes.data)
 
     def f(self, t, y):
         self.last_time = t
@@ -41,6 +45,21 @@ class _CompiledEvaluations(Simulation):
 
     def indicators(self, t):
         self._lib.rt_eval_indicators(self._rt, t)
+
+    def recompute(self, t):
+        """The outputs again from the state buffer, interpreted (for the handlers, which
+        read their blocks' own attributes) and compiled (for the compiled indicators, which
+        may read their blocks' workspaces: a stuck joint's holding torque)."""
+        super().recompute(t)
+        self._compiled_outputs(t)
+
+    def hit_plan(self, due):
+        """An event instant's plan, then the compiled outputs from the state it leaves."""
+        plan, updates = super().hit_plan(due)
+        return (*plan, self._compiled_outputs), updates
+
+    def _compiled_outputs(self, t):
+        self._lib.rt_eval_outputs(self._rt, t, self._x)
 
     def remember_at(self, t, kind):
         """The compiled histories (which the compiled outputs read) take the sample too; the

@@ -142,3 +142,16 @@ def test_histories_agree_under_other_solvers(name, solver):
     accelerated, normal = both(CORPUS / name, [f"simulation.solver={solver}",
                                                "simulation.step=0.004"])
     assert_same(accelerated, normal, 1e-10)
+
+
+@pytest.mark.parametrize("path", [ROOT / "diagrams" / "stick_slip.yaml",
+                                  CORPUS / "robot_stick_slip.yaml"], ids=lambda p: p.name)
+@pytest.mark.parametrize("solver", ["radau", "bdf", "lsoda"])
+def test_stick_slip_agrees_under_scipys_solvers(path, solver):
+    """The robot's stick-slip friction under scipy's steppers: the handlers run
+    interpreted, and the compiled indicators read the holding torques the compiled outputs
+    left in the workspace, so those outputs are evaluated after each handler as well."""
+    accelerated, normal = both(path, [f"simulation.solver={solver}"])
+    assert accelerated[2]["events"][0].size >= 4
+    assert_same(accelerated, normal, blocksim.load(path).settings.event_tol)
+
