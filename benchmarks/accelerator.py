@@ -21,8 +21,11 @@ machine is shared):
   clamping, which watches the rate of e, has no compiled form yet.
 - hybrid: bouncing_ball and thermostat, accelerated against normal per run.
 - robots: the robot, vision and planar diagrams (demo1-6, scara, stick_slip, planar7r),
-  accelerated against normal per run (demo3's target: at least 5x), and each one's first
-  compile; a diagram with blocks that have no compiled form yet says which.
+  accelerated against normal per run (demo3's target: at least 5x), loaded and simulated,
+  and a model loaded once and run again (what blocksim.execute in a loop costs), and each
+  one's first compile; a diagram with blocks that have no compiled form yet says which. Then demo3's
+  two sweeps (sweeps/), per run in both modes: a gain grid (parameters only) and a Monte
+  Carlo of perturbed controller models (each run builds its robot).
 - whole process: `blocksim run diagrams/demo1.yaml` under auto against normal.
 
 `--sections robots,hybrid` runs only those sections.
@@ -382,20 +385,37 @@ def robot_section():
             generate(blocksim.load(path))
         except NotCompilable as e:
             types = sorted({kind for _, kind, _ in e.blocks})
-            rows.append([name, "", "", "", "", f"no compiled form yet: {', '.join(types)}"])
+            rows.append([name, *[""] * 7, f"no compiled form yet: {', '.join(types)}"])
             continue
         with tempfile.TemporaryDirectory() as cache, _cache_dir(cache):  # an empty cache
             compile_time = accelerated(path)[2]["mode"]["compile_time"]
         accelerated(path)  # compiled into the cache the runs below use
         fast = best(lambda: accelerated(path), 5)
         slow = best(lambda: simulate_model(blocksim.load(path, ["simulation.mode=normal"])), 3)
+        fast_model = blocksim.load(path, ["simulation.mode=accelerated"])
+        slow_model = blocksim.load(path, ["simulation.mode=normal"])
+        again_fast = best(lambda: simulate_model(fast_model), 5)
+        again_slow = best(lambda: simulate_model(slow_model), 3)
         sim_fast = min(accelerated(path)[2]["wall_time"] for _ in range(5))
         sim_slow = min(simulate(blocksim.load(path))[2]["wall_time"] for _ in range(3))
         rows.append([name, seconds(compile_time), seconds(slow), seconds(fast),
-                     f"{slow / fast:.3g}x", f"{sim_slow / sim_fast:.3g}x"])
-    table("robot, vision and planar diagrams: per run, load and simulate (figures off)",
-          ["diagram", "first compile", "normal", "accelerated", "speed-up",
-           "simulation alone"], rows)
+                     f"{slow / fast:.3g}x", seconds(again_slow), seconds(again_fast),
+                     f"{again_slow / again_fast:.3g}x", f"{sim_slow / sim_fast:.3g}x"])
+    table("robot, vision and planar diagrams: per run, figures off; load and simulate, then "
+          "a loaded model run again",
+          ["diagram", "first compile", "normal", "accelerated", "speed-up", "normal again",
+           "accelerated again", "speed-up again", "simulation alone"], rows)
+    rows = []
+    for name in ("demo3_gains", "demo3_robustness"):
+        path = ROOT / "sweeps" / f"{name}.yaml"
+        sweep_per_run(path, "accelerated", 1)  # compiled into the cache the runs below use
+        fast, done = sweep_per_run(path, "accelerated", 1)
+        slow, _ = sweep_per_run(path, "normal", 1)
+        runs = len(done.rows)
+        rows.append([f"sweeps/{name}.yaml", str(runs), seconds(slow / runs),
+                     seconds(fast / runs), f"{slow / fast:.3g}x"])
+    table("demo3 in a sweep on 1 worker (the diagram loaded once), per run",
+          ["sweep", "runs", "normal", "accelerated", "speed-up"], rows)
 
 
 class _cache_dir:
