@@ -2,7 +2,11 @@
 isolation, resume, the files of a sweep directory, the ad-hoc command line."""
 import csv
 import json
+import os
+import signal
+import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -175,31 +179,32 @@ def test_adhoc_command_line_sweep(tmp_path, capsys):
     assert not (out / "runs").exists()  # --keep metrics
 
 
-def test_sigterm_writes_the_finished_rows(tmp_path):
-    # normal mode: compiled batches finish these 500 runs within the 0.2 s the test polls in,
-    # so the signal would come after the end; what a signal does to compiled code is tested
-    # in tests/accel/test_accel_runs.py
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    path = write_sweep(tmp_path, "set: {simulation.stop: 4000}\n"
-                                 "grid:\n  parameters.tau: linspace(0.5, 2, 500)\n"
-                                 "metrics: {final_x: final(x)}\n")
-    out = tmp_path / "out"
+def sigterm_after_a_row(path, out, seconds, *options):
+    """Run `blocksim sweep path` in a fresh process and send it SIGTERM once summary.csv
+    shows a finished row (or after `seconds`); (process, stdout, stderr) once it exits."""
     proc = subprocess.Popen([sys.executable, "-m", "blocksim", "sweep", str(path), "--workers",
-                             "1", "--out", str(out), "--keep", "metrics", "--mode", "normal"],
+                             "1", "--out", str(out), "--keep", "metrics", *options],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "MPLBACKEND": "Agg"})
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # until the rewritten summary shows a finished run
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
         time.sleep(0.2)
         if (out / "summary.csv").exists() and ",ok," in (out / "summary.csv").read_text():
             break
     proc.send_signal(signal.SIGTERM)
-    stdout, stderr = proc.communicate(timeout=60)
+    stdout, stderr = proc.communicate(timeout=seconds)
+    return proc, stdout, stderr
+
+
+def test_sigterm_writes_the_finished_rows(tmp_path):
+    # normal mode: compiled batches finish these 500 runs within the 0.2 s the test polls in,
+    # so the signal would come after the end; what a signal does to compiled code is tested
+    # in tests/accel/test_accel_runs.py
+    path = write_sweep(tmp_path, "set: {simulation.stop: 4000}\n"
+                                 "grid:\n  parameters.tau: linspace(0.5, 2, 500)\n"
+                                 "metrics: {final_x: final(x)}\n")
+    out = tmp_path / "out"
+    proc, stdout, stderr = sigterm_after_a_row(path, out, 60, "--mode", "normal")
     assert proc.returncode == 143, stderr  # 128 + SIGTERM, as blocksim run
     assert "Traceback" not in stderr
     meta = json.loads((out / "sweep.json").read_text())
@@ -220,28 +225,12 @@ def test_sigterm_on_a_large_grid_writes_every_row_and_exits(tmp_path):
     # what is left is appending the rows not run, sweep.json, the heat map and the report.
     # Rewriting the whole table (and drawing a line or heat map a row at a time) took
     # minutes for a million rows; 120 s here is a bound against a hang, not a timing
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
     path = write_sweep(tmp_path, "set: {simulation.stop: 0.1, simulation.output_interval: 0.1}"
                                  "\ngrid:\n  parameters.tau: linspace(1, 2, 334)\n"
                                  "  blocks.U.value: linspace(0, 1, 300)\n"
                                  "metrics: {final_x: final(x)}\n")
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "blocksim", "sweep", str(path), "--workers",
-                             "1", "--out", str(out), "--keep", "metrics"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "MPLBACKEND": "Agg"})
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:  # until a finished row is in the table
-        time.sleep(0.2)
-        if (out / "summary.csv").exists() and ",ok," in (out / "summary.csv").read_text():
-            break
-    proc.send_signal(signal.SIGTERM)
-    stdout, stderr = proc.communicate(timeout=120)
+    proc, stdout, stderr = sigterm_after_a_row(path, out, 120)
     assert proc.returncode == 143, stderr
     rows = table_rows(out)
     assert [r["run"] for r in rows] == list(range(334 * 300))
