@@ -5,8 +5,7 @@ RunArgs): each run's row of a preallocated matrix of parameters, initial states,
 and exact series (one shared row when no run changes it), its data arrays and time events.
 `start(threads)` returns at once while the runs go on in C, each with its own buffers, steps,
 events and failure; `wait` returns when they have ended (or after a time, so that Python can
-act on Ctrl-C); `results()` reads every run's status, step counts, times and recorded rows,
-which stay valid until the batch is filled again.
+act on Ctrl-C); `results()` reads every run's status, step counts, times and recorded rows.
 """
 from __future__ import annotations
 
@@ -131,10 +130,7 @@ class Batch:
             pass
 
     def results(self):
-        """[(done, t, data, stats, wall, cpu)] per run: done is True for a run that ended,
-        False for a failure, None for one not run to its end; t and data (the `record:`
-        signals by name, each contiguous as the simulator's arrays are, so that what is
-        computed from them has the same bits) are None unless done."""
+        """The runs' Results (copied out of the batch: valid after it runs again)."""
         n = self.n
         out = np.zeros((n, 8))
         self.lib.rt_batch_outcomes(self.handle, out.ctypes.data)
@@ -143,22 +139,34 @@ class Batch:
         columns = np.empty((self.width, total))  # time, then each recorded element
         self.lib.rt_batch_columns(self.handle, self.width, total, columns.ctypes.data)
         self.rows = total / max(n, 1)
+        data, column = {}, 1
+        for name, shape, size in self.channels:
+            block = columns[column:column + size]
+            data[name] = block[0] if not shape else block.T.reshape((total,) + shape)
+            column += size
         ends = np.cumsum(counts)
-        found = []
+        runs = []
         for i in range(n):
             status = int(out[i, 0])
+            done = True if status == STATUS["RT_DONE"] else \
+                False if status == STATUS["RT_FAILED"] else None
             stats = {"nsteps": int(out[i, 3]), "nrejected": int(out[i, 4]),
                      "nfev": int(out[i, 5])}
-            if status != STATUS["RT_DONE"]:
-                done = False if status == STATUS["RT_FAILED"] else None
-                found.append((done, None, None, stats, out[i, 6], out[i, 7]))
-                continue
-            a, b = ends[i] - counts[i], ends[i]
-            data, column = {}, 1
-            for name, shape, size in self.channels:
-                data[name] = columns[column, a:b] if not shape else \
-                    np.ascontiguousarray(columns[column:column + size, a:b].T).reshape(
-                        (b - a,) + shape)
-                column += size
-            found.append((True, columns[0, a:b], data, stats, out[i, 6], out[i, 7]))
-        return found
+            runs.append((done, stats, out[i, 6], out[i, 7], ends[i] - counts[i], ends[i]))
+        return Results(runs, columns[0], data)
+
+
+class Results:
+    """A batch's runs: `runs` [(done, stats, wall, cpu, start, end)] (done True for a run
+    that ended, False for a failure, None for one not run to its end; start:end its rows),
+    `t` and `data` (the `record:` signals by name) with every run's rows end to end."""
+
+    def __init__(self, runs, t, data):
+        self.runs, self.t, self.data = runs, t, data
+
+    def of(self, k):
+        """(t, data) of run k, each signal contiguous as the simulator's arrays are (what is
+        computed from them has the same bits)."""
+        a, b = self.runs[k][4], self.runs[k][5]
+        return self.t[a:b], {name: np.ascontiguousarray(v[a:b])
+                             for name, v in self.data.items()}

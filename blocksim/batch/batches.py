@@ -3,8 +3,10 @@
 A worker's first runs go the general way (`worker.run_one`: the diagram compiled, its C code
 built or loaded); once one has run accelerated, the worker has its `FastRuns` and the rest
 go in batches: each run's overrides become the compiled code's arguments, `accel.pool.Batch`
-integrates the batch (each run with its own steps, events and failure) and each run's
-metrics are computed from its rows. With several threads the next batch is prepared, and
+integrates the batch (each run with its own steps, events and failure) and the runs'
+metrics are computed from their rows: those of a reducing form (`max(abs(e)) - 0.1`,
+`final(x)`) for the whole batch at once (batch/reductions.py), the others run by run.
+With several threads the next batch is prepared, and
 the last one's metrics computed, while a batch runs. The general way still takes a run whose
 overrides the fast path does not take (a robot's option, a value that changes the
 structure), a run that failed in compiled code (it is run again there, on its own blocks, so
@@ -17,9 +19,12 @@ import itertools
 import math
 import time
 
+import numpy as np
+
 from ..accel.batch import qualifies
 from ..accel.pool import Batch
-from .worker import Outcome, evaluate, installed_job, not_run, run_one, state_of
+from .reductions import BatchMetrics
+from .worker import Outcome, installed_job, new_row, not_run, run_one, state_of
 
 MAX_BATCH = 256  # runs per compiled call at most
 MIN_BATCH = 8  # runs per thread in the first batch (then as many as RESULT_BYTES allow)
@@ -130,12 +135,12 @@ class _Batches:
         when no run is left; runs the fast path does not take run the general way here."""
         prepared = []
         for r in pending:
-            wall, cpu = time.perf_counter(), time.process_time()
+            wall, cpu = time.perf_counter(), time.thread_time()
             args = self.state.fast.args(r.overrides)
             if args is None:
                 self.report(run_one(self.job, r.index, r.overrides, self.in_process))
                 continue
-            prepared.append((r, args, (time.perf_counter() - wall, time.process_time() - cpu)))
+            prepared.append((r, args, (time.perf_counter() - wall, time.thread_time() - cpu)))
             if len(prepared) == size:
                 break
         return prepared
@@ -143,19 +148,36 @@ class _Batches:
     def outcomes(self, batch, entries, interrupted=False):
         """Report the runs of a batch that ended (those that did not end when `interrupted`
         are left out: the sweep counts them as not run)."""
-        model = self.state.fast.m
-        for (r, _, (prep_wall, prep_cpu)), found in zip(entries, batch.results()):
-            done, t, data, stats, wall, cpu = found
-            if interrupted and not done:  # not run to its end, or not to be run again now
+        started, c0 = time.perf_counter(), time.thread_time()
+        state = self.state
+        if state.batch_metrics is None:
+            state.batch_metrics = BatchMetrics(state.texts, tuple(state.fast.m.record))
+        results = batch.results()
+        done = [k for k, run in enumerate(results.runs) if run[0]]
+        starts = np.array([results.runs[k][4] for k in done], dtype=np.intp)
+        ends = np.array([results.runs[k][5] for k in done], dtype=np.intp)
+        at_once = state.batch_metrics.of_batch(results.t, results.data, starts, ends) \
+            if done else {}
+        position = {k: j for j, k in enumerate(done)}
+        shared = ((time.perf_counter() - started) / max(len(entries), 1),
+                  (time.thread_time() - c0) / max(len(entries), 1))
+        for k, (r, _, (prep_wall, prep_cpu)) in enumerate(entries):
+            ended, stats, wall, cpu, _, _ = results.runs[k]
+            if interrupted and not ended:  # not run to its end, or not to be run again now
                 continue
-            if not done:  # failed in compiled code: its message comes from its own run
+            if not ended:  # failed in compiled code: its message comes from its own run
                 self.report(run_one(self.job, r.index, r.overrides, self.in_process))
                 continue
-            started, c0 = time.perf_counter(), time.process_time()
-            _, row = evaluate(self.state, model, t, data, stats["nsteps"])
+            started, c0 = time.perf_counter(), time.thread_time()
+            try:
+                metrics = state.batch_metrics.of_run(at_once, position[k],
+                                                     lambda: results.of(k))
+                row = new_row("ok", "", stats["nsteps"], metrics)
+            except ValueError as e:
+                row = new_row("failed", str(e), stats["nsteps"])
             if self.job.keep == "failed" and row["status"] != "ok":
                 self.report(run_one(self.job, r.index, r.overrides, self.in_process))
                 continue
-            row["wall_s"] = wall + prep_wall + time.perf_counter() - started
+            row["wall_s"] = wall + prep_wall + shared[0] + time.perf_counter() - started
             self.report(Outcome(r.index, row, sim_s=wall,
-                                cpu_s=cpu + prep_cpu + time.process_time() - c0))
+                                cpu_s=cpu + prep_cpu + shared[1] + time.thread_time() - c0))

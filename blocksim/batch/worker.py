@@ -80,6 +80,7 @@ class _WorkerState:
         self.metrics = {}  # record names -> Metrics
         self.fast = None  # FastRuns; False: none possible
         self.batches = []
+        self.batch_metrics = None  # reductions.BatchMetrics, with the batches
 
     def metrics_for(self, model):
         names = tuple(model.record)

@@ -194,12 +194,15 @@ def test_a_batch_runs_each_sample_with_its_own_steps_and_failure():
     pool_batch.fill(args)
     pool_batch.start(2)
     pool_batch.finish()
-    for (done, t, data, stats, wall, cpu), stop, step in zip(pool_batch.results(), stops, steps):
+    results = pool_batch.results()
+    for k, (stop, step) in enumerate(zip(stops, steps)):
+        done, stats, wall, cpu, start, end = results.runs[k]
         alone = simulate_model(blocksim.load(path, [f"simulation.stop={stop}",
                                                     f"simulation.step={step}"]))
         if stop > 1:
-            assert done is False and t is None and alone[2]["error"] is not None
+            assert done is False and start == end and alone[2]["error"] is not None
             continue
+        t, data = results.of(k)
         assert done is True and stats["nsteps"] == alone[2]["stats"]["nsteps"] == \
             round(stop / step)
         np.testing.assert_array_equal(t, alone[0])
