@@ -157,16 +157,7 @@ class CompiledRun:
 
     # -- errors -------------------------------------------------------------------------------
     def _notes(self):
-        """What the blocks noted during the failed run (Block.notes), as normal mode gives
-        it: a block that watches what it computes in its compiled workspace (its lowering's
-        `work`) gets that workspace first (`compiled_work(work)`)."""
-        work = self._keep[0][5]
-        starts = [self.g.offsets[b.name][1] for b in self.m.blocks] + [work.size]
-        for k, block in enumerate(self.m.blocks):
-            if hasattr(block, "compiled_work"):
-                block.compiled_work(work[starts[k]:starts[k + 1]])
-        return failure_notes(self.m)
-
+        return failure_notes_of(self.m, self.g, self._keep)
 
     def _error(self):
         """The exception normal mode raises for the failure the compiled loop reported."""
@@ -184,14 +175,8 @@ class CompiledRun:
             guard = ZenoGuard(s, m.hybrid, Simulation(m).tolerance)
             guard.blocks = set(self._blocks(1))
             return guard.error(t)
-        if code == _CODE["RT_E_BLOCK"]:
-            block = m.blocks[int(info[5])]
-            method = self.lib.rt_error_method(self.rt).decode()
-            ports = [p for n in m.nodes if n.block is block and n.calc == method for p in n.ports]
-            return SimulationError(self.lib.rt_error_text(self.rt).decode(), block=block.name,
-                                   port="/".join(ports) or None, time=t)
-        if code == _CODE["RT_E_MEMORY"]:
-            return SimulationError("out of memory while recording the results", time=t)
+        if code in (_CODE["RT_E_BLOCK"], _CODE["RT_E_MEMORY"]):
+            return evaluation_error(self.lib, self.rt, m, info)
         stepper = SimpleNamespace(name=s.solver, t=float(info[12]), y=y.copy(),
                                   max_steps=s.max_steps, t_final=s.stop)
         error = self._solver_error(code, t, nums, stepper)
@@ -216,6 +201,33 @@ class CompiledRun:
         flags = np.zeros(max(len(self.m.hybrid), 1), dtype=np.int8)
         self.lib.rt_blocks(self.rt, which, _ptr(flags))
         return [k for k in range(len(self.m.hybrid)) if flags[k]]
+
+
+def evaluation_error(library, rt, model, info):
+    """The SimulationError normal mode raises where compiled code failed (`info` rt_info's
+    numbers): a block's own failure (FAIL: its message, the port its failing method
+    computes, the time) or memory running out."""
+    t = float(info[4])
+    if int(info[3]) == _CODE["RT_E_MEMORY"]:
+        return SimulationError("out of memory while recording the results", time=t)
+    block = model.blocks[int(info[5])]
+    method = library.rt_error_method(rt).decode()
+    ports = [p for n in model.nodes if n.block is block and n.calc == method for p in n.ports]
+    return SimulationError(library.rt_error_text(rt).decode(), block=block.name,
+                           port="/".join(ports) or None, time=t)
+
+
+def failure_notes_of(model, generated, keep):
+    """What the blocks noted during a failed compiled run (Block.notes), as normal mode
+    gives it: a block that watches what it computes in its compiled workspace (its
+    lowering's `work`; `keep` is what `bind` returned) gets that workspace first
+    (`compiled_work(work)`)."""
+    work = keep[0][5]
+    starts = [generated.offsets[b.name][1] for b in model.blocks] + [work.size]
+    for k, block in enumerate(model.blocks):
+        if hasattr(block, "compiled_work"):
+            block.compiled_work(work[starts[k]:starts[k + 1]])
+    return failure_notes(model)
 
 
 def _size(shape):

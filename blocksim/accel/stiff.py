@@ -9,6 +9,11 @@ sides share, so the two halves agree. A compiled indicator may also read what th
 outputs left in its block's workspace (a stuck joint's holding torque), so wherever the
 simulator computes outputs interpreted before asking for indicators (an event instant, a
 handler's change), the compiled outputs are computed as well.
+
+Every compiled evaluation returns the run's error status: where a block's compiled code
+failed (a domain fault, a point behind a camera), the evaluation raises the error normal
+mode's block raises there, so the run stops at the same evaluation, and a failed run's
+notes come from the compiled workspaces, as after a compiled loop's run.
 """
 from __future__ import annotations
 
@@ -17,8 +22,9 @@ import ctypes
 import numpy as np
 
 from ..engine.simulator import Simulation, simulate_with
+from ..errors import SimulationError
 from .codegen import REMEMBER
-from .runner import bind
+from .runner import bind, evaluation_error, failure_notes_of
 
 _REMEMBER = {kind: REMEMBER.index("RT_REMEMBER_" + kind.upper())
              for kind in ("step", "piece", "end", "event")}
@@ -36,15 +42,18 @@ class _CompiledEvaluations(Simulation):
     def f(self, t, y):
         self.last_time = t
         y = np.ascontiguousarray(y, dtype=float)
-        self._lib.rt_eval_f(self._rt, t, y.ctypes.data, self._dx)
+        if self._lib.rt_eval_f(self._rt, t, y.ctypes.data, self._dx):
+            raise self._failure()
         return self.dxbuf
 
     def outputs(self, t, y):
         y = np.ascontiguousarray(y, dtype=float)
-        self._lib.rt_eval_outputs(self._rt, t, y.ctypes.data)
+        if self._lib.rt_eval_outputs(self._rt, t, y.ctypes.data):
+            raise self._failure()
 
     def indicators(self, t):
-        self._lib.rt_eval_indicators(self._rt, t)
+        if self._lib.rt_eval_indicators(self._rt, t):
+            raise self._failure()
 
     def recompute(self, t):
         """The outputs again from the state buffer, interpreted (for the handlers, which
@@ -59,20 +68,32 @@ class _CompiledEvaluations(Simulation):
         return (*plan, self._compiled_outputs), updates
 
     def _compiled_outputs(self, t):
-        self._lib.rt_eval_outputs(self._rt, t, self._x)
+        if self._lib.rt_eval_outputs(self._rt, t, self._x):
+            raise self._failure()
 
     def remember_at(self, t, kind):
         """The compiled histories (which the compiled outputs read) take the sample too; the
         interpreted ones, kept alongside from the same inputs, say when to land."""
-        self._lib.rt_eval_remember(self._rt, t, _REMEMBER[kind])
+        if self._lib.rt_eval_remember(self._rt, t, _REMEMBER[kind]):
+            raise self._failure()
         return super().remember_at(t, kind)
+
+    def _failure(self):
+        """The error of the block whose compiled code failed in the last evaluation."""
+        info, y = np.zeros(16), np.zeros(max(self.xbuf.size, 1))
+        self._lib.rt_info(self._rt, info.ctypes.data, y.ctypes.data)
+        return evaluation_error(self._lib, self._rt, self.m, info)
 
 
 def simulate_stiff(library, model, generated, progress=None, plots=False):
     """(t, data, info) of `model` run by the simulator with compiled evaluations."""
     rt, keep = bind(library, model, generated)
     try:
-        return simulate_with(_CompiledEvaluations(library, rt, model, progress, plots), model)
+        t, data, info = simulate_with(_CompiledEvaluations(library, rt, model, progress, plots),
+                                      model)
+        if isinstance(info["error"], SimulationError):
+            info["error"].notes = failure_notes_of(model, generated, keep)
+        return t, data, info
     finally:
         library.rt_free(rt)
         del keep

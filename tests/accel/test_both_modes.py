@@ -155,3 +155,16 @@ def test_stick_slip_agrees_under_scipys_solvers(path, solver):
     assert accelerated[2]["events"][0].size >= 4
     assert_same(accelerated, normal, blocksim.load(path).settings.event_tol)
 
+
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("fault_*.yaml")), ids=lambda p: p.name)
+@pytest.mark.parametrize("solver", ["radau", "bdf", "lsoda"])
+def test_faults_under_the_stiff_solvers_are_reported_as_in_normal_mode(path, solver):
+    """A fault in compiled code (a domain error, an index out of range, a singular matrix, a
+    point behind the camera) under scipy's solvers stops the run at the evaluation where
+    normal mode's block raises: same block, port, time, message and notes, same rows."""
+    accelerated, normal = both(path, [f"simulation.solver={solver}"])
+    error, error0 = accelerated[2]["error"], normal[2]["error"]
+    assert error0 is not None  # every fault_* diagram fails in normal mode
+    assert (error.block, error.port, error.time) == (error0.block, error0.port, error0.time)
+    assert error.notes == error0.notes
+    assert_same(accelerated, normal, blocksim.load(path).settings.event_tol)

@@ -14,18 +14,22 @@ from blocksim.errors import SimulationError
 CORPUS = Path(__file__).parent / "corpus"
 
 
-def _failed_run(path, mode, out):
+def _failed_run(path, mode, out, **overrides):
     """meta.json and the error of a run of `path` in `mode` that fails."""
     with pytest.raises(SimulationError) as info:
-        blocksim.run(path, overrides={"simulation.mode": mode}, out=out, plots=False)
+        blocksim.run(path, overrides={"simulation.mode": mode, **overrides}, out=out,
+                     plots=False)
     return json.loads((out / "meta.json").read_text()), info.value
 
 
 @pytest.mark.parametrize("name", ["fault_camera.yaml", "fault_singular_jacobian.yaml",
                                   "fault_function_conditioning.yaml"])
-def test_a_failed_compiled_run_reports_what_normal_mode_reports(tmp_path, name):
-    meta, error = _failed_run(CORPUS / name, "accelerated", tmp_path / "fast")
-    meta0, error0 = _failed_run(CORPUS / name, "normal", tmp_path / "slow")
+@pytest.mark.parametrize("solver", [None, "radau", "bdf", "lsoda"])
+def test_a_failed_compiled_run_reports_what_normal_mode_reports(tmp_path, name, solver):
+    """The diagram's own solver (compiled loop), and scipy's (compiled evaluations)."""
+    overrides = {"simulation.solver": solver} if solver else {}
+    meta, error = _failed_run(CORPUS / name, "accelerated", tmp_path / "fast", **overrides)
+    meta0, error0 = _failed_run(CORPUS / name, "normal", tmp_path / "slow", **overrides)
     assert meta["mode"]["mode"] == "accelerated" and meta0["mode"]["mode"] == "normal"
     assert str(error) == str(error0) and error.notes == error0.notes
     assert meta.get("notes") == meta0.get("notes")

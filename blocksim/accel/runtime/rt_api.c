@@ -156,17 +156,28 @@ const char *rt_error_text(RT *rt) { return rt->error_text; }
 
 const char *rt_error_method(RT *rt) { return rt->error_method ? rt->error_method : ""; }
 
-void rt_eval_f(RT *rt, double t, const double *y, double *dy) { rt_f(rt, t, y, dy); }
+/* The evaluations scipy's steppers call, each returning the run's error status (non-zero
+   once a block failed: normal mode raises there) */
+int rt_eval_f(RT *rt, double t, const double *y, double *dy) { return rt_f(rt, t, y, dy); }
 
-void rt_eval_outputs(RT *rt, double t, const double *y) { rt_outputs(rt, t, y); }
+int rt_eval_outputs(RT *rt, double t, const double *y)
+{
+    rt_outputs(rt, t, y);
+    return rt->error;
+}
 
-void rt_eval_indicators(RT *rt, double t) { dg_indicators(rt, t); }
+int rt_eval_indicators(RT *rt, double t)
+{
+    dg_indicators(rt, t);
+    return rt->error;
+}
 
 /* the histories' sample at t (scipy's steppers: the simulator says when to land, so what
    they schedule is dropped) */
-void rt_eval_remember(RT *rt, double t, int kind)
+int rt_eval_remember(RT *rt, double t, int kind)
 {
     long long n = rt->nheap;
     dg_remember(rt, t, kind);
     rt->nheap = n;
+    return rt->error;
 }
