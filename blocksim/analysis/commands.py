@@ -94,22 +94,13 @@ def _linearize(model, args, out):
     print(f"DC gain: {_vector(gain)}")
     margins = frequency.margins(system)
     if margins is not None and (args.open or args.bode):
-        print("margins: " + _margins_text(margins))
+        print("margins: " + frequency.margins_text(margins))
     files = _write(lin, out, {"poles": _pairs(poles), "zeros": None if zeros is None else
                               _pairs(zeros), "dc_gain": gain.tolist()}, margins)
     if args.bode:
         files.append(frequency.bode(system, args.bode))
     print("-> " + ", ".join(str(f) for f in files))
     return EXIT_OK
-
-
-def _margins_text(margins):
-    gm, pm, wg, wp = margins
-    gain = "inf (the phase never reaches -180 deg)" if not np.isfinite(gm) else \
-        f"{gm:.4g} ({20 * np.log10(gm):.3g} dB) at {wg:.4g} rad/s"
-    phase = "inf (the gain never crosses 1)" if not np.isfinite(pm) else \
-        f"{pm:.4g} deg at {wp:.4g} rad/s"
-    return f"gain margin {gain}; phase margin {phase}"
 
 
 def _write(lin, out, summary, margins):

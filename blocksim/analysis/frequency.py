@@ -60,6 +60,16 @@ def margins(system):
         return tuple(float(v) for v in control.margin(system))
 
 
+def margins_text(margins):
+    """The margins `margins()` gives, in words (inf or nan: the crossing that is missing)."""
+    gm, pm, wg, wp = margins
+    gain = "inf (the phase never reaches -180 deg)" if not np.isfinite(gm) else \
+        f"{gm:.4g} ({20 * np.log10(gm):.3g} dB) at {wg:.4g} rad/s"
+    phase = "inf (the gain never crosses 1)" if not np.isfinite(pm) else \
+        f"{pm:.4g} deg at {wp:.4g} rad/s"
+    return f"gain margin {gain}; phase margin {phase}"
+
+
 def bode(system, path):
     """The Bode plot (every input-output pair) into `path` (.png, .svg, .pdf); a SISO loop's
     gain and phase margins are marked, as python-control's `bode_plot` draws them."""
@@ -74,6 +84,10 @@ def bode(system, path):
         warnings.simplefilter("ignore")
         control.bode_plot(system, ax=axes, dB=True, title=f"Bode plot: {system.name}",
                           display_margins=system.ninputs == 1 and system.noutputs == 1)
+    found = margins(system)
+    if found is not None:  # in words: python-control's title said 'Gm = inf dB (at nan rad/s)'
+        axes[0, 0].set_title("")
+        figure.suptitle(f"{system.name}: {margins_text(found)}", fontsize=9)
     path = Path(path)
     with atomic_path(path) as tmp:
         figure.savefig(tmp, dpi=120)

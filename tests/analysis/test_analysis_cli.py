@@ -156,3 +156,25 @@ def test_bad_trim_and_operating_point_inputs(tmp_path):
     with np.load(tmp_path / "run" / "results.npz") as npz:  # k x = F: held at 1/4
         np.testing.assert_allclose(npz["x"], 0.25, rtol=1e-9)
         np.testing.assert_allclose(npz["F"], 1.0)  # the record shows the force added
+
+
+def test_the_margins_in_words_and_on_the_bode_plot(tmp_path, monkeypatch):
+    import control
+    from matplotlib.figure import Figure
+
+    from blocksim.analysis import frequency
+    # L(s) = 1/(s(s + 1)), by hand: |L(jw)| = 1 at w^2 = (sqrt(5) - 1)/2, w = 0.78615 rad/s,
+    # phase -90 - atan(w) = -128.17 deg: a 51.83 deg margin; the phase only tends to -180
+    loop = control.tf([1], [1, 1, 0], name="L")
+    text = frequency.margins_text(frequency.margins(loop))
+    assert text == ("gain margin inf (the phase never reaches -180 deg); "
+                    "phase margin 51.83 deg at 0.7862 rad/s")
+    # the plot carries the same words as its title (python-control's said 'at nan rad/s')
+    saved, savefig = [], Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda f, *a, **k: (saved.append(f),
+                                                               savefig(f, *a, **k)))
+    frequency.bode(loop, tmp_path / "L.png")
+    [figure] = saved
+    assert figure.get_suptitle() == "L: " + text
+    assert [a.get_title() for a in figure.axes] == ["", ""]
+    assert (tmp_path / "L.png").stat().st_size > 10_000
