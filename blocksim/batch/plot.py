@@ -204,11 +204,10 @@ def _heat_map(ax, table, values, metric, xkey, ykey):
 
 
 def _shown_levels(count):
-    """The levels an axis labels: every one, or at most MAX_TICKS evenly spread (a label per
-    level of a 1000-value grid would be unreadable, and slow to lay out)."""
-    if count <= MAX_TICKS:
-        return np.arange(count)
-    return np.unique(np.linspace(0, count - 1, MAX_TICKS).round().astype(int))
+    """The levels an axis labels: every one, or every k-th from the first, at most
+    MAX_TICKS, so that the labelled cells are equally spaced (a label per level of a
+    1000-value grid would be unreadable, and slow to lay out)."""
+    return np.arange(0, count, -(-count // MAX_TICKS))
 
 
 def _cell_format(values):

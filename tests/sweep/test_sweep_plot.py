@@ -73,3 +73,12 @@ def test_histogram_counts_runs_in_whole_numbers():
     low, high = ax.get_ylim()
     ticks = [y for y in ax.get_yticks() if low <= y <= high]
     assert len(ticks) >= 2 and all(float(y).is_integer() for y in ticks)
+
+
+@pytest.mark.parametrize("count, shown", [(3, [0, 1, 2]), (10, list(range(10))),
+                                          (12, [0, 2, 4, 6, 8, 10]),
+                                          (1000, list(range(0, 1000, 100)))])
+def test_an_axis_of_many_levels_labels_equally_spaced_ones(count, shown):
+    # 12 levels labelled at 10 rounded positions left gaps of one and two cells
+    from blocksim.batch.plot import MAX_TICKS, _shown_levels
+    assert _shown_levels(count).tolist() == shown and len(shown) <= MAX_TICKS
