@@ -89,10 +89,11 @@ class SweepTable:
                 "interrupted": int(n[NOT_RUN])}
 
     def set(self, index, row):
-        """Take a run's results: a row dict with status, message, wall_s, steps, metrics."""
-        self.status[index] = STATUSES.index(row["status"])
+        """Take a run's results: a row dict with status, message, wall_s, steps, metrics.
+        The status is stored last: a set cut short (Ctrl-C) leaves the row not run."""
+        status = STATUSES.index(row["status"])
         message = row.get("message") or ""
-        if message != _usual_message(self.status[index]):
+        if message != _usual_message(status):
             self.messages[index] = message
         else:
             self.messages.pop(index, None)
@@ -101,6 +102,7 @@ class SweepTable:
         for m in self.metrics:
             v = row.get(m)
             self.values[m][index] = np.nan if v is None else v
+        self.status[index] = status
 
     def row(self, i):
         return {c: self.column(c, [i])[0] for c in self.columns}
@@ -176,16 +178,20 @@ def _usual_message(status):
 class TableFile:
     """summary.csv written as the sweep goes: the header first, then each row once, in run
     order, once it and every row before it are final (`done`); `finish()` writes the rest
-    as they stand. Appending costs the new rows only, whatever the table's size."""
+    as they stand. Appending costs the new rows only, whatever the table's size.
+
+    `mark` = (bytes, rows) of what the file is known to hold whole. A write stopped part-way
+    or just after it ended (a full disk, or Ctrl-C / SIGTERM arriving between the write and
+    the mark) leaves bytes past the mark: `finish()` cuts them and writes those rows again,
+    so no row is written twice or in half."""
 
     def __init__(self, path, table, done=None):
         self.path = path
         self.table = table
         self.done = np.zeros(len(table), bool) if done is None else done
-        self.next = 0  # the first row not written yet
-        self.size = 0  # the bytes of whole rows in the file
+        self.mark = (0, 0)  # (bytes of whole rows in the file, the first row not in it)
         self.file = open(path, "wb", buffering=0)
-        self._append(",".join(map(_quoted, table.columns)) + "\n")
+        self._append(",".join(map(_quoted, table.columns)) + "\n", 0)
 
     def __enter__(self):
         return self
@@ -197,34 +203,41 @@ class TableFile:
         """Append the final rows that follow the ones written (to the file itself: a
         reader, or a sweep killed outright, has them)."""
         n = len(self.done)
-        end = self.next
+        end = start = self.mark[1]
         while end < n and self.done[end]:
             end += 1
-        if end > self.next:
+        if end > start:
             self._write(end)
 
     def finish(self):
         """Append every row not written yet, final or not."""
+        self._cut()
         self._write(len(self.done))
 
     def _write(self, end):
-        for start in range(self.next, end, CHUNK):
+        for start in range(self.mark[1], end, CHUNK):
             stop = min(start + CHUNK, end)
-            self._append(self.table.csv_lines(start, stop))
-            self.next = stop
+            self._append(self.table.csv_lines(start, stop), stop)
 
-    def _append(self, text):
-        """Write `text` whole or not at all: a write that fails part-way (a full disk) is
-        cut back to the rows before it, so the file never ends in half a row."""
+    def _append(self, text, rows):
+        """Write `text` (the rows up to `rows`) whole, then mark it written; a write that
+        fails (a full disk) is cut back to the mark, so the file never ends in half a row."""
         encoded = text.encode()
         data = memoryview(encoded)
         try:
             while data:
                 data = data[self.file.write(data):]
         except OSError:
-            os.ftruncate(self.file.fileno(), self.size)
+            self._cut()
             raise
-        self.size += len(encoded)
+        self.mark = (self.mark[0] + len(encoded), rows)  # one store: whole or not at all
+
+    def _cut(self):
+        """Drop what follows the mark (a write that did not finish, or was not marked)."""
+        size = self.mark[0]
+        if self.file.tell() != size:
+            os.ftruncate(self.file.fileno(), size)
+            self.file.seek(size)
 
     def close(self):
         if not self.file.closed:
