@@ -43,7 +43,7 @@ def _find(symbols):
     candidate library that has them all (scipy_ prefixed or not, 64_ suffixed or not)."""
     for path in _candidates():
         try:
-            lib = ctypes.CDLL(str(path))
+            lib = ctypes.CDLL(path)
         except OSError:
             continue
         for prefix in ("scipy_", ""):
@@ -57,16 +57,24 @@ def _find(symbols):
 
 
 def _candidates():
+    """The BLAS libraries to look in: numpy's own (those its wheel ships, then those loaded
+    from numpy's folders; another package's BLAS, scipy's, may be loaded too: not that)."""
     root = Path(np.__file__).resolve().parent
-    shipped = [p for d in (root.parent / "numpy.libs", root / ".dylibs", root.parent / "numpy.libs")
-               if d.is_dir() for p in sorted(d.iterdir()) if "blas" in p.name.lower()]
-    loaded = []
+    for folder in (root.parent / "numpy.libs", root / ".dylibs"):
+        if folder.is_dir():
+            yield from (str(p) for p in sorted(folder.iterdir()) if "blas" in p.name.lower())
+    loaded = _loaded_blas()
+    yield from (p for p in loaded if "numpy" in p)
+
+
+@functools.lru_cache(maxsize=None)
+def _loaded_blas():
+    """The BLAS libraries loaded into this process (Linux: /proc/self/maps), in map order."""
     maps = Path("/proc/self/maps")
+    loaded = []
     if maps.is_file():
         for line in maps.read_text().splitlines():
             path = line.split()[-1] if "/" in line else ""
             if "blas" in os.path.basename(path).lower() and path not in loaded:
                 loaded.append(path)
-    # numpy's own first: another package's BLAS (scipy's) may be loaded too
-    ordered = [p for p in loaded if "numpy" in p] + [str(p) for p in shipped]
-    return list(dict.fromkeys(ordered))
+    return loaded

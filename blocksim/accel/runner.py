@@ -125,8 +125,8 @@ class CompiledRun:
         n = self.lib.rt_rows(self.rt, which, ctypes.byref(data))
         if n == 0:
             return np.zeros((0, width))
-        return np.ctypeslib.as_array(ctypes.cast(data, ctypes.POINTER(ctypes.c_double)),
-                                     shape=(n, width)).copy()
+        rows = (ctypes.c_double * (n * width)).from_address(data.value)
+        return np.frombuffer(rows, dtype=np.float64).reshape(n, width).copy()
 
     def _results(self, error, wall):
         m, g = self.m, self.g
