@@ -121,12 +121,14 @@ class CompiledRun:
         return info, y[:self.m.xbuf.size]
 
     def _rows(self, which, width):
+        """A table the run recorded, as a view of the C loop's memory: valid until the next
+        run or `close()` (`_results` copies what it keeps: a table may be 100 MB)."""
         data = ctypes.c_void_p()
         n = self.lib.rt_rows(self.rt, which, ctypes.byref(data))
         if n == 0:
             return np.zeros((0, width))
         rows = (ctypes.c_double * (n * width)).from_address(data.value)
-        return np.frombuffer(rows, dtype=np.float64).reshape(n, width).copy()
+        return np.frombuffer(rows, dtype=np.float64).reshape(n, width)
 
     def _results(self, error, wall):
         m, g = self.m, self.g
