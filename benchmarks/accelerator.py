@@ -249,9 +249,10 @@ def rk4_section(steps):
     numba_run = best(lambda: namespace["rk4"](steps, 0.001), 3)
     with tempfile.TemporaryDirectory() as tmp:
         path = rk4_diagram(tmp, steps)
-        t, data, info = accelerated(path)
-        compile_time = info["mode"]["compile_time"]
-        ours = min(info["wall_time"], *(accelerated(path)[2]["wall_time"] for _ in range(2)))
+        with _cache_dir(str(Path(tmp) / "cache")):  # an empty cache: the compile is reported
+            t, data, info = accelerated(path)
+            compile_time = info["mode"]["compile_time"]
+            ours = min(info["wall_time"], *(accelerated(path)[2]["wall_time"] for _ in range(2)))
         rows = namespace["rk4"](steps, 0.001)
         assert np.allclose(data["x3"], rows[:, 4], rtol=1e-9, atol=1e-12)
         small = rk4_diagram(tmp, 10_000)
