@@ -95,3 +95,27 @@ def test_step_is_required():
         make_stepper("rk4", Decay(), 0.0, [1.0, 1.0], 1.0)
     with pytest.raises(ValueError, match="step"):
         make_stepper("euler", Decay(), 0.0, [1.0, 1.0], 1.0, step=0.0)
+
+
+def test_rk4_is_the_classical_formula_summed_left_to_right():
+    """k1..k4 of the classical RK4 (Kutta 1901) and y1 = y + (h/6 k1 + h/3 k2 + h/3 k3 +
+    h/6 k4), written out here in scalar floats with the products added left to right,
+    bit for bit: the order the compiled stepper repeats. A pendulum, so the stages differ."""
+    class Pendulum:
+        y0 = np.array([1.2, -0.4])
+
+        def __call__(self, t, y):
+            return np.array([y[1], -9.81 * math.sin(y[0]) - 0.3 * y[1] + math.cos(t)])
+    f = Pendulum()
+    stepper, ts, ys = solve("rk4", f, 1.0, step=0.05)
+    assert len(ts) == 21
+    y = [float(v) for v in f.y0]
+    for k in range(len(ts) - 1):
+        t, h = ts[k], ts[k + 1] - ts[k]
+        k1 = f(t, np.array(y))
+        k2 = f(t + 0.5 * h, np.array([y[i] + k1[i] * (h * 0.5) for i in range(2)]))
+        k3 = f(t + 0.5 * h, np.array([y[i] + k2[i] * (h * 0.5) for i in range(2)]))
+        k4 = f(t + 1.0 * h, np.array([y[i] + k3[i] * (h * 1.0) for i in range(2)]))
+        y = [y[i] + (((k1[i] * (h * (1 / 6)) + k2[i] * (h * (1 / 3))) + k3[i] * (h * (1 / 3)))
+                     + k4[i] * (h * (1 / 6))) for i in range(2)]
+        np.testing.assert_array_equal(ys[k + 1], y)

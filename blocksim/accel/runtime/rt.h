@@ -55,7 +55,7 @@ typedef struct {
     long long k;                        /* index of the last grid point at or before t */
     double tol;
     int f1_ready;                       /* f1 holds f(t, y) at the current point */
-    double f1[DIM(NX)], hb[RK_S];
+    double f1[DIM(NX)];
 #else
     double h;                           /* proposed next step size */
     int h_set, f0;                      /* f0: where f(t, y) is, see rt_stepper.c */

@@ -107,6 +107,31 @@ static void rk_restart(RT *rt, RtStepper *st, double t, const double *y, double 
     rk_set_grid(rt, st);
 }
 
+/* FixedStepRK._combine: out = y + sum of (h c_j) k_j over the non-zero c_j (n of them
+   given), the products added left to right; as numpy's multiply and add do it, no BLAS */
+static void rk_combine(RtStepper *st, const double *y, const double *c, int n, double h,
+                       double *out)
+{
+    int first = 1;
+    for (int j = 0; j < n; j++) {
+        if (c[j] == 0.0)
+            continue;
+        const double hc = h * c[j], *k = K(j);
+        if (first)
+            for (int i = 0; i < NX; i++)
+                out[i] = k[i] * hc;
+        else
+            for (int i = 0; i < NX; i++)
+                out[i] = out[i] + k[i] * hc;
+        first = 0;
+    }
+    if (first)
+        memcpy(out, y, sizeof(double) * NX);
+    else
+        for (int i = 0; i < NX; i++)
+            out[i] = y[i] + out[i];
+}
+
 static int rk_step(RT *rt, RtStepper *st)
 {
     double t = st->t, t_bound = st->t_bound;
@@ -122,17 +147,17 @@ static int rk_step(RT *rt, RtStepper *st)
             return 1;
         st->nfev++;
     }
-    if (rk_stages(rt, st, t, h, 1, RK_S))
-        return 1;
-    for (int s = 0; s < RK_S; s++)
-        st->hb[s] = RK_B[s] * h;
-    rt_dot_vm(st->hb, RK_S, K(0), NX, st->y_new);
-    int finite = 1;
-    for (int i = 0; i < NX; i++) {
-        st->y_new[i] = st->Y[0][i] + st->y_new[i];
-        finite &= isfinite(st->y_new[i]) != 0;
+    for (int s = 1; s < RK_S; s++) {
+        rk_combine(st, st->Y[0], RK_A + s * RK_M, s, h, st->arg);
+        if (rt_f(rt, t + RK_C[s] * h, st->arg, K(s)))
+            return 1;
     }
-    if (!isfinite(rt_dot(st->y_new, st->y_new, NX)) && !finite) {
+    st->nfev += RK_S - 1;
+    rk_combine(st, st->Y[0], RK_B, RK_S, h, st->y_new);
+    int finite = 1;
+    for (int i = 0; i < NX; i++)
+        finite &= isfinite(st->y_new[i]) != 0;
+    if (!finite) {  /* numpy: not isfinite(y_new . y_new) and not all finite, the same */
         rt->error_num[0] = t_new;
         rt->error_num[1] = h;
         return rt_set_error(rt, RT_E_FIXED_NONFINITE, t);

@@ -3,7 +3,9 @@ stage loop and the dense output in the nested Hermite form described in `tableau
 
 Buffers are allocated once. The current y is row 0 of the stage array ``Y = [y; k_0; k_1; ...]``
 so that each stage argument ``y + h Σ_j a_sj k_j`` is one dot product with the row
-``[1, h a_s0, h a_s1, ...]``. `fun` receives a scratch buffer as its y: it must not keep it.
+``[1, h a_s0, h a_s1, ...]`` (the embedded steppers; the fixed-step one sums its few
+non-zero terms instead, see fixed_step.py). `fun` receives a scratch buffer as its y: it
+must not keep it.
 """
 from __future__ import annotations
 

@@ -7,6 +7,12 @@ count as on it, so an event that equals a grid point up to round-off never makes
 sliver step. Dense output is the cubic Hermite interpolant from the end-point values and
 slopes; the slope at the new point is evaluated only when dense output is asked for, and is
 then reused as the next step's first stage.
+
+Each stage argument and the new state are sums over the tableau's non-zero coefficients,
+``y + ((h c_0) k_0 + (h c_1) k_1 + ...)`` added left to right, one numpy ufunc per
+operation: no BLAS. numpy's dot hands even a 4-term combination to the BLAS, whose call
+costs more than the sums and whose bits depend on the kernel it picks for the CPU; the
+compiled stepper (accel/runtime/rt_stepper.c) does the same operations in the same order.
 """
 from __future__ import annotations
 
@@ -35,11 +41,12 @@ class FixedStepRK(ExplicitRK):
             raise ValueError(f"solver {name!r} needs a positive finite step, got {step!r}")
         self.grid_step = step
         self.origin = float(origin)
-        self._b = tableau.b
-        self._hb = np.empty_like(tableau.b)
         self._k0 = self._K[0]
-        self._k_all = self._K[:tableau.stages]
-        self._step_plan = self._plan(1, tableau.stages)
+        # (c_s, [(j, a_sj) non-zero]) of the stages after the first, and [(s, b_s) non-zero]
+        self._stage_terms = [(float(tableau.c[s]), _nonzero(tableau.A[s, :s]))
+                             for s in range(1, tableau.stages)]
+        self._b_terms = _nonzero(tableau.b[:tableau.stages])
+        self._tmp = np.empty(self.n)
         self._f1 = np.empty(self.n)
         self._f1_ready = False     # _f1 holds f(t, y) at the current point
         self._set_grid()
@@ -71,16 +78,31 @@ class FixedStepRK(ExplicitRK):
         else:
             self._k0[...] = self._fun(t, y)
             self.nfev += 1
-        self._stages(t, h, self._step_plan)
+        K, fun, arg = self._K, self._fun, self._arg
+        for s, (c, terms) in enumerate(self._stage_terms, 1):
+            self._combine(y, terms, h, arg)
+            K[s] = fun(t + c * h, arg)
+        self.nfev += len(self._stage_terms)
         y_new = self._y_new
-        np.multiply(self._b, h, self._hb)
-        np.dot(self._hb, self._k_all, y_new)
-        np.add(y, y_new, y_new)
+        self._combine(y, self._b_terms, h, y_new)
         if not math.isfinite(y_new.dot(y_new)) and not np.isfinite(y_new).all():
             raise nonfinite_step(self.name, t, t_new, h)
         self._accept(t, t_new, h)
         self._k = k
         self._f1_ready = False
+
+    def _combine(self, y, terms, h, out):
+        """out = y + Σ (h c_j) k_j over `terms` [(j, c_j)], the products added left to right."""
+        if not terms:
+            out[...] = y
+            return
+        K, tmp = self._K, self._tmp
+        (j, c), rest = terms[0], terms[1:]
+        np.multiply(K[j], h * c, out)
+        for j, c in rest:
+            np.multiply(K[j], h * c, tmp)
+            np.add(out, tmp, out)
+        np.add(y, out, out)
 
     def _dense_coefficients(self):
         self._check_dense()
@@ -95,3 +117,7 @@ class FixedStepRK(ExplicitRK):
         super().restart(t, y, t_bound)
         self._f1_ready = False
         self._set_grid()
+
+
+def _nonzero(coefficients):
+    return [(j, float(c)) for j, c in enumerate(coefficients) if c != 0.0]
