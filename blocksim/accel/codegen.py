@@ -34,8 +34,9 @@ HELPERS = 7  # the runtime files before the blocks' functions (the rest come aft
 # buffers a view may lie in (RT_BUF_K: the constant defaults of unwired inputs; RT_BUF_DU:
 # the rates of the inputs hybrid blocks watch)
 BUFFERS = ("S", "X", "XD", "K", "DU")
-# the outcome of rt_run and the errors it reports (runner.py turns them into exceptions)
-STATUS = {"RT_MORE": 0, "RT_DONE": 1, "RT_FAILED": 2}
+# the outcome of rt_run (and of a batch's run: RT_TIMED_OUT too) and the errors it reports
+# (runner.py turns them into exceptions)
+STATUS = {"RT_MORE": 0, "RT_DONE": 1, "RT_FAILED": 2, "RT_TIMED_OUT": 3}
 ERRORS = ("RT_E_BUDGET", "RT_E_STIFF", "RT_E_ROUNDOFF", "RT_E_FIXED_NONFINITE",
           "RT_E_NONFINITE_STATE", "RT_E_NONFINITE_RECORD", "RT_E_SETTLE", "RT_E_ZENO",
           "RT_E_BLOCK", "RT_E_MEMORY")

@@ -19,6 +19,9 @@ from .runner import settings_row
 
 _P = ctypes.c_void_p
 WAIT_SECONDS = 0.1
+TIMED_OUT = "timed out"  # a run's `done` when it went over the batch's limit
+_DONE = {STATUS["RT_DONE"]: True, STATUS["RT_FAILED"]: False,
+         STATUS["RT_TIMED_OUT"]: TIMED_OUT}  # RT_MORE: None, not run to its end
 
 
 class _Column:
@@ -105,6 +108,11 @@ class Batch:
                                 sizes.ctypes.data, event_t.ctypes.data, event_block.ctypes.data,
                                 offsets.ctypes.data)
 
+    def limit(self, seconds):
+        """End a run of the following starts that takes longer than `seconds` (None: no
+        limit), checked every 0.05 s of its compiled time: its `done` is TIMED_OUT."""
+        self.lib.rt_batch_limit(self.handle, 0.0 if seconds is None else float(seconds))
+
     def start(self, threads):
         if not self.lib.rt_batch_start(self.handle, threads):
             raise MemoryError("cannot start a thread for the compiled runs")
@@ -148,8 +156,7 @@ class Batch:
         runs = []
         for i in range(n):
             status = int(out[i, 0])
-            done = True if status == STATUS["RT_DONE"] else \
-                False if status == STATUS["RT_FAILED"] else None
+            done = _DONE.get(status)
             stats = {"nsteps": int(out[i, 3]), "nrejected": int(out[i, 4]),
                      "nfev": int(out[i, 5])}
             runs.append((done, stats, out[i, 6], out[i, 7], ends[i] - counts[i], ends[i]))
@@ -158,7 +165,8 @@ class Batch:
 
 class Results:
     """A batch's runs: `runs` [(done, stats, wall, cpu, start, end)] (done True for a run
-    that ended, False for a failure, None for one not run to its end; start:end its rows),
+    that ended, False for a failure, TIMED_OUT for a run over the limit (stats: its steps
+    so far), None for one not run to its end; start:end its rows),
     `t` and `data` (the `record:` signals by name) with every run's rows end to end."""
 
     def __init__(self, runs, t, data):

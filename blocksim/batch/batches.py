@@ -22,9 +22,9 @@ import time
 import numpy as np
 
 from ..accel.batch import qualifies
-from ..accel.pool import Batch
+from ..accel.pool import TIMED_OUT, Batch
 from .reductions import BatchMetrics
-from .worker import Outcome, installed_job, new_row, not_run, run_one, state_of
+from .worker import Outcome, RunTimedOut, installed_job, new_row, not_run, run_one, state_of
 
 MAX_BATCH = 256  # runs per compiled call at most
 MIN_BATCH = 8  # runs per thread in the first batch (then as many as RESULT_BYTES allow)
@@ -34,12 +34,9 @@ RESULT_BYTES = 64e6  # a batch's recorded rows (kept by C, read by Python) at mo
 def in_batches(mode, job, runs):
     """Whether a sweep's runs can go in compiled batches: the first run's mode is
     accelerated, results are not kept for every run (`keep: all` gives each run its own
-    Model and meta.json), no per-run time limit is set (a compiled batch does not watch
-    one: such runs go one by one, each still compiled) and the fast path takes every
-    varied path."""
+    Model and meta.json) and the fast path takes every varied path."""
     first = next(iter(runs), None)
-    return (mode == "accelerated" and job.keep != "all" and job.timeout is None and
-            first is not None and
+    return (mode == "accelerated" and job.keep != "all" and first is not None and
             all(qualifies(path) for path, _, _ in first.overrides))
 
 
@@ -84,7 +81,7 @@ def run_batches(job, runs, report, threads=1, in_process=False):
         if r is None:
             return
         report(run_one(job, r.index, r.overrides, in_process))
-        if state.fast is False or job.keep == "all" or job.timeout is not None:
+        if state.fast is False or job.keep == "all":
             for r in pending:
                 report(run_one(job, r.index, r.overrides, in_process))
             return
@@ -104,6 +101,8 @@ class _Batches:
         while len(self.state.batches) < 2:
             fast = self.state.fast
             self.state.batches.append(Batch(fast.lib, fast.m, fast.g, MAX_BATCH))
+        for batch in self.state.batches:
+            batch.limit(self.job.timeout)
         batches = itertools.cycle(self.state.batches)
         running = None  # (batch, its entries)
         try:
@@ -163,6 +162,11 @@ class _Batches:
                   (time.thread_time() - c0) / max(len(entries), 1))
         for k, (r, _, (prep_wall, prep_cpu)) in enumerate(entries):
             ended, stats, wall, cpu, _, _ = results.runs[k]
+            if ended == TIMED_OUT:
+                row = new_row("failed", str(RunTimedOut(self.job.timeout)), stats["nsteps"])
+                row["wall_s"] = wall + prep_wall
+                self.report(Outcome(r.index, row, sim_s=wall, cpu_s=cpu + prep_cpu))
+                continue
             if interrupted and not ended:  # not run to its end, or not to be run again now
                 continue
             if not ended:  # failed in compiled code: its message comes from its own run

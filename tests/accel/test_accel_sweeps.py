@@ -211,6 +211,37 @@ def test_a_batch_runs_each_sample_with_its_own_steps_and_failure():
     pool_batch.close()
 
 
+def test_a_run_over_the_time_limit_is_timed_out_inside_its_batch(tmp_path, monkeypatch):
+    """A sweep with a per-run limit still runs in compiled batches: the batch ends the run
+    that goes over it (tau = 1e-4 makes the lag stiff for rk45: some 3e7 steps to t = 1e4,
+    many seconds even compiled), its row failed 'timed out' with its steps so far, as
+    normal mode writes it; the runs beside it in the batch are untouched."""
+    limits = []
+    set_limit = Batch.limit
+    monkeypatch.setattr(Batch, "limit", lambda self, s: (limits.append(s), set_limit(self, s)))
+    (tmp_path / "lag.yaml").write_text(  # tau x' = 1 - x, x(0) = 0: x = 1 - exp(-t/tau)
+        "blocksim: 1\nname: lag\nparameters: {tau: 1.0}\nblocks:\n"
+        "  U: {type: constant, value: 1}\n  S: {type: sum, signs: '+-'}\n"
+        "  G: {type: gain, K: 1/tau}\n  I: {type: integrator}\n"
+        "wires: [U -> S.u1, S -> G, G -> I, I -> S.u2]\n"
+        "simulation: {stop: 1e4, rtol: 1e-10, atol: 1e-12, max_steps: 1e9, "
+        "output_interval: 100}\nrecord: {x: I.y}\n")
+    path = tmp_path / "sweep.yaml"
+    path.write_text("blocksim-sweep: 1\ndiagram: lag.yaml\ntimeout: 1\ngrid:\n"
+                    "  parameters.tau: [1000, 1500, 1e-4, 2000, 2500]\n"
+                    "metrics: {final_x: final(x)}\n")
+    table = prepare(path, overrides=["simulation.mode=accelerated"]).run(workers=1,
+                                                                         keep="metrics")
+    rows = table.rows
+    assert limits and set(limits) == {1.0}  # the batches were told the limit
+    assert [r["status"] for r in rows] == ["ok", "ok", "failed", "ok", "ok"]
+    assert rows[2]["message"] == ("timed out: the run took longer than 1 s (the sweep's "
+                                  "per-run limit, timeout)")
+    assert 1.0 <= rows[2]["wall_s"] < 10 and rows[2]["steps"] > 1000
+    for r in rows[:2] + rows[3:]:
+        assert r["final_x"] == pytest.approx(1 - np.exp(-1e4 / r["parameters.tau"]), rel=1e-7)
+
+
 def test_names_read_by_a_raw_value():
     assert batch.names_in("K * sin(w*t) + 1") == {"K", "sin", "w", "t"}
     assert batch.names_in(["K", 2, ["tau", "1/m"]]) == {"K", "tau", "m"}

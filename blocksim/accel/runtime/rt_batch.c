@@ -6,7 +6,8 @@
    from Python's matrices: row i of the parameters, initial states, settings, exact series
    and first sample hits (a stride of 0: one row for every run), its data arrays and its
    time events. A thread takes the next run not started, runs it to its end in chunks of
-   BATCH_CHUNK seconds (so that `rt_batch_stop` is seen within one) and takes the next.
+   BATCH_CHUNK seconds (so that `rt_batch_stop` is seen within one, and a run over the
+   per-run limit `rt_batch_limit` set is ended RT_TIMED_OUT) and takes the next.
    `rt_batch_start` returns at once: Python prepares the next batch while this one runs
    and waits with `rt_batch_wait` (ctypes releases the GIL in both). */
 #include <pthread.h>
@@ -20,7 +21,9 @@ typedef struct {
     long long nw;                   /* the workspace's size */
     RT **rt;                        /* cap runs, created when first used */
     double **own;                   /* each run's own buffers (S, X, DX, XD, Z, DU, W) */
-    int *status;                    /* RT_MORE until the run ends: RT_DONE or RT_FAILED */
+    int *status;                    /* RT_MORE until the run ends: RT_DONE, RT_FAILED or
+                                       RT_TIMED_OUT */
+    double limit;                   /* seconds a run may take (0: no limit) */
     double *seconds;                /* each run's wall time and its thread's CPU time */
     /* the runs' values (set by rt_batch_setup, read by the threads) */
     const void *arrays[BATCH_ARRAYS];
@@ -151,8 +154,11 @@ static void *batch_thread(void *arg)
             break;
         double wall = rt_now(), cpu = thread_cpu();
         int status = batch_begin(b, i) ? RT_MORE : RT_FAILED;
-        while (status == RT_MORE && !__atomic_load_n(&b->stop, __ATOMIC_RELAXED))
+        while (status == RT_MORE && !__atomic_load_n(&b->stop, __ATOMIC_RELAXED)) {
             status = rt_run(b->rt[i], BATCH_CHUNK);
+            if (status == RT_MORE && b->limit > 0 && rt_now() - wall > b->limit)
+                status = RT_TIMED_OUT;
+        }
         b->seconds[2 * i] = rt_now() - wall;
         b->seconds[2 * i + 1] = thread_cpu() - cpu;
         b->status[i] = status;
@@ -188,6 +194,12 @@ int rt_batch_start(RtBatch *b, int nthreads)
     return b->started > 0;
 }
 
+/* the wall seconds each run of the following batches may take (0: no limit) */
+void rt_batch_limit(RtBatch *b, double seconds)
+{
+    b->limit = seconds;
+}
+
 /* wait up to `seconds` for the batch's threads; 1 when they have all ended (joined) */
 int rt_batch_wait(RtBatch *b, double seconds)
 {
@@ -221,12 +233,13 @@ void rt_batch_outcomes(RtBatch *b, double *out)
         double *o = out + 8 * i;
         RT *rt = b->rt[i];
         int ran = rt && b->status[i] == RT_DONE;
+        int counted = ran || (rt && b->status[i] == RT_TIMED_OUT);  /* its steps so far */
         o[0] = b->status[i];
         o[1] = ran ? (double)rt->rec.n : 0.0;
         o[2] = ran ? (double)rt->events.n : 0.0;
-        o[3] = ran ? (double)rt->st.nsteps : 0.0;
-        o[4] = ran ? (double)rt->st.nrejected : 0.0;
-        o[5] = ran ? (double)rt->st.nfev : 0.0;
+        o[3] = counted ? (double)rt->st.nsteps : 0.0;
+        o[4] = counted ? (double)rt->st.nrejected : 0.0;
+        o[5] = counted ? (double)rt->st.nfev : 0.0;
         o[6] = b->seconds[2 * i];
         o[7] = b->seconds[2 * i + 1];
     }
