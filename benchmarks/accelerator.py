@@ -417,7 +417,8 @@ ROBOT_DIAGRAMS = ("demo1", "demo2", "demo3", "demo4", "demo5", "demo6", "scara",
 
 
 def robot_section():
-    from blocksim.accel.codegen import NotCompilable, generate
+    from blocksim.accel.codegen import generate
+    from blocksim.accel.compilable import NotCompilable
 
     rows = []
     for name in ROBOT_DIAGRAMS:

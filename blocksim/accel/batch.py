@@ -29,7 +29,8 @@ from ..language.diagram import Value
 from ..engine.compiler.blocks import build_block
 from ..engine.compiler.settings import simulation_settings
 from .build import build
-from .codegen import STIFF, _overrides, block_series, clock_series, generate
+from .codegen import STIFF, block_series, clock_series, generate
+from .compilable import overrides
 
 # simulation settings a run may change without another structure
 SETTINGS = ("start", "stop", "rtol", "atol", "max_step", "step", "output_interval",
@@ -246,7 +247,7 @@ class FastRuns:
                 d0 = self.g.offsets[name][2]
                 for k, n in enumerate(low_data):
                     out.data[d0 + k] = np.ascontiguousarray(found[n], dtype=float).ravel()
-        if settings is not None or any(_overrides(b, "events") for b in rebuilt.values()):
+        if settings is not None or any(overrides(b, "events") for b in rebuilt.values()):
             events = sorted(((float(t), self.index[b.name]) for b in blocks
                              for t in b.events(s.start, s.stop)), key=lambda e: e[0])
             out.events = (np.array([t for t, _ in events], dtype=float),

@@ -4,8 +4,7 @@ The compiler is the system's C compiler (`CC`, default `cc`), the one that build
 kernels. Flags keep IEEE semantics equal to numpy's: -O2 -ffp-contract=off (no fused
 multiply-add), no -ffast-math. The cache key is a hash of the generated source, the runtime's
 files, the compiler's identity, the flags and blocksim's version: a new version or a new
-compiler never reuses old code. The cache lives in BLOCKSIM_CACHE_DIR, else
-$XDG_CACHE_HOME/blocksim, else ~/.cache/blocksim (under `accel/`).
+compiler never reuses old code. Where the cache lives and which compiler runs: toolchain.py.
 
 Writes are atomic: each process compiles to a temporary name in the cache directory and
 renames it into place, so two processes compiling one structure both succeed and nobody
@@ -21,7 +20,6 @@ import ctypes
 import functools
 import hashlib
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -31,51 +29,15 @@ from pathlib import Path
 from . import ufuncs
 from .blas import numpy_blas, numpy_lapack
 from .codegen import RUNTIME, RUNTIME_FILES
+from .toolchain import cache_dir, compiler
 
 FLAGS = ("-O2", "-ffp-contract=off", "-fPIC", "-shared", "-std=gnu99", "-pthread")
 TRAILER = b"blocksim-sha256:"  # then the digest of the bytes before it (a loader ignores it)
 _LOADED = {}  # key -> Library, for this process
-_COMPILERS = {}  # compiler command -> its identity (see _identity), or None
-
-
-class CompilerMissing(Exception):
-    """No working C compiler: accelerated mode is not available on this machine."""
 
 
 class CompileFailed(Exception):
     """The C compiler rejected generated code (a fault in a block's lowering)."""
-
-
-def cache_dir():
-    """Where compiled diagrams are kept (see the module docstring)."""
-    explicit = os.environ.get("BLOCKSIM_CACHE_DIR")
-    if explicit:
-        return Path(explicit) / "accel"
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "blocksim" / "accel"
-
-
-def compiler():
-    """(command, identity) of the C compiler; CompilerMissing when there is none."""
-    command = os.environ.get("CC") or "cc"
-    if command not in _COMPILERS:
-        _COMPILERS[command] = _identity(command)
-    identity = _COMPILERS[command]
-    if identity is None:
-        raise CompilerMissing(f"no C compiler found (CC={command}): install one, e.g. "
-                              "`apt-get install gcc` or Xcode's command line tools, or set CC")
-    return command, identity
-
-
-def _identity(command):
-    """The compiler's resolved path, size and modification time (a new compiler is a new
-    identity), without running it; None when there is no such program."""
-    path = shutil.which(command)
-    if path is None:
-        return None
-    real = os.path.realpath(path)
-    stat = os.stat(real)
-    return f"{real} {stat.st_size} {stat.st_mtime_ns}"
 
 
 @functools.lru_cache(maxsize=None)

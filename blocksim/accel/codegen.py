@@ -20,11 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..block import Block, Sample, exact_time
+from ..block import Sample, exact_time
 from ..engine import history_samples, rates
 from ..engine.solvers import FIXED_STEP, tableaus
 from . import ufuncs
-from .lowering import LowerContext, LoweringError
+from .compilable import lowerings, overrides
+from .lowering import LoweringError
 
 RUNTIME = Path(__file__).parent / "runtime"
 RUNTIME_FILES = ("rt.h", "rt_exact.c", "rt_blas.c", "rt_ufunc.c", "rt_linalg.c", "rt_history.c",
@@ -46,15 +47,6 @@ _FIXED_TABLEAUS = {"euler": tableaus.EULER, "rk2": tableaus.HEUN, "rk4": tableau
 _EMBEDDED = {"rk23": (1, tableaus.BS23), "rk45": (1, tableaus.DP54),
              "dop853": (2, tableaus.DOP853)}
 STIFF = ("radau", "bdf", "lsoda")  # scipy's: the loop stays Python, f is compiled
-
-
-class NotCompilable(Exception):
-    """The diagram has blocks without a compiled form: `blocks` lists (name, type, why),
-    `why` a phrase that follows the type ("has no compiled form")."""
-
-    def __init__(self, blocks):
-        self.blocks = blocks
-        super().__init__(", ".join(f"{n} ({t})" for n, t, _ in blocks))
 
 
 @dataclass
@@ -111,68 +103,10 @@ class _Locator:
         return "K", offset
 
 
-def _overrides(block, method):
-    return getattr(type(block), method) is not getattr(Block, method)
-
-
-def required(model, block, calcs):
-    """The methods the simulator calls on `block`: its output calcs and the others."""
-    cs, _ = model.state_slices[block.name]
-    need = list(calcs)
-    if _overrides(block, "derivative") and cs.stop > cs.start:
-        need.append("derivative")
-    if isinstance(block.sample, Sample):
-        need.append("update")
-    need += [m for m in ("event", "reschedule", "initialize") if _overrides(block, m)]
-    if block.z is not None:
-        need += ["indicator", "crossing"] + (["advance"] if hasattr(block, "advance") else [])
-    if block.keeps_history:
-        need.append("remember")
-    return need
-
-
-def lowerings(model):
-    """{block name: (Lowering, LowerContext)} of every block; NotCompilable naming the blocks
-    that have no lowering (or a faulty one)."""
-    missing, out = [], {}
-    calcs = {}
-    for node in model.nodes:
-        calcs.setdefault(node.block.name, []).append(node.calc)
-    for k, block in enumerate(model.blocks):
-        ctx = _context(model, block, k)
-        try:
-            low = block.lower(ctx)
-            if low is None:
-                missing.append((block.name, block.type, "has no compiled form"))
-                continue
-            lacking = [m for m in required(model, block, calcs.get(block.name, ()))
-                       if m not in low.code]
-            if lacking:
-                raise LoweringError(f"has a lowering without code for {', '.join(lacking)}")
-        except LoweringError as e:
-            missing.append((block.name, block.type, str(e)))
-            continue
-        out[block.name] = (low, ctx)
-    if missing:
-        raise NotCompilable(missing)
-    return out
-
-
-def _context(model, block, k):
-    ins = [p.name for p in block.ports()[0]]
-    shape_in = {p: tuple(v.shape) for p, v in zip(ins, block.u) if v is not None}
-    outs = [p.name for p in block.ports()[1]]
-    shape_out = {p: tuple(v.shape) for p, v in zip(outs, block.y)}
-    cs, ds = model.state_slices[block.name]
-    return LowerContext(shape_in, shape_out, nx=cs.stop - cs.start, nxd=ds.stop - ds.start,
-                        nz=0 if block.z is None else block.z.size, prefix=f"b{k}_")
-
-
-def generate(model):
-    """The C source of `model` and its run-time values (NotCompilable if a block lacks a
-    compiled form)."""
-    lows = lowerings(model)
-    return _Writer(model, lows).write()
+def generate(model, lows=None):
+    """The C source of `model` and its run-time values, from its blocks' lowerings `lows`
+    (compilable.lowerings: NotCompilable if a block lacks a compiled form)."""
+    return _Writer(model, lowerings(model) if lows is None else lows).write()
 
 
 class _Writer:
@@ -408,11 +342,11 @@ class _Writer:
                f"if (due[{clock_of_sample[n.sample]}]) {call(n)}"
                for n in m.nodes if n.group in ("continuous", "discrete")]
         deriv = [f"b{k[b.name]}_derivative(rt, t);" for b in m.blocks
-                 if _overrides(b, "derivative")
+                 if overrides(b, "derivative")
                  and m.state_slices[b.name][0].stop > m.state_slices[b.name][0].start]
         update = [f"if (due[{clock_of[b.name]}]) b{k[b.name]}_update(rt, t);" for b in clocks]
         init = [f"b{k[b.name]}_initialize(rt, t);" for b in m.blocks
-                if _overrides(b, "initialize")]
+                if overrides(b, "initialize")]
         ind = [f"b{k[b.name]}_indicator(rt, t);" for b, _ in m.hybrid]
         cross = [f"changed[{h}] = (char)b{k[b.name]}_crossing(rt, t, crossed + {sl.start});"
                  for h, (b, sl) in enumerate(m.hybrid)]

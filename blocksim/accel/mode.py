@@ -14,6 +14,10 @@ compiled form, a compiler is installed and compiling pays off:
 
 Otherwise auto runs normal mode; when it falls back for a reason the user can act on (a
 block without a compiled form, no compiler), the run's messages say so in one line.
+Whether the structure is cached is known from the generated source's key; when the cache
+holds no compiled diagram at all, a short run is known to stay in normal mode without
+generating its source (the blocks' lowerings and the compiler are still checked, for the
+note).
 
 A run that stays in normal mode imports nothing of the compiler: a block type without a
 lowering is seen on the Model alone, and the code generator, the build cache and ctypes
@@ -61,48 +65,82 @@ def decide(model, sweep=False):
                  if type(b).lower is Block.lower]
     if unlowered and mode == "auto":
         return _without_compiled_form(unlowered)
-    from .build import CompilerMissing, is_cached
-    from .codegen import NotCompilable, SeriesRange
+    from .compilable import NotCompilable
+    from .toolchain import CompilerMissing, holds_libraries
+    normal, compiling = normal_seconds(model), compile_seconds(model)
+    short = f"a short run (about {normal:.2g} s in normal mode, compiling about {compiling:.2g} s)"
     try:
-        generated, key = _generated(model)
-        cached = is_cached(key)
+        kept = _kept(model)
+        if kept is None:
+            lows = _compilable(model)
+            if mode == "auto" and not sweep and normal <= compiling and not holds_libraries():
+                return Decision("normal", short)  # nothing is cached: no source is needed
+            from .codegen import SeriesRange
+            try:
+                kept = _generated(model, lows)
+            except SeriesRange as e:
+                return _unavailable(model, e)
+        generated, key = kept
+        from .build import is_cached
     except NotCompilable as e:
         if mode == "accelerated":
             raise _refusal(model, e.blocks) from None
         return _without_compiled_form(e.blocks)
-    except (CompilerMissing, SeriesRange) as e:
-        if mode == "accelerated":
-            raise DiagramError(f"accelerated mode is not available: {e}", file=model.file) \
-                from None
-        return Decision("normal", str(e), f"note: normal mode: {e}")
-    normal, compiling = normal_seconds(model), compile_seconds(model)
+    except CompilerMissing as e:
+        return _unavailable(model, e)
     if mode == "accelerated":
         why = "simulation.mode is accelerated"
-    elif cached:
+    elif is_cached(key):
         why = "compiled code for this diagram's structure is cached"
     elif sweep:
         why = "a sweep: one compile serves every run"
     elif normal > compiling:
         why = f"a long run (at least {normal:.2g} s in normal mode, compiling about {compiling:.2g} s)"
     else:
-        return Decision("normal", f"a short run (about {normal:.2g} s in normal mode, compiling "
-                                  f"about {compiling:.2g} s)")
+        return Decision("normal", short)
     return Decision("accelerated", why, generated=generated, key=key)
 
 
-def _generated(model):
-    """(codegen.Generated, its cache key) of `model`, kept on it while its blocks and
-    settings are the ones they were generated from (Model.set makes new ones)."""
+def _compilable(model):
+    """Every block's lowering (NotCompilable naming those without one); CompilerMissing when
+    the machine has no C compiler."""
+    from .compilable import lowerings
+    from .toolchain import compiler
+    lows = lowerings(model)
+    compiler()
+    return lows
+
+
+def _kept(model):
+    """(codegen.Generated, its cache key) of `model` when they were made for its present
+    blocks and settings (Model.set makes new ones), else None."""
+    kept = model.__dict__.get("_generated")
+    if kept is not None and kept[0] is model.blocks and kept[1] == _settings(model):
+        return kept[2], kept[3]
+    return None
+
+
+def _generated(model, lows):
+    """(codegen.Generated, its cache key) of `model` from its blocks' lowerings `lows`, kept
+    on the model (see `_kept`)."""
     from .build import key_of
     from .codegen import generate
-    settings = tuple(vars(model.settings).values())
-    kept = model.__dict__.get("_generated")
-    if kept is not None and kept[0] is model.blocks and kept[1] == settings:
-        return kept[2], kept[3]
-    generated = generate(model)
+    generated = generate(model, lows)
     key = key_of(generated.source)
-    model.__dict__["_generated"] = (model.blocks, settings, generated, key)
+    model.__dict__["_generated"] = (model.blocks, _settings(model), generated, key)
     return generated, key
+
+
+def _settings(model):
+    return tuple(vars(model.settings).values())
+
+
+def _unavailable(model, reason):
+    """Normal mode with a note under auto; DiagramError under accelerated."""
+    if model.settings.mode == "accelerated":
+        raise DiagramError(f"accelerated mode is not available: {reason}", file=model.file) \
+            from None
+    return Decision("normal", str(reason), f"note: normal mode: {reason}")
 
 
 def _without_compiled_form(blocks):

@@ -199,6 +199,35 @@ def test_auto_compiles_a_long_run_and_a_sweep_but_not_a_short_run(fresh_cache):
     assert decide(blocksim.load(MSD)).why == "compiled code for this diagram's structure is cached"
 
 
+def test_a_short_run_with_nothing_cached_generates_no_source(fresh_cache, monkeypatch,
+                                                             tmp_path, capsys):
+    """With no compiled diagram in the cache, auto knows a short run stays in normal mode
+    without generating its source (what a first `blocksim run` on a machine costs); its
+    blocks are still checked, so a block without a compiled form still gets its note. Once
+    anything is cached, the source is generated to look for its key."""
+    from blocksim.accel import codegen
+    calls = []
+    monkeypatch.setattr(codegen, "generate",
+                        lambda m, lows=None: calls.append(1) or generate(m, lows))
+    decision = decide(blocksim.load(MSD))
+    assert decision.mode == "normal" and "short run" in decision.why and calls == []
+    assert not fresh_cache.exists()
+    refused = tmp_path / "refused.yaml"  # a function block without a compiled form
+    refused.write_text(
+        "blocksim: 1\nrobots: {p560: {model: puma560}}\nblocks:\n"
+        "  Q: {type: constant, value: [0.1, 0.1, 0.1, 0.1, 0.1, 0.1]}\n"
+        "  F: {type: function, expr: 'fkine(p560, q)[0, 3]', inputs: [q]}\n"
+        "  I: {type: integrator}\nwires: [Q -> F, F -> I]\nsimulation: {stop: 1}\n")
+    decision = decide(blocksim.load(refused))
+    assert decision.note == "note: normal mode: no compiled form for F (function)"
+    _accelerated(MSD)  # msd compiled into the cache
+    assert calls == [1]
+    decision = decide(blocksim.load(MSD))
+    assert decision.mode == "accelerated" and "cached" in decision.why and calls == [1, 1]
+    other = blocksim.load(MSD, ["simulation.solver=rk4"])  # another structure, not cached
+    assert decide(other).mode == "normal" and calls == [1, 1, 1]
+
+
 def test_check_says_which_mode_and_prints_the_code(capsys):
     assert main(["check", str(MSD), "--mode", "accelerated"]) == 0
     assert "mode: accelerated (simulation.mode is accelerated)" in capsys.readouterr().out
@@ -362,7 +391,8 @@ def test_running_one_model_again_generates_its_code_once(fresh_cache, monkeypatc
     values) generates it again, and the run has the new values (x settles at F/k)."""
     from blocksim.accel import codegen
     calls = []
-    monkeypatch.setattr(codegen, "generate", lambda m: calls.append(1) or generate(m))
+    monkeypatch.setattr(codegen, "generate",
+                        lambda m, lows=None: calls.append(1) or generate(m, lows))
     model = blocksim.load(MSD, ["simulation.mode=accelerated"])
     first = [blocksim.execute(model)["x"] for _ in range(3)]
     assert len(calls) == 1

@@ -14,7 +14,8 @@ import yaml
 
 import blocksim
 from blocksim.accel.build import build
-from blocksim.accel.codegen import NotCompilable, generate
+from blocksim.accel.codegen import generate
+from blocksim.accel.compilable import NotCompilable
 from blocksim.accel.mode import simulate_model
 from blocksim.accel.runner import bind
 from blocksim.cli import main

@@ -8,7 +8,8 @@ import pytest
 
 import blocksim
 from blocksim.accel import ufuncs
-from blocksim.accel.codegen import NotCompilable, generate
+from blocksim.accel.codegen import generate
+from blocksim.accel.compilable import NotCompilable
 
 CORPUS = Path(__file__).parent / "corpus"
 _LOOP = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_ssize_t),

@@ -1,0 +1,79 @@
+"""Whether a model compiles: every block's lowering, collected and checked.
+
+`lowerings(model)` asks each block for its compiled form (the contract is in lowering.py)
+and checks it has code for every method the simulator calls on that block; a block without
+one (or with a faulty one) is named in `NotCompilable`. It runs no code generator: the
+mode decision (mode.py) asks it first, so that a diagram that cannot compile, or need not,
+costs no generated source.
+"""
+from __future__ import annotations
+
+from ..block import Block, Sample
+from .lowering import LowerContext, LoweringError
+
+
+class NotCompilable(Exception):
+    """The diagram has blocks without a compiled form: `blocks` lists (name, type, why),
+    `why` a phrase that follows the type ("has no compiled form")."""
+
+    def __init__(self, blocks):
+        self.blocks = blocks
+        super().__init__(", ".join(f"{n} ({t})" for n, t, _ in blocks))
+
+
+def overrides(block, method):
+    """Whether `block`'s type defines `method` itself (the simulator calls it then)."""
+    return getattr(type(block), method) is not getattr(Block, method)
+
+
+def required(model, block, calcs):
+    """The methods the simulator calls on `block`: its output calcs and the others."""
+    cs, _ = model.state_slices[block.name]
+    need = list(calcs)
+    if overrides(block, "derivative") and cs.stop > cs.start:
+        need.append("derivative")
+    if isinstance(block.sample, Sample):
+        need.append("update")
+    need += [m for m in ("event", "reschedule", "initialize") if overrides(block, m)]
+    if block.z is not None:
+        need += ["indicator", "crossing"] + (["advance"] if hasattr(block, "advance") else [])
+    if block.keeps_history:
+        need.append("remember")
+    return need
+
+
+def lowerings(model):
+    """{block name: (Lowering, LowerContext)} of every block; NotCompilable naming the blocks
+    that have no lowering (or a faulty one)."""
+    missing, out = [], {}
+    calcs = {}
+    for node in model.nodes:
+        calcs.setdefault(node.block.name, []).append(node.calc)
+    for k, block in enumerate(model.blocks):
+        ctx = _context(model, block, k)
+        try:
+            low = block.lower(ctx)
+            if low is None:
+                missing.append((block.name, block.type, "has no compiled form"))
+                continue
+            lacking = [m for m in required(model, block, calcs.get(block.name, ()))
+                       if m not in low.code]
+            if lacking:
+                raise LoweringError(f"has a lowering without code for {', '.join(lacking)}")
+        except LoweringError as e:
+            missing.append((block.name, block.type, str(e)))
+            continue
+        out[block.name] = (low, ctx)
+    if missing:
+        raise NotCompilable(missing)
+    return out
+
+
+def _context(model, block, k):
+    ins = [p.name for p in block.ports()[0]]
+    shape_in = {p: tuple(v.shape) for p, v in zip(ins, block.u) if v is not None}
+    outs = [p.name for p in block.ports()[1]]
+    shape_out = {p: tuple(v.shape) for p, v in zip(outs, block.y)}
+    cs, ds = model.state_slices[block.name]
+    return LowerContext(shape_in, shape_out, nx=cs.stop - cs.start, nxd=ds.stop - ds.start,
+                        nz=0 if block.z is None else block.z.size, prefix=f"b{k}_")
