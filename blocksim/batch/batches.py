@@ -34,10 +34,17 @@ RESULT_BYTES = 64e6  # a batch's recorded rows (kept by C, read by Python) at mo
 def in_batches(mode, job, runs):
     """Whether a sweep's runs can go in compiled batches: the first run's mode is
     accelerated, results are not kept for every run (`keep: all` gives each run its own
-    Model and meta.json) and the fast path takes every varied path."""
+    Model and meta.json; see `_one_by_one`) and the fast path takes every varied path."""
     first = next(iter(runs), None)
-    return (mode == "accelerated" and job.keep != "all" and first is not None and
+    return (mode == "accelerated" and not _one_by_one(job) and first is not None and
             all(qualifies(path) for path, _, _ in first.overrides))
+
+
+def _one_by_one(job):
+    """Whether every run needs its own Model: `keep: all` (each run's results), or `keep:
+    failed` with a time limit (a run over it in a batch would be run again, for as long,
+    to give its results)."""
+    return job.keep == "all" or (job.keep == "failed" and job.timeout is not None)
 
 
 def batch_size(runs, threads, row_bytes=None):
@@ -81,7 +88,7 @@ def run_batches(job, runs, report, threads=1, in_process=False):
         if r is None:
             return
         report(run_one(job, r.index, r.overrides, in_process))
-        if state.fast is False or job.keep == "all":
+        if state.fast is False or _one_by_one(job):
             for r in pending:
                 report(run_one(job, r.index, r.overrides, in_process))
             return
@@ -152,7 +159,7 @@ class _Batches:
         if state.batch_metrics is None:
             state.batch_metrics = BatchMetrics(state.texts, tuple(state.fast.m.record))
         results = batch.results()
-        done = [k for k, run in enumerate(results.runs) if run[0]]
+        done = [k for k, run in enumerate(results.runs) if run[0] is True]
         starts = np.array([results.runs[k][4] for k in done], dtype=np.intp)
         ends = np.array([results.runs[k][5] for k in done], dtype=np.intp)
         at_once = state.batch_metrics.of_batch(results.t, results.data, starts, ends) \

@@ -93,15 +93,15 @@ class SweepTable:
         The status is stored last: a set cut short (Ctrl-C) leaves the row not run."""
         status = STATUSES.index(row["status"])
         message = row.get("message") or ""
-        if message != _usual_message(status):
-            self.messages[index] = message
-        else:
-            self.messages.pop(index, None)
         self.wall_s[index] = np.nan if row.get("wall_s") is None else row["wall_s"]
         self.steps[index] = -1 if row.get("steps") is None else row["steps"]
         for m in self.metrics:
             v = row.get(m)
             self.values[m][index] = np.nan if v is None else v
+        if message != _usual_message(status):
+            self.messages[index] = message
+        else:
+            self.messages.pop(index, None)
         self.status[index] = status
 
     def row(self, i):
@@ -182,8 +182,8 @@ class TableFile:
 
     `mark` = (bytes, rows) of what the file is known to hold whole. A write stopped part-way
     or just after it ended (a full disk, or Ctrl-C / SIGTERM arriving between the write and
-    the mark) leaves bytes past the mark: `finish()` cuts them and writes those rows again,
-    so no row is written twice or in half."""
+    the mark) leaves bytes past the mark: the next write cuts them and writes those rows
+    again, so no row is written twice or in half."""
 
     def __init__(self, path, table, done=None):
         self.path = path
@@ -211,10 +211,10 @@ class TableFile:
 
     def finish(self):
         """Append every row not written yet, final or not."""
-        self._cut()
         self._write(len(self.done))
 
     def _write(self, end):
+        self._cut()  # after an interrupted write the sweep may still report rows
         for start in range(self.mark[1], end, CHUNK):
             stop = min(start + CHUNK, end)
             self._append(self.table.csv_lines(start, stop), stop)

@@ -215,10 +215,15 @@ def test_a_run_over_the_time_limit_is_timed_out_inside_its_batch(tmp_path, monke
     """A sweep with a per-run limit still runs in compiled batches: the batch ends the run
     that goes over it (tau = 1e-4 makes the lag stiff for rk45: some 3e7 steps to t = 1e4,
     many seconds even compiled), its row failed 'timed out' with its steps so far, as
-    normal mode writes it; the runs beside it in the batch are untouched."""
-    limits = []
-    set_limit = Batch.limit
+    normal mode writes it; the runs beside it in the batch are untouched and their metrics
+    still computed for the whole batch at once. With `keep: failed` the runs go one by one,
+    so that the timed-out run's results are written without running it twice."""
+    from blocksim.batch.reductions import BatchMetrics
+    limits, at_once = [], []
+    set_limit, of_batch = Batch.limit, BatchMetrics.of_batch
     monkeypatch.setattr(Batch, "limit", lambda self, s: (limits.append(s), set_limit(self, s)))
+    monkeypatch.setattr(BatchMetrics, "of_batch",
+                        lambda self, *a: at_once.append(of_batch(self, *a)) or at_once[-1])
     (tmp_path / "lag.yaml").write_text(  # tau x' = 1 - x, x(0) = 0: x = 1 - exp(-t/tau)
         "blocksim: 1\nname: lag\nparameters: {tau: 1.0}\nblocks:\n"
         "  U: {type: constant, value: 1}\n  S: {type: sum, signs: '+-'}\n"
@@ -228,18 +233,26 @@ def test_a_run_over_the_time_limit_is_timed_out_inside_its_batch(tmp_path, monke
         "output_interval: 100}\nrecord: {x: I.y}\n")
     path = tmp_path / "sweep.yaml"
     path.write_text("blocksim-sweep: 1\ndiagram: lag.yaml\ntimeout: 1\ngrid:\n"
-                    "  parameters.tau: [1000, 1500, 1e-4, 2000, 2500]\n"
-                    "metrics: {final_x: final(x)}\n")
-    table = prepare(path, overrides=["simulation.mode=accelerated"]).run(workers=1,
-                                                                         keep="metrics")
-    rows = table.rows
+                    "  parameters.tau: [1000, 1500, 2000, 2500, 1e-4]\n"
+                    "metrics: {final_x: final(x), peak: max(x)}\n")
+    sweep = prepare(path, overrides=["simulation.mode=accelerated"])
+    rows = sweep.run(workers=1, keep="metrics").rows
     assert limits and set(limits) == {1.0}  # the batches were told the limit
-    assert [r["status"] for r in rows] == ["ok", "ok", "failed", "ok", "ok"]
-    assert rows[2]["message"] == ("timed out: the run took longer than 1 s (the sweep's "
+    assert [r["status"] for r in rows] == ["ok"] * 4 + ["failed"]
+    assert rows[4]["message"] == ("timed out: the run took longer than 1 s (the sweep's "
                                   "per-run limit, timeout)")
-    assert 1.0 <= rows[2]["wall_s"] < 10 and rows[2]["steps"] > 1000
-    for r in rows[:2] + rows[3:]:
-        assert r["final_x"] == pytest.approx(1 - np.exp(-1e4 / r["parameters.tau"]), rel=1e-7)
+    assert 1.0 <= rows[4]["wall_s"] < 10 and rows[4]["steps"] > 1000
+    for r in rows[:4]:
+        exact = 1 - np.exp(-1e4 / r["parameters.tau"])
+        assert r["final_x"] == pytest.approx(exact, rel=1e-7)
+        assert r["peak"] == pytest.approx(exact, rel=1e-7)
+    assert at_once and all(v is not None for found in at_once for v in found.values())
+    limits.clear()
+    out = tmp_path / "out"
+    rows = sweep.run(workers=1, keep="failed", out=out).rows
+    assert [r["status"] for r in rows] == ["ok"] * 4 + ["failed"] and not limits
+    assert (out / "runs" / "4" / "results.npz").is_file()
+    assert not (out / "runs" / "0").exists()
 
 
 def test_names_read_by_a_raw_value():
