@@ -81,13 +81,13 @@ def decide(model, sweep=False):
             except SeriesRange as e:
                 return _unavailable(model, e)
         generated, key = kept
-        from .build import is_cached
     except NotCompilable as e:
         if mode == "accelerated":
             raise _refusal(model, e.blocks) from None
         return _without_compiled_form(e.blocks)
     except CompilerMissing as e:
         return _unavailable(model, e)
+    from .build import is_cached
     if mode == "accelerated":
         why = "simulation.mode is accelerated"
     elif is_cached(key):
