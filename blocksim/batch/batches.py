@@ -3,15 +3,15 @@
 A worker's first runs go the general way (`worker.run_one`: the diagram compiled, its C code
 built or loaded); once one has run accelerated, the worker has its `FastRuns` and the rest
 go in batches: each run's overrides become the compiled code's arguments, `accel.pool.Batch`
-integrates the batch (each run with its own steps, events and failure) and the runs'
-metrics are computed from their rows: those of a reducing form (`max(abs(e)) - 0.1`,
-`final(x)`) for the whole batch at once (batch/reductions.py), the others run by run.
-With several threads the next batch is prepared, and
-the last one's metrics computed, while a batch runs. The general way still takes a run whose
-overrides the fast path does not take (a robot's option, a value that changes the
-structure), a run that failed in compiled code (it is run again there, on its own blocks, so
-its message is normal mode's), and, with `keep: failed`, a run whose row is not ok (its
-results need its own Model).
+integrates the batch (each run with its own steps, events and failure, and the sweep's
+per-run time limit: a run over it is a failed row, "timed out") and the runs' metrics are
+computed from their rows: those of a reducing form (`max(abs(e)) - 0.1`, `final(x)`) for
+the whole batch at once (batch/reductions.py), the others run by run. With several
+threads the next batch is prepared, and the last one's metrics computed, while a batch
+runs. The general way still takes a run whose overrides the fast path does not take (a
+robot's option, a value that changes the structure), a run that failed in compiled code (it
+is run again there, on its own blocks, so its message is normal mode's), and, with `keep:
+failed`, a run whose row is not ok (its results need its own Model).
 """
 from __future__ import annotations
 
