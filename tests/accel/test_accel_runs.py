@@ -200,7 +200,7 @@ def test_auto_compiles_a_long_run_and_a_sweep_but_not_a_short_run(fresh_cache):
 
 
 def test_a_short_run_with_nothing_cached_generates_no_source(fresh_cache, monkeypatch,
-                                                             tmp_path, capsys):
+                                                             tmp_path):
     """With no compiled diagram in the cache, auto knows a short run stays in normal mode
     without generating its source (what a first `blocksim run` on a machine costs); its
     blocks are still checked, so a block without a compiled form still gets its note. Once

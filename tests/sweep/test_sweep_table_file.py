@@ -1,7 +1,7 @@
 """summary.csv as a sweep writes it, when Ctrl-C or SIGTERM lands inside a write: each
 row once, whole, in run order. (A SIGTERM that arrived just after a write had reached the
 file, before the file's bookkeeping, wrote those rows a second time at the end: the large
-interrupted grid of test_sweep_runs.py failed so, once in several hundred runs.)"""
+interrupted grid of test_sweep_runs.py failed so, once.)"""
 import csv
 
 import numpy as np
@@ -65,7 +65,7 @@ def test_an_interrupt_inside_a_write_leaves_each_row_once_and_whole(tmp_path, pa
     assert [int(r["steps"]) for r in rows] == [10 + k for k in range(n)]
 
 
-def test_a_set_cut_short_leaves_the_row_not_run(monkeypatch):
+def test_a_set_cut_short_leaves_the_row_not_run():
     # the status is stored last: an interrupt while the metrics are stored does not leave
     # an 'ok' row without its values
     table = SweepTable([_Run(1.0)], ["tau"], ["peak", "final"], {})
