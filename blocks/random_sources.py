@@ -45,6 +45,7 @@ class _RandomSource(Block):
     def __init__(self, name, params):
         super().__init__(name, params)
         self._shape = _shape(self.p.shape)
+        self._chunk = max(1, min(CHUNK, CHUNK_VALUES // math.prod(self._shape)))  # draws
         self.sample = Sample(self.p.period, self.p.offset)
         if self.p.seed < 0:
             raise ParamError("seed", f"must be >= 0, got {self.p.seed}")
@@ -70,7 +71,7 @@ class _RandomSource(Block):
     def _draw(self, k):
         """Draw k of the stream (a view into the current chunk; the stream of values does
         not depend on how many draws a chunk holds)."""
-        chunk = max(1, min(CHUNK, CHUNK_VALUES // math.prod(self._shape)))
+        chunk = self._chunk
         if self._base is None or k < self._base:
             self._rng = np.random.default_rng(self.p.seed)
             self._base = 0
@@ -115,8 +116,8 @@ class _RandomSource(Block):
         while last >= j0 and float(o + last * p) > stop:
             last -= 1
         rng, rows = np.random.default_rng(self.p.seed), []
-        for _ in range(max(last - j0 + 1, 0) // CHUNK + 1):
-            rows.append(self._fresh(rng, CHUNK))
+        for _ in range(max(last - j0 + 1, 0) // self._chunk + 1):
+            rows.append(self._fresh(rng, self._chunk))
         return {"draws": np.concatenate(rows)}
 
 

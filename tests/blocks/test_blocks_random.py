@@ -122,3 +122,14 @@ def test_a_large_signal_draws_the_same_stream_in_smaller_chunks():
     rig = Rig(Random, {"period": 1.0, "shape": [3000], "seed": 5})
     got = hits(rig, 800, 1.0)
     np.testing.assert_array_equal(got, np.random.default_rng(5).standard_normal((800, 3000)))
+
+
+def test_the_compiled_form_draws_a_large_signal_in_the_same_small_chunks():
+    # run_data (the draws of a run's hits, for accelerated mode) still drew 1024 at a time:
+    # 2^21 elements made 16 GB for three hits. Now as many draws as the hits need, in the
+    # chunks the interpreted block uses, and the same stream
+    block = Rig(Random, {"period": 1.0, "shape": [1 << 21], "seed": 7}).block
+    draws = block.run_data(0.0, 2.5)["draws"]  # hits at t = 0, 1, 2
+    assert draws.size <= 4 * (1 << 21)
+    expected = np.random.default_rng(7).standard_normal((3, 1 << 21))
+    np.testing.assert_array_equal(draws[:3], expected)
