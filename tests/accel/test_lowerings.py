@@ -74,6 +74,26 @@ def test_without_numpys_loop_the_math_block_has_no_compiled_form(monkeypatch):
     assert "log10 loop was not found" in e.value.blocks[0][2]
 
 
+@pytest.mark.parametrize("expression, missing", [("u % 2", "remainder"),
+                                                 ("mod(u, 2)", "remainder"),
+                                                 ("trotz(u)[0, 1]", "sin")])
+def test_without_numpys_loop_an_expression_has_no_compiled_form(monkeypatch, tmp_path,
+                                                                expression, missing):
+    # '%', mod() and the rotations call numpy's loops from C too: without the loop the call
+    # went through a NULL slot (a crash) instead of leaving the block to normal mode
+    found = ufuncs.loop
+    monkeypatch.setattr(ufuncs, "loop", lambda name: None if name == missing else found(name))
+    path = tmp_path / "f.yaml"
+    path.write_text("blocksim: 1\nblocks:\n  C: {type: constant, value: 0.3}\n"
+                    f"  F: {{type: function, expr: '{expression}', inputs: [u]}}\n"
+                    "  I: {type: integrator}\nwires: [C -> F, F -> I]\n"
+                    "simulation: {stop: 1}\n")
+    with pytest.raises(NotCompilable) as e:
+        generate(blocksim.load(path))
+    assert [(name, kind) for name, kind, _ in e.value.blocks] == [("F", "function")]
+    assert e.value.blocks[0][2] == f"needs numpy's {missing} loop, which was not found"
+
+
 @pytest.fixture(scope="module")
 def exact_times(tmp_path_factory):
     """runtime/rt_exact.c compiled alone, with a function for a transport delay's t + delay."""

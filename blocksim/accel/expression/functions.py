@@ -46,6 +46,8 @@ def lower_call(lw, node):
         return out
     if name in ELEMENTWISE or (name in ("min", "max") and len(args) == 2):
         form = ELEMENTWISE.get(name) or f"rt_{name}imum({{}}, {{}})"
+        if name == "mod":
+            lw.code.need_ufunc("remainder")  # rt_mod
         out = lw.result(node)
         lw.code.elementwise(out, [lw.value(a) for a in args], form.format)
         return out

@@ -9,6 +9,7 @@ from .values import Val
 def _cos_sin(lw, angle):
     """C variables (c, s): numpy's cos and sin of a one-element value (the evaluator's
     _cos_sin: the angle as a numpy scalar, numpy's loops)."""
+    lw.code.need_ufunc("cos", "sin")
     c, s = lw.code.name("c"), lw.code.name("s")
     lw.code.emit(f"double {c}, {s}; rt_ufunc1(RT_UF_COS, {angle.ptr}, 0, &{c}, 0, 1); "
                  f"rt_ufunc1(RT_UF_SIN, {angle.ptr}, 0, &{s}, 0, 1);")

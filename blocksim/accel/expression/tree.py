@@ -88,6 +88,7 @@ class Lowerer:
         elif op is ast.Pow:
             self.code.ufunc("power", out, [a, b])
         elif op is ast.Mod:
+            self.code.need_ufunc("remainder")  # rt_mod
             self.code.elementwise(out, [a, b], lambda x, y: f"rt_mod({x}, {y})")
         else:
             sym = _ARITHMETIC[op]

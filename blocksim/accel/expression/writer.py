@@ -88,11 +88,17 @@ class Code:
         self.loops(out.shape, lambda i: f"{out.at(i, out.shape)} = "
                                         f"{expression(*[v.at(i, out.shape) for v in operands])};")
 
+    def need_ufunc(self, *names):
+        """LoweringError (the block runs in normal mode) unless numpy's loops of the ufuncs
+        `names` were found: the C calls them through a table whose missing slot is NULL."""
+        for name in names:
+            if ufuncs.loop(name) is None:
+                raise LoweringError(f"needs numpy's {name} loop, which was not found")
+
     def ufunc(self, name, out, operands):
         """out = numpy's loop of ufunc `name` on the operands, called over the axis numpy runs
         innermost with the strides numpy passes (0 for a repeated element)."""
-        if ufuncs.loop(name) is None:
-            raise LoweringError(f"needs numpy's {name} loop, which was not found")
+        self.need_ufunc(name)
         which = f"RT_UF_{name.upper()}"
         shape = out.shape
         axis = inner_axis(shape, out.strides)
