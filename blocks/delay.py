@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, flat
+from blocksim.accel.lowering import Lowering, fits_stack, flat
 from blocksim.block import Jacobian, exact_time
 from blocksim.params import Param
 
@@ -14,6 +14,7 @@ from .discrete import ShapedByX0
 
 MAX_DENOMINATOR = 10**9  # block.exact_time's largest denominator
 HISTORY_WORK, HISTORY_SLOTS = 15, 7  # the C History's workspace scalars and memory slots
+HISTORY_M = 9  # its HIST_M: samples per interpolation (a table of HIST_M x size)
 
 
 class History:
@@ -266,6 +267,7 @@ class TransportDelay(ShapedByX0):
     # as History.value does.
     def lower(self, c):
         size, e = self._y.size, 1 + self._y.size
+        fits_stack(HISTORY_M * size, "the history's interpolation table")
         history = f"RtHistory H = {{rt, mem0_, {size}, W}};"
         later = (f"RtExact delay = {{(i128)P[{e}] * ((i128)1 << 32) + (i128)P[{e + 1}], "
                  f"(long long)P[{e + 2}], (int)P[{e + 3}]}}; SCHEDULE(PYMAX("
@@ -274,7 +276,8 @@ class TransportDelay(ShapedByX0):
         x0 = c.loop(size, "out_y[i] = P[1 + i];")
         return Lowering({
             "initialize": (f"_Static_assert(HIST_WORK == {HISTORY_WORK} && HIST_SLOTS == "
-                           f"{HISTORY_SLOTS}, \"blocks/delay.py's sizes\"); "
+                           f"{HISTORY_SLOTS} && HIST_M == {HISTORY_M}, "
+                           "\"blocks/delay.py's sizes\"); "
                            f"{history} rt_hist_clear(&H);"),
             "event": "xd[0] += 1.0;",
             "output": (f"int s = (int)xd[0]; if (s < 0) {{ {x0} }} "

@@ -141,6 +141,18 @@ class LowerContext:
         return name
 
 
+STACK_DOUBLES = 1 << 17  # what one compiled function may keep on its stack: 1 MB (of 8)
+
+
+def fits_stack(doubles, what):
+    """For a lowering whose C keeps work copies sized by the data on the stack: LoweringError
+    (no compiled form: normal mode runs the block) when they hold more than STACK_DOUBLES
+    numbers, where a larger stack would crash the process."""
+    if doubles > STACK_DOUBLES:
+        raise LoweringError(f"needs {doubles:,} numbers of work space for {what}, more than "
+                            f"compiled code keeps on its stack ({STACK_DOUBLES:,})")
+
+
 def needs_lapack():
     """For a lowering that calls numpy.linalg's functions (rt_solve, rt_inv, rt_pinv,
     rt_lstsq): LoweringError (no compiled form: normal mode runs the block) when numpy's

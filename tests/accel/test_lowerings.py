@@ -94,6 +94,22 @@ def test_without_numpys_loop_an_expression_has_no_compiled_form(monkeypatch, tmp
     assert e.value.blocks[0][2] == f"needs numpy's {missing} loop, which was not found"
 
 
+@pytest.mark.parametrize("block, need", [
+    ("{type: function, expr: 'inv(u + 2 * eye(200))', inputs: [u]}", "320,000 numbers"),
+    ("{type: transport_delay, delay: 0.1, x0: 'zeros([200, 200])'}", "360,000 numbers")])
+def test_work_space_too_large_for_the_stack_has_no_compiled_form(tmp_path, block, need):
+    # the C keeps these work copies on the stack: a 700 x 700 inv or a delay of 110,000
+    # elements overflowed it (a crash, and a sweep's rows with it); such blocks run normal
+    path = tmp_path / "big.yaml"
+    path.write_text("blocksim: 1\nblocks:\n  C: {type: constant, value: 'zeros([200, 200])'}\n"
+                    f"  B: {block}\n  S: {{type: terminator}}\nwires: [C -> B, B -> S]\n"
+                    "simulation: {stop: 1}\n")
+    with pytest.raises(NotCompilable) as e:
+        generate(blocksim.load(path))
+    [(name, _, why)] = e.value.blocks
+    assert name == "B" and why.startswith(f"needs {need} of work space")
+
+
 @pytest.fixture(scope="module")
 def exact_times(tmp_path_factory):
     """runtime/rt_exact.c compiled alone, with a function for a transport delay's t + delay."""

@@ -3,7 +3,9 @@ numpy.linalg's LAPACK calls as numpy makes them (runtime/rt_linalg.c), on the op
 values (numpy copies them into LAPACK's layout whatever their own), and numpy's errors."""
 from __future__ import annotations
 
-from ..lowering import needs_lapack
+import math
+
+from ..lowering import fits_stack, needs_lapack
 
 SINGULAR = "LinAlgError: Singular matrix"
 NO_SVD = "LinAlgError: SVD did not converge"
@@ -13,6 +15,9 @@ def _operand(lw, val):
     """A matrix (a lowered value) as numpy.linalg hands it to LAPACK (its values, whatever
     its layout)."""
     needs_lapack()
+    # rt_linalg.c's copies of it and LAPACK's work arrays: at most about 8 of its size
+    fits_stack(8 * math.prod(val.shape), "the linear algebra of a "
+               f"{'x'.join(map(str, val.shape))} matrix")
     return lw.code.contiguous(val)
 
 
@@ -44,6 +49,7 @@ def _inv(lw, node, A):
 
 def _solve(lw, node, A, b):
     A, b = _operand(lw, lw.value(A)), lw.code.contiguous(lw.value(b))
+    fits_stack(8 * math.prod(A.shape) + math.prod(b.shape), "solve's right-hand side")
     nrhs = 1 if b.ndim == 1 else b.shape[1]
     return _checked(lw, node, f"rt_solve({A.ptr}, {A.shape[0]}, {b.ptr}, {nrhs}, {{out}})",
                     SINGULAR)
