@@ -54,7 +54,7 @@ the code as numbers):
 | `rt_ufunc1(RT_UF_<NAME>, in, si, out, so, n)`, `rt_ufunc2(RT_UF_<NAME>, a, sa, b, sb, out, so, n)` | the same with element strides (0 repeats an element, as numpy passes for a broadcast operand), for one and two arguments (power, arctan2, hypot, remainder, fmod) |
 | `rt_matmul_ex(A, a_m, a_n, B, b_n, b_p, m, n, p, out)` | numpy.matmul of A (m, n) and B (n, p) given by their element strides (a transposed operand: strides swapped), numpy's BLAS call (syrk for A @ A.T) |
 | `rt_solve(A, n, B, nrhs, X)`, `rt_inv(A, n, X)` | numpy.linalg.solve and inv (numpy's dgesv); 0, or > 0 for a singular A |
-| `rt_pinv(A, m, n, X, &cond)`, `rt_lstsq(A, m, n, b, x)` | numpy.linalg.pinv (and the 2-norm condition number) and lstsq(A, b)[0] (numpy's dgesdd, dgelsd); 0, or > 0 when the SVD failed. A lowering calling these four calls `needs_lapack()` |
+| `rt_pinv(A, m, n, X, &cond)`, `rt_lstsq(A, m, n, b, x)` | numpy.linalg.pinv (and the 2-norm condition number) and lstsq(A, b)[0] (numpy's dgesdd, dgelsd); 0, or > 0 when the SVD failed. A lowering calling these four calls `needs_lapack()`, and `fits_stack(n, what)` with about 8 times the matrix's size (their copies live on the stack) |
 
 `c`, the `LowerContext`, gives the sizes and shapes of the block's ports and states and small
 helpers: `c.loop(n, body)` writes a loop over `i`, `c.elem(port, out)` the element of a
