@@ -5,7 +5,8 @@
                               [--set KEY=VALUE]... [--quiet]
     blocksim sweep DIAGRAM.yaml --grid KEY=V1,V2,... [--grid ...] [--metric NAME=EXPR]...
 
-Exit codes: 0 every run succeeded; 3 some run failed (its row says why); 130 interrupted by
+Exit codes: 0 every run succeeded; 3 some run failed or was not run (a task the cluster lost;
+its row says why); 130 interrupted by
 Ctrl-C, 143 by SIGTERM (the finished rows are written, `complete` is false); 2 invalid sweep or
 command line (every problem as FILE:LINE, before anything runs).
 """
@@ -97,7 +98,8 @@ def run(args):
     if not args.quiet:
         failures.print(table)
     _summary(table, out)
-    return EXIT_FAILED if table.counts()["failed"] else EXIT_OK
+    c = table.counts()
+    return EXIT_FAILED if c["failed"] or c["interrupted"] else EXIT_OK
 
 
 def _summary(table, out, prefix=""):
@@ -123,7 +125,7 @@ class _Failures:
 
     def add(self, outcome):
         self.count += 1
-        item = (-outcome.index, id(outcome), outcome)
+        item = (-outcome.index, outcome)  # run indices are distinct: outcomes never compared
         if len(self.first) < SHOW_FAILURES:
             heapq.heappush(self.first, item)
         elif outcome.index < -self.first[0][0]:
@@ -131,7 +133,7 @@ class _Failures:
 
     def print(self, table):
         varied = [v["key"] for v in table.meta["varied"]]
-        for _, _, o in sorted(self.first, reverse=True):
+        for _, o in sorted(self.first, reverse=True):
             row = table.rows[o.index]
             values = ", ".join(f"{k}={row[k]}" for k in varied)
             print(f"run {o.index} ({values}) failed: {o.row['message']}", file=sys.stderr)

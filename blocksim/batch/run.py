@@ -78,8 +78,9 @@ def sweep(source, *, grid=None, metrics=None, overrides=None, workers=None, sche
     progress: called with a `Progress` when the runs start and after every run.
     timeout: seconds a run may take, replacing the sweep file's `timeout:` (a run over it
     is a failed row, "timed out"; checked at every solver step).
-    Raises DiagramError(s) for an invalid sweep, before anything runs. On Ctrl-C the rows
-    finished so far are written and KeyboardInterrupt is raised with the table as `.table`.
+    Raises DiagramError(s) for an invalid sweep, before anything runs. On Ctrl-C (or a
+    fault once the runs began: a full disk, a lost cluster) the rows finished so far are
+    written and the exception is raised with the table as `.table`.
     """
     options = dict(workers=workers, scheduler=scheduler, client=client, out=out, keep=keep,
                    resume=resume, timeout=timeout)
@@ -145,16 +146,21 @@ class Sweep:
                     ex.run(job, runs, counter.report)
         except (KeyboardInterrupt, OutputError) as e:
             stopped = e
+        except Exception as e:  # a fault while runs went on: their rows are written first
+            if not writer.started:
+                raise
+            stopped = e
         meta["execution"]["wall_s"] = time.perf_counter() - started
         meta["complete"] = table.counts()["interrupted"] == 0
         meta["status"] = "finished" if meta["complete"] else "interrupted"
+        if stopped is not None:
+            stopped.table = table
         if isinstance(stopped, OutputError):
             writer.close()
             raise stopped
         writer.finish()
         writer.report(checked.spec)
         if stopped is not None:
-            stopped.table = table
             raise stopped
         return table
 
@@ -166,13 +172,18 @@ def _one_sweep_in(out):
     if out is None:
         yield
         return
-    try:
-        with dirlock.hold(out, LOCK):
-            yield
-    except dirlock.Busy as e:
-        raise DiagramError(f"'{out}' is in use by another sweep ({e.holder})", file=str(out),
-                           hint="wait for it to finish, or choose another directory (--out)"
-                           ) from None
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(dirlock.hold(out, LOCK))
+        except dirlock.Busy as e:
+            raise DiagramError(f"'{out}' is in use by another sweep ({e.holder})",
+                               file=str(out), hint="wait for it to finish, or choose another "
+                               "directory (--out)") from None
+        except OSError as e:  # the lock file cannot be opened (another user's, read-only)
+            raise DiagramError(f"cannot lock the sweep directory '{out}': "
+                               f"{e.strerror or e}", file=str(out),
+                               hint="choose another directory (--out)") from None
+        yield
 
 
 def _check_options(workers, scheduler, client, out, keep, resume, timeout, cli=False):
@@ -316,6 +327,7 @@ class _Writer:
         self.done = done
         self.file = None
         self.next = -math.inf  # the earliest time of the next flush
+        self.started = False  # runs have begun: what they finish is this sweep's
 
     def clear_previous(self):
         """Remove what a previous sweep into this directory wrote and this one may not write
@@ -340,6 +352,7 @@ class _Writer:
 
     def start(self):
         """summary.csv begun (the header, and the rows already final), sweep.json written."""
+        self.started = True
         if self.out is None:
             return
         with self._writing():

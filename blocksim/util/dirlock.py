@@ -5,12 +5,14 @@ guards, writes the holder there (pid, host, start time) and removes the file at 
 Another process asking meanwhile gets `Busy` with that holder's description. The lock
 belongs to the open file, so the system releases it when its process ends in any way (a
 kill leaves the file, not the lock: the next writer takes it over). Where `fcntl` is
-missing (Windows) nothing is locked.
+missing (Windows), or the file system does not lock (some network mounts), nothing is
+locked.
 """
 from __future__ import annotations
 
 import contextlib
 import datetime
+import errno
 import json
 import os
 import socket
@@ -36,6 +38,9 @@ def hold(directory, name):
         return
     path = os.path.join(directory, name)
     fd = _locked(path)
+    if fd is None:
+        yield
+        return
     try:
         holder = {"pid": os.getpid(), "host": socket.gethostname(),
                   "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds")}
@@ -49,17 +54,21 @@ def hold(directory, name):
 
 
 def _locked(path):
-    """A descriptor of `path` holding its lock; raises Busy when another process holds it.
-    A holder removes the file as it finishes: a lock taken on a file removed meanwhile is
-    no lock, so then the new file is opened and locked again."""
+    """A descriptor of `path` holding its lock, or None where the file system cannot lock;
+    raises Busy when another process holds it. A holder removes the file as it finishes: a
+    lock taken on a file removed meanwhile is no lock, so then the new file is opened and
+    locked again."""
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            text = os.read(fd, 4096).decode(errors="replace")
+        except OSError as e:
+            busy = e.errno in (errno.EWOULDBLOCK, errno.EAGAIN)
+            text = os.read(fd, 4096).decode(errors="replace") if busy else ""
             os.close(fd)
-            raise Busy(describe(text)) from None
+            if busy:
+                raise Busy(describe(text)) from None
+            return None  # ENOLCK, EOPNOTSUPP, ...: no lock to take
         try:
             if os.stat(path).st_ino == os.fstat(fd).st_ino:
                 return fd

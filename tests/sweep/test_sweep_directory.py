@@ -172,3 +172,44 @@ def test_a_disk_filling_while_the_table_is_written_is_exit_3(tmp_path):
     rows = (out / "summary.csv").read_text().splitlines()
     assert rows[0].startswith("run,parameters.tau,blocks.U.value,status") and 10 < len(rows) < 200
     assert rows[-1].count(",") == rows[0].count(",")  # whole rows: what was cut is not there
+
+
+def test_a_fault_once_the_runs_began_still_writes_the_finished_rows(tmp_path):
+    # only Ctrl-C and a full disk wrote the rows before raising: any other fault (a lost
+    # cluster, no memory for a batch) left the finished rows unwritten and sweep.json
+    # 'running'. A progress callback that fails after three runs stands in for it
+    path = write_sweep(tmp_path, "grid:\n  parameters.tau: linspace(1, 2, 10)\n"
+                                 "metrics: {final_x: final(x)}\n")
+    out, seen = tmp_path / "out", []
+
+    def progress(p):
+        if p.outcome is not None:
+            seen.append(p.outcome.index)
+            if len(seen) == 3:
+                raise RuntimeError("the cluster went away")
+    with pytest.raises(RuntimeError, match="went away") as e:
+        blocksim.sweep(path, workers=1, out=out, keep="metrics", progress=progress)
+    ok = e.value.table.counts()["ok"]  # the three, and those that had finished beside them
+    assert 3 <= ok < 10
+    rows = (out / "summary.csv").read_text().splitlines()
+    assert len(rows) == 11 and sum(",ok," in r for r in rows) == ok
+    meta = json.loads((out / "sweep.json").read_text())
+    assert meta["status"] == "interrupted" and meta["counts"]["ok"] == ok
+
+
+def test_a_file_system_without_locks_runs_and_an_unopenable_lock_is_an_error(
+        tmp_path, monkeypatch):
+    import errno
+    import fcntl
+
+    path = write_sweep(tmp_path, "grid:\n  parameters.tau: [1, 2]\n")
+
+    def no_locks(fd, how):
+        raise OSError(errno.ENOLCK, "No locks available")
+    with monkeypatch.context() as m:  # some network mounts: every sweep was 'in use'
+        m.setattr(fcntl, "flock", no_locks)
+        assert blocksim.sweep(path, workers=1, out=tmp_path / "a").counts()["ok"] == 2
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / ".sweep.lock").mkdir()  # a lock file that cannot be opened: traceback
+    with pytest.raises(blocksim.DiagramError, match="cannot lock the sweep directory"):
+        blocksim.sweep(path, workers=1, out=tmp_path / "b")
