@@ -42,6 +42,7 @@ from .worker import Job
 KEEP = ("all", "metrics", "failed")
 FLUSH_SECONDS = 2.0  # between rewrites of sweep.json
 TABLE = "summary.csv"
+KEPT = ".summary.resumed.csv"  # while a --resume rewrites summary.csv: the rows it resumed
 SWEEP_FILE = "sweep.json"
 LOCK = ".sweep.lock"  # held while a sweep writes the directory (util/dirlock)
 SEEDING = "numpy.random.SeedSequence(seed).spawn(runs)[run]"
@@ -263,10 +264,11 @@ def _take_previous(table, out):
                "changed)" if previous else f"has a {SWEEP_FILE} that cannot be read as a sweep's")
         raise DiagramError(f"cannot resume: {out}/ {why}", file=str(out),
                            hint="run it into a new directory (--out), or without --resume")
-    for _, row in read_rows(out / TABLE):
-        results = _ok_results(row, table)
-        if results is not None:
-            table.set(results.pop("run"), results)
+    for name in (KEPT, TABLE):  # KEPT: left by a resume that was killed before its end
+        for _, row in read_rows(out / name):
+            results = _ok_results(row, table)
+            if results is not None:
+                table.set(results.pop("run"), results)
 
 
 def _ok_results(row, table):
@@ -336,6 +338,7 @@ class _Writer:
         show the previous sweep, finished, next to this one's rows)."""
         if self.out is None:
             return
+        (self.out / KEPT).unlink(missing_ok=True)
         previous = read_previous(self.out / SWEEP_FILE)
         if previous is not None:
             for name in (REPORT, DRAWING):
@@ -357,6 +360,8 @@ class _Writer:
             return
         with self._writing():
             self.out.mkdir(parents=True, exist_ok=True)
+            if self.done.any():  # resumed rows: summary.csv is rewritten in run order, so
+                self.table.to_csv(self.out / KEPT)  # they are kept whole until its end
             self.file = TableFile(self.out / TABLE, self.table, self.done)
             self.file.advance()
         self.flush(force=True)
@@ -416,6 +421,7 @@ class _Writer:
                 self.file = TableFile(self.out / TABLE, self.table, self.done)
             self.file.finish()
             self.close()
+            (self.out / KEPT).unlink(missing_ok=True)  # summary.csv holds them all again
         self.flush(force=True)
         if not self.table.meta["metrics"]:
             return

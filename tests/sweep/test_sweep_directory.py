@@ -213,3 +213,29 @@ def test_a_file_system_without_locks_runs_and_an_unopenable_lock_is_an_error(
     (tmp_path / "b" / ".sweep.lock").mkdir()  # a lock file that cannot be opened: traceback
     with pytest.raises(blocksim.DiagramError, match="cannot lock the sweep directory"):
         blocksim.sweep(path, workers=1, out=tmp_path / "b")
+
+
+def test_a_resume_killed_outright_keeps_the_rows_it_resumed(tmp_path):
+    # --resume rewrites summary.csv in run order: its first row to run again held back every
+    # resumed row after it, so a resume killed outright (kill -9; SystemExit stands in here,
+    # which nothing catches) left summary.csv with the header alone and the next resume ran
+    # everything again. The resumed rows are kept aside until summary.csv holds them again
+    path = write_sweep(tmp_path, "grid:\n  parameters.tau: linspace(1, 2, 6)\n"
+                                 "metrics: {final_x: final(x)}\n")
+    out = tmp_path / "out"
+    whole = blocksim.sweep(path, workers=1, out=out, keep="metrics")
+    lines = (out / "summary.csv").read_text().splitlines()
+    lines[1] = lines[1].replace(",ok,", ",failed,")  # run 0 to run again
+    (out / "summary.csv").write_text("\n".join(lines) + "\n")
+
+    def killed(p):  # as the runs start, summary.csv begun
+        raise SystemExit(9)
+    with pytest.raises(SystemExit):
+        blocksim.sweep(path, workers=1, out=out, keep="metrics", resume=True, progress=killed)
+    assert ",ok," not in (out / "summary.csv").read_text()  # run 0 comes first: no row yet
+    rerun = []
+    resumed = blocksim.sweep(path, workers=1, out=out, keep="metrics", resume=True,
+                             progress=lambda p: p.outcome and rerun.append(p.outcome.index))
+    assert rerun == [0]
+    assert resumed.column("final_x") == whole.column("final_x")
+    assert not (out / ".summary.resumed.csv").exists()
