@@ -18,7 +18,7 @@ from blocksim.block import Block, In, Out
 from blocksim.params import Param, ParamError
 
 from .dynamics import _dynmodel, _forward_dynamics
-from .indices import idxcn, idxgrav, idxman
+from .indices import _idxcn, _idxgrav, _idxman, gravity_weight
 from .kinematics import _kinmodel
 
 LINK_PARAMS = (
@@ -253,19 +253,20 @@ class PlanarIndex(Block):
         n = L.size
         kind = self.p.kind
         self._numbers = ()  # the gravity index's link data and weight (compiled form)
+        # the kernels of idxman, idxcn and idxgrav ([value, gradient]): their arguments are
+        # checked here, once
         if kind == "manipulability":
-            self._index = lambda q: idxman(q, L)
+            self._index = lambda q: _idxman(q, L)
         elif kind == "condition":
-            self._index = lambda q: idxcn(q, L)
+            self._index = lambda q: _idxcn(q, L)
         else:
-            Lc, m, ml = (_vector(self.p, k, n) for k in ("Lc", "m", "ml"))
-            W = self.p.W
-            if W is not None and W.shape not in ((n,), (n, n)):
-                raise ParamError("W", f"W must have shape ({n},) or ({n}, {n}), got {W.shape}")
+            Lc, m, ml = (np.ascontiguousarray(_vector(self.p, k, n)) for k in ("Lc", "m", "ml"))
+            try:
+                Ws = gravity_weight(self.p.W, n)
+            except ValueError as e:
+                raise ParamError("W", str(e)) from None
             g0 = float(self.p.g0)
-            self._index = lambda q: idxgrav(q, L, Lc, m, ml, W, g0)
-            # the weight idxgrav uses: I, diag(W) or the symmetric part of W
-            Ws = np.eye(n) if W is None else np.diag(W) if W.shape == (n,) else 0.5 * (W + W.T)
+            self._index = lambda q: _idxgrav(q, L, Lc, m, ml, g0, Ws)
             self._numbers = (Lc, m, ml, np.zeros(n), np.zeros(n), g0, Ws)
         self._L, self._n = L, n
 
@@ -274,9 +275,9 @@ class PlanarIndex(Block):
         return [In("q", shape=(n,))], [Out("value", shape=()), Out("grad", shape=(n,))]
 
     def output(self, t):
-        value, grad = self._index(self.u[0])
-        self.y[0][...] = value
-        self.y[1][...] = grad
+        out = self._index(self.u[0])
+        self.y[0][...] = out[0]
+        self.y[1][...] = out[1:]
 
     # compiled: P = [L] or, for the gravity index, [L, Lc, m, ml, 0, 0, g0, W (n, n)];
     # out_value and out_grad are consecutive, as the kernels' [value, gradient]

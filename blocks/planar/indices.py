@@ -185,16 +185,18 @@ def idxgrav(q, L, Lc, m, ml, W=None, g0=9.81):
     (n, n) matrix (only its symmetric part matters, and is used); g0 in m/s^2 along -y.
     """
     q, L, Lc, m, ml = _vectors(("q", "L", "Lc", "m", "ml"), q, L, Lc, m, ml)
-    n = q.shape[0]
-    if W is None:
-        Ws = np.eye(n)
-    else:
-        W = np.asarray(W, dtype=np.float64)
-        if W.shape == (n,):
-            Ws = np.diag(W)
-        elif W.shape == (n, n):
-            Ws = 0.5 * (W + W.T)
-        else:
-            raise ValueError(f"W must have shape ({n},) or ({n}, {n}), got {W.shape}")
-    out = _idxgrav(q, L, Lc, m, ml, float(g0), Ws)
+    out = _idxgrav(q, L, Lc, m, ml, float(g0), gravity_weight(W, q.shape[0]))
     return float(out[0]), out[1:]
+
+
+def gravity_weight(W, n):
+    """The weight idxgrav uses for W: the identity (None), diag(W) ((n,)) or the symmetric
+    part of W ((n, n)); ValueError for another shape."""
+    if W is None:
+        return np.eye(n)
+    W = np.asarray(W, dtype=np.float64)
+    if W.shape == (n,):
+        return np.diag(W)
+    if W.shape == (n, n):
+        return 0.5 * (W + W.T)
+    raise ValueError(f"W must have shape ({n},) or ({n}, {n}), got {W.shape}")
