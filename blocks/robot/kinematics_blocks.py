@@ -229,14 +229,11 @@ class IJacob(Block):
         fail = 'if (info != 0) {{ FAIL("cannot invert the Jacobian (%s)", info > 0 ? "{}" : ' \
                '"no LAPACK"); return; }}'
         see = ConditionWatch.C_SEE
-        if self.p.method == "inv":
-            norm1 = ("{{ double m = 0.0; for (int j = 0; j < {n}; j++) {{ double s = fabs({a}[j]); "
-                     "for (int i = 1; i < {n}; i++) s += fabs({a}[i * {n} + j]); "
-                     "if (j == 0 || isnan(s) || s > m) m = isnan(m) ? m : s; }} {v} = m; }}")
+        if self.p.method == "inv":  # kappa_1: numpy's column sums of |J| and |J^-1|
             code = (f"long long info = rt_inv(in_J, {r}, out_Jinv);\n"
-                    + fail.format("Singular matrix") + "\ndouble nj, ni;\n"
-                    + norm1.format(n=r, a="in_J", v="nj") + "\n"
-                    + norm1.format(n=r, a="out_Jinv", v="ni") + f"\ndouble cond = nj * ni;\n{see}")
+                    + fail.format("Singular matrix") + "\n"
+                    f"double cond = rt_norm1(in_J, {r}, {r}, {r}, 1, 0) * "
+                    f"rt_norm1(out_Jinv, {r}, {r}, {r}, 1, 0);\n{see}")
         elif self.p.method == "pinv":
             code = (f"double cond; long long info = rt_pinv(in_J, {r}, {cols}, out_Jinv, &cond);"
                     "\n" + fail.format("SVD did not converge") + f"\n{see}")
@@ -245,16 +242,18 @@ class IJacob(Block):
             gram = f"rt_matmul_ex(in_J, {cols}, 1, in_J, 1, {cols}, {r}, {cols}, {r}, A);" \
                 if self._wide else \
                 f"rt_matmul_ex(in_J, 1, {cols}, in_J, {cols}, 1, {cols}, {r}, {cols}, A);"
-            # wide: solve(A, J).T; tall: solve(A, J.T)
-            rhs = "in_J" if self._wide else "Jt"
-            code = (f"double A[{m * m}], Jt[{r * cols}], Xs[{r * cols}];\n{gram}\n"
+            # wide: solve(A, J).T (through Xs); tall: solve(A, J.T), straight into Jinv
+            if self._wide:
+                work, rhs, nrhs, into = f"Xs[{r * cols}]", "in_J", cols, "Xs"
+                copy = c.loop(r * cols, f"out_Jinv[i] = Xs[(i % {r}) * {cols} + i / {r}];")
+            else:
+                work, rhs, nrhs, into, copy = f"Jt[{r * cols}]", "Jt", r, "out_Jinv", ""
+            code = (f"double A[{m * m}], {work};\n{gram}\n"
                     + c.loop(m, f"A[i * {m + 1}] += P[0];") + "\n"
                     + ("" if self._wide else c.loop(
                         r * cols, f"Jt[i] = in_J[(i % {r}) * {cols} + i / {r}];") + "\n")
-                    + f"long long info = rt_solve(A, {m}, {rhs}, {cols if self._wide else r}, Xs);\n"
-                    + fail.format("Singular matrix") + "\n"
-                    + (c.loop(r * cols, f"out_Jinv[i] = Xs[(i % {r}) * {cols} + i / {r}];")
-                       if self._wide else c.loop(r * cols, "out_Jinv[i] = Xs[i];")))
+                    + f"long long info = rt_solve(A, {m}, {rhs}, {nrhs}, {into});\n"
+                    + fail.format("Singular matrix") + "\n" + copy)
         return Lowering({"output": code, "initialize": ""}, work=ConditionWatch.WORK)
 
     def compiled_work(self, work):
