@@ -45,7 +45,6 @@ typedef struct {
     double t, t_old, t_bound, h_last;
     int has_last;                       /* an accepted step since the last (re)start */
     double Y[1 + RK_M][DIM(NX)];        /* Y[0] = y, Y[1 + s] = k_s */
-    double coef[RK_M][1 + RK_M];        /* [1 | h * A] of the current step */
     double y_new[DIM(NX)], y_old[DIM(NX)], arg[DIM(NX)];
     double F[3 + RK_ND][DIM(NX)];       /* dense-output coefficients of the last step */
     int F_ready;
@@ -57,6 +56,7 @@ typedef struct {
     int f1_ready;                       /* f1 holds f(t, y) at the current point */
     double f1[DIM(NX)];
 #else
+    double coef[RK_M][1 + RK_M];        /* [1 | h * A] of the current step */
     double h;                           /* proposed next step size */
     int h_set, f0;                      /* f0: where f(t, y) is, see rt_stepper.c */
     double reach;

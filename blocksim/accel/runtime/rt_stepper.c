@@ -29,25 +29,6 @@ static double rt_ulp(double x)
 
 #define K(s) (st->Y[1 + (s)])
 
-/* ExplicitRK._stages: stages first..stop-1 of a step of size h from (t, y); each stage's
-   argument is [1, h a_s0, ..] . [y; k_0; ..] (numpy.dot). Non-zero when a block failed
-   (normal mode raises there, before counting the evaluations). */
-static int rk_stages(RT *rt, RtStepper *st, double t, double h, int first, int stop)
-{
-    for (int i = 0; i < RK_M; i++) {
-        st->coef[i][0] = 1.0;
-        for (int j = 0; j < RK_M; j++)
-            st->coef[i][1 + j] = RK_A[i * RK_M + j] * h;
-    }
-    for (int s = first; s < stop; s++) {
-        rt_dot_vm(st->coef[s], s + 1, st->Y[0], NX, st->arg);
-        if (rt_f(rt, t + RK_C[s] * h, st->arg, K(s)))
-            return 1;
-    }
-    st->nfev += stop - first;
-    return 0;
-}
-
 /* ExplicitRK._accept (the step budget: StepBudgetError) */
 static int rk_accept(RT *rt, RtStepper *st, double t, double t_new, double h)
 {
@@ -183,6 +164,25 @@ static int rk_dense_coefficients(RT *rt, RtStepper *st)
 
 #else
 /* ---- adaptive_rk.EmbeddedRK and Dop853 ------------------------------------------------- */
+/* EmbeddedRK._stages: stages first..stop-1 of a step of size h from (t, y); each stage's
+   argument is [1, h a_s0, ..] . [y; k_0; ..] (numpy.dot). Non-zero when a block failed
+   (normal mode raises there, before counting the evaluations). */
+static int rk_stages(RT *rt, RtStepper *st, double t, double h, int first, int stop)
+{
+    for (int i = 0; i < RK_M; i++) {
+        st->coef[i][0] = 1.0;
+        for (int j = 0; j < RK_M; j++)
+            st->coef[i][1 + j] = RK_A[i * RK_M + j] * h;
+    }
+    for (int s = first; s < stop; s++) {
+        rt_dot_vm(st->coef[s], s + 1, st->Y[0], NX, st->arg);
+        if (rt_f(rt, t + RK_C[s] * h, st->arg, K(s)))
+            return 1;
+    }
+    st->nfev += stop - first;
+    return 0;
+}
+
 static void rk_set_reach(RT *rt, RtStepper *st)
 {
     st->reach = rt->max_step + 4 * rt_ulp(st->t_bound);

@@ -61,6 +61,11 @@ class EmbeddedRK(ExplicitRK):
         self.max_step = float(max_step)
         self._S = S
         self._exponent = -1.0 / (tableau.error_order + 1)
+        m = len(tableau.c)
+        self._A = tableau.A
+        self._coef = np.zeros((m, 1 + m))      # [1 | h A]: stage s's argument is one dot
+        self._coef[:, 0] = 1.0                 # product of its row with [y; k_0; k_1; ...]
+        self._hA = self._coef[:, 1:]
         self._step_plan = self._plan(1, S - 1)
         self._last_coef = self._coef[S - 1, :S]
         self._before_last = self._Y[:S]
@@ -79,6 +84,21 @@ class EmbeddedRK(ExplicitRK):
         self._stiff_ki, self._stiff_kj = self._K[i], self._K[j]
         self._stiff_da = tableau.A[j, :S] - tableau.A[i, :S]
         self._stiff_count = self._nonstiff_count = 0
+
+    def _plan(self, first, stop):
+        """Pre-bound views for stages first..stop-1: (c, coefficient row [1, h a_s:],
+        rows [y; k_0..k_s-1], output row k_s)."""
+        c, Y, coef = self.tableau.c, self._Y, self._coef
+        return tuple((c[s], coef[s, :s + 1], Y[:s + 1], Y[s + 1]) for s in range(first, stop))
+
+    def _stages(self, t, h, plan):
+        """Evaluate the stages of `plan` for a step of size h from (t, y); K[0] = f(t, y)."""
+        fun, arg = self._fun, self._arg
+        np.multiply(self._A, h, self._hA)
+        for c, coef, rows, k in plan:
+            np.dot(coef, rows, arg)
+            k[...] = fun(t + c * h, arg)
+        self.nfev += len(plan)
 
     def _set_reach(self):
         """Longest step that may land on t_bound: max_step, plus the round-off of t_bound so

@@ -1,11 +1,10 @@
-"""Machinery shared by the explicit Runge–Kutta steppers: the preallocated stage array, the
-stage loop and the dense output in the nested Hermite form described in `tableaus`.
+"""Machinery shared by the explicit Runge–Kutta steppers: the preallocated stage array and
+the dense output in the nested Hermite form described in `tableaus`.
 
 Buffers are allocated once. The current y is row 0 of the stage array ``Y = [y; k_0; k_1; ...]``
-so that each stage argument ``y + h Σ_j a_sj k_j`` is one dot product with the row
-``[1, h a_s0, h a_s1, ...]`` (the embedded steppers; the fixed-step one sums its few
-non-zero terms instead, see fixed_step.py). `fun` receives a scratch buffer as its y: it
-must not keep it.
+(the embedded steppers compute each stage argument as one dot product with a row of it,
+adaptive_rk.py; the fixed-step one sums its few non-zero terms, fixed_step.py). `fun`
+receives a scratch buffer as its y: it must not keep it.
 """
 from __future__ import annotations
 
@@ -26,30 +25,11 @@ class ExplicitRK(Stepper):
         self._Y[0] = self.y
         self.y = self._Y[0]
         self._K = self._Y[1:]
-        self._A = tableau.A
-        self._coef = np.zeros((m, 1 + m))      # [1 | h A]
-        self._coef[:, 0] = 1.0
-        self._hA = self._coef[:, 1:]
         self._y_new = np.empty(n)
         self._y_old = np.zeros(n)
         self._arg = np.empty(n)
         self._h_last = None        # size of the last accepted step; None: none since (re)start
         self._F = None             # dense coefficients of the last step, built on demand
-
-    def _plan(self, first, stop):
-        """Pre-bound views for stages first..stop-1: (c, coefficient row [1, h a_s:],
-        rows [y; k_0..k_s-1], output row k_s)."""
-        c, Y, coef = self.tableau.c, self._Y, self._coef
-        return tuple((c[s], coef[s, :s + 1], Y[:s + 1], Y[s + 1]) for s in range(first, stop))
-
-    def _stages(self, t, h, plan):
-        """Evaluate the stages of `plan` for a step of size h from (t, y); K[0] = f(t, y)."""
-        fun, arg = self._fun, self._arg
-        np.multiply(self._A, h, self._hA)
-        for c, coef, rows, k in plan:
-            np.dot(coef, rows, arg)
-            k[...] = fun(t + c * h, arg)
-        self.nfev += len(plan)
 
     def _hermite(self, f1, extra_rows):
         """Dense coefficients F0..F2 (cubic Hermite from y_old, y, f0 = K[0], f1) followed by
