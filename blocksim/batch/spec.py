@@ -227,13 +227,12 @@ class Runs(Sequence):
         """The runs `index` (an array of run indices), as a sequence made when asked for."""
         return _Taken(self, np.asarray(index))
 
-    def level_codes(self, key, index=None):
-        """(the values a grid or zip path takes, the index into them of each run in `index`,
-        default every run), by arithmetic on the run indices; None for another path."""
+    def level_codes(self, key):
+        """(the values a grid or zip path takes, the index into them of each run), by
+        arithmetic on the run indices; None for another path."""
         for a, stride, size in self.listed:
             if a.key == key:
-                index = np.arange(self.n) if index is None else np.asarray(index)
-                return a.values, (index // stride) % size
+                return a.values, (np.arange(self.n) // stride) % size
         return None
 
     def column(self, key, index):
@@ -242,9 +241,7 @@ class Runs(Sequence):
             if a.key == key:
                 return [a.values[j] for j in ((index // stride) % size).tolist()]
         axis = next(a for a in self.rand if a.key == key)
-        if self._draws is None:
-            self._draws = _draw_all(self.rand, self.plan.seed, self.n)
-        drawn = self._draws[key][index].tolist()
+        drawn = self._drawn()[key][index].tolist()
         return [axis.dist.args[0][j] for j in drawn] if axis.dist.name == "choice" else drawn
 
     def column_texts(self, key, index, text):
@@ -257,10 +254,15 @@ class Runs(Sequence):
 
     def draw(self, axis, i):
         """Run i's draw for a `random:` path."""
+        v = self._drawn()[axis.key][i]
+        return axis.dist.args[0][int(v)] if axis.dist.name == "choice" else v.item()
+
+
+    def _drawn(self):
+        """Every run's draws {path: array}, made when first asked for."""
         if self._draws is None:
             self._draws = _draw_all(self.rand, self.plan.seed, self.n)
-        v = self._draws[axis.key][i]
-        return axis.dist.args[0][int(v)] if axis.dist.name == "choice" else v.item()
+        return self._draws
 
 
 class _Taken(Sequence):
