@@ -202,6 +202,14 @@ def test_coriolis_is_christoffel_and_jacob_dot_the_derivative(tmp_path, model):
     q = np.array([0.3, -0.6, 0.4, 0.8, -0.7, 1.2])
     qd = np.array([0.5, -1.0, 0.7, 2.0, -1.5, 0.9])
     h = 1e-6
+    # the inertia matrix the reference below differentiates, itself from the links' kinetic
+    # energy T(x) = x M x / 2 by polarisation: M_ij = T(e_i + e_j) - T(e_i) - T(e_j)
+    E = np.eye(6)
+    T = [kinetic_energy_of_the_links(robot, q, e) for e in E]
+    M = np.array([[T[i] if i == j else kinetic_energy_of_the_links(robot, q, E[i] + E[j])
+                   - T[i] - T[j] for j in range(6)] for i in range(6)])
+    M[np.diag_indices(6)] *= 2
+    assert np.abs(robot.inertia(q) - M).max() < 1e-6 * np.abs(M).max()
     dM = np.stack([(robot.inertia(q + h * e) - robot.inertia(q - h * e)) / (2 * h)
                    for e in np.eye(6)], axis=2)  # dM[i, j, k] = dM_ij / dq_k
     # C_ij = sum_k (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i) qd_k / 2
