@@ -29,7 +29,8 @@ machine is shared; its load average is printed), then issue 24's table, every ro
   Carlo of perturbed controller models (each run builds its robot).
 - whole process: `blocksim run diagrams/demo1.yaml` under auto against normal, the process's
   CPU time (which the machine's load disturbs less), with an empty cache and with demo1's
-  compiled code cached.
+  compiled code cached; then bouncing_ball.yaml, short on paper and long in fact, with its
+  code cached: what beginning it in normal mode costs auto against accelerated.
 
 `--sections robots,per-run` runs only those sections (issue 24's table then has their rows).
 """
@@ -507,52 +508,58 @@ print(time.perf_counter() - t0, info["mode"]["why"], sep="\\n")
 
 def whole_process_section(repeat=20):
     """`blocksim run diagrams/demo1.yaml` under auto and normal, interleaved, with an empty
-    cache (a machine's first run: auto stays in normal mode) and with demo1's compiled code
-    cached (auto runs it compiled, as the rule says)."""
+    cache (a machine's first run) and with demo1's compiled code cached: auto begins a
+    short run in normal mode either way, and demo1 ends there. Then bouncing_ball, whose
+    run auto begins in normal mode too but switches to its cached code past START_SECONDS:
+    auto against accelerated and normal."""
     # as a user's installation runs: with its modules' bytecode written (a process that may
     # not write it compiles every module it imports, and auto imports a few more)
     base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    demo1 = str(DIAGRAMS / "demo1.yaml")
     rows, issue = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        command = [sys.executable, "-m", "blocksim", "run", demo1, "--no-plots", "--quiet",
-                   "--out", tmp]
-        for cache in ("empty", "cached"):
-            env = {**base, "BLOCKSIM_CACHE_DIR": str(Path(tmp) / cache)}
+        for name, cache, against in (("demo1", "empty", "normal"), ("demo1", "cached", "normal"),
+                                     ("bouncing_ball", "cached", "accelerated")):
+            diagram = str(DIAGRAMS / f"{name}.yaml")
+            command = [sys.executable, "-m", "blocksim", "run", diagram, "--no-plots",
+                       "--quiet", "--out", tmp]
+            env = {**base, "BLOCKSIM_CACHE_DIR": str(Path(tmp) / f"{name}-{cache}")}
             if cache == "cached":
                 process(command + ["--mode", "accelerated"], env)
-            found = {"normal": [], "auto": []}
-            process(command + ["--mode", "normal"], env)  # bytecode written, files cached
-            process(command, env)
+            modes = ["normal", "auto"] + (["accelerated"] if against == "accelerated" else [])
+            found = {m: [] for m in modes}
+            for m in modes:  # bytecode written, files cached
+                process(command + ["--mode", m], env)
             for _ in range(repeat):  # interleaved: the load changes over the minutes
-                found["normal"].append(process(command + ["--mode", "normal"], env))
-                found["auto"].append(process(command, env))
+                for m in modes:
+                    found[m].append(process(command + ["--mode", m], env))
             # what auto adds, in a process of its own (its imports count), from the loaded
             # model to the results: deciding (and generating, loading, running compiled code)
-            alone, why = {"normal": [], "auto": []}, ""
+            alone, why = {against: [], "auto": []}, ""
             for _ in range(repeat):
-                for mode in alone:
-                    out = subprocess.run([sys.executable, "-c", RUN_ALONE, demo1, mode],
+                for m in alone:
+                    out = subprocess.run([sys.executable, "-c", RUN_ALONE, diagram, m],
                                          env=env, capture_output=True, text=True,
                                          check=True).stdout.splitlines()
-                    alone[mode].append(float(out[0]))
-                    why = out[1] if mode == "auto" else why
+                    alone[m].append(float(out[0]))
+                    why = out[1] if m == "auto" else why
             cpu = {k: min(c for _, c in v) for k, v in found.items()}
-            ratios = sorted(a[1] / n[1] for a, n in zip(found["auto"], found["normal"]))
+            ratios = sorted(a[1] / n[1] for a, n in zip(found["auto"], found[against]))
             q = np.percentile(ratios, [25, 50, 75])
             middle = {k: float(np.median(v)) for k, v in alone.items()}
-            added = middle["auto"] - middle["normal"]
-            rows.append([f"{cache} cache: auto ({why})", seconds(cpu["normal"]),
-                         seconds(cpu["auto"]),
-                         f"{cpu['auto'] / cpu['normal']:.3g} / {q[1]:.3g} ({q[0]:.3g}-{q[2]:.3g})",
-                         f"{seconds(added)} to {seconds(middle['normal'])}"])
-            issue.append(f"{cache} cache: CPU {cpu['auto'] / cpu['normal']:.3g} (best), "
-                         f"{q[1]:.3g} (median of pairs), auto adds {seconds(added)} to "
-                         f"{seconds(middle['normal'])} of simulation")
-    table(f"whole process: blocksim run diagrams/demo1.yaml --no-plots ({repeat} pairs)",
-          ["auto against normal", "normal CPU (best)", "auto CPU (best)",
-           "CPU ratio: best / median of pairs (IQR)", "simulate_model alone: auto adds"],
-          rows)
+            added = middle["auto"] - middle[against]
+            rows.append([f"{name}, {cache} cache: auto ({why})", against,
+                         seconds(cpu[against]), seconds(cpu["auto"]),
+                         f"{cpu['auto'] / cpu[against]:.3g} / {q[1]:.3g} ({q[0]:.3g}-{q[2]:.3g})",
+                         f"{seconds(added)} to {seconds(middle[against])}",
+                         seconds(cpu["normal"])])
+            if name == "demo1":
+                issue.append(f"{cache} cache: CPU {cpu['auto'] / cpu[against]:.3g} (best), "
+                             f"{q[1]:.3g} (median of pairs), auto adds {seconds(added)} to "
+                             f"{seconds(middle[against])} of simulation")
+    table(f"whole process: blocksim run DIAGRAM --no-plots ({repeat} runs of each)",
+          ["auto against", "mode", "its CPU (best)", "auto CPU (best)",
+           "CPU ratio: best / median of pairs (IQR)", "simulate_model alone: auto adds",
+           "normal CPU (best)"], rows)
     ISSUE.append(("whole-process `blocksim run diagrams/demo1.yaml` under auto vs normal",
                   "; ".join(issue), "no slower"))
 

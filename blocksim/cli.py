@@ -225,6 +225,8 @@ def _mode_text(mode):
     if mode["mode"] != "accelerated":
         return ""
     how = "cached" if mode["cache_hit"] else f"compiled in {_seconds(mode['compile_time'])}"
+    if mode.get("normal_time"):
+        how += f", after {_seconds(mode['normal_time'])} in normal mode"
     return f"accelerated ({how}), "
 
 

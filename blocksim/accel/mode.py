@@ -5,25 +5,32 @@ diagram and refuses (DiagramError, exit 2) a diagram with a block that has no co
 or a machine without a C compiler; `auto` (the default) compiles when every block has a
 compiled form, a compiler is installed and compiling pays off:
 
-- compiled code for this structure is in the cache (starting it costs milliseconds), or
 - the run is one of a sweep (one compile serves every run), or
 - the run is long: a lower bound of its normal-mode time, from its steps (span/step or
   span/max_step, plus sample hits and source switches), the stages per step and the
   measured cost of one block method (EVAL_SECONDS) and of a step (STEP_SECONDS), exceeds
-  the expected compile time (COMPILE_SECONDS plus PER_BLOCK_SECONDS per block).
+  the expected compile time (COMPILE_SECONDS plus PER_BLOCK_SECONDS per block), or
+- the run, begun in normal mode, turns out longer than its steps on paper said (events,
+  stiffness, slow blocks): once it has run START_SECONDS (about what starting cached
+  compiled code costs a new process) and compiled code for its structure is cached, or
+  once it has run the expected compile time, it is run again from the start compiled.
+
+That last rule is a ski rental: a short run never waits for compiled code it does not
+need (starting it would cost demo1 more than its whole simulation), and a run that stays
+in normal mode too long costs at most what switching earlier would have, again. Whether
+the structure is cached is known from its generated source's key, so the source is
+generated at the first of those points, not before. A Model remembers how long it ran in
+normal mode before it switched, and later runs of it (`blocksim.execute` in a loop,
+`Model.set` between) begin where that leads. Results are those of the mode that finished
+the run; the modes agree to 1e-12, and meta.json says which ran and why.
 
 Otherwise auto runs normal mode; when it falls back for a reason the user can act on (a
 block without a compiled form, no compiler), the run's messages say so in one line.
-Whether the structure is cached is known from the generated source's key; when the cache
-holds no compiled diagram at all, a short run is known to stay in normal mode without
-generating its source (the blocks' lowerings and the compiler are still checked, for the
-note).
 
 A run that stays in normal mode imports nothing of the compiler: a block type without a
 lowering is seen on the Model alone, and the code generator, the build cache and ctypes
 are imported when a diagram may compile. The generated source and its key are kept on the
-Model (`_generated`), so that running one Model again (`blocksim.execute` in a loop) does
-not generate its code again.
+Model (`_generated`), so that running one Model again does not generate its code again.
 """
 from __future__ import annotations
 
@@ -42,6 +49,10 @@ EVAL_SECONDS = 1.3e-6
 STEP_SECONDS = 2e-5
 COMPILE_SECONDS = 0.6
 PER_BLOCK_SECONDS = 0.015
+# a new process's start of cached compiled code for demo1: importing the code generator
+# and the runner, generating the source and its key, loading the library (7.2 ms measured,
+# benchmarks/accelerator.py: whole process, demo1's code cached, what auto added)
+START_SECONDS = 0.007
 STAGES = {"euler": 1, "rk2": 2, "rk4": 4, "rk23": 3, "rk45": 6, "dop853": 12, "radau": 4,
           "bdf": 2, "lsoda": 2}
 
@@ -53,6 +64,11 @@ class Decision:
     note: str = ""  # a line for the user when auto fell back for a reason they can act on
     generated: object = None  # codegen.Generated, when accelerated
     key: str = ""  # its cache key
+    # a run begun in normal mode: the normal-mode seconds past which it looks for cached
+    # compiled code or compiles, ((seconds, "cached" | "compile"), ...) (see Trial), and
+    # the blocks' lowerings to generate it from
+    checks: tuple = ()
+    lowerings: object = None
 
 
 def decide(model, sweep=False):
@@ -66,39 +82,104 @@ def decide(model, sweep=False):
     if unlowered and mode == "auto":
         return _without_compiled_form(unlowered)
     from .compilable import NotCompilable
-    from .toolchain import CompilerMissing, holds_libraries
-    normal, compiling = normal_seconds(model), compile_seconds(model)
-    short = f"a short run (about {normal:.2g} s in normal mode, compiling about {compiling:.2g} s)"
+    from .toolchain import CompilerMissing
+    past = model.__dict__.get("_normal_past", 0.0)  # what an earlier run of it showed
+    normal, compiling = max(normal_seconds(model), past), compile_seconds(model)
     try:
         kept = _kept(model)
-        if kept is None:
-            lows = _compilable(model)
-            if mode == "auto" and not sweep and normal <= compiling and not holds_libraries():
-                return Decision("normal", short)  # nothing is cached: no source is needed
-            from .codegen import SeriesRange
-            try:
+        lows = _compilable(model) if kept is None else None
+        if mode == "auto" and not sweep and normal <= compiling:
+            if kept is None and past >= START_SECONDS:
                 kept = _generated(model, lows)
-            except SeriesRange as e:
-                return _unavailable(model, e)
-        generated, key = kept
+            if kept is None or not _is_cached(kept[1]):
+                return _trial(normal, compiling, past, lows)
+        generated, key = kept or _generated(model, lows)
     except NotCompilable as e:
         if mode == "accelerated":
             raise _refusal(model, e.blocks) from None
         return _without_compiled_form(e.blocks)
-    except CompilerMissing as e:
+    except (CompilerMissing, Unavailable) as e:
         return _unavailable(model, e)
-    from .build import is_cached
     if mode == "accelerated":
         why = "simulation.mode is accelerated"
-    elif is_cached(key):
+    elif _is_cached(key):
         why = "compiled code for this diagram's structure is cached"
     elif sweep:
         why = "a sweep: one compile serves every run"
-    elif normal > compiling:
-        why = f"a long run (at least {normal:.2g} s in normal mode, compiling about {compiling:.2g} s)"
     else:
-        return Decision("normal", short)
+        why = f"a long run (at least {normal:.2g} s in normal mode, compiling about {compiling:.2g} s)"
     return Decision("accelerated", why, generated=generated, key=key)
+
+
+def _trial(normal, compiling, past, lows):
+    """A run begun in normal mode (see Trial)."""
+    checks = sorted(c for c in ((START_SECONDS, "cached"), (compiling, "compile"))
+                    if c[0] >= past)
+    then = (f"compiled past {START_SECONDS * 1e3:.3g} ms if its code is cached, past "
+            f"{compiling:.2g} s if not" if len(checks) == 2 else f"compiled past {compiling:.2g} s")
+    return Decision("normal", f"a short run on paper (at least {normal:.2g} s in normal mode, "
+                    f"compiling about {compiling:.2g} s): begun in normal mode, {then}",
+                    checks=tuple(checks), lowerings=lows)
+
+
+class Trial:
+    """The progress callback of a run begun in normal mode (a Decision with `checks`).
+
+    Called after each step, it watches the run's time: past START_SECONDS it looks for
+    compiled code for the structure, when the cache holds any (generating the source to
+    find its key), and past the expected compile time it gives up on normal mode. Either
+    way it raises Switch, and the run starts again compiled. The model remembers the time
+    it passed (`_normal_past`) for its later runs."""
+
+    def __init__(self, model, decision, progress):
+        self.model, self.lows, self.progress = model, decision.lowerings, progress
+        self.checks = list(decision.checks)  # (seconds, "cached" or "compile"), in order
+        self.started = time.perf_counter()
+
+    def __call__(self, t):
+        if self.checks and time.perf_counter() - self.started >= self.checks[0][0]:
+            self._check(*self.checks.pop(0))
+        if self.progress is not None:
+            self.progress(t)
+
+    def _check(self, past, kind):
+        if kind == "cached":
+            from .toolchain import holds_libraries
+            if not holds_libraries():
+                return
+        try:
+            generated, key = _kept(self.model) or _generated(self.model, self.lows)
+        except Unavailable:
+            self.checks = []
+            return
+        if kind == "compile":
+            why = f"ran past {past:.2g} s in normal mode, about what compiling takes"
+        elif _is_cached(key):
+            why = (f"ran past {past * 1e3:.3g} ms in normal mode, and compiled code for this "
+                   "diagram's structure is cached")
+        else:
+            return
+        self.model.__dict__["_normal_past"] = past
+        raise Switch(Decision("accelerated", why, generated=generated, key=key),
+                     time.perf_counter() - self.started)
+
+
+class Switch(Exception):
+    """Raised by a Trial through the simulator: run `decision` (accelerated) instead, after
+    `seconds` spent in normal mode."""
+
+    def __init__(self, decision, seconds):
+        super().__init__(decision.why)
+        self.decision, self.seconds = decision, seconds
+
+
+class Unavailable(Exception):
+    """This diagram's compiled code cannot be made (the reason, as the message)."""
+
+
+def _is_cached(key):
+    from .build import is_cached
+    return is_cached(key)
 
 
 def _compilable(model):
@@ -122,10 +203,13 @@ def _kept(model):
 
 def _generated(model, lows):
     """(codegen.Generated, its cache key) of `model` from its blocks' lowerings `lows`, kept
-    on the model (see `_kept`)."""
+    on the model (see `_kept`); Unavailable when its code cannot be generated."""
     from .build import key_of
-    from .codegen import generate
-    generated = generate(model, lows)
+    from .codegen import SeriesRange, generate
+    try:
+        generated = generate(model, lows)
+    except SeriesRange as e:
+        raise Unavailable(str(e)) from None
     key = key_of(generated.source)
     model.__dict__["_generated"] = (model.blocks, _settings(model), generated, key)
     return generated, key
@@ -168,7 +252,8 @@ def normal_seconds(model):
     steps = span / (s.step if s.solver in FIXED_STEP else s.max_step)
     steps += sum(span / b.sample.period for b in model.blocks if isinstance(b.sample, Sample))
     steps += len(model.events)
-    methods = sum(n.group == "continuous" for n in model.nodes) + model.xbuf.size
+    methods = sum(n.group == "continuous" for n in model.nodes) + sum(
+        xs.stop > xs.start for xs, _ in model.state_slices.values())  # outputs, derivatives
     return steps * (STEP_SECONDS + STAGES[s.solver] * methods * EVAL_SECONDS)
 
 
@@ -178,16 +263,30 @@ def compile_seconds(model):
 
 def simulate_model(model, progress=None, plots=False, sweep=False):
     """Simulate `model` in the mode `decide` picks: (t, data, info) as `simulate()`, with
-    info["mode"] = {"mode", "why", "compile_time", "cache_hit", "note"}."""
+    info["mode"] = {"mode", "why", "compile_time", "cache_hit", "note"} and, when the run
+    began in normal mode and switched, "normal_time" (the seconds spent there)."""
     decision = decide(model, sweep)
+    normal_time = None
+    if decision.checks:
+        try:
+            t, data, info = simulate(model, Trial(model, decision, progress), plots)
+        except Switch as switch:
+            decision, normal_time = switch.decision, switch.seconds
+        else:
+            info["mode"] = {"mode": "normal", "why": decision.why, "note": decision.note}
+            return t, data, info
     if decision.mode == "accelerated":
         from .build import CompileFailed
         try:
-            return _compiled(model, decision, progress, plots)
+            t, data, info = _compiled(model, decision, progress, plots)
         except CompileFailed as e:
             if model.settings.mode == "accelerated":
                 raise DiagramError(f"accelerated mode: {e}", file=model.file) from None
             decision = Decision("normal", str(e), f"note: normal mode: {e}")
+        else:
+            if normal_time is not None:
+                info["mode"]["normal_time"] = normal_time
+            return t, data, info
     t, data, info = simulate(model, progress, plots)
     info["mode"] = {"mode": "normal", "why": decision.why, "note": decision.note}
     return t, data, info

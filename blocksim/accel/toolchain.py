@@ -1,8 +1,9 @@
 """The machine's side of accelerated mode: its C compiler and the cache of compiled diagrams.
 
 Kept apart from build.py (which compiles and loads) so that deciding a run's mode can ask
-whether a compiler exists and whether anything is cached without importing the code
-generator: a short run that stays in normal mode costs a `stat`, not a generated source.
+whether a compiler exists, and a short run begun in normal mode whether anything is cached,
+without importing the code generator: a run that stays in normal mode costs a `stat`, not
+a generated source.
 """
 from __future__ import annotations
 

@@ -99,8 +99,11 @@ def _mode(mode):
         return None
     how = ""
     if mode.get("mode") == "accelerated":
-        how = " (cached)" if mode.get("cache_hit") else \
-            f" (compiled in {_seconds(mode.get('compile_time'))})"
+        how = "cached" if mode.get("cache_hit") else \
+            f"compiled in {_seconds(mode.get('compile_time'))}"
+        if mode.get("normal_time"):
+            how += f", after {_seconds(mode['normal_time'])} in normal mode"
+        how = f" ({how})"
     return f"{mode.get('mode')}{how}: {mode.get('why', '')}"
 
 

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import blocksim
-from blocksim.accel import build, runner
+from blocksim.accel import build, mode, runner
 from blocksim.accel.codegen import generate
 from blocksim.accel.mode import decide, simulate_model
 from blocksim.block import Block, In, Out
@@ -187,31 +187,55 @@ def test_without_a_compiler_auto_runs_normal_mode_and_accelerated_says_what_to_i
     assert "accelerated mode is not available: no C compiler found" in err and "install" in err
 
 
-def test_auto_compiles_a_long_run_and_a_sweep_but_not_a_short_run(fresh_cache):
+def test_auto_compiles_a_long_run_and_a_sweep_and_begins_a_short_one_in_normal_mode(
+        fresh_cache):
     short = blocksim.load(MSD)
-    assert decide(short).mode == "normal" and "short run" in decide(short).why
+    decision = decide(short)
+    assert decision.mode == "normal" and "short run on paper" in decision.why
+    assert decision.checks == ((mode.START_SECONDS, "cached"),
+                               (mode.compile_seconds(short), "compile"))
     assert decide(short, sweep=True).mode == "accelerated"
     long = blocksim.load(MSD, ["simulation.stop=20000"])  # max_step 400 s: 50 steps at least
-    assert decide(long).mode == "normal"
+    assert decide(long).mode == "normal" and decide(long).checks
     long = blocksim.load(MSD, ["simulation.stop=20000", "simulation.max_step=0.01"])
     assert decide(long).mode == "accelerated" and "long run" in decide(long).why
-    _accelerated(MSD)
-    assert decide(blocksim.load(MSD)).why == "compiled code for this diagram's structure is cached"
+    _accelerated(MSD)  # cached now; a short run still begins in normal mode
+    assert decide(blocksim.load(MSD)).checks
 
 
-def test_a_short_run_with_nothing_cached_generates_no_source(fresh_cache, monkeypatch,
-                                                             tmp_path):
-    """With no compiled diagram in the cache, auto knows a short run stays in normal mode
-    without generating its source (what a first `blocksim run` on a machine costs); its
-    blocks are still checked, so a block without a compiled form still gets its note. Once
-    anything is cached, the source is generated to look for its key."""
+def _counting_generate(monkeypatch):
+    """Calls of the code generator, counted in the returned list."""
     from blocksim.accel import codegen
     calls = []
     monkeypatch.setattr(codegen, "generate",
                         lambda m, lows=None: calls.append(1) or generate(m, lows))
-    decision = decide(blocksim.load(MSD))
-    assert decision.mode == "normal" and "short run" in decision.why and calls == []
-    assert not fresh_cache.exists()
+    return calls
+
+
+def _same_run(a, b):
+    """Two runs' rows, records and events are the same bits."""
+    (ta, da, ia), (tb, db, ib) = a, b
+    assert np.array_equal(ta, tb) and da.keys() == db.keys()
+    for k in da:
+        assert np.array_equal(da[k], db[k], equal_nan=True), k
+    assert all(np.array_equal(x, y) for x, y in zip(ia["events"][:2], ib["events"][:2]))
+    assert ia["stats"] == ib["stats"]
+
+
+def test_a_short_run_generates_no_source_until_it_runs_past_the_start_of_cached_code(
+        fresh_cache, monkeypatch, tmp_path):
+    """auto begins a short run in normal mode without generating its source (what a
+    `blocksim run` of demo1 costs); past START_SECONDS it looks for compiled code of its
+    structure, and when it is cached runs it from the start: the results are the compiled
+    run's, the summary says so, and the model remembers, so its next runs (after a
+    Model.set too) start compiled."""
+    calls = _counting_generate(monkeypatch)
+    monkeypatch.setattr(mode, "START_SECONDS", 1e6)  # never reached: the run ends in normal mode
+    seen = []
+    t, data, info = simulate_model(blocksim.load(MSD), progress=seen.append)
+    assert info["mode"]["mode"] == "normal" and "short run on paper" in info["mode"]["why"]
+    assert calls == [] and not fresh_cache.exists() and seen[-1] == t[-1] == 20
+    _same_run((t, data, info), simulate(blocksim.load(MSD)))
     refused = tmp_path / "refused.yaml"  # a function block without a compiled form
     refused.write_text(
         "blocksim: 1\nrobots: {p560: {model: puma560}}\nblocks:\n"
@@ -220,12 +244,59 @@ def test_a_short_run_with_nothing_cached_generates_no_source(fresh_cache, monkey
         "  I: {type: integrator}\nwires: [Q -> F, F -> I]\nsimulation: {stop: 1}\n")
     decision = decide(blocksim.load(refused))
     assert decision.note == "note: normal mode: no compiled form for F (function)"
-    _accelerated(MSD)  # msd compiled into the cache
+    assert not decision.checks
+
+    compiled = _accelerated(MSD)  # msd compiled into the cache
     assert calls == [1]
-    decision = decide(blocksim.load(MSD))
-    assert decision.mode == "accelerated" and "cached" in decision.why and calls == [1, 1]
+    monkeypatch.setattr(mode, "START_SECONDS", 1e-6)  # passed at the first step
+    model = blocksim.load(MSD)
+    assert decide(model).checks and calls == [1]
+    seen = []
+    switched = simulate_model(model, progress=seen.append)
+    how = switched[2]["mode"]
+    assert how["mode"] == "accelerated" and how["cache_hit"] and calls == [1, 1]
+    assert how["why"] == ("ran past 0.001 ms in normal mode, and compiled code for this "
+                          "diagram's structure is cached") and how["normal_time"] > 0
+    _same_run(switched, compiled)
+    assert seen[-1] == 20
+    assert decide(model).why == "compiled code for this diagram's structure is cached"
+    model.set("blocks.Spring.K", 3.0)  # new values: the model knows it ran long
+    decision = decide(model)
+    assert decision.mode == "accelerated" and not decision.checks and calls == [1, 1, 1]
+
     other = blocksim.load(MSD, ["simulation.solver=rk4"])  # another structure, not cached
-    assert decide(other).mode == "normal" and calls == [1, 1, 1]
+    t, data, info = simulate_model(other)
+    assert info["mode"]["mode"] == "normal" and calls == [1, 1, 1, 1]  # looked, went on
+
+
+def test_a_run_past_the_compile_time_is_compiled_and_run_again(fresh_cache, monkeypatch):
+    """A run short on paper that lasts in normal mode as long as compiling would (a stiff
+    or event-heavy diagram) is compiled and run again: ski rental, at most twice the cost
+    of having compiled at once."""
+    monkeypatch.setattr(mode, "normal_seconds", lambda model: 0.0)
+    monkeypatch.setattr(mode, "compile_seconds", lambda model: 1e-3)  # msd runs ~10 ms
+    monkeypatch.setattr(mode, "START_SECONDS", 1e6)
+    t, data, info = simulate_model(blocksim.load(MSD))
+    how = info["mode"]
+    assert how["mode"] == "accelerated" and not how["cache_hit"] and how["compile_time"] > 0
+    assert how["why"] == "ran past 0.001 s in normal mode, about what compiling takes"
+    _same_run((t, data, info), _accelerated(MSD))
+
+
+@pytest.mark.parametrize("path", [
+    ROOT / "diagrams" / "bouncing_ball.yaml", ROOT / "diagrams" / "pid_motor.yaml",
+    ROOT / "diagrams" / "demo4.yaml", ROOT / "tests" / "accel" / "corpus" / "discrete_hits.yaml",
+    ROOT / "tests" / "accel" / "corpus" / "delay_loop.yaml",
+    ROOT / "tests" / "accel" / "corpus" / "backlash_turns.yaml",
+    ROOT / "tests" / "accel" / "corpus" / "sources_tables.yaml"], ids=lambda p: p.stem)
+def test_a_switched_run_is_the_compiled_run(path, monkeypatch):
+    """What the abandoned normal-mode start changed (block states, random draws, delay
+    histories, events) does not reach the compiled run that replaces it."""
+    compiled = _accelerated(path)
+    monkeypatch.setattr(mode, "START_SECONDS", 1e-6)
+    switched = simulate_model(blocksim.load(path, ["simulation.mode=auto"]))
+    assert switched[2]["mode"]["mode"] == "accelerated" and switched[2]["mode"]["normal_time"] > 0
+    _same_run(switched, compiled)
 
 
 def test_check_says_which_mode_and_prints_the_code(capsys):
@@ -237,16 +308,21 @@ def test_check_says_which_mode_and_prints_the_code(capsys):
     assert "P[0] * in_u[0]" not in code and "out_y[i] = P[i] * in_u[i];" in code  # K is P
 
 
-def test_the_summary_meta_and_report_give_the_mode(fresh_cache, tmp_path, capsys):
+def test_the_summary_meta_and_report_give_the_mode(fresh_cache, tmp_path, capsys,
+                                                  monkeypatch):
+    monkeypatch.setattr(mode, "START_SECONDS", 1e-6)  # auto takes the cached code at once
     out = tmp_path / "run"
     assert main(["run", str(MSD), "--mode", "accelerated", "--out", str(out)]) == 0
     assert "accelerated (compiled in " in capsys.readouterr().out
-    mode = json.loads((out / "meta.json").read_text())["mode"]
-    assert mode["mode"] == "accelerated" and mode["cache_hit"] is False and mode["compile_time"] > 0
+    meta = json.loads((out / "meta.json").read_text())["mode"]
+    assert meta["mode"] == "accelerated" and meta["cache_hit"] is False and meta["compile_time"] > 0
     assert "accelerated (compiled in" in (out / "report.html").read_text()
     assert main(["run", str(MSD), "--out", str(out)]) == 0  # auto: the cached code
-    assert "accelerated (cached)" in capsys.readouterr().out
-    assert json.loads((out / "meta.json").read_text())["mode"]["cache_hit"] is True
+    assert re.search(r"accelerated \(cached, after [0-9.e-]+ s in normal mode\)",
+                     capsys.readouterr().out)
+    mode_of = json.loads((out / "meta.json").read_text())["mode"]
+    assert mode_of["cache_hit"] is True and mode_of["normal_time"] > 0
+    assert "accelerated (cached, after " in (out / "report.html").read_text()
 
 
 def test_a_division_by_zero_is_named_by_block_and_time_as_in_normal_mode():
