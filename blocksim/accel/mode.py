@@ -83,12 +83,12 @@ def decide(model, sweep=False):
         return _without_compiled_form(unlowered)
     from .compilable import NotCompilable
     from .toolchain import CompilerMissing
-    past = model.__dict__.get("_normal_past", 0.0)  # what an earlier run of it showed
+    past = model.__dict__.get("_normal_past", 0.0)  # how long an earlier run of it ran
     normal, compiling = max(normal_seconds(model), past), compile_seconds(model)
     try:
         kept = _kept(model)
         lows = _compilable(model) if kept is None else None
-        if mode == "auto" and not sweep and normal <= compiling:
+        if mode == "auto" and not sweep and normal < compiling:
             if kept is None and past >= START_SECONDS:
                 kept = _generated(model, lows)
             if kept is None or not _is_cached(kept[1]):
@@ -114,54 +114,71 @@ def decide(model, sweep=False):
 def _trial(normal, compiling, past, lows):
     """A run begun in normal mode (see Trial)."""
     checks = sorted(c for c in ((START_SECONDS, "cached"), (compiling, "compile"))
-                    if c[0] >= past)
-    then = (f"compiled past {START_SECONDS * 1e3:.3g} ms if its code is cached, past "
-            f"{compiling:.2g} s if not" if len(checks) == 2 else f"compiled past {compiling:.2g} s")
-    return Decision("normal", f"a short run on paper (at least {normal:.2g} s in normal mode, "
-                    f"compiling about {compiling:.2g} s): begun in normal mode, {then}",
+                    if c[0] > past)
+    then = (f"past {_duration(START_SECONDS)} if its code is cached, past "
+            f"{_duration(compiling)} if not" if len(checks) == 2 else f"past {_duration(compiling)}")
+    return Decision("normal", f"a short run on paper, at least {_duration(normal)} in normal "
+                    f"mode against about {_duration(compiling)} of compiling: it begins in "
+                    f"normal mode and goes on compiled {then}",
                     checks=tuple(checks), lowerings=lows)
+
+
+def _duration(seconds):
+    """'7 ms', '0.69 s'."""
+    return f"{seconds * 1e3:.2g} ms" if seconds < 0.1 else f"{seconds:.2g} s"
 
 
 class Trial:
     """The progress callback of a run begun in normal mode (a Decision with `checks`).
 
-    Called after each step, it watches the run's time: past START_SECONDS it looks for
-    compiled code for the structure, when the cache holds any (generating the source to
-    find its key), and past the expected compile time it gives up on normal mode. Either
-    way it raises Switch, and the run starts again compiled. The model remembers the time
-    it passed (`_normal_past`) for its later runs."""
+    Called after each step, it watches the run's time from the end of its first step (what
+    the first evaluations cost once, loading kernels and filling caches, says nothing of
+    the run's length): past START_SECONDS it looks for compiled code for the structure,
+    when the cache holds any (generating the source to find its key), and past the
+    expected compile time it gives up on normal mode. Either way it raises Switch, and the
+    run starts again compiled; the model remembers how long it ran (`_normal_past`) for its
+    later runs. When the compiled code cannot be made, the run goes on in normal mode and
+    `note` says why."""
 
     def __init__(self, model, decision, progress):
         self.model, self.lows, self.progress = model, decision.lowerings, progress
         self.checks = list(decision.checks)  # (seconds, "cached" or "compile"), in order
-        self.started = time.perf_counter()
+        self.started = None
+        self.note = ""
 
     def __call__(self, t):
-        if self.checks and time.perf_counter() - self.started >= self.checks[0][0]:
-            self._check(*self.checks.pop(0))
+        if self.checks:
+            now = time.perf_counter()
+            if self.started is None:
+                self.started = now
+            elif now - self.started >= self.checks[0][0]:
+                self._check(self.checks.pop(0)[1], now - self.started)
         if self.progress is not None:
             self.progress(t)
 
-    def _check(self, past, kind):
+    def _check(self, kind, elapsed):
         if kind == "cached":
             from .toolchain import holds_libraries
             if not holds_libraries():
                 return
         try:
             generated, key = _kept(self.model) or _generated(self.model, self.lows)
-        except Unavailable:
+            cached = kind == "cached" and _is_cached(key)
+        except Exception as e:  # noqa: BLE001 - a run that can go on in normal mode does
             self.checks = []
+            reason = str(e) if isinstance(e, Unavailable) else \
+                f"its compiled code could not be prepared ({type(e).__name__}: {e})"
+            self.note = f"note: normal mode: {reason}"
             return
         if kind == "compile":
-            why = f"ran past {past:.2g} s in normal mode, about what compiling takes"
-        elif _is_cached(key):
-            why = (f"ran past {past * 1e3:.3g} ms in normal mode, and compiled code for this "
+            why = f"ran {_duration(elapsed)} in normal mode, about what compiling takes"
+        elif cached:
+            why = (f"ran {_duration(elapsed)} in normal mode, and compiled code for this "
                    "diagram's structure is cached")
         else:
             return
-        self.model.__dict__["_normal_past"] = past
-        raise Switch(Decision("accelerated", why, generated=generated, key=key),
-                     time.perf_counter() - self.started)
+        self.model.__dict__["_normal_past"] = elapsed
+        raise Switch(Decision("accelerated", why, generated=generated, key=key), elapsed)
 
 
 class Switch(Exception):
@@ -264,16 +281,19 @@ def compile_seconds(model):
 def simulate_model(model, progress=None, plots=False, sweep=False):
     """Simulate `model` in the mode `decide` picks: (t, data, info) as `simulate()`, with
     info["mode"] = {"mode", "why", "compile_time", "cache_hit", "note"} and, when the run
-    began in normal mode and switched, "normal_time" (the seconds spent there)."""
+    began in normal mode and switched, "normal_time" (the seconds spent there; `progress`
+    is then told times from the start again)."""
     decision = decide(model, sweep)
     normal_time = None
     if decision.checks:
+        trial = Trial(model, decision, progress)
         try:
-            t, data, info = simulate(model, Trial(model, decision, progress), plots)
+            t, data, info = simulate(model, trial, plots)
         except Switch as switch:
             decision, normal_time = switch.decision, switch.seconds
         else:
-            info["mode"] = {"mode": "normal", "why": decision.why, "note": decision.note}
+            info["mode"] = {"mode": "normal", "why": decision.why,
+                            "note": trial.note or decision.note}
             return t, data, info
     if decision.mode == "accelerated":
         from .build import CompileFailed
@@ -283,12 +303,13 @@ def simulate_model(model, progress=None, plots=False, sweep=False):
             if model.settings.mode == "accelerated":
                 raise DiagramError(f"accelerated mode: {e}", file=model.file) from None
             decision = Decision("normal", str(e), f"note: normal mode: {e}")
-        else:
-            if normal_time is not None:
-                info["mode"]["normal_time"] = normal_time
-            return t, data, info
-    t, data, info = simulate(model, progress, plots)
-    info["mode"] = {"mode": "normal", "why": decision.why, "note": decision.note}
+            t, data, info = simulate(model, progress, plots)
+            info["mode"] = {"mode": "normal", "why": decision.why, "note": decision.note}
+    else:
+        t, data, info = simulate(model, progress, plots)
+        info["mode"] = {"mode": "normal", "why": decision.why, "note": decision.note}
+    if normal_time is not None:
+        info["mode"]["normal_time"] = normal_time
     return t, data, info
 
 

@@ -15,6 +15,7 @@ import sys
 import termios
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -255,8 +256,8 @@ def test_a_short_run_generates_no_source_until_it_runs_past_the_start_of_cached_
     switched = simulate_model(model, progress=seen.append)
     how = switched[2]["mode"]
     assert how["mode"] == "accelerated" and how["cache_hit"] and calls == [1, 1]
-    assert how["why"] == ("ran past 0.001 ms in normal mode, and compiled code for this "
-                          "diagram's structure is cached") and how["normal_time"] > 0
+    assert re.fullmatch(r"ran [0-9.]+ ms in normal mode, and compiled code for this "
+                        r"diagram's structure is cached", how["why"]) and how["normal_time"] > 0
     _same_run(switched, compiled)
     assert seen[-1] == 20
     assert decide(model).why == "compiled code for this diagram's structure is cached"
@@ -279,8 +280,29 @@ def test_a_run_past_the_compile_time_is_compiled_and_run_again(fresh_cache, monk
     t, data, info = simulate_model(blocksim.load(MSD))
     how = info["mode"]
     assert how["mode"] == "accelerated" and not how["cache_hit"] and how["compile_time"] > 0
-    assert how["why"] == "ran past 0.001 s in normal mode, about what compiling takes"
+    assert how["why"].endswith(" in normal mode, about what compiling takes")
+    assert how["normal_time"] >= 1e-3
     _same_run((t, data, info), _accelerated(MSD))
+    other = blocksim.load(MSD, ["simulation.solver=rk4"])  # not compiled yet
+    assert decide(other).checks
+    other.__dict__["_normal_past"] = 1e-3  # as if a run of it had switched at the compile time
+    decision = decide(other)
+    assert decision.mode == "accelerated" and "a long run" in decision.why
+
+
+def test_a_failure_to_prepare_compiled_code_leaves_the_run_in_normal_mode_with_a_note(
+        fresh_cache, monkeypatch):
+    _accelerated(MSD)  # something is cached: the run looks for its code
+
+    def fails(model, lows):
+        raise PermissionError("the cache is not readable")
+    monkeypatch.setattr(mode, "_generated", fails)
+    monkeypatch.setattr(mode, "START_SECONDS", 1e-6)
+    t, data, info = simulate_model(blocksim.load(MSD))
+    assert info["complete"] and info["mode"]["mode"] == "normal"
+    assert info["mode"]["note"] == ("note: normal mode: its compiled code could not be "
+                                    "prepared (PermissionError: the cache is not readable)")
+    _same_run((t, data, info), simulate(blocksim.load(MSD)))
 
 
 @pytest.mark.parametrize("path", [
@@ -291,11 +313,21 @@ def test_a_run_past_the_compile_time_is_compiled_and_run_again(fresh_cache, monk
     ROOT / "tests" / "accel" / "corpus" / "sources_tables.yaml"], ids=lambda p: p.stem)
 def test_a_switched_run_is_the_compiled_run(path, monkeypatch):
     """What the abandoned normal-mode start changed (block states, random draws, delay
-    histories, events) does not reach the compiled run that replaces it."""
+    histories, events so far) does not reach the compiled run that replaces it: the
+    switch comes half-way through the simulated time (the Trial's clock is the test's)."""
     compiled = _accelerated(path)
-    monkeypatch.setattr(mode, "START_SECONDS", 1e-6)
-    switched = simulate_model(blocksim.load(path, ["simulation.mode=auto"]))
-    assert switched[2]["mode"]["mode"] == "accelerated" and switched[2]["mode"]["normal_time"] > 0
+    model = blocksim.load(path, ["simulation.mode=auto"])
+    clock = [0.0]
+    monkeypatch.setattr(mode, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    monkeypatch.setattr(mode, "START_SECONDS", 1.0)
+    half = model.settings.stop / 2
+
+    def progress(t):  # the clock moves on once the normal-mode run is half-way
+        if t >= half:
+            clock[0] = 2.0
+    switched = simulate_model(model, progress)
+    assert switched[2]["mode"]["mode"] == "accelerated"
+    assert switched[2]["mode"]["normal_time"] == 2  # switched at the half-way step
     _same_run(switched, compiled)
 
 

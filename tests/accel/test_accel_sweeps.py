@@ -198,7 +198,8 @@ def test_a_batch_runs_each_sample_with_its_own_steps_and_failure():
     for k, (stop, step) in enumerate(zip(stops, steps)):
         done, stats, wall, cpu, start, end = results.runs[k]
         alone = simulate_model(blocksim.load(path, [f"simulation.stop={stop}",
-                                                    f"simulation.step={step}"]))
+                                                    f"simulation.step={step}",
+                                                    "simulation.mode=accelerated"]))
         if stop > 1:
             assert done is False and start == end and alone[2]["error"] is not None
             continue
