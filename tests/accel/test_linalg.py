@@ -145,3 +145,24 @@ def test_compiled_linear_algebra_has_numpys_bits(probe, tmp_path, op, a, b):
     np.testing.assert_array_equal(t, t0)
     np.testing.assert_array_equal(data["y"], data0["y"])
     np.testing.assert_array_equal(data["i"], data0["i"])
+
+
+@pytest.mark.parametrize("op, a, b", CASES[:10], ids=[f"{op}-{a}-{b}" for op, a, b in CASES[:10]])
+def test_without_numpys_blas_the_products_are_sums_in_order(probe, tmp_path, monkeypatch, op,
+                                                            a, b):
+    """A machine where numpy's BLAS is not found: compiled code sums the products itself
+    (rt_blas.c's b_gemv, b_gemm, rt_linalg.c's syrk fallback), in order; numpy's kernels sum
+    in theirs, so the two agree to rounding (fixed steps: the same rows)."""
+    from blocksim.accel import build
+    monkeypatch.setenv("BLOCKSIM_CACHE_DIR", str(tmp_path / "cache"))  # a library of its own
+    monkeypatch.setattr(build, "_LOADED", {})
+    monkeypatch.setattr(build, "numpy_blas", lambda: None)
+    monkeypatch.setattr(build, "numpy_lapack", lambda: None)
+    _run(tmp_path, op, a, b)  # writes the diagram
+    fixed = ["simulation.solver=rk4", "simulation.step=0.01"]
+    path = tmp_path / f"{op}.yaml"
+    t, data, info = simulate_model(blocksim.load(path, fixed + ["simulation.mode=accelerated"]))
+    t0, data0, _ = simulate(blocksim.load(path, fixed))
+    assert info["mode"]["mode"] == "accelerated" and np.array_equal(t, t0)
+    np.testing.assert_allclose(data["y"], data0["y"], rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(data["i"], data0["i"], rtol=1e-13, atol=1e-15)

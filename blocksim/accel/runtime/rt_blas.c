@@ -47,26 +47,37 @@ static double b_ddot(BL n, const double *x, BL incx, const double *y, BL incy)
     return ((ddot32_t)blas_fn[0])((int)n, x, (int)incx, y, (int)incy);
 }
 
-/* y = A x (trans: A^T x) for A (m, n) row-major with leading dimension lda */
-static void b_dgemv(int trans, BL m, BL n, const double *A, BL lda, const double *x, BL incx,
-                    double *y)
+/* element (i, j) of a row-major (order ROW_MAJOR) or column-major matrix with leading
+   dimension ld, transposed when trans */
+static double b_at(int order, int trans, const double *A, BL ld, BL i, BL j)
+{
+    if (trans) {
+        BL k = i;
+        i = j;
+        j = k;
+    }
+    return order == ROW_MAJOR ? A[i * ld + j] : A[j * ld + i];
+}
+
+/* y = op(A) x, op(A) M x N (cblas_dgemv's arguments; alpha 1, beta 0) */
+static void b_gemv(int order, int trans, BL M, BL N, const double *A, BL lda, const double *x,
+                   BL incx, double *y, BL incy)
 {
     if (!blas_fn[1]) {
-        BL rows = trans ? n : m, cols = trans ? m : n;
+        BL rows = trans == TRANS ? N : M, cols = trans == TRANS ? M : N;
         for (BL i = 0; i < rows; i++) {
             double s = 0.0;
             for (BL j = 0; j < cols; j++)
-                s += (trans ? A[j * lda + i] : A[i * lda + j]) * x[j * incx];
-            y[i] = s;
+                s += b_at(order, trans == TRANS, A, lda, i, j) * x[j * incx];
+            y[i * incy] = s;
         }
         return;
     }
-    int t = trans ? TRANS : NO_TRANS;
     if (blas_ilp64)
-        ((dgemv64_t)blas_fn[1])(ROW_MAJOR, t, m, n, 1.0, A, lda, x, incx, 0.0, y, 1);
+        ((dgemv64_t)blas_fn[1])(order, trans, M, N, 1.0, A, lda, x, incx, 0.0, y, incy);
     else
-        ((dgemv32_t)blas_fn[1])(ROW_MAJOR, t, (int)m, (int)n, 1.0, A, (int)lda, x, (int)incx,
-                                0.0, y, 1);
+        ((dgemv32_t)blas_fn[1])(order, trans, (int)M, (int)N, 1.0, A, (int)lda, x, (int)incx,
+                                0.0, y, (int)incy);
 }
 
 /* y = a x + y (y zeroed by the caller: numpy's scalar products) */
@@ -83,26 +94,26 @@ static void b_daxpy(BL n, double a, const double *x, BL incx, double *y)
         ((daxpy32_t)blas_fn[2])((int)n, a, x, (int)incx, y, 1);
 }
 
-/* C = A B, A (m, k), B (k, n), all row-major and contiguous */
-static void b_dgemm(BL m, BL n, BL k, const double *A, const double *B, double *C)
+/* C = op(A) op(B), C M x N row-major with ldc (cblas_dgemm's arguments; alpha 1, beta 0) */
+static void b_gemm(int tA, int tB, BL M, BL N, BL K, const double *A, BL lda, const double *B,
+                   BL ldb, double *C, BL ldc)
 {
     if (!blas_fn[3]) {
-        for (BL i = 0; i < m; i++)
-            for (BL j = 0; j < n; j++) {
+        for (BL i = 0; i < M; i++)
+            for (BL j = 0; j < N; j++) {
                 double s = 0.0;
-                for (BL l = 0; l < k; l++)
-                    s += A[i * k + l] * B[l * n + j];
-                C[i * n + j] = s;
+                for (BL l = 0; l < K; l++)
+                    s += b_at(ROW_MAJOR, tA == TRANS, A, lda, i, l)
+                         * b_at(ROW_MAJOR, tB == TRANS, B, ldb, l, j);
+                C[i * ldc + j] = s;
             }
         return;
     }
     if (blas_ilp64)
-        ((dgemm64_t)blas_fn[3])(ROW_MAJOR, NO_TRANS, NO_TRANS, m, n, k, 1.0, A, k > 1 ? k : 1,
-                                B, n > 1 ? n : 1, 0.0, C, n > 1 ? n : 1);
+        ((dgemm64_t)blas_fn[3])(ROW_MAJOR, tA, tB, M, N, K, 1.0, A, lda, B, ldb, 0.0, C, ldc);
     else
-        ((dgemm32_t)blas_fn[3])(ROW_MAJOR, NO_TRANS, NO_TRANS, (int)m, (int)n, (int)k, 1.0, A,
-                                k > 1 ? (int)k : 1, B, n > 1 ? (int)n : 1, 0.0, C,
-                                n > 1 ? (int)n : 1);
+        ((dgemm32_t)blas_fn[3])(ROW_MAJOR, tA, tB, (int)M, (int)N, (int)K, 1.0, A, (int)lda, B,
+                                (int)ldb, 0.0, C, (int)ldc);
 }
 
 /* numpy.dot(a, b) of two vectors of n elements */
@@ -132,7 +143,7 @@ static void rt_dot_vm(const double *a, int k, const double *B, int n, double *ou
     } else if (n == 1) {
         out[0] = 0.0 + b_ddot(k, a, 1, B, 1);
     } else {
-        b_dgemv(1, k, n, B, n, a, 1, out);
+        b_gemv(ROW_MAJOR, TRANS, k, n, B, n, a, 1, out, 1);
     }
 }
 
@@ -144,9 +155,9 @@ static void rt_dot_mm(const double *A, int r, int k, const double *B, int n, dou
     if (r == 1)
         rt_dot_vm(A, k, B, n, out);
     else if (n == 1)
-        b_dgemv(0, r, k, A, k, B, 1, out);
+        b_gemv(ROW_MAJOR, NO_TRANS, r, k, A, k, B, 1, out, 1);
     else
-        b_dgemm(r, n, k, A, B, out);
+        b_gemm(NO_TRANS, NO_TRANS, r, n, k, A, k, B, n, out, n);
 }
 
 /* numpy.matmul(A, B, out): A (q, n) row-major, B (n, k) (k = 1 for a vector B) */
@@ -163,10 +174,10 @@ static void rt_matmul(const double *A, int q, int n, const double *B, int k, dou
             for (int j = 0; j < k; j++)
                 out[i * k + j] = 0.0 + A[i] * B[j];
     } else if (q == 1) {                /* vector @ matrix */
-        b_dgemv(1, n, k, B, k, A, 1, out);
+        b_gemv(ROW_MAJOR, TRANS, n, k, B, k, A, 1, out, 1);
     } else if (k == 1) {                /* matrix @ vector */
-        b_dgemv(0, q, n, A, n, B, 1, out);
+        b_gemv(ROW_MAJOR, NO_TRANS, q, n, A, n, B, 1, out, 1);
     } else {
-        b_dgemm(q, k, n, A, B, out);
+        b_gemm(NO_TRANS, NO_TRANS, q, k, n, A, n, B, k, out, k);
     }
 }

@@ -34,74 +34,11 @@ void rt_set_lapack(int ilp64, void *dsyrk, void *dgesv, void *dgesdd, void *dgel
     lapack_fn[4] = dgetrf;
 }
 
-/* ---- BLAS calls with numpy's arguments ------------------------------------------------------ */
-typedef void (*gemv64_t)(int, int, BL, BL, double, const double *, BL, const double *, BL,
-                         double, double *, BL);
-typedef void (*gemv32_t)(int, int, int, int, double, const double *, int, const double *, int,
-                         double, double *, int);
-typedef void (*gemm64_t)(int, int, int, BL, BL, BL, double, const double *, BL, const double *,
-                         BL, double, double *, BL);
-typedef void (*gemm32_t)(int, int, int, int, int, int, double, const double *, int,
-                         const double *, int, double, double *, int);
+/* ---- BLAS calls with numpy's arguments (gemv and gemm: rt_blas.c's) ------------------------ */
 typedef void (*syrk64_t)(int, int, int, BL, BL, double, const double *, BL, double, double *,
                          BL);
 typedef void (*syrk32_t)(int, int, int, int, int, double, const double *, int, double,
                          double *, int);
-
-/* element (i, j) of a row-major (order 101) or column-major matrix with leading dim ld,
-   transposed when trans */
-static double la_at(int order, int trans, const double *A, BL ld, BL i, BL j)
-{
-    if (trans) {
-        BL k = i;
-        i = j;
-        j = k;
-    }
-    return order == ROW_MAJOR ? A[i * ld + j] : A[j * ld + i];
-}
-
-/* y = op(A) x, op(A) M x N (cblas_dgemv's arguments; alpha 1, beta 0) */
-static void la_gemv(int order, int trans, BL M, BL N, const double *A, BL lda, const double *x,
-                    BL incx, double *y, BL incy)
-{
-    if (!blas_fn[1]) {
-        BL rows = trans == TRANS ? N : M, cols = trans == TRANS ? M : N;
-        for (BL i = 0; i < rows; i++) {
-            double s = 0.0;
-            for (BL j = 0; j < cols; j++)
-                s += la_at(order, trans == TRANS, A, lda, i, j) * x[j * incx];
-            y[i * incy] = s;
-        }
-        return;
-    }
-    if (blas_ilp64)
-        ((gemv64_t)blas_fn[1])(order, trans, M, N, 1.0, A, lda, x, incx, 0.0, y, incy);
-    else
-        ((gemv32_t)blas_fn[1])(order, trans, (int)M, (int)N, 1.0, A, (int)lda, x, (int)incx,
-                               0.0, y, (int)incy);
-}
-
-/* C = op(A) op(B), C M x N row-major with ldc (cblas_dgemm's arguments; alpha 1, beta 0) */
-static void la_gemm(int tA, int tB, BL M, BL N, BL K, const double *A, BL lda, const double *B,
-                    BL ldb, double *C, BL ldc)
-{
-    if (!blas_fn[3]) {
-        for (BL i = 0; i < M; i++)
-            for (BL j = 0; j < N; j++) {
-                double s = 0.0;
-                for (BL l = 0; l < K; l++)
-                    s += la_at(ROW_MAJOR, tA == TRANS, A, lda, i, l)
-                         * la_at(ROW_MAJOR, tB == TRANS, B, ldb, l, j);
-                C[i * ldc + j] = s;
-            }
-        return;
-    }
-    if (blas_ilp64)
-        ((gemm64_t)blas_fn[3])(ROW_MAJOR, tA, tB, M, N, K, 1.0, A, lda, B, ldb, 0.0, C, ldc);
-    else
-        ((gemm32_t)blas_fn[3])(ROW_MAJOR, tA, tB, (int)M, (int)N, (int)K, 1.0, A, (int)lda, B,
-                               (int)ldb, 0.0, C, (int)ldc);
-}
 
 /* the upper triangle of C = op(A) op(A)^T, C N x N row-major (cblas_dsyrk's arguments) */
 static void la_syrk(int trans, BL N, BL K, const double *A, BL lda, double *C, BL ldc)
@@ -111,8 +48,8 @@ static void la_syrk(int trans, BL N, BL K, const double *A, BL lda, double *C, B
             for (BL j = i; j < N; j++) {
                 double s = 0.0;
                 for (BL l = 0; l < K; l++)
-                    s += la_at(ROW_MAJOR, trans == TRANS, A, lda, i, l)
-                         * la_at(ROW_MAJOR, trans == TRANS, A, lda, j, l);
+                    s += b_at(ROW_MAJOR, trans == TRANS, A, lda, i, l)
+                         * b_at(ROW_MAJOR, trans == TRANS, A, lda, j, l);
                 C[i * ldc + j] = s;
             }
         return;
@@ -151,14 +88,14 @@ static void rt_matmul_ex(const double *A, BL a_m, BL a_n, const double *B, BL b_
             goto plain;
         } else if (m == 1 && i2 && la_blasable(a_n, 1, n, 1)) {   /* vector @ matrix */
             if (la_blasable(b_p, b_n, p, n))
-                la_gemv(COL_MAJOR, TRANS, n, p, B, b_p, A, a_n, out, o_p);
+                b_gemv(COL_MAJOR, TRANS, n, p, B, b_p, A, a_n, out, o_p);
             else
-                la_gemv(ROW_MAJOR, TRANS, n, p, B, b_n, A, a_n, out, o_p);
+                b_gemv(ROW_MAJOR, TRANS, n, p, B, b_n, A, a_n, out, o_p);
         } else if (p == 1 && i1 && la_blasable(b_n, 1, n, 1)) {   /* matrix @ vector */
             if (la_blasable(a_m, a_n, m, n))
-                la_gemv(COL_MAJOR, TRANS, n, m, A, a_m, B, b_n, out, o_m);
+                b_gemv(COL_MAJOR, TRANS, n, m, A, a_m, B, b_n, out, o_m);
             else
-                la_gemv(ROW_MAJOR, TRANS, n, m, A, a_n, B, b_n, out, o_m);
+                b_gemv(ROW_MAJOR, TRANS, n, m, A, a_n, B, b_n, out, o_m);
         } else {
             goto plain;
         }
@@ -173,7 +110,7 @@ static void rt_matmul_ex(const double *A, BL a_m, BL a_n, const double *B, BL b_
                 for (BL j = i + 1; j < p; j++)
                     out[j * o_m + i] = out[i * o_m + j];
         } else {
-            la_gemm(t1, t2, m, p, n, A, lda, B, ldb, out, o_m);
+            b_gemm(t1, t2, m, p, n, A, lda, B, ldb, out, o_m);
         }
         return;
     }
