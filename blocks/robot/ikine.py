@@ -144,7 +144,21 @@ def _solve_one(robot, Tt, q, W, limits, ilimit, tol, lam):
     return q, np.sqrt(cost), ilimit
 
 
-def ikine(robot, T, q0=None, mask=None, ilimit=500, tol=1e-10, lam=1e-2, restarts=10, seed=0):
+# ikine's defaults: trial steps per attempt, convergence tolerance, first damping, restarts
+# and the restarts' seed (the ikine block's compiled form runs with the same)
+ILIMIT, TOL, LAM, RESTARTS, SEED = 500, 1e-10, 1e-2, 10, 0
+
+
+def restart_box(robot, limits, q0):
+    """(lo, hi): where ikine's restarts draw from, uniformly: within the limits, [-pi, pi]
+    for a revolute joint without limits, q0 for a prismatic joint without limits."""
+    lo = np.where(limits.set, limits.lo, np.where(robot.sigma == 0, -np.pi, q0))
+    hi = np.where(limits.set, limits.hi, np.where(robot.sigma == 0, np.pi, q0))
+    return lo, hi
+
+
+def ikine(robot, T, q0=None, mask=None, ilimit=ILIMIT, tol=TOL, lam=LAM, restarts=RESTARTS,
+          seed=SEED):
     """Joint coordinates q with fkine(q) = T, by damped least squares (Levenberg–Marquardt).
 
     Minimises ½·eᵀ·W·e with e (6,) the pose error in the end-effector (tool) frame,
@@ -184,8 +198,7 @@ def ikine(robot, T, q0=None, mask=None, ilimit=500, tol=1e-10, lam=1e-2, restart
         raise ValueError("mask must be 6 non-negative weights, not all zero")
     limits = _Limits(robot)
     rng = np.random.default_rng(seed)
-    lo = np.where(limits.set, limits.lo, np.where(robot.sigma == 0, -np.pi, q))
-    hi = np.where(limits.set, limits.hi, np.where(robot.sigma == 0, np.pi, q))
+    lo, hi = restart_box(robot, limits, q)
     q = limits.apply(q)[0]
     out = np.empty((len(Ts), n))
     for i, Tt in enumerate(Ts):

@@ -9,11 +9,11 @@ from blocksim.block import In, Out
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
 
-from .ikine import IKineError, _check_6s, _config, _Limits, _rx, _sign, ikine, ikine6s
+from .ikine import (ILIMIT, LAM, RESTARTS, SEED, TOL, IKineError, _check_6s, _config, _Limits,
+                    _rx, _sign, ikine, ikine6s, restart_box)
 from .kinematics_blocks import RobotBlock, joint_names, robot_param
 
 IKINE = Path(__file__).with_name("_ikine.c")  # the numerical ikine in C (compiled diagrams)
-RESTARTS = 10  # ikine()'s restarts, iteration limit, tolerance and first damping
 
 
 class IKine(RobotBlock):
@@ -108,15 +108,15 @@ class IKine(RobotBlock):
             f"PX[{3 * n + 6}] != 0.0, {n}}};\n"
             f"double res; long long total;\n"
             f"int status = ik_solve(&k, in_T, PX + {3 * n + 7}, PX + {4 * n + 7}, {RESTARTS}, "
-            f"500, 1e-10, 1e-2, out_q, &res, &total);\n"
+            f"{ILIMIT}, {TOL!r}, {LAM!r}, out_q, &res, &total);\n"
             'if (status == IK_SINGULAR) FAIL("Singular matrix");\n'
             'else if (status == IK_SVD) FAIL("SVD did not converge");\n'
             'else if (status) FAIL("Non-positive determinant (left-handed or null coordinate '
             'frame) in rotation matrix 0");\n'
-            "else if (!(res < 1e-10)) FAIL(\"no inverse kinematic solution: ikine did not "
+            f"else if (!(res < {TOL!r})) FAIL(\"no inverse kinematic solution: ikine did not "
             "converge: error %.3g (tol %g) after %lld iterations in %d attempts; the pose may be "
             "out of reach or outside the joint limits, or the mask does not allow it\", res, "
-            f"1e-10, total, {RESTARTS + 1});")
+            f"{TOL!r}, total, {RESTARTS + 1});")
         low = self._rows({"output": solve})
         low.support += (IKINE,)
         return low
@@ -126,9 +126,8 @@ class IKine(RobotBlock):
             return flat(super().pack(), _puma_numbers(self.robot, self.p.config))
         robot, q0 = self.robot, self._q0
         limits = _Limits(robot)
-        lo = np.where(limits.set, limits.lo, np.where(robot.sigma == 0, -np.pi, q0))
-        hi = np.where(limits.set, limits.hi, np.where(robot.sigma == 0, np.pi, q0))
-        rng = np.random.default_rng(0)  # ikine's seed: its restarts start from these points
+        lo, hi = restart_box(robot, limits, q0)
+        rng = np.random.default_rng(SEED)  # ikine's restarts start from these points
         starts = [rng.uniform(lo, hi) for _ in range(RESTARTS)]
         return flat(super().pack(), limits.lo, limits.hi, limits.revolute, self._mask,
                     limits.any, limits.apply(q0)[0], starts)
