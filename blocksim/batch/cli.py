@@ -109,6 +109,8 @@ def _summary(table, out, prefix=""):
     where = execution["where"]  # None: no runs started
     if where is None:
         where = "not started" if c["interrupted"] else "nothing to run"
+    elif execution.get("mode"):
+        where = f"{execution['mode']}, {where}"
     parts = [f"{c['ok']} ok", f"{c['failed']} failed"]
     if c["interrupted"]:
         parts.append(f"{c['interrupted']} not run")

@@ -138,7 +138,8 @@ class Sweep:
                 runs = checked.runs.take(todo)
                 batched = in_batches(checked.mode, job, runs)
                 with executor(n_local, scheduler, client, checked.cache, batched) as ex:
-                    meta["execution"].update(where=ex.where, workers=ex.workers)
+                    meta["execution"].update(where=ex.where, workers=ex.workers,
+                                             mode=checked.mode)
                     if not resume:
                         writer.clear_previous()
                     writer.start()
@@ -225,7 +226,7 @@ def _meta(plan, checked, keep):
         "seeds": {"seed": plan.seed, "per_run": SEEDING} if random else None,
         "keep": keep,
         "fingerprint": _fingerprint(plan, checked),
-        "execution": {"where": None, "workers": 0, "wall_s": None, "compiles": 0,
+        "execution": {"where": None, "mode": None, "workers": 0, "wall_s": None, "compiles": 0,
                       "reparameterised": 0, "run_s": 0.0, "simulate_s": 0.0, "cpu_s": 0.0},
         "figures": [],
         "versions": versions(),

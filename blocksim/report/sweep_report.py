@@ -73,8 +73,9 @@ def _status(meta):
             ("diagram", meta.get("diagram")),
             ("sweep file", meta.get("file")),
             ("ran", f"{where}, {execution.get('workers')} worker(s)" if where else None),
+            ("mode", execution.get("mode")),
             ("wall time", f"{execution['wall_s']:.4g} s" if execution.get("wall_s") else None),
-            ("compiled / re-parameterised",
+            ("diagram built / re-parameterised",
              f"{execution.get('compiles', 0)} / {execution.get('reparameterised', 0)}"
              if where else None),
             ("kept results", meta.get("keep")),

@@ -167,8 +167,10 @@ def test_adhoc_command_line_sweep(tmp_path, capsys):
     assert captured.out.startswith("lag_sweep: 4 runs, 4 ok, 0 failed")
     assert captured.err == ""
     # the time printed is sweep.json's (it was the command's own clock, a different span)
-    wall = json.loads((out / "sweep.json").read_text())["execution"]["wall_s"]
-    assert f" in {wall:.3g} s (in-process)" in captured.out
+    execution = json.loads((out / "sweep.json").read_text())["execution"]
+    # and it says the mode the runs went in (a sweep compiles: one compile serves every run)
+    assert execution["mode"] == "accelerated"
+    assert f" in {execution['wall_s']:.3g} s (accelerated, in-process)" in captured.out
     with open(out / "summary.csv") as f:
         rows = list(csv.DictReader(f))
     assert [(r["parameters.tau"], r["blocks.U.value"]) for r in rows] == [
