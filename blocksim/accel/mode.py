@@ -164,7 +164,7 @@ class Trial:
         try:
             generated, key = _kept(self.model) or _generated(self.model, self.lows)
             cached = kind == "cached" and _is_cached(key)
-        except Exception as e:  # noqa: BLE001 - a run that can go on in normal mode does
+        except Exception as e:  # whatever it is, the run goes on in normal mode
             self.checks = []
             reason = str(e) if isinstance(e, Unavailable) else \
                 f"its compiled code could not be prepared ({type(e).__name__}: {e})"
@@ -303,9 +303,7 @@ def simulate_model(model, progress=None, plots=False, sweep=False):
             if model.settings.mode == "accelerated":
                 raise DiagramError(f"accelerated mode: {e}", file=model.file) from None
             decision = Decision("normal", str(e), f"note: normal mode: {e}")
-            t, data, info = simulate(model, progress, plots)
-            info["mode"] = {"mode": "normal", "why": decision.why, "note": decision.note}
-    else:
+    if decision.mode == "normal":
         t, data, info = simulate(model, progress, plots)
         info["mode"] = {"mode": "normal", "why": decision.why, "note": decision.note}
     if normal_time is not None:

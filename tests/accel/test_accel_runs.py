@@ -305,6 +305,22 @@ def test_a_failure_to_prepare_compiled_code_leaves_the_run_in_normal_mode_with_a
     _same_run((t, data, info), simulate(blocksim.load(MSD)))
 
 
+def test_a_compile_that_fails_after_a_switch_runs_normal_mode_with_a_note(fresh_cache,
+                                                                         monkeypatch):
+    monkeypatch.setattr(mode, "normal_seconds", lambda model: 0.0)
+    monkeypatch.setattr(mode, "compile_seconds", lambda model: 1e-3)
+    monkeypatch.setattr(mode, "START_SECONDS", 1e6)
+
+    def rejected(source, key):
+        raise build.CompileFailed("cc failed on the generated code: (its message)")
+    monkeypatch.setattr(build, "build", rejected)
+    t, data, info = simulate_model(blocksim.load(MSD))
+    how = info["mode"]
+    assert how["mode"] == "normal" and how["normal_time"] >= 1e-3 and info["complete"]
+    assert how["note"] == "note: normal mode: cc failed on the generated code: (its message)"
+    _same_run((t, data, info), simulate(blocksim.load(MSD)))
+
+
 @pytest.mark.parametrize("path", [
     ROOT / "diagrams" / "bouncing_ball.yaml", ROOT / "diagrams" / "pid_motor.yaml",
     ROOT / "diagrams" / "demo4.yaml", ROOT / "tests" / "accel" / "corpus" / "discrete_hits.yaml",
