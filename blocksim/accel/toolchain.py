@@ -11,7 +11,7 @@ import os
 import shutil
 from pathlib import Path
 
-_COMPILERS = {}  # compiler command -> its identity (see _identity), or None
+_COMPILERS = {}  # (compiler command, PATH) -> its identity (see _identity), or None
 
 
 class CompilerMissing(Exception):
@@ -31,9 +31,10 @@ def cache_dir():
 def compiler():
     """(command, identity) of the C compiler; CompilerMissing when there is none."""
     command = os.environ.get("CC") or "cc"
-    if command not in _COMPILERS:
-        _COMPILERS[command] = _identity(command)
-    identity = _COMPILERS[command]
+    where = (command, os.environ.get("PATH"))  # the same name may be found elsewhere later
+    if where not in _COMPILERS:
+        _COMPILERS[where] = _identity(command)
+    identity = _COMPILERS[where]
     if identity is None:
         raise CompilerMissing(f"no C compiler found (CC={command}): install one, e.g. "
                               "`apt-get install gcc` or Xcode's command line tools, or set CC")

@@ -188,6 +188,16 @@ def test_without_a_compiler_auto_runs_normal_mode_and_accelerated_says_what_to_i
     assert "accelerated mode is not available: no C compiler found" in err and "install" in err
 
 
+def test_the_compiler_is_looked_for_again_when_the_path_changes(monkeypatch, tmp_path):
+    """A process that ran once with a PATH without cc (a test hiding ffmpeg, a user's
+    script) finds cc again when PATH has it back."""
+    model = blocksim.load(MSD)
+    with monkeypatch.context() as m:
+        m.setenv("PATH", str(tmp_path))
+        assert "no C compiler found" in decide(model, sweep=True).note
+    assert decide(model, sweep=True).mode == "accelerated"
+
+
 def test_auto_compiles_a_long_run_and_a_sweep_and_begins_a_short_one_in_normal_mode(
         fresh_cache):
     short = blocksim.load(MSD)
