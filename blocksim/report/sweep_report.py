@@ -72,7 +72,8 @@ def _status(meta):
                                if k in counts)),
             ("diagram", meta.get("diagram")),
             ("sweep file", meta.get("file")),
-            ("ran", f"{where}, {execution.get('workers')} worker(s)" if where else None),
+            ("ran", f"{where}, {execution.get('workers')} worker(s)"  # a cluster's count
+             if where and where.startswith("Dask cluster") else where),
             ("mode", execution.get("mode")),
             ("wall time", f"{execution['wall_s']:.4g} s" if execution.get("wall_s") else None),
             ("diagram built / re-parameterised",
