@@ -172,7 +172,8 @@ class _Batches:
             if ended == TIMED_OUT:
                 row = new_row("failed", str(RunTimedOut(self.job.timeout)), stats["nsteps"])
                 row["wall_s"] = wall + prep_wall
-                self.report(Outcome(r.index, row, sim_s=wall, cpu_s=cpu + prep_cpu))
+                self.report(Outcome(r.index, row, sim_s=wall, cpu_s=cpu + prep_cpu,
+                                    mode="accelerated"))
                 continue
             if interrupted and not ended:  # not run to its end, or not to be run again now
                 continue
@@ -190,5 +191,5 @@ class _Batches:
                 self.report(run_one(self.job, r.index, r.overrides, self.in_process))
                 continue
             row["wall_s"] = wall + prep_wall + shared[0] + time.perf_counter() - started
-            self.report(Outcome(r.index, row, sim_s=wall,
+            self.report(Outcome(r.index, row, sim_s=wall, mode="accelerated",
                                 cpu_s=cpu + prep_cpu + shared[1] + time.thread_time() - c0))

@@ -103,14 +103,16 @@ def run(args):
 
 
 def _summary(table, out, prefix=""):
-    """The last line: counts, the time the runs took (sweep.json's execution.wall_s), where."""
+    """The last line: counts, the time the runs took (sweep.json's execution.wall_s), the
+    runs' modes, where."""
+    from .table import modes_text
     c = table.counts()
     execution = table.meta["execution"]
     where = execution["where"]  # None: no runs started
     if where is None:
         where = "not started" if c["interrupted"] else "nothing to run"
-    elif execution.get("mode"):
-        where = f"{execution['mode']}, {where}"
+    elif modes_text(execution):
+        where = f"{modes_text(execution)}, {where}"
     parts = [f"{c['ok']} ok", f"{c['failed']} failed"]
     if c["interrupted"]:
         parts.append(f"{c['interrupted']} not run")

@@ -138,8 +138,7 @@ class Sweep:
                 runs = checked.runs.take(todo)
                 batched = in_batches(checked.mode, job, runs)
                 with executor(n_local, scheduler, client, checked.cache, batched) as ex:
-                    meta["execution"].update(where=ex.where, workers=ex.workers,
-                                             mode=checked.mode)
+                    meta["execution"].update(where=ex.where, workers=ex.workers)
                     if not resume:
                         writer.clear_previous()
                     writer.start()
@@ -226,7 +225,7 @@ def _meta(plan, checked, keep):
         "seeds": {"seed": plan.seed, "per_run": SEEDING} if random else None,
         "keep": keep,
         "fingerprint": _fingerprint(plan, checked),
-        "execution": {"where": None, "mode": None, "workers": 0, "wall_s": None, "compiles": 0,
+        "execution": {"where": None, "modes": {}, "workers": 0, "wall_s": None, "compiles": 0,
                       "reparameterised": 0, "run_s": 0.0, "simulate_s": 0.0, "cpu_s": 0.0},
         "figures": [],
         "versions": versions(),
@@ -309,6 +308,8 @@ class _Counter:
         ex["simulate_s"] += outcome.sim_s
         ex["cpu_s"] += outcome.cpu_s
         ex["compiles" if outcome.compiled else "reparameterised"] += 1
+        if outcome.mode is not None:
+            ex["modes"][outcome.mode] = ex["modes"].get(outcome.mode, 0) + 1
         self.done += 1
         status = outcome.row["status"]
         self.ok += status == "ok"

@@ -244,6 +244,15 @@ class TableFile:
             self.file.close()
 
 
+def modes_text(execution):
+    """How a sweep's runs were simulated, from sweep.json's execution.modes: 'accelerated',
+    'normal', '3 accelerated, 1 normal'; None when no run was simulated."""
+    modes = {k: n for k, n in sorted((execution or {}).get("modes", {}).items()) if n}
+    if len(modes) > 1:
+        return ", ".join(f"{n} {k}" for k, n in modes.items())
+    return next(iter(modes), None)
+
+
 def read_rows(path):
     """The rows of a summary.csv, one at a time, as (line, {column: text}); reading stops
     at a row that cannot be read (a damaged file gives the rows before it), a missing file

@@ -67,6 +67,7 @@ class Outcome:
     cpu_s: float = 0.0  # processor time of the worker process during the run
     compiled: bool = False  # the model was compiled in full (not re-parameterised)
     result: tuple | None = None  # (t, data, meta) when the run is kept
+    mode: str | None = None  # how it was simulated, "normal" or "accelerated" (None: it was not)
 
 
 class _WorkerState:
@@ -184,7 +185,7 @@ def _run(job, index, overrides, in_process, deadline):
     else:
         metrics, row = evaluate(state, model, t, data, steps)
     outcome = Outcome(index, row, sim_s=info["wall_time"],
-                      compiled=state.cache.compiles > compiles)
+                      compiled=state.cache.compiles > compiles, mode=info["mode"]["mode"])
     if job.keep == "all" or (job.keep == "failed" and row["status"] != "ok"):
         meta = run_meta(model, t, info)
         meta["blocks"] = finalize_sinks(model, t, info["sink_data"], None, False,

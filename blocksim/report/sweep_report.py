@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..batch.table import cell_value, read_rows
+from ..batch.table import cell_value, modes_text, read_rows
 from ..engine.results import DRAWING, REPORT
 from .drawing import drawing_section
 from .html import (Raw, as_text, code, esc, media, own_file, read_json, sectioned_page, table,
@@ -74,7 +74,7 @@ def _status(meta):
             ("sweep file", meta.get("file")),
             ("ran", f"{where}, {execution.get('workers')} worker(s)"  # a cluster's count
              if where and where.startswith("Dask cluster") else where),
-            ("mode", execution.get("mode")),
+            ("mode", modes_text(execution)),
             ("wall time", f"{execution['wall_s']:.4g} s" if execution.get("wall_s") else None),
             ("diagram built / re-parameterised",
              f"{execution.get('compiles', 0)} / {execution.get('reparameterised', 0)}"

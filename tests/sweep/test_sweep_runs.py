@@ -156,6 +156,19 @@ def test_the_table_as_a_dataframe(tmp_path, monkeypatch):
         table.to_pandas()
 
 
+def test_the_summary_counts_the_runs_in_each_mode(tmp_path, capsys):
+    """The mode printed is the runs' own: a grid over simulation.mode runs some of each."""
+    write_sweep(tmp_path, GRID)
+    out = tmp_path / "modes"
+    code = main(["sweep", str(tmp_path / "lag.yaml"), "--grid",
+                 "simulation.mode=normal,accelerated,accelerated", "--workers", "1",
+                 "--out", str(out), "--quiet", "--keep", "metrics"])
+    assert code == 0
+    execution = json.loads((out / "sweep.json").read_text())["execution"]
+    assert execution["modes"] == {"accelerated": 2, "normal": 1}
+    assert "(2 accelerated, 1 normal, in-process)" in capsys.readouterr().out
+
+
 def test_adhoc_command_line_sweep(tmp_path, capsys):
     write_sweep(tmp_path, GRID)
     out = tmp_path / "adhoc"
@@ -169,7 +182,7 @@ def test_adhoc_command_line_sweep(tmp_path, capsys):
     # the time printed is sweep.json's (it was the command's own clock, a different span)
     execution = json.loads((out / "sweep.json").read_text())["execution"]
     # and it says the mode the runs went in (a sweep compiles: one compile serves every run)
-    assert execution["mode"] == "accelerated"
+    assert execution["modes"] == {"accelerated": 4}
     assert f" in {execution['wall_s']:.3g} s (accelerated, in-process)" in captured.out
     with open(out / "summary.csv") as f:
         rows = list(csv.DictReader(f))

@@ -94,6 +94,10 @@ static void b_daxpy(BL n, double a, const double *x, BL incx, double *y)
         ((daxpy32_t)blas_fn[2])((int)n, a, x, (int)incx, y, 1);
 }
 
+/* a leading dimension as numpy passes it for a contiguous row of n: at least 1 (BLAS refuses
+   0, e.g. for an empty inner dimension) */
+#define BL_LD(n) ((n) > 1 ? (BL)(n) : (BL)1)
+
 /* C = op(A) op(B), C M x N row-major with ldc (cblas_dgemm's arguments; alpha 1, beta 0) */
 static void b_gemm(int tA, int tB, BL M, BL N, BL K, const double *A, BL lda, const double *B,
                    BL ldb, double *C, BL ldc)
@@ -157,7 +161,7 @@ static void rt_dot_mm(const double *A, int r, int k, const double *B, int n, dou
     else if (n == 1)
         b_gemv(ROW_MAJOR, NO_TRANS, r, k, A, k, B, 1, out, 1);
     else
-        b_gemm(NO_TRANS, NO_TRANS, r, n, k, A, k, B, n, out, n);
+        b_gemm(NO_TRANS, NO_TRANS, r, n, k, A, BL_LD(k), B, BL_LD(n), out, BL_LD(n));
 }
 
 /* numpy.matmul(A, B, out): A (q, n) row-major, B (n, k) (k = 1 for a vector B) */
@@ -178,6 +182,6 @@ static void rt_matmul(const double *A, int q, int n, const double *B, int k, dou
     } else if (k == 1) {                /* matrix @ vector */
         b_gemv(ROW_MAJOR, NO_TRANS, q, n, A, n, B, 1, out, 1);
     } else {
-        b_gemm(NO_TRANS, NO_TRANS, q, k, n, A, n, B, k, out, k);
+        b_gemm(NO_TRANS, NO_TRANS, q, k, n, A, BL_LD(n), B, BL_LD(k), out, BL_LD(k));
     }
 }
