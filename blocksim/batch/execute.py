@@ -300,8 +300,12 @@ class _Held:
     def __init__(self):
         self.sigint = False
         self.sigterm = None  # the SIGTERM handler to call, when a SIGTERM arrived
+        self.restore = None  # puts the process's own handlers back
 
     def deliver(self):
+        if self.restore is not None:
+            self.restore, restore = None, self.restore
+            restore()
         sigint, sigterm, self.sigint, self.sigterm = self.sigint, self.sigterm, False, None
         if sigterm is not None:
             sigterm(signal.SIGTERM, None)
@@ -319,7 +323,10 @@ def _signals_held():
     this process cancels the runs and closes the cluster): the worker processes started in
     here inherit a blocked SIGINT, from this thread's signal mask. This process notes a
     SIGINT instead (whichever of its threads receives it), as it notes a SIGTERM that has a
-    Python handler (the command line's)."""
+    Python handler (the command line's). The notes stay the handlers until `deliver`: a
+    signal that another thread received may reach Python's handler a moment after the
+    workers started, and must still be noted rather than raised before the cluster is in
+    the caller's hands to close."""
     held = _Held()
     if threading.current_thread() is not threading.main_thread():
         yield held  # signal handlers belong to the main thread
@@ -341,10 +348,19 @@ def _signals_held():
     if callable(previous_term):
         signal.signal(signal.SIGTERM, lambda signum, frame: setattr(held, "sigterm",
                                                                     previous_term))
-    try:
-        yield held
-    finally:
+
+    def unblock():
         if can_block:  # a SIGINT pending in this thread comes now, to the note above
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+    def restore():
         signal.signal(signal.SIGINT, previous_int)
         signal.signal(signal.SIGTERM, previous_term)
+    try:
+        yield held
+    except BaseException:  # the workers did not start: nothing to deliver
+        unblock()
+        restore()
+        raise
+    unblock()
+    held.restore = restore  # deliver() puts the handlers back

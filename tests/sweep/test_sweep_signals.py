@@ -2,8 +2,8 @@
 cluster exists (which is then closed), not lost and not left half started. A stand-in
 cluster sends the signal from inside its constructor, as a user's Ctrl-C would arrive."""
 import json
-import os
 import signal
+import threading
 
 import pytest
 
@@ -16,13 +16,15 @@ posix_masks = pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"),
 
 
 class _Cluster:
-    """Sends `signum` to this process while 'starting'; records what the workers would
-    inherit (this thread's blocked signals) and whether it was closed."""
+    """Sends `signum` to the main thread while 'starting' (to the process, another thread
+    could take it and Python act on it a moment later: when is the machine's, not the
+    test's); records what the workers would inherit (this thread's blocked signals) and
+    whether it was closed."""
     instances = []
 
     def __init__(self, signum, **kwargs):
         self.inherited_mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
-        os.kill(os.getpid(), signum)
+        signal.pthread_kill(threading.main_thread().ident, signum)
         self.closed = False
         _Cluster.instances.append(self)
 
