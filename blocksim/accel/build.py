@@ -71,7 +71,8 @@ class Built:
 
 def build(source, key=None):
     """The loaded library of `source` (whose `key_of` is `key`, when known): from this
-    process, from the disk cache, or compiled now. Raises CompilerMissing, CompileFailed."""
+    process, from the disk cache, or compiled now. Raises CompilerMissing, CompileFailed (also
+    when the cache cannot be written)."""
     key = key or key_of(source)
     if key in _LOADED:
         return Built(_LOADED[key], key, 0.0, True)
@@ -81,7 +82,11 @@ def build(source, key=None):
     cached = library is not None
     started = time.perf_counter()
     if library is None:
-        _compile(source, key, directory, path)
+        try:
+            _compile(source, key, directory, path)
+        except OSError as e:  # a cache folder that is a file, read-only, full
+            raise CompileFailed(f"cannot write the compiled-code cache {directory}: "
+                                f"{e.strerror or e}") from None
         library = _load_new(path, key)
         if library is None:
             raise CompileFailed(f"the compiled library {path} does not load")

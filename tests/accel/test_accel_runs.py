@@ -536,3 +536,23 @@ def test_running_one_model_again_generates_its_code_once(fresh_cache, monkeypatc
     assert len(calls) == 2
     np.testing.assert_array_equal(again["x"], _x(MSD, "parameters.k=8"))
     assert abs(again["x"][-1] - 1 / 8) < 0.01 and abs(first[0][-1] - 1 / 4) < 0.01
+
+
+def test_a_cache_that_cannot_be_written_is_a_message_not_a_traceback(monkeypatch, tmp_path,
+                                                                     capsys):
+    """BLOCKSIM_CACHE_DIR naming a file: accelerated mode says so (exit 2, the diagram
+    named); a run auto switches to compiled code goes on in normal mode with a note."""
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("BLOCKSIM_CACHE_DIR", str(tmp_path / "file"))
+    monkeypatch.setattr(build, "_LOADED", {})
+    assert main(["run", str(MSD), "--mode", "accelerated", "--no-plots",
+                 "--out", str(tmp_path / "a")]) == 2
+    err = capsys.readouterr().err
+    assert "msd.yaml: error: accelerated mode: cannot write the compiled-code cache" in err
+    assert "Traceback" not in err
+    monkeypatch.setattr(mode, "normal_seconds", lambda model: 0.0)
+    monkeypatch.setattr(mode, "compile_seconds", lambda model: 1e-3)  # it switches
+    t, data, info = simulate_model(blocksim.load(MSD))
+    assert info["complete"] and info["mode"]["mode"] == "normal"
+    assert info["mode"]["note"].startswith("note: normal mode: cannot write the compiled-code "
+                                           "cache")
