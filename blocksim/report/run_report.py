@@ -94,16 +94,14 @@ def _seconds(x):
 
 
 def _mode(mode):
-    """'accelerated (compiled in 0.9 s): why', 'accelerated (cached): why', 'normal: why'."""
+    """'accelerated (compiled in 0.9 s): why', 'accelerated (cached): why', 'normal: why'
+    (a run that switched says how long it ran in normal mode in its why)."""
     if not mode:
         return None
     how = ""
     if mode.get("mode") == "accelerated":
-        how = "cached" if mode.get("cache_hit") else \
-            f"compiled in {_seconds(mode.get('compile_time'))}"
-        if mode.get("normal_time"):
-            how += f", after {_seconds(mode['normal_time'])} in normal mode"
-        how = f" ({how})"
+        how = " (cached)" if mode.get("cache_hit") else \
+            f" (compiled in {_seconds(mode.get('compile_time'))})"
     return f"{mode.get('mode')}{how}: {mode.get('why', '')}"
 
 
