@@ -343,6 +343,11 @@ class Block:
         figures, print lines (`run.messages`), add a JSON-able report (`run.reports`)."""
 
 
+def overrides(block, method):
+    """Whether `block`'s type defines `method` itself (the simulator calls it then)."""
+    return getattr(type(block), method) is not getattr(Block, method)
+
+
 @dataclass
 class FinalRun:
     """What a sink sees after the run: its recorded inputs and where to write files.

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..block import Sample
+from ..block import Sample, overrides
 from ..errors import Problems
 from ..language import expr
 from ..language.diagram import Value
@@ -30,7 +30,6 @@ from ..engine.compiler.blocks import build_block
 from ..engine.compiler.settings import simulation_settings
 from .build import build
 from .codegen import STIFF, block_series, clock_series, generate
-from .compilable import overrides
 
 # simulation settings a run may change without another structure
 SETTINGS = ("start", "stop", "rtol", "atol", "max_step", "step", "output_interval",

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..block import Sample, exact_time
+from ..block import Sample, exact_time, overrides
 from ..engine import history_samples, rates
 from ..engine.solvers import FIXED_STEP, tableaus
 from . import ufuncs
-from .compilable import lowerings, overrides
+from .compilable import lowerings
 from .lowering import LoweringError
 
 RUNTIME = Path(__file__).parent / "runtime"

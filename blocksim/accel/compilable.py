@@ -8,7 +8,7 @@ costs no generated source.
 """
 from __future__ import annotations
 
-from ..block import Block, Sample
+from ..block import Sample, overrides
 from .lowering import LowerContext, LoweringError
 
 
@@ -19,11 +19,6 @@ class NotCompilable(Exception):
     def __init__(self, blocks):
         self.blocks = blocks
         super().__init__(", ".join(f"{n} ({t})" for n, t, _ in blocks))
-
-
-def overrides(block, method):
-    """Whether `block`'s type defines `method` itself (the simulator calls it then)."""
-    return getattr(type(block), method) is not getattr(Block, method)
 
 
 def required(model, block, calcs):

@@ -12,7 +12,7 @@ import contextlib
 
 import numpy as np
 
-from ..block import Block, Sample
+from ..block import Sample, overrides
 from ..engine.diagnosis import block_failure
 from ..errors import SimulationError
 from ..language.expr import ExprError
@@ -35,7 +35,7 @@ class Evaluator:
         # a delay's input may come after it in the order: one more pass per delay
         self.passes = 1 + sum(b.keeps_history for b in model.blocks) if steady else 1
         self.continuous = tuple(b for b in model.blocks if _states(model, b, False)
-                                and _overrides(b, "derivative"))
+                                and overrides(b, "derivative"))
         self.sampled = tuple(b for b in model.blocks if isinstance(b.sample, Sample)
                              and _states(model, b, True))
 
@@ -56,7 +56,7 @@ class Evaluator:
         self.outputs()
         with _named_faults(m, self.t):
             for block in m.blocks:
-                if _overrides(block, "initialize"):
+                if overrides(block, "initialize"):
                     block.initialize(self.t)
         self.outputs()
         self.settle()
@@ -105,8 +105,6 @@ def _states(model, block, discrete):
     return part.stop > part.start
 
 
-def _overrides(block, method):
-    return getattr(type(block), method) is not getattr(Block, method)
 
 
 def _pass_through(block):

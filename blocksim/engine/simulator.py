@@ -30,7 +30,7 @@ import time as _time
 
 import numpy as np
 
-from ..block import Block, Sample
+from ..block import Sample, overrides
 from ..errors import SimulationError
 from ..language.expr import ExprError
 from .diagnosis import (after_solver_failure, block_failure, failure_notes, nonfinite_signal,
@@ -59,9 +59,9 @@ class Simulation:
         nodes = model.nodes
         self.const_plan = tuple(getattr(n.block, n.calc) for n in nodes if n.group == "constant")
         self.cont_plan = tuple(getattr(n.block, n.calc) for n in nodes if n.group == "continuous")
-        self.deriv_plan = tuple(b.derivative for b in model.blocks if _overrides(b, "derivative")
+        self.deriv_plan = tuple(b.derivative for b in model.blocks if overrides(b, "derivative")
                                 and model.state_slices[b.name][0].stop > model.state_slices[b.name][0].start)
-        self.init_blocks = tuple(b for b in model.blocks if _overrides(b, "initialize"))
+        self.init_blocks = tuple(b for b in model.blocks if overrides(b, "initialize"))
         samples = {n.block.sample for n in nodes if isinstance(n.block.sample, Sample)}
         samples |= {b.sample for b in model.blocks if isinstance(b.sample, Sample)}
         self.clock = SampleClock(samples, s.start)
@@ -434,10 +434,6 @@ class _Refined:
         t = self.peek()
         self.j += 1
         return t
-
-
-def _overrides(block, method):
-    return getattr(type(block), method) is not getattr(Block, method)
 
 
 def simulate(model, progress=None, plots=False):
