@@ -42,7 +42,8 @@ class FixedStepRK(ExplicitRK):
         self.grid_step = step
         self.origin = float(origin)
         self._k0 = self._K[0]
-        # (c_s, [(j, a_sj) non-zero]) of the stages after the first, and [(s, b_s) non-zero]
+        # (c_s, terms a_sj) of the stages after the first, and the terms b_s: each the
+        # non-zero (j, coefficient) as (the first or None, a tuple of the others)
         self._stage_terms = [(float(tableau.c[s]), _nonzero(tableau.A[s, :s]))
                              for s in range(1, tableau.stages)]
         self._b_terms = _nonzero(tableau.b[:tableau.stages])
@@ -92,12 +93,14 @@ class FixedStepRK(ExplicitRK):
         self._f1_ready = False
 
     def _combine(self, y, terms, h, out):
-        """out = y + Σ (h c_j) k_j over `terms` [(j, c_j)], the products added left to right."""
-        if not terms:
+        """out = y + Σ (h c_j) k_j over `terms` ((j, c_j) first, the others), the products
+        added left to right."""
+        first, rest = terms
+        if first is None:
             out[...] = y
             return
         K, tmp = self._K, self._tmp
-        (j, c), rest = terms[0], terms[1:]
+        j, c = first
         np.multiply(K[j], h * c, out)
         for j, c in rest:
             np.multiply(K[j], h * c, tmp)
@@ -120,4 +123,6 @@ class FixedStepRK(ExplicitRK):
 
 
 def _nonzero(coefficients):
-    return [(j, float(c)) for j, c in enumerate(coefficients) if c != 0.0]
+    """The non-zero (j, c_j), split once as (the first or None, a tuple of the others)."""
+    terms = [(j, float(c)) for j, c in enumerate(coefficients) if c != 0.0]
+    return (terms[0], tuple(terms[1:])) if terms else (None, ())
