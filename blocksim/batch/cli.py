@@ -108,11 +108,11 @@ def _summary(table, out, prefix=""):
     from .table import modes_text
     c = table.counts()
     execution = table.meta["execution"]
-    where = execution["where"]  # None: no runs started
+    where, modes = execution["where"], modes_text(execution)  # where None: no runs started
     if where is None:
         where = "not started" if c["interrupted"] else "nothing to run"
-    elif modes_text(execution):
-        where = f"{modes_text(execution)}, {where}"
+    elif modes:
+        where = f"{modes}, {where}"
     parts = [f"{c['ok']} ok", f"{c['failed']} failed"]
     if c["interrupted"]:
         parts.append(f"{c['interrupted']} not run")

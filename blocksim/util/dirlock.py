@@ -33,12 +33,9 @@ class Busy(Exception):
 
 @contextlib.contextmanager
 def hold(directory, name):
-    if fcntl is None:
-        yield
-        return
     path = os.path.join(directory, name)
-    fd = _locked(path)
-    if fd is None:
+    fd = None if fcntl is None else _locked(path)
+    if fd is None:  # no locks here (no fcntl, or a file system without them)
         yield
         return
     try:
