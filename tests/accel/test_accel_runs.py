@@ -203,8 +203,10 @@ def test_auto_compiles_a_long_run_and_a_sweep_and_begins_a_short_one_in_normal_m
     short = blocksim.load(MSD)
     decision = decide(short)
     assert decision.mode == "normal" and "short run on paper" in decision.why
-    assert decision.checks == ((mode.START_SECONDS, "cached"),
-                               (mode.compile_seconds(short), "compile"))
+    # it looks for cached code first, then compiles past the compile time it expects (msd's
+    # 8 blocks: 0.6 s + 8 x 15 ms, the constants the module documents)
+    assert [kind for _, kind in decision.checks] == ["cached", "compile"]
+    assert decision.checks[0][0] < decision.checks[1][0] == pytest.approx(0.72)
     assert decide(short, sweep=True).mode == "accelerated"
     long = blocksim.load(MSD, ["simulation.stop=20000"])  # max_step 400 s: 50 steps at least
     assert decide(long).mode == "normal" and decide(long).checks
