@@ -165,17 +165,21 @@ static int rk_dense_coefficients(RT *rt, RtStepper *st)
 #else
 /* ---- adaptive_rk.EmbeddedRK and Dop853 ------------------------------------------------- */
 /* EmbeddedRK._stages: stages first..stop-1 of a step of size h from (t, y); each stage's
-   argument is [1, h a_s0, ..] . [y; k_0; ..] (numpy.dot). Non-zero when a block failed
+   argument is [1, h a_s0, ..] . [y; k_0; ..] (numpy.dot), its row made by rk_row. Non-zero when a block failed
    (normal mode raises there, before counting the evaluations). */
+static double *rk_row(RtStepper *st, int s, double h)
+{
+    double *row = st->coef[s];  /* [1, h a_s0 .. h a_s(s-1)]: A is lower triangular */
+    row[0] = 1.0;
+    for (int j = 0; j < s; j++)
+        row[1 + j] = RK_A[s * RK_M + j] * h;
+    return row;
+}
+
 static int rk_stages(RT *rt, RtStepper *st, double t, double h, int first, int stop)
 {
-    for (int i = 0; i < RK_M; i++) {
-        st->coef[i][0] = 1.0;
-        for (int j = 0; j < RK_M; j++)
-            st->coef[i][1 + j] = RK_A[i * RK_M + j] * h;
-    }
     for (int s = first; s < stop; s++) {
-        rt_dot_vm(st->coef[s], s + 1, st->Y[0], NX, st->arg);
+        rt_dot_vm(rk_row(st, s, h), s + 1, st->Y[0], NX, st->arg);
         if (rt_f(rt, t + RK_C[s] * h, st->arg, K(s)))
             return 1;
     }
@@ -342,7 +346,7 @@ static int rk_step(RT *rt, RtStepper *st)
         }
         if (rk_stages(rt, st, t, h_step, 1, RK_S - 1))
             return 1;
-        rt_dot_vm(st->coef[RK_S - 1], RK_S, st->Y[0], NX, st->y_new);
+        rt_dot_vm(rk_row(st, RK_S - 1, h_step), RK_S, st->Y[0], NX, st->y_new);
         if (rt_f(rt, t_new, st->y_new, K(RK_S - 1)))
             return 1;
         st->nfev++;
