@@ -60,11 +60,11 @@ def _candidates():
     """The BLAS libraries to look in: numpy's own (those its wheel ships, then those loaded
     from numpy's folders; another package's BLAS, scipy's, may be loaded too: not that)."""
     root = Path(np.__file__).resolve().parent
-    for folder in (root.parent / "numpy.libs", root / ".dylibs"):
-        if folder.is_dir():
-            yield from (str(p) for p in sorted(folder.iterdir()) if "blas" in p.name.lower())
-    loaded = _loaded_blas()
-    yield from (p for p in loaded if "numpy" in p)
+    shipped = [str(p) for folder in (root.parent / "numpy.libs", root / ".dylibs")
+               if folder.is_dir() for p in sorted(folder.iterdir()) if "blas" in p.name.lower()]
+    yield from shipped
+    # the maps are read only when the shipped ones lack the functions (each tried once)
+    yield from (p for p in _loaded_blas() if "numpy" in p and p not in shipped)
 
 
 @functools.lru_cache(maxsize=None)
