@@ -36,7 +36,8 @@ static double ik_mod(double a, double b)
     return mod;
 }
 
-/* _Limits.apply: q inside the limits (out) and the joints that were clamped */
+/* _Limits.apply: q inside the limits (out), a revolute joint outside moved by the fewest
+   turns, and the joints that were clamped */
 static void ik_apply(const IKineRobot *k, const double *q, double *out, char *clamped)
 {
     const double two_pi = 2 * 3.141592653589793;
@@ -44,11 +45,14 @@ static void ik_apply(const IKineRobot *k, const double *q, double *out, char *cl
         double v = q[j];
         clamped[j] = 0;
         if (k->limited && k->revolute[j] != 0.0) {
-            double wrapped = k->lo[j] + ik_mod(v - k->lo[j], two_pi);
-            int inside = wrapped <= k->hi[j];
-            double over = ik_mod(wrapped - k->hi[j], two_pi);
-            double under = ik_mod(k->lo[j] - wrapped, two_pi);
-            v = inside ? wrapped : over <= under ? k->hi[j] : k->lo[j];
+            double lo = k->lo[j], hi = k->hi[j];
+            double turns = v > hi ? -ceil((v - hi) / two_pi) : v < lo ? ceil((lo - v) / two_pi)
+                                                                       : 0.0;
+            double moved = v + turns * two_pi;
+            int inside = moved >= lo && moved <= hi;
+            double over = ik_mod(v - hi, two_pi);
+            double under = ik_mod(lo - v, two_pi);
+            v = inside ? moved : over <= under ? hi : lo;
             clamped[j] = !inside;
         }
         if (k->limited) {

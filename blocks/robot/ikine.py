@@ -65,9 +65,10 @@ def _tool_error(Tq, Tt):
 class _Limits:
     """Joint limits from ``qlim``; joints whose limits are nan are free.
 
-    ``apply(q)`` brings q inside the limits: a revolute joint is first moved by a multiple
-    of 2π into [lo, hi] when that is possible (the same joint pose), otherwise it is clamped
-    to the nearer limit (by angular distance); a prismatic joint is clamped.
+    ``apply(q)`` brings q inside the limits and leaves a joint already inside as it is: a
+    revolute joint outside is moved by the fewest whole turns (2π) that bring it inside (the
+    same joint pose, nearest to where it was), and clamped to the nearer limit (by angular
+    distance) when no turn does; a prismatic joint outside is clamped.
     """
 
     def __init__(self, robot):
@@ -84,11 +85,15 @@ class _Limits:
             return q, np.zeros(q.shape, dtype=bool)
         q = q.copy()
         r = self.revolute
-        wrapped = self.lo[r] + np.mod(q[r] - self.lo[r], 2 * np.pi)
-        inside = wrapped <= self.hi[r]
-        over = np.mod(wrapped - self.hi[r], 2 * np.pi)           # angular distance above hi
-        under = np.mod(self.lo[r] - wrapped, 2 * np.pi)          # angular distance below lo
-        q[r] = np.where(inside, wrapped, np.where(over <= under, self.hi[r], self.lo[r]))
+        v, lo, hi = q[r], self.lo[r], self.hi[r]
+        turn = 2 * np.pi
+        turns = np.where(v > hi, -np.ceil((v - hi) / turn),
+                         np.where(v < lo, np.ceil((lo - v) / turn), 0.0))
+        moved = v + turns * turn
+        inside = (moved >= lo) & (moved <= hi)
+        over = np.mod(v - hi, turn)                              # angular distance above hi
+        under = np.mod(lo - v, turn)                             # angular distance below lo
+        q[r] = np.where(inside, moved, np.where(over <= under, hi, lo))
         clamped = np.zeros(q.shape, dtype=bool)
         clamped[r] = ~inside
         clamped |= (q < self.lo) | (q > self.hi)
@@ -178,11 +183,13 @@ def ikine(robot, T, q0=None, mask=None, ilimit=ILIMIT, tol=TOL, lam=LAM, restart
     [1, 1, 0, 0, 0, 0] for a planar two-link arm). tol: convergence when sqrt(eᵀWe) < tol
     (metres and radians, unweighted sum). lam: initial damping λ.
 
-    Joint limits: where ``qlim`` is set every iterate stays inside it. A revolute joint that a
-    step takes outside is first moved by a multiple of 2π when that lands inside (the same
-    joint pose); otherwise the joint is clamped to the nearer limit, held there, and the step
-    re-solved for the other joints. Joints without limits are not wrapped (the answer may be
-    q + 2kπ). Joint offsets are handled by fkine.
+    Joint limits: where ``qlim`` is set every iterate stays inside it, so the answer is the
+    solution the iteration reaches from q0 within the limits (a joint inside its limits is
+    never moved by a turn: the Puma's q6 may lie anywhere in ±266°). Only a revolute joint
+    that a step (or q0) takes outside is moved, by the fewest turns of 2π that bring it inside
+    (the same joint pose); when no turn does, the joint is clamped to the nearer limit, held
+    there, and the step re-solved for the other joints. Joints without limits are not wrapped
+    (the answer may be q + 2kπ). Joint offsets are handled by fkine.
 
     Raises IKineError (residual, iterations = trial steps of all attempts, q = best estimate,
     index for sequences) when every attempt stalls above tol: the pose is out of reach, not

@@ -140,13 +140,26 @@ def test_numerical_ikine_round_trip_from_its_initial_estimate():
         T = PUMA.fkine(q)
         got = rig.set(T=T).out()
         np.testing.assert_allclose(PUMA.fkine(got), T, atol=1e-9)
-        # the branch near q0 (a joint may come back moved by 2 pi into its limits)
+        # the branch near q0; qn's q3 = pi lies outside its limits [-225, 45] deg, so q0's
+        # q3 starts a turn lower, at -pi, and the answer's q3 is the same angle
         np.testing.assert_allclose(np.angle(np.exp(1j * (got - q))), 0.0, atol=1e-6)
+        np.testing.assert_allclose(np.delete(got - q, 2), 0.0, atol=1e-6)
     # a function of T alone: the same pose gives the same answer whatever came before
     T = PUMA.fkine(QN + 0.1)
     first = rig.set(T=T).out()
     rig.set(T=PUMA.fkine(QN - 0.2)).out()
     np.testing.assert_array_equal(rig.set(T=T).out(), first)
+
+
+def test_numerical_ikine_block_leaves_a_joint_inside_its_limits_where_it_is():
+    # the Puma's q6 may lie anywhere in +-266 deg: targets with q6 from 2.4 to 2.9 rad come
+    # back as themselves (they came back a turn lower), as the generating q is the solution
+    # nearest q0 (roboticstoolbox-python 1.5.0's ikine_LM from q0 = q returns q6 = 2.5)
+    q0 = np.array([0.3, 0.6, -0.5, 0.4, 0.7, 2.5])
+    rig = Rig(IKine, {"robot": PUMA, "q0": q0})
+    for dq6 in (-0.1, 0.0, 0.2, 0.4):
+        q = q0 + [0.05, -0.03, 0.02, 0.04, -0.05, dq6]
+        np.testing.assert_allclose(rig.set(T=PUMA.fkine(q)).out(), q, atol=1e-9)
 
 
 def test_ikine_in_a_diagram_follows_a_cartesian_path(run_diagram):

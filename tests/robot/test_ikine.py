@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from blocks.robot import Link, SerialLink, jtraj, load_robot
-from blocks.robot.ikine import IKineError, ikine, ikine560, ikine6s
+from blocks.robot.ikine import IKineError, _Limits, ikine, ikine560, ikine6s
 from robot_helpers import rotx, rotz, transl
 
 CONFIGS = ["".join(c) for c in itertools.product("lr", "ud", "nf")]
@@ -116,6 +116,33 @@ def test_ikine_joint_limits_choose_the_allowed_branch(twolink):
     T = limited.fkine([0.3, -1.1])
     qs = ikine(limited, T, q0=[0.3, -1.1], mask=[1, 1, 0, 0, 0, 0])
     np.testing.assert_allclose(qs, [-0.8, 1.1], atol=1e-8)
+
+
+def test_ikine_keeps_a_joint_inside_its_limits_where_it_is(puma):
+    # the Puma's q6 range, ±266°, is wider than a turn: q6 = 2.5 rad lies inside it and comes
+    # back as 2.5 (it came back as 2.5 − 2π); roboticstoolbox-python 1.5.0,
+    # Puma560().ikine_LM(T, q0=q) and from q0 = q + 0.1, returns q6 = 2.5 (its Puma is 0.672 m
+    # taller, which moves T, not q)
+    q = np.array([0.3, 0.6, -0.5, 0.4, 0.7, 2.5])
+    T = puma.fkine(q)
+    for q0 in (q, q + 0.1, None):
+        np.testing.assert_allclose(ikine(puma, T, q0=q0), q, atol=1e-9)
+    # along a path on which q6 passes pi (seeded pose by pose), the answer is the path itself
+    qpath = jtraj(q, q + [0.2, -0.1, 0.1, 0.3, -0.2, 1.5], 8)[0]
+    np.testing.assert_allclose(ikine(puma, puma.fkine(qpath), q0=q), qpath, atol=1e-8)
+
+
+def test_joint_limits_move_a_joint_outside_by_the_fewest_turns():
+    # by hand, for limits [lo, hi]: inside stays; outside moves by the fewest 2π that land
+    # inside; when none does, the nearer limit by angular distance (clamped)
+    lims = [[-266 * np.pi / 180, 266 * np.pi / 180]] * 3 + [[-10.0, 10.0], [0.0, 1.0], [0.0, 1.0]]
+    robot = SerialLink([Link(a=1.0, qlim=lim) for lim in lims])
+    q, clamped = _Limits(robot).apply(np.array([2.5, 4.7, -5.0, 10.5, 3.0, 5.0]))
+    np.testing.assert_allclose(q, [2.5, 4.7 - 2 * np.pi, -5.0 + 2 * np.pi,
+                                   10.5 - 2 * np.pi,   # not 10.5 − 4π, also inside
+                                   1.0,                # 2 above hi, 2π − 3 below lo
+                                   0.0], atol=1e-15)   # 4 above hi, 5 − 2π below lo
+    assert clamped.tolist() == [False, False, False, False, True, True]
 
 
 def test_ikine_argument_checks(puma):
