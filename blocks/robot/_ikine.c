@@ -376,14 +376,14 @@ static int ik_puma(const Puma *p, const double *Tw, double *q, double *a, double
     rt_matmul_ex(R03, 1, 3, T, 4, 1, 3, 3, 3, M1);               /* R03.T @ R */
     ik_rx(p->alpha[5], Rx);
     rt_matmul_ex(M1, 3, 1, Rx, 1, 3, 3, 3, 3, M);                /* @ Rx(alpha_6).T */
-    double sin5 = hypot(M[2], M[5]) * (p->flip != 0.0 ? -1.0 : 1.0);
+    double sin5 = -p->s4 * hypot(M[2], M[5]) * (p->flip != 0.0 ? -1.0 : 1.0);
     th[4] = atan2(sin5, -p->s4 * p->s5 * M[8]);
     if (fabs(sin5) > 1e-12) {
         double g = ik_sign(sin5);
         th[3] = atan2(p->s5 * g * M[5], p->s5 * g * M[2]);
         th[5] = atan2(-p->s4 * g * M[7], p->s4 * g * M[6]);
     } else {                      /* wrist singularity: only theta4 + -theta6 is determined */
-        th[3] = p->flip != 0.0 ? 3.141592653589793 : 0.0;
+        th[3] = 0.0;
         ik_rz(th[3], Rz);
         ik_rx(p->alpha[3], Rx);
         ik_mm(Rz, Rx, A);

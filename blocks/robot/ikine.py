@@ -328,15 +328,17 @@ def _solve_6s(robot, T, left, up, flip):
         R03 = R03 @ _rz(th) @ _rx(alpha[j])
     M = R03.T @ R @ _rx(alpha[5]).T
     # M[0,2] = s5·sinθ5·cosθ4, M[1,2] = s5·sinθ5·sinθ4, M[2,2] = −s4·s5·cosθ5,
-    # M[2,0] = s4·sinθ5·cosθ6, M[2,1] = −s4·sinθ5·sinθ6
-    sin5 = np.hypot(M[0, 2], M[1, 2]) * (-1.0 if flip else 1.0)
+    # M[2,0] = s4·sinθ5·cosθ6, M[2,1] = −s4·sinθ5·sinθ6.
+    # Rx(α4)·Rz(θ5)·Rx(α4)ᵀ = Ry(−s4·θ5), so the wrist is the ZYZ Euler rotation
+    # (θ4, β = −s4·θ5, ±θ6); not flipped is β ≥ 0, as the toolbox's tr2eul without 'flip'
+    sin5 = -s4 * np.hypot(M[0, 2], M[1, 2]) * (-1.0 if flip else 1.0)
     th5 = np.arctan2(sin5, -s4 * s5 * M[2, 2])
     if abs(sin5) > 1e-12:
         g = _sign(sin5)
         th4 = np.arctan2(s5 * g * M[1, 2], s5 * g * M[0, 2])
         th6 = np.arctan2(-s4 * g * M[2, 1], s4 * g * M[2, 0])
     else:                                # wrist singularity: only θ4 + ±θ6 is determined
-        th4 = np.pi if flip else 0.0
+        th4 = 0.0
         Rs = (_rz(th4) @ _rx(alpha[3]) @ _rz(th5) @ _rx(alpha[4])).T @ M
         th6 = np.arctan2(Rs[1, 0], Rs[0, 0])
     return np.array([th1, th2, th3, th4, th5, th6])
@@ -359,14 +361,20 @@ def ikine6s(robot, T, config="lun"):
       towards the wrist centre, the shoulder offset (d2 + d3 along z1) lies to the left / right;
       'u' / 'd' — elbow up / down: the elbow joint lies above / below the straight line from
       the shoulder (origin of frame 1) to the wrist centre (in the base frame's z);
-      'n' / 'f' — wrist not flipped / flipped: θ5 ≥ 0 / θ5 < 0 (θ = q + offset).
+      'n' / 'f' — wrist not flipped / flipped: the wrist's ZYZ Euler angle β = −s4·θ5 (s4
+      the sign of sin α4, θ = q + offset) is ≥ 0 / < 0, as the toolbox's tr2eul without and
+      with 'flip' (for the Puma, α4 = π/2: θ5 ≤ 0 / θ5 > 0).
     For a robot without shoulder offset (d2 + d3 = 0) left and right are the waist angles
     θ1 and θ1 + π: 'l' reaches the wrist centre backwards over the shoulder (along −x1),
     'r' forwards (along +x1).
 
     T: pose (4, 4) in the world (base and tool are removed first) -> q (6,) with joint
     offsets removed and every angle wrapped to (−π, π]; a sequence (m, 4, 4) -> (m, 6).
-    At the wrist singularity (θ5 = 0) θ4 is set to 0 ('n') or π ('f').
+    At the wrist singularity (θ5 = 0) only θ4 ± θ6 is determined: θ4 is set to 0, as the
+    toolbox does, for either wrist letter.
+    The letters are those of the toolbox (release 7's ikine560, ikine6s of later releases,
+    roboticstoolbox-python's ``Puma560().ikine_a``); MATLAB's ikine6s given no wrist letter
+    computes the flipped wrist, so its ``ikine6s(T)`` is ``ikine6s(T, 'luf')`` here.
     Raises ValueError for robots outside the class, IKineError (residual = distance out of
     reach, iterations 0) for a pose out of reach.
     """

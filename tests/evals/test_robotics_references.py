@@ -167,12 +167,17 @@ def test_puma_ikine_all_eight_configurations_round_trip(tmp_path):
 
 def test_puma_ikine_published_solutions_at_qn(tmp_path):
     """Corke, Robotics, Vision and Control (2011), section 7.2.2.1: for T = fkine(qn),
-    ikine6s(T) (configuration lun) gives 2.6486 -3.9270 0.0940 2.5326 0.9743 0.3734 and
-    ikine6s(T, 'ru') gives qn = 0 0.7854 3.1416 0 0.7854 0 (angles wrapped here)."""
+    ikine6s(T) gives 2.6486 -3.9270 0.0940 2.5326 0.9743 0.3734 and ikine6s(T, 'ru') gives
+    qn = 0 0.7854 3.1416 0 0.7854 0 (angles wrapped here). Without a wrist letter that MATLAB
+    ikine6s computes the flipped wrist (n4 = -1), so these are configurations luf and ruf;
+    roboticstoolbox-python 1.5.0's Puma560().ikine_a(T, 'lun') (its T 0.67183 m higher) gives
+    2.64856121 2.35619449 0.09395583 -0.60903322 -0.97434958 -2.76819308."""
     qn = [0, math.pi / 4, math.pi, 0, math.pi / 4, 0]
-    v = final(run_text(tmp_path, ikine_diagram(qn, ["lun", "run"])))
-    assert np.abs(wrapped(v["qlun"] - [2.6486, -3.9270, 0.0940, 2.5326, 0.9743, 0.3734])).max() < 1e-4
-    assert np.abs(wrapped(v["qrun"] - qn)).max() < 1e-9
+    v = final(run_text(tmp_path, ikine_diagram(qn, ["luf", "ruf", "lun"])))
+    assert np.abs(wrapped(v["qluf"] - [2.6486, -3.9270, 0.0940, 2.5326, 0.9743, 0.3734])).max() < 1e-4
+    assert np.abs(wrapped(v["qruf"] - qn)).max() < 1e-9
+    assert np.abs(wrapped(v["qlun"] - [2.64856121, 2.35619449, 0.09395583, -0.60903322,
+                                       -0.97434958, -2.76819308])).max() < 1e-8
 
 
 # ---- dynamics terms -----------------------------------------------------------------------------
