@@ -38,8 +38,28 @@ static void ctraj_quat(const double *T, double *d)
             d[i] *= -1.0;
 }
 
-/* CartesianTrajectory.set_poses(T0, T1) */
-static void ctraj_poses(CTrajTerms *m, const double *T0, const double *T1)
+/* quaternion.arc_sign(a, b): +1 or -1, the sign of b for the shorter arc from a; a half turn
+   (|a.b| <= half_turn) by the poses: the arc nearer the identity, else the relative axis */
+static double ctraj_arc_sign(const double *a, const double *b, double half_turn)
+{
+    double dot = rt_dot(a, b, 4);
+    if (fabs(dot) > half_turn)
+        return dot > 0.0 ? 1.0 : -1.0;
+    if (fabs(a[0]) > half_turn && fabs(b[0]) > half_turn)
+        return a[0] * b[0] > 0.0 ? 1.0 : -1.0;
+    const double *v1 = a + 1, *v2 = b + 1;
+    double u[3] = {v1[1] * v2[2] - v1[2] * v2[1], v1[2] * v2[0] - v1[0] * v2[2],
+                   v1[0] * v2[1] - v1[1] * v2[0]};
+    for (int i = 0; i < 3; i++) {
+        double c = a[0] * v2[i] - b[0] * v1[i] - u[i];
+        if (fabs(c) > half_turn)
+            return c > 0.0 ? 1.0 : -1.0;
+    }
+    return 1.0;
+}
+
+/* CartesianTrajectory.set_poses(T0, T1); half_turn: quaternion.HALF_TURN */
+static void ctraj_poses(CTrajTerms *m, const double *T0, const double *T1, double half_turn)
 {
     double a[4], b[4], inv[4], rel[4], K[9], tmp[9], ra[3];
     ctraj_quat(T0, a);
@@ -57,9 +77,9 @@ static void ctraj_poses(CTrajTerms *m, const double *T0, const double *T1)
     rel[0] = s1 * s2 - rt_dot(v1, v2, 3);
     for (int i = 0; i < 3; i++)
         rel[1 + i] = s1 * v2[i] + s2 * v1[i] + cross[i];
-    if (rel[0] < 0.0)
-        for (int i = 0; i < 4; i++)
-            rel[i] = -rel[i];
+    double sign = ctraj_arc_sign(a, b, half_turn);
+    for (int i = 0; i < 4; i++)
+        rel[i] *= sign;
     double sin_half = sqrt(rt_dot(rel + 1, rel + 1, 3));
     m->phi = 2.0 * atan2(sin_half, rel[0]);
     double axis[3] = {0.0, 0.0, 0.0};

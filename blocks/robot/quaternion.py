@@ -67,21 +67,49 @@ def quat_to_rot(d):
     return R
 
 
+# how near a half turn (|cos(phi/2)|, phi the rotation from one pose to the other) counts as
+# one, and how small a quaternion component counts as zero, in arc_sign
+HALF_TURN = 1e-9
+
+
+def arc_sign(d1, d2):
+    """+1.0 or -1.0: the sign to give the unit quaternion d2 (4,) so that the rotation from d1
+    (4,) to it takes the shorter arc (the one rule of slerp, trinterp, ctraj and the ctraj block).
+
+    The relative rotation conj(d1)·d2 = [cos(phi/2), sin(phi/2) u] has cos(phi/2) = d1·d2: a
+    positive dot product is the shorter arc. A half turn (|d1·d2| <= HALF_TURN) is a tie,
+    decided by the poses, not by rounding: the arc through orientations nearer the identity
+    (the midpoint d1 ± d2 with the larger scalar part: release 7 interpolates the quaternions
+    with s >= 0 as they are, so Rx(-pi/2) to Rx(pi/2) passes through the identity), and when
+    an end pose is itself a half turn from the identity (s = 0, both arcs as near), the one
+    turning positively about the relative axis u's first non-zero component.
+    """
+    dot = float(d1 @ d2)
+    if abs(dot) > HALF_TURN:
+        return 1.0 if dot > 0.0 else -1.0
+    if abs(d1[0]) > HALF_TURN and abs(d2[0]) > HALF_TURN:
+        return 1.0 if d1[0] * d2[0] > 0.0 else -1.0
+    v1, v2 = d1[1:], d2[1:]
+    for c in d1[0] * v2 - d2[0] * v1 - np.cross(v1, v2):      # the vector of conj(d1)·d2
+        if abs(c) > HALF_TURN:
+            return 1.0 if c > 0.0 else -1.0
+    return 1.0
+
+
 def slerp(d1, d2, r):
     """Spherical linear interpolation of unit quaternions d1, d2 (4,) at fractions r.
 
-    q(r) = [sin((1 - r) W) q1 + sin(r W) q2] / sin(W), cos(W) = q1.q2, after flipping q2 to
-    -q2 when q1.q2 < 0 so that the shorter arc is taken (W <= pi/2, a rotation of <= pi).
-    For W < 1e-8 the normalised linear interpolation is used (same to rounding).
+    q(r) = [sin((1 - r) W) q1 + sin(r W) q2] / sin(W), cos(W) = q1.q2, after giving q2 the
+    sign ``arc_sign`` chooses so that the shorter arc is taken (W <= pi/2, a rotation of
+    <= pi; a half turn by the tie rule there). For W < 1e-8 the normalised linear
+    interpolation is used (same to rounding).
     r scalar -> (4,); r (m,) -> (m, 4). The angular rate along the path is constant.
     """
     d1 = np.asarray(d1, dtype=float)
     d2 = np.asarray(d2, dtype=float)
     r = np.asarray(r, dtype=float)[..., None]
-    dot = float(d1 @ d2)
-    if dot < 0.0:
-        d2, dot = -d2, -dot
-    w = np.arccos(min(dot, 1.0))
+    d2 = arc_sign(d1, d2) * d2
+    w = np.arccos(min(float(d1 @ d2), 1.0))
     if w < 1e-8:
         d = (1.0 - r) * d1 + r * d2
         return d / np.linalg.norm(d, axis=-1, keepdims=True)
@@ -225,7 +253,8 @@ class Quaternion:
 
 
 def qinterp(q1, q2, r):
-    """Slerp between unit quaternions q1 (r = 0) and q2 (r = 1) along the shorter arc.
+    """Slerp between unit quaternions q1 (r = 0) and q2 (r = 1) along the shorter arc
+    (``arc_sign``'s rule).
 
     r scalar gives a Quaternion; an array r gives a list of Quaternions (release 7 returns a
     cell array). See ``slerp`` for the equation.

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .quaternion import Quaternion, quat_from_rot, quat_to_rot, slerp
+from .quaternion import Quaternion, arc_sign, quat_from_rot, quat_to_rot, slerp
 from .transforms import skew
 
 __all__ = ["jtraj", "ctraj", "trinterp", "QuinticTrajectory", "CartesianTrajectory"]
@@ -78,7 +78,8 @@ def jtraj(q0, qf, t_or_n, qd0=None, qdf=None):
 
 
 def trinterp(T0, T1, r):
-    """Interpolate transforms: translation p0 + r (p1 - p0), rotation by quaternion slerp.
+    """Interpolate transforms: translation p0 + r (p1 - p0), rotation by quaternion slerp
+    along the shorter arc (a half turn: the arc ``quaternion.arc_sign`` chooses).
 
     r = 0 gives T0, r = 1 gives T1 (seed 000, trinterp). r scalar -> (4, 4); (m,) -> (m, 4, 4).
     """
@@ -178,8 +179,8 @@ class CartesianTrajectory:
     ``at(t)`` returns T (4, 4) with path fraction s = 10 tau^3 - 15 tau^4 + 6 tau^5,
     tau = t / tf: translation p0 + s (p1 - p0) and rotation R0 Rot(u, s phi), where u, phi
     (phi <= pi) are the axis and angle of R0^T R1 taken from its quaternion, so the rotation
-    follows the shorter arc at a rate proportional to ds/dt (the same path as ``ctraj``'s
-    slerp). Rodrigues: Rot(u, a) = I + sin(a) K + (1 - cos(a)) K^2, K = Sk(u).
+    follows the shorter arc (a half turn: the arc ``arc_sign`` chooses) at a rate
+    proportional to ds/dt (the same path as ``ctraj``'s slerp). Rodrigues: Rot(u, a) = I + sin(a) K + (1 - cos(a)) K^2, K = Sk(u).
     T0 for t < 0, T1 for t > tf (read-only arrays).
 
     ``into(t, T, v)`` also writes the spatial velocity v (6,) = [dp/dt; omega] in the world
@@ -207,9 +208,8 @@ class CartesianTrajectory:
 
     def set_poses(self, T0, T1):
         """Take the motion from T0 to T1 (4, 4) (copied)."""
-        rel = Quaternion(T0[:3, :3]).inv() * Quaternion(T1[:3, :3])
-        if rel.s < 0.0:
-            rel = -rel
+        q0, q1 = Quaternion(T0[:3, :3]), Quaternion(T1[:3, :3])
+        rel = q0.inv() * q1 * arc_sign(q0.d, q1.d)
         sin_half = float(np.linalg.norm(rel.v))
         self._phi = 2.0 * math.atan2(sin_half, rel.s)
         axis = rel.v / sin_half if sin_half > 0.0 else np.zeros(3)

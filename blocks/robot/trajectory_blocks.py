@@ -10,6 +10,7 @@ from blocksim.params import Param, ParamError
 
 from .kinematics_blocks import joint_names
 from .mstraj import ViaPointError, ViaPointTrajectory
+from .quaternion import HALF_TURN
 from .trajectory import CartesianTrajectory, QuinticTrajectory
 
 
@@ -117,7 +118,9 @@ class CTraj(_Motion):
     Path fraction s = 10 tau^3 - 15 tau^4 + 6 tau^5, tau = t/tf (rest to rest, zero
     acceleration at both ends): translation p0 + s (p1 - p0), rotation R0·Rot(u, s·phi) with
     (u, phi <= pi) the axis and angle of R0^T R1 (the shorter arc, the path of quaternion
-    slerp). T0 before 0, T1 from tf on (the motion is smooth through its second derivative
+    slerp; a half turn is a tie: the arc through orientations nearer the identity, as
+    release 7 takes, or when an end pose is itself a half turn from the identity, the
+    positive turn about the axis's first non-zero component). T0 before 0, T1 from tf on (the motion is smooth through its second derivative
     there; tf is still announced as an event so the solver lands on the end of the motion).
 
     T0, T1 (4, 4): parameters, or leave one out to read it from the input port of the same
@@ -173,7 +176,7 @@ class CTraj(_Motion):
         else:
             poses = [f"in_{key}" if key in self._inputs else f"P + {1 + 16 * k}"
                      for k, key in enumerate(("T0", "T1"))]
-            terms = f"ctraj_poses(&m, {poses[0]}, {poses[1]});"
+            terms = f"ctraj_poses(&m, {poses[0]}, {poses[1]}, {HALF_TURN!r});"
         return Lowering({"output": f"CTrajTerms m; {terms}\nctraj_into(&m, P[0], t, out_T, out_v);"},
                         support=(CTRAJ,))
 

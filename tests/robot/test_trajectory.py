@@ -184,6 +184,35 @@ def test_ctraj_straight_line_monotone_quintic():
     np.testing.assert_allclose(angles, s * total, atol=1e-7)
 
 
+@pytest.mark.parametrize("delta", [-1e-13, 0.0, 1e-13])
+def test_a_half_turn_passes_nearer_the_identity_whatever_the_rounding(delta):
+    # Rx(-pi/2) -> Rx(pi/2): both arcs are half turns; the quaternions' dot product is 0 in
+    # theory and -2.2e-17 from rounding, which took ctraj the other way (midpoint Rx(pi)).
+    # roboticstoolbox-python 1.5.0: ctraj(SE3.Rx(-pi/2), SE3.Rx(pi/2), 3)[1] and
+    # trinterp(Rx(pi/2), Rx(-pi/2), 0.5) are the identity; release 7 interpolates the
+    # quaternions (s >= 0) without flipping them: the same path. The ctraj block's evaluator
+    # (CartesianTrajectory) takes the same arc
+    for T0, T1 in ((trotx(-np.pi / 2 + delta), trotx(np.pi / 2)),
+                   (trotx(np.pi / 2 + delta), trotx(-np.pi / 2))):
+        mid = ctraj(T0, T1, 3)[1]
+        np.testing.assert_allclose(mid, np.eye(4), atol=1e-12)
+        np.testing.assert_allclose(CartesianTrajectory(T0, T1, 2.0).at(1.0), mid, atol=1e-15)
+
+
+def test_a_half_turn_from_a_half_turn_turns_positively_about_the_axis():
+    # when an end pose is itself a half turn from the identity both arcs pass as near it:
+    # the motion turns +pi about the relative axis whose first non-zero component is
+    # positive (by hand: I -> Rx(+-pi) through Rx(pi/2) whatever the sign rounding gave
+    # Rx(pi)'s quaternion; Rx(pi) -> Ry(pi), relative Rz(pi), through Rx(pi) Rz(pi/2))
+    cases = [(np.eye(4), trotx(np.pi), trotx(np.pi / 2)),
+             (np.eye(4), trotx(-np.pi), trotx(np.pi / 2)),
+             (trotx(np.pi), troty(np.pi), trotx(np.pi) @ trotz(np.pi / 2))]
+    for T0, T1, expected in cases:
+        mid = ctraj(T0, T1, 3)[1]
+        np.testing.assert_allclose(mid, expected, atol=1e-12)
+        np.testing.assert_allclose(CartesianTrajectory(T0, T1, 2.0).at(1.0), mid, atol=1e-15)
+
+
 # --- CartesianTrajectory -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("T1", [
