@@ -4,6 +4,7 @@
       T0: fkine(p560, qz)                     # 4x4 tool pose at the pose qz
       T1: fkine(p560, qz) @ transl(0.1, 0, 0)
       q1: ikine(p560, T1, qz)                 # joints that reach T1, searched from qz
+      q2: ikine(arm, T1, q0, [1, 1, 1, 0, 0, 0])  # a 3-joint arm: the position only
       J:  jacob0(p560, p560.qr)               # 6 x n
 
 The first argument names an entry of the diagram's `robots:` section (the catalogue's
@@ -32,12 +33,20 @@ def _fkine(robot, q):
     return robot.fkine(_q(robot, q, "fkine"))
 
 
-def _ikine(robot, T, q0=None):
-    """Joint values (n,) whose tool pose is T (numerical, from q0, default zeros)."""
+def _ikine(robot, T, q0=None, mask=None):
+    """Joint values (n,) whose tool pose is T (numerical, from q0, default zeros); mask: the
+    6 weights of the pose error [x y z, rotation about x y z] in the tool frame (default
+    ones), e.g. [1, 1, 1, 0, 0, 0] for a position-only target of a 3-joint arm."""
     T = np.asarray(T, dtype=np.float64)
     if T.shape != (4, 4):
         raise ValueError(f"ikine() needs a 4x4 pose, got shape {T.shape}")
-    return robot.ikine(T, None if q0 is None else _q(robot, q0, "ikine"))
+    if mask is not None:
+        mask = np.asarray(mask, dtype=np.float64)
+        if mask.shape != (6,) or (mask < 0).any() or not mask.any():
+            raise ValueError(f"ikine() needs a mask of 6 weights >= 0, not all zero, for "
+                             f"[x y z, rotation about x y z] in the tool frame, got "
+                             f"{np.array2string(mask, separator=', ')}")
+    return robot.ikine(T, None if q0 is None else _q(robot, q0, "ikine"), mask)
 
 
 def _jacob0(robot, q):
@@ -62,7 +71,7 @@ def _inertia(robot, q):
 
 FUNCTIONS = {
     "fkine": Function(_fkine, 2, 2, subject="robots"),
-    "ikine": Function(_ikine, 2, 3, subject="robots"),
+    "ikine": Function(_ikine, 2, 4, subject="robots"),
     "jacob0": Function(_jacob0, 2, 2, subject="robots"),
     "jacobn": Function(_jacobn, 2, 2, subject="robots"),
     "gravload": Function(_gravload, 2, 2, subject="robots"),

@@ -73,6 +73,29 @@ def test_each_function_is_the_robots_method(run_diagram):
     np.testing.assert_allclose(result["sums"][0], expected, rtol=1e-14)
 
 
+def test_ikine_with_a_mask_reaches_a_position_with_three_joints(run_diagram):
+    """ikine(arm, T, q0, mask): a 3-joint arm matches a position only (it was refused,
+    'takes 2 to 3 arguments, got 4'). By hand for this elbow arm (d1 = 0.3, a2 = 0.5,
+    a3 = 0.4): at (0.4, 0.3, 0.5), q1 = atan2(0.3, 0.4), r = 0.5, z = 0.5 - d1 = 0.2,
+    cos q3 = (r^2 + z^2 - a2^2 - a3^2) / (2 a2 a3) = -0.3 (elbow q3 > 0 from q0 here),
+    q2 = atan2(z, r) - atan2(a3 sin q3, a2 + a3 cos q3)."""
+    text = """
+blocksim: 1
+parameters:
+  q1: ikine(arm, transl(0.4, 0.3, 0.5), [0.1, 0.5, 0.5], [1, 1, 1, 0, 0, 0])
+robots:
+  arm: {links: [{alpha: pi/2, d: 0.3}, {a: 0.5}, {a: 0.4}]}
+blocks:
+  Q: {type: constant, value: q1}
+simulation: {stop: 1, output_interval: 0.5}
+record: {q: Q.y}
+"""
+    q3 = np.arccos(-0.3)
+    q2 = np.arctan2(0.2, 0.5) - np.arctan2(0.4 * np.sin(q3), 0.5 + 0.4 * np.cos(q3))
+    np.testing.assert_allclose(run_diagram(text)["q"][0], [np.arctan2(0.3, 0.4), q2, q3],
+                               atol=1e-9)
+
+
 def test_jacob0_is_the_derivative_of_fkine():
     """jacob0(p560, q) against central differences of fkine(p560, q) (position rows, and
     the angular rows from dR R^T), all through expressions."""
@@ -110,6 +133,9 @@ def test_a_changed_robot_changes_the_values(run_diagram):
     ("fkine(p560)", r"fkine\(\) takes 2 arguments, got 1"),
     ("ikine(p560, eye(3))", r"ikine\(\) needs a 4x4 pose, got shape \(3, 3\)"),
     ("ikine(p560, transl(3, 0, 0))", r"ikine did not converge"),
+    ("ikine(p560, transl(3, 0, 0), qz, [1, 1, 1])", r"ikine\(\) needs a mask of 6 weights >= 0, "
+     r"not all zero, for \[x y z, rotation about x y z\] in the tool frame, got \[1\., 1\., 1\.\]"),
+    ("ikine(p560, eye(4), qz, [1, 1, 1, 0, 0, 0], 1)", r"ikine\(\) takes 2 to 4 arguments, got 5"),
 ])
 def test_mistakes_are_diagram_errors_at_the_parameter(run_diagram, value, message):
     with pytest.raises(DiagramError, match=r"d.yaml:4: error: parameter 'X': " + message):
