@@ -337,14 +337,19 @@ class Rne(RobotBlock):
 
     Inputs q, qd, qdd (n); fext (6, optional, default 0) = [Fx Fy Fz Mx My Mz], the wrench
     the tool exerts on the environment, in the tool frame with the moment about the tool
-    point. gravity (3,): the upward acceleration that models gravity, world frame (default:
-    the robot's, normally [0, 0, 9.81]). Output tau (n).
+    point (fext_frame tool), or in the last link's frame, the end effector without the tool,
+    with the moment about its origin (fext_frame link, as roboticstoolbox-python's rne).
+    gravity (3,): the upward acceleration that models gravity, world frame (default: the
+    robot's, normally [0, 0, 9.81]). Output tau (n).
     """
 
     type = "rne"
     params = (
         robot_param(),
         Param("gravity", "value", (), "gravity vector [gx, gy, gz] (m/s^2; default: the robot's)"),
+        Param("fext_frame", "choice", "tool", "the frame of fext: tool (moment about the tool "
+              "point) or link (the last link's frame, as roboticstoolbox-python)",
+              choices=("tool", "link")),
     )
 
     def __init__(self, name, params):
@@ -354,11 +359,13 @@ class Rne(RobotBlock):
             if gravity.shape != (3,):
                 raise ParamError("gravity", f"expected 3 values, got shape {gravity.shape}")
             self._g = self.robot.kernel_args(gravity)[3]
+        self._W = self.robot.kernel_args(fext_frame=self.p.fext_frame)[2]
 
     def ports(self):
         n = self.n
         return ([In("q", shape=(n,)), In("qd", shape=(n,)), In("qdd", shape=(n,)),
-                 In("fext", shape=(6,), optional=True, doc="tool wrench [F; M], tool frame")],
+                 In("fext", shape=(6,), optional=True,
+                    doc=f"tool wrench [F; M], {self.p.fext_frame} frame")],
                 [Out("tau", shape=(n,), elements=joint_names("tau", (n,)))])
 
     def bind(self, u, y, x, dx, xd):

@@ -217,7 +217,12 @@ class RobotBase:
         W = np.zeros(K.NW)
         W[K.BASE:K.BASE + 12] = self.base[:3].ravel()
         W[K.TOOL:K.TOOL + 12] = (Y[-1] @ E @ self.tool)[:3].ravel()
+        # the same with the end-effector frame without the tool in place of the tool: the
+        # kernels apply fext there (fext_frame 'link'); nothing else in rne and accel uses it
+        W_link = W.copy()
+        W_link[K.TOOL:K.TOOL + 12] = (Y[-1] @ E)[:3].ravel()
         self._P, self._W = P, W        # writable: numba dispatches read-only arrays slower
+        self._W_by_frame = {"tool": W, "link": W_link}
         self._axes = (readonly(np.linalg.inv(Y)), readonly(slide))
 
     # ------------------------------------------------------------ parameters and copies
@@ -226,14 +231,21 @@ class RobotBase:
         """Named joint configurations, name -> (n,) array (a fresh copy on every access)."""
         return {k: v.copy() for k, v in self._poses.items()}
 
-    def kernel_args(self, gravity=None):
+    def kernel_args(self, gravity=None, fext_frame="tool"):
         """(kernels, P, W, g): the kernel module of the chosen backend and the arguments every
         kernel takes (``_kernels`` documents them; the robot's own arrays: never write into
         them), g (3,) the gravity in the base frame: the robot's, or ``gravity`` (world
-        frame). The robot blocks fetch them once and call the kernels directly on their port
-        arrays."""
+        frame); W places fext as ``fext_frame`` says (``rne``). The robot blocks fetch them
+        once and call the kernels directly on their port arrays."""
         g = self._g if gravity is None else self._base_gravity(gravity)
-        return self._k, self._P, self._W, g
+        return self._k, self._P, self._wrench_W(fext_frame), g
+
+    def _wrench_W(self, fext_frame):
+        """W with fext applied in the tool frame ('tool') or the last link's ('link')."""
+        try:
+            return self._W_by_frame[fext_frame]
+        except (KeyError, TypeError):
+            raise ValueError(f"fext_frame must be 'tool' or 'link', got {fext_frame!r}") from None
 
     def coulomb_levels(self):
         """(up, down) (n,): the link-side Coulomb friction levels |G|·Tc+ and −|G|·Tc− (both
@@ -284,20 +296,23 @@ class RobotBase:
         s = np.random.default_rng(seed).uniform(1 - p, 1 + p, size=(self.n, 2))
         return {"m": self.m * s[:, 0], "I": self.I * s[:, 1, None, None], "name": "P/" + self.name}
 
-    def payload(self, m, p=(0.0, 0.0, 0.0)):
-        """Copy with a point mass m (kg) at p (3,) in the tool frame added to the last link.
+    def payload(self, m, p=(0.0, 0.0, 0.0), frame="tool"):
+        """Copy with a point mass m (kg) at p (3,) added to the last link; p in the tool frame
+        (``frame`` 'tool'), or in the last link's frame, the end effector without the tool
+        ('link', as roboticstoolbox-python's ``payload`` takes it).
 
         p is mapped into the last link's frame, p_n = T·p with T the tool pose in that frame;
         the last link becomes the composite body: mass m_n + m, COM
         r' = (m_n·r + m·p_n)/(m_n + m), inertia about r' by the parallel-axis theorem
         I' = I + m_n·(|e|²·1 − e·eᵀ) + m·(|f|²·1 − f·fᵀ), e = r − r', f = p_n − r'.
-        (roboticstoolbox-python's ``payload`` instead overwrites the last link's m and r.)
         """
         p = np.asarray(p, dtype=np.float64)
         if p.shape != (3,):
             raise ValueError("payload position p must have 3 elements")
+        if frame not in ("tool", "link"):
+            raise ValueError(f"payload frame must be 'tool' or 'link', got {frame!r}")
         m = float(m)
-        T = self._kinematics()[3] @ self.tool
+        T = self._kinematics()[3] @ (self.tool if frame == "tool" else np.eye(4))
         pn = T[:3, :3] @ p + T[:3, 3]
         mn, rn = self.m[-1], self.r[-1]
         total = mn + m
@@ -318,8 +333,8 @@ class RobotBase:
         """A new robot for a diagram's ``robots:`` entry.
 
         Applied in this order: gravity/base/tool and the friction values B (n,) and Tc
-        (n, 2) or (n,) replaced, then ``payload`` ((m, p) or {'m': m, 'p': p}, p in the
-        (new) tool frame), then ``perturb`` (p with ``seed``), then ``friction``: None or
+        (n, 2) or (n,) replaced, then ``payload`` ((m, p[, frame]) or {'m': m, 'p': p,
+        'frame': frame}, p in the (new) tool frame or the last link's, as ``payload``), then ``perturb`` (p with ``seed``), then ``friction``: None or
         'full' keep it, 'viscous' = nofriction('coulomb'), 'none' = nofriction('all').
         """
         if friction not in (None, "full", "viscous", "none"):
@@ -333,9 +348,10 @@ class RobotBase:
             if changes:
                 robot, changes = robot._copy(**changes), {}
             if isinstance(payload, dict):
-                if set(payload) - {"m", "p"} or "m" not in payload:
-                    raise ValueError("payload mapping needs 'm' and optionally 'p'")
-                robot = robot.payload(payload["m"], payload.get("p", (0.0, 0.0, 0.0)))
+                if set(payload) - {"m", "p", "frame"} or "m" not in payload:
+                    raise ValueError("payload mapping needs 'm' and optionally 'p', 'frame'")
+                robot = robot.payload(payload["m"], payload.get("p", (0.0, 0.0, 0.0)),
+                                      payload.get("frame", "tool"))
             else:
                 robot = robot.payload(*payload)
         if perturb is not None:
@@ -364,19 +380,20 @@ class RobotBase:
         inertia and jacobian take one configuration without this detour)."""
         return self._run(kernel, q.shape[:-1], tail, out, self._P, self._W, q.reshape(-1), *flag)
 
-    def _dynamics(self, kernel, q, qd, x, gravity, fext, out):
+    def _dynamics(self, kernel, q, qd, x, gravity, fext, out, fext_frame="tool"):
         """``kernel(P, W, g, q, qd, x, f, out)`` (rne: x = q̈, accel: x = τ) through ``_run``,
         one configuration without detour."""
         q, qd, x = _asc(q, _F64), _asc(qd, _F64), _asc(x, _F64)
         g = self._g if gravity is None else self._base_gravity(gravity)
         f = self._z6 if fext is None else self._fext(fext)
+        W = self._wrench_W(fext_frame)
         if q.ndim == qd.ndim == x.ndim == 1:
             if out is None:
                 out = np.empty(self.n)
-            kernel(self._P, self._W, g, q, qd, x, f, out)
+            kernel(self._P, W, g, q, qd, x, f, out)
             return out
         lead, (q, qd, x) = _joints(q, qd, x)
-        return self._run(kernel, lead, (self.n,), out, self._P, self._W, g, q, qd, x, f)
+        return self._run(kernel, lead, (self.n,), out, self._P, W, g, q, qd, x, f)
 
     # ------------------------------------------------------------ kinematics
     def fkine(self, q, out=None):
@@ -428,17 +445,19 @@ class RobotBase:
         return self._run(self._k.jacob_dot, lead, (6,), None, self._P, self._W, q, qd)
 
     # ------------------------------------------------------------ dynamics
-    def rne(self, q, qd, qdd, gravity=None, fext=None, out=None):
+    def rne(self, q, qd, qdd, gravity=None, fext=None, out=None, fext_frame="tool"):
         """Inverse dynamics τ = M(q)·q̈ + C(q,q̇)·q̇ + F(q̇) + g(q) + J_nᵀ·fext (N·m or N).
 
         Recursive Newton–Euler including motor inertia G²·Jm·q̈ and friction F(q̇).
         ``gravity`` (3,) overrides the robot's (world frame). ``fext`` (6,) = [Fx Fy Fz Mx My
         Mz] is the wrench the end-effector exerts on the environment, expressed in the tool
-        frame with the moment about the tool point; (m, 6) gives one wrench per row. q, qd,
+        frame with the moment about the tool point (``fext_frame`` 'tool'), or in the last
+        link's frame, the end effector without the tool, with the moment about its origin
+        ('link', as roboticstoolbox-python's rne); (m, 6) gives one wrench per row. q, qd,
         qdd (n,) -> (n,); stacks (m, n) -> (m, n). ``out`` (float64, C-contiguous, the
         result's shape) receives the answer.
         """
-        return self._dynamics(self._k.rne, q, qd, qdd, gravity, fext, out)
+        return self._dynamics(self._k.rne, q, qd, qdd, gravity, fext, out, fext_frame)
 
     def inertia(self, q, out=None):
         """Joint-space inertia M(q) (n, n), motor inertia G²·Jm included (kg·m²);
@@ -468,14 +487,15 @@ class RobotBase:
         self._k.rne(self._P, self._W, g, q, self._zn, self._zn, self._z6, out)
         return out
 
-    def accel(self, q, qd, tau, gravity=None, fext=None, out=None):
+    def accel(self, q, qd, tau, gravity=None, fext=None, out=None, fext_frame="tool"):
         """Forward dynamics q̈ = M(q)⁻¹·(τ − C(q,q̇)·q̇ − F(q̇) − g(q) − J_nᵀ·fext).
 
         The bias is one rne call with q̈ = 0, M by the composite-rigid-body algorithm, the
-        solve by Cholesky. q, qd, tau (n,) -> (n,); stacks (m, n) -> (m, n). ``gravity`` and
-        ``fext`` as in ``rne``; ``out`` (float64, the result's shape) receives the answer.
+        solve by Cholesky. q, qd, tau (n,) -> (n,); stacks (m, n) -> (m, n). ``gravity``,
+        ``fext`` and ``fext_frame`` as in ``rne``; ``out`` (float64, the result's shape)
+        receives the answer.
         """
-        return self._dynamics(self._k.accel, q, qd, tau, gravity, fext, out)
+        return self._dynamics(self._k.accel, q, qd, tau, gravity, fext, out, fext_frame)
 
     def friction(self, qd):
         """Joint friction F(q̇) = |G|·(B·|G|·q̇ + Tc) per joint (n,) or (m, n); Tc = Tc+ for

@@ -12,7 +12,7 @@ Exactly one of `model` (a built-in), `file` (a robot YAML file, relative to the 
 home and optional links, see `twists.section`) says what the robot is; the options
 `friction` (full | viscous | none, default full), the friction values `B` and `Tc` (per
 joint, replacing the model's), `perturb` with `seed`, `gravity`, `base`, `tool` and
-`payload` ({mass, com}) configure it (see RobotBase.configure). Values may use the
+`payload` ({mass, com, frame}) configure it (see RobotBase.configure). Values may use the
 diagram's top-level parameters that need no robot (the compiler's evaluator).
 docs/robots.md documents every key.
 """
@@ -123,8 +123,11 @@ def build_robot(name, options, evaluate, base_dir):
 
 def _payload(value, evaluate):
     raw = value.raw
-    if not isinstance(raw, dict) or set(raw) - {"mass", "com"} or "mass" not in raw:
-        raise value.loc.error("payload must be {mass: m, com: [x, y, z]}")
+    if not isinstance(raw, dict) or set(raw) - {"mass", "com", "frame"} or "mass" not in raw:
+        raise value.loc.error("payload must be {mass: m, com: [x, y, z], frame: tool or link}")
+    frame = raw.get("frame", "tool")
+    if frame not in ("tool", "link"):
+        raise value.loc.error(f"payload frame must be tool or link, got {frame!r}")
     mass = np.asarray(evaluate(type(value)(raw["mass"], value.loc), "payload mass"), dtype=float)
     com = np.asarray(evaluate(type(value)(raw.get("com", [0, 0, 0]), value.loc), "payload com"),
                      dtype=float)
@@ -133,7 +136,7 @@ def _payload(value, evaluate):
                               f"{mass.tolist()!r}")
     if com.shape != (3,) or not np.isfinite(com).all():
         raise value.loc.error(f"payload com must be a finite 3-vector (m), got {com.tolist()!r}")
-    return (float(mass), com)
+    return (float(mass), com, frame)
 
 
 def _evaluate_links(source, evaluate):

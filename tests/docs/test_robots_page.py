@@ -44,7 +44,7 @@ def test_every_robots_option_is_documented_and_nothing_else():
     accepted = set(robots_section.SOURCES + robots_section.OPTIONS + robots_section.INLINE_KEYS
                    + robots_section.TWIST_KEYS)
     assert keys(section("The `robots:` section")) == accepted
-    assert "{mass: m, com: [x, y, z]}" in section("The `robots:` section")  # payload's keys
+    assert "{mass: m, com: [x, y, z], frame: tool}" in section("The `robots:` section")
 
 
 def test_every_link_key_of_a_robot_file_and_a_twist_robot_is_documented():
