@@ -10,9 +10,8 @@ those hits: Simulink's inherited sample time) or continuous (at every evaluation
 """
 from __future__ import annotations
 
-import heapq
-
 from ...block import ALL, CONSTANT, Sample
+from .graph import topological_order
 from .model import Node
 
 
@@ -44,7 +43,7 @@ def order_nodes(built, drivers, problems):
             if src is not None:
                 edges[(src.order, node.order)] = (f"{drv[0]}.{drv[1]}",
                                                   f"{node.block.name}.{inp}", drv[3])
-    order = _topological_order(len(nodes), edges)
+    order = topological_order(len(nodes), edges)
     if order is None:
         _report_loops(edges, problems)
         problems.check()
@@ -67,27 +66,6 @@ def _report_loops(edges, problems):
             + "\n    ".join(f"{src} -> {dst}" for src, dst, _ in steps),
             hint="insert a unit_delay or zoh (or a block with state) in the loop, "
                  "or check the blocks' feedthrough"))
-
-
-def _topological_order(n, edges):
-    """Kahn's algorithm over nodes 0..n-1, always taking the lowest-numbered ready node
-    (declaration order), so the schedule is deterministic; None when a cycle remains."""
-    succ = [[] for _ in range(n)]
-    indegree = [0] * n
-    for a, b in edges:
-        succ[a].append(b)
-        indegree[b] += 1
-    ready = [i for i in range(n) if indegree[i] == 0]
-    heapq.heapify(ready)
-    order = []
-    while ready:
-        i = heapq.heappop(ready)
-        order.append(i)
-        for j in succ[i]:
-            indegree[j] -= 1
-            if indegree[j] == 0:
-                heapq.heappush(ready, j)
-    return order if len(order) == n else None
 
 
 def classify(nodes, built, drivers, node_of, slices):
