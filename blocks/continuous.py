@@ -1,4 +1,6 @@
 """Continuous-time blocks with state: integrator, derivative, rate limiter, LTI systems."""
+import math
+
 import numpy as np
 
 from blocksim.accel.lowering import Lowering, flat
@@ -71,13 +73,13 @@ class Integrator(Block):
             if not fits(getattr(self.p, name), shape):
                 raise ParamError(name, f"{name} of shape {getattr(self.p, name).shape} does not "
                                        f"fit the signal's shape {shape}")
-        self._n = int(np.prod(shape, dtype=int))
+        self._n = math.prod(shape)
         self._lower = np.broadcast_to(self.p.lower, shape).ravel().copy()
         self._upper = np.broadcast_to(self.p.upper, shape).ravel().copy()
         x0 = np.broadcast_to(self.p.x0, shape).ravel()
         if np.any(x0 < self._lower) or np.any(x0 > self._upper):
             raise ParamError("x0", "x0 must lie within [lower, upper]")
-        self._resets = int(np.prod(shapes["reset"], dtype=int)) if "reset" in shapes else 0
+        self._resets = math.prod(shapes["reset"]) if "reset" in shapes else 0
         return {"y": shape}
 
     def initial_shapes(self):

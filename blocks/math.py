@@ -32,7 +32,7 @@ class Gain(Block):
             self.output = self._matmul
             return {"y": (K[0],) + tuple(u[1:])}
         try:
-            y = np.broadcast_shapes(K, u)
+            y = u if K in ((), u) else np.broadcast_shapes(K, u)
         except ValueError:
             raise PortError("u", f"gain of shape {K} does not broadcast with a signal of shape {u}") from None
         if y != u:

@@ -11,8 +11,11 @@ DIRECTIONS = {"rising": RISING, "falling": FALLING, "either": EITHER}
 
 def fits(value, shape):
     """True when `value` broadcasts to `shape` without changing it."""
+    own = np.shape(value)
+    if own == () or own == shape:  # the usual cases, without numpy's general rule
+        return True
     try:
-        return np.broadcast_shapes(np.shape(value), shape) == shape
+        return np.broadcast_shapes(own, shape) == shape
     except ValueError:
         return False
 

@@ -81,8 +81,11 @@ class _Locator:
     constants collected from unwired inputs' defaults."""
 
     def __init__(self, model):
-        self.bases = [(name, buf) for name, buf in (("S", model.signals), ("X", model.xbuf),
-                                                    ("XD", model.xdbuf), ("DU", model.dubuf))]
+        # (name, first address, end address) of each buffer
+        self.bases = [(name, buf.__array_interface__["data"][0],
+                       buf.__array_interface__["data"][0] + buf.nbytes)
+                      for name, buf in (("S", model.signals), ("X", model.xbuf),
+                                        ("XD", model.xdbuf), ("DU", model.dubuf))]
         self.constants = []
         self.nconst = 0
 
@@ -93,9 +96,8 @@ class _Locator:
         if view.size == 0:
             return "S", 0
         addr = view.__array_interface__["data"][0]
-        for name, base in self.bases:
-            start = base.__array_interface__["data"][0]
-            if start <= addr < start + base.nbytes:
+        for name, start, end in self.bases:
+            if start <= addr < end:
                 return name, (addr - start) // 8
         offset = self.nconst  # an unwired input's default: a constant of the run
         self.constants.append(view.ravel())
@@ -115,6 +117,7 @@ class _Writer:
         self.locate = _Locator(model)
         self.lines = []
         self.index = {b.name: k for k, b in enumerate(model.blocks)}
+        self.z0 = {b.name: sl.start for b, sl in model.hybrid}  # first indicator of a block
 
     def emit(self, *lines):
         self.lines.extend(lines)
@@ -286,8 +289,7 @@ class _Writer:
         low, ctx = self.lows[block.name]
         p0, w0, d0, mem0 = self.offsets[block.name]
         cs, ds = m.state_slices[block.name]
-        ins = [p.name for p in block.ports()[0]]
-        outs = [p.name for p in block.ports()[1]]
+        ins, outs = m.ports[block.name]
         names = []
         for port, view in zip(ins, block.u):
             if view is not None:
@@ -298,7 +300,7 @@ class _Writer:
             names.append(f"double *out_{port} = rt->{buf} + {off};")
         for port, du in zip(block.rates, block.du or ()):
             names.append(f"const double *du_{port} = rt->DU + {self.locate(du)[1]};")
-        z0 = next((sl.start for b, sl in m.hybrid if b is block), 0)
+        z0 = self.z0.get(block.name, 0)
         names += [f"double *x = rt->X + {cs.start};", f"double *dx = rt->DX + {cs.start};",
                   f"double *xd = rt->XD + {ds.start};", f"double *z = rt->Z + {z0};",
                   f"const double *P = rt->P + {p0};", f"double *W = rt->W + {w0};",

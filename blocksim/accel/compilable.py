@@ -65,10 +65,9 @@ def lowerings(model):
 
 
 def _context(model, block, k):
-    ins = [p.name for p in block.ports()[0]]
-    shape_in = {p: tuple(v.shape) for p, v in zip(ins, block.u) if v is not None}
-    outs = [p.name for p in block.ports()[1]]
-    shape_out = {p: tuple(v.shape) for p, v in zip(outs, block.y)}
+    ins, outs = model.ports[block.name]
+    shape_in = {p: v.shape for p, v in zip(ins, block.u) if v is not None}
+    shape_out = {p: v.shape for p, v in zip(outs, block.y)}
     cs, ds = model.state_slices[block.name]
     return LowerContext(shape_in, shape_out, nx=cs.stop - cs.start, nxd=ds.stop - ds.start,
                         nz=0 if block.z is None else block.z.size, prefix=f"b{k}_")

@@ -65,6 +65,7 @@ call numpy's own loops (`rt_ufunc`, `rt_matmul`) where numpy's results are not t
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -101,11 +102,11 @@ class LowerContext:
 
     @property
     def n_in(self):
-        return {k: int(np.prod(s, dtype=int)) for k, s in self.shape_in.items()}
+        return {k: math.prod(s) for k, s in self.shape_in.items()}
 
     @property
     def n_out(self):
-        return {k: int(np.prod(s, dtype=int)) for k, s in self.shape_out.items()}
+        return {k: math.prod(s) for k, s in self.shape_out.items()}
 
     @staticmethod
     def loop(n, body, var="i"):
@@ -124,7 +125,7 @@ class LowerContext:
         """The flat index in input `port` of `elem(port, out, var)` (`i`, `0`, or a table's
         entry), for arrays laid out as the input (a state per input element)."""
         shape, target = tuple(self.shape_in[port]), tuple(self.shape_out[out])
-        size = int(np.prod(shape, dtype=int))
+        size = math.prod(shape)
         if shape == target:
             return var
         if size == 1:

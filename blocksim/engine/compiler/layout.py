@@ -9,6 +9,7 @@ state `xdbuf`, and the hybrid blocks their views of the indicator buffer `zbuf`.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,7 +39,7 @@ def lay_out(built, out_shapes, drivers, nodes):
     for name, (_, outs) in built.ports.items():
         for port in outs.values():
             if not port.aliased:
-                size = int(np.prod(out_shapes[(name, port.name)], dtype=int))
+                size = math.prod(out_shapes[(name, port.name)])
                 sizes[(name, port.name)] = (total, size)
                 total += size
     signals = np.zeros(total)
