@@ -1,7 +1,9 @@
 """Shapes of feedback loops: when nothing outside a loop fixes its signal's shape, the
 initial value (x0) of a block in it does; a scalar x0 in a loop of vectors broadcasts; a
 loop that stays undetermined is one error naming its blocks in order and showing an x0."""
+import runpy
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -132,21 +134,15 @@ def test_shape_propagation_asks_each_block_once_in_any_listing_order(tmp_path, m
     assert model.outputs[(f"G{n - 1}", "y")].shape == (2,)  # the constant's shape, carried
 
 
-def _lag_chain(n, source):
-    """`source` through n first-order lags y' = u - 2y, each a sum, an integrator and a gain
-    in a feedback loop (the loop nothing but the integrator's x0 shapes; as
-    benchmarks/load.py's lag chain)."""
-    blocks = [f"  Src: {{type: constant, value: {source}}}"]
-    wires, prev = [], "Src"
-    for k in range(n):
-        blocks += [f"  S{k}: {{type: sum, signs: '+-'}}", f"  I{k}: {{type: integrator}}",
-                   f"  G{k}: {{type: gain, K: 2}}"]
-        wires += [f"  - {prev} -> S{k}.u1", f"  - G{k} -> S{k}.u2", f"  - S{k} -> I{k}",
-                  f"  - I{k} -> G{k}"]
-        prev = f"I{k}"
-    return ("blocksim: 1\nblocks:\n" + "\n".join(blocks) + "\nwires:\n" + "\n".join(wires)
-            + "\nsimulation: {stop: 1, solver: rk4, step: 0.01, output_interval: 0.25}\n"
-            + "record: {y1: I0.y, y2: I1.y}\n")
+# the chain of issue 30's load benchmark (here from a constant `value` instead of a step):
+# n first-order lags y' = u - 2y, each a sum, an integrator and a gain in a feedback loop
+# that only the integrator's x0 shapes
+LAG_CHAIN = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "lag_chain.py"))
+RECORD = {"record.y1": "I0.y", "record.y2": "I1.y", "simulation.output_interval": 0.25}
+
+
+def _lag_chain(n, value):
+    return LAG_CHAIN["lag_chain"](n, source=f"{{type: constant, value: {value}}}")
 
 
 def _infer_calls(tmp_path, monkeypatch, text):
@@ -184,7 +180,7 @@ def test_a_vector_through_a_lag_chain_corrects_each_loops_guess_once(tmp_path, m
 def test_a_vector_lag_chain_runs_as_its_closed_form(tmp_path):
     # y1' = u - 2 y1, y2' = y1 - 2 y2 from rest: y1 = u/2 (1 - e^-2t),
     # y2 = u/4 (1 - e^-2t - 2t e^-2t) (solved by hand); RK4 with h = 0.01: error ~1e-10
-    r = blocksim.run(write(tmp_path, _lag_chain(2, "[1, 2]")))
+    r = blocksim.run(write(tmp_path, _lag_chain(2, "[1, 2]")), RECORD)
     u, e = np.array([1, 2]), np.exp(-2 * r.t)[:, None]
     np.testing.assert_allclose(r["y1"], u / 2 * (1 - e), atol=1e-9)
     np.testing.assert_allclose(r["y2"], u / 4 * (1 - e - 2 * r.t[:, None] * e), atol=1e-9)
