@@ -3,6 +3,8 @@
 and from the command line (`blocksim trim`, `blocksim linearize`)."""
 from __future__ import annotations
 
+import numbers
+
 
 def trim(path, fix=None, free=(), overrides=None):
     """An OperatingPoint of the diagram file `path` (see analysis.trimming): `fix` {path: value}
@@ -12,8 +14,9 @@ def trim(path, fix=None, free=(), overrides=None):
     operating_point.yaml."""
     from ..engine.loading import diagram_file, load
     from .trimming import trim as solve
-    items = list(fix.items()) if isinstance(fix, dict) else list(fix or ())
-    return solve(load(diagram_file(path, "trim"), overrides), items, list(free))
+    items = _fixes(fix)
+    free = _names(free, "trim", "free", "Robot.tau")
+    return solve(load(diagram_file(path, "trim"), overrides), items, free)
 
 
 def linearize(path, inputs, outputs, opened=(), at=None, op=None, overrides=None, pade=None,
@@ -26,6 +29,52 @@ def linearize(path, inputs, outputs, opened=(), at=None, op=None, overrides=None
     a discrete model at that period."""
     from ..engine.loading import diagram_file, load
     from .linear_model import linearization
+    signals = [_names(value, "linearize", what, example) for value, what, example in
+               ((inputs, "inputs", "Force.y"), (outputs, "outputs", "Position.y"),
+                (opened, "opened", "Error.u2"))]
+    at, period = (_number(v, "linearize", what) for v, what in ((at, "at"), (period, "period")))
+    if pade is not None and (isinstance(pade, bool) or not isinstance(pade, numbers.Integral)):
+        raise TypeError(f"linearize(): pade is the order of the Padé approximation, a whole "
+                        f"number, got {pade!r}")
     model = load(diagram_file(path, "linearize"), overrides)
-    return linearization(model, list(inputs), list(outputs), list(opened), at=at, op=op,
-                         pade=pade, period=period).system
+    return linearization(model, *signals, at=at, op=op, pade=pade, period=period).system
+
+
+def _names(value, who, what, example):
+    """Signal names given from Python: a list (or tuple) of strings; one string is one name
+    (not a list of letters)."""
+    if isinstance(value, str):
+        return [value]
+    try:
+        items = list(value)
+    except TypeError:
+        raise TypeError(f"{who}(): {what} is a list of signal names such as [{example!r}], "
+                        f"got {value!r}") from None
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"{who}(): {what} holds signal names (strings such as "
+                            f"{example!r}), got {item!r}")
+    return items
+
+
+def _number(value, who, what):
+    """A time or a period from Python: a real number (None: not given)."""
+    if value is None or (isinstance(value, numbers.Real) and not isinstance(value, bool)):
+        return None if value is None else float(value)
+    raise TypeError(f"{who}(): {what} is a time in seconds (a number), got {value!r}")
+
+
+def _fixes(fix):
+    """trim's `fix` as a list of 'path=value' strings and (path, value) pairs, from a dict
+    {path: value}, a list of those or one string."""
+    what = "fix maps paths (strings such as 'Position.x' or 'Motor.x[0]') to values"
+    if fix is None or isinstance(fix, (str, dict, list, tuple)):
+        items = [fix] if isinstance(fix, str) else list((fix or {}).items()) \
+            if isinstance(fix, dict) or fix is None else list(fix)
+    else:
+        raise TypeError(f"trim(): {what}: a dict or a list of 'path=value', got {fix!r}")
+    for item in items:
+        pair = isinstance(item, tuple) and len(item) == 2
+        if not (isinstance(item, str) or pair and isinstance(item[0], str)):
+            raise TypeError(f"trim(): {what}, got {f'the path {item[0]!r}' if pair else repr(item)}")
+    return items

@@ -70,8 +70,15 @@ def linearization(model, inputs, outputs, opened=(), at=None, op=None, pade=None
     evaluator, point = _point(model, at, op)
     rows = equilibrium_rows(model, evaluator.t)
     values = residuals(evaluator, rows) if rows else np.zeros(0)
-    residual = float(np.max(np.abs(values), initial=0.0))
     names = [r[0] for r in rows]
+    broken = [f"{name} = {v}" for name, v in zip(names, values) if not np.isfinite(v)]
+    if broken:
+        raise AnalysisError(
+            f"{point} of {model.name} is not a point to linearise at: the state derivatives "
+            f"are not finite ({', '.join(broken[:5])}{', ...' if len(broken) > 5 else ''})",
+            hint="a function outside its domain there (sqrt or log of a negative value, a "
+                 "division by zero)? --set the initial values elsewhere, or use --op or --at")
+    residual = float(np.max(np.abs(values), initial=0.0))
     if at is None and residual > EQUILIBRIUM_TOL:
         raise AnalysisError(
             f"{point} of {model.name} is not an equilibrium: residual {residual:.3g} (the "

@@ -17,7 +17,7 @@ from .interconnect import interconnect
 from .jacobians import linear_part
 from .offsets import add_offset
 from .operating import at_start, capture, moves_at_hits, worst
-from .signals import resolve, resolve_state
+from .signals import full_shape, resolve, resolve_state
 
 TOLERANCE = 1e-9  # the largest residual of a converged trim (units of dx/dt, of the signals)
 
@@ -152,8 +152,9 @@ def _input_value(model, signal):
 
 
 def _fixes(model, fix):
-    """([(StatePart, value)], [(Signal, value)]) of the --fix items (path, value)."""
-    held, specs = [], []
+    """([(StatePart, value)], [(Signal, value)]) of the --fix items (path, value). An element
+    fixed twice is refused: which value was meant is the user's to say."""
+    held, specs, seen = [], [], {}
     for item in fix:
         path, raw = parse_override(item, via="--fix") if isinstance(item, str) else item
         try:
@@ -167,5 +168,23 @@ def _fixes(model, fix):
             raise DiagramError(f"--fix {path}: {size} values wanted, got {value.size}",
                                file="--fix")
         value = np.broadcast_to(value.ravel() if value.size > 1 else value, (size,)).copy()
+        for element, name in _elements(model, part, target):
+            written = item if isinstance(item, str) else f"{path}={raw}"
+            if element in seen:
+                raise DiagramError(f"--fix: {name} is fixed twice ({seen[element]} and "
+                                   f"{written}): give each element one value", file="--fix")
+            seen[element] = written
         (held if part is not None else specs).append((target, value))
     return held, specs
+
+
+def _elements(model, part, signal):
+    """What a --fix holds, element by element: (key, name) with equal keys when two fixes
+    hold the same state element or the same element of a signal (a record name too)."""
+    if part is not None:
+        kind = "xd" if part.discrete else "x"
+        return [((part.block, kind, int(k)), f"{part.block}.{kind}[{int(k)}]")
+                for k in part.indices]
+    full = full_shape(model, signal)
+    return [((signal.ends, int(k)), name)
+            for k, name in zip(signal.flat(full), signal.element_names(full))]
