@@ -30,7 +30,7 @@ def add_parsers(sub):
     point.add_argument("--op", metavar="FILE", help="linearise at this operating point "
                                                     "(operating_point.yaml from trim)")
     lin.add_argument("--pade", type=int, metavar="N",
-                     help="order of the Padé approximation of transport delays")
+                     help="order of the Padé approximation of transport delays (0 to 10)")
     lin.add_argument("--period", type=float, metavar="T",
                      help="a discrete model at period T (continuous blocks sampled, zoh)")
     lin.add_argument("--bode", metavar="OUT.png", help="draw the Bode plot (margins marked)")

@@ -14,7 +14,7 @@ from ..util.atomic import atomic_paths
 from . import frequency
 
 EXIT_OK, EXIT_FAILED = 0, 3
-MAX_COLUMNS = 12  # matrices wider than this are left to linear.json
+MAX_COLUMNS, MAX_ROWS = 12, 30  # matrices wider or taller than this are left to linear.json
 
 
 def run(args, load):
@@ -24,6 +24,8 @@ def run(args, load):
     model = load(args.file, args.set)
     out = Path(args.out) if args.out else Path("runs") / model.name
     check_out_dir(out)
+    if args.command == "linearize" and args.bode:
+        frequency.check_figure_path(args.bode)
     try:
         if args.command == "trim":
             return _trim(model, args, out)
@@ -87,20 +89,38 @@ def _linearize(model, args, out):
                                        ("D", lin.D, lin.outputs, lin.inputs)):
         print(f"\n{letter} =")
         print(_table(matrix, rows, cols))
-    poles, zeros, gain = (frequency.poles(system), frequency.zeros(system),
-                          frequency.dc_gain(system))
+    # what the model says; a part that cannot be computed is a note, the model is kept
+    notes = []
+    poles, zeros, gain, margins = (
+        _attempt(what, compute, system, notes) for what, compute in (
+            ("the poles", frequency.poles), ("the zeros", frequency.zeros),
+            ("the DC gain", frequency.dc_gain), ("the margins", frequency.margins)))
+    square = system.ninputs == system.noutputs
     print(f"\npoles: {_complex_list(poles)}")
-    print(f"zeros: {'(a square model only)' if zeros is None else _complex_list(zeros)}")
+    print(f"zeros: {_complex_list(zeros) if square else '(a square model only)'}")
     print(f"DC gain: {_vector(gain)}")
-    margins = frequency.margins(system)
     if margins is not None and (args.open or args.bode):
         print("margins: " + frequency.margins_text(margins))
-    files = _write(lin, out, {"poles": _pairs(poles), "zeros": None if zeros is None else
-                              _pairs(zeros), "dc_gain": gain.tolist()}, margins)
+    for note in notes:
+        print(f"note: {note}")
+    files = _write(lin, out, {"poles": None if poles is None else _pairs(poles),
+                              "zeros": None if zeros is None else _pairs(zeros),
+                              "dc_gain": None if gain is None else gain.tolist(),
+                              "notes": notes}, margins)
     if args.bode:
-        files.append(frequency.bode(system, args.bode))
+        files.append(frequency.bode(system, args.bode, margins))
     print("-> " + ", ".join(str(f) for f in files))
     return EXIT_OK
+
+
+def _attempt(what, compute, system, notes):
+    """compute(system), or None with a note saying why it could not be computed (a large or
+    badly scaled model: an eigenvalue problem that does not converge)."""
+    try:
+        return compute(system)
+    except (np.linalg.LinAlgError, ValueError, ArithmeticError) as e:
+        notes.append(f"{what} could not be computed: {e}")
+        return None
 
 
 def _write(lin, out, summary, margins):
@@ -130,7 +150,7 @@ def _write(lin, out, summary, margins):
 def _table(matrix, rows, cols):
     if matrix.size == 0:
         return f"  (empty: {matrix.shape[0]} x {matrix.shape[1]})"
-    if matrix.shape[1] > MAX_COLUMNS:
+    if matrix.shape[1] > MAX_COLUMNS or matrix.shape[0] > MAX_ROWS:
         return f"  ({matrix.shape[0]} x {matrix.shape[1]}: see linear.json)"
     cells = [[f"{v:.4g}" for v in row] for row in matrix]
     width = max(max(len(c) for c in cols), max(len(c) for row in cells for c in row)) + 2
@@ -144,7 +164,12 @@ def _count(items, word):
     return f"{len(items)} {word}{'' if len(items) == 1 else 's'}"
 
 
+NOT_COMPUTED = "(not computed: see the note)"
+
+
 def _complex_list(values):
+    if values is None:
+        return NOT_COMPUTED
     return "none" if len(values) == 0 else ", ".join(_complex(v) for v in values)
 
 
@@ -160,6 +185,8 @@ def _pairs(values):
 
 
 def _vector(value):
+    if value is None:
+        return NOT_COMPUTED
     a = np.asarray(value, dtype=float)
     if a.size == 1:
         return f"{float(a.reshape(())):.6g}"

@@ -33,8 +33,10 @@ def choose(parts, period):
 
 def convert(parts, period, file):
     """The parts in the model's domain (see the module docstring); returns (parts, the names
-    of the blocks converted). DiagramError when a discrete block has no continuous
-    equivalent (a pole at z = 0, a delay): a discrete model at a chosen --period is needed."""
+    of the blocks converted). A discrete block resampled at a whole multiple k of its period
+    holds its input over the k updates: exactly A^k, (I + A + ... + A^(k-1)) B. Otherwise it
+    goes through its continuous equivalent; DiagramError when it has none (a pole at z = 0,
+    a delay): a discrete model at a multiple of its period is needed."""
     out, converted = [], []
     for part in parts:
         here = part.period
@@ -42,16 +44,35 @@ def convert(parts, period, file):
             out.append(part)
             continue
         A, B = part.A, part.B
-        if here is not None:
-            A, B = _to_continuous(part, file)
-        if period is not None:
-            A, B = _to_discrete(A, B, part.C, part.D, period)
+        steps = None if here is None or period is None else _multiple(period, here)
+        if steps is not None:
+            A, B = _held(A, B, steps)
+        else:
+            if here is not None:
+                A, B = _to_continuous(part, period, file)
+            if period is not None:
+                A, B = _to_discrete(A, B, part.C, part.D, period)
         out.append(dataclasses.replace(part, A=A, B=B, period=period))
         converted.append(part.block.name)
     return out, converted
 
 
-def _to_continuous(part, file):
+def _multiple(period, here):
+    """k when `period` is k times `here` (to rounding), else None."""
+    k = round(period / here)
+    return k if k >= 1 and abs(k * here - period) <= 1e-9 * period else None
+
+
+def _held(A, B, k):
+    """k updates x <- A x + B u with u held: (A^k, (I + A + ... + A^(k-1)) B)."""
+    Ak, S = np.eye(len(A)), np.zeros_like(B)
+    for _ in range(k):
+        S = A @ S + B
+        Ak = A @ Ak
+    return Ak, S
+
+
+def _to_continuous(part, period, file):
     """d2c (zero-order hold): [[Ac, Bc], [0, 0]] = log([[A, B], [0, I]]) / T."""
     n, m = part.B.shape
     M = np.block([[part.A, part.B], [np.zeros((m, n)), np.eye(m)]])
@@ -68,11 +89,15 @@ def _to_continuous(part, file):
         L = np.real(L)
         ok = np.allclose(scipy.linalg.expm(L * part.period), M, rtol=1e-8, atol=1e-10)
     if not ok:
+        T = part.period
+        wanted = ("a continuous model of this mixed diagram" if period is None else
+                  f"the model at period {period:g} s, which is not a whole multiple of {T:g} s")
         raise DiagramError(
-            f"block '{part.block.name}' (period {part.period:g} s) has no continuous-time "
-            f"equivalent for a continuous model of this mixed diagram: a pole on the negative "
-            f"real axis or at z = 0 (poles {_short(poles)})", file=file, block=part.block.name,
-            hint="give --period T for a discrete model at period T")
+            f"its period is {T:g} s and it has no continuous-time equivalent, needed for "
+            f"{wanted}: a pole on the negative real axis or at z = 0 (poles {_short(poles)})",
+            file=file, block=part.block.name,
+            hint=f"give --period {T:g} (or a whole multiple of it) for a discrete model whose "
+                 "samples fall on the block's updates")
     return L[:n, :n], L[:n, n:]
 
 

@@ -18,8 +18,11 @@ from .interconnect import interconnect
 from .jacobians import linear_part
 from .operating import (EQUILIBRIUM_TOL, at_start, equilibrium_rows, residuals, start_from,
                         worst)
-from .paths import path_blocks
+from .paths import check_loops, path_blocks
 from .signals import full_shape, resolve
+
+
+MAX_PADE = 10  # the highest order of a delay's Padé approximation (see _check_options)
 
 
 @dataclass
@@ -60,6 +63,7 @@ def linearization(model, inputs, outputs, opened=(), at=None, op=None, pade=None
     if not ins or not outs:
         raise DiagramError("give at least one --input and one --output", file="linearize",
                            hint="e.g. --input Force.y --output Position.y")
+    check_loops(model, cuts)
     on_path = path_blocks(model, ins, outs, cuts)
     blocks = [b for b in model.blocks if b.name in on_path]
     delays = [b.name for b in blocks if b.keeps_history]
@@ -114,8 +118,13 @@ def _check_options(model, at, op, pade, period):
     if at is not None and not (np.isfinite(at) and at >= model.settings.start):
         raise DiagramError(f"--at {at:g}: the time must be a number from the start, "
                            f"{model.settings.start:g} s, on", file="--at")
-    if pade is not None and (int(pade) != pade or pade < 0):
-        raise DiagramError(f"--pade {pade}: the order is a whole number >= 0", file="--pade")
+    if pade is not None and (int(pade) != pade or not 0 <= pade <= MAX_PADE):
+        raise DiagramError(
+            f"--pade {pade}: the order is a whole number from 0 to {MAX_PADE}: higher orders "
+            "cluster the approximation's poles so tightly that rounding moves them (order 20 "
+            "keeps about 6 digits of its poles and none of its zeros), as MATLAB's pade "
+            "warns; order 10 already follows the delay's phase closely up to 5/delay rad/s",
+            file="--pade")
     if period is not None and not (np.isfinite(period) and period > 0):
         raise DiagramError(f"--period {period:g}: the period must be positive", file="--period")
 

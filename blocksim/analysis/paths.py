@@ -32,6 +32,23 @@ def path_blocks(model, inputs, outputs, opened):
     return on_path
 
 
+def check_loops(model, opened):
+    """DiagramError for a loop opening whose wire lies in no loop: cutting it would open
+    nothing, and the margins printed would not be a loop's."""
+    after = {}
+    for (dst, _), driver in model.drivers.items():
+        after.setdefault(driver[0], set()).add(dst)
+    for signal in opened:
+        wires = [(model.drivers[end][0], end) for end in signal.ends if end in model.drivers]
+        if not any(source in _reach({block}, after) for source, (block, _) in wires):
+            source, (block, port) = wires[0]
+            raise DiagramError(
+                f"--open {signal.text}: the wire {source} -> {block}.{port} is in no loop "
+                f"(nothing from {block} leads back to {source}), so there is no loop to open",
+                file="--open", hint="open a wire of a feedback loop, e.g. the one into the "
+                                    "sum that compares the measurement with the reference")
+
+
 def _seeds(model, signal, cut):
     """The blocks a perturbation enters."""
     if signal.output:

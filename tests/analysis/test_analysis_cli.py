@@ -117,8 +117,9 @@ def test_a_delay_needs_a_pade_order_and_a_mixed_diagram_a_period_where_zoh_fails
     r = blocksim("linearize", path, "--input", "Error.u1", "--output", "Plant.y", "--at", "0",
                  "--pade", "2", "--out", tmp_path)
     # a unit delay (a pole at z = 0) has no continuous-time equivalent
-    assert r.returncode == 2 and "block 'Hold' (period 0.1 s) has no continuous-time" in r.stderr
-    assert "give --period T" in r.stderr
+    assert r.returncode == 2 and ("block 'Hold': its period is 0.1 s and it has no "
+                                  "continuous-time equivalent") in r.stderr
+    assert "give --period 0.1 (or a whole multiple of it)" in r.stderr
     r = blocksim("linearize", path, "--input", "Error.u1", "--output", "Plant.y", "--at", "0",
                  "--pade", "2", "--period", "0.1", "--out", tmp_path)
     assert r.returncode == 0, r.stderr
@@ -166,14 +167,15 @@ def test_the_margins_in_words_and_on_the_bode_plot(tmp_path, monkeypatch):
     # L(s) = 1/(s(s + 1)), by hand: |L(jw)| = 1 at w^2 = (sqrt(5) - 1)/2, w = 0.78615 rad/s,
     # phase -90 - atan(w) = -128.17 deg: a 51.83 deg margin; the phase only tends to -180
     loop = control.tf([1], [1, 1, 0], name="L")
-    text = frequency.margins_text(frequency.margins(loop))
+    found = frequency.margins(loop)
+    text = frequency.margins_text(found)
     assert text == ("gain margin inf (the phase never reaches -180 deg); "
                     "phase margin 51.83 deg at 0.7862 rad/s")
     # the plot carries the same words as its title (python-control's said 'at nan rad/s')
     saved, savefig = [], Figure.savefig
     monkeypatch.setattr(Figure, "savefig", lambda f, *a, **k: (saved.append(f),
                                                                savefig(f, *a, **k)))
-    frequency.bode(loop, tmp_path / "L.png")
+    frequency.bode(loop, tmp_path / "L.png", found)
     [figure] = saved
     assert figure.get_suptitle() == "L: " + text
     assert [a.get_title() for a in figure.axes] == ["", ""]

@@ -1,8 +1,10 @@
 """Bad input to trim and linearize, from the command line and from Python: each is one clear
 message with exit 2 (a mistake in what was asked) or 3 (the model fails there), never a
 traceback and never a silent choice."""
+import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import blocksim
@@ -69,3 +71,113 @@ def test_the_python_api_says_what_it_expected():
     assert system.input_labels == ["Force_y"] and system.output_labels == ["Position_y"]
     point = blocksim.trim(MSD, fix=[("Position.x", 0.25)], free="Force.y")
     assert float(point.inputs["Force.y"]) == pytest.approx(1.0)  # k x = F: 4 * 0.25
+
+
+def test_the_pade_order_is_refused_beyond_what_double_precision_holds(tmp_path, capsys):
+    from blocksim.analysis.linear_model import MAX_PADE
+    path = tmp_path / "delayed.yaml"
+    path.write_text("blocksim: 1\nblocks:\n  In: {type: constant, value: 0}\n"
+                    "  Delay: {type: transport_delay, delay: 0.2}\n"
+                    "wires: [In -> Delay]\nsimulation: {stop: 1}\n")
+    for order in (1000, MAX_PADE + 1):  # 1000 was a ZeroDivisionError in python-control
+        code, _, err = cli(capsys, "linearize", path, "--input", "In.y", "--output", "Delay.y",
+                           "--pade", order, "--out", tmp_path)
+        assert code == 2 and f"--pade {order}: the order is a whole number from 0 to 10" in err
+        assert "as MATLAB's pade warns" in err
+    assert MAX_PADE == 10  # MATLAB's pade: "Padé approximations with order N>10 should be avoided"
+    code, out, _ = cli(capsys, "linearize", path, "--input", "In.y", "--output", "Delay.y",
+                       "--pade", MAX_PADE, "--out", tmp_path)
+    assert code == 0 and "continuous model: 10 states" in out
+    with pytest.raises(SystemExit):
+        main(["linearize", "--help"])
+    assert f"(0 to {MAX_PADE})" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_period_that_is_not_a_multiple_of_a_blocks_period_says_which_would_do(tmp_path,
+                                                                                capsys):
+    path = tmp_path / "mixed.yaml"  # a unit delay at 0.1 s before a lag 1/(s + 1), fed back
+    path.write_text("blocksim: 1\nblocks:\n  Ref: {type: constant, value: 1}\n"
+                    "  Error: {type: sum, signs: '+-'}\n"
+                    "  Hold: {type: unit_delay, period: 0.1}\n"
+                    "  Plant: {type: transfer_function, num: [1], den: [1, 1]}\n"
+                    "wires: [Ref -> Error.u1, Error -> Hold, Hold -> Plant, Plant -> Error.u2]\n"
+                    "simulation: {stop: 1}\n")
+    args = ["linearize", path, "--input", "Error.u1", "--output", "Plant.y", "--at", 0,
+            "--out", tmp_path]
+    # the hint used to be 'give --period T' whether or not a period was given
+    code, _, err = cli(capsys, *args, "--period", 0.05)
+    assert code == 2, err
+    assert ("block 'Hold': its period is 0.1 s and it has no continuous-time equivalent, "
+            "needed for the model at period 0.05 s, which is not a whole multiple of 0.1 s") in err
+    assert "hint: give --period 0.1 (or a whole multiple of it)" in err
+    # at twice its period the unit delay updates twice on a held input: x[k+1] = u[k] exactly
+    # (it went through a continuous equivalent, which a pole at z = 0 does not have)
+    code, out, err = cli(capsys, *args, "--period", 0.2)
+    assert code == 0, err
+    A = np.load(tmp_path / "linear.npz")["A"]
+    # by hand, states (Hold, Plant): Hold <- Error = -Plant; Plant sampled with a zero-order
+    # hold over 0.2 s: Plant <- e^-0.2 Plant + (1 - e^-0.2) Hold
+    np.testing.assert_allclose(A, [[0, -1], [1 - np.exp(-0.2), np.exp(-0.2)]], rtol=1e-14)
+
+
+def test_a_bode_file_that_cannot_be_a_figure_is_refused_before_any_work(tmp_path, capsys):
+    args = ["linearize", MSD, "--input", "Force.y", "--output", "Position.y", "--out", tmp_path]
+    (tmp_path / "afile").write_text("")
+    for bode, words in ((tmp_path / "bode.txt", "the file name must end in .svg, .png, .pdf"),
+                        (tmp_path / "bode", "the file name must end in .svg, .png, .pdf"),
+                        (tmp_path, "that is a directory; give a file name ending in"),
+                        (tmp_path / "afile" / "b.png", "cannot write there")):
+        code, out, err = cli(capsys, *args, "--bode", bode)  # were matplotlib tracebacks
+        assert code == 2 and f"--bode: error: --bode {bode}: {words}" in err, err
+        assert out == "" and not (tmp_path / "linear.npz").exists()
+
+
+def test_a_loop_opening_on_a_wire_in_no_loop_is_refused(tmp_path, capsys):
+    code, _, err = cli(capsys, "linearize", ROOT / "diagrams" / "pid_motor.yaml", "--input",
+                       "Error.u1", "--output", "Position.y", "--open", "Error.u1", "--out",
+                       tmp_path)
+    assert code == 2
+    assert ("--open Error.u1: the wire Ref -> Error.u1 is in no loop (nothing from Error "
+            "leads back to Ref), so there is no loop to open") in err
+
+
+def test_a_200_state_loop_is_written_with_its_margins(tmp_path, capsys):
+    import yaml
+
+    from loops import chain
+    _, L = chain()
+    doc = {"blocksim": 1, "name": "chain", "blocks": {
+        "Ref": {"type": "constant", "value": 0}, "Error": {"type": "sum", "signs": "+-"},
+        "Plant": {"type": "state_space", "A": L.A.tolist(), "B": L.B.tolist(),
+                  "C": L.C.tolist(), "D": 0}},
+        "wires": ["Ref -> Error.u1", "Error -> Plant", "Plant -> Error.u2"],
+        "simulation": {"stop": 1}}
+    path = tmp_path / "chain.yaml"
+    path.write_text(yaml.safe_dump(doc, default_flow_style=True, width=1 << 30))
+    code, out, err = cli(capsys, "linearize", path, "--input", "Error.u1", "--output",
+                         "Plant.y", "--open", "Error.u2", "--out", tmp_path)
+    assert code == 0, err  # was a LinAlgError in python-control's margin, nothing written
+    # the margins are checked against the loop's closed form in test_frequency.py
+    assert "margins: gain margin 0.7871 (-2.08 dB) at 0.2969 rad/s; phase margin -128.4 deg" \
+           " at 0.3685 rad/s" in out
+    assert "B =\n  (200 x 1: see linear.json)" in out  # not 200 lines of it
+    with np.load(tmp_path / "linear.npz") as npz:
+        np.testing.assert_array_equal(npz["A"], L.A)
+
+
+def test_what_cannot_be_computed_is_a_note_and_the_model_is_written(tmp_path, capsys,
+                                                                    monkeypatch):
+    from blocksim.analysis import frequency
+
+    def fails(system):
+        raise np.linalg.LinAlgError("did not converge")
+    monkeypatch.setattr(frequency, "margins", fails)
+    code, out, err = cli(capsys, "linearize", ROOT / "diagrams" / "pid_motor.yaml", "--input",
+                         "Error.u1", "--output", "Position.y", "--open", "Error.u2", "--bode",
+                         tmp_path / "loop.png", "--out", tmp_path)
+    assert code == 0, err
+    assert "note: the margins could not be computed: did not converge" in out
+    assert "DC gain: inf" in out and "margins:" not in out
+    data = json.loads((tmp_path / "linear.json").read_text())
+    assert data["notes"] == ["the margins could not be computed: did not converge"]
+    assert "margins" not in data and (tmp_path / "loop.png").stat().st_size > 10_000

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import blocksim
+from blocksim.analysis import frequency
 from loops import loop
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -172,6 +173,30 @@ def test_a_delay_is_its_pade_approximation_of_the_stated_order(tmp_path):
     w = np.sqrt(3)
     exact = 180 - np.degrees(np.arctan(w) + 0.5 * w)
     assert control.margin(loop)[1] == pytest.approx(exact, abs=0.01)
+
+
+def test_a_long_delays_pade_approximation_keeps_its_poles_and_zeros(tmp_path):
+    # exp(-sT) ~ R(sT): R's poles p_k do not depend on T, so the delay's are p_k / T; R is
+    # all-pass (num(p) = den(-p)), so the loop's zeros are those poles mirrored. By hand for
+    # order 2: den(p) = 1 + p/2 + p^2/12, p = -3 +- j sqrt(3). Realised in s directly, the
+    # coefficients span (1/T)^n: a 1e4 s delay's poles moved by 24 % at order 18, its zeros
+    # by 19 % at order 10 (unbalanced, the zeros of the loop lost every digit).
+    for T, order in ((0.5, 2), (1e4, 10)):
+        path = loop(tmp_path / "delayed.yaml", [
+            ("Plant", "{type: transfer_function, num: [1], den: [1, 1]}"),
+            ("Delay", f"{{type: transport_delay, delay: {T}}}")])
+        L = blocksim.linearize(path, ["Error.u1"], ["Delay.y"], ["Error.u2"], pade=order)
+        delay = np.sort_complex([p for p in L.poles() if abs(p + 1) > 1e-9])
+        if order == 2:
+            np.testing.assert_allclose(delay, np.array([-3 - 3**0.5 * 1j, -3 + 3**0.5 * 1j]) / T,
+                                       rtol=1e-14)
+        unit = np.roots(control.pade(1.0, order)[1])  # den(p) of order 10: roots by numpy
+        nearest = np.min(np.abs(delay[:, None] - unit[None, :] / T), axis=1)
+        np.testing.assert_array_less(nearest, 1e-9 * np.abs(delay))
+        zeros = frequency.zeros(L)  # those linearize prints (python-control's: 100 % off)
+        assert len(zeros) == order
+        nearest = np.min(np.abs(zeros[:, None] + delay[None, :]), axis=1)
+        np.testing.assert_array_less(nearest, 1e-9 * np.abs(zeros))
 
 
 def test_vector_signals_elements_and_subsystem_ports_are_named(tmp_path):
