@@ -20,40 +20,43 @@ def trim(path, fix=None, free=(), overrides=None):
 
 
 def linearize(path, inputs, outputs, opened=(), at=None, op=None, overrides=None, pade=None,
-              period=None):
+              period=None, states=None):
     """The python-control StateSpace of the diagram file `path` from perturbations of the
     signals `inputs` to the signals `outputs` ('BLOCK.PORT' or record names; '.' becomes
     '_' in its signal names), the wires into the input ports `opened` cut. The point: the
     initial state (an equilibrium), `op` (an OperatingPoint or its file), or the state a run
     reaches at time `at`. `pade`: the order of the delays' Padé approximation; `period`:
-    a discrete model at that period."""
+    a discrete model at that period; `states`: the order of the states (names as blocksim
+    prints them, 'Motor.x[0]', or blocks for all of their states; every state once)."""
     from ..engine.loading import diagram_file, load
     from .linear_model import linearization
     signals = [_names(value, "linearize", what, example) for value, what, example in
                ((inputs, "inputs", "Force.y"), (outputs, "outputs", "Position.y"),
                 (opened, "opened", "Error.u2"))]
+    order = None if states is None else _names(states, "linearize", "states", "Motor.x[0]")
     at, period = (_number(v, "linearize", what) for v, what in ((at, "at"), (period, "period")))
     if pade is not None and (isinstance(pade, bool) or not isinstance(pade, numbers.Integral)):
         raise TypeError(f"linearize(): pade is the order of the Padé approximation, a whole "
                         f"number, got {pade!r}")
     model = load(diagram_file(path, "linearize"), overrides)
-    return linearization(model, *signals, at=at, op=op, pade=pade, period=period).system
+    return linearization(model, *signals, at=at, op=op, pade=pade, period=period,
+                         states=order).system
 
 
 def _names(value, who, what, example):
-    """Signal names given from Python: a list (or tuple) of strings; one string is one name
-    (not a list of letters)."""
+    """Names given from Python: a list (or tuple) of strings; one string is one name (not a
+    list of letters)."""
     if isinstance(value, str):
         return [value]
     try:
         items = list(value)
     except TypeError:
-        raise TypeError(f"{who}(): {what} is a list of signal names such as [{example!r}], "
+        raise TypeError(f"{who}(): {what} is a list of names such as [{example!r}], "
                         f"got {value!r}") from None
     for item in items:
         if not isinstance(item, str):
-            raise TypeError(f"{who}(): {what} holds signal names (strings such as "
-                            f"{example!r}), got {item!r}")
+            raise TypeError(f"{who}(): {what} holds names (strings such as {example!r}), "
+                            f"got {item!r}")
     return items
 
 

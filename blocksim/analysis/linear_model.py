@@ -12,6 +12,7 @@ import numpy as np
 
 from ..engine.simulator import simulate
 from ..errors import AnalysisError, DiagramError
+from ..language.diagram import suggest
 from .domains import choose, convert
 from .evaluation import Evaluator
 from .interconnect import interconnect
@@ -52,10 +53,11 @@ class Linearization:
 
 
 def linearization(model, inputs, outputs, opened=(), at=None, op=None, pade=None,
-                  period=None):
+                  period=None, states=None):
     """The Linearization of a compiled model (changed in place: evaluated at the point).
     `at`: linearise the run's state at time `at` (no equilibrium needed); `op`: an
-    OperatingPoint or its file; neither: the initial state, which must be an equilibrium."""
+    OperatingPoint or its file; neither: the initial state, which must be an equilibrium.
+    `states`: the order of the states (see `state_order`), None: the diagram's."""
     _check_options(model, at, op, pade, period)
     ins = [resolve(model, text, "--input") for text in inputs]
     outs = [resolve(model, text, "--output") for text in outputs]
@@ -99,6 +101,10 @@ def linearization(model, inputs, outputs, opened=(), at=None, op=None, pade=None
     parts, converted = convert(parts, dt, model.file)
     A, B, C, D = interconnect(model, parts, ins, outs, cuts)
     state_names = [name for p in parts for name in p.names]
+    if states is not None:
+        order = state_order(state_names, states)
+        A, B, C = A[np.ix_(order, order)], B[order], C[:, order]
+        state_names = [state_names[k] for k in order]
     in_names = _element_names(model, ins)
     out_names = _element_names(model, outs)
     return Linearization(
@@ -110,6 +116,41 @@ def linearization(model, inputs, outputs, opened=(), at=None, op=None, pade=None
         modes=[(b.name, b.mode_text() or f"discrete state {b.xd.tolist()}")
                for b, _ in model.hybrid if b.name in on_path],
         domain=domain, converted=converted, opened=[c.text for c in cuts])
+
+
+def state_order(names, wanted):
+    """Where each state of `wanted` is among `names` (the model's states): each item names a
+    state as printed (`Motor.x[0]`, `Delay.pade[2]`) or a block, standing for its states in
+    their order. Every state once: DiagramError (naming --states) for a name that is none,
+    a state named twice and one left out."""
+    blocks = {}
+    for k, name in enumerate(names):
+        blocks.setdefault(name.split(".", 1)[0], []).append(k)
+    where = {name: k for k, name in enumerate(names)}
+    order, named = [], {}
+    for item in wanted:
+        found = [where[item]] if item in where else blocks.get(item)
+        if found is None:
+            raise DiagramError(f"--states: the model has no state or block with states "
+                               f"'{item}'{suggest(item, list(blocks) + names)}",
+                               file="--states", hint="its states: " + _listed(names))
+        for k in found:
+            if k in named:
+                raise DiagramError(f"--states: {names[k]} is named twice ({named[k]} and "
+                                   f"{item}): name each state once", file="--states")
+            named[k] = item
+        order += found
+    left = [name for k, name in enumerate(names) if k not in named]
+    if left:
+        raise DiagramError(f"--states: the order leaves out {_listed(left)}: name all "
+                           f"{len(names)} states, or none for the diagram's order",
+                           file="--states")
+    return order
+
+
+def _listed(names, count=12):
+    return ", ".join(names[:count]) + (f", ... ({len(names)} in all)" if len(names) > count
+                                       else "")
 
 
 def _check_options(model, at, op, pade, period):

@@ -1,5 +1,6 @@
-"""Unity feedback loops for the tests: Ref -> Error.u1, Error -> the forward blocks in turn,
-the last one (through an optional feedback block) -> Error.u2; and a long chain of lags."""
+"""Models for the tests: unity feedback loops (Ref -> Error.u1, Error -> the forward blocks in
+turn, the last one, through an optional feedback block, -> Error.u2), a long chain of lags,
+and a cart-pole whose dynamics are one function block."""
 import control
 import numpy as np
 
@@ -29,3 +30,26 @@ def chain(n=200):
     C = np.zeros((1, n))
     C[0, -1] = 2
     return a, control.ss(A, B, C, 0)
+
+
+# a cart (M = 1 kg) with a pole (a point mass m = 0.1 kg at l = 0.5 m; th = 0 upright) pushed by
+# F, its accelerations in one function block and its states in four integrators. About the
+# upright rest, by hand: x'' = (F - m g th)/M = F - 0.981 th and
+# th'' = ((M + m) g th - F)/(M l) = 21.582 th - 2 F.
+CARTPOLE = """
+blocksim: 1
+name: cartpole
+parameters: {M: 1.0, m: 0.1, l: 0.5, g: 9.81}
+blocks:
+  F: {type: constant, value: 0}
+  Dyn: {type: function, inputs: [f, th, thd], expr: "[(f + m*sin(th)*(l*thd**2 - g*cos(th)))/(M + m*sin(th)**2), (g*sin(th)*(M + m) - cos(th)*(f + m*l*thd**2*sin(th)))/(l*(M + m*sin(th)**2))]"}
+  Xdd: {type: function, inputs: [a], expr: "a[0]"}
+  Thdd: {type: function, inputs: [a], expr: "a[1]"}
+  Xd: {type: integrator}
+  X: {type: integrator}
+  Thd: {type: integrator}
+  Th: {type: integrator}
+wires: [F -> Dyn.f, Th -> Dyn.th, Thd -> Dyn.thd, Dyn -> Xdd, Dyn -> Thdd, Xdd -> Xd, Xd -> X,
+        Thdd -> Thd, Thd -> Th]
+simulation: {stop: 1}
+"""

@@ -55,12 +55,12 @@ def test_a_point_whose_derivatives_are_not_finite_is_refused_naming_them(tmp_pat
 
 
 def test_the_python_api_says_what_it_expected():
-    with pytest.raises(TypeError, match=r"inputs is a list of signal names such as "
+    with pytest.raises(TypeError, match=r"inputs is a list of names such as "
                                         r"\['Force.y'\], got None"):
         blocksim.linearize(MSD, inputs=None, outputs=["Position.y"])
     with pytest.raises(TypeError, match="at is a time in seconds .a number., got '1'"):
         blocksim.linearize(MSD, ["Force.y"], ["Position.y"], at="1")
-    with pytest.raises(TypeError, match="outputs holds signal names .* got 3"):
+    with pytest.raises(TypeError, match="outputs holds names .* got 3"):
         blocksim.linearize(MSD, ["Force.y"], ["Position.y", 3])
     with pytest.raises(TypeError, match="pade is the order .* a whole number, got 2.5"):
         blocksim.linearize(MSD, ["Force.y"], ["Position.y"], pade=2.5)
@@ -181,3 +181,28 @@ def test_what_cannot_be_computed_is_a_note_and_the_model_is_written(tmp_path, ca
     data = json.loads((tmp_path / "linear.json").read_text())
     assert data["notes"] == ["the margins could not be computed: did not converge"]
     assert "margins" not in data and (tmp_path / "loop.png").stat().st_size > 10_000
+
+
+def test_a_state_order_must_name_every_state_once(tmp_path, capsys):
+    from loops import CARTPOLE
+    path = tmp_path / "cartpole.yaml"
+    path.write_text(CARTPOLE)
+    args = ["linearize", path, "--input", "F.y", "--output", "X.y", "Th.y", "--out", tmp_path]
+    for order, words in (
+            ("X,Xd,Th", "the order leaves out Thd.x[0]: name all 4 states, or none for the "
+                        "diagram's order"),
+            ("X,Xd,Th,Thd,X.x[0]", "X.x[0] is named twice (X and X.x[0]): name each state once"),
+            ("X,Xdd,Th,Thd", "the model has no state or block with states 'Xdd' (did you mean "
+                             "'Xd'?)\n  hint: its states: Xd.x[0], X.x[0], Thd.x[0], Th.x[0]")):
+        code, _, err = cli(capsys, *args, "--states", order)
+        assert code == 2 and f"--states: error: --states: {words}" in err, err
+    code, out, err = cli(capsys, *args, "--states", "X,Xd", "Th", "Thd")  # commas or spaces
+    assert code == 0, err
+    with np.load(tmp_path / "linear.npz") as npz:
+        assert npz["states"].tolist() == ["X.x[0]", "Xd.x[0]", "Th.x[0]", "Thd.x[0]"]
+    assert "        X.x[0]   Xd.x[0]   Th.x[0]  Thd.x[0]\nX.x[0]" in out
+    # the gain from F to the pole rate is 0 at s = 0 (th' = -2 s F/(s^2 - 21.582)); it was
+    # printed 2.15e-7, a limit taken near s = 0
+    code, out, err = cli(capsys, "linearize", path, "--input", "F.y", "--output", "X.y",
+                         "Thd.y", "--out", tmp_path)
+    assert "DC gain: [[inf],\n [ 0.]]" in out, out
