@@ -3,7 +3,7 @@ import numpy as np
 
 from blocksim.accel.expression import lower_expression
 from blocksim.accel.lowering import Lowering, flat
-from blocksim.language import expr
+from blocksim.language import derivatives, expr
 from blocksim.block import Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 
@@ -290,6 +290,18 @@ class Function(Block):
 
     def initialize(self, t):
         self._watch.reset()  # a new run: forget the inversions of an earlier one
+
+    def jacobian(self, pade=None):
+        """y = f(u): dy/du exact, by forward differentiation of the expression at the inputs
+        (blocksim.language.derivatives); None, so that it is differenced, where it calls a
+        function without a derivative rule (a robot function on the inputs)."""
+        try:
+            D = derivatives.jacobian(self.p.expr, self.p.inputs, self.p._names, self.u,
+                                     dotted=self.p._dotted,
+                                     functions=self._functions(ConditionWatch("")))
+        except derivatives.NoDerivative:
+            return None
+        return static(D)
 
     def notes(self):
         return self._watch.notes()

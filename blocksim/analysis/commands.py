@@ -82,7 +82,9 @@ def _linearize(model, args, out):
     if args.pade is not None:
         print(f"transport delays: Padé approximation of order {args.pade}")
     print(f"exact Jacobians: {', '.join(lin.exact) or 'none'}")
-    print(f"differenced (central differences): {', '.join(lin.differenced) or 'none'}")
+    print(f"differenced (central differences): {', '.join(lin.differenced) or 'none'}"
+          + (f" (error estimate {lin.difference_error:.1g} of a block's largest entry; an "
+             "entry within its estimate of 0 is 0)" if lin.differenced else ""))
     for name, mode in lin.modes:
         print(f"mode: {name} {mode}")
     for letter, matrix, rows, cols in (("A", lin.A, lin.states, lin.states),
@@ -138,6 +140,7 @@ def _write(lin, out, summary, margins):
             for key, value in arrays.items()}
     data.update(time=lin.time, point=lin.point, model=lin.domain, converted=lin.converted,
                 opened=lin.opened, exact=lin.exact, differenced=lin.differenced,
+                difference_error=lin.difference_error,
                 modes=dict(lin.modes), **summary)
     if margins is not None:
         data["margins"] = dict(zip(("gain", "phase_deg", "phase_crossover_rad_s",

@@ -1,7 +1,16 @@
 """Each block's linear model at the point: the exact Jacobian the block declares
 (`Block.jacobian`), or central differences of its own methods with a step scaled to each
 variable. The block's states are its continuous state, or the discrete state of a sampled
-block; its inputs and outputs are every port, flattened in port order."""
+block; its inputs and outputs are every port, flattened in port order.
+
+A difference has an error, truncation and the rounding of what the block computes; it is
+estimated from a second difference with a step 1.618 times longer (its truncation is 1.6
+times larger; not a power of 2, so the block's rounding is not in step with the first's)
+and taken 4 times, plus the rounding of the values differenced (eps |f| / h). An estimate,
+not a bound: a block whose own arithmetic cancels can hide rounding larger than it. An
+entry within its estimate of 0 is 0 (its digits would be noise shown as a value, -1e-13
+for a gain of 2e-9); the largest estimate, relative to the block's largest entry, is
+stated with the model."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -16,6 +25,8 @@ from .evaluation import _named_faults
 # rounding (eps/h); a power of two, so that v + h and v - h are exact and a linear map's
 # differences are exact too
 STEP = np.finfo(float).eps ** (1 / 3)
+ROUNDING = 4 * np.finfo(float).eps  # of a value the block computes, relative to it
+SECOND_STEP = (1 + 5 ** 0.5) / 2  # the second difference's step, in first steps
 
 
 @dataclass
@@ -33,6 +44,7 @@ class Part:
     discrete: bool
     period: float | None
     exact: bool
+    error: float = 0.0  # differenced: the largest error estimate, relative to the largest entry
 
 
 def linear_part(model, block, t, pade):
@@ -48,10 +60,10 @@ def linear_part(model, block, t, pade):
             raise DiagramError(f"block '{block.name}' keeps a history of its input but "
                                "declares no Jacobian: it cannot be linearised",
                                file=model.file, block=block.name)
-        A, B, C, D = _differenced(model, block, t, discrete)
+        (A, B, C, D), error = _differenced(model, block, t, discrete)
         states = np.arange(own.stop - own.start)
         return Part(block, A, B, C, D, _names(block.name, discrete, states),
-                    own.start + states, discrete, period, exact=False)
+                    own.start + states, discrete, period, exact=False, error=error)
     A, B, C, D = (np.atleast_2d(np.asarray(m, dtype=float)) for m in
                   (declared.A, declared.B, declared.C, declared.D))
     if declared.labels:
@@ -83,8 +95,10 @@ def _check_shapes(block, A, B, C, D, n):
 
 def _differenced(model, block, t, discrete):
     """Central differences of the block's outputs and of its state derivatives (next
-    discrete states) with respect to its states and inputs. The block is bound to copies of
-    its inputs meanwhile, so nothing else sees the steps; every value is restored after."""
+    discrete states) with respect to its states and inputs, as (A, B, C, D), and their
+    largest error estimate relative to the largest entry (entries within their estimate
+    of 0 are 0; see the module docstring). The block is bound to copies of its inputs meanwhile, so
+    nothing else sees the steps; every value is restored after."""
     calcs = tuple(getattr(n.block, n.calc) for n in model.nodes if n.block is block)
     states = block.xd if discrete else block.x
     inputs = block.u
@@ -109,26 +123,33 @@ def _differenced(model, block, t, discrete):
     variables = [states.reshape(-1)] + [c.reshape(-1) for c in copies if c is not None]
     try:
         with _named_faults(model, t):
-            columns = []
-            for v in variables:
-                for k in range(v.size):
-                    columns.append(_column(v, k, evaluate))
+            columns = [_column(v, k, evaluate) for v in variables for k in range(v.size)]
     finally:
         for array, value in kept:
             array[...] = value
         block.bind(inputs, block.y, block.x, block.dx, block.xd)
     n = states.size
-    J = np.array(columns).T if columns else np.zeros((n + sum(y.size for y in block.y), 0))
-    return J[:n, :n], J[:n, n:], J[n:, :n], J[n:, n:]
+    rows = n + sum(y.size for y in block.y)
+    J, E = (np.array([c[i] for c in columns]).T.reshape(rows, len(columns)) for i in (0, 1))
+    J = np.where(np.abs(J) <= E, 0.0, J)
+    largest = np.abs(J).max(initial=0.0)
+    error = float(E.max(initial=0.0) / largest) if largest else 0.0
+    return (J[:n, :n], J[:n, n:], J[n:, :n], J[n:, n:]), error
 
 
 def _column(v, k, evaluate):
-    """d(evaluate())/d(v[k]) by a central difference."""
+    """d(evaluate())/d(v[k]) by a central difference, and its error estimate per element
+    (see the module docstring)."""
     value = v[k]
     h = 2.0 ** np.round(np.log2(STEP * max(1.0, abs(value))))
-    v[k] = value + h
-    up = evaluate()
-    v[k] = value - h
-    down = evaluate()
+    differences = []
+    for step in (h, h * SECOND_STEP):
+        v[k] = value + step
+        up, above = evaluate(), v[k]
+        v[k] = value - step
+        down, below = evaluate(), v[k]
+        differences.append((up - down) / (above - below))  # the steps as stored
+        size = np.maximum(np.abs(up), np.abs(down))
     v[k] = value
-    return (up - down) / (2 * h)
+    near, far = differences
+    return near, 4 * np.abs(far - near) + ROUNDING * size / h

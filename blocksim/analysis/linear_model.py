@@ -46,6 +46,7 @@ class Linearization:
     worst: str  # the largest equilibrium residuals by name ('' when none)
     exact: list  # blocks linearised by their declared Jacobians
     differenced: list  # blocks linearised by central differences
+    difference_error: float  # their largest error estimate, relative to a block's largest entry
     modes: list  # (block, its mode in words) of the hybrid blocks linearised
     domain: str  # continuous or discrete, and how it was chosen
     converted: list  # blocks converted to the model's domain
@@ -113,6 +114,7 @@ def linearization(model, inputs, outputs, opened=(), at=None, op=None, pade=None
         time=evaluator.t, point=point, residual=residual, worst=worst(names, values),
         exact=[p.block.name for p in parts if p.exact and _has_work(p)],
         differenced=[p.block.name for p in parts if not p.exact and _has_work(p)],
+        difference_error=max((p.error for p in parts if not p.exact), default=0.0),
         modes=[(b.name, b.mode_text() or f"discrete state {b.xd.tolist()}")
                for b, _ in model.hybrid if b.name in on_path],
         domain=domain, converted=converted, opened=[c.text for c in cuts])

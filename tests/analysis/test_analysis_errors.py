@@ -2,12 +2,14 @@
 message with exit 2 (a mistake in what was asked) or 3 (the model fails there), never a
 traceback and never a silent choice."""
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import blocksim
+from blocksim.block import Block, In, Out
 from blocksim.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -206,3 +208,45 @@ def test_a_state_order_must_name_every_state_once(tmp_path, capsys):
     code, out, err = cli(capsys, "linearize", path, "--input", "F.y", "--output", "X.y",
                          "Thd.y", "--out", tmp_path)
     assert "DC gain: [[inf],\n [ 0.]]" in out, out
+
+
+class Cancelling(Block):
+    """y = (u + 1000)^2 - 1e6 - 2000 u: u^2 by hand, through terms of 1e6 that cancel (their
+    rounding, 1e-10, is what central differences of it see); declares no Jacobian."""
+
+    type = "cancelling_square"
+
+    def ports(self):
+        return [In("u")], [Out("y")]
+
+    def infer(self, shapes):
+        return {"y": shapes["u"]}
+
+    def output(self, t):
+        u = self.u[0]
+        self.y[0][...] = (u + 1000.0) ** 2 - 1e6 - 2000.0 * u
+
+
+def test_a_differenced_block_states_its_error_and_shows_no_noise_as_a_value(tmp_path, capsys):
+    blocksim.register_block(Cancelling)
+    path = tmp_path / "square.yaml"
+    for u in (0.3, 0.7, 1.9):
+        path.write_text("blocksim: 1\nblocks:\n"
+                        f"  U: {{type: constant, value: [1e-9, -2e-9, {u}]}}\n"
+                        "  Sq: {type: cancelling_square}\nwires: [U -> Sq]\nsimulation: {stop: 1}\n")
+        code, out, err = cli(capsys, "linearize", path, "--input", "U.y", "--output", "Sq.y",
+                             "--out", tmp_path)
+        assert code == 0, err
+        estimate = float(re.search(
+            r"differenced \(central differences\): Sq \(error estimate (\S+) of a block's "
+            r"largest entry; an entry within its estimate of 0 is 0\)", out).group(1))
+        D = np.load(tmp_path / "linear.npz")["D"]
+        # by hand dy/du = 2u: 2e-9 and -4e-9 are within the differences' error, so 0, not
+        # the rounding they gave (-1.1e-13 and 1.1e-13, the first with the wrong sign); the
+        # third is within the estimate stated (which differences at equal steps missed:
+        # their rounding is in step at u = 0.7)
+        np.testing.assert_array_equal(D - np.diag(np.diag(D)), 0)
+        assert D[0, 0] == D[1, 1] == 0.0
+        assert abs(D[2, 2] - 2 * u) <= estimate * 2 * u and estimate < 1e-3
+        assert json.loads((tmp_path / "linear.json").read_text())["difference_error"] == \
+            pytest.approx(estimate, rel=0.5)

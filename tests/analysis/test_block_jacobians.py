@@ -70,10 +70,19 @@ CASES = {
     "demux": ({"type": "demux", "sizes": [1, 2]}, {"u": U3}, {}),
     "selector": ({"type": "selector", "indices": [2, 0, 2]}, {"u": [[1, 2], [3, 4], [5, 6]]}, {}),
     "reshape": ({"type": "reshape", "shape": [2, 3], "order": "F"}, {"u": [1, 2, 3, 4, 5, 6]}, {}),
+    # a function block's expression differentiated forward, operation by operation
+    "function": ({"type": "function", "inputs": ["a", "b"],
+                  "expr": "[a[0]*sin(b), a[1]**2 + b, hypot(a[0], b) - mod(a[1], 0.5)]"},
+                 {"a": U2, "b": 0.4}, {}),
+    "function matrices": ({"type": "function", "inputs": ["M", "v"],
+                           "expr": "inv(M) @ v + det(M) * transpose(M) @ v"},
+                          {"M": [[2, 1], [0.5, 3]], "v": U2}, {}),
 }
 
 
 def yaml_value(v):
+    if isinstance(v, list) and all(isinstance(x, str) for x in v):
+        return "[" + ", ".join(v) + "]"
     return repr(np.asarray(v, dtype=float).tolist())
 
 
@@ -99,7 +108,7 @@ def test_a_declared_jacobian_equals_central_differences_of_the_blocks_methods(tm
     part = linear_part(model, b, evaluator.t, pade=None)
     assert part.exact
     sampled = part.discrete
-    A, B, C, D = _differenced(model, b, evaluator.t, sampled)
+    (A, B, C, D), _ = _differenced(model, b, evaluator.t, sampled)
     own = model.state_slices["B"][1 if sampled else 0]
     keep = part.indices - own.start
     scale = max(1.0, np.abs(D).max(initial=0), np.abs(B).max(initial=0))
