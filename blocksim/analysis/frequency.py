@@ -20,6 +20,7 @@ from .response import Response, state_space
 
 PER_DECADE = 200  # frequencies per decade searched for crossings
 SPAN = 100.0  # the search runs from the slowest pole or zero / SPAN to the fastest * SPAN
+PLOT_SPAN = 10.0  # the Bode plot, likewise (and over the crossings it marks)
 
 
 def poles(system):
@@ -91,16 +92,19 @@ def _on_negative_axis(value):
     return value.real < 0 and abs(value.imag) <= 1e-8 * abs(value)
 
 
-def _grid(system):
+def _grid(system, span=SPAN, cover=()):
     """Frequencies (rad/s) to look for crossings at: PER_DECADE a decade over the poles'
-    and zeros' magnitudes widened by SPAN (up to the Nyquist frequency of a discrete
-    model), and close around each complex pole and zero, where the phase turns fast."""
+    and zeros' magnitudes widened by `span` and over the frequencies `cover` (up to the
+    Nyquist frequency of a discrete model), and close around each complex pole and zero,
+    where the phase turns fast."""
     features = np.concatenate([poles(system), _zeros_or_none(system)])
     if system.isdtime():
         features = np.log(features[features != 0].astype(complex)) / system.dt
     features = features[np.isfinite(features) & (np.abs(features) > 0)]
     size = np.abs(features)
-    lo, hi = (size.min() / SPAN, size.max() * SPAN) if size.size else (1e-2, 1e2)
+    lo, hi = (size.min() / span, size.max() * span) if size.size else (1e-2, 1e2)
+    cover = [w for w in cover if np.isfinite(w) and w > 0]
+    lo, hi = min([lo] + [w / 2 for w in cover]), max([hi] + [w * 2 for w in cover])
     top = np.pi / system.dt if system.isdtime() else hi
     lo = min(lo, top / 1e4)
     count = int(np.ceil(np.log10(top / lo) * PER_DECADE)) + 1
@@ -171,7 +175,7 @@ def bode(system, path, found):
     figure = Figure(figsize=(4 + 3 * cols, 1.5 + 2.2 * rows), layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.subplots(rows, cols, sharex=True, squeeze=False)
-    w = _grid(system)
+    w = _grid(system, PLOT_SPAN, () if found is None else found[2:])
     G = Response(system).frequency(w)
     shown = np.all(np.isfinite(G) & (G != 0), axis=(1, 2))  # not a pole, nor below 1e-308
     data = control.FrequencyResponseData(np.moveaxis(G[shown], 0, -1), w[shown],
@@ -193,10 +197,14 @@ def bode(system, path, found):
 
 
 def _mark(axes, found):
-    """The gain margin as a bar from the magnitude up to 0 dB at the phase crossover, the
-    phase margin as a bar from the phase down to -180 deg (of the plotted branch) at the
-    gain crossover, and the crossover frequencies as dotted lines."""
+    """0 dB and -180 deg (of the plotted branch) as dashed lines, the gain margin as a bar
+    from the magnitude to 0 dB at the phase crossover, the phase margin as a bar from the
+    phase to -180 deg at the gain crossover, the crossover frequencies as dotted lines."""
     gm, pm, w180, wc = found
+    x, phase = axes[1].get_lines()[0].get_data()
+    turns = np.round((phase[len(phase) // 2] + 180) / 360)  # the branch near the middle
+    axes[0].axhline(0, color="0.4", linestyle="--", linewidth=0.8)
+    axes[1].axhline(360 * turns - 180, color="0.4", linestyle="--", linewidth=0.8)
     with np.errstate(divide="ignore"):
         marks = ((axes[0], w180, 20 * np.log10(gm)), (axes[1], wc, -pm))
     for ax, w, shift in marks:
@@ -207,4 +215,3 @@ def _mark(axes, found):
         for a in axes:
             a.axvline(w, color="0.4", linestyle=":", linewidth=1)
         ax.plot([w, w], [at, at + shift], color="tab:red", linewidth=2)
-        ax.axhline(at + shift, color="0.4", linestyle="--", linewidth=0.8)
