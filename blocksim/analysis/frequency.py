@@ -70,7 +70,7 @@ def margins(system):
     # the negative real axis crossed (a sign change through a pole on the axis is not)
     phase_w = [x for x in _crossings(w, L.imag, lambda x: loop(x).imag)
                if _on_negative_axis(loop(x))]
-    if system.isdtime() and _on_negative_axis(L[-1]):
+    if system.isdtime(strict=True) and _on_negative_axis(L[-1]):
         phase_w.append(w[-1])  # at the Nyquist frequency G(-1) is real
     with np.errstate(divide="ignore"):
         gain_w = _crossings(w, np.log(np.abs(L)), lambda x: np.log(abs(loop(x))))
@@ -97,15 +97,15 @@ def _grid(system, span=SPAN, cover=()):
     and zeros' magnitudes widened by `span` and over the frequencies `cover` (up to the
     Nyquist frequency of a discrete model), and close around each complex pole and zero,
     where the phase turns fast."""
-    features = np.concatenate([poles(system), _zeros_or_none(system)])
-    if system.isdtime():
-        features = np.log(features[features != 0].astype(complex)) / system.dt
+    features = np.concatenate([poles(system), _zeros_or_none(system)]).astype(complex)
+    if system.isdtime(strict=True):
+        features = np.log(features[features != 0]) / system.dt
     features = features[np.isfinite(features) & (np.abs(features) > 0)]
     size = np.abs(features)
     lo, hi = (size.min() / span, size.max() * span) if size.size else (1e-2, 1e2)
     cover = [w for w in cover if np.isfinite(w) and w > 0]
     lo, hi = min([lo] + [w / 2 for w in cover]), max([hi] + [w * 2 for w in cover])
-    top = np.pi / system.dt if system.isdtime() else hi
+    top = np.pi / system.dt if system.isdtime(strict=True) else hi
     lo = min(lo, top / 1e4)
     count = int(np.ceil(np.log10(top / lo) * PER_DECADE)) + 1
     near = [abs(f) * (1 + abs(f.real) / abs(f) * np.linspace(-4, 4, 17))

@@ -36,7 +36,7 @@ class Response:
         system = state_space(system)
         A, B, C = (np.asarray(m, dtype=float) for m in (system.A, system.B, system.C))
         self.D = np.asarray(system.D, dtype=float)
-        self.dt = system.dt if system.isdtime() else None
+        self.dt = system.dt if system.isdtime(strict=True) else None
         if len(A):
             T, Z = scipy.linalg.schur(A, output="complex")
         else:

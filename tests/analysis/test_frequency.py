@@ -63,6 +63,8 @@ def test_a_loop_without_crossover_has_infinite_margins_not_rounding_artefacts():
     assert pc_margin(L)[0] > 1e15
     gm, pm, w180, wc = frequency.margins(L)
     assert np.isinf(gm) and np.isinf(pm) and np.isnan(w180) and np.isnan(wc)
+    # a loop of gains alone (python-control: no time base, which is not a discrete one)
+    assert frequency.margins(control.ss([], [], [], [[2.0]]))[:2] == (np.inf, np.inf)
     assert frequency.margins_text((gm, pm, w180, wc)) == (
         "gain margin inf (the phase never reaches -180 deg); phase margin inf (the gain "
         "never crosses 1)")
