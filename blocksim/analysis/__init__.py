@@ -71,13 +71,19 @@ def _fixes(fix):
     """trim's `fix` as a list of 'path=value' strings and (path, value) pairs, from a dict
     {path: value}, a list of those or one string."""
     what = "fix maps paths (strings such as 'Position.x' or 'Motor.x[0]') to values"
-    if fix is None or isinstance(fix, (str, dict, list, tuple)):
-        items = [fix] if isinstance(fix, str) else list((fix or {}).items()) \
-            if isinstance(fix, dict) or fix is None else list(fix)
+    if fix is None:
+        items = []
+    elif isinstance(fix, dict):
+        items = list(fix.items())
+    elif isinstance(fix, str):
+        items = [fix]
+    elif isinstance(fix, (list, tuple)):
+        items = list(fix)
     else:
         raise TypeError(f"trim(): {what}: a dict or a list of 'path=value', got {fix!r}")
     for item in items:
         pair = isinstance(item, tuple) and len(item) == 2
         if not (isinstance(item, str) or pair and isinstance(item[0], str)):
-            raise TypeError(f"trim(): {what}, got {f'the path {item[0]!r}' if pair else repr(item)}")
+            got = f"the path {item[0]!r}" if pair else repr(item)
+            raise TypeError(f"trim(): {what}, got {got}")
     return items

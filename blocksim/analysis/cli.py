@@ -33,9 +33,10 @@ def add_parsers(sub):
                      help="order of the Padé approximation of transport delays (0 to 10)")
     lin.add_argument("--period", type=float, metavar="T",
                      help="a discrete model at period T (continuous blocks sampled, zoh)")
-    lin.add_argument("--states", action="extend", nargs="+", default=None, metavar="NAME", help="the order of the model's states: each state as "
-                     "printed (Motor.x[0]) or a block for all of its states, every state "
-                     "once; commas or spaces between them (e.g. --states X,Xd,Th,Thd)")
+    lin.add_argument("--states", action="extend", nargs="+", default=None, metavar="NAME",
+                     help="the order of the model's states: each state as printed "
+                          "(Motor.x[0]) or a block for all of its states, every state once; "
+                          "commas or spaces between them (e.g. --states X,Xd,Th,Thd)")
     lin.add_argument("--bode", metavar="OUT.png", help="draw the Bode plot (margins marked)")
     _common(lin)
 

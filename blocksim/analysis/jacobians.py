@@ -97,8 +97,8 @@ def _differenced(model, block, t, discrete):
     """Central differences of the block's outputs and of its state derivatives (next
     discrete states) with respect to its states and inputs, as (A, B, C, D), and their
     largest error estimate relative to the largest entry (entries within their estimate
-    of 0 are 0; see the module docstring). The block is bound to copies of its inputs meanwhile, so
-    nothing else sees the steps; every value is restored after."""
+    of 0 are 0; see the module docstring). The block is bound to copies of its inputs
+    meanwhile, so nothing else sees the steps; every value is restored after."""
     calcs = tuple(getattr(n.block, n.calc) for n in model.nodes if n.block is block)
     states = block.xd if discrete else block.x
     inputs = block.u
@@ -142,14 +142,14 @@ def _column(v, k, evaluate):
     (see the module docstring)."""
     value = v[k]
     h = 2.0 ** np.round(np.log2(STEP * max(1.0, abs(value))))
-    differences = []
+    differences, size = [], 0.0
     for step in (h, h * SECOND_STEP):
         v[k] = value + step
         up, above = evaluate(), v[k]
         v[k] = value - step
         down, below = evaluate(), v[k]
         differences.append((up - down) / (above - below))  # the steps as stored
-        size = np.maximum(np.abs(up), np.abs(down))
+        size = np.maximum(size, np.maximum(np.abs(up), np.abs(down)))
     v[k] = value
     near, far = differences
     return near, 4 * np.abs(far - near) + ROUNDING * size / h

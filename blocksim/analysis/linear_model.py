@@ -165,8 +165,8 @@ def _check_options(model, at, op, pade, period):
         raise DiagramError(
             f"--pade {pade}: the order is a whole number from 0 to {MAX_PADE}: higher orders "
             "cluster the approximation's poles so tightly that rounding moves them (order 20 "
-            "keeps about 6 digits of its poles and none of its zeros), as MATLAB's pade "
-            "warns; order 10 already follows the delay's phase closely up to 5/delay rad/s",
+            "keeps about 6 digits of them, order 30 one), as MATLAB's pade warns; order 10 "
+            "already follows the delay's phase closely up to 5/delay rad/s",
             file="--pade")
     if period is not None and not (np.isfinite(period) and period > 0):
         raise DiagramError(f"--period {period:g}: the period must be positive", file="--period")

@@ -233,7 +233,8 @@ def test_a_differenced_block_states_its_error_and_shows_no_noise_as_a_value(tmp_
     for u in (0.3, 0.7, 1.9):
         path.write_text("blocksim: 1\nblocks:\n"
                         f"  U: {{type: constant, value: [1e-9, -2e-9, {u}]}}\n"
-                        "  Sq: {type: cancelling_square}\nwires: [U -> Sq]\nsimulation: {stop: 1}\n")
+                        "  Sq: {type: cancelling_square}\nwires: [U -> Sq]\n"
+                        "simulation: {stop: 1}\n")
         code, out, err = cli(capsys, "linearize", path, "--input", "U.y", "--output", "Sq.y",
                              "--out", tmp_path)
         assert code == 0, err

@@ -85,7 +85,8 @@ def test_the_margins_of_a_200_state_loop_are_its_closed_form():
     with np.errstate(divide="ignore"):  # far out |L| underflows: an infinite margin
         margins = np.array([1 / magnitude(w) for w in crossings])
     k = np.argmin(np.abs(np.log(margins)))
-    assert (gm, w180) == (pytest.approx(margins[k], rel=1e-9), pytest.approx(crossings[k], rel=1e-9))
+    assert gm == pytest.approx(margins[k], rel=1e-9)
+    assert w180 == pytest.approx(crossings[k], rel=1e-9)
     w1 = scipy.optimize.brentq(lambda w: magnitude(w) - 1, 1e-3, 10)
     assert wc == pytest.approx(w1, rel=1e-9)
     assert pm == pytest.approx(np.remainder(-np.degrees(turn(w1)), 360) - 180, abs=1e-7)
@@ -110,7 +111,8 @@ def test_a_dc_gain_that_is_zero_is_zero_and_integrators_are_signed_infinities():
                                   [[np.inf]])
     assert frequency.dc_gain(control.ss(control.tf([0.5], [1, -0.5], 0.1))) == [[1.0]]
     # the msd: 1/(m s^2 + c s + k) at 0 is 1/k
-    assert frequency.dc_gain(control.ss(1 / (S**2 + 0.4 * S + 4))) == [[pytest.approx(0.25, rel=1e-15)]]
+    msd = control.ss(1 / (S**2 + 0.4 * S + 4))
+    assert frequency.dc_gain(msd) == [[pytest.approx(0.25, rel=1e-15)]]
 
 
 def test_the_zeros_of_a_badly_scaled_model_keep_their_digits():
