@@ -36,10 +36,10 @@ from .batches import in_batches
 from .execute import executor
 from .plot import write_figures
 from .spec import check, check_timeout, load_plan
-from .table import OK, SweepTable, TableFile, number, read_rows
-from .worker import Job
+from .resume import take_previous
+from .table import OK, SweepTable, TableFile
+from .worker import KEEP, Job
 
-KEEP = ("all", "metrics", "failed")
 FLUSH_SECONDS = 2.0  # between rewrites of sweep.json
 TABLE = "summary.csv"
 KEPT = ".summary.resumed.csv"  # while a --resume rewrites summary.csv: the rows it resumed
@@ -123,7 +123,7 @@ class Sweep:
     def _run(self, plan, checked, meta, table, out, workers, scheduler, client, keep, resume,
              progress):
         if resume:
-            _take_previous(table, out)
+            take_previous(table, out / SWEEP_FILE, out / TABLE, out / KEPT)
         done = table.status == OK  # rows final before any run: resumed ones
         todo = np.flatnonzero(~done)
         writer = _Writer(out, table, done)
@@ -251,38 +251,6 @@ def read_previous(path):
     except (OSError, ValueError, UnicodeDecodeError):
         return {}
     return data if isinstance(data, dict) else {}
-
-
-def _take_previous(table, out):
-    """--resume: the ok rows of the previous sweep in `out` (read from its summary.csv)
-    become this table's; a row that cannot be read back whole is run again."""
-    previous = read_previous(out / SWEEP_FILE)
-    if previous is None:
-        return
-    if previous.get("fingerprint") != table.meta["fingerprint"]:
-        why = ("holds a different sweep (the sweep file, its --set values or the diagram "
-               "changed)" if previous else f"has a {SWEEP_FILE} that cannot be read as a sweep's")
-        raise DiagramError(f"cannot resume: {out}/ {why}", file=str(out),
-                           hint="run it into a new directory (--out), or without --resume")
-    for name in (KEPT, TABLE):  # KEPT: left by a resume that was killed before its end
-        for _, row in read_rows(out / name):
-            results = _ok_results(row, table)
-            if results is not None:
-                table.set(results.pop("run"), results)
-
-
-def _ok_results(row, table):
-    """The results of a summary.csv row of an ok run (status, message, wall_s, steps,
-    metrics: numbers), or None when it is not one or not whole."""
-    i = number(row.get("run"))
-    if row.get("status") != "ok" or not isinstance(i, int) or not 0 <= i < len(table):
-        return None
-    wall_s, steps = number(row.get("wall_s")), number(row.get("steps"))
-    metrics = {m: number(row.get(m)) for m in table.metrics}
-    if not isinstance(steps, int) or wall_s is None or None in metrics.values():
-        return None
-    return {"run": i, "status": "ok", "message": "", "wall_s": float(wall_s), "steps": steps,
-            **{m: float(v) for m, v in metrics.items()}}
 
 
 class _Counter:

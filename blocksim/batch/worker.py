@@ -24,6 +24,9 @@ from ..accel.mode import simulate_model
 from .metrics import Metrics
 
 
+KEEP = ("all", "metrics", "failed")  # whose results a sweep keeps: every run's, none, the failed
+
+
 @dataclass
 class Job:
     """What every run of one sweep needs; sent to each worker once."""

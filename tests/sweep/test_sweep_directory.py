@@ -12,7 +12,7 @@ import pytest
 import blocksim
 from blocksim.cli import main
 
-from sweep_lag import write_sweep
+from sweep_lag import lag, write_sweep
 
 SLOW = ("set: {simulation.stop: 400}\ngrid:\n  parameters.tau: linspace(0.5, 2, 200)\n"
         "metrics: {final_x: final(x)}\n")
@@ -127,25 +127,101 @@ def test_resume_on_a_damaged_sweep_json_is_exit_2(tmp_path, capsys, damage):
     (out / "sweep.json").write_text(damage)
     assert main(["sweep", str(path), "--workers", "1", "--out", str(out), "--resume"]) == 2
     err = capsys.readouterr().err
-    assert f"{out}: error: cannot resume: {out}/ " in err and "Traceback" not in err, err
+    assert err.startswith(f"{out / 'sweep.json'}") and "Traceback" not in err, err
+    assert "error: cannot resume: sweep.json " in err
 
 
-def test_resume_reruns_the_rows_of_a_damaged_summary_csv(tmp_path):
-    # rows that cannot be read back whole (a metric that is text, a cut-off line, a cell
-    # beyond the csv module's limit) are run again; the others are kept
-    path = write_sweep(tmp_path, "grid:\n  parameters.tau: [1, 2, 3]\n"
-                                 "metrics: {final_x: final(x)}\n")
+def _line_of(path, text):
+    """The 1-based line of `path` that holds `text` (the expected location of an error)."""
+    return next(k + 1 for k, line in enumerate(path.read_text().splitlines()) if text in line)
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """A finished sweep of three runs: (sweep file, its directory's files as text)."""
+    folder = tmp_path_factory.mktemp("finished")
+    path = write_sweep(folder, "grid:\n  parameters.tau: [1, 2, 3]\n"
+                               "metrics: {final_x: final(x)}\n")
+    out = folder / "out"
+    blocksim.sweep(path, workers=1, out=out, keep="metrics")
+    return path, {name: (out / name).read_text() for name in ("sweep.json", "summary.csv")}
+
+
+def _edited(tmp_path, finished, name, edit):
+    """The finished sweep's files in tmp_path/out, file `name` edited by `edit(text)`."""
     out = tmp_path / "out"
-    whole = blocksim.sweep(path, workers=1, out=out)
-    lines = (out / "summary.csv").read_text().splitlines()
-    lines[1] = lines[1].rsplit(",", 1)[0] + ",not a number"
-    lines[3] = lines[3][:10]
-    (out / "summary.csv").write_text("\n".join(lines) + "\n")
+    out.mkdir()
+    for file, text in finished[1].items():
+        (out / file).write_text(edit(text) if file == name else text)
+    return out
+
+
+def _with_key(key, value):
+    def edit(text):
+        data = json.loads(text)
+        data[key] = value
+        return json.dumps(data, indent=2)
+    return edit
+
+
+@pytest.mark.parametrize("name, edit, at, says", [
+    ("sweep.json", _with_key("rows", 3), '"rows"', "has 'rows', which a sweep does not write"),
+    ("sweep.json", _with_key("rows", ["ok", "x"]), '"rows"', "has 'rows'"),
+    ("sweep.json", _with_key("counts", 3), '"counts"', "has 'counts' as a JSON number, where a "
+                                                        "sweep writes an object"),
+    ("sweep.json", _with_key("counts", {"runs": 3, "ok": 2, "failed": 0, "interrupted": 0}),
+     '"counts"', "not runs, ok, failed and interrupted that add up"),
+    ("sweep.json", _with_key("columns", "run,status"), '"columns"', "'columns' as a JSON string"),
+    ("sweep.json", _with_key("status", "done"), '"status"', 'has status "done", not one of'),
+    ("sweep.json", lambda text: text.replace('"metrics": [\n    "final_x"', '"metrics": [\n    "x"'),
+     '"metrics": [', 'has metrics ["x"], where this sweep has ["final_x"]'),
+    # summary.csv: a metric that is text, a varied value that is not the run's, a row twice,
+    # a row gone from a finished sweep, another header
+    ("summary.csv", lambda text: text.replace(",0.8646", ",x0.8646"), "x0.8646",
+     "has final_x 'x0.8646"),
+    ("summary.csv", lambda text: text.replace("\n1,2,", "\n1,7,"), "1,7,",
+     "gives run 1 parameters.tau = '7', where this sweep has '2'"),
+    ("summary.csv", lambda text: text.replace("\n2,3,", "\n1,2,ok,,1,2,3\n2,3,"), "1,2,ok,,1,2,3",
+     "has run '1' where run 2 belongs"),
+    ("summary.csv", lambda text: "\n".join(text.splitlines()[:3]) + "\n", None,
+     "holds 2 rows (2 ok, 0 failed, 0 interrupted), where sweep.json counts 3 runs (3 ok"),
+    ("summary.csv", lambda text: text.replace("final_x", "final_y", 1), "final_y",
+     "has the header"),
+    ("summary.csv", lambda text: text.replace(",ok,", ",okay,", 1), "okay",
+     "has status 'okay', not one of"),
+    ("summary.csv", lambda text: text.replace("\n1,2,", '\n1,"2,'), '1,"2,',
+     "cannot be read as CSV"),
+])
+def test_resume_refuses_a_sweep_directory_its_sweep_did_not_write(tmp_path, capsys, finished,
+                                                                  name, edit, at, says):
+    # each of these ran 'nothing to run' and exited 0 (sweep.json), or ran the row again as
+    # if it had not been written (summary.csv): resumed from, a table that is not the sweep's
+    # passes for its results. Refused: the file, the line (the one holding `at`, found in
+    # the edited file), what is wrong
+    out = _edited(tmp_path, finished, name, edit)
+    before = (out / "summary.csv").read_text()
+    assert main(["sweep", str(finished[0]), "--workers", "1", "--out", str(out),
+                 "--resume"]) == 2
+    err = capsys.readouterr().err
+    where = f"{out / name}" + ("" if at is None else f":{_line_of(out / name, at)}")
+    assert f"{where}: error: cannot resume: {name} " in err and says in err, err
+    assert "Traceback" not in err and (out / "summary.csv").read_text() == before
+
+
+def test_resume_reruns_the_row_a_killed_sweep_was_writing(tmp_path, finished):
+    # a sweep killed outright (its sweep.json still 'running') while writing its last row
+    # leaves that row without its line break: the run is run again, the others are kept
+    def running(text):
+        return _with_key("status", "running")(text)
+    out = _edited(tmp_path, finished, "sweep.json", running)
+    (out / "summary.csv").write_text(finished[1]["summary.csv"][:-12])
     rerun = []
-    resumed = blocksim.sweep(path, workers=1, out=out, resume=True,
+    resumed = blocksim.sweep(finished[0], workers=1, out=out, resume=True, keep="metrics",
                              progress=lambda p: p.outcome and rerun.append(p.outcome.index))
-    assert rerun == [0, 2]
-    assert resumed.column("final_x") == whole.column("final_x")
+    assert rerun == [2]
+    assert (out / "summary.csv").read_text() .splitlines()[1:3] == \
+        finished[1]["summary.csv"].splitlines()[1:3]
+    assert resumed.column("final_x")[2] == pytest.approx(lag(1, 3, 2), rel=1e-9)
 
 
 def test_a_disk_filling_while_the_table_is_written_is_exit_3(tmp_path):
@@ -225,8 +301,10 @@ def test_a_resume_killed_outright_keeps_the_rows_it_resumed(tmp_path):
     out = tmp_path / "out"
     whole = blocksim.sweep(path, workers=1, out=out, keep="metrics")
     lines = (out / "summary.csv").read_text().splitlines()
-    lines[1] = lines[1].replace(",ok,", ",failed,")  # run 0 to run again
+    lines[1] = lines[1].split(",ok,")[0] + ",failed,,,,"  # run 0 to run again
     (out / "summary.csv").write_text("\n".join(lines) + "\n")
+    counts = {"runs": 6, "ok": 5, "failed": 1, "interrupted": 0}
+    (out / "sweep.json").write_text(_with_key("counts", counts)((out / "sweep.json").read_text()))
 
     def killed(p):  # as the runs start, summary.csv begun
         raise SystemExit(9)
