@@ -20,6 +20,7 @@ import numpy as np
 from ..engine.diagnosis import (after_solver_failure, failure_notes, nonfinite_signal,
                                 nonfinite_state)
 from ..engine.events import ZenoGuard, unsettled
+from ..engine.recorder import planned_rows
 from ..engine.simulator import Simulation
 from ..engine.solvers import FIXED_STEP, SolverError
 from ..engine.solvers.adaptive_rk import EmbeddedRK
@@ -37,10 +38,11 @@ def _ptr(a):
 
 
 def settings_row(s, edges=False):
-    """The settings the compiled loop reads (rt_configure), in its order."""
+    """The settings the compiled loop reads (rt_configure), in its order, and the rows its
+    recording is planned for (`recorder.planned_rows`)."""
     return np.array([s.start, s.stop, s.rtol, s.atol, s.max_step, s.step,
                      s.output_interval or 0.0, s.event_tol, s.max_consecutive_events,
-                     s.max_steps, float(edges), float(s.refine)])
+                     s.max_steps, float(edges), float(s.refine), float(planned_rows(s))])
 
 
 def bind(library, model, generated, rt=None):

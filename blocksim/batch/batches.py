@@ -23,11 +23,12 @@ import numpy as np
 
 from ..accel.batch import qualifies
 from ..accel.pool import TIMED_OUT, Batch
+from ..engine.recorder import planned_rows
 from .reductions import BatchMetrics
 from .worker import Outcome, RunTimedOut, installed_job, new_row, not_run, run_one, state_of
 
 MAX_BATCH = 256  # runs per compiled call at most
-MIN_BATCH = 8  # runs per thread in the first batch (then as many as RESULT_BYTES allow)
+MIN_BATCH = 8  # runs per thread in the first batch (its rows tell how many the next may hold)
 RESULT_BYTES = 64e6  # a batch's recorded rows (kept by C, read by Python) at most, about
 
 
@@ -47,14 +48,12 @@ def _one_by_one(job):
     return job.keep == "all" or (job.keep == "failed" and job.timeout is not None)
 
 
-def batch_size(runs, threads, row_bytes=None):
-    """Runs per batch: about a quarter of each thread's share, at most MAX_BATCH and, once
-    the bytes of a run's rows are known (`row_bytes`), what RESULT_BYTES holds; the first
-    batch MIN_BATCH per thread (its rows tell the size of the next ones)."""
-    size = min(MAX_BATCH, math.ceil(runs / (4 * threads)))
-    if row_bytes is None:
-        return max(1, min(size, MIN_BATCH * threads))
-    return max(threads, min(size, int(RESULT_BYTES / max(row_bytes, 1.0))))
+def batch_size(runs, threads, first=False):
+    """Runs per batch: about a quarter of each thread's share, at most MAX_BATCH, and in the
+    `first` batch MIN_BATCH per thread; fewer when their rows would pass RESULT_BYTES
+    (`_Batches.prepare`)."""
+    size = max(1, min(MAX_BATCH, math.ceil(runs / (4 * threads))))
+    return min(size, MIN_BATCH * threads) if first else size
 
 
 def run_batch(token, runs):
@@ -102,12 +101,14 @@ class _Batches:
     def __init__(self, job, state, report, threads, in_process):
         self.job, self.state, self.report = job, state, report
         self.threads, self.in_process = threads, in_process
+        self.rows = 0.0  # rows a run recorded in the last batch, on average
 
     def run(self, pending, count):
-        size = batch_size(count, self.threads)
+        size = batch_size(count, self.threads, first=True)
         while len(self.state.batches) < 2:
             fast = self.state.fast
             self.state.batches.append(Batch(fast.lib, fast.m, fast.g, MAX_BATCH))
+        self.width = self.state.batches[0].width
         for batch in self.state.batches:
             batch.limit(self.job.timeout)
         batches = itertools.cycle(self.state.batches)
@@ -127,8 +128,7 @@ class _Batches:
                         batch.finish()
                 if ended is not None:
                     self.outcomes(*ended)
-                    size = batch_size(count, self.threads, 2 * 8 * ended[0].width *
-                                      ended[0].rows)  # in C and read into Python
+                    self.rows, size = ended[0].rows, batch_size(count, self.threads)
                 prepared = self.prepare(pending, size)
         except BaseException:
             if running is not None:  # stopped by Batch.finish; its finished runs count
@@ -137,19 +137,29 @@ class _Batches:
             raise
 
     def prepare(self, pending, size):
-        """The next `size` runs' arguments [(run, RunArgs, (wall, cpu) spent)], fewer only
-        when no run is left; runs the fast path does not take run the general way here."""
-        prepared = []
+        """The next runs' arguments [(run, RunArgs, (wall, cpu) spent)]: `size` of them, or
+        fewer when their rows would pass RESULT_BYTES or no run is left. Runs the fast path
+        does not take, and a run whose rows alone pass RESULT_BYTES, run the general way
+        here (alone, checked against the memory available as any run is)."""
+        prepared, held = [], 0.0
         for r in pending:
             wall, cpu = time.perf_counter(), time.thread_time()
             args = self.state.fast.args(r.overrides)
-            if args is None:
+            need = None if args is None else self.bytes_of(args)
+            if need is None or need > RESULT_BYTES:
                 self.report(run_one(self.job, r.index, r.overrides, self.in_process))
                 continue
             prepared.append((r, args, (time.perf_counter() - wall, time.thread_time() - cpu)))
-            if len(prepared) == size:
+            held += need
+            if len(prepared) == size or held * (1 + 1 / len(prepared)) > RESULT_BYTES:
                 break
         return prepared
+
+    def bytes_of(self, args):
+        """The bytes a run's rows take in C and again read into Python: its planned rows
+        (`recorder.planned_rows`), or as many as a run of the last batch recorded."""
+        s = args.settings or self.state.fast.m.settings
+        return 2 * 8 * self.width * max(planned_rows(s), self.rows)
 
     def outcomes(self, batch, entries, interrupted=False):
         """Report the runs of a batch that ended (those that did not end when `interrupted`

@@ -38,7 +38,7 @@ from .diagnosis import (after_solver_failure, block_failure, failure_notes, nonf
 from .events import SampleClock
 from .history_samples import sample_times
 from .hybrid import ZeroCrossings
-from .recorder import Recorder
+from .recorder import Recorder, planned_rows
 from .solvers import SolverError, make_stepper
 
 _SNAP = 1e-9  # relative tolerance for grid times that coincide with an event or the end
@@ -74,7 +74,6 @@ class Simulation:
         self.ind_plan = tuple(b.indicator for b, _ in model.hybrid)
         self.hybrid = ZeroCrossings(model, self) if model.hybrid else None
         self.xbuf, self.dxbuf = model.xbuf, model.dxbuf
-        cap = int((s.stop - s.start) / s.output_interval) + 3 if s.output_interval else 1024
         channels = {name: view for name, (view, _) in model.record.items()}
         sink_channels = {f"\x00{k}.{i}": v for k, (_, views) in enumerate(model.sinks)
                          for i, v in enumerate(views)}
@@ -83,8 +82,8 @@ class Simulation:
         self.edges = bool(plots and model.sinks)
         if not self.edges:
             channels.update(sink_channels)
-        self.rec = Recorder(channels, cap)
-        self.sink_rec = Recorder(sink_channels, 1024) if self.edges else None
+        self.rec = Recorder(channels, planned_rows(s))
+        self.sink_rec = Recorder(sink_channels) if self.edges else None
         self.sink_rows = []  # the sink rows that are also result rows
         self.refine = s.refine if not s.output_interval else 1
         self.plot_dt = (s.stop - s.start) / PLOT_POINTS

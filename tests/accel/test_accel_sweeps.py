@@ -261,3 +261,40 @@ def test_names_read_by_a_raw_value():
     assert batch.names_in(["K", 2, ["tau", "1/m"]]) == {"K", "tau", "m"}
     assert batch.names_in(3.5) == set()
     assert batch.names_in("not ( valid") is None
+
+
+def test_a_batch_holds_no_more_rows_than_its_bytes_allow(tmp_path, monkeypatch):
+    # a batch holds its runs' rows in C and again read into Python: 9e6-row runs of 100
+    # signals went 2 and more to a batch (8 a thread in the first), a MemoryError traceback
+    # in a sweep whose runs each passed the memory check. Batches now hold what RESULT_BYTES
+    # allows, by each run's planned rows, and a run over it goes alone, the general way.
+    # Here with RESULT_BYTES 20,000: the lag recorded every 0.01 s (t and x) over 2 s plans
+    # 201 + 1 rows, 2 x 8 x 2 x 202 = 6,464 bytes: 3 runs a batch; over 20 s, 2,002 rows,
+    # 64,064 bytes: alone. The first grid key is the slowest: stop alternates 2, 20
+    from blocksim.batch import batches
+
+    monkeypatch.setattr(batches, "RESULT_BYTES", 20_000)
+    filled, alone = [], []
+    fill, run_one = Batch.fill, batches.run_one
+    monkeypatch.setattr(Batch, "fill", lambda self, args: (filled.append(len(args)),
+                                                           fill(self, args)))
+    monkeypatch.setattr(batches, "run_one", lambda job, i, *a: (alone.append(i),
+                                                               run_one(job, i, *a))[1])
+    (tmp_path / "lag.yaml").write_text(
+        "blocksim: 1\nname: lag\nparameters: {tau: 1.0}\nblocks:\n"
+        "  U: {type: constant, value: 1}\n  S: {type: sum, signs: '+-'}\n"
+        "  G: {type: gain, K: 1/tau}\n  I: {type: integrator}\n"
+        "wires: [U -> S.u1, S -> G, G -> I, I -> S.u2]\n"
+        "simulation: {stop: 2, rtol: 1e-10, atol: 1e-12, output_interval: 0.01}\n"
+        "record: {x: I.y}\n")
+    path = tmp_path / "sweep.yaml"
+    path.write_text("blocksim-sweep: 1\ndiagram: lag.yaml\ngrid:\n"
+                    "  parameters.tau: linspace(1, 2, 20)\n  simulation.stop: [2, 20]\n"
+                    "metrics: {final_x: final(x)}\n")
+    rows = prepare(path, overrides=["simulation.mode=accelerated"]).run(
+        workers=1, keep="metrics").rows
+    assert filled and max(filled) == 3 and sum(filled) == 19  # run 0 compiled the code
+    assert alone == [0] + list(range(1, 40, 2))
+    for r in rows:  # x(t) = 1 - exp(-t / tau)
+        exact = 1 - np.exp(-r["simulation.stop"] / r["parameters.tau"])
+        assert r["status"] == "ok" and r["final_x"] == pytest.approx(exact, rel=1e-8)

@@ -35,8 +35,9 @@ typedef struct { i128 A, C; long long L; int E; } RtSeries;
 
 typedef struct { double t; long long seq; int block; } RtTimed;
 
-/* Rows of doubles that grow by doubling (recorded results, events). */
-typedef struct { double *data; long long n, cap; int width; } RtRows;
+/* Rows of doubles that grow by doubling (recorded results, events); `planned`: the count
+   to grow to before growing past it (0: none; rows_add). */
+typedef struct { double *data; long long n, cap, planned; int width; } RtRows;
 
 /* Memory a block grows at run time (a history), freed with the run. */
 typedef struct { double *data; long long size; } RtMem;

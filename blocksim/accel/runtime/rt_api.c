@@ -92,6 +92,7 @@ void rt_configure(RT *rt, const double *s, const long long *series, const long l
     rt->edges = s[10] != 0.0;
     rt->refine = rt->has_grid ? 1 : (int)s[11];
     rt->rec.width = 1 + (rt->edges ? REC_WIDTH_OWN : REC_WIDTH);
+    rt->rec.planned = (long long)s[12];
     rt->plot_dt = (rt->stop - rt->start) / PLOT_POINTS;
     rt->plot_k = 1;
     for (int k = 0; k < NSER; k++) {

@@ -35,10 +35,14 @@ static void rt_fail(RT *rt, int block, double t, const char *method, const char 
 }
 
 /* ---- rows ---------------------------------------------------------------------------- */
+/* a row more; a full table grows as recorder.next_capacity: twice the rows (256 at
+   first), but only to `planned` when that lies between */
 static double *rows_add(RT *rt, RtRows *r)
 {
     if (r->n == r->cap) {
         long long cap = r->cap ? 2 * r->cap : 256;
+        if (r->cap < r->planned && r->planned < cap)
+            cap = r->planned;
         double *data = realloc(r->data, sizeof(double) * (size_t)(cap * r->width));
         if (!data) {
             rt_set_error(rt, RT_E_MEMORY, rt->t);

@@ -8,13 +8,11 @@ checked here too.
 """
 from __future__ import annotations
 
-import math
-
 from ...errors import DiagramError
 from ...util import memory
 from ...language.diagram import NAME_RE, bool_hint, parse_endpoint, suggest, through_outputs
+from ..recorder import planned_rows
 from ..results import RUN_FILES
-from ..solvers import FIXED_STEP
 from .layout import indexed
 from .model import RESERVED_RECORDS
 from .shapes import index_error
@@ -49,17 +47,14 @@ def records(spec, built, drivers, views, problems):
 
 
 def check_recording(spec, settings, record, sinks, problems):
-    """Refuse a run whose recorded rows cannot fit in memory: at least as many rows as the
-    settings imply (the output grid's, else the fixed step's, else max_step's), each holding t,
-    every `record:` element and every sink's input element, in arrays that double as they
-    grow. A 1000 x 1000 signal over 10^5 steps (1.6 TB) was a MemoryError once the run had
-    started. The error is at the entry recording the most (a record entry or a sink)."""
-    s = settings
-    span = s.stop - s.start
-    rows = span / (s.output_interval or (s.step if s.solver in FIXED_STEP else s.max_step))
-    rows = math.floor(rows + 1e-9) + 1
-    if s.refine > 1 and not s.output_interval:
-        rows *= s.refine
+    """Refuse a run whose recorded rows cannot fit in memory: the rows the settings plan
+    (`recorder.planned_rows`: the output grid's, else at least the fixed step's or
+    max_step's), each holding t, every `record:` element and every sink's input element,
+    twice: the recording (which grows to the planned rows, not past them) and the results
+    copied out of it. A 1000 x 1000 signal over 10^5 steps (1.6 TB) was a MemoryError once
+    the run had started. The error is at the entry recording the most (a record entry or a
+    sink)."""
+    rows = planned_rows(settings)
     shares = [(view.size, spec.record[name].loc, None) for name, (view, _) in record.items()]
     shares += [(sum(v.size for v in views), spec.blocks[block.name].loc, block.name)
                for block, views in sinks]
@@ -70,10 +65,10 @@ def check_recording(spec, settings, record, sinks, problems):
         return
     _, loc, block = max(shares, key=lambda share: share[0])
     problems.add(loc.error(
-        f"recording {values:,} values a row over at least {rows:,} rows needs about "
-        f"{memory.size_text(needed)} (twice the {memory.size_text(needed / 2)} of results: "
-        f"the arrays double as they grow), more than the {memory.size_text(free)} of memory "
-        "available", block=block,
+        f"recording {values:,} values a row over the {rows:,} rows planned needs about "
+        f"{memory.size_text(needed)} (the recording and the results copied out of it, "
+        f"{memory.size_text(needed / 2)} each), more than the {memory.size_text(free)} of "
+        "memory available", block=block,
         hint="record fewer or smaller signals (an element: x[0]), a longer output_interval "
              "or step, or a shorter run"))
 
