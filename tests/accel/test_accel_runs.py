@@ -2,18 +2,13 @@
 compiling at once, a --set reusing the compiled code), the choice of mode (refused with the
 blocks named, auto's fallbacks, no compiler), what the command line and meta.json say, a
 block's fault named as normal mode names it, and Ctrl-C keeping the rows."""
-import fcntl
+import itertools
 import json
 import os
-import pty
 import re
-import select
 import signal
-import struct
 import subprocess
 import sys
-import termios
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -28,6 +23,7 @@ from blocksim.block import Block, In, Out
 from blocksim.cli import main
 from blocksim.engine.simulator import simulate
 from blocksim.language import library
+from terminal import OnTerminal
 
 ROOT = Path(__file__).resolve().parents[2]
 MSD = ROOT / "diagrams" / "msd.yaml"
@@ -216,6 +212,16 @@ def test_auto_compiles_a_long_run_and_a_sweep_and_begins_a_short_one_in_normal_m
     assert decide(blocksim.load(MSD)).checks
 
 
+@pytest.fixture
+def ticking(monkeypatch):
+    """auto's clock (accel/mode.py), a stand-in that moves 10 us each time it is read (once
+    a step): when a run switches follows its steps, not the machine's speed or load (msd
+    takes 166 steps, 1000 with rk4: past 1 ms, not past 0.72 s, the compile time auto
+    expects; under load its rk4 run went past that on the machine's clock)."""
+    monkeypatch.setattr(mode, "time", SimpleNamespace(
+        perf_counter=itertools.count(0.0, 1e-5).__next__))
+
+
 def _counting_generate(monkeypatch):
     """Calls of the code generator, counted in the returned list."""
     from blocksim.accel import codegen
@@ -236,7 +242,7 @@ def _same_run(a, b):
 
 
 def test_a_short_run_generates_no_source_until_it_runs_past_the_start_of_cached_code(
-        fresh_cache, monkeypatch, tmp_path):
+        fresh_cache, monkeypatch, tmp_path, ticking):
     """auto begins a short run in normal mode without generating its source (what a
     `blocksim run` of demo1 costs); past START_SECONDS it looks for compiled code of its
     structure, and when it is cached runs it from the start: the results are the compiled
@@ -282,12 +288,13 @@ def test_a_short_run_generates_no_source_until_it_runs_past_the_start_of_cached_
     assert info["mode"]["mode"] == "normal" and calls == [1, 1, 1, 1]  # looked, went on
 
 
-def test_a_run_past_the_compile_time_is_compiled_and_run_again(fresh_cache, monkeypatch):
+def test_a_run_past_the_compile_time_is_compiled_and_run_again(fresh_cache, monkeypatch,
+                                                              ticking):
     """A run short on paper that lasts in normal mode as long as compiling would (a stiff
     or event-heavy diagram) is compiled and run again: ski rental, at most twice the cost
     of having compiled at once."""
     monkeypatch.setattr(mode, "normal_seconds", lambda model: 0.0)
-    monkeypatch.setattr(mode, "compile_seconds", lambda model: 1e-3)  # msd runs ~10 ms
+    monkeypatch.setattr(mode, "compile_seconds", lambda model: 1e-3)  # msd: 166 steps
     monkeypatch.setattr(mode, "START_SECONDS", 1e6)
     t, data, info = simulate_model(blocksim.load(MSD))
     how = info["mode"]
@@ -303,7 +310,7 @@ def test_a_run_past_the_compile_time_is_compiled_and_run_again(fresh_cache, monk
 
 
 def test_a_failure_to_prepare_compiled_code_leaves_the_run_in_normal_mode_with_a_note(
-        fresh_cache, monkeypatch):
+        fresh_cache, monkeypatch, ticking):
     _accelerated(MSD)  # something is cached: the run looks for its code
 
     def fails(model, lows):
@@ -318,7 +325,7 @@ def test_a_failure_to_prepare_compiled_code_leaves_the_run_in_normal_mode_with_a
 
 
 def test_a_compile_that_fails_after_a_switch_runs_normal_mode_with_a_note(fresh_cache,
-                                                                         monkeypatch):
+                                                                         monkeypatch, ticking):
     monkeypatch.setattr(mode, "normal_seconds", lambda model: 0.0)
     monkeypatch.setattr(mode, "compile_seconds", lambda model: 1e-3)
     monkeypatch.setattr(mode, "START_SECONDS", 1e6)
@@ -369,7 +376,7 @@ def test_check_says_which_mode_and_prints_the_code(capsys):
 
 
 def test_the_summary_meta_and_report_give_the_mode(fresh_cache, tmp_path, capsys,
-                                                  monkeypatch):
+                                                  monkeypatch, ticking):
     monkeypatch.setattr(mode, "START_SECONDS", 1e-6)  # auto takes the cached code at once
     out = tmp_path / "run"
     assert main(["run", str(MSD), "--mode", "accelerated", "--out", str(out)]) == 0
@@ -424,61 +431,16 @@ record: {x: I.y}
 """
 
 
-def _until_simulated(fd, proc, t_min, seconds=120):
-    """Read the progress bar a run draws on the terminal `fd` until it shows a simulated time
-    of at least `t_min` (the run's own compiled code running, its rows recorded); the text
-    read. Fails when the run ends or the time passes first."""
-    text, deadline = "", time.monotonic() + seconds
-    while time.monotonic() < deadline and proc.poll() is None:
-        if select.select([fd], [], [], 0.2)[0]:
-            try:
-                text += os.read(fd, 4096).decode(errors="replace")
-            except OSError:  # the terminal closed: the run ended
-                break
-            if any(float(t) >= t_min for t in re.findall(r"t = ([0-9.e+-]+) ", text)):
-                return text
-    pytest.fail(f"the run did not reach t = {t_min} in {seconds} s: {text[-500:]}")
-
-
-def _drain(fd, proc, seconds=60):
-    """The rest of what the run writes to the terminal `fd`, until it ends."""
-    text, deadline = "", time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if select.select([fd], [], [], 0.2)[0]:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            text += chunk.decode(errors="replace")
-        elif proc.poll() is not None:
-            break
-    proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-    return text
-
-
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_ctrl_c_and_sigterm_keep_the_rows_of_compiled_code(fresh_cache, tmp_path, sig, code):
     """The signal arrives once the run's own progress bar (its stderr a terminal) shows its
     compiled code 100 s into the run: never during the compile, however loaded the machine."""
     path, out = tmp_path / "long.yaml", tmp_path / "out"
     path.write_text(LONG)
-    terminal, child = pty.openpty()
-    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a width
-    proc = subprocess.Popen([sys.executable, "-m", "blocksim", "run", str(path), "--out",
-                             str(out)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=child)
-    os.close(child)
-    try:
-        _until_simulated(terminal, proc, 100.0)
-        proc.send_signal(sig)
-        err = _drain(terminal, proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        os.close(terminal)
-    assert proc.returncode == code, err
+    with OnTerminal("run", path, "--out", out) as run:
+        run.until_simulated(100.0)
+        run.proc.send_signal(sig)
+        assert run.drain() == code, run.text
     meta = json.loads((out / "meta.json").read_text())
     assert meta["status"] == "interrupted" and meta["mode"]["mode"] == "accelerated"
     res = np.load(out / "results.npz")

@@ -214,11 +214,15 @@ def test_a_batch_runs_each_sample_with_its_own_steps_and_failure():
 
 def test_a_run_over_the_time_limit_is_timed_out_inside_its_batch(tmp_path, monkeypatch):
     """A sweep with a per-run limit still runs in compiled batches: the batch ends the run
-    that goes over it (tau = 1e-4 makes the lag stiff for rk45: some 3e7 steps to t = 1e4,
-    many seconds even compiled), its row failed 'timed out' with its steps so far, as
-    normal mode writes it; the runs beside it in the batch are untouched and their metrics
-    still computed for the whole batch at once. With `keep: failed` the runs go one by one,
-    so that the timed-out run's results are written without running it twice."""
+    that goes over it, its row failed 'timed out' with its steps so far, as normal mode
+    writes it; the runs beside it in the batch are untouched and their metrics still
+    computed for the whole batch at once. With `keep: failed` the runs go one by one, so
+    that the timed-out run's results are written without running it twice.
+
+    The run over the limit cannot finish in any time: tau = 1e-4 makes the lag stiff for
+    rk45, some 3e13 steps to t = 1e9. The others take a few hundred steps, and the code is
+    compiled before (the first run's compile counts against the limit: under load it went
+    over 1 s)."""
     from blocksim.batch.reductions import BatchMetrics
     limits, at_once = [], []
     set_limit, of_batch = Batch.limit, BatchMetrics.of_batch
@@ -230,11 +234,14 @@ def test_a_run_over_the_time_limit_is_timed_out_inside_its_batch(tmp_path, monke
         "  U: {type: constant, value: 1}\n  S: {type: sum, signs: '+-'}\n"
         "  G: {type: gain, K: 1/tau}\n  I: {type: integrator}\n"
         "wires: [U -> S.u1, S -> G, G -> I, I -> S.u2]\n"
-        "simulation: {stop: 1e4, rtol: 1e-10, atol: 1e-12, max_steps: 1e9, "
+        "simulation: {stop: 1e4, rtol: 1e-10, atol: 1e-12, max_steps: 1e15, "
         "output_interval: 100}\nrecord: {x: I.y}\n")
+    blocksim.execute(blocksim.load(tmp_path / "lag.yaml", ["simulation.mode=accelerated"]))
     path = tmp_path / "sweep.yaml"
-    path.write_text("blocksim-sweep: 1\ndiagram: lag.yaml\ntimeout: 1\ngrid:\n"
+    path.write_text("blocksim-sweep: 1\ndiagram: lag.yaml\ntimeout: 1\nzip:\n"
                     "  parameters.tau: [1000, 1500, 2000, 2500, 1e-4]\n"
+                    "  simulation.stop: [1e4, 1e4, 1e4, 1e4, 1e9]\n"
+                    "  simulation.output_interval: [100, 100, 100, 100, 1e8]\n"
                     "metrics: {final_x: final(x), peak: max(x)}\n")
     sweep = prepare(path, overrides=["simulation.mode=accelerated"])
     rows = sweep.run(workers=1, keep="metrics").rows
@@ -242,7 +249,7 @@ def test_a_run_over_the_time_limit_is_timed_out_inside_its_batch(tmp_path, monke
     assert [r["status"] for r in rows] == ["ok"] * 4 + ["failed"]
     assert rows[4]["message"] == ("timed out: the run took longer than 1 s (the sweep's "
                                   "per-run limit, timeout)")
-    assert 1.0 <= rows[4]["wall_s"] < 10 and rows[4]["steps"] > 1000
+    assert rows[4]["wall_s"] >= 1.0 and rows[4]["steps"] > 0  # its steps so far
     for r in rows[:4]:
         exact = 1 - np.exp(-1e4 / r["parameters.tau"])
         assert r["final_x"] == pytest.approx(exact, rel=1e-7)

@@ -2,12 +2,10 @@
 SIGTERM (batch schedulers, containers, Dask) is handled the same way, with exit code 143."""
 import json
 import signal
-import subprocess
-import sys
-import time
 
 import numpy as np
 import pytest
+from terminal import OnTerminal
 
 LONG = """
 blocksim: 1
@@ -27,19 +25,16 @@ record: {x: I.y}
 @pytest.mark.parametrize("sig, code, why", [(signal.SIGINT, 130, "KeyboardInterrupt"),
                                              (signal.SIGTERM, 143, "terminated (SIGTERM)")])
 def test_signal_keeps_partial_results(tmp_path, sig, code, why):
+    # the signal once the run's progress bar shows it 1 s into the simulation (it slept 1 s
+    # after the run directory appeared: on a loaded machine the run could still be starting)
     path = tmp_path / "long.yaml"
     path.write_text(LONG)
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "blocksim", "run", str(path), "--out", str(out),
-                             "--quiet"], stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while not out.is_dir() and time.monotonic() < deadline:
-        time.sleep(0.05)  # the run directory is made just before simulating
-    time.sleep(1.0)  # well into the simulation, however long the start-up took
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == code, err
-    assert "Traceback" not in err
+    with OnTerminal("run", path, "--out", out) as run:
+        run.until_simulated(1.0)
+        run.proc.send_signal(sig)
+        assert run.drain() == code, run.text
+    assert "Traceback" not in run.text
     meta = json.loads((out / "meta.json").read_text())
     assert meta["complete"] is False and meta["status"] == "interrupted"
     assert meta["error"] == why

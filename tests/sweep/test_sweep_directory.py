@@ -14,22 +14,26 @@ from blocksim.cli import main
 
 from sweep_lag import lag, write_sweep
 
-SLOW = ("set: {simulation.stop: 400}\ngrid:\n  parameters.tau: linspace(0.5, 2, 200)\n"
-        "metrics: {final_x: final(x)}\n")
+# a sweep that cannot finish: tau = 1e-4 makes the lag stiff for rk45 in normal mode, some
+# 3e13 steps to t = 1e9 (max_steps raised so that nothing stops it)
+ENDLESS = ("set: {simulation.stop: 1e9, simulation.max_steps: 1e15, simulation.mode: normal,"
+           " simulation.output_interval: 1e8}\ngrid:\n  parameters.tau: [1e-4, 1]\n"
+           "metrics: {final_x: final(x)}\n")
 
 
 def test_a_second_sweep_into_a_busy_directory_is_refused_naming_the_first(tmp_path, capsys):
     # two sweeps into one --out both exited 0 and mixed their run folders (8 of 30 rows
-    # pointed at the other sweep's results): the directory is locked while a sweep runs
-    path = write_sweep(tmp_path, SLOW)
+    # pointed at the other sweep's results): the directory is locked while a sweep runs.
+    # The first sweep cannot finish (the test raced a slow one), the second comes once the
+    # first has begun its table
+    path = write_sweep(tmp_path, ENDLESS)
     other = write_sweep(tmp_path, "grid:\n  parameters.tau: [1, 2]\n", name="other.yaml")
     out = tmp_path / "out"
     first = subprocess.Popen([sys.executable, "-m", "blocksim", "sweep", str(path), "--workers",
                               "1", "--out", str(out), "--quiet"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        while not (out / "summary.csv").exists() and time.monotonic() < deadline:
+        while not (out / "summary.csv").exists() and first.poll() is None:
             time.sleep(0.1)
         assert main(["sweep", str(other), "--workers", "1", "--out", str(out)]) == 2
         err = capsys.readouterr().err

@@ -1,7 +1,9 @@
 """The progress bar of `blocksim sweep` (on a terminal): what it shows after each run."""
 import io
+import itertools
 import sys
-import time
+
+import tqdm.std
 
 from blocksim.batch.cli import _Bar
 from blocksim.batch.run import Progress
@@ -10,11 +12,12 @@ from blocksim.batch.run import Progress
 def test_the_bar_shows_the_counts_of_the_run_it_has_just_counted(monkeypatch):
     screen = io.StringIO()
     monkeypatch.setattr(sys, "stderr", screen)
+    # tqdm redraws at most every 0.1 s by its clock: a stand-in that moves a second each time
+    # it is read (the test slept past the interval, on the machine's clock)
+    monkeypatch.setattr(tqdm.std, "time", itertools.count(0.0, 1.0).__next__)
     bar = _Bar()
     bar.update(Progress(total=2, done=0, ok=0, failed=0, running=2, outcome=None))
-    time.sleep(0.15)  # past tqdm's 0.1 s between redraws
     bar.update(Progress(total=2, done=1, ok=1, failed=0, running=1, outcome="run 0"))
-    time.sleep(0.15)
     bar.update(Progress(total=2, done=2, ok=1, failed=1, running=0, outcome="run 1"))
     frames = screen.getvalue().split("\r")
 
