@@ -3,6 +3,7 @@ Carlo as a plain loop over blocksim.run and as a loop over bdsim.
 
     pip install -e ".[fast,bench]"        # bdsim + roboticstoolbox-python for the last row
     python benchmarks/sweep.py [--runs 200] [--loop-runs 40] [--peer-runs 10]
+    python benchmarks/sweep.py --keep-runs 2000 [--before CHECKOUT]  # --keep all vs metrics
     python benchmarks/sweep.py --large 1000000 [--before CHECKOUT]   # a large grid, SIGTERM
 
 The work: demo3 (Puma 560 computed torque, 10 s) with the controller's model perturbed by
@@ -25,6 +26,12 @@ Rows:
   rtb Puma perturbed exactly as robots.md specifies for the run's seed, FDyn) compiled and
   run at the same tolerances; its max error is checked against the sweep's, run by run.
 Ratios are what to compare: the machine is shared, absolute numbers move with its load.
+
+`--keep-runs N`: a compiled sweep (pid_motor, N Monte Carlo samples of its gain, time constant
+and PID gains, 2 workers, into a directory) with `--keep metrics` and with `--keep all`, the
+default, which writes every run's results.npz and meta.json: the wall time of each and where
+the runs went. With `--before CHECKOUT` the same from another checkout of blocksim (its own
+process each), for the ratio.
 
 `--large N`: `blocksim sweep` of an N-run grid (two paths, sqrt(N) values each) of a
 first-order lag with 0.1 s runs, --workers 1, --keep metrics, as a command: its resident
@@ -255,6 +262,67 @@ def _resident_mb(pid):
     return float("nan")
 
 
+PID_KEEP = """\
+blocksim-sweep: 1
+diagram: {diagram}
+name: keep_bench
+samples: {runs}
+random:
+  parameters.K: uniform(1.5, 2.5)
+  parameters.tau: uniform(0.4, 0.6)
+  blocks.PID.Kp: uniform(6, 10)
+seed: 1
+metrics:
+  overshoot: max(theta) - 10
+"""
+
+KEEP_RUN = """
+import json, sys, tempfile, time
+from pathlib import Path
+import blocksim
+path, keep = sys.argv[1], sys.argv[2]
+blocksim.sweep(path, workers=2, keep="metrics", out=tempfile.mkdtemp())  # compiled, cached
+with tempfile.TemporaryDirectory() as out:
+    t0 = time.perf_counter()
+    table = blocksim.sweep(path, workers=2, keep=keep, out=out)
+    wall = time.perf_counter() - t0
+    kept = len(list(Path(out, "runs").glob("*/meta.json")))
+print(json.dumps({"wall": wall, "where": table.meta["execution"]["where"], "kept": kept,
+                  "ok": table.counts()["ok"]}))
+"""
+
+
+def keep_sweep(runs, checkout):
+    """{keep: (wall s, where, runs kept)} of the pid_motor sweep from `checkout`."""
+    import json
+    out = {}
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "keep.yaml"
+        path.write_text(PID_KEEP.format(diagram=ROOT / "diagrams" / "pid_motor.yaml", runs=runs))
+        env = {**os.environ, "PYTHONPATH": str(checkout), "MPLBACKEND": "Agg"}
+        for keep in ("metrics", "all"):
+            done = subprocess.run([sys.executable, "-c", KEEP_RUN, str(path), keep], env=env,
+                                  cwd=folder, capture_output=True, text=True, check=True)
+            found = json.loads(done.stdout.splitlines()[-1])
+            assert found["ok"] == runs, done.stderr
+            out[keep] = (found["wall"], found["where"], found["kept"])
+    return out
+
+
+def keep(runs, before):
+    print(f"pid_motor Monte Carlo, {runs:,} runs, accelerated, 2 workers, into a directory "
+          f"(load {os.getloadavg()[0]:.1f} at the start)")
+    print("| blocksim | --keep | wall s | ms / run | runs went | results kept | vs --keep metrics |")
+    print("|---|---|---|---|---|---|---|")
+    for label, checkout in (("before", before), ("this checkout", ROOT)):
+        if checkout is None:
+            continue
+        found = keep_sweep(runs, checkout)
+        for option, (wall, where, kept) in found.items():
+            print(f"| {label} | {option} | {wall:.2f} | {1e3 * wall / runs:.2f} | {where} | "
+                  f"{kept:,} | {wall / found['metrics'][0]:.2f} |")
+
+
 def large(n, before):
     print(f"{n:,}-run grid, blocksim sweep --workers 1 --keep metrics, SIGTERM after the first row")
     print("| blocksim | resident MB at the first row | s from SIGTERM to exit | rows written |")
@@ -272,10 +340,15 @@ def main():
     ap.add_argument("--peer-runs", type=int, default=10, help="runs of the bdsim loop")
     ap.add_argument("--rtol", type=float, default=1e-10, help="RK45 rtol (atol = rtol/100)")
     ap.add_argument("--large", type=int, help="only the large grid of this many runs")
-    ap.add_argument("--before", help="with --large: another checkout of blocksim to compare")
+    ap.add_argument("--keep-runs", type=int, help="only --keep all against --keep metrics, "
+                                                   "on a compiled sweep of this many runs")
+    ap.add_argument("--before", help="with --large or --keep-runs: another checkout of "
+                                     "blocksim to compare")
     args = ap.parse_args()
     if args.large:
         return large(args.large, args.before)
+    if args.keep_runs:
+        return keep(args.keep_runs, args.before)
     tol = {"simulation.rtol": args.rtol, "simulation.atol": args.rtol / 100}
     sweep_tol = {"rtol": args.rtol, "atol": args.rtol / 100}
     n = args.runs

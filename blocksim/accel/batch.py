@@ -78,6 +78,7 @@ class RunArgs:
     events: tuple | None = None  # (times, block indices)
     series: np.ndarray | None = None
     clock_j: np.ndarray | None = None
+    blocks: dict | None = None  # name -> the blocks rebuilt with the run's values
 
 
 class FastRuns:
@@ -228,7 +229,7 @@ class FastRuns:
         """The RunArgs of a run with the blocks `rebuilt` and `settings` (None: the first
         run's): the time events, series and data arrays only when they may have changed."""
         m, v = self.m, self.g.values
-        out = RunArgs(settings=settings)
+        out = RunArgs(settings=settings, blocks=rebuilt)
         s = settings or m.settings
         if rebuilt:
             out.params, out.x0, out.xd0 = v.params.copy(), m.x0.copy(), m.xd0.copy()

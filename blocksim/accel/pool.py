@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .codegen import STATUS
-from .runner import settings_row
+from .runner import results_of, settings_row
 
 _P = ctypes.c_void_p
 WAIT_SECONDS = 0.1
@@ -50,6 +50,7 @@ class Batch:
 
     def __init__(self, library, model, generated, capacity):
         self.lib, self.capacity = library, capacity
+        self.m, self.g = model, generated
         v = generated.values
         self.handle = library.rt_batch_new(capacity, v.work.size)
         if not self.handle:
@@ -161,6 +162,13 @@ class Batch:
                      "nfev": int(out[i, 5])}
             runs.append((done, stats, out[i, 6], out[i, 7], ends[i] - counts[i], ends[i]))
         return Results(runs, columns[0], data)
+
+
+    def run_results(self, k, error, wall):
+        """(t, data, info) of run k of the batch that ended, as a run on its own gives them
+        (its sinks' inputs and events too: a run whose results are kept), `error` its end."""
+        return results_of(self.lib, self.lib.rt_batch_run(self.handle, k), self.m, self.g,
+                          error, wall)
 
 
 class Results:

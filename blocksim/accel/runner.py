@@ -117,47 +117,10 @@ class CompiledRun:
 
     # -- results ------------------------------------------------------------------------------
     def _info(self):
-        info = np.zeros(16)
-        y = np.zeros(max(self.m.xbuf.size, 1))
-        self.lib.rt_info(self.rt, _ptr(info), _ptr(y))
-        return info, y[:self.m.xbuf.size]
-
-    def _rows(self, which, width):
-        """A table the run recorded, as a view of the C loop's memory: valid until the next
-        run or `close()` (`_results` copies what it keeps: a table may be 100 MB)."""
-        data = ctypes.c_void_p()
-        n = self.lib.rt_rows(self.rt, which, ctypes.byref(data))
-        if n == 0:
-            return np.zeros((0, width))
-        rows = (ctypes.c_double * (n * width)).from_address(data.value)
-        return np.frombuffer(rows, dtype=np.float64).reshape(n, width)
+        return _info(self.lib, self.rt, self.m.xbuf.size)
 
     def _results(self, error, wall):
-        m, g = self.m, self.g
-        info, _ = self._info()
-        channels = g.record if not self.edges else g.record[:len(m.record)]
-        rows = self._rows(0, 1 + sum(_size(shape) for _, shape in channels))
-        t, data = rows[:, 0].copy(), _split(rows[:, 1:], channels)
-        sink_names = [n for n, _ in g.record[len(m.record):]]
-        if self.edges:
-            sink_shapes = [(n, s) for n, s in g.record[len(m.record):]]
-            srows = self._rows(1, 1 + sum(_size(s) for _, s in sink_shapes))
-            ts, sink_values = srows[:, 0].copy(), _split(srows[:, 1:], sink_shapes)
-            marks = np.zeros(len(ts), bool)
-            marks[self._rows(2, 1)[:, 0].astype(np.int64)] = True
-        else:
-            ts, marks, sink_values = t, None, {n: data.pop(n) for n in sink_names}
-        sink_data = {block.name: (ts, [sink_values[f"{block.name}.{i}"]
-                                       for i in range(len(views))], marks)
-                     for block, views in m.sinks}
-        events = self._rows(3, 2)
-        stats = {"nsteps": int(info[0]), "nrejected": int(info[1]), "nfev": int(info[2])}
-        return t, data, {"complete": error is None, "error": error, "stats": stats,
-                         "wall_time": wall,
-                         "end_time": float(t[-1]) if len(t) else m.settings.start,
-                         "sink_data": sink_data,
-                         "events": (events[:, 0].copy(), events[:, 1].astype(np.int64),
-                                    list(g.hybrid_names))}
+        return results_of(self.lib, self.rt, self.m, self.g, error, wall, self.edges)
 
     # -- errors -------------------------------------------------------------------------------
     def _notes(self):
@@ -232,6 +195,55 @@ def failure_notes_of(model, generated, keep):
         if hasattr(block, "compiled_work"):
             block.compiled_work(work[starts[k]:starts[k + 1]])
     return failure_notes(model)
+
+
+def _info(lib, rt, nx):
+    """rt_info of compiled run `rt`: its counts, error and times, and the stepper's state."""
+    info, y = np.zeros(16), np.zeros(max(nx, 1))
+    lib.rt_info(rt, _ptr(info), _ptr(y))
+    return info, y[:nx]
+
+
+def _rows(lib, rt, which, width):
+    """A table compiled run `rt` recorded, as a view of the C loop's memory: valid until the
+    run runs again or is freed (`results_of` copies what it keeps: a table may be 100 MB)."""
+    data = ctypes.c_void_p()
+    n = lib.rt_rows(rt, which, ctypes.byref(data))
+    if n == 0:
+        return np.zeros((0, width))
+    rows = (ctypes.c_double * (n * width)).from_address(data.value)
+    return np.frombuffer(rows, dtype=np.float64).reshape(n, width)
+
+
+def results_of(lib, rt, model, generated, error, wall, edges=False):
+    """(t, data, info) as `simulate()` gives them, of compiled run `rt` of `model` (a
+    CompiledRun's, or a run of a batch whose results are kept) that ended with `error` (None:
+    complete) after `wall` seconds; `edges`: its sinks recorded rows of their own."""
+    m, g = model, generated
+    info, _ = _info(lib, rt, m.xbuf.size)
+    channels = g.record if not edges else g.record[:len(m.record)]
+    rows = _rows(lib, rt, 0, 1 + sum(_size(shape) for _, shape in channels))
+    t, data = rows[:, 0].copy(), _split(rows[:, 1:], channels)
+    sink_names = [n for n, _ in g.record[len(m.record):]]
+    if edges:
+        sink_shapes = [(n, s) for n, s in g.record[len(m.record):]]
+        srows = _rows(lib, rt, 1, 1 + sum(_size(s) for _, s in sink_shapes))
+        ts, sink_values = srows[:, 0].copy(), _split(srows[:, 1:], sink_shapes)
+        marks = np.zeros(len(ts), bool)
+        marks[_rows(lib, rt, 2, 1)[:, 0].astype(np.int64)] = True
+    else:
+        ts, marks, sink_values = t, None, {n: data.pop(n) for n in sink_names}
+    sink_data = {block.name: (ts, [sink_values[f"{block.name}.{i}"]
+                                   for i in range(len(views))], marks)
+                 for block, views in m.sinks}
+    events = _rows(lib, rt, 3, 2)
+    stats = {"nsteps": int(info[0]), "nrejected": int(info[1]), "nfev": int(info[2])}
+    return t, data, {"complete": error is None, "error": error, "stats": stats,
+                     "wall_time": wall,
+                     "end_time": float(t[-1]) if len(t) else m.settings.start,
+                     "sink_data": sink_data,
+                     "events": (events[:, 0].copy(), events[:, 1].astype(np.int64),
+                                list(g.hybrid_names))}
 
 
 def _size(shape):

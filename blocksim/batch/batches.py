@@ -8,13 +8,17 @@ per-run time limit: a run over it is a failed row, "timed out") and the runs' me
 computed from their rows: those of a reducing form (`max(abs(e)) - 0.1`, `final(x)`) for
 the whole batch at once (batch/reductions.py), the others run by run. With several
 threads the next batch is prepared, and the last one's metrics computed, while a batch
-runs. The general way still takes a run whose overrides the fast path does not take (a
-robot's option, a value that changes the structure), a run that failed in compiled code (it
-is run again there, on its own blocks, so its message is normal mode's), and, with `keep:
-failed`, a run whose row is not ok (its results need its own Model).
+runs. A run whose results are kept (every run with `keep: all`, a run not ok with `keep:
+failed`) has them read from its own compiled run: its rows, its sinks' inputs and events,
+and a meta.json of the Model it is (`_Batches.model_of`), as the general way writes them.
+The general way still takes a run whose overrides the fast path does not take (a robot's
+option, a value that changes the structure), a run whose rows alone pass RESULT_BYTES, and
+a run that failed in compiled code (it is run again there, on its own blocks, so its
+message is normal mode's).
 """
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import time
@@ -23,9 +27,12 @@ import numpy as np
 
 from ..accel.batch import qualifies
 from ..accel.pool import TIMED_OUT, Batch
+from ..engine.compiler.model import run_config
 from ..engine.recorder import planned_rows
+from ..language.diagram import apply_overrides
 from .reductions import BatchMetrics
-from .worker import Outcome, RunTimedOut, installed_job, new_row, not_run, run_one, state_of
+from .worker import (Outcome, RunTimedOut, installed_job, kept, kept_result, new_row, not_run,
+                     run_one, state_of)
 
 MAX_BATCH = 256  # runs per compiled call at most
 MIN_BATCH = 8  # runs per thread in the first batch (its rows tell how many the next may hold)
@@ -34,18 +41,10 @@ RESULT_BYTES = 64e6  # a batch's recorded rows (kept by C, read by Python) at mo
 
 def in_batches(mode, job, runs):
     """Whether a sweep's runs can go in compiled batches: the first run's mode is
-    accelerated, results are not kept for every run (`keep: all` gives each run its own
-    Model and meta.json; see `_one_by_one`) and the fast path takes every varied path."""
+    accelerated and the fast path takes every varied path."""
     first = next(iter(runs), None)
-    return (mode == "accelerated" and not _one_by_one(job) and first is not None and
+    return (mode == "accelerated" and first is not None and
             all(qualifies(path) for path, _, _ in first.overrides))
-
-
-def _one_by_one(job):
-    """Whether every run needs its own Model: `keep: all` (each run's results), or `keep:
-    failed` with a time limit (a run over it in a batch would be run again, for as long,
-    to give its results)."""
-    return job.keep == "all" or (job.keep == "failed" and job.timeout is not None)
 
 
 def batch_size(runs, threads, first=False):
@@ -87,7 +86,7 @@ def run_batches(job, runs, report, threads=1, in_process=False):
         if r is None:
             return
         report(run_one(job, r.index, r.overrides, in_process))
-        if state.fast is False or _one_by_one(job):
+        if state.fast is False:
             for r in pending:
                 report(run_one(job, r.index, r.overrides, in_process))
             return
@@ -156,10 +155,12 @@ class _Batches:
         return prepared
 
     def bytes_of(self, args):
-        """The bytes a run's rows take in C and again read into Python: its planned rows
+        """The bytes a run's rows take in C and again read into Python (and once more, its
+        own, when every run's results are kept): its planned rows
         (`recorder.planned_rows`), or as many as a run of the last batch recorded."""
         s = args.settings or self.state.fast.m.settings
-        return 2 * 8 * self.width * max(planned_rows(s), self.rows)
+        copies = 3 if self.job.keep == "all" else 2
+        return copies * 8 * self.width * max(planned_rows(s), self.rows)
 
     def outcomes(self, batch, entries, interrupted=False):
         """Report the runs of a batch that ended (those that did not end when `interrupted`
@@ -177,13 +178,14 @@ class _Batches:
         position = {k: j for j, k in enumerate(done)}
         shared = ((time.perf_counter() - started) / max(len(entries), 1),
                   (time.thread_time() - c0) / max(len(entries), 1))
-        for k, (r, _, (prep_wall, prep_cpu)) in enumerate(entries):
+        for k, (r, args, (prep_wall, prep_cpu)) in enumerate(entries):
             ended, stats, wall, cpu, _, _ = results.runs[k]
             if ended == TIMED_OUT:
-                row = new_row("failed", str(RunTimedOut(self.job.timeout)), stats["nsteps"])
+                error = RunTimedOut(self.job.timeout)
+                row = new_row("failed", str(error), stats["nsteps"])
                 row["wall_s"] = wall + prep_wall
-                self.report(Outcome(r.index, row, sim_s=wall, cpu_s=cpu + prep_cpu,
-                                    mode="accelerated"))
+                self.report(self.outcome(batch, k, r, args, row, error, None, wall,
+                                         cpu + prep_cpu))
                 continue
             if interrupted and not ended:  # not run to its end, or not to be run again now
                 continue
@@ -196,10 +198,33 @@ class _Batches:
                                                      lambda: results.of(k))
                 row = new_row("ok", "", stats["nsteps"], metrics)
             except ValueError as e:
-                row = new_row("failed", str(e), stats["nsteps"])
-            if self.job.keep == "failed" and row["status"] != "ok":
-                self.report(run_one(self.job, r.index, r.overrides, self.in_process))
-                continue
+                metrics, row = None, new_row("failed", str(e), stats["nsteps"])
             row["wall_s"] = wall + prep_wall + shared[0] + time.perf_counter() - started
-            self.report(Outcome(r.index, row, sim_s=wall, mode="accelerated",
-                                cpu_s=cpu + prep_cpu + shared[1] + time.thread_time() - c0))
+            self.report(self.outcome(batch, k, r, args, row, None, metrics, wall,
+                                     cpu + prep_cpu + shared[1] + time.thread_time() - c0))
+
+    def outcome(self, batch, k, r, args, row, error, metrics, wall, cpu):
+        """The Outcome of run k of a batch that ended (`error`: RunTimedOut, or None), with
+        its results when they are kept."""
+        outcome = Outcome(r.index, row, sim_s=wall, cpu_s=cpu, mode="accelerated")
+        if kept(self.job, row):
+            t, data, info = batch.run_results(k, error, wall)
+            info["mode"] = {**self.state.mode, "compile_time": 0.0, "cache_hit": True}
+            outcome.result = kept_result(self.job, r.index, r.overrides,
+                                         self.model_of(args, r.overrides), t, data, info,
+                                         metrics)
+        return outcome
+
+    def model_of(self, args, overrides):
+        """The Model that a run of a batch is, for its meta.json: the first run's, with the
+        run's settings, the blocks rebuilt with its values and its configuration (its
+        overrides applied to the sweep's diagram). Its buffers are the first run's."""
+        spec, m = self.job.spec.copy(), self.state.fast.m
+        apply_overrides(spec, overrides)
+        s, rebuilt = args.settings or m.settings, args.blocks or {}
+        model = copy.copy(m)  # shallow, as accel/batch.py's runs are made
+        model.__dict__.update(
+            settings=s, spec=spec, config=run_config(spec, s),
+            blocks=[rebuilt.get(b.name, b) for b in m.blocks],
+            sinks=[(rebuilt.get(b.name, b), views) for b, views in m.sinks])
+        return model

@@ -83,6 +83,7 @@ class _WorkerState:
         self.texts = job.metrics
         self.metrics = {}  # record names -> Metrics
         self.fast = None  # FastRuns; False: none possible
+        self.mode = None  # info["mode"] of the run that made the FastRuns
         self.batches = []
         self.batch_metrics = None  # reductions.BatchMetrics, with the batches
 
@@ -164,7 +165,6 @@ def new_row(status, message="", steps=None, metrics=None):
 def _run(job, index, overrides, in_process, deadline):
     state = state_of(job)
     compiles = state.cache.compiles
-    kept = job.keep == "all"  # kept results need the run's own Model (meta.json)
     spec = job.spec.copy()
     try:
         apply_overrides(spec, overrides)
@@ -172,8 +172,9 @@ def _run(job, index, overrides, in_process, deadline):
     except (DiagramError, DiagramErrors) as e:
         return Outcome(index, new_row("failed", str(e)))
     t, data, info = simulate_model(model, deadline, sweep=True)
-    if info["mode"]["mode"] == "accelerated" and state.fast is None and not kept:
+    if info["mode"]["mode"] == "accelerated" and state.fast is None:
         state.fast = FastRuns.of(model, state.cache.compiler) or False
+        state.mode = info["mode"]
     error = info["error"]
     steps = info["stats"]["nsteps"]
     metrics = None
@@ -189,16 +190,28 @@ def _run(job, index, overrides, in_process, deadline):
         metrics, row = evaluate(state, model, t, data, steps)
     outcome = Outcome(index, row, sim_s=info["wall_time"],
                       compiled=state.cache.compiles > compiles, mode=info["mode"]["mode"])
-    if job.keep == "all" or (job.keep == "failed" and row["status"] != "ok"):
-        meta = run_meta(model, t, info)
-        meta["blocks"] = finalize_sinks(model, t, info["sink_data"], None, False,
-                                        info["complete"], error=info["error"])[1]
-        meta["sweep"] = {"name": job.name, "run": index,
-                         "values": {k: v for k, v, _ in overrides}, "metrics": metrics}
-        event_t, event_block, _ = info["events"]  # as `blocksim run` writes them
-        events = {"events_t": event_t, "events_block": event_block} if len(event_t) else {}
-        outcome.result = (t, {**data, **events}, meta)
+    if kept(job, row):
+        outcome.result = kept_result(job, index, overrides, model, t, data, info, metrics)
     return outcome
+
+
+def kept(job, row):
+    """Whether the results of a run with `row` are kept: every run's, or the failed ones'."""
+    return job.keep == "all" or (job.keep == "failed" and row["status"] != "ok")
+
+
+def kept_result(job, index, overrides, model, t, data, info, metrics):
+    """(t, data, meta) of a kept run, as `blocksim run` writes them (no plots): the rows,
+    its events, and meta.json with what its blocks report and the run's place in the
+    sweep. `model`: the run's Model (or one that describes it: batches.model_of)."""
+    meta = run_meta(model, t, info)
+    meta["blocks"] = finalize_sinks(model, t, info["sink_data"], None, False,
+                                    info["complete"], error=info["error"])[1]
+    meta["sweep"] = {"name": job.name, "run": index,
+                     "values": {k: v for k, v, _ in overrides}, "metrics": metrics}
+    event_t, event_block, _ = info["events"]
+    events = {"events_t": event_t, "events_block": event_block} if len(event_t) else {}
+    return t, {**data, **events}, meta
 
 
 def evaluate(state, model, t, data, steps):

@@ -5,6 +5,7 @@ parameters (those function blocks read included), a block's parameters (a transp
 too: its history starts afresh each run), settings, a random source's seed; values that
 change the compiled code (an anti-windup choice) or make a run fail go the general way and
 still agree; on one thread or several."""
+import json
 from pathlib import Path
 
 import numpy as np
@@ -216,8 +217,8 @@ def test_a_run_over_the_time_limit_is_timed_out_inside_its_batch(tmp_path, monke
     """A sweep with a per-run limit still runs in compiled batches: the batch ends the run
     that goes over it, its row failed 'timed out' with its steps so far, as normal mode
     writes it; the runs beside it in the batch are untouched and their metrics still
-    computed for the whole batch at once. With `keep: failed` the runs go one by one, so
-    that the timed-out run's results are written without running it twice.
+    computed for the whole batch at once. With `keep: failed` the timed-out run's results
+    (its rows so far) are read from its batch: it is not run again.
 
     The run over the limit cannot finish in any time: tau = 1e-4 makes the lag stiff for
     rk45, some 3e13 steps to t = 1e9. The others take a few hundred steps, and the code is
@@ -258,8 +259,11 @@ def test_a_run_over_the_time_limit_is_timed_out_inside_its_batch(tmp_path, monke
     limits.clear()
     out = tmp_path / "out"
     rows = sweep.run(workers=1, keep="failed", out=out).rows
-    assert [r["status"] for r in rows] == ["ok"] * 4 + ["failed"] and not limits
-    assert (out / "runs" / "4" / "results.npz").is_file()
+    assert [r["status"] for r in rows] == ["ok"] * 4 + ["failed"] and set(limits) == {1.0}
+    meta = json.loads((out / "runs" / "4" / "meta.json").read_text())
+    assert meta["status"] == "interrupted" and meta["error"] == rows[4]["message"]
+    with np.load(out / "runs" / "4" / "results.npz") as f:  # its rows up to the limit
+        assert meta["rows"] == len(f["t"]) > 0 and np.all(np.diff(f["t"]) > 0)
     assert not (out / "runs" / "0").exists()
 
 
@@ -305,3 +309,65 @@ def test_a_batch_holds_no_more_rows_than_its_bytes_allow(tmp_path, monkeypatch):
     for r in rows:  # x(t) = 1 - exp(-t / tau)
         exact = 1 - np.exp(-r["simulation.stop"] / r["parameters.tau"])
         assert r["status"] == "ok" and r["final_x"] == pytest.approx(exact, rel=1e-8)
+
+
+KEPT_EVENTS = """
+blocksim-sweep: 1
+diagram: CORPUS/integrator_limits_reset.yaml
+grid:
+  blocks.Wave.frequency: [1.5, 2.5, 0.7]
+  blocks.Limited.upper: [0.6, 0.3]
+metrics:
+  top: max(limited)
+"""
+
+KEPT_CAMERA = """
+blocksim-sweep: 1
+diagram: CORPUS/fault_camera.yaml
+grid:
+  simulation.stop: [1.0, 1.2, 2.0, 1.4]
+metrics:
+  u: uv[-1, 0, 0]
+"""
+
+
+@pytest.mark.parametrize("text", [NOISE_SEEDS, KEPT_EVENTS, KEPT_CAMERA],
+                         ids=["noise seeds, periods", "events", "camera report"])
+def test_kept_results_of_compiled_batches_are_the_general_ways(tmp_path, text, monkeypatch):
+    """`--keep all`, the default, went to worker processes, one Model per run (6x slower
+    than the compiled batches `--keep metrics` got): every run's results now come out of
+    its batch, in this process, and are what the general way (one Model a run, in this
+    process) writes: results.npz's rows, sinks and events, meta.json's configuration,
+    overrides, seeds, solver counts, events and the blocks' reports (the camera's
+    visibility; a run past t = 1.5 fails, its results kept from its own run)."""
+    from blocksim.batch import run as sweep_run
+
+    filled = []
+    fill = Batch.fill
+    monkeypatch.setattr(Batch, "fill", lambda self, args: (filled.append(len(args)),
+                                                           fill(self, args)))
+    path = tmp_path / "sweep.yaml"
+    path.write_text(text.replace("CORPUS", str(ROOT / "tests" / "accel" / "corpus")))
+    sweep = prepare(path, overrides=["simulation.mode=accelerated"])
+    batched = sweep.run(workers=2, out=tmp_path / "batched")  # keep: all
+    assert batched.meta["execution"]["where"] == "in-process, 2 threads" and filled
+    monkeypatch.setattr(sweep_run, "in_batches", lambda *args: False)
+    general = sweep.run(workers=1, out=tmp_path / "general")
+    assert batched.column("status") == general.column("status")
+    for i in range(len(general)):
+        a, b = (tmp_path / name / "runs" / str(i) for name in ("batched", "general"))
+        with np.load(a / "results.npz") as fa, np.load(b / "results.npz") as fb:
+            assert sorted(fa.files) == sorted(fb.files)
+            for name in fb.files:
+                np.testing.assert_array_equal(fa[name], fb[name], err_msg=f"run {i}: {name}")
+        meta_a, meta_b = (json.loads((d / "meta.json").read_text()) for d in (a, b))
+        for meta in (meta_a, meta_b):  # what the time, the cache, the modules loaded change
+            del meta["created"], meta["wall_time"], meta["versions"]
+            meta["mode"].pop("compile_time", None), meta["mode"].pop("cache_hit", None)
+        assert meta_a == meta_b, i
+    if text is KEPT_CAMERA:
+        meta = json.loads((tmp_path / "batched" / "runs" / "1" / "meta.json").read_text())
+        assert "points" in meta["blocks"]["Camera"]
+    if text is KEPT_EVENTS:
+        with np.load(tmp_path / "batched" / "runs" / "1" / "results.npz") as f:
+            assert len(f["events_t"]) > 0

@@ -19,9 +19,11 @@ distributed = pytest.importorskip("distributed")
 
 
 def test_monte_carlo_is_identical_on_two_local_workers(tmp_path):
+    # normal mode: an accelerated sweep runs in compiled batches in this process
     path = write_sweep(tmp_path, MONTE_CARLO.replace("samples: 6", "samples: 12"))
-    alone = blocksim.sweep(path, workers=1)
-    shared = blocksim.sweep(path, workers=2, out=tmp_path / "out")
+    alone = blocksim.sweep(path, workers=1, overrides=["simulation.mode=normal"])
+    shared = blocksim.sweep(path, workers=2, out=tmp_path / "out",
+                            overrides=["simulation.mode=normal"])
     assert results(shared) == results(alone)
     assert shared.meta["execution"]["where"] == "2 local worker processes"
     # each worker compiled the diagram once and re-parameterised it for its other runs
@@ -106,11 +108,13 @@ def test_runs_go_on_after_every_local_worker_is_killed(tmp_path, capfd):
                     killed.append(child.pid)
     path = write_sweep(tmp_path, "grid:\n  parameters.tau: linspace(0.5, 2, 24)\n" + METRICS)
     out = tmp_path / "out"
-    table = blocksim.sweep(path, workers=2, out=out, progress=kill_the_workers)
+    table = blocksim.sweep(path, workers=2, out=out, progress=kill_the_workers,
+                           overrides=["simulation.mode=normal"])  # on the worker processes
     assert len(killed) == 2
     assert table.counts()["failed"] == 0
     if table.counts()["interrupted"]:
-        table = blocksim.sweep(path, workers=1, out=out, resume=True)
+        table = blocksim.sweep(path, workers=1, out=out, resume=True,
+                               overrides=["simulation.mode=normal"])
     assert table.column("status") == ["ok"] * 24
     for row in table.rows:
         assert row["final_x"] == pytest.approx(lag(1, row["parameters.tau"], 2.0), rel=1e-7)

@@ -225,6 +225,10 @@ int rt_batch_wait(RtBatch *b, double seconds)
 /* the threads end after their current chunk: the runs not finished stay RT_MORE */
 void rt_batch_stop(RtBatch *b) { __atomic_store_n(&b->stop, 1, __ATOMIC_RELAXED); }
 
+/* run i of the batch (for rt_rows and rt_info: the rows of a run whose results are kept);
+   NULL when it has not run */
+RT *rt_batch_run(RtBatch *b, long long i) { return i < b->n ? b->rt[i] : NULL; }
+
 /* per run: status (RT_MORE: not run to its end), result rows, events, accepted and
    rejected steps, evaluations, wall and CPU seconds; out is n x 8 */
 void rt_batch_outcomes(RtBatch *b, double *out)
