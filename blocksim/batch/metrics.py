@@ -26,6 +26,7 @@ single instant get the plain mean of the elements.
 """
 from __future__ import annotations
 
+import ast
 import warnings
 
 import numpy as np
@@ -109,6 +110,20 @@ METRIC_FUNCTIONS = FUNCTIONS | {
     "argmin": Function(lambda x: _time_index(x, np.argmin)),
     "diff": Function(lambda x: np.diff(x, axis=0)),
 }
+
+
+def true_false(text):
+    """Whether metric `text` is a test (its value true or false: 1 or 0 in the table): a
+    comparison, `and`, `or`, `not` or isfinite(...) at its top. Figures and the report show
+    such a metric as the fraction of runs where it holds, and the runs where it does not."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    return (isinstance(node, (ast.Compare, ast.BoolOp))
+            or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+            or isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "isfinite")
 
 
 class Metrics:

@@ -45,6 +45,7 @@ pre { background: #f6f8fa; padding: 0.6em; overflow-x: auto; }
 figure { display: inline-block; margin: 0.5em 1em 1em 0; vertical-align: top; }
 figure img, figure video { max-width: 100%; border: 1px solid #eee; }
 figure.half { width: 48%; margin-right: 1%; }
+figure.wide { width: 97%; }
 figcaption { font-size: 0.85em; color: #555; }
 .scroll { max-height: 36em; overflow: auto; display: inline-block; max-width: 100%; }
 .scroll thead th { position: sticky; top: 0; }

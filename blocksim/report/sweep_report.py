@@ -2,8 +2,10 @@
 its files (sweep.json, summary.csv, the metric figures, diagram.svg).
 
 It shows how the sweep went (counts, where it ran, how long it took), the diagram, what was
-varied and measured, the table of runs (sortable by clicking a header: numbers as numbers),
-the failed runs with their messages, and the figure of each metric. `blocksim sweep` writes
+varied and measured, the true/false metrics (how many runs each holds in, and the runs where
+it does not, with their values), the table of runs (sortable by clicking a header: numbers
+as numbers, true/false as words), the failed runs with their messages, and the figures of
+each metric with what they show. `blocksim sweep` writes
 it at the end (also after Ctrl-C, with the finished rows); `blocksim report SWEEP_DIR`
 rebuilds it. Only the directory's own files are embedded: a figure named in sweep.json by a
 path (absolute, `../`), or one that is a symbolic link, is left out.
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..batch.plot import caption, is_test
 from ..batch.table import cell_value, modes_text, read_rows
 from ..engine.results import DRAWING, REPORT
 from .drawing import drawing_section
@@ -21,6 +24,7 @@ from .html import (Raw, as_text, code, esc, media, own_file, read_json, sectione
 SWEEP_FILE = "sweep.json"
 TABLE = "summary.csv"
 MAX_ROWS = 10_000  # rows shown in the page; summary.csv has them all
+MAX_FALSE = 10  # runs listed where a true/false metric is false
 
 
 def is_sweep_dir(path):
@@ -44,14 +48,16 @@ def sweep_report_html(sweep_dir):
     meta = read_json(sweep_dir / SWEEP_FILE)
     name = meta.get("name") or sweep_dir.name
     overrides = list(((meta.get("sweep") or {}).get("set") or {}).items())
-    columns, shown, failed = _read_table(sweep_dir / TABLE)
+    tests = [m for m in meta.get("metrics") or [] if is_test(meta, m)]
+    columns, shown, failed, tallies = _read_table(sweep_dir / TABLE, tests, _varied(meta))
     total = (meta.get("counts") or {}).get("runs")
     return sectioned_page(f"blocksim sweep: {name}", f"<h1>{esc(name)}</h1>", [
         ("sweep", "Sweep", _status(meta)),
         ("diagram", "Diagram", drawing_section(sweep_dir / DRAWING, meta.get("diagram"),
                                                overrides, name)),
         ("definition", "Varied and measured", _definition(meta)),
-        ("table", "All runs", _table(columns, shown, total)),
+        ("tests", "True or false", _tests(meta, tallies)),
+        ("table", "All runs", _table(columns, shown, total, tests)),
         ("failed", "Failed runs", _failed(meta, failed, total)),
         ("figures", "Metrics", _figures(sweep_dir, meta)),
         ("versions", "Versions", table(("package", "version"),
@@ -106,10 +112,13 @@ def _varied(meta):
     return [v["key"] for v in meta.get("varied") or []]
 
 
-def _read_table(path):
-    """(columns, the first MAX_ROWS rows, the first MAX_ROWS rows not ok) of summary.csv,
-    read row by row (a table of a million rows is not held); numbers as numbers."""
+def _read_table(path, tests, varied):
+    """(columns, the first MAX_ROWS rows, the first MAX_ROWS rows not ok, the tallies of the
+    true/false metrics `tests`) of summary.csv, read row by row (a table of a million rows is
+    not held); numbers as numbers. A tally: [runs true, runs false, the first MAX_FALSE
+    runs false (run and `varied` values)]."""
     shown, failed, columns = [], [], []
+    tallies = {m: [0, 0, []] for m in tests}
     for _, row in read_rows(path):
         row = {k: cell_value(v) for k, v in row.items() if k is not None}
         columns = columns or list(row)
@@ -117,9 +126,38 @@ def _read_table(path):
             shown.append(row)
         if row.get("status") != "ok" and len(failed) < MAX_ROWS:
             failed.append(row)
-        if len(shown) >= MAX_ROWS and len(failed) >= MAX_ROWS:
+        for metric, tally in tallies.items():
+            value = row.get(metric)
+            if row.get("status") == "ok" and isinstance(value, (int, float)) and value == value:
+                tally[0 if value else 1] += 1
+                if not value and len(tally[2]) < MAX_FALSE:
+                    tally[2].append({k: row.get(k) for k in ("run", *varied)})
+        if len(shown) >= MAX_ROWS and len(failed) >= MAX_ROWS and not tallies:
             break
-    return columns, shown, failed
+    return columns, shown, failed, tallies
+
+
+def _tests(meta, tallies):
+    """Each true/false metric: in how many runs it holds, and the runs where it does not."""
+    out = []
+    texts = (meta.get("sweep") or {}).get("metrics") or {}
+    keys = _varied(meta)
+    runs = (meta.get("counts") or {}).get("runs") or 0
+    for metric, (true, false, listed) in tallies.items():
+        valued = true + false
+        share = f" ({100 * true / valued:.3g} %)" if valued else ""
+        none = runs - valued
+        out.append(f"<h3>{esc(metric)} = <code>{esc(texts.get(metric, ''))}</code></h3>"
+                   f"<p>true in {true} of {valued} runs with a value{share}"
+                   + (f", false in {false}" if false else "")
+                   + (f"; {none} without a value (failed or not run)" if none > 0 else "")
+                   + ".</p>")
+        if listed:
+            note = "" if false <= len(listed) else \
+                f'<p class="note">The first {len(listed)} of the {false} runs where it is false.</p>'
+            out.append(note + table(("run where false", *keys), [
+                (r.get("run"), *(r.get(k) for k in keys)) for r in listed], numeric=(0,)))
+    return "\n".join(out)
 
 
 def _failed(meta, rows, total):
@@ -140,19 +178,21 @@ def _figures(sweep_dir, meta):
         path = own_file(sweep_dir, fig.get("file") if isinstance(fig, dict) else None)
         if path is None or path.suffix.lower() != ".png":
             continue
-        caption = f"{fig.get('metric')}: {fig.get('kind')} over {', '.join(fig.get('paths') or [])}"
-        out.append(f'<figure class="half">{media(path.read_bytes(), ".png", caption)}'
-                   f"<figcaption>{esc(caption)}</figcaption></figure>")
+        text = caption(fig)
+        wide = fig.get("kind") == "scatter" and len(fig.get("paths") or []) > 1
+        out.append(f'<figure class="{"wide" if wide else "half"}">'
+                   f'{media(path.read_bytes(), ".png", text)}'
+                   f"<figcaption>{esc(text)}</figcaption></figure>")
     return "\n".join(out)
 
 
-def _table(columns, rows, total):
+def _table(columns, rows, total, tests=()):
     if not columns or not rows:
         return '<p class="note">No runs.</p>'
     head = "".join(f"<th>{esc(c)}</th>" for c in columns)
     body = []
     for row in rows:
-        cells = "".join(_cell(row.get(c)) for c in columns)
+        cells = "".join(_cell(row.get(c), c in tests) for c in columns)
         cls = ' class="failed"' if row.get("status") not in ("ok", None) else ""
         body.append(f"<tr{cls}>{cells}</tr>")
     note = ('<p class="note">Click a column\'s header to sort by it (again to reverse).'
@@ -162,11 +202,14 @@ def _table(columns, rows, total):
             f"</thead><tbody>{''.join(body)}</tbody></table></div>")
 
 
-def _cell(value):
-    """A table cell; a number shows 6 digits and sorts by its full value (data-value)."""
+def _cell(value, test=False):
+    """A table cell; a number shows 6 digits and sorts by its full value (data-value), a
+    true/false metric's 1 or 0 shows as true or false."""
     if value is None:
         return '<td data-value=""></td>'
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"<td>{esc(as_text(value))}</td>"
+    if test and value in (0, 1):
+        return f'<td data-value="{int(value)}">{"true" if value else "false"}</td>'
     shown = str(value) if isinstance(value, int) else f"{value:.6g}"
     return f'<td class="num" data-value="{value!r}">{esc(shown)}</td>'

@@ -103,3 +103,62 @@ def test_sweep_table_sorts_in_a_browser(sweep_dir):
         assert page.problems() == []
     finally:
         browser.close()
+
+
+# the lag tau x' = 1 - x, x(0) = 0, and a noise source of power 0 whose seed a sweep may draw
+LAG = """\
+blocksim: 1
+name: lag
+parameters: {tau: 1.0}
+blocks:
+  One: {type: constant, value: 1}
+  Noise: {type: noise, power: 0, seed: 1}
+  S: {type: sum, signs: "+-+"}
+  G: {type: gain, K: 1/tau}
+  I: {type: integrator}
+wires: [One -> S.u1, I -> S.u2, Noise -> S.u3, S -> G, G -> I]
+simulation: {stop: 2, rtol: 1e-10, atol: 1e-12, output_interval: 0.5}
+record: {x: I.y}
+"""
+
+
+def test_a_monte_carlo_report_gives_each_test_its_pass_rate_and_a_scatter(tmp_path):
+    # a true/false metric was a one-bar histogram of 0s and 1s, every figure's caption was
+    # cut ("high: histogram over "), and a Monte Carlo had histograms only. x(2) = 1 -
+    # exp(-2 / tau) > 0.6 exactly when tau < 2 / ln(2.5) = 2.18: the runs true and false
+    # follow from the drawn tau alone
+    import math
+    import re
+
+    from blocksim.batch.plot import caption
+    from blocksim.report.sweep_report import MAX_FALSE
+
+    (tmp_path / "lag.yaml").write_text(LAG)
+    (tmp_path / "mc.yaml").write_text(
+        "blocksim-sweep: 1\ndiagram: lag.yaml\nsamples: 16\nrandom:\n"
+        "  parameters.tau: uniform(1, 4)\n  blocks.Noise.seed: integers(0, 9)\nseed: 5\n"
+        "metrics: {final_x: final(x), high: final(x) > 0.6}\n")
+    out = tmp_path / "out"
+    table = blocksim.sweep(tmp_path / "mc.yaml", workers=1, out=out, keep="metrics")
+    taus = table.column("parameters.tau")
+    false = [i for i, tau in enumerate(taus) if not tau < 2 / math.log(2.5)]
+    assert 0 < len(false) < 16
+    assert table.column("high") == [float(i not in false) for i in range(16)]
+    text = (out / "report.html").read_text(encoding="utf-8")
+    page, images = check_self_contained(text)
+    assert f"true in {16 - len(false)} of 16 runs with a value" in page.words
+    section = text[text.index('id="tests"'):text.index('id="table"')]
+    listed = re.findall(r'<tr><td class="num">(\d+)</td>', section)
+    assert listed == [str(i) for i in false[:MAX_FALSE]]
+    if len(false) > MAX_FALSE:
+        assert f"The first {MAX_FALSE} of the {len(false)} runs where it is false" in section
+    # the runs' table shows the test as words, sorting as 0 and 1
+    assert '<td data-value="0">false</td>' in text and '<td data-value="1">true</td>' in text
+    meta = json.loads((out / "sweep.json").read_text())
+    # the seed is drawn but names a random stream: no panel for it
+    assert [(f["metric"], f["kind"], f["paths"]) for f in meta["figures"]] == [
+        ("final_x", "histogram", []), ("final_x", "scatter", ["parameters.tau"]),
+        ("high", "fraction", []), ("high", "scatter", ["parameters.tau"])]
+    captions = re.findall(r"<figcaption>(.*?)</figcaption>", text)
+    assert captions == [caption(f) for f in meta["figures"]] and len(captions) == 4
+    assert sum(kind == "image/png" for kind, _ in images.values()) == 4

@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from blocksim.batch.plot import MAX_BINS, plot_histogram, plot_metric
+from blocksim.batch.plot import (MAX_BINS, caption, figure_plan, plot_fraction, plot_histogram,
+                                 plot_metric, plot_scatter)
 from blocksim.batch.spec import Run
 from blocksim.batch.table import SweepTable
 
@@ -82,3 +83,65 @@ def test_an_axis_of_many_levels_labels_equally_spaced_ones(count, shown):
     # 12 levels labelled at 10 rounded positions left gaps of one and two cells
     from blocksim.batch.plot import MAX_TICKS, _shown_levels
     assert _shown_levels(count).tolist() == shown and len(shown) <= MAX_TICKS
+
+
+def test_a_true_false_metric_is_drawn_as_the_runs_true_and_false():
+    # a test (a comparison) was a histogram of 0s and 1s: one or two bars, no pass rate.
+    # Runs 0 and 3 true, 1 false, 2 failed: true in 2 of the 3 runs with a value
+    table = made([{"k": 1, "status": "ok", "m": 1.0}, {"k": 2, "status": "ok", "m": 0.0},
+                  {"k": 3, "status": "failed", "m": None}, {"k": 4, "status": "ok", "m": 1.0}],
+                 ["k"], {"m": "max(x) < 2"})
+    ax = plot_fraction(table, "m")
+    assert "true in 2 of 3 runs, 66.7 %" in ax.get_title()
+    widths = [bar.get_width() for bars in ax.containers for bar in bars]
+    assert widths == [2, 1, 1]  # true, false, without a value
+    assert [t.get_text() for t in ax.texts] == ["false in run 1"]
+
+
+def test_a_true_false_metric_per_grid_point_is_the_fraction_true():
+    rows = [{"g": g, "status": "ok", "m": float(v)}
+            for g, values in (("a", (1, 1, 0, 1)), ("b", (0, 0, 0, 1))) for v in values]
+    ax = plot_fraction(made(rows, ["g"], {"m": "final(x) > 1"}), "m", by=["g"])
+    (bars,) = ax.containers
+    assert [b.get_height() for b in bars] == [0.75, 0.25]  # 3 of 4, 1 of 4
+    assert [t.get_text() for t in ax.texts] == ["3/4", "1/4"]
+
+
+def test_a_scatter_puts_each_run_at_its_drawn_value_and_metric():
+    table = table_of([(0.5, 5.0), (2.5, None), (1.5, 7.0)])
+    ax = plot_scatter(table, "m", "k")
+    points = ax.collections[0].get_offsets()
+    assert points.tolist() == [[0.5, 5.0], [1.5, 7.0]]
+    assert _marked_x(ax, "failed runs") == [2.5]
+    test = made([{"k": 0.5, "status": "ok", "m": 1.0}, {"k": 1.5, "status": "ok", "m": 0.0}],
+                ["k"], {"m": "max(x) > 1"})
+    ax = plot_scatter(test, "m", "k")
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["false", "true"]
+
+
+def test_a_monte_carlo_is_drawn_against_each_drawn_value_but_seeds():
+    meta = {"varied": [{"key": "blocks.G.K", "kind": "grid"},
+                       {"key": "parameters.m", "kind": "random"},
+                       {"key": "robots.r.seed", "kind": "random"},
+                       {"key": "parameters.c", "kind": "random"}],
+            "metrics": ["err", "ok"],
+            "sweep": {"samples": 10, "metrics": {"err": "max(abs(e))", "ok": "max(e) < 1"}}}
+    assert figure_plan(meta) == [
+        ("err", "histogram", ["blocks.G.K"]), ("err", "scatter", ["parameters.m", "parameters.c"]),
+        ("ok", "fraction", ["blocks.G.K"]), ("ok", "scatter", ["parameters.m", "parameters.c"])]
+
+
+@pytest.mark.parametrize("figure, text", [
+    ({"metric": "max_th", "kind": "histogram", "paths": []}, "max_th: its values over the runs"),
+    ({"metric": "e", "kind": "histogram", "paths": ["blocks.K.K"]},
+     "e: its values over the runs, by blocks.K.K"),
+    ({"metric": "ok", "kind": "fraction", "paths": []}, "ok: the runs where it is true"),
+    ({"metric": "e", "kind": "scatter", "paths": ["parameters.m", "parameters.c"]},
+     "e against the drawn values parameters.m, parameters.c"),
+    ({"metric": "e", "kind": "line", "paths": ["parameters.tau"]}, "e against parameters.tau"),
+    ({"metric": "e", "kind": "heatmap", "paths": ["a.b", "c.d"]},
+     "e over a.b (across) and c.d (up)"),
+])
+def test_every_figure_has_a_whole_caption(figure, text):
+    # a Monte Carlo's histogram was captioned "max_th: histogram over " (no grid paths)
+    assert caption(figure) == text
