@@ -39,7 +39,7 @@ MIN_BATCH = 8  # runs per thread in the first batch (its rows tell how many the 
 RESULT_BYTES = 64e6  # a batch's recorded rows (kept by C, read by Python) at most, about
 
 
-def in_batches(mode, job, runs):
+def in_batches(mode, runs):
     """Whether a sweep's runs can go in compiled batches: the first run's mode is
     accelerated and the fast path takes every varied path."""
     first = next(iter(runs), None)

@@ -136,7 +136,7 @@ class Sweep:
         try:
             if len(todo):  # reach the workers first: an unreachable scheduler writes nothing
                 runs = checked.runs.take(todo)
-                batched = in_batches(checked.mode, job, runs)
+                batched = in_batches(checked.mode, runs)
                 with executor(n_local, scheduler, client, checked.cache, batched) as ex:
                     meta["execution"].update(where=ex.where, workers=ex.workers)
                     if not resume:

@@ -112,15 +112,18 @@ metrics:
   all: mean(all)
 """
 
+# every parameter the function blocks read changes from run to run (zipped, not a grid: this
+# diagram takes some 2 s a run in normal mode)
 EXPRESSIONS = """
 blocksim-sweep: 1
 diagram: CORPUS/expression_functions.yaml
 set:
   simulation.stop: 0.6
-grid:
-  parameters.w: [1.3, 0.7]
-  parameters.lim: [0.35, 0.5]
-  parameters.K: ["[[2, 0.5, 0.1], [0.3, 3, 0.2], [0.1, 0.4, 4]]", "3 * eye(3) + 0.1"]
+zip:
+  parameters.w: [1.3, 0.7, 1.1]
+  parameters.lim: [0.35, 0.5, 0.42]
+  parameters.K: ["[[2, 0.5, 0.1], [0.3, 3, 0.2], [0.1, 0.4, 4]]", "3 * eye(3) + 0.1",
+                 "[[3, 0.2, 0], [0.1, 2, 0.4], [0.3, 0, 5]]"]
 metrics:
   m: matrices[-1, 0]
   r: rounding[-1, 2]
@@ -137,13 +140,26 @@ metrics:
 """
 
 
+@pytest.fixture(scope="module")
+def normal_rows(tmp_path_factory):
+    """The rows of a sweep in normal mode, swept once for the module (the same for one
+    thread or two)."""
+    found = {}
+
+    def rows(text):
+        if text not in found:
+            found[text] = sweep_rows(tmp_path_factory.mktemp("normal"), text, "normal")
+        return found[text]
+    return rows
+
+
 @pytest.mark.parametrize("workers", [1, 2], ids=["one thread", "two threads"])
 @pytest.mark.parametrize("text", [PID_MONTE_CARLO, PID_CLAMPING, NOISE_SEEDS, ANTI_WINDUP,
                                   GENERAL_FIRST, PULSE_EDGES, DELAYS, EXPRESSIONS, FAILING],
                          ids=["pid monte carlo", "pid clamping", "noise seeds, periods",
                               "anti-windup", "general runs first", "pulse edges", "delays",
                               "function blocks' parameters", "failing"])
-def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch):
+def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch, normal_rows):
     fast = []
     args = batch.FastRuns.args
 
@@ -152,7 +168,7 @@ def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch):
         fast.append(result is not None)
         return result
     monkeypatch.setattr(batch.FastRuns, "args", counted)
-    normal = sweep_rows(tmp_path, text, "normal")
+    normal = normal_rows(text)
     table = sweep_table(tmp_path, text, "accelerated", workers)
     accelerated = table.rows
     assert table.meta["execution"]["where"] == ("in-process" if workers == 1 else
