@@ -48,25 +48,26 @@ class OnTerminal:
             return None
         return chunk.decode(errors="replace") if chunk else None
 
-    def until_simulated(self, t_min):
-        """Wait until the progress bar shows a simulated time of at least `t_min` (the run
-        simulating, its rows recorded); fails when the run ends first."""
+    def _chunks(self):
+        """What the run writes, as it writes it (kept in `text`), until it ends."""
         deadline = time.monotonic() + HANG_GUARD
         while time.monotonic() < deadline:
             chunk = self._read()
             if chunk is None:
-                break
+                return
             self.text += chunk
+            yield chunk
+
+    def until_simulated(self, t_min):
+        """Wait until the progress bar shows a simulated time of at least `t_min` (the run
+        simulating, its rows recorded); fails when the run ends first."""
+        for _ in self._chunks():
             if any(float(t) >= t_min for t in re.findall(r"t = ([0-9.e+-]+) ", self.text)):
                 return
         pytest.fail(f"the run ended before t = {t_min}: {self.text[-500:]}")
 
     def drain(self):
         """The rest of what the run writes, until it ends; its exit code."""
-        deadline = time.monotonic() + HANG_GUARD
-        while time.monotonic() < deadline:
-            chunk = self._read()
-            if chunk is None:
-                break
-            self.text += chunk
-        return self.proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        for _ in self._chunks():
+            pass
+        return self.proc.wait(timeout=HANG_GUARD)
