@@ -5,7 +5,8 @@ RunArgs): each run's row of a preallocated matrix of parameters, initial states,
 and exact series (one shared row when no run changes it), its data arrays and time events.
 `start(threads)` returns at once while the runs go on in C, each with its own buffers, steps,
 events and failure; `wait` returns when they have ended (or after a time, so that Python can
-act on Ctrl-C); `results()` reads every run's status, step counts, times and recorded rows.
+act on Ctrl-C); `results()` reads every run's status, step counts, times and recorded rows,
+`run_results(k)` one run's whole results (its sinks' inputs and events too), as a run alone.
 """
 from __future__ import annotations
 
@@ -162,7 +163,6 @@ class Batch:
                      "nfev": int(out[i, 5])}
             runs.append((done, stats, out[i, 6], out[i, 7], ends[i] - counts[i], ends[i]))
         return Results(runs, columns[0], data)
-
 
     def run_results(self, k, error, wall):
         """(t, data, info) of run k of the batch that ended, as a run on its own gives them
