@@ -299,9 +299,10 @@ class Block:
 
     def notes(self):
         """Lines about what this block computed that may explain a failed run, asked when a
-        run fails: e.g. that a matrix it inverted was nearly singular, when and how badly
-        (an ijacob at a robot's singularity, long before the failure it causes). The
-        block observes that on the hot path at the cost of a comparison; () by default."""
+        run fails, before its diagnosis recomputes anything: e.g. that a matrix it inverted
+        was nearly singular, when and how badly (an ijacob at a robot's singularity, long
+        before the failure it causes). The block observes that on the hot path at the cost
+        of a comparison; () by default."""
         return ()
 
     # ---- compiled form (accelerated mode; the contract: blocksim/accel/lowering.py) -------

@@ -22,7 +22,6 @@ import ctypes
 import numpy as np
 
 from ..engine.simulator import Simulation, simulate_with
-from ..errors import SimulationError
 from .codegen import REMEMBER
 from .runner import bind, evaluation_error, failure_notes_of
 
@@ -33,9 +32,9 @@ _REMEMBER = {kind: REMEMBER.index("RT_REMEMBER_" + kind.upper())
 class _CompiledEvaluations(Simulation):
     """A Simulation whose f, outputs and indicators are the compiled ones."""
 
-    def __init__(self, library, rt, model, progress, plots):
+    def __init__(self, library, rt, keep, model, generated, progress, plots):
         super().__init__(model, progress, plots)
-        self._lib, self._rt = library, rt
+        self._lib, self._rt, self._keep, self._generated = library, rt, keep, generated
         self._dx = ctypes.c_void_p(model.dxbuf.ctypes.data)
         self._x = ctypes.c_void_p(model.xbuf.ctypes.data)
 
@@ -78,6 +77,10 @@ class _CompiledEvaluations(Simulation):
             raise self._failure()
         return super().remember_at(t, kind)
 
+    def failure_notes(self):
+        """The notes of the compiled workspaces, which watched the compiled evaluations."""
+        return failure_notes_of(self.m, self._generated, self._keep)
+
     def _failure(self):
         """The error of the block whose compiled code failed in the last evaluation."""
         info, y = np.zeros(16), np.zeros(max(self.xbuf.size, 1))
@@ -89,11 +92,8 @@ def simulate_stiff(library, model, generated, progress=None, plots=False):
     """(t, data, info) of `model` run by the simulator with compiled evaluations."""
     rt, keep = bind(library, model, generated)
     try:
-        t, data, info = simulate_with(_CompiledEvaluations(library, rt, model, progress, plots),
-                                      model)
-        if isinstance(info["error"], SimulationError):
-            info["error"].notes = failure_notes_of(model, generated, keep)
-        return t, data, info
+        return simulate_with(_CompiledEvaluations(library, rt, keep, model, generated,
+                                                  progress, plots), model)
     finally:
         library.rt_free(rt)
         del keep

@@ -90,6 +90,7 @@ class Simulation:
         self.plot_k = 1  # index of the next plotting time start + k*plot_dt
         self.stats = {"nsteps": 0, "nrejected": 0, "nfev": 0}
         self.last_time = s.start
+        self.notes = None  # the blocks' notes when the run failed, taken before diagnosing it
 
     # -- evaluation --------------------------------------------------------------------------
     def f(self, t, y):
@@ -114,6 +115,17 @@ class Simulation:
         """The continuous outputs again at t, from the state buffer as it is."""
         for calc in self.cont_plan:
             calc(t)
+
+    def failure_notes(self):
+        """What the blocks noted during the run (`diagnosis.failure_notes`)."""
+        return failure_notes(self.m)
+
+    def diagnose(self, find, *args):
+        """`find(model, *args)`, a diagnosis of diagnosis.py, with the blocks' notes kept
+        first: a diagnosis recomputes blocks at other times and states, which are not the
+        run's (and which compiled code, whose workspaces hold its notes, never sees)."""
+        self.notes = self.failure_notes()
+        return find(self.m, *args)
 
     def hit_plan(self, due):
         plan = self._hit_plans.get(due)
@@ -211,7 +223,7 @@ class Simulation:
             self.sink_rows.append(self.sink_rec.n)
             self.sink_rec.sample(t)
         if not (np.isfinite(self.m.signals).all() and np.isfinite(self.xbuf).all()):
-            raise nonfinite_signal(self.m, t)
+            raise self.diagnose(nonfinite_signal, t)
 
     def record_left(self, t, y):
         """For figures: the sinks' inputs at t just before the event handled there."""
@@ -323,7 +335,7 @@ class Simulation:
             try:
                 stepper.step()
             except SolverError as e:
-                err = after_solver_failure(self.m, self.f, stepper.t, stepper.y.copy(), e)
+                err = self.diagnose(after_solver_failure, self.f, stepper.t, stepper.y.copy(), e)
                 if err is not None:
                     raise err from None
                 if e.time is None:
@@ -331,7 +343,7 @@ class Simulation:
                 raise
             t_new = stepper.t
             if not np.isfinite(stepper.y).all():
-                raise nonfinite_state(self.m, t_new, stepper.y.copy())
+                raise self.diagnose(nonfinite_state, t_new, stepper.y.copy())
             t_hi = t_new
             cut = False
             if self.hybrid is not None:
@@ -462,7 +474,7 @@ def simulate_with(sim, model):
         # of range, a singular matrix): the data's fault, not a bug, so exit 3 with the block
         error = block_failure(model, e, sim.last_time)
     if isinstance(error, SimulationError):
-        error.notes = failure_notes(model)
+        error.notes = sim.notes if sim.notes is not None else sim.failure_notes()
     wall = _time.perf_counter() - t0
     t, data = sim.rec.arrays()
     ts, channels, rows = t, data, None  # sinks recorded with the results: every row is one

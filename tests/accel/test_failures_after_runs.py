@@ -23,7 +23,8 @@ def _failed_run(path, mode, out, **overrides):
 
 
 @pytest.mark.parametrize("name", ["fault_camera.yaml", "fault_singular_jacobian.yaml",
-                                  "fault_function_conditioning.yaml"])
+                                  "fault_function_conditioning.yaml",
+                                  "fault_conditioning_solver.yaml"])
 @pytest.mark.parametrize("solver", [None, "radau", "bdf", "lsoda"])
 def test_a_failed_compiled_run_reports_what_normal_mode_reports(tmp_path, name, solver):
     """The diagram's own solver (compiled loop), and scipy's (compiled evaluations)."""
