@@ -6,7 +6,10 @@ moves and Ctrl-C / SIGTERM (Python's handlers run between chunks) stop the run w
 recorded so far. A failure in compiled code is reported as normal mode reports it: the
 errors are the simulator's, and the diagnosis of a non-finite value (which block, which
 port, "division by zero") runs the interpreted blocks on the state where the compiled run
-stopped: the compiled code worked on the same buffers.
+stopped: the compiled code worked on the same buffers. What only the compiled run built, a
+transport delay's history, the diagnosis takes from compiled evaluations (`_outputs`,
+`_f`), and a block that raises while it is recomputed is the run's error, as in normal
+mode.
 """
 from __future__ import annotations
 
@@ -17,8 +20,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..engine.diagnosis import (after_solver_failure, failure_notes, nonfinite_signal,
-                                nonfinite_state)
+from ..engine.diagnosis import (BLOCK_FAULTS, after_solver_failure, block_failure,
+                                failure_notes, nonfinite_signal, nonfinite_state)
 from ..engine.events import ZenoGuard, unsettled
 from ..engine.recorder import planned_rows
 from ..engine.simulator import Simulation
@@ -103,9 +106,10 @@ class CompiledRun:
                 if self.progress is not None:
                     self.progress(info[10])
             if status == STATUS["RT_FAILED"]:
+                notes = self._notes()  # before the diagnosis's compiled evaluations
                 error = self._error()
                 if isinstance(error, SimulationError):
-                    error.notes = self._notes()
+                    error.notes = notes
         except (KeyboardInterrupt, StepBudgetError) as e:
             error = e
         wall = time.perf_counter() - started
@@ -127,15 +131,25 @@ class CompiledRun:
         return failure_notes_of(self.m, self.g, self._keep)
 
     def _error(self):
-        """The exception normal mode raises for the failure the compiled loop reported."""
+        """The exception normal mode raises for the failure the compiled loop reported; a
+        block that raises while the diagnosis recomputes it is the failure, as in normal
+        mode."""
         info, y = self._info()
+        try:
+            return self._diagnosis(info, y)
+        except SimulationError as e:  # a block's own check of what it recomputed
+            return e
+        except BLOCK_FAULTS as e:
+            return block_failure(self.m, e, float(info[4]))
+
+    def _diagnosis(self, info, y):
         code, t = int(info[3]), float(info[4])
         nums = info[6:10]
         m, s = self.m, self.m.settings
         if code == _CODE["RT_E_NONFINITE_STATE"]:
-            return nonfinite_state(m, t, y.copy())
+            return nonfinite_state(m, t, y.copy(), self._outputs)
         if code == _CODE["RT_E_NONFINITE_RECORD"]:
-            return nonfinite_signal(m, t)
+            return nonfinite_signal(m, t, self._outputs)
         if code == _CODE["RT_E_SETTLE"]:
             return unsettled([m.hybrid[k][0].name for k in self._blocks(0)], t)
         if code == _CODE["RT_E_ZENO"]:
@@ -147,8 +161,19 @@ class CompiledRun:
         stepper = SimpleNamespace(name=s.solver, t=float(info[12]), y=y.copy(),
                                   max_steps=s.max_steps, t_final=s.stop)
         error = self._solver_error(code, t, nums, stepper)
-        found = after_solver_failure(m, Simulation(m).f, stepper.t, stepper.y, error)
+        found = after_solver_failure(m, self._f, stepper.t, stepper.y, error, self._outputs)
         return found if found is not None else error
+
+    def _outputs(self, t, y):
+        """Every output at (t, y), computed by the compiled code (for the diagnosis)."""
+        y = np.ascontiguousarray(y, dtype=float)
+        self.lib.rt_eval_outputs(self.rt, t, _ptr(y))
+
+    def _f(self, t, y):
+        """The compiled derivative at (t, y) (for the diagnosis)."""
+        y = np.ascontiguousarray(y, dtype=float)
+        self.lib.rt_eval_f(self.rt, t, _ptr(y), _ptr(self.m.dxbuf))
+        return self.m.dxbuf
 
     def _solver_error(self, code, t, nums, stepper):
         if code == _CODE["RT_E_BUDGET"]:

@@ -13,14 +13,10 @@ import contextlib
 import numpy as np
 
 from ..block import Sample, overrides
-from ..engine.diagnosis import block_failure
+from ..engine.diagnosis import BLOCK_FAULTS, block_failure
 from ..errors import SimulationError
-from ..language.expr import ExprError
 
 MAX_ROUNDS = 100  # mode decisions at one point before giving up (as the simulator's events)
-
-# what a block's computation may raise on the values it meets (the simulator's list)
-BLOCK_FAULTS = (ExprError, ArithmeticError, LookupError, ValueError, TypeError, MemoryError)
 
 
 class Evaluator:

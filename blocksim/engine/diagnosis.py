@@ -27,17 +27,25 @@ _FAULTS = (("divide by zero encountered in log", "log of zero"),
            ("invalid value encountered in divide", "division of zero by zero"),
            ("overflow", "overflow (the value is too large for a float64)"))
 
+# what a block's method may raise on the values it meets (a function block's index out of
+# range, a singular matrix): the data's fault, not a bug; block_failure names the block
+BLOCK_FAULTS = (ExprError, ArithmeticError, LookupError, ValueError, TypeError, MemoryError)
 
-def nonfinite(model, t, y):
+
+def nonfinite(model, t, y, compiled=None):
     """A SimulationError naming the first block (in dataflow order) whose output is not
     finite at time t with continuous state y, saying what went wrong when numpy's
     floating-point checks pinpoint it (division by zero, log of a negative number), or the
     state; None when all is finite. The outputs are recomputed one by one with the checks
-    on."""
+    on. After a compiled run, `compiled(t, y)` computes every output in compiled code
+    first, and the blocks that keep a history keep those: the run's history is the
+    compiled code's, the interpreted block has none."""
     model.xbuf[:] = y
+    if compiled is not None:
+        compiled(t, y)
     for node in model.nodes:
         block = node.block
-        if node.group == "continuous":
+        if node.group == "continuous" and not (compiled and block.keeps_history):
             try:
                 with np.errstate(all="raise", under="ignore"):
                     getattr(block, node.calc)(t)
@@ -67,30 +75,30 @@ def nonfinite(model, t, y):
     return None
 
 
-def nonfinite_state(model, t, y):
+def nonfinite_state(model, t, y, compiled=None):
     """The error for a non-finite state y after a step to t."""
-    return nonfinite(model, t, y) or SimulationError("state is not finite", time=t)
+    return nonfinite(model, t, y, compiled) or SimulationError("state is not finite", time=t)
 
 
-def nonfinite_signal(model, t):
+def nonfinite_signal(model, t, compiled=None):
     """The error for a non-finite value among the signals or states recorded at t."""
-    return nonfinite(model, t, model.xbuf.copy()) or SimulationError(
+    return nonfinite(model, t, model.xbuf.copy(), compiled) or SimulationError(
         "a signal is not finite", time=t)
 
 
-def after_solver_failure(model, f, t, y, error):
+def after_solver_failure(model, f, t, y, error, compiled=None):
     """The error to report when the solver failed at (t, y), the last accepted point: the
     first non-finite signal there or just after, else the block whose state changes
     fastest, else None (the solver's own error stands)."""
-    return _first_nonfinite_after(model, t, y) or _fastest_state(model, f, t, y, error)
+    return _first_nonfinite_after(model, t, y, compiled) or _fastest_state(model, f, t, y, error)
 
 
-def _first_nonfinite_after(model, t, y):
+def _first_nonfinite_after(model, t, y, compiled):
     """The first non-finite signal at t or just after it: the next few representable times
     (where a step that fell below the round-off limit failed), then probing forward as the
     failed steps did; or None."""
     s = model.settings
-    err = nonfinite(model, t, y)
+    err = nonfinite(model, t, y, compiled)
     probe = t
     for _ in range(64):
         if err is not None:
@@ -98,10 +106,10 @@ def _first_nonfinite_after(model, t, y):
         probe = np.nextafter(probe, np.inf)
         if probe > s.stop:
             break
-        err = nonfinite(model, float(probe), y)
+        err = nonfinite(model, float(probe), y, compiled)
     probe = 1e-10 * max(1.0, abs(t))
     while err is None and probe < s.max_step and t + probe <= s.stop:
-        err = nonfinite(model, t + probe, y)
+        err = nonfinite(model, t + probe, y, compiled)
         probe *= 10
     return err
 

@@ -32,9 +32,8 @@ import numpy as np
 
 from ..block import Sample, overrides
 from ..errors import SimulationError
-from ..language.expr import ExprError
-from .diagnosis import (after_solver_failure, block_failure, failure_notes, nonfinite_signal,
-                        nonfinite_state)
+from .diagnosis import (BLOCK_FAULTS, after_solver_failure, block_failure, failure_notes,
+                        nonfinite_signal, nonfinite_state)
 from .events import SampleClock
 from .history_samples import sample_times
 from .hybrid import ZeroCrossings
@@ -469,7 +468,7 @@ def simulate_with(sim, model):
             sim.run()
     except (SimulationError, KeyboardInterrupt) as e:
         error = e
-    except (ExprError, ArithmeticError, LookupError, ValueError, TypeError, MemoryError) as e:
+    except BLOCK_FAULTS as e:
         # a block's computation failed on the values it met (a function block's index out
         # of range, a singular matrix): the data's fault, not a bug, so exit 3 with the block
         error = block_failure(model, e, sim.last_time)

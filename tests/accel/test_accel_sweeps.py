@@ -139,6 +139,18 @@ metrics:
   q: q[-1]
 """
 
+# runs failing where the diagnosis recomputes a transport delay, whose history only the
+# compiled run has (they were 'internal error: IndexError')
+FAILING_DELAYED = """
+blocksim-sweep: 1
+diagram: CORPUS/fault_delay.yaml
+grid:
+  simulation.stop: [0.5, 2]
+  blocks.D.delay: [0.1, 0.3]
+metrics:
+  i: i[-1]
+"""
+
 
 @pytest.fixture(scope="module")
 def normal_rows(tmp_path_factory):
@@ -155,10 +167,11 @@ def normal_rows(tmp_path_factory):
 
 @pytest.mark.parametrize("workers", [1, 2], ids=["one thread", "two threads"])
 @pytest.mark.parametrize("text", [PID_MONTE_CARLO, PID_CLAMPING, NOISE_SEEDS, ANTI_WINDUP,
-                                  GENERAL_FIRST, PULSE_EDGES, DELAYS, EXPRESSIONS, FAILING],
+                                  GENERAL_FIRST, PULSE_EDGES, DELAYS, EXPRESSIONS, FAILING,
+                                  FAILING_DELAYED],
                          ids=["pid monte carlo", "pid clamping", "noise seeds, periods",
                               "anti-windup", "general runs first", "pulse edges", "delays",
-                              "function blocks' parameters", "failing"])
+                              "function blocks' parameters", "failing", "failing delayed"])
 def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch, normal_rows):
     fast = []
     args = batch.FastRuns.args
@@ -185,6 +198,10 @@ def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch, norm
         assert fast == [False] * 3 + [True] * 3
     if text is FAILING:
         assert [r["status"] for r in accelerated] == ["ok", "failed", "ok", "failed"]
+    if text is FAILING_DELAYED:  # sqrt(1 - (t - delay)) < 0 from t = 1 + delay (< 2)
+        assert [r["status"] for r in accelerated] == ["ok", "ok", "failed", "failed"]
+        assert "block 'Root' port 'y': square root of a negative number at t = 1.1" in \
+            accelerated[2]["message"]
 
 
 def test_a_changed_compiled_form_is_not_reused(tmp_path):

@@ -6,9 +6,11 @@ the same diagram."""
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import blocksim
+from blocksim.cli import main
 from blocksim.errors import SimulationError
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -55,3 +57,31 @@ def test_the_notes_say_when_the_jacobian_became_nearly_singular(tmp_path):
     assert len(error.notes) == 2
     for note in error.notes:
         assert "nearly singular from t = 1.57 (condition number 1.26e+03" in note
+
+
+@pytest.mark.parametrize("name, culprit", [
+    ("fault_delay.yaml", "block 'Root' port 'y': square root of a negative number at t = 1.1"),
+    ("fault_singular_probe.yaml", "block 'F' port 'y': LinAlgError: Singular matrix at t = 2")])
+def test_a_failure_the_diagnosis_recomputes_blocks_for_exits_3_with_its_rows(tmp_path, capsys,
+                                                                           name, culprit):
+    """After a compiled run fails, the diagnosis recomputes blocks interpreted: a transport
+    delay (whose history only the compiled run has: an IndexError) and an inv meeting a
+    singular matrix just after the failure (LinAlgError) were tracebacks with no run
+    directory. Both modes exit 3 with the same message and the rows so far. The culprits:
+    sqrt(1 - (t - 0.1)) < 0 from t = 1.1 on the rk4 grid of 0.01; floor(t) - 2 = 0 from
+    t = 2 (the diagram's descriptions)."""
+    outputs = {}
+    for run_mode in ("normal", "accelerated"):
+        out = tmp_path / run_mode
+        code = main(["run", str(CORPUS / name), "--mode", run_mode, "--no-plots", "--out",
+                     str(out)])
+        err = capsys.readouterr().err
+        assert code == 3 and culprit in err and "Traceback" not in err
+        meta = json.loads((out / "meta.json").read_text())
+        assert meta["complete"] is False and meta["mode"]["mode"] == run_mode
+        with np.load(out / "results.npz") as results:
+            outputs[run_mode] = err.replace(str(out), "OUT"), results["t"], results["i"]
+    (err, t, i), (err0, t0, i0) = outputs["accelerated"], outputs["normal"]
+    assert err == err0 and len(t) > 10
+    np.testing.assert_allclose(t, t0, rtol=1e-12)
+    np.testing.assert_allclose(i, i0, rtol=1e-12)
