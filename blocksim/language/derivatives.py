@@ -30,7 +30,8 @@ def jacobian(text, inputs, names, args, *, functions, dotted=None):
     (value's size, the inputs' sizes together), rows and columns flattened row-major.
     Raises ExprError (NoDerivative: no rule for a function it calls)."""
     args = [np.asarray(a, dtype=float) for a in args]
-    root, values = expr.trace(text, inputs, names, args, functions=functions, dotted=dotted)
+    root, values, _ = expr.trace(text, inputs, names, args, functions=functions,
+                                 dotted=dotted)
     forward = _Forward(values, dict(zip(inputs, args)), functions)
     size = int(np.size(values[root]))
     with np.errstate(all="ignore"):

@@ -530,18 +530,18 @@ def names_in(value, depth=0):
 
 def trace(text, inputs, names, args, *, functions=FUNCTIONS | MATRIX_FUNCTIONS, dotted=None):
     """The value of every sub-expression of `text` on the input values `args`: (the syntax
-    tree's root node, {node: value}). For compilers of the language (accelerated mode), which
-    mirror each operation on operands as numpy holds them (shapes, numpy scalar or array,
-    memory order). Constant parts hold their folded values; in a left-associated chain
-    `a + b - c` each partial result is held at its own node. Raises ExprError, and what the
-    evaluation raises on `args`."""
+    tree's root node, {node: value}, the text the nodes' positions refer to). For compilers
+    of the language (accelerated mode), which mirror each operation on operands as numpy
+    holds them (shapes, numpy scalar or array, memory order). Constant parts hold their
+    folded values; in a left-associated chain `a + b - c` each partial result is held at its
+    own node. Raises ExprError, and what the evaluation raises on `args`."""
     with np.errstate(all="raise", under="ignore"):
         root, _, compiler = _compile(text, names, dotted, functions, tuple(inputs),
                                      budget=Budget(), trace={})
     if not isinstance(root, _Const):
         with np.errstate(all="ignore"):
             root(tuple(args))
-    return compiler.root, compiler.trace
+    return compiler.root, compiler.trace, compiler.source
 
 
 def _evaluate(value, names, dotted, functions, depth, budget):

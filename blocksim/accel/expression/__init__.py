@@ -45,8 +45,8 @@ def lower_expression(text, inputs, shapes, names, *, functions, dotted=None, wat
                [np.asarray(rng.uniform(0.5, 1.5, s)) for s in shapes])
     for args in samples:
         try:
-            root, values = expr.trace(text, inputs, names, args, functions=functions,
-                                      dotted=dotted)
+            root, values, source = expr.trace(text, inputs, names, args,
+                                              functions=functions, dotted=dotted)
             break
         except _FAILURES:
             continue
@@ -54,7 +54,8 @@ def lower_expression(text, inputs, shapes, names, *, functions, dotted=None, wat
         raise LoweringError("has an expression that fails on every sample input")
     work, see = watch or ((), "")
     code = Code(len(work))
-    lowerer = Lowerer(code, values, dict(zip(inputs, map(tuple, shapes))), functions, see)
+    lowerer = Lowerer(code, source, values, dict(zip(inputs, map(tuple, shapes))), functions,
+                      see)
     value = lowerer.value(root)
     out_shape = np.shape(values[root])
     code.copy(Val("out_y", out_shape, c_strides(out_shape)), value)

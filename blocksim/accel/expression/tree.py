@@ -24,20 +24,25 @@ _COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "=="
 
 class Lowerer:
     """The C of one expression: `value(node)` lowers a node (and what it needs) into
-    `code` and returns where its value is."""
+    `code` and returns where its value is. Nothing here recurses per term of a chain
+    `a + b - c ...` (the evaluator takes some 2,000 terms): `dynamic` walks the tree with a
+    stack, and `value` lowers a chain's partial results innermost first."""
 
-    def __init__(self, code, values, inputs, functions, watch=""):
+    def __init__(self, code, source, values, inputs, functions, watch=""):
         self.code = code
+        self.source = source  # the expression's text, which the nodes' positions refer to
         self.values = values  # node -> numpy's value on the sample inputs
         self.inputs = inputs  # input name -> shape
         self.functions = functions
         self.watch = watch  # C run after each inversion, with its condition number `cond`
         self._dynamic = {}
+        self._chain = {}  # a chain's partial result (BinOp node) -> its value, once lowered
         self._children_end = 0
 
-    @staticmethod
-    def segment(node):
-        text = ast.unparse(node)
+    def segment(self, node):
+        """Node's text, cut at 40 characters (the evaluator's source is one line of ASCII:
+        columns are characters)."""
+        text = self.source[node.col_offset:node.end_col_offset]
         return text if len(text) <= 40 else text[:37] + "..."
 
     def refuse(self, node, why):
@@ -47,14 +52,31 @@ class Lowerer:
         """Whether `node` depends on the inputs (else the evaluator folded it)."""
         found = self._dynamic.get(node)
         if found is None:
-            found = (isinstance(node, ast.Name) and node.id in self.inputs) or any(
-                self.dynamic(child) for child in ast.iter_child_nodes(node))
-            self._dynamic[node] = found
+            order, stack = [], [node]  # parents before children
+            while stack:
+                n = stack.pop()
+                if n not in self._dynamic:
+                    order.append(n)
+                    stack.extend(ast.iter_child_nodes(n))
+            for n in reversed(order):  # children before parents
+                self._dynamic[n] = (isinstance(n, ast.Name) and n.id in self.inputs) or any(
+                    self._dynamic[child] for child in ast.iter_child_nodes(n))
+            found = self._dynamic[node]
         return found
 
     def value(self, node):
+        if node in self._chain:
+            return self._chain[node]
         if not self.dynamic(node):
             return self.code.constant(self.values[node])
+        if isinstance(node, ast.BinOp):  # a chain's partial results first, innermost first
+            spine, left = [], node.left
+            while isinstance(left, ast.BinOp) and left not in self._chain and \
+                    self.dynamic(left):
+                spine.append(left)
+                left = left.left
+            for inner in reversed(spine):
+                self._chain[inner] = self.value(inner)
         method = getattr(self, "l_" + type(node).__name__, None)
         if method is None:
             raise self.refuse(node, "not an operation of the language")
