@@ -57,8 +57,14 @@ def key_of(source):
 
 
 def is_cached(key):
-    """Whether the library of `key` is loaded in this process or in the disk cache."""
-    return key in _LOADED or (cache_dir() / f"{key}.so").is_file()
+    """Whether the library of `key` is loaded in this process or in the disk cache (False
+    when the cache cannot be looked into: `build` says why)."""
+    if key in _LOADED:
+        return True
+    try:
+        return (cache_dir() / f"{key}.so").is_file()
+    except OSError:  # a name too long, a folder that cannot be entered
+        return False
 
 
 @dataclass
@@ -78,7 +84,11 @@ def build(source, key=None):
         return Built(_LOADED[key], key, 0.0, True)
     directory = cache_dir()
     path = directory / f"{key}.so"
-    library = _load(path, key) if path.is_file() else None
+    try:
+        library = _load(path, key) if path.is_file() else None
+    except OSError as e:  # a name too long, a folder that cannot be entered
+        raise CompileFailed(f"cannot read the compiled-code cache {directory}: "
+                            f"{e.strerror or e}") from None
     cached = library is not None
     started = time.perf_counter()
     if library is None:

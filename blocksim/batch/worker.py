@@ -169,9 +169,10 @@ def _run(job, index, overrides, in_process, deadline):
     try:
         apply_overrides(spec, overrides)
         model = state.cache.model(spec)
+        # accelerated mode refused when compiling (a cache it cannot use) is the run's error
+        t, data, info = simulate_model(model, deadline, sweep=True)
     except (DiagramError, DiagramErrors) as e:
         return Outcome(index, new_row("failed", str(e)))
-    t, data, info = simulate_model(model, deadline, sweep=True)
     if info["mode"]["mode"] == "accelerated" and state.fast is None:
         state.fast = FastRuns.of(model, state.cache.compiler) or False
         state.mode = info["mode"]

@@ -19,6 +19,7 @@ import blocksim
 from blocksim.accel import build, mode, runner
 from blocksim.accel.codegen import generate
 from blocksim.accel.mode import decide, simulate_model
+from blocksim.batch.run import prepare
 from blocksim.block import Block, In, Out
 from blocksim.cli import main
 from blocksim.engine.simulator import simulate
@@ -523,3 +524,31 @@ def test_a_cache_that_cannot_be_written_is_a_message_not_a_traceback(monkeypatch
     assert info["complete"] and info["mode"]["mode"] == "normal"
     assert info["mode"]["note"].startswith("note: normal mode: cannot write the compiled-code "
                                            "cache")
+
+
+@pytest.mark.parametrize("name", ["x" * 300, "/".join(["y" * 200] * 25)],
+                         ids=["a folder name of 300 characters", "a path of 5,000 characters"])
+def test_a_cache_path_too_long_is_a_message_not_a_traceback(monkeypatch, tmp_path, capsys, name):
+    """Names past the file system's limits (255 bytes a name, 4,096 a path on Linux and
+    macOS): looking into the cache raised OSError 'File name too long' (a traceback).
+    Accelerated mode says so at the diagram (exit 2); auto, compiling a long run, goes on in
+    normal mode with a note; an accelerated sweep's rows fail with the message."""
+    monkeypatch.setenv("BLOCKSIM_CACHE_DIR", str(tmp_path / name))
+    monkeypatch.setattr(build, "_LOADED", {})
+    assert main(["run", str(MSD), "--mode", "accelerated", "--no-plots",
+                 "--out", str(tmp_path / "a")]) == 2
+    err = capsys.readouterr().err
+    assert "msd.yaml: error: accelerated mode: cannot read the compiled-code cache" in err
+    assert err.rstrip().endswith("File name too long") and "Traceback" not in err
+    monkeypatch.setattr(mode, "normal_seconds", lambda model: 60.0)  # long: it compiles
+    t, data, info = simulate_model(blocksim.load(MSD))
+    assert info["complete"] and info["mode"]["mode"] == "normal"
+    assert info["mode"]["note"].startswith("note: normal mode: cannot read the compiled-code "
+                                           "cache")
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text(f"blocksim-sweep: 1\ndiagram: {MSD}\ngrid:\n  parameters.k: [1, 2]\n"
+                     "metrics:\n  x: x[-1]\n")
+    rows = prepare(sweep, overrides=["simulation.mode=accelerated"]).run(workers=1).rows
+    assert [r["status"] for r in rows] == ["failed", "failed"]
+    assert all("cannot read the compiled-code cache" in r["message"] and
+               "internal error" not in r["message"] for r in rows)
