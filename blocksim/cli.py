@@ -310,11 +310,19 @@ def _state_counts(model):
 def _check(args):
     from .block import CONSTANT, Sample
     from .engine.solvers import FIXED_STEP
-    from .accel.mode import decide
+    from .accel.mode import decide, refusal
     model = _load(args.file, _overrides(args))
     if args.code:
-        from .accel.codegen import generate
-        print(generate(model).source, end="")
+        from .accel.codegen import SeriesRange, generate
+        from .accel.compilable import NotCompilable
+        try:
+            print(generate(model).source, end="")
+        except NotCompilable as e:
+            raise refusal(model, e.blocks, hint="--code prints the C of a diagram whose "
+                                                "blocks all have a compiled form") from None
+        except SeriesRange as e:
+            raise DiagramError(f"accelerated mode is not available: {e}", file=model.file) \
+                from None
         return EXIT_OK
     s = model.settings
     print(f"diagram {model.name} ({model.file}): {_count(len(model.blocks), 'block')}, "

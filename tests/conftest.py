@@ -48,3 +48,52 @@ def run_diagram(tmp_path):
         path.write_text(text)
         return blocksim.run(path, overrides=overrides)
     return run
+
+
+@pytest.fixture
+def plugin_diagram(monkeypatch, tmp_path):
+    """`diagram(kind, variants)`: the path of a diagram S -> P -> I (a step of 1 at t = 0.5,
+    plugin block P of type `kind`, an integrator; rk4, step 0.01, to t = 1), with the plugin
+    types registered: `twice` (y = 2u, with a sound compiled form and Jacobian) and each of
+    `variants` {type: {method: function}}, `twice` with those methods replaced."""
+    import numpy as np
+
+    import blocksim
+    from blocksim.accel.lowering import Lowering, flat
+    from blocksim.block import Block, In, Jacobian, Out
+    from blocksim.language import library
+
+    class Twice(Block):
+        type = "twice"
+
+        def ports(self):
+            return [In("u")], [Out("y", feedthrough=("u",))]
+
+        def infer(self, shapes):
+            return {"y": shapes["u"]}
+
+        def output(self, t):
+            np.multiply(self.u[0], 2.0, out=self.y[0])
+
+        def lower(self, c):
+            return Lowering({"output": c.loop(c.n_out["y"], "out_y[i] = in_u[i] * P[0];")})
+
+        def pack(self):
+            return flat(2.0)
+
+        def jacobian(self, pade=None):
+            return Jacobian(np.zeros((0, 0)), np.zeros((0, 1)), np.zeros((1, 0)), [[2.0]])
+
+    monkeypatch.setattr(library, "_registered", {})
+
+    def diagram(kind, variants):
+        blocksim.register_block(Twice, name="twice")
+        for name, methods in variants.items():
+            blocksim.register_block(type(name, (Twice,), {"type": name, **methods}), name=name)
+        path = tmp_path / f"{kind}.yaml"
+        path.write_text("blocksim: 1\nname: plugins\nblocks:\n  S: {type: step, time: 0.5}\n"
+                        f"  P: {{type: {kind}}}\n  I: {{type: integrator}}\n"
+                        "wires: [S -> P, P -> I]\n"
+                        "simulation: {stop: 1, solver: rk4, step: 0.01}\nrecord: {i: I.y}\n")
+        return path
+    return diagram

@@ -30,6 +30,8 @@ from ..engine.compiler.blocks import build_block
 from ..engine.compiler.settings import simulation_settings
 from .build import build
 from .codegen import STIFF, block_series, clock_series, generate
+from .compilable import lowering_of, packed
+from .lowering import LoweringError
 
 # simulation settings a run may change without another structure
 SETTINGS = ("start", "stop", "rtol", "atol", "max_step", "step", "output_interval",
@@ -101,7 +103,7 @@ class FastRuns:
         self.index = {b.name: k for k, b in enumerate(model.blocks)}
         self.ports = compilation.built.ports
         self.code = {name: self._code(block) for name, block in self.blocks.items()}
-        self.psize = {b.name: np.asarray(b.pack(), dtype=float).size for b in model.blocks}
+        self.psize = {b.name: packed(b).size for b in model.blocks}
         self.reads = {name: self._reads(bspec, type(self.blocks[name]))
                       for name, bspec in self.spec.blocks.items()}
         top = self.spec.scopes[0].params if self.spec.scopes else {}
@@ -111,7 +113,7 @@ class FastRuns:
             self.setting_reads |= names_in(value.raw) or set()
 
     def _code(self, block):
-        return block.lower(self.g.contexts[block.name]).code
+        return lowering_of(block, self.g.contexts[block.name]).code
 
     @staticmethod
     def _reads(bspec, cls):
@@ -219,11 +221,12 @@ class FastRuns:
             return None
         block.y_flat, block.z, block.du = old.y_flat, old.z, old.du  # du: watched rates
         block.bind(old.u, old.y, old.x, old.dx, old.xd)
-        block.packed = np.asarray(block.pack(), dtype=float).ravel()
-        if self._code(block) != self.code[bspec.name] or \
-                block.packed.size != self.psize[bspec.name]:
+        try:
+            block.packed = packed(block)
+            same = self._code(block) == self.code[bspec.name]
+        except LoweringError:  # its compiled form fails with these values: the general way
             return None
-        return block
+        return block if same and block.packed.size == self.psize[bspec.name] else None
 
     def _args(self, rebuilt, settings):
         """The RunArgs of a run with the blocks `rebuilt` and `settings` (None: the first

@@ -24,7 +24,7 @@ from ..block import Sample, exact_time, overrides
 from ..engine import history_samples, rates
 from ..engine.solvers import FIXED_STEP, tableaus
 from . import ufuncs
-from .compilable import lowerings
+from .compilable import NotCompilable, lowerings, packed
 from .lowering import LoweringError
 
 RUNTIME = Path(__file__).parent / "runtime"
@@ -129,7 +129,10 @@ class _Writer:
         np_, nw, nd, nmem = 0, 0, 0, 0
         for block in m.blocks:
             low, _ = self.lows[block.name]
-            p = np.asarray(block.pack(), dtype=float).ravel()
+            try:
+                p = packed(block)
+            except LoweringError as e:
+                raise NotCompilable([(block.name, block.type, str(e))]) from None
             w = np.asarray(low.work, dtype=float).ravel()
             values = block.run_data(m.settings.start, m.settings.stop)
             self.offsets[block.name] = (np_, nw, nd, nmem)

@@ -8,8 +8,12 @@ costs no generated source.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..block import Sample, overrides
-from .lowering import LowerContext, LoweringError
+from .lowering import LowerContext, Lowering, LoweringError
+
+FAULTY = "has a faulty compiled form: "  # then what its lower() or pack() did
 
 
 class NotCompilable(Exception):
@@ -47,7 +51,7 @@ def lowerings(model):
     for k, block in enumerate(model.blocks):
         ctx = _context(model, block, k)
         try:
-            low = block.lower(ctx)
+            low = lowering_of(block, ctx)
             if low is None:
                 missing.append((block.name, block.type, "has no compiled form"))
                 continue
@@ -62,6 +66,55 @@ def lowerings(model):
     if missing:
         raise NotCompilable(missing)
     return out
+
+
+def lowering_of(block, ctx):
+    """`block.lower(ctx)`: a Lowering or None (no compiled form); LoweringError when it
+    raises or gives anything else (a block type's fault, a plugin's: the block is named,
+    and auto runs it in normal mode)."""
+    try:
+        low = block.lower(ctx)
+    except LoweringError:
+        raise
+    except Exception as e:  # noqa: BLE001 - whatever a block type's code raises
+        raise LoweringError(f"{FAULTY}its lower() raised {type(e).__name__}: {e}") from None
+    if low is None:
+        return None
+    if not isinstance(low, Lowering):
+        raise LoweringError(f"{FAULTY}its lower() gave {_kind(low)}, not a Lowering")
+    if not (isinstance(low.code, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                               for k, v in low.code.items())):
+        raise LoweringError(f"{FAULTY}its lower() gave code that is not C text per method "
+                            "(a dict of strings)")
+    _numbers(low.work, "its lower() gave {} as the work space")
+    return low
+
+
+def packed(block):
+    """`block.pack()` as one flat float array; LoweringError when it raises or gives
+    anything but numbers (see `lowering_of`; the code generator, which asks for the
+    numbers, says NotCompilable)."""
+    try:
+        value = block.pack()
+    except Exception as e:  # noqa: BLE001 - whatever a block type's code raises
+        raise LoweringError(f"{FAULTY}its pack() raised {type(e).__name__}: {e}") from None
+    return _numbers(value, "its pack() gave {}")
+
+
+def _numbers(value, what):
+    """`value` as a flat float array, if it holds numbers only (`what`: the message, with
+    {} for what it is)."""
+    try:
+        array = np.asarray(value)
+    except ValueError:  # ragged
+        array = None
+    if array is None or array.dtype.kind not in "biuf":
+        raise LoweringError(f"{FAULTY}{what.format(_kind(value))}, not numbers")
+    return np.asarray(array, dtype=float).ravel()
+
+
+def _kind(value):
+    return "None" if value is None else f"a {type(value).__name__}"
 
 
 def _context(model, block, k):

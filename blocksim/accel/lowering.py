@@ -20,6 +20,9 @@ A block type that compiles defines, next to its interpreted methods:
   the code reads rounded once (`SERIES(k, j)`), so that they land on the floats normal mode
   computes (a pulse's edges).
 
+A `lower` or `pack` that raises, or gives anything else, is a faulty compiled form: the block
+is named with the method (compilable.py: `lowering_of`, `packed`), as one without any.
+
 A lowering whose statements call functions of a C source file of their own (a library of
 kernels the interpreted block also runs, compiled into its extension) names the file in
 `Lowering.support`: the generator writes each such file once into the diagram's source,

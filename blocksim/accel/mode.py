@@ -96,7 +96,7 @@ def decide(model, sweep=False):
         generated, key = kept or _generated(model, lows)
     except NotCompilable as e:
         if mode == "accelerated":
-            raise _refusal(model, e.blocks) from None
+            raise refusal(model, e.blocks) from None
         return _without_compiled_form(e.blocks)
     except (CompilerMissing, Unavailable) as e:
         return _unavailable(model, e)
@@ -245,20 +245,26 @@ def _unavailable(model, reason):
 
 
 def _without_compiled_form(blocks):
-    names = ", ".join(f"{name} ({kind})" for name, kind, _ in blocks)
+    """Normal mode; a faulty compiled form (a plugin's lower() raising) is said too."""
+    from .compilable import FAULTY
+    names = ", ".join(f"{name} ({kind})" + (
+        f", whose {why[len(FAULTY):].removeprefix('its ')}" if why.startswith(FAULTY) else "")
+        for name, kind, why in blocks)
     return Decision("normal", f"no compiled form for {names}",
                     f"note: normal mode: no compiled form for {names}")
 
 
-def _refusal(model, blocks):
-    """One error per block without a compiled form, at the block's line."""
+def refusal(model, blocks, hint="run it in normal mode (--mode normal), or leave "
+                                 "simulation.mode at auto"):
+    """One error per block without a compiled form (NotCompilable.blocks), at the block's
+    line."""
     errors = []
     for name, kind, why in blocks:
         spec = model.spec.blocks.get(name) if model.spec is not None else None
         message = f"accelerated mode: block type '{kind}' {why}"
         errors.append(spec.loc.error(message, block=name) if spec is not None else
                       DiagramError(message, file=model.file, block=name))
-    errors[-1].hint = "run it in normal mode (--mode normal), or leave simulation.mode at auto"
+    errors[-1].hint = hint
     return errors[0] if len(errors) == 1 else DiagramErrors(errors)
 
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..block import Sample
-from ..errors import DiagramError
+from ..block import Jacobian, Sample
+from ..errors import DiagramError, SimulationError
 from .evaluation import _named_faults
 
 # central differences: the step h = EPS^(1/3) * max(1, |v|) balances truncation (h^2) and
@@ -53,8 +53,7 @@ def linear_part(model, block, t, pade):
     cs, ds = model.state_slices[block.name]
     discrete = period is not None and cs.stop == cs.start
     own = ds if discrete else cs
-    with _named_faults(model, t):
-        declared = block.jacobian(pade)
+    declared = _declared(model, block, t, pade)
     if declared is None:
         if block.keeps_history:
             raise DiagramError(f"block '{block.name}' keeps a history of its input but "
@@ -64,8 +63,11 @@ def linear_part(model, block, t, pade):
         states = np.arange(own.stop - own.start)
         return Part(block, A, B, C, D, _names(block.name, discrete, states),
                     own.start + states, discrete, period, exact=False, error=error)
-    A, B, C, D = (np.atleast_2d(np.asarray(m, dtype=float)) for m in
-                  (declared.A, declared.B, declared.C, declared.D))
+    try:
+        A, B, C, D = (np.atleast_2d(np.asarray(m, dtype=float)) for m in
+                      (declared.A, declared.B, declared.C, declared.D))
+    except (TypeError, ValueError):
+        raise _faulty(model, block, "gave matrices that are not arrays of numbers") from None
     if declared.labels:
         names = [f"{block.name}.{label}" for label in declared.labels]
         indices, discrete = None, False
@@ -73,15 +75,38 @@ def linear_part(model, block, t, pade):
         states = np.arange(own.stop - own.start) if declared.states is None \
             else np.asarray(declared.states, dtype=int)
         names, indices = _names(block.name, discrete, states), own.start + states
-    _check_shapes(block, A, B, C, D, len(names))
+    _check_shapes(model, block, A, B, C, D, len(names))
     return Part(block, A, B, C, D, names, indices, discrete, period, exact=True)
+
+
+def _declared(model, block, t, pade):
+    """`block.jacobian(pade)`: a Jacobian, or None (none declared). A failure on the
+    point's values is the SimulationError a run gives (the block, the time); anything else
+    it raises or gives is a fault of the block type (a plugin's): a DiagramError naming
+    the block and the method."""
+    try:
+        with _named_faults(model, t):
+            declared = block.jacobian(pade)
+    except SimulationError:
+        raise
+    except Exception as e:  # noqa: BLE001 - whatever a block type's code raises
+        raise _faulty(model, block, f"raised {type(e).__name__}: {e}") from None
+    if declared is not None and not isinstance(declared, Jacobian):
+        raise _faulty(model, block, f"gave a {type(declared).__name__}, not a "
+                                    "blocksim.block.Jacobian")
+    return declared
+
+
+def _faulty(model, block, what):
+    return DiagramError(f"block type '{block.type}' has a faulty jacobian(): it {what}",
+                        file=model.file, block=block.name)
 
 
 def _names(block, discrete, states):
     return [f"{block}.{'xd' if discrete else 'x'}[{k}]" for k in states]
 
 
-def _check_shapes(block, A, B, C, D, n):
+def _check_shapes(model, block, A, B, C, D, n):
     m = sum(0 if u is None else u.size for u in block.u)
     p = sum(y.size for y in block.y)
     want = {"A": (n, n), "B": (n, m), "C": (p, n), "D": (p, m)}
@@ -89,8 +114,8 @@ def _check_shapes(block, A, B, C, D, n):
         if matrix.size == 0 and 0 in want[name]:
             continue
         if matrix.shape != want[name]:
-            raise TypeError(f"block '{block.name}' (type {block.type}): jacobian() gave "
-                            f"{name} of shape {matrix.shape}, expected {want[name]}")
+            raise _faulty(model, block, f"gave {name} of shape {matrix.shape}, expected "
+                                        f"{want[name]}")
 
 
 def _differenced(model, block, t, discrete):

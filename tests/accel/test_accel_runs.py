@@ -165,6 +165,16 @@ def test_accelerated_is_refused_naming_every_block_without_a_compiled_form(plugi
     assert "Traceback" not in err
 
 
+def test_check_code_names_the_blocks_without_a_compiled_form(plugins, capsys):
+    """`check --code` printed a NotCompilable traceback; it says which blocks have no C."""
+    assert main(["check", str(plugins), "--code"]) == 2
+    out, err = capsys.readouterr()
+    assert "plugins.yaml:4: error: block 'Twice': accelerated mode: block type 'doubler_a' " \
+           "has no compiled form" in err and "block 'Again'" in err
+    assert "hint: --code prints the C of a diagram whose blocks all have a compiled form" in err
+    assert not out and "Traceback" not in err
+
+
 def test_auto_falls_back_to_normal_mode_with_a_note(plugins, tmp_path, capsys):
     out = tmp_path / "run"
     assert main(["run", str(plugins), "--out", str(out), "--no-plots"]) == 0
