@@ -1,10 +1,11 @@
 """Compiling generated C into a shared library, cached on disk per structure, loaded by ctypes.
 
-The compiler is the system's C compiler (`CC`, default `cc`), the one that builds the robot
-kernels. Flags keep IEEE semantics equal to numpy's: -O2 -ffp-contract=off (no fused
-multiply-add), no -ffast-math. The cache key is a hash of the generated source, the runtime's
-files, the compiler's identity, the flags and blocksim's version: a new version or a new
-compiler never reuses old code. Where the cache lives and which compiler runs: toolchain.py.
+The compiler is the system's C compiler (`CC`, a command with its arguments, default `cc`),
+the one that builds the robot kernels. Flags keep IEEE semantics equal to numpy's: -O2
+-ffp-contract=off (no fused multiply-add), no -ffast-math. The cache key is a hash of the
+generated source, the runtime's files, the compiler's identity, the flags and blocksim's
+version: a new version or a new compiler never reuses old code. Where the cache lives and
+which compiler runs: toolchain.py.
 
 Writes are atomic: each process compiles to a temporary name in the cache directory and
 renames it into place, so two processes compiling one structure both succeed and nobody
@@ -12,6 +13,12 @@ loads half a file. A library ends with the SHA-256 of its bytes, checked before 
 loaded (loading a damaged library can crash the process), and carries its key (`rt_key()`),
 checked after: an entry that fails either (damaged, cut short, another structure's) is
 compiled again.
+
+A compile has a time limit (toolchain.compile_limit, BLOCKSIM_COMPILE_TIMEOUT): past it, or
+on Ctrl-C, the compiler's whole process group (its cc1, as and ld too) is killed. A
+temporary's name says which process made it (`.KEY.HOST-PID.*`): one a process killed
+outright left behind (kill -9) is removed by the next compile on its host once that process
+is gone; those of live processes, compiling at the same time, are left alone.
 """
 from __future__ import annotations
 
@@ -20,6 +27,9 @@ import ctypes
 import functools
 import hashlib
 import os
+import platform
+import re
+import signal
 import subprocess
 import tempfile
 import time
@@ -29,15 +39,18 @@ from pathlib import Path
 from . import ufuncs
 from .blas import numpy_blas, numpy_lapack
 from .codegen import RUNTIME, RUNTIME_FILES
-from .toolchain import cache_dir, compiler
+from .toolchain import cache_dir, compile_limit, compiler
 
 FLAGS = ("-O2", "-ffp-contract=off", "-fPIC", "-shared", "-std=gnu99", "-pthread")
 TRAILER = b"blocksim-sha256:"  # then the digest of the bytes before it (a loader ignores it)
 _LOADED = {}  # key -> Library, for this process
+_HOST = hashlib.sha256(platform.node().encode()).hexdigest()[:8]  # in temporaries' names
+_TEMPORARY = re.compile(r"\.[0-9a-f]{32}\.([0-9a-f]{8})-([0-9]+)\..+\.(c|so)")
 
 
 class CompileFailed(Exception):
-    """The C compiler rejected generated code (a fault in a block's lowering)."""
+    """No compiled code: the compiler failed (a fault in a block's lowering, a broken
+    compiler) or took too long, or the cache cannot be used (the reason, as the message)."""
 
 
 @functools.lru_cache(maxsize=None)
@@ -106,18 +119,23 @@ def build(source, key=None):
 
 def _compile(source, key, directory, path):
     command, _ = compiler()
+    try:
+        limit = compile_limit()
+    except ValueError as e:
+        raise CompileFailed(str(e)) from None
     directory.mkdir(parents=True, exist_ok=True)
+    _remove_stale(directory)
     text = source + f'\nconst char *rt_key(void) {{ return "{key}"; }}\n'
-    fd, tmp_c = tempfile.mkstemp(prefix=f".{key}.", suffix=".c", dir=directory)
+    fd, tmp_c = tempfile.mkstemp(prefix=f".{key}.{_owner()}.", suffix=".c", dir=directory)
     tmp_so = tmp_c[:-2] + ".so"
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
-        out = subprocess.run([command, *FLAGS, "-I", str(RUNTIME), "-o", tmp_so, tmp_c, "-lm"],
-                             capture_output=True, text=True)
-        if out.returncode != 0:
-            raise CompileFailed(f"{command} failed on the generated code: "
-                                f"{_first_error(out.stderr)}")
+        cc = os.environ.get("CC") or "cc"
+        code, stderr = _run(cc, [*command, *FLAGS, "-I", str(RUNTIME), "-o", tmp_so, tmp_c,
+                                 "-lm"], limit)
+        if code != 0:
+            raise CompileFailed(_failure(cc, code, stderr))
         with open(tmp_so, "ab") as f:
             f.write(TRAILER + hashlib.sha256(Path(tmp_so).read_bytes()).digest())
         os.replace(tmp_so, path)  # atomic: a reader sees the old file or the new one
@@ -127,9 +145,69 @@ def _compile(source, key, directory, path):
                 os.unlink(name)
 
 
+def _run(cc, argv, limit):
+    """(exit status, what it printed on stderr) of the compiler `cc` run as `argv`, in a
+    process group of its own, killed whole past `limit` seconds (CompileFailed) or when this
+    process is interrupted (the interruption goes on)."""
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, errors="replace",
+                                start_new_session=True)
+    except OSError as e:  # a script whose interpreter is missing
+        raise CompileFailed(f"{cc} cannot be run: {e.strerror or e}") from None
+    try:
+        _, stderr = proc.communicate(timeout=limit)
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        proc.stderr.close()
+        if isinstance(e, subprocess.TimeoutExpired):
+            raise CompileFailed(f"{cc} did not finish within {limit:g} s, the time a compile "
+                                "may take (BLOCKSIM_COMPILE_TIMEOUT sets it)") from None
+        raise
+    return proc.returncode, stderr
+
+
+def _failure(cc, code, stderr):
+    """Why the compiler `cc` failed: its first error line, else its exit status."""
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"{cc} was killed by {signal.Signals(-code).name} while compiling"
+    if stderr.strip():
+        return f"{cc} failed on the generated code: {_first_error(stderr)}"
+    return f"{cc} failed on the generated code: it exited with status {code} and printed nothing"
+
+
+def _owner():
+    """This process, as temporaries name it: HOST-PID."""
+    return f"{_HOST}-{os.getpid()}"
+
+
+def _remove_stale(directory):
+    """Remove the temporaries in `directory` that processes of this host left when they
+    were killed (kill -9 during a compile): theirs whose process is gone."""
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        for entry in entries:
+            found = _TEMPORARY.fullmatch(entry.name)
+            if found and found[1] == _HOST and not _alive(int(found[2])):
+                with contextlib.suppress(OSError):  # another compile removed it first
+                    os.unlink(entry.path)
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # another user's process, a number no process has
+        return True
+    return True
+
+
 def _first_error(stderr):
     lines = [line for line in stderr.splitlines() if "error" in line]
-    return (lines[0] if lines else stderr.strip().splitlines()[-1] if stderr.strip() else "")[:500]
+    return (lines[0] if lines else stderr.strip().splitlines()[-1])[:500]
 
 
 def _intact(path):
@@ -145,7 +223,7 @@ def _intact(path):
 def _load_new(path, key):
     """_load of a library just compiled to `path`, through a name of its own: the process
     may hold a damaged library loaded under `path`'s name, which the loader would return."""
-    link = path.with_name(f".{path.stem}.{os.getpid()}.{time.monotonic_ns()}.so")
+    link = path.with_name(f".{path.stem}.{_owner()}.{time.monotonic_ns()}.so")
     try:
         os.link(path, link)
     except OSError:

@@ -30,15 +30,6 @@ ROOT = Path(__file__).resolve().parents[2]
 MSD = ROOT / "diagrams" / "msd.yaml"
 
 
-@pytest.fixture
-def fresh_cache(tmp_path, monkeypatch):
-    """An empty cache directory, and nothing compiled in this process yet."""
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("BLOCKSIM_CACHE_DIR", str(cache))
-    monkeypatch.setattr(build, "_LOADED", {})
-    return cache / "accel"
-
-
 def _accelerated(path, *overrides):
     return simulate_model(blocksim.load(path, [*overrides, "simulation.mode=accelerated"]))
 

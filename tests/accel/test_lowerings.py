@@ -127,7 +127,7 @@ def exact_times(tmp_path_factory):
         "    return rt_exact_sum(rt_exact_time(t), delay); }\n")
     library = folder / "exact.so"
     command, _ = build.compiler()
-    subprocess.run([command, *build.FLAGS, "-o", str(library), str(source), "-lm"], check=True)
+    subprocess.run([*command, *build.FLAGS, "-o", str(library), str(source), "-lm"], check=True)
     lib = ctypes.CDLL(str(library))
     lib.later.restype = ctypes.c_double
     lib.later.argtypes = [ctypes.c_double] * 5
