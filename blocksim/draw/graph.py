@@ -35,6 +35,7 @@ class Box:
     outputs: list
     inner: Graph | None = None
     input_marks: list | None = None  # drawn at the input ports instead of their names (+, −)
+    position: tuple | None = None  # (x, y) of its top left corner from the diagram's `layout:`
 
 
 @dataclass
@@ -57,7 +58,22 @@ class Graph:
 def build_graph(model, expand=False):
     """The top level of `model` (compiled from `model.spec`) as a Graph; with `expand`, every
     subsystem is a frame holding its inside."""
-    return _Builder(model, expand).level("")
+    ports = {b.name: tuple([p.name for p in side] for side in b.ports()) for b in model.blocks}
+    marks = {b.name: b.input_marks() for b in model.blocks}
+    return _Builder(model.spec, ports, marks, model, expand).level("")
+
+
+def build_level(spec, ports, marks, prefix="", model=None):
+    """One level of a diagram that need not compile (an editor's): `prefix` '' for the top,
+    'S/' inside subsystem S, whose input and output ports are boxes then (as in an expanded
+    frame); nested subsystems are boxes. `ports` maps the flat names of the blocks whose
+    ports are known to (input names, output names), `marks` to their `input_marks()`; a wire
+    to a block or port not among them is left out. With the compiled `model`, wires carry
+    their shapes and same-instant dependencies, as `build_graph` gives them."""
+    builder = _Builder(spec, ports, marks, model, expand=False)
+    if not prefix:
+        return builder.level("")
+    return builder.inside(spec.subsystems[prefix[:-1]])
 
 
 def _shape_text(shape):
@@ -65,15 +81,16 @@ def _shape_text(shape):
 
 
 class _Builder:
-    def __init__(self, model, expand):
-        self.spec = model.spec
+    def __init__(self, spec, ports, marks, model, expand):
+        self.spec = spec
         self.model = model
         self.expand = expand
-        self.blocks = {b.name: b for b in model.blocks}
-        self.ports = {b.name: tuple([p.name for p in side] for side in b.ports())
-                      for b in model.blocks}
-        self.computed = {(n.block.name, p) for n in model.nodes for p in n.ports}
-        self.needed = {(n.block.name, i) for n in model.nodes for i in n.inputs}
+        self.ports = ports
+        self.marks = marks
+        if model is not None:
+            self.computed = {(n.block.name, p) for n in model.nodes for p in n.ports}
+            self.needed = {(n.block.name, i) for n in model.nodes for i in n.inputs}
+            self.blocks = {b.name: b for b in model.blocks}
 
     # -- one level of the diagram ----------------------------------------------------------
     def level(self, prefix):
@@ -88,7 +105,9 @@ class _Builder:
         graph.boxes = {n: graph.boxes[n] for n in sorted(graph.boxes, key=self.line)}
         for w in self.spec.written_wires:
             if _parent(w.src.block) == prefix and w.src.block in graph.boxes:
-                graph.wires.append(self.wire(graph, w.src, w.dst))
+                wire = self.wire(graph, w.src, w.dst)
+                if wire is not None:
+                    graph.wires.append(wire)
         return graph
 
     def line(self, name):
@@ -96,49 +115,62 @@ class _Builder:
         return spec.loc.line or 0
 
     def block_box(self, name, spec):
-        ins, outs = self.ports[name]
-        marked = self.blocks[name].input_marks()
+        ins, outs = self.ports.get(name, ([], []))
+        marked = self.marks.get(name)
         marks, shown = marked if marked else (None, None)
         params = {k: v for k, v in spec.params.items() if k != shown}
         return Box(name, "block", _leaf(name), spec.type, _param_lines(params), ins, outs,
-                   input_marks=list(marks) if marks else None)
+                   input_marks=list(marks) if marks else None,
+                   position=self.spec.layout.get(name))
 
     def subsystem_box(self, sub):
         params = (([f"file: {sub.source}"] if sub.source != "inline" else [])
                   + _param_lines(self.spec.scopes[sub.scope].overrides))
         ins, outs = list(sub.inputs), list(sub.outputs)
         if not self.expand:
-            return Box(sub.name, "subsystem", _leaf(sub.name), "subsystem", params, ins, outs)
+            return Box(sub.name, "subsystem", _leaf(sub.name), "subsystem", params, ins, outs,
+                       position=self.spec.layout.get(sub.name))
+        return Box(sub.name, "frame", _leaf(sub.name), "subsystem", params, ins, outs,
+                   self.inside(sub))
+
+    def inside(self, sub):
+        """The graph inside subsystem `sub`, its ports as boxes wired to what they stand for."""
         inner = self.level(sub.name + "/")
         for port, targets in sub.inputs.items():
             key = f"{sub.name}:in:{port}"
             inner.boxes[key] = Box(key, "inport", port, "input", [], [], [port])
             shape = self.input_shape(targets[0]) if targets else ""
             for ep in targets:
-                dst, dst_port = self.end(inner, ep, output=False)
-                inner.wires.append(Wire(key, 0, dst, dst_port, shape, self.dependency_in(ep)))
+                end = self.end(inner, ep, output=False)
+                if end is not None:
+                    inner.wires.append(Wire(key, 0, *end, shape, self.dependency_in(ep)))
         for port, ep in sub.outputs.items():
             key = f"{sub.name}:out:{port}"
             inner.boxes[key] = Box(key, "outport", port, "output", [], [port], [])
-            src, src_port = self.end(inner, ep, output=True)
-            inner.wires.append(Wire(src, src_port, key, 0, self.output_shape(ep),
-                                    self.computed_out(ep), index_text(ep.index)))
-        return Box(sub.name, "frame", _leaf(sub.name), "subsystem", params, ins, outs, inner)
+            end = self.end(inner, ep, output=True)
+            if end is not None:
+                inner.wires.append(Wire(*end, key, 0, self.output_shape(ep),
+                                        self.computed_out(ep), index_text(ep.index)))
+        return inner
 
     # -- wires -----------------------------------------------------------------------------
     def wire(self, graph, src, dst):
-        s, s_port = self.end(graph, src, output=True)
-        d, d_port = self.end(graph, dst, output=False)
+        """The Wire between two written endpoints, or None when an end is not known."""
+        s, d = self.end(graph, src, output=True), self.end(graph, dst, output=False)
+        if s is None or d is None:
+            return None
         dependency = self.computed_out(src) and self.dependency_in(dst)
-        return Wire(s, s_port, d, d_port, self.output_shape(src), dependency,
-                    index_text(src.index))
+        return Wire(*s, *d, self.output_shape(src), dependency, index_text(src.index))
 
     def end(self, graph, ep, output):
         """(box key, port index) of a written endpoint (the port may be omitted when the box
-        has one port on that side; the compiler has checked that it exists)."""
-        box = graph.boxes[ep.block]
-        names = box.outputs if output else box.inputs
-        return ep.block, (names.index(ep.port) if ep.port is not None else 0)
+        has one port on that side), or None when the box or its port is not known (the
+        compiler reports it)."""
+        box = graph.boxes.get(ep.block)
+        names = box.outputs if output and box else box.inputs if box else []
+        if ep.port is None:
+            return (ep.block, 0) if len(names) == 1 else None
+        return (ep.block, names.index(ep.port)) if ep.port in names else None
 
     def through_output(self, ep):
         """The flat block output behind a written source (through subsystem outputs), with
@@ -152,6 +184,8 @@ class _Builder:
                 for t in through_inputs(self.spec.subsystems, ep)]
 
     def output_shape(self, ep):
+        if self.model is None:
+            return ""
         block, port, index = self.through_output(ep)
         shape = self.model.outputs[(block, port)].shape
         if index is None:
@@ -161,16 +195,20 @@ class _Builder:
         return _shape_text((len(range(shape[0])[slice(*index)]),))
 
     def input_shape(self, ep):
+        if self.model is None:
+            return ""
         block, port = self.through_inputs(ep)[0]
         view = self.blocks[block].u[self.ports[block][0].index(port)]
         return _shape_text(view.shape) if view is not None else ""
 
     def computed_out(self, ep):
+        if self.model is None:
+            return False
         block, port, _ = self.through_output(ep)
         return (block, port) in self.computed
 
     def dependency_in(self, ep):
-        return any(t in self.needed for t in self.through_inputs(ep))
+        return self.model is not None and any(t in self.needed for t in self.through_inputs(ep))
 
 
 def _parent(name):

@@ -23,13 +23,22 @@ The classic Sugiyama steps, each kept simple and deterministic:
 6. Wires are routed by draw_route (orthogonal, a vertical track per net between layers).
 
 Expanded subsystems are laid out first (recursively) and enter their parent as one box.
+
+A level whose boxes carry positions (the diagram's `layout:`, which `blocksim edit` writes)
+keeps them instead of steps 2-5, unless it holds an expanded subsystem (a frame is larger
+than the box the positions were made for): boxes whose horizontal extents overlap form a
+layer, a long wire passes each layer between its boxes at the height nearest its source's,
+and the same router runs its tracks in the gaps the boxes leave. A subsystem's port boxes
+without a position stand left (inputs) or right (outputs) of the boxes they are wired to,
+other boxes without one in a row below the rest. The drawing is moved to start at (0, 0);
+`Drawing.origin` is where that point lies in the layout's coordinates.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-from .route import FRAME_PAD, MARGIN, route
+from .route import FRAME_PAD, GAP_MIN, MARGIN, route
 
 NODE_GAP = 16  # vertical space between boxes in a column
 DUMMY_GAP = 8  # between a long wire's pass and its neighbours in a column
@@ -86,6 +95,11 @@ class _Level:
     def run(self):
         self.size_boxes()
         self.order = _dataflow_order(self.graph)
+        boxes = self.graph.boxes.values()
+        self.fixed = (any(b.position is not None for b in boxes)
+                      and all(b.inner is None for b in boxes))
+        if self.fixed:
+            return self.run_fixed()
         self.assign_layers()
         self.make_nets()
         self.make_dummies()
@@ -115,6 +129,81 @@ class _Level:
                 w, h, in_ys, out_ys = self.metrics.box(box)
                 e = _Elem(key, 0, w, h, list(in_ys), list(out_ys), box)
             self.elems[key] = e
+
+    # -- positions given (the diagram's layout) ---------------------------------------------
+    def run_fixed(self):
+        self.place_given()
+        columns = []  # [left, right, keys]: boxes whose horizontal extents overlap
+        for k in sorted(self.elems, key=lambda k: self.elems[k].x):
+            e = self.elems[k]
+            if columns and e.x < columns[-1][1]:
+                columns[-1][1] = max(columns[-1][1], e.x + e.w)
+                columns[-1][2].append(k)
+            else:
+                columns.append([e.x, e.x + e.w, [k]])
+        for i, (_, _, keys) in enumerate(columns):
+            for k in keys:
+                self.elems[k].layer = i
+        self.nlayers = len(columns)
+        self.rank = {k: e.layer for k, e in self.elems.items()}  # a wire not going right is feedback
+        self.make_nets()
+        self.make_dummies()
+        for layer in self.layers:
+            layer.sort(key=lambda k: self.elems[k].y)
+        self.place_dummies()
+        return route(self)
+
+    def place_given(self):
+        """Boxes at their positions; those without one placed by the rules above."""
+        placed = [e for e in self.elems.values() if e.box.position is not None]
+        for e in placed:
+            e.x, e.y = e.box.position
+        left = min(e.x for e in placed)
+        right = max(e.x + e.w for e in placed)
+        below = max(e.y + e.h for e in placed) + 2 * NODE_GAP
+        heights = {"inport": [], "outport": []}
+        for w in self.graph.wires:
+            src, dst = self.elems[w.src], self.elems[w.dst]
+            if src.box.kind == "inport" and dst.box.position is not None:
+                heights["inport"].append((w.src, dst.y + dst.in_ys[w.dst_port]))
+            if dst.box.kind == "outport" and src.box.position is not None:
+                heights["outport"].append((w.dst, src.y + src.out_ys[w.src_port]))
+        for kind, x_of in (("inport", lambda e: left - 2 * GAP_MIN - e.w),
+                           ("outport", lambda e: right + 2 * GAP_MIN)):
+            ports = [e for e in self.elems.values()
+                     if e.box.kind == kind and e.box.position is None]
+            wanted = {k: y for k, y in reversed(heights[kind])}
+            y = -math.inf
+            for e in sorted(ports, key=lambda e: wanted.get(e.key, math.inf)):
+                e.x = x_of(e)
+                e.y = max(wanted.get(e.key, y + NODE_GAP) - e.h / 2, y)
+                y = e.y + e.h + NODE_GAP
+        x = left
+        for e in self.elems.values():
+            if e.box.position is None and e.box.kind not in heights:
+                e.x, e.y = x, below
+                x += e.w + GAP_MIN
+
+    def place_dummies(self):
+        """The heights at which a long wire passes the layers it crosses: free of their
+        boxes, with as little climbing and as few jogs as can be (below every box there is
+        room)."""
+        taken = {k: [(self.elems[b].y - DUMMY_GAP, self.elems[b].y + self.elems[b].h + DUMMY_GAP)
+                     for b in layer if self.elems[b].box is not None]
+                 for k, layer in enumerate(self.layers)}
+        chains = {}
+        for key in self.elems:
+            if isinstance(key, tuple):
+                chains.setdefault(key[1], []).append(key)
+        for i, chain in chains.items():
+            net = self.nets[i]
+            chain.sort(key=lambda k: k[2])
+            start = self.port_y(net.src, net.port, "out")
+            ends = [self.port_y(t, p, "in") for t, p in net.targets]
+            heights = _pass_heights(start, ends, [taken[k[2]] for k in chain])
+            for k, y in zip(chain, heights):
+                self.elems[k].y = y
+                taken[k[2]].append((y - DUMMY_GAP, y + DUMMY_GAP))
 
     # -- 2. layers --------------------------------------------------------------------------
     def assign_layers(self):
@@ -355,6 +444,20 @@ class _Level:
     def port_y(self, key, port, side):
         e = self.elems[key]
         return e.y + (e.out_ys if side == "out" else e.in_ys)[port]
+
+def _pass_heights(start, ends, taken):
+    """A height per layer a long wire crosses, outside that layer's `taken` (top, bottom)
+    intervals, from `start` towards the nearest of `ends`: the least total climb, a jog
+    costing JOG more (a shortest path over the candidate heights, layer by layer)."""
+    candidates = sorted({start, *ends, *(y for layer in taken for iv in layer for y in iv)})
+    best = {start: (0.0, [])}
+    for layer in taken:
+        free = [y for y in candidates if not any(top < y < bottom for top, bottom in layer)]
+        best = {y: min(((cost + abs(y - prev) + (JOG if abs(y - prev) > 0.01 else 0.0),
+                         path + [y]) for prev, (cost, path) in best.items()),
+                       key=lambda c: c[0]) for y in free}
+    return min(best.values(), key=lambda c: c[0] + min(abs(c[1][-1] - e) for e in ends))[1]
+
 
 def _isotonic_place(desired, weights, seps):
     """Heights y (top of each element, in order) closest to `desired` in weighted least

@@ -23,6 +23,7 @@ FRAME_PAD = 10
 LABEL_PAD = 2
 OVERLAP = 100  # cost of two wires running on one line, against 1 for a crossing
 NEAR = TRACK / 2  # two wires' parallel runs closer than this read as one line
+STRAIGHT = 1.0  # ends at given positions this close in height are joined without a jog
 
 
 @dataclass
@@ -47,6 +48,10 @@ class Drawing:
     dots: list = field(default_factory=list)  # branch points (x, y)
     labels: list = field(default_factory=list)  # (x, y_bottom, text): shapes on wires
     frame_titles: list = field(default_factory=list)  # (PlacedBox of the frame, x, y_top)
+    # each wire's own route from its source port to its input port, [(x, y), ...], by
+    # (source key, source port, destination key, destination port); this level's wires only
+    paths: dict = field(default_factory=dict)
+    origin: tuple = (0.0, 0.0)  # where (0, 0) lies in the diagram's layout coordinates
 
     def moved(self, dx, dy):
         return Drawing(
@@ -57,7 +62,9 @@ class Drawing:
             [(x + dx, y + dy) for x, y in self.arrows],
             [(x + dx, y + dy) for x, y in self.dots],
             [(x + dx, y + dy, t) for x, y, t in self.labels],
-            [(f, x + dx, y + dy) for f, x, y in self.frame_titles])
+            [(f, x + dx, y + dy) for f, x, y in self.frame_titles],
+            {k: [(x + dx, y + dy) for x, y in p] for k, p in self.paths.items()},
+            (self.origin[0] - dx, self.origin[1] - dy))
 
 
 def route(level):
@@ -77,10 +84,15 @@ class _Router:
         feedback = [i for i, n in enumerate(self.level.nets) if n.feedback]
         span = {i: elems[self.level.nets[i].src].layer - min(elems[t].layer for t, _ in self.level.nets[i].targets)
                 for i in feedback}
-        for rank, i in enumerate(sorted(feedback, key=lambda i: (span[i], self.level.port_y(
-                self.level.nets[i].src, self.level.nets[i].port, "out")))):
-            self.level.nets[i].channel = bottom + FRAME_PAD + rank * CHANNEL
-        self.bottom = bottom + FRAME_PAD + max(len(feedback) - 1, 0) * CHANNEL if feedback else bottom
+        order = sorted(feedback, key=lambda i: (span[i], self.level.port_y(
+            self.level.nets[i].src, self.level.nets[i].port, "out")))
+        if self.level.fixed:
+            self.local_channels(order)
+        else:
+            for rank, i in enumerate(order):
+                self.level.nets[i].channel = bottom + FRAME_PAD + rank * CHANNEL
+        channels = [self.level.nets[i].channel for i in feedback]
+        self.bottom = max([bottom, *channels])
         # track items per gap (gap g lies right of layer g; -1 is the left margin)
         self.items = {g: [] for g in range(-1, self.level.nlayers)}
         for i, net in enumerate(self.level.nets):
@@ -91,13 +103,34 @@ class _Router:
             for l, lp, r, rp, i in gap:
                 left = self.level.port_y(l, lp, "out")
                 by_net.setdefault(i, (left, []))[1].append(self.level.port_y(r, rp, "in"))
+            straight = STRAIGHT if self.level.fixed else 0.01
             for i, (left, rights) in by_net.items():
-                if any(abs(y - left) > 0.01 for y in rights):
+                if any(abs(y - left) > straight for y in rights):
                     self.items[k].append(_Item(i, [left], rights, min(left, *rights),
                                                max(left, *rights)))
         for g, items in self.items.items():
             self.items[g] = _order_tracks(items, self.level.nets)
         self.place_columns()
+
+    def local_channels(self, order):
+        """Boxes at given positions: each feedback net runs back just below the boxes of the
+        columns it spans (not below the whole diagram), CHANNEL apart from the channels it
+        shares columns with."""
+        elems, nets = self.level.elems, self.level.nets
+        lows = [max((elems[k].y + elems[k].h for k in layer if elems[k].box is not None),
+                    default=0.0) for layer in self.level.layers]
+        placed = []  # (first layer, last layer, height)
+        for i in order:
+            net = nets[i]
+            first = min(elems[t].layer for t, _ in net.targets)
+            last = elems[net.src].layer
+            y = max(lows[first:last + 1]) + FRAME_PAD
+            near = sorted(h for a, b, h in placed if a <= last and first <= b)
+            for h in near:
+                if abs(h - y) < CHANNEL - 0.01:
+                    y = h + CHANNEL
+            net.channel = y
+            placed.append((first, last, y))
 
     def feedback_items(self, i, net):
         src_layer = self.level.elems[net.src].layer
@@ -112,6 +145,8 @@ class _Router:
             self.items[layer - 1].append(_Item(i, left, ys + [net.channel], min(ys), net.channel, "up"))
 
     def place_columns(self):
+        if self.level.fixed:
+            return self.fixed_columns()
         widths = [max((self.level.elems[k].w for k in layer), default=0.0) for layer in self.level.layers]
         lead = {g: LEAD for g in self.items}
         tail = {g: TAIL for g in self.items}
@@ -151,6 +186,35 @@ class _Router:
             for n, item in enumerate(items):
                 self.track_x[(g, item.net, item.kind)] = start + (n + 0.5) * TRACK
 
+    def fixed_columns(self):
+        """Columns where the boxes stand (a layout's positions): each gap's tracks spread
+        over the room the boxes leave, TRACK apart where it fits, closer where it does not."""
+        level = self.level
+        boxes = [[level.elems[k] for k in layer if level.elems[k].box is not None]
+                 for layer in level.layers]
+        self.col_x = [min(e.x for e in col) for col in boxes]
+        self.col_w = [max(e.x + e.w for e in col) - x for col, x in zip(boxes, self.col_x)]
+        for k, layer in enumerate(level.layers):
+            for key in layer:
+                if level.elems[key].box is None:
+                    level.elems[key].x = self.col_x[k] + self.col_w[k] / 2
+        last = level.nlayers - 1
+        self.gap_left = {g: (self.col_x[g] + self.col_w[g] if g >= 0 else
+                             self.col_x[0] - TAIL - len(items) * TRACK - MARGIN)
+                         for g, items in self.items.items()}
+        self.track_x = {}
+        for g, items in self.items.items():
+            if g in (-1, last):
+                start, pitch = self.gap_left[g] + (MARGIN if g == -1 else LEAD), TRACK
+            else:
+                room = self.col_x[g + 1] - self.gap_left[g]
+                pitch = min(TRACK, room / (len(items) + 1))
+                start = self.gap_left[g] + (room - len(items) * pitch) / 2
+            for n, item in enumerate(items):
+                self.track_x[(g, item.net, item.kind)] = start + (n + 0.5) * pitch
+        self.width = (self.col_x[last] + self.col_w[last] + LEAD + len(self.items[last]) * TRACK
+                      + MARGIN)
+
     # -- output -----------------------------------------------------------------------------
     def drawing(self):
         d = Drawing(self.width, self.bottom + MARGIN)
@@ -161,12 +225,15 @@ class _Router:
             signal_segments.setdefault((net.src, net.port, net.index), []).append(
                 (x1, y1, x2, y2))
 
+        ends = {}  # (net, target key, port) -> where the wire meets its arrowhead
+
         def into(i, key, port):
             e = self.level.elems[key]
             y = self.level.port_y(key, port, "in")
             if e.box is None:
                 return e.x, y
             d.arrows.append((e.x, y))
+            ends[(i, key, port)] = (e.x - ARROW, y)
             net = self.level.nets[i]
             if net.index:  # which elements of its source this wire carries
                 text = _index_label(net)
@@ -207,9 +274,11 @@ class _Router:
                 if k + 1 < end:
                     rights.append((self.col_x[k + 1], self.level.elems[("dummy", i, k + 1)].y))
                 tx = self.track_x.get((k, i, "forward"))
-                if tx is None:
+                if tx is None:  # straight on, at the target's height (within STRAIGHT)
                     for x, y in rights:
-                        seg(i, left_x, left_y, x, y)
+                        if abs(y - left_y) > 0.01:
+                            seg(i, left_x, left_y, left_x, y)
+                        seg(i, left_x, y, x, y)
                     continue
                 seg(i, left_x, left_y, tx, left_y)
                 ys = [y for _, y in rights] + [left_y]
@@ -226,6 +295,13 @@ class _Router:
         for segments in signal_segments.values():
             d.segments.extend(segments)
             d.dots.extend(_branch_points(segments))
+        for (i, key, port), (x, y) in ends.items():
+            net = self.level.nets[i]
+            src = self.level.elems[net.src]
+            start = (src.x + src.w, self.level.port_y(net.src, net.port, "out"))
+            segments = signal_segments[(net.src, net.port, net.index)]
+            d.paths[(net.src, net.port, key, port)] = _path(segments, start, (x, y)) + [
+                (x + ARROW, y)]
         for key in self.level.graph.boxes:
             e = self.level.elems[key]
             placed = PlacedBox(e.box, e.x, e.y, e.w, e.h, [e.y + y for y in e.in_ys],
@@ -233,7 +309,7 @@ class _Router:
             d.boxes.append(placed)
             if e.inner is not None:
                 self.add_frame(d, e, placed)
-        return d
+        return _normalised(d, self.level.metrics) if self.level.fixed else d
 
     def add_frame(self, d, e, placed):
         inner = e.inner.moved(e.x + FRAME_PAD, e.y + e.title_h + FRAME_PAD)
@@ -252,6 +328,59 @@ class _Router:
         d.dots.extend(inner.dots)
         d.labels.extend(inner.labels)
         d.frame_titles.extend(inner.frame_titles)
+
+
+def _normalised(d, metrics):
+    """A drawing of boxes at given positions moved to start at (MARGIN, MARGIN), its size
+    fitted to what it holds; `origin` says where it was."""
+    xs = [x for b in d.boxes for x in (b.x, b.x + b.w)]
+    ys = [y for b in d.boxes for y in (b.y, b.y + b.h)]
+    for x1, y1, x2, y2 in d.segments:
+        xs += [x1, x2]
+        ys += [y1, y2]
+    for x, y, text in d.labels:
+        w, h = metrics.label(text)
+        xs += [x, x + w]
+        ys += [y - h, y]
+    x0, y0 = min(xs) - MARGIN, min(ys) - MARGIN
+    moved = d.moved(-x0, -y0)
+    moved.width, moved.height = max(xs) - x0 + MARGIN, max(ys) - y0 + MARGIN
+    return moved
+
+
+def _path(segments, start, end):
+    """The points of the way from `start` to `end` along one signal's segments (a tree
+    whose branches meet at segment ends), corners only."""
+    def key(p):
+        return (round(p[0], 2), round(p[1], 2))
+    points = {key(p): p for x1, y1, x2, y2 in segments for p in ((x1, y1), (x2, y2))}
+    links = {k: set() for k in points}
+    for x1, y1, x2, y2 in segments:  # each segment joins the points that lie on it, in turn
+        on = sorted((k for k, (x, y) in points.items()
+                     if min(x1, x2) - 0.01 <= x <= max(x1, x2) + 0.01
+                     and min(y1, y2) - 0.01 <= y <= max(y1, y2) + 0.01
+                     and abs((x2 - x1) * (y - y1) - (y2 - y1) * (x - x1)) < 0.01),
+                    key=lambda k: (k[0] - x1) ** 2 + (k[1] - y1) ** 2)
+        for a, b in zip(on, on[1:]):
+            links[a].add(b)
+            links[b].add(a)
+    came = {key(start): None}
+    queue = [key(start)]
+    for k in queue:
+        for n in sorted(links.get(k, ())):
+            if n not in came:
+                came[n] = k
+                queue.append(n)
+    if key(end) not in came:  # not joined (cannot happen for a routed wire): a straight line
+        return [start, end]
+    way, k = [], key(end)
+    while k is not None:
+        way.append(points.get(k, start))
+        k = came[k]
+    way.reverse()
+    corners = [way[0]] + [b for a, b, c in zip(way, way[1:], way[2:])
+                          if abs((b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0])) > 0.01]
+    return corners + [way[-1]] if len(way) > 1 else corners
 
 
 def _index_label(net):

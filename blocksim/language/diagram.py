@@ -24,7 +24,7 @@ WIRE_RE = re.compile(
 SIGNAL_RE = re.compile(rf"\s*{_END}(?:\[\s*(-?\d*)\s*(:)?\s*(-?\d*)\s*\])?\s*\Z")
 
 TOP_KEYS = ("blocksim", "name", "description", "parameters", "robots", "blocks", "wires",
-            "simulation", "record")
+            "simulation", "record", "layout")
 SUBSYSTEM_KEYS = TOP_KEYS + ("inputs", "outputs")
 # what a file given as the top-level diagram may be instead
 _SUBSYSTEM_FILE = ("a subsystem's ports: this file is a block of another diagram "
@@ -130,6 +130,7 @@ class DiagramSpec:
     subsystems: dict = field(default_factory=dict)  # flat name -> SubsystemSpec
     written_wires: list = field(default_factory=list)  # as written: ends may be subsystems
     overrides: list = field(default_factory=list)  # overrides applied, in order (for meta.json)
+    layout: dict = field(default_factory=dict)  # flat block or subsystem name -> (x, y)
 
     def copy(self):
         """A copy whose containers `apply_overrides` may change without touching this spec
@@ -143,7 +144,7 @@ class DiagramSpec:
                     for name, b in self.blocks.items()},
             wires=self.wires, simulation=dict(self.simulation), record=dict(self.record),
             subsystems=self.subsystems,
-            written_wires=self.written_wires, overrides=list(self.overrides))
+            written_wires=self.written_wires, overrides=list(self.overrides), layout=self.layout)
 
 
 def bool_hint(value):
@@ -246,6 +247,8 @@ class _Loader:
         self.specs = {}  # flat name -> SubsystemSpec
         self.subsystems = {}  # the same, for those whose ports could be read
         self.robots = {}
+        self.layout = {}  # flat name -> (x, y)
+        self.texts = {}  # resolved path -> text that stands in for the file (unsaved edits)
 
     # -- documents ---------------------------------------------------------------------------
     def document(self, doc, file, prefix, parent_scope, overrides, stack, top):
@@ -292,6 +295,8 @@ class _Loader:
             blocks = YMap()
         for name, body in blocks.items():
             self.block(name, body, blocks, file, prefix, scope, stack)
+        if "layout" in doc:
+            self.positions(doc["layout"], blocks, file, prefix, _loc(doc, "layout", file))
 
         wires = doc.get("wires") or YList()
         if not isinstance(wires, YList):
@@ -309,6 +314,27 @@ class _Loader:
         if not top:
             return self.ports_of_subsystem(doc, file, prefix)
         return None
+
+    def positions(self, node, blocks, file, prefix, loc):
+        """`layout:` block name -> [x, y], the top left corner of its box in points (y
+        down), as `blocksim edit` writes it and `blocksim draw` places the boxes."""
+        if node is None:
+            return
+        if not isinstance(node, YMap):
+            self.problems.add(loc.error("'layout' must be a mapping of block name -> [x, y]"))
+            return
+        for name, xy in node.items():
+            at = _loc(node, name, file)
+            if name not in blocks:
+                self.problems.add(at.error(f"'layout' places an unknown block '{name}'"
+                                           f"{suggest(name, blocks)}"))
+            elif not (isinstance(xy, list) and len(xy) == 2 and all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 1e9
+                    for v in xy)):
+                self.problems.add(at.error(f"the position of '{name}' must be [x, y], two "
+                                           f"numbers (points), got {xy!r}", block=prefix + name))
+            else:
+                self.layout[prefix + name] = (float(xy[0]), float(xy[1]))
 
     def robot_section(self, node, file, loc):
         if not isinstance(node, YMap):
@@ -455,7 +481,8 @@ class _Loader:
         cannot be read (the problem is reported the first time)."""
         if path not in self.documents:
             try:
-                self.documents[path] = load_yaml_file(path)
+                self.documents[path] = (load_yaml_text(self.texts[path], str(path))
+                                        if path in self.texts else load_yaml_file(path))
             except DiagramError as e:
                 self.problems.add(e)
                 self.documents[path] = None
@@ -539,18 +566,40 @@ def _prefixed(ep, prefix):
 
 
 @without_gc
-def load_diagram(source, overrides=(), *, text=None, via="--set"):
+def load_diagram(source, overrides=(), *, text=None, via="--set", texts=None):
     """Read a diagram file (or `text` with `source` as its display name) into a DiagramSpec.
 
     `overrides` is a sequence of "dotted.path=value" strings (the CLI's --set) or
     (path, value) pairs with an already parsed value; `via` names where they came from in
-    messages ("--set" for the CLI, "overrides" for the Python API). Raises DiagramError(s).
+    messages ("--set" for the CLI, "overrides" for the Python API). `texts` maps resolved
+    paths to text read instead of those files (the editor's unsaved subsystem files).
+    Raises DiagramError(s).
     """
+    spec, problems = _read(source, text, texts)
+    problems.check()
+    apply_overrides(spec, overrides, via)
+    return spec
+
+
+@without_gc
+def read_diagram(source, *, texts=None):
+    """What `load_diagram` reads of a diagram file, however many problems it has: (the
+    DiagramSpec of what could be read, the Problems). An editor shows a diagram being built
+    (no blocks yet, a wire to a block not yet added) with its problems beside it. A file
+    that is not a YAML mapping still raises."""
+    return _read(source, None, texts)
+
+
+def _read(source, text, texts):
     file = str(source)
-    doc = load_yaml_text(text, file) if text is not None else load_yaml_file(source)
     loader = _Loader()
-    start_stack = [None] if text is not None else [Path(source).resolve()]
-    loader.document(doc, file, "", None, {}, start_stack, top=True)
+    loader.texts = texts or {}
+    path = Path(source).resolve() if text is None else None
+    if path in loader.texts:
+        doc = load_yaml_text(loader.texts[path], file)
+    else:
+        doc = load_yaml_text(text, file) if text is not None else load_yaml_file(source)
+    loader.document(doc, file, "", None, {}, [path], top=True)
     loader.resolve_wires()
     name, description = Path(file).stem, ""
     try:
@@ -560,7 +609,6 @@ def load_diagram(source, overrides=(), *, text=None, via="--set"):
             description = _description(doc["description"], _loc(doc, "description", file))
     except DiagramError as e:
         loader.problems.add(e)
-    loader.problems.check()
     spec = DiagramSpec(
         name=name,
         description=description,
@@ -573,10 +621,9 @@ def load_diagram(source, overrides=(), *, text=None, via="--set"):
         record=_section(doc, "record", None, file, loader.problems),
         subsystems=loader.specs,
         written_wires=loader.written_wires,
+        layout=loader.layout,
     )
-    loader.problems.check()
-    apply_overrides(spec, overrides, via)
-    return spec
+    return spec, loader.problems
 
 
 def _description(value, loc):
