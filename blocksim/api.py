@@ -70,6 +70,7 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
         check_out_dir(out)
     drawn = plots and out is not None  # figures, the drawing and the report
     t, data, info = simulate_model(model, progress, plots=drawn)
+    sinks = {name: (ts, inputs) for name, (ts, inputs, _) in info["sink_data"].items()}
     error = info["error"]
     meta = run_meta(model, t, info)
     event_t, event_block, _ = info["events"]
@@ -110,7 +111,7 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
                 meta["files"] = sorted(figures | set(names) | ({REPORT} if drawn else set()))
                 json_to(paths["meta.json"], meta)
     except OutputError as e:
-        e.result = Result(t, data, meta, events=info["events"])
+        e.result = Result(t, data, meta, events=info["events"], sinks=sinks)
         raise
     if out is not None:
         try:
@@ -118,7 +119,7 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
                 _report(out, messages)
         finally:  # also on Ctrl-C during the report: the previous run's files are not this one's
             remove_stale(out, previous - set(meta["files"]))
-    result = Result(t, data, meta, messages, events=info["events"])
+    result = Result(t, data, meta, messages, events=info["events"], sinks=sinks)
     if error is not None:
         error.result = result
         raise error

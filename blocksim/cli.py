@@ -1,5 +1,6 @@
 """The `blocksim` command: run, check, blocks, draw, report, sweep (in batch/cli.py), trim and
-linearize (in analysis/cli.py; draw's work in draw/render.py, report's in report/).
+linearize (in analysis/cli.py), edit (in edit/cli.py; draw's work in draw/render.py, report's
+in report/).
 
 Exit codes: 0 success; 2 invalid diagram or command line (one `FILE:LINE: error: ...` line
 per problem, no traceback); 3 simulation failed, or its results could not be written; 130
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from .analysis import cli as analysis_cli
 from .batch import cli as sweep_cli
+from .edit import cli as edit_cli
 from .errors import (DiagramError, DiagramErrors, OutputError, ReportWarning, SimulationError,
                      Terminated)
 
@@ -73,6 +75,7 @@ def _parser():
                      help="override a value by its dotted path (as for run)")
     rep = sub.add_parser("report", help="rebuild the HTML report of a run or sweep directory")
     rep.add_argument("run_dir", metavar="DIR", help="a run directory, or a sweep's")
+    edit_cli.add_parser(sub)
     return p
 
 
@@ -95,6 +98,8 @@ def main(argv=None):
                 return _draw(args)
             if args.command == "report":
                 return _report(args)
+            if args.command == "edit":
+                return edit_cli.run(args)
             if args.command in ("trim", "linearize"):
                 return analysis_cli.run(args, _load)
             from .language import blockdoc

@@ -98,11 +98,16 @@ def _box_size(measure, box):
 
 def lay_out(model, expand=False):
     """The Drawing (geometry in points) of a compiled model."""
+    return lay_out_graph(build_graph(model, expand))
+
+
+def lay_out_graph(graph):
+    """(the Drawing of a `draw.graph` Graph, the text measure it was made with)."""
     measure = _Measure()
     metrics = Metrics(box=lambda b: _box_size(measure, b),
                       label=lambda t: measure(t, "wire"),
                       title=lambda b: measure(_frame_title(b), "title"))
-    return layout(build_graph(model, expand), metrics), measure
+    return layout(graph, metrics), measure
 
 
 def _frame_title(box):
@@ -151,6 +156,16 @@ def _draw_box(ax, placed, measure):
     patch.set_gid(f"box:{key}")
     ax.add_patch(patch)
     gid = f"text:{key}"
+    for tx, ty, text, style, ha in box_texts(placed, measure):
+        _text(ax, tx, ty, text, style, gid, ha=ha, va="center_baseline")
+
+
+def box_texts(placed, measure):
+    """Every text of a placed box (not a frame): (x, y of its centre line, text, style,
+    horizontal alignment 'left' / 'center' / 'right'); the name, type and parameters
+    centred, the input marks or port names at the ports."""
+    box, x, y, w, h = placed.box, placed.x, placed.y, placed.w, placed.h
+    out = []
     lines = _centre_lines(box)
     left = _input_width(measure, box)
     right = _port_width(measure, box.outputs)
@@ -161,15 +176,16 @@ def _draw_box(ax, placed, measure):
     ty = y + (h - total) / 2
     for text, style in lines:
         lh = measure(text, style)[1]
-        _text(ax, cx, ty + lh / 2, text, style, gid, ha="center", va="center_baseline")
+        out.append((cx, ty + lh / 2, text, style, "center"))
         ty += lh
     if left:
         style = "mark" if box.input_marks else "port"
         for name, py in zip(_input_labels(box), placed.in_ys):
-            _text(ax, x + PAD_X * 0.6, py, name, style, gid, ha="left", va="center_baseline")
+            out.append((x + PAD_X * 0.6, py, name, style, "left"))
     if right:
         for name, py in zip(box.outputs, placed.out_ys):
-            _text(ax, x + w - PAD_X * 0.6, py, name, "port", gid, ha="right", va="center_baseline")
+            out.append((x + w - PAD_X * 0.6, py, name, "port", "right"))
+    return out
 
 
 def _draw_wires(ax, drawing):

@@ -37,13 +37,16 @@ class Result:
     2-D array with a named column per element (`q[0]`, `M[0,1]`, as results.csv);
     `to_dataframe()` the same as a pandas DataFrame indexed by t (pandas is optional).
     `events_t`, `events_block`: the times of the hybrid blocks' events and the index of the
-    block in `meta["event_blocks"]` (empty arrays when there were none)."""
+    block in `meta["event_blocks"]` (empty arrays when there were none). `sinks`: what each
+    recording block (a scope, an xy graph) was given, block name -> (t, [an array per
+    input]): the points its figure plots (with figures, the solver's dense output too)."""
 
-    def __init__(self, t, data, meta, messages=(), events=None):
+    def __init__(self, t, data, meta, messages=(), events=None, sinks=None):
         self.t = t
         self.data = data
         self.meta = meta
         self.messages = list(messages)
+        self.sinks = sinks or {}
         times, blocks, _ = events if events is not None else ((), (), [])
         self.events_t = np.asarray(times, dtype=float)
         self.events_block = np.asarray(blocks, dtype=np.int64)

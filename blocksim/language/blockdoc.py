@@ -102,6 +102,40 @@ def listing(lib):
     return "\n".join(lines) + "\n"
 
 
+def catalogue(lib):
+    """The catalogue as plain data for a palette: [{title, types: [{type, summary, doc,
+    params: [{name, kind, required, default, doc, choices, section}]}]}], in the order and
+    with the texts of `blocksim blocks` (a subsystem's `file` and `parameters` as its
+    parameters)."""
+    out = []
+    for title, blocks in _groups(lib):
+        types = []
+        for name, cls in blocks:
+            params = ([_param_entry(p) for p in cls.params] if cls is not None else
+                      [{"name": "file", "kind": "path", "required": False, "default": None,
+                        "doc": "the subsystem's diagram file, relative to this one (or an "
+                               "inline `diagram:`)", "choices": None, "section": None},
+                       {"name": "parameters", "kind": "data", "required": False,
+                        "default": None, "doc": "values of the parameters its diagram "
+                                                "declares: {name: value}",
+                        "choices": None, "section": None}])
+            types.append({"type": name, "summary": _summary(name, cls),
+                          "doc": describe(lib, name), "params": params})
+        out.append({"title": title, "types": types})
+    return out
+
+
+def _param_entry(p):
+    default = None if p.required or p.default is None else p.default
+    if isinstance(default, tuple):
+        default = list(default)
+    return {"name": p.name, "kind": p.kind, "required": p.required,
+            "default": default if isinstance(default, (str, int, float, bool, list)) else
+            None if default is None else str(default),
+            "doc": p.doc, "choices": list(p.choices) if p.choices else None,
+            "section": p.section}
+
+
 def describe(lib, type_name):
     """One block's documentation: its summary, details and parameters."""
     if type_name == "subsystem":

@@ -192,3 +192,37 @@ def _param_value(param, raw, names, loc, bspec, spec, values):
         if kind == "names" and isinstance(raw, list):
             hint = next((bool_hint(v) for v in raw if bool_hint(v)), None)
         raise loc.error(str(e), hint=hint, **where) from None
+
+
+_STAND_INS = {"value": 1.0, "scalar": 1.0, "int": 1, "bool": False, "string": "",
+              "names": (), "resource": None, "data": None}
+
+
+def probe_ports(cls, bspec, spec, values):
+    """The port names a block would have while some of its parameters are missing or wrong
+    (an editor draws a block being set up): the parameters that evaluate as given, the others
+    at their defaults or, when required, at a stand-in of their kind (1 for a number, the
+    first choice...). (input names, output names), or None when it cannot be built so."""
+    names = values.scopes[bspec.scope]
+    params = {}
+    for param in cls.params:
+        given = bspec.params.get(param.name)
+        try:
+            if given is None:
+                raise LookupError
+            params[param.name] = _param_value(param, given.raw, names, given.loc, bspec, spec,
+                                              values)
+        except (LookupError, DiagramError, expr.Unavailable):
+            default = param.default if not param.required else (
+                param.choices[0] if param.kind == "choice" else
+                Path(".") if param.kind == "path" else _STAND_INS[param.kind])
+            try:
+                params[param.name] = param.convert(default) if default is not None else None
+            except ValueError:
+                params[param.name] = default
+    params.update(_names=names, _dotted=values.dotted, _functions=values.functions)
+    try:
+        ins, outs = _ports(cls(bspec.name, params))
+    except Exception:  # noqa: BLE001 - any failure means: no ports to show yet
+        return None
+    return [p.name for p in ins], [p.name for p in outs]
