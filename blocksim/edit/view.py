@@ -96,7 +96,7 @@ def level_view(doc, level, checked):
         drawing, measure = lay_out_graph(graph)
         ox, oy = drawing.origin
         for placed in drawing.boxes:
-            boxes.append(_box(placed, measure, prefix, ox, oy))
+            boxes.append(_box(placed, measure, prefix, ox, oy, checked.model))
         dots = [[x + ox, y + oy] for x, y in drawing.dots]
         labels = [[x + ox, y + oy, t] for x, y, t in drawing.labels]
     keys = {b["key"] for b in boxes}
@@ -121,16 +121,30 @@ def level_view(doc, level, checked):
     }
 
 
-def _box(placed, measure, prefix, ox, oy):
+def _box(placed, measure, prefix, ox, oy, model):
     box = placed.box
     m = _PORT_KEY.match(box.key)
     key = f"{m.group(1)}:{m.group(2)}" if m else box.key[len(prefix):]
     texts = [[x + ox, y + oy, text, style, ha] for x, y, text, style, ha in box_texts(placed, measure)]
+    ins, outs = _shapes(model, box)
     return {"key": key, "kind": box.kind, "type": box.type,
             "x": placed.x + ox, "y": placed.y + oy, "w": placed.w, "h": placed.h,
-            "inputs": [{"name": n, "y": y + oy} for n, y in zip(box.inputs, placed.in_ys)],
-            "outputs": [{"name": n, "y": y + oy} for n, y in zip(box.outputs, placed.out_ys)],
+            "inputs": [{"name": n, "y": y + oy, "shape": s}
+                       for n, y, s in zip(box.inputs, placed.in_ys, ins)],
+            "outputs": [{"name": n, "y": y + oy, "shape": s}
+                        for n, y, s in zip(box.outputs, placed.out_ys, outs)],
             "texts": texts}
+
+
+def _shapes(model, box):
+    """The shapes of a block's ports as text ('()', '(6,)'), when the diagram compiles."""
+    block = {b.name: b for b in model.blocks}.get(box.key) if model is not None else None
+    if block is None:
+        return [""] * len(box.inputs), [""] * len(box.outputs)
+    ins = [str(tuple(u.shape)) if u is not None else "" for u in block.u]
+    outs = [str(tuple(model.outputs[(box.key, p)].shape)) if (box.key, p) in model.outputs
+            else "" for p in box.outputs]
+    return ins, outs
 
 
 def _level_wires(doc, level, checked):

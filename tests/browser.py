@@ -2,8 +2,12 @@
 
 Chromium started with `--remote-debugging-pipe` reads protocol commands (JSON, each ended by
 a NUL byte) from file descriptor 3 and writes replies and events to descriptor 4, so no
-websocket client is needed. `Page` opens a file, waits for its load event and collects every
-console message, uncaught exception, log entry and network request on the way.
+websocket client is needed. `Page` opens a file or an address, waits for its load event and
+collects every console message, uncaught exception, log entry and network request on the
+way; it moves, presses and releases the mouse, types keys and text as a user does
+(Input.dispatchMouseEvent, Input.dispatchKeyEvent: the page sees real pointer and keyboard
+events) and takes screenshots. Shared by tests/report (the report pages) and tests/edit
+(the editor).
 """
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import json
 import os
 import select
 import shutil
+import base64
 import subprocess
 import tempfile
 import time
@@ -106,14 +111,20 @@ class Browser:
         return json.loads(message)
 
     # -- pages -------------------------------------------------------------------------------
-    def open(self, path):
-        """Open a local file in a new tab; returns a Page once its load event fired."""
+    def open(self, path, size=None):
+        """Open a local file (or an http:// address) in a new tab, of `size` (width, height)
+        CSS pixels when given; returns a Page once its load event fired."""
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        page = Page(self, session)
+        page = Page(self, session, target)
         for domain in ("Page", "Runtime", "Log", "Network"):
             self.send(f"{domain}.enable", session=session)
-        self.send("Page.navigate", {"url": f"file://{os.path.abspath(path)}"}, session=session)
+        if size is not None:
+            self.send("Emulation.setDeviceMetricsOverride", {
+                "width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": False},
+                session=session)
+        url = str(path) if str(path).startswith("http") else f"file://{os.path.abspath(path)}"
+        self.send("Page.navigate", {"url": url}, session=session)
         self.wait_for("Page.loadEventFired", time.monotonic() + self.timeout)
         return page
 
@@ -136,9 +147,14 @@ class Browser:
 
 
 class Page:
-    def __init__(self, browser, session):
+    def __init__(self, browser, session, target=None):
         self.browser = browser
         self.session = session
+        self.target = target
+
+    def close(self):
+        if self.target is not None:
+            self.browser.send("Target.closeTarget", {"targetId": self.target})
 
     def evaluate(self, expression):
         """The value of a JavaScript expression (promises awaited)."""
@@ -170,3 +186,57 @@ class Page:
         """URLs of every network request the page made."""
         return [e["params"]["request"]["url"] for e in self._events()
                 if e.get("method") == "Network.requestWillBeSent"]
+
+    # -- as a user ---------------------------------------------------------------------------
+    def mouse(self, kind, x, y, button="left", buttons=None, modifiers=0, clicks=1):
+        """One mouse event at (x, y) CSS pixels: kind is mouseMoved, mousePressed or
+        mouseReleased."""
+        if buttons is None:
+            buttons = 1 if kind == "mousePressed" else 0
+        self.browser.send("Input.dispatchMouseEvent", {
+            "type": kind, "x": x, "y": y, "button": button if kind != "mouseMoved" or buttons else "none",
+            "buttons": buttons, "clickCount": clicks, "modifiers": modifiers},
+            session=self.session)
+
+    def drag(self, start, end, steps=8, modifiers=0):
+        """Press at `start`, move in steps to `end`, release there."""
+        (x0, y0), (x1, y1) = start, end
+        self.mouse("mouseMoved", x0, y0)
+        self.mouse("mousePressed", x0, y0, modifiers=modifiers)
+        for k in range(1, steps + 1):
+            f = k / steps
+            self.mouse("mouseMoved", x0 + (x1 - x0) * f, y0 + (y1 - y0) * f, buttons=1,
+                       modifiers=modifiers)
+        self.mouse("mouseReleased", x1, y1, modifiers=modifiers)
+
+    def click(self, x, y, clicks=1, modifiers=0):
+        self.mouse("mouseMoved", x, y)
+        for k in range(1, clicks + 1):
+            self.mouse("mousePressed", x, y, clicks=k, modifiers=modifiers)
+            self.mouse("mouseReleased", x, y, clicks=k, modifiers=modifiers)
+
+    def key(self, key, modifiers=0):
+        """Press and release one key ('Delete', 'Enter', or 'z' with modifiers=CTRL); the
+        page sees keydown and keyup events (text is typed with `type`)."""
+        params = {"key": key, "code": f"Key{key.upper()}" if len(key) == 1 else key,
+                  "modifiers": modifiers,
+                  "windowsVirtualKeyCode": _KEY_CODES.get(key, ord(key.upper()[0]))}
+        self.browser.send("Input.dispatchKeyEvent", dict(params, type="rawKeyDown"),
+                          session=self.session)
+        self.browser.send("Input.dispatchKeyEvent", dict(params, type="keyUp"),
+                          session=self.session)
+
+    def type(self, text):
+        """Text typed into the focused element."""
+        self.browser.send("Input.insertText", {"text": text}, session=self.session)
+
+    def screenshot(self, path):
+        data = self.browser.send("Page.captureScreenshot", {"format": "png"},
+                                 session=self.session)["data"]
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data))
+
+
+# Windows virtual key codes of the keys the tests press (what a keyboard event's keyCode says)
+_KEY_CODES = {"Enter": 13, "Escape": 27, "Delete": 46, "Backspace": 8, "Tab": 9, "F2": 113}
+CTRL, SHIFT = 2, 8  # Input.dispatchKeyEvent's modifier bits
