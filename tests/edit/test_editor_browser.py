@@ -15,7 +15,7 @@ import pytest
 import blocksim
 from blocksim.cli import main
 from blocksim.language.diagram import index_text
-from browser import CTRL, Browser, executable
+from browser import CTRL, SHIFT, Browser, executable
 from editor_server import ROOT, Running, copy_diagram
 
 pytestmark = pytest.mark.skipif(executable() is None, reason="chromium is not installed")
@@ -219,3 +219,169 @@ def test_one_gain_changed_in_demo3_changes_that_line_only(browser, tmp_path):
     diff = [d for d in difflib.unified_diff(before.splitlines(), path.read_text().splitlines(),
                                             lineterm="", n=0) if d[:1] in "+-"][2:]
     assert diff == ["-  Kp:       {type: gain, K: 100}", "+  Kp:       {type: gain, K: 50}"]
+
+
+def box_at(ed, name):
+    return next(b for b in ed.view()["boxes"] if b["key"] == name)
+
+
+def test_canvas_gestures_move_delete_undo_copy_paste(browser, tmp_path):
+    path = copy_diagram("msd.yaml", tmp_path)
+    with editing(browser, path, tmp_path / "runs") as ed:
+        scale = ed.js("window.blocksimEditor.state.world.k")
+        before = box_at(ed, "Scope")
+        x, y, w, h = ed.rect('[data-block="Scope"] rect')
+        ed.page.drag((x + 5, y + h - 5), (x + 5 + 40 * scale, y + h - 5 + 60 * scale))
+        ed.idle()
+        after = box_at(ed, "Scope")
+        assert (round(after["x"] - before["x"]), round(after["y"] - before["y"])) == (40, 60)
+        layout = load(path, ed)["layout"]  # the level is positioned now: every block
+        assert set(layout) == set(ed.names("data-block"))
+        # a wire selected and deleted with the key, then undone and redone with Ctrl+Z / Ctrl+Y
+        ed.page.click(*wire_point(ed, "Velocity.y->Scope.u2"))
+        ed.idle()
+        ed.page.key("Delete")
+        ed.idle()
+        assert "Velocity.y->Scope.u2" not in ed.names("data-wire")
+        ed.page.key("z", modifiers=CTRL)
+        ed.idle()
+        assert "Velocity.y->Scope.u2" in ed.names("data-wire")
+        ed.page.key("y", modifiers=CTRL)
+        ed.idle()
+        assert "Velocity.y->Scope.u2" not in ed.names("data-wire")
+        # two blocks selected with shift-click, copied, pasted with the wire between them
+        ed.select("Velocity")
+        x, y, w, h = ed.rect('[data-block="Position"] rect')
+        ed.page.click(x + 4, y + h - 4, modifiers=SHIFT)
+        ed.idle()
+        ed.page.key("c", modifiers=CTRL)
+        ed.idle()
+        ed.page.key("v", modifiers=CTRL)
+        ed.idle()
+        assert {"Velocity1", "Position1"} <= set(ed.names("data-block"))
+        assert "Velocity1.y->Position1.u" in ed.names("data-wire")
+        # a block deleted takes its wires
+        ed.select("Damping")
+        ed.page.key("Delete")
+        ed.idle()
+        assert "Damping" not in ed.names("data-block")
+        assert not [w for w in ed.names("data-wire") if "Damping" in w]
+        assert any("Sum" in p["text"] and "u2" in p["text"] for p in ed.view()["problems"])
+        # zoom and pan change the view, not the diagram
+        ed.action("zoom-in")
+        assert ed.js("window.blocksimEditor.state.world.k") == pytest.approx(scale * 1.25)
+        ed.action("fit")
+        ed.action("save")
+    data = blocksim.language.yamlio.load_yaml_text(path.read_text())
+    assert "Damping" not in data["blocks"] and "Position1" in data["layout"]
+
+
+def load(path, ed):
+    from blocksim.language.yamlio import load_yaml_text
+    return load_yaml_text(ed.server.session.doc.sources[path.resolve()].text)
+
+
+def wire_point(ed, wire):
+    """A point on a wire's line, in page pixels."""
+    return ed.js(f"(() => {{ const l = document.querySelector('[data-wire=\"{wire}\"] .line');"
+                 f" const p = l.getPointAtLength(l.getTotalLength() / 2);"
+                 f" const m = l.getScreenCTM(); return [p.x * m.a + m.e, p.y * m.d + m.f]; }})()")
+
+
+def test_the_inspector_checks_as_the_user_types(browser, tmp_path):
+    path = copy_diagram("demo3.yaml", tmp_path)
+    with editing(browser, path, tmp_path / "runs") as ed:
+        ed.select("Kd")
+        field = '#inspector [aria-label="blocks.Kd.K"]'
+        ed.page.click(*ed.centre(field))
+        ed.js(f"document.querySelector('{field}').select()")
+        ed.page.type("2 *")
+        deadline = time.monotonic() + 20
+        while not ed.js("document.querySelector('[data-field=\"blocks.Kd.K\"] .problem') !== null"):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        message = ed.js("document.querySelector('[data-field=\"blocks.Kd.K\"] .problem').textContent")
+        assert "demo3.yaml:17: error: block 'Kd' parameter 'K'" in message
+        assert not ed.view()["can_undo"]  # nothing written yet
+        ed.page.type(" 10")
+        ed.page.key("Enter")
+        ed.idle()
+        assert ed.view()["problems"] == []
+        assert ed.view()["blocks"]["Kd"]["values"]["K"]["source"] == "2 * 10"
+
+
+def test_the_palette_search_and_a_subsystem_opened_by_double_click(browser, tmp_path):
+    path = copy_diagram("loop.yaml", tmp_path, ROOT / "tests" / "draw" / "data")
+    with editing(browser, path, tmp_path / "runs") as ed:
+        ed.page.click(*ed.centre("#search"))
+        ed.page.type("transfer")
+        shown = ed.js("Array.from(document.querySelectorAll('.entry')).filter(e => !e.hidden"
+                      " && e.closest('details').open && !e.closest('details').hidden)"
+                      ".map(e => e.dataset.palette)")
+        assert "transfer_function" in shown and "gain" not in shown
+        ed.js("document.querySelector('#search').select()")
+        ed.page.key("Backspace")
+        x, y, w, h = ed.rect('[data-block="Ctl"] rect')
+        ed.page.click(x + w / 2, y + h - 4, clicks=2)
+        ed.idle()
+        assert ed.js("Array.from(document.querySelectorAll('#crumbs a')).map(a => a.textContent)") == \
+            ["loop", "Ctl"]
+        assert {"Err", "P", "I", "Int", "U", "in:r", "in:y", "out:u"} == set(ed.names("data-block"))
+        assert "in:r.r->Err.u1" in ed.names("data-wire")
+        ed.select("P")
+        ed.fill("blocks.P.K", "Kp + 1")
+        made = ed.add("gain", 100, 300)
+        ed.action("fit")  # the subsystem's port boxes moved left of the new block
+        ed.wire("in:r.r", f"{made}.u")
+        assert f"in:r.r->{made}.u" in ed.names("data-wire")
+        ed.page.click(*ed.centre('#crumbs a[data-level="0"]'))
+        ed.idle()
+        assert {"Ref", "Ctl", "Plant", "Scope"} == set(ed.names("data-block"))
+        ed.action("save")
+    text = path.read_text()
+    assert "P: {type: gain, K: Kp + 1}" in text
+    assert f"inputs: {{r: [Err.u1, {made}], y: Err.u2}}" in text
+
+
+def test_run_shows_progress_plots_and_a_cursor_readout(browser, tmp_path):
+    path = copy_diagram("msd.yaml", tmp_path)
+    with editing(browser, path, tmp_path / "runs") as ed:
+        ed.action("run")
+        assert ed.wait_run() == "done"
+        assert ed.js("document.querySelector('#progress-text').textContent").startswith("done")
+        assert ed.js("document.querySelector('#results').hidden") is False
+        canvases = ed.js("document.querySelectorAll('#plots canvas').length")
+        assert canvases == 2  # the scope's two inputs, one axes each
+        x, y, w, h = ed.rect("#plots canvas")
+        ed.page.mouse("mouseMoved", x + w * 0.5, y + h / 2)
+        readout = ed.js("document.querySelector('#plots .readout').innerText")
+        assert readout.startswith("t = ") and "Position.y = " in readout
+        # several recorded signals on one axis
+        ed.page.click(*ed.centre('[data-plot="signals"]'))
+        for signal in ("v", "F"):
+            ed.page.click(*ed.centre(f'[data-signal="{signal}"]'))
+        assert ed.js("document.querySelectorAll('#plots canvas').length") == 1
+        x, y, w, h = ed.rect("#plots canvas")
+        ed.page.mouse("mouseMoved", x + w * 0.4, y + h / 3)
+        readout = ed.js("document.querySelector('#plots .readout').innerText")
+        assert all(f"{s} = " in readout for s in ("x", "v", "F")), readout
+        # drag across the plot to zoom in on time, double-click to come back
+        x, y, w, h = ed.rect("#plots canvas")
+        ed.page.drag((x + w * 0.3, y + h / 2), (x + w * 0.6, y + h / 2))
+        assert (tmp_path / "runs" / "msd" / "results.npz").is_file()
+    expected = blocksim.run(path)
+    assert np.array_equal(np.load(tmp_path / "runs" / "msd" / "results.npz")["x"], expected["x"])
+
+
+def test_a_failed_run_marks_its_block(browser, tmp_path):
+    path = tmp_path / "blowup.yaml"
+    path.write_text("blocksim: 1\nblocks:\n  X: {type: integrator, x0: 1}\n"
+                    "  Sq: {type: function, expr: 'x**2', inputs: [x]}\n"
+                    "wires: [X -> Sq, Sq -> X]\nsimulation: {stop: 2}\n")
+    with editing(browser, path, tmp_path / "runs") as ed:
+        ed.action("run")
+        assert ed.wait_run() == "failed"
+        marked = ed.js("Array.from(document.querySelectorAll('.box.run-error')).map(e => e.dataset.block)")
+        error = ed.server.session.run.error
+        assert marked == [error["block"]]
+        assert ed.js("document.querySelector('#results .failure').textContent").startswith("simulation error:")

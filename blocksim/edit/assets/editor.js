@@ -266,6 +266,9 @@ function problems() {
 }
 
 function tab(name) {
+  if (name === "results" && $("#panel").getBoundingClientRect().height < window.innerHeight * 0.35) {
+    document.body.style.setProperty("--panel", `${Math.round(window.innerHeight * 0.42)}px`);
+  }
   for (const b of $$("#tabs [data-tab]")) b.classList.toggle("active", b.dataset.tab === name);
   $("#problems").hidden = name !== "problems";
   $("#results").hidden = name !== "results";
@@ -278,8 +281,10 @@ function palette() {
   root.replaceChildren();
   for (const family of state.catalogue.families) {
     const [head] = family.title.split(":");
-    const details = el("details", { open: family.types.some(t => ["sources", "math", "sinks", "continuous"].includes(familyKey(family))) || null },
+    const open = ["sources", "continuous", "math", "sinks"].includes(familyKey(family));
+    const details = el("details", { open: open || null, "data-open": open ? "1" : "0" },
       el("summary", { text: head, title: family.title }));
+    details.addEventListener("toggle", () => { if (!$("#search").value) details.dataset.open = details.open ? "1" : "0"; });
     for (const t of family.types) {
       state.types[t.type] = t;
       details.append(el("div", { class: "entry", "data-palette": t.type, title: t.summary,
@@ -303,7 +308,7 @@ function filterPalette(text) {
       shown += ok;
     }
     details.hidden = shown === 0;
-    if (words.length) details.open = shown > 0;
+    details.open = words.length ? shown > 0 : details.dataset.open === "1";
   }
 }
 
@@ -886,10 +891,11 @@ function progress() {
   const t = r.t === null || r.t === undefined ? "" : `t = ${Number(r.t).toPrecision(4)}`;
   $("#progress-text").textContent = {
     idle: "not run", starting: "starting\u2026", running: `${t} / ${r.stop} s`,
-    done: `done, ${t} s` + (r.mode === "accelerated" ? " (accelerated)" : ""),
+    done: `done, ${t} s`,
     failed: `failed at ${t || "start"}`, stopped: `stopped at ${t}`, invalid: "invalid diagram",
   }[r.state] || r.state;
   bar.dataset.state = r.state;
+  bar.title = r.state === "done" ? `simulated to t = ${r.t} s in ${fmt(r.wall_time, 3)} s (${r.mode} mode)` : "simulated time";
 }
 
 async function finished() {
@@ -925,7 +931,7 @@ function drawPlots() {
   const root = $("#results");
   root.replaceChildren();
   const res = state.results;
-  if (state.runError) root.append(el("div", { class: "run-error", text: state.runError.text }));
+  if (state.runError) root.append(el("div", { class: "failure", text: state.runError.text }));
   if (!res) {
     if (!state.runError) root.append(el("p", { class: "muted", text: "Run the diagram (\u25b6 Run) to see its scopes and recorded signals here." }));
     return;
