@@ -448,15 +448,42 @@ class _Level:
 def _pass_heights(start, ends, taken):
     """A height per layer a long wire crosses, outside that layer's `taken` (top, bottom)
     intervals, from `start` towards the nearest of `ends`: the least total climb, a jog
-    costing JOG more (a shortest path over the candidate heights, layer by layer)."""
-    candidates = sorted({start, *ends, *(y for layer in taken for iv in layer for y in iv)})
-    best = {start: (0.0, [])}
+    costing JOG more. A shortest path over the candidate heights, layer by layer; the
+    cheapest arrival from another height, min_j cost[j] + |y_i - y_j|, is one sweep up and
+    one down over the sorted heights."""
+    ys = sorted({start, *ends, *(y for layer in taken for iv in layer for y in iv)})
+    n = len(ys)
+    cost = [0.0 if y == start else math.inf for y in ys]  # before the first layer: at start
+    back = []  # per layer: each height's height in the layer before
     for layer in taken:
-        free = [y for y in candidates if not any(top < y < bottom for top, bottom in layer)]
-        best = {y: min(((cost + abs(y - prev) + (JOG if abs(y - prev) > 0.01 else 0.0),
-                         path + [y]) for prev, (cost, path) in best.items()),
-                       key=lambda c: c[0]) for y in free}
-    return min(best.values(), key=lambda c: c[0] + min(abs(c[1][-1] - e) for e in ends))[1]
+        arrive, came = [math.inf] * n, [-1] * n
+        best, arg = math.inf, -1
+        for i in range(n):
+            if cost[i] - ys[i] < best:
+                best, arg = cost[i] - ys[i], i
+            arrive[i], came[i] = best + ys[i], arg
+        best, arg = math.inf, -1
+        for i in reversed(range(n)):
+            if cost[i] + ys[i] < best:
+                best, arg = cost[i] + ys[i], i
+            if best - ys[i] < arrive[i]:
+                arrive[i], came[i] = best - ys[i], arg
+        new, prev = [math.inf] * n, [-1] * n
+        for i, y in enumerate(ys):
+            if any(top < y < bottom for top, bottom in layer):
+                continue
+            if cost[i] <= arrive[i] + JOG:
+                new[i], prev[i] = cost[i], i
+            else:
+                new[i], prev[i] = arrive[i] + JOG, came[i]
+        cost = new
+        back.append(prev)
+    i = min(range(n), key=lambda i: cost[i] + min(abs(ys[i] - e) for e in ends))
+    path = []
+    for prev in reversed(back):
+        path.append(ys[i])
+        i = prev[i]
+    return path[::-1]
 
 
 def _isotonic_place(desired, weights, seps):

@@ -56,8 +56,9 @@ def run(args):
         pass
     finally:
         server.server_close()
-        if session.run is not None:
+        if session.run is not None and session.run.running:  # its results so far kept
             session.run.stop()
+            session.run.join(60)
     if session.doc.dirty:
         print(f"warning: {args.file} has unsaved changes: they are lost", file=sys.stderr)
     return 0

@@ -112,22 +112,29 @@ class Run:
         sinks = {block.name: block for block, *_ in self.model.sinks} if self.model else {}
         for name, (ts, inputs) in result.sinks.items():
             block = sinks.get(name)
-            labels = list(getattr(block, "signal_names", ()) or ())
-            ports = [p.name for p in block.ports()[0]] if block is not None else []
-            scopes.append({"name": name, "type": block.type if block is not None else "",
-                           "inputs": [_signal(ports[k] if k < len(ports) else f"u{k + 1}",
-                                              ts, np.asarray(values),
-                                              labels[k] if k < len(labels) else "")
-                                      for k, values in enumerate(inputs)]})
+            if block is None:
+                continue
+            labels = block.signal_names
+            elements = block.signal_elements
+            ports = [p.name for p in block.ports()[0]]
+            scopes.append({"name": name, "type": block.type, "inputs": [
+                _signal(ports[k], ts, np.asarray(values), labels[k] if k < len(labels) else "",
+                        elements[k] if k < len(elements) else ())
+                for k, values in enumerate(inputs)]})
+        # the scopes and xy graphs first (in the diagram's order), other recording sinks after
+        scopes.sort(key=lambda s: s["type"] not in ("scope", "xy_graph"))
         return {"signals": signals, "scopes": scopes, "status": self.status()}
 
 
-def _signal(name, t, values, label):
-    """One signal as the page plots it: columns named as results.csv names them."""
+def _signal(name, t, values, label, elements=()):
+    """One signal as the page plots it: its columns named as its driver names its elements
+    (a robot's q1..qn), else as results.csv names them ('q[0]', 'M[0,1]')."""
     t = np.asarray(t, dtype=float)
     rows = values.reshape(len(t), -1) if values.size else values.reshape(len(t), 0)
     shape = values.shape[1:]
-    if shape:
+    if elements and len(elements) == rows.shape[1]:
+        names = list(elements)
+    elif shape:
         names = [f"{label or name}[{','.join(map(str, i))}]" for i in np.ndindex(*shape)]
     else:
         names = [label or name]

@@ -35,6 +35,14 @@ _SECURITY = {"Content-Security-Policy": "default-src 'none'; script-src 'self'; 
              "Cache-Control": "no-store", "X-Frame-Options": "DENY"}
 
 
+# the JSON API (docs/editor.md): (method, /api/NAME) -> the Session method answering it
+ROUTES = {("GET", "catalogue"): "catalogue", ("GET", "diagram"): "view",
+          ("POST", "edit"): "edit", ("POST", "check"): "trial", ("POST", "copy"): "copy",
+          ("POST", "undo"): "undo", ("POST", "redo"): "redo", ("POST", "save"): "save",
+          ("POST", "run"): "start_run", ("GET", "run"): "run_status",
+          ("POST", "stop"): "stop_run", ("GET", "results"): "results"}
+
+
 class EditorServer(ThreadingHTTPServer):
     daemon_threads = True
 
@@ -136,28 +144,17 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _api(self, method, name, query, body):
         session = self.server.session
-        level = [n for n in (query.get("level") or [""])[0].split("/") if n]
-        routes = {
-            ("GET", "catalogue"): lambda: session.catalogue(),
-            ("GET", "diagram"): lambda: session.view(level),
-            ("POST", "edit"): lambda: session.edit(body),
-            ("POST", "check"): lambda: session.trial(body),
-            ("POST", "copy"): lambda: session.copy(body),
-            ("POST", "undo"): lambda: session.undo(body),
-            ("POST", "redo"): lambda: session.redo(body),
-            ("POST", "save"): lambda: session.save(body),
-            ("POST", "run"): lambda: session.start_run(body),
-            ("GET", "run"): lambda: session.run_status(),
-            ("POST", "stop"): lambda: session.stop_run(),
-            ("GET", "results"): lambda: session.results(),
-        }
-        route = routes.get((method, name))
+        route = ROUTES.get((method, name))
         if route is None:
-            known = {n for m, n in routes}
+            known = {n for _, n in ROUTES}
             return self._send(405 if name in known else 404,
                               {"error": f"no {method} /api/{name}"})
+        if route == "view":  # GET /api/diagram?level=A/B
+            args = ([n for n in (query.get("level") or [""])[0].split("/") if n],)
+        else:
+            args = (body,) if method == "POST" else ()
         with self.server.lock:
-            answer = route()
+            answer = getattr(session, route)(*args)
         return self._send(200, answer)
 
     # -- answers -----------------------------------------------------------------------------

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ..language.blockdoc import catalogue
 from ..language.library import Library
-from .document import PORT_BOX, Document, EditError, default_name
+from .document import PORT_BOX, EditError
+from .edits import Diagram, default_name
 from .runs import Run
 from .view import Checked, level_view
 
@@ -16,11 +17,11 @@ class RequestError(ValueError):
 
 class Session:
     def __init__(self, path, runs_dir="runs"):
-        self.doc = Document(path)
+        self.doc = Diagram(path)
         self.library = Library()
         self.sections = {}  # robots built, kept between checks (compiler.Compilation)
         self.known_ports = {}  # (block, type) -> ports last seen, for blocks being set up
-        self._checked = None  # (texts, Checked) of the last check
+        self._checked = {}  # texts -> (Checked, {level: view}), the last few
         self.runs_dir = runs_dir
         self.run = None
         self._catalogue = None
@@ -32,11 +33,24 @@ class Session:
         return self._catalogue
 
     def checked(self):
-        texts = self.doc.texts()
-        if self._checked is None or self._checked[0] != texts:
-            self._checked = (texts, Checked(self.doc, self.library, self.sections,
-                                            self.known_ports))
-        return self._checked[1]
+        """The diagram checked as its texts are now (the last few kept: a check as the user
+        types tries a text and comes back)."""
+        key = tuple(sorted((str(p), t) for p, t in self.doc.texts().items()))
+        if key not in self._checked:
+            while len(self._checked) >= 4:
+                self._checked.pop(next(iter(self._checked)))
+            self._checked[key] = (Checked(self.doc, self.library, self.sections,
+                                          self.known_ports), {})
+        return self._checked[key]
+
+    def level_view(self, level):
+        """The view of a level for the texts as they are (kept until they change: an edit
+        asks where the boxes stand, then answers with the same view)."""
+        checked, views = self.checked()
+        if level.names not in views:
+            views[level.names] = level_view(self.doc, level, checked)
+        return dict(views[level.names], dirty=self.doc.dirty, can_undo=self.doc.can_undo,
+                    can_redo=self.doc.can_redo)
 
     def level(self, names):
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
@@ -47,7 +61,7 @@ class Session:
             raise RequestError(str(e)) from None
 
     def view(self, names=()):
-        view = level_view(self.doc, self.level(list(names)), self.checked())
+        view = self.level_view(self.level(list(names)))
         view["run"] = self.run.status() if self.run else None
         return view
 
@@ -74,7 +88,7 @@ class Session:
 
     def positions(self, level):
         """Where the level's blocks stand now (layout coordinates)."""
-        view = level_view(self.doc, level, self.checked())
+        view = self.level_view(level)
         return {b["key"]: (b["x"], b["y"]) for b in view["boxes"]
                 if b["kind"] in ("block", "subsystem")}
 
@@ -103,7 +117,7 @@ class Session:
             self.doc.disconnect_port(level, side, port, wire["text"] if side == "inputs" else None)
 
     def _wires(self, level):
-        return {w["id"]: w for w in level_view(self.doc, level, self.checked())["wires"]}
+        return {w["id"]: w for w in self.level_view(level)["wires"]}
 
     def _op_rename(self, level, r):
         self.doc.rename(level, r["block"], r["name"].strip())
@@ -115,8 +129,7 @@ class Session:
         self.doc.set_entry(level, r["section"], r.get("key"), _written(r))
 
     def _op_connect(self, level, r):
-        view = level_view(self.doc, level, self.checked())
-        boxes = {b["key"]: b for b in view["boxes"]}
+        boxes = {b["key"]: b for b in self.level_view(level)["boxes"]}
         src, dst = _end_text(boxes, r["src"], "outputs"), _end_text(boxes, r["dst"], "inputs")
         self.doc.connect(level, src, dst)
 
@@ -145,7 +158,7 @@ class Session:
                                    _written(request))
             else:
                 self.doc.set_param(level, request["block"], request["param"], _written(request))
-            problems = level_view(self.doc, level, self.checked())["problems"]
+            problems = self.level_view(level)["problems"]
         except EditError as e:
             problems = [{"text": str(e), "block": request.get("block"), "path": None}]
         finally:
@@ -162,13 +175,19 @@ class Session:
         return self.view(request.get("level", []))
 
     def save(self, request):
-        written = self.doc.save()
+        try:
+            written = self.doc.save()
+        except EditError as e:
+            raise RequestError(str(e)) from None
+        except OSError as e:
+            raise RequestError(f"cannot write {e.filename or self.doc.shown}: "
+                               f"{e.strerror or e}") from None
         view = self.view(request.get("level", []))
         view["saved"] = [str(p) for p in written]
         return view
 
     # -- running -----------------------------------------------------------------------------
-    def start_run(self, request):
+    def start_run(self, request=None):
         if self.run is not None and self.run.running:
             raise RequestError("a run is going on: stop it first")
         self.run = Run(self.doc, self.runs_dir)
@@ -178,7 +197,7 @@ class Session:
     def run_status(self):
         return self.run.status() if self.run else {"state": "idle"}
 
-    def stop_run(self):
+    def stop_run(self, request=None):
         if self.run is not None:
             self.run.stop()
         return self.run_status()

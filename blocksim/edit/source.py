@@ -33,16 +33,17 @@ class EditError(ValueError):
 def _data(text):
     """The document as plain data (dicts and lists), as blocksim reads it."""
     try:
-        return _plain(load_yaml_text(text))
+        return plain(load_yaml_text(text))
     except DiagramError as e:
         raise EditError(str(e)) from None
 
 
-def _plain(value):
+def plain(value):
+    """YAML data (YMap, YList) as plain dicts and lists."""
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     return value
 
 

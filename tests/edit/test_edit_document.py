@@ -1,4 +1,4 @@
-"""Diagram edits (blocksim.edit.document) on real files: every shipped diagram comes back
+"""Diagram edits (blocksim.edit.edits, on a blocksim.edit.document) on real files: every shipped diagram comes back
 byte for byte through an edit and its inverse, a gain changes one line, names follow a
 rename, deletes take their wires, undo and redo, save writes only what changed."""
 import difflib
@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import blocksim
-from blocksim.edit.document import Document, EditError
+from blocksim.edit.edits import Diagram as Document
+from blocksim.edit.source import EditError
 from blocksim.language.yamlio import load_yaml_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -152,3 +153,13 @@ def test_edits_inside_subsystems_go_to_their_mapping_or_file(tmp_path):
     blocksim.load(path)
     with pytest.raises(EditError, match="not a subsystem"):
         doc.level(("Ref",))
+
+
+def test_a_file_changed_on_disk_is_not_overwritten(tmp_path):
+    path = copy(ROOT / "diagrams" / "msd.yaml", tmp_path)
+    doc = Document(path)
+    doc.set_param(doc.level(), "Spring", "K", "5")
+    path.write_text(path.read_text() + "# edited elsewhere\n")
+    with pytest.raises(EditError, match="changed on disk since it was opened"):
+        doc.save()
+    assert path.read_text().endswith("# edited elsewhere\n")

@@ -1,14 +1,13 @@
 """The editor's server and JSON API (docs/editor.md), without a browser: who may ask, what
 it serves, and each request on a real diagram."""
 import json
-import os
 import time
 
 import numpy as np
 import pytest
 
 import blocksim
-from editor_server import ROOT, Running, copy_diagram
+from editor_server import Running, copy_diagram
 
 
 @pytest.fixture
@@ -182,3 +181,23 @@ def test_an_invalid_diagram_is_not_run(tmp_path):
         status = wait(server)
     assert status["state"] == "invalid" and status["problems"]
     assert not (tmp_path / "new.yaml").exists()
+
+
+def test_stop_ends_a_run_and_keeps_what_it_recorded(tmp_path):
+    path = copy_diagram("msd.yaml", tmp_path)
+    with Running(path, tmp_path / "runs") as server:
+        server.api("POST", "edit", {"op": "entry", "section": "simulation", "key": "stop",
+                                    "text": "1e5"})  # long enough to be stopped
+        server.api("POST", "edit", {"op": "entry", "section": "simulation", "key": "mode",
+                                    "text": "normal", "literal": True})
+        server.api("POST", "run")
+        deadline = time.monotonic() + 60
+        while (server.api("GET", "run")["t"] or 0) <= 0:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        server.api("POST", "stop")
+        status = wait(server)
+    assert status["state"] == "stopped"
+    meta = json.loads((tmp_path / "runs" / "msd" / "meta.json").read_text())
+    assert meta["complete"] is False and meta["status"] == "interrupted"
+    assert 0 < meta["end_time"] < 1e5

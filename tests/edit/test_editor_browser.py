@@ -5,9 +5,7 @@ installed. One browser serves the module; each test gets its own server and page
 import contextlib
 import difflib
 import json
-import shutil
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest

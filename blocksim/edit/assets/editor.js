@@ -8,8 +8,9 @@ const TOKEN = new URLSearchParams(location.search).get("token") || "";
 const SVGNS = "http://www.w3.org/2000/svg";
 const FONT = '"DejaVu Sans", Verdana, sans-serif';
 const FILL = { block: "#eef3fa", subsystem: "#fdf3e1", inport: "#e3f1e3", outport: "#e3f1e3" };
-const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
-                 "#17becf", "#7f7f7f", "#bcbd22"];
+// matplotlib's colour cycle: a line has the colour it has in the run's PNG figures
+const COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+                 "#7f7f7f", "#bcbd22", "#17becf"];
 
 const state = {
   level: [],          // subsystem names from the top
@@ -268,6 +269,7 @@ function problems() {
 function tab(name) {
   if (name === "results" && $("#panel").getBoundingClientRect().height < window.innerHeight * 0.35) {
     document.body.style.setProperty("--panel", `${Math.round(window.innerHeight * 0.42)}px`);
+    if (state.view) fit();  // the canvas got shorter
   }
   for (const b of $$("#tabs [data-tab]")) b.classList.toggle("active", b.dataset.tab === name);
   $("#problems").hidden = name !== "problems";
@@ -987,7 +989,11 @@ function plot(lines, xlabel, title) {
   if (!vs.length || home.y0 === home.y1) { const c = vs.length ? home.y0 : 0; home.y0 = c - 1; home.y1 = c + 1; }
   const pad = (home.y1 - home.y0) * 0.05; home.y0 -= pad; home.y1 += pad;
   let range = { ...home };
-  const margin = { l: 62, r: 12, t: 20, b: 30 };
+  // the legend stands beside the axes, where it cannot cover the data
+  const measure = document.createElement("canvas").getContext("2d");
+  measure.font = `11px ${FONT}`;
+  const legendW = lines.length > 1 ? Math.min(200, Math.max(...lines.map(l => measure.measureText(l.name).width)) + 30) : 0;
+  const margin = { l: 62, r: 12 + legendW, t: 20, b: 30 };
   function paint(cursor) {
     const dpr = window.devicePixelRatio || 1;
     const width = canvas.clientWidth || 600, height = 220;
@@ -1034,20 +1040,14 @@ function plot(lines, xlabel, title) {
       }
     }
     g.restore();
-    // legend, top right inside the axes
     g.textAlign = "left";
-    let ly = margin.t + 12;
-    const lw = Math.min(220, Math.max(...lines.map(l => g.measureText(l.name).width), 0) + 28);
-    if (lines.length > 1 || (lines[0] && lines[0].name !== title)) {
-      g.fillStyle = "rgba(255,255,255,0.85)";
-      g.fillRect(margin.l + pw - lw - 4, margin.t + 2, lw, 14 * Math.min(lines.length, 10) + 4);
-      lines.slice(0, 10).forEach((line, i) => {
-        g.strokeStyle = COLOURS[i % COLOURS.length]; g.lineWidth = 2;
-        g.beginPath(); g.moveTo(margin.l + pw - lw, ly - 4); g.lineTo(margin.l + pw - lw + 16, ly - 4); g.stroke();
-        g.fillStyle = "#1d2430"; g.fillText(line.name, margin.l + pw - lw + 20, ly);
-        ly += 14;
-      });
-    }
+    lines.slice(0, 14).forEach((line, i) => {
+      const ly = margin.t + 10 + 14 * i, lx = margin.l + pw + 10;
+      g.strokeStyle = COLOURS[i % COLOURS.length]; g.lineWidth = 2;
+      g.beginPath(); g.moveTo(lx, ly - 4); g.lineTo(lx + 14, ly - 4); g.stroke();
+      g.fillStyle = "#1d2430"; g.fillText(line.name, lx + 18, ly);
+    });
+    if (lines.length > 14) { g.fillStyle = "#6b7585"; g.fillText(`+${lines.length - 14} more`, margin.l + pw + 10, margin.t + 10 + 14 * 14); }
     return { X, Y, pw, ph };
   }
   const unX = px => { const w = canvas.clientWidth - margin.l - margin.r; return range.x0 + (px - margin.l) / w * (range.x1 - range.x0); };
