@@ -106,6 +106,7 @@ async function load(level) {
 // ---- drawing the level ----------------------------------------------------------------------
 function show(view) {
   state.view = view;
+  state.checked = {};  // what typing tried is superseded by the diagram as it now is
   const keys = new Set(view.boxes.map(b => "b:" + b.key).concat(view.wires.map(w => "w:" + w.id)));
   for (const s of Array.from(state.selected)) if (!keys.has(s)) state.selected.delete(s);
   if (view.made) { state.selected = new Set(view.made.map(n => "b:" + n)); }
@@ -674,7 +675,7 @@ function fieldProblems(path) {
 function blockPanel(root, name) {
   const b = boxOf(name);
   if (b && (b.kind === "inport" || b.kind === "outport")) {
-    root.append(el("h2", { text: `${b.kind === "inport" ? "Input" : "Output"} port ${b.type === "input" ? "" : ""}${name.slice(name.indexOf(":") + 1)}` }),
+    root.append(el("h2", { text: `${b.kind === "inport" ? "Input" : "Output"} port ${name.slice(name.indexOf(":") + 1)}` }),
                 el("p", { class: "muted", text: "A port of this subsystem: wire it to the blocks it stands for. Its entries are under the subsystem's inputs and outputs (select nothing)." }));
     return;
   }
@@ -751,9 +752,9 @@ function field(f) {
                           "aria-label": f.path.join("."), spellcheck: "false", autocomplete: "off" });
   }
   const commit = () => {
+    clearTimeout(field.timer);
     const text = input.value;
     if (text === f.text) return;
-    delete state.checked[key];
     edit(f.send(text).op, f.send(text));
   };
   input.addEventListener("change", commit);
