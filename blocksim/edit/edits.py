@@ -29,13 +29,12 @@ class Diagram(Document):
             n += 1
         return f"{stem}{n}"
 
-    def add_block(self, level, btype, position, positions, params=None, name=None):
-        """A new block of `btype` at `position` (x, y); `positions` are where the level's
-        boxes stand now (written to `layout:` when the level has none yet). Returns its name."""
+    def add_block(self, level, btype, position, positions, name=None):
+        """A new block of `btype` at `position` (x, y), with no parameters (a subsystem: a
+        gain between an input and an output); `positions` are where the level's boxes stand
+        now (written to `layout:` when the level has none yet). Returns its name."""
         name = self.unique_name(level, name or default_name(btype))
-        body = {"type": btype, **(params or {})}
-        if btype == "subsystem" and not params:
-            body = new_subsystem()
+        body = new_subsystem() if btype == "subsystem" else {"type": btype}
 
         def change():
             self._set(level, ("blocks", name), body)
@@ -112,9 +111,11 @@ class Diagram(Document):
             if _renamed_signal(signal, old, new) != signal:
                 self._set(top, ("record", name), _renamed_signal(signal, old, new))
 
-    def delete(self, level, blocks=(), wires=()):
+    def delete(self, level, blocks=(), wires=(), ports=()):
         """Remove blocks (with every wire, layout entry, subsystem port target and top-level
-        record entry naming them) and wires (by their index in the level's `wires:`)."""
+        record entry naming them), wires (by their index in the level's `wires:`) and the
+        wires of a subsystem's ports inside it ((side, port, target) for `inputs` or
+        `outputs`), as one edit."""
         known = self.blocks(level)
         for name in blocks:
             if name not in known:
@@ -136,6 +137,8 @@ class Diagram(Document):
                     self._delete(level, ("layout", name))
                 self._drop_ports(level, name)
                 self._drop_records(level.prefix + name)
+            for side, port, target in ports:
+                self._drop_port_wire(level, side, port, target)
         self._edit(change)
 
     def _drop_ports(self, level, name):
@@ -188,17 +191,14 @@ class Diagram(Document):
         else:
             self._set(level, ("inputs", port), [current, target])
 
-    def disconnect_port(self, level, side, port, target):
-        """Remove the wire between a subsystem's port box and `target` ('Block.port')."""
-        def change():
-            current = self.data(level, side, port)
-            if isinstance(current, list):
-                for i in reversed(range(len(current))):
-                    if current[i] == target:
-                        self._delete(level, (side, port, i))
-            else:
-                self._delete(level, (side, port))
-        self._edit(change)
+    def _drop_port_wire(self, level, side, port, target):
+        current = self.data(level, side, port)
+        if isinstance(current, list):
+            for i in reversed(range(len(current))):
+                if current[i] == target:
+                    self._delete(level, (side, port, i))
+        elif current is not None:
+            self._delete(level, (side, port))
 
     def move(self, level, moved, positions):
         """Boxes moved to new (x, y); `positions` where every box stands now."""
@@ -225,7 +225,7 @@ class Diagram(Document):
         return list(names.values())
 
     def copy(self, level, names, positions):
-        """What `paste` needs of blocks `names`: each one's mapping as YAML text, where it
+        """What `paste` needs of blocks `names`: each one's mapping (as data), where it
         stands, and the wires between them."""
         blocks = self.blocks(level)
         chosen = [n for n in names if n in blocks]
@@ -267,8 +267,6 @@ def _wire_blocks(text):
     return {b for b in (_signal_block(left), _signal_block(right)) if b}
 
 
-
-
 def default_name(btype):
     """The name a new block of `btype` gets, as Simulink names them: 'transfer_function'
     -> 'TransferFunction'."""
@@ -276,7 +274,7 @@ def default_name(btype):
 
 
 def new_subsystem():
-    """A new subsystem, as Simulink makes one: an input passed through to an output."""
+    """A new subsystem, as Simulink starts one: its input passed through to its output."""
     return {"type": "subsystem",
             "diagram": {"blocks": {"Gain": {"type": "gain", "K": 1}},
                         "inputs": {"u": "Gain.u"}, "outputs": {"y": "Gain.y"}}}

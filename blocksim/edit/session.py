@@ -108,13 +108,10 @@ class Session:
                 raise RequestError(f"no wire {wid}")
             if "index" in wire:
                 indices.append(wire["index"])
-            else:
+            else:  # a wire of a subsystem's port box: its `inputs` / `outputs` entry
                 ports.append(wire)
         blocks = [b for b in r.get("blocks", []) if not PORT_BOX.match(b)]
-        self.doc.delete(level, blocks, indices)
-        for wire in ports:  # a subsystem port's wire: the port entry's target
-            side, port = wire["port"]
-            self.doc.disconnect_port(level, side, port, wire["text"] if side == "inputs" else None)
+        self.doc.delete(level, blocks, indices, [(*w["port"], w["text"]) for w in ports])
 
     def _wires(self, level):
         return {w["id"]: w for w in self.level_view(level)["wires"]}
@@ -126,7 +123,9 @@ class Session:
         self.doc.set_param(level, r["block"], r["param"], _written(r))
 
     def _op_entry(self, level, r):
-        self.doc.set_entry(level, r["section"], r.get("key"), _written(r))
+        # records are the top diagram's (a subsystem's own are ignored): named flat there
+        where = self.doc.level() if r["section"] == "record" else level
+        self.doc.set_entry(where, r["section"], r.get("key"), _written(r))
 
     def _op_connect(self, level, r):
         boxes = {b["key"]: b for b in self.level_view(level)["boxes"]}

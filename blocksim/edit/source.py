@@ -100,9 +100,6 @@ class Source:
         end = self.text.find("\n", index)
         return len(self.text) if end < 0 else end + 1
 
-    def column(self, index):
-        return index - self.line_start(index)
-
     def step(self):
         """The indentation one nesting level adds in this file: the column of the first key
         of a block mapping under a top-level key (2 when there is none)."""
@@ -318,8 +315,7 @@ def _insert(src, mapping, key, form, value, after):
         return _splice(text, opening, opening, f"{scalar_text(key)}: {form}")
     keys = [k.value for k, _ in mapping.value]
     previous = [k for k in after if k in keys]
-    k_node, v_node = (mapping.value[keys.index(previous[-1])] if previous
-                      else mapping.value[-1])
+    _, v_node = mapping.value[keys.index(previous[-1])] if previous else mapping.value[-1]
     indent = mapping.value[0][0].start_mark.column
     at = src.line_end(src.end(v_node))
     prefix = "" if text[:at].endswith("\n") or not text else nl
@@ -425,7 +421,7 @@ def _set_whole(data, path, value):
     return _set_in(data, path, value)
 
 
-def append(src, path, value, written=None, after=()):
+def append(src, path, value, after=()):
     """`value` added at the end of the list at `path` (made when missing)."""
     node = src.node(path)
     if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith("null")):
@@ -436,7 +432,7 @@ def append(src, path, value, written=None, after=()):
     for step in path:
         current = current[step]
     expected = _set_in(src.data, path, current + [value])
-    forms = _unique(([written.strip()] if written else []) + [flow_text(value)]
+    forms = _unique([flow_text(value)]
                     + ([json.dumps(value, ensure_ascii=False)] if isinstance(value, str) else []))
     text, nl = src.text, src.newline
     if node.flow_style:

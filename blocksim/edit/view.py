@@ -22,6 +22,7 @@ from ..engine.compiler.blocks import probe_ports
 from ..engine.compiler.pipeline import Compilation
 from ..language import expr
 from ..language.diagram import Loc, index_text, parse_wire, read_diagram
+from ..language.library import PluginError
 
 _PORT_KEY = re.compile(r".*:(in|out):([A-Za-z_][A-Za-z0-9_]*)\Z")
 
@@ -73,7 +74,7 @@ class Checked:
 def _class(library, btype):
     try:
         return library.block_class(btype)
-    except Exception:  # noqa: BLE001 - a plugin failing: the problems say so
+    except PluginError:  # the problems say so
         return None
 
 
@@ -223,20 +224,27 @@ def _sections(doc, level):
 def _problem(error, doc, level):
     """A problem as the page shows it: the text `check` prints, and where it belongs on this
     level: `block` (a box of this level: the block, or the subsystem holding it), `path`
-    (the entry of the level's mapping it was found at: ['blocks', 'Kp', 'K'],
-    ['simulation', 'stop'], ['wires', 3])."""
-    out = {"text": str(error), "block": None, "path": None}
+    (the entry of the level's mapping it concerns: ['blocks', 'Kp', 'K'],
+    ['simulation', 'stop'], ['wires', 3]), found from the line it names, the block and
+    parameter it carries and the names its message quotes."""
+    text = str(error)
+    out = {"text": text, "block": None, "path": None}
     block = getattr(error, "block", None)
     if block and block.startswith(level.prefix):
         out["block"] = block[len(level.prefix):].split("/")[0]
-    path = _path_at(doc, level, getattr(error, "file", None), getattr(error, "line", None), str(error))
-    if path is not None:
-        out["path"] = path
-    elif out["block"] is not None:
+    path = _path_at(doc, level, getattr(error, "file", None), getattr(error, "line", None), text)
+    if path is None and out["block"] is not None:
         param = getattr(error, "param", None)
-        out["path"] = ["blocks", out["block"]] + ([param] if param else [])
-    if out["block"] is None and out["path"] and out["path"][0] == "blocks" and len(out["path"]) > 1:
-        out["block"] = out["path"][1]
+        path = ["blocks", out["block"]] + ([param] if param else [])
+    if path is None and not level.names:
+        setting = re.match(r"[^:]*(?::\d+)?: error: simulation\.(\w+)", text)
+        path = ["simulation", setting.group(1)] if setting else None
+    missing = re.search(r"missing required parameter '(\w+)'", text)
+    if path is not None and len(path) == 2 and path[0] == "blocks" and missing:
+        path = path + [missing.group(1)]
+    out["path"] = path
+    if out["block"] is None and path and path[0] == "blocks" and len(path) > 1:
+        out["block"] = path[1]
     return out
 
 
@@ -266,9 +274,9 @@ def _path_at(doc, level, file, line, text):
     visit(base, [])
     if not found:
         return None
-    named = [p for p in found if f"'{p[-1]}'" in text]
-    deepest = max(named or found, key=len)
-    return deepest
+    mentioned = set(re.findall(r"'([^']+)'", text)) | set(re.findall(r"\.(\w+)", text))
+    named = [p for p in found if str(p[-1]) in mentioned]
+    return max(named or found, key=len)
 
 
 def _resolved(doc, file):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import blocksim
-from editor_server import Running, copy_diagram
+from editor_server import ROOT, Running, copy_diagram
 
 
 @pytest.fixture
@@ -201,3 +201,48 @@ def test_stop_ends_a_run_and_keeps_what_it_recorded(tmp_path):
     meta = json.loads((tmp_path / "runs" / "msd" / "meta.json").read_text())
     assert meta["complete"] is False and meta["status"] == "interrupted"
     assert 0 < meta["end_time"] < 1e5
+
+
+def test_inside_a_subsystem_its_ports_are_wired_and_unwired(tmp_path):
+    path = copy_diagram("loop.yaml", tmp_path, source=ROOT / "tests" / "draw" / "data")
+    with Running(path, tmp_path / "runs") as server:
+        level = ["Ctl"]
+        view = server.api("POST", "edit", {"level": level, "op": "add", "type": "gain",
+                                           "x": 100, "y": 200})
+        gain = view["made"][0]
+        view = server.api("POST", "edit", {"level": level, "op": "connect", "src": "in:r.r",
+                                           "dst": f"{gain}.u"})
+        assert f"in:r.r->{gain}.u" in [w["id"] for w in view["wires"]]
+        view = server.api("POST", "edit", {"level": level, "op": "delete",
+                                           "wires": [f"in:r.r->{gain}.u", "U.y->out:u.u"]})
+        ids = [w["id"] for w in view["wires"]]
+        assert f"in:r.r->{gain}.u" not in ids and "U.y->out:u.u" not in ids
+        view = server.api("POST", "undo", {"level": level})  # the two wires were one edit
+        ids = [w["id"] for w in view["wires"]]
+        assert f"in:r.r->{gain}.u" in ids and "U.y->out:u.u" in ids
+        server.api("POST", "edit", {"op": "add", "type": "subsystem", "x": 0, "y": 300})
+        inner = server.api("GET", "diagram?level=Subsystem")
+        assert {b["key"] for b in inner["boxes"]} == {"Gain", "in:u", "out:y"}
+        server.api("POST", "save")
+    model_text = path.read_text()
+    assert "inputs: {r: [Err.u1, Gain], y: Err.u2}" in model_text
+    assert "  Subsystem:\n    type: subsystem\n    diagram:\n      blocks:\n" in model_text
+
+
+def test_problems_land_on_their_fields(tmp_path):
+    path = tmp_path / "new.yaml"
+    with Running(path, tmp_path / "runs") as server:
+        view = server.api("POST", "edit", {"op": "add", "type": "gain", "x": 0, "y": 0})
+        places = {p["text"].split("error: ")[1]: (p["block"], p["path"]) for p in view["problems"]}
+        assert places == {"simulation.stop is required\n  hint: add `simulation: {stop: 10}` "
+                          "(the end time, in s)": (None, ["simulation", "stop"]),
+                          "block 'Gain': missing required parameter 'K'": (
+                              "Gain", ["blocks", "Gain", "K"])}
+
+
+def test_a_problem_on_a_line_of_several_entries_lands_on_the_one_it_names(demo3):
+    view = demo3.api("POST", "edit", {"op": "entry", "section": "simulation", "key": "rtol",
+                                      "text": "-1"})  # simulation: {solver: rk45, rtol: ...}
+    (rtol,) = view["problems"]
+    assert "simulation.rtol must be a positive finite number" in rtol["text"]
+    assert rtol["path"] == ["simulation", "rtol"]

@@ -788,8 +788,8 @@ function wirePanel(root, id) {
   for (const p of state.view.problems.filter(p => p.path && p.path[0] === "wires" && p.path[1] === w.index)) {
     root.append(el("div", { class: "problem-text", text: p.text }));
   }
-  if (!state.level.length && w.index !== undefined) {
-    const signal = w.text.split("->")[0].trim();
+  if (w.index !== undefined) {  // a record names the signal from the top: Ctl/Err.y
+    const signal = [...state.level, w.text.split("->")[0].trim()].join("/");
     const recorded = (state.view.sections.record) || {};
     const names = Object.entries(recorded).filter(([, e]) => e.value === signal).map(([n]) => n);
     root.append(el("h3", { text: "Record" }));
