@@ -375,10 +375,13 @@ def test_a_failed_run_marks_its_block(browser, tmp_path):
     path = tmp_path / "blowup.yaml"
     path.write_text("blocksim: 1\nblocks:\n  X: {type: integrator, x0: 1}\n"
                     "  Sq: {type: function, expr: 'x**2', inputs: [x]}\n"
-                    "wires: [X -> Sq, Sq -> X]\nsimulation: {stop: 2}\n")
+                    "  Last: {type: display}\n"
+                    "wires: [X -> Sq, Sq -> X, X -> Last]\nsimulation: {stop: 2}\n")
     with editing(browser, path, tmp_path / "runs") as ed:
         ed.action("run")
         assert ed.wait_run() == "failed"
+        # what the run printed (the display block's last value) is on the page too
+        assert ed.js("document.querySelector('#results .messages').textContent").startswith("Last: ")
         marked = ed.js("Array.from(document.querySelectorAll('.box.run-error')).map(e => e.dataset.block)")
         error = ed.server.session.run.error
         assert marked == [error["block"]]

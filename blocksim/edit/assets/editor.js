@@ -935,6 +935,8 @@ function drawPlots() {
   root.replaceChildren();
   const res = state.results;
   if (state.runError) root.append(el("div", { class: "failure", text: state.runError.text }));
+  const said = (state.run && state.run.messages) || [];  // a display block's values, warnings
+  if (said.length) root.append(el("pre", { class: "messages", text: said.join("\n") }));
   if (!res) {
     if (!state.runError) root.append(el("p", { class: "muted", text: "Run the diagram (\u25b6 Run) to see its scopes and recorded signals here." }));
     return;
