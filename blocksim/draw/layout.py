@@ -27,8 +27,9 @@ Expanded subsystems are laid out first (recursively) and enter their parent as o
 A level whose boxes carry positions (the diagram's `layout:`, which `blocksim edit` writes)
 keeps them instead of steps 2-5, unless it holds an expanded subsystem (a frame is larger
 than the box the positions were made for): boxes whose horizontal extents overlap form a
-layer, a long wire passes each layer between its boxes at the height nearest its source's,
-and the same router runs its tracks in the gaps the boxes leave. A subsystem's port boxes
+layer, a long wire passes each layer it crosses at a height free of its boxes (the least
+climb, few jogs), a feedback wire runs back just below the layers it spans, and the same
+router runs its tracks in the gaps the boxes leave. A subsystem's port boxes
 without a position stand left (inputs) or right (outputs) of the boxes they are wired to,
 other boxes without one in a row below the rest. The drawing is moved to start at (0, 0);
 `Drawing.origin` is where that point lies in the layout's coordinates.
@@ -444,6 +445,7 @@ class _Level:
     def port_y(self, key, port, side):
         e = self.elems[key]
         return e.y + (e.out_ys if side == "out" else e.in_ys)[port]
+
 
 def _pass_heights(start, ends, taken):
     """A height per layer a long wire crosses, outside that layer's `taken` (top, bottom)

@@ -6,7 +6,10 @@ to the gap before each target's layer and up into it. The tracks of a gap are or
 few crossings (and never two wires on one line); the columns then widen to fit the tracks and
 the shape labels beside the output ports, and every wire becomes segments, arrowheads at the
 input ports and dots where a wire branches. An expanded subsystem's own drawing is moved
-into its frame and joined to the frame's ports.
+into its frame and joined to the frame's ports. Boxes at given positions (a `layout:`) stay
+where they are: a gap's tracks share the room the boxes leave, a feedback net runs back just
+below the columns it spans, and ends within STRAIGHT of one height are joined straight.
+Each wire's own way from its source to its input is kept too (`Drawing.paths`).
 """
 from __future__ import annotations
 

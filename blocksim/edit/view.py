@@ -17,7 +17,7 @@ import yaml
 
 from ..errors import DiagramError, DiagramErrors, Problems
 from ..draw.graph import build_level
-from ..draw.render import STYLES, box_texts, lay_out_graph
+from ..draw.render import COLOURS, STYLES, box_texts, lay_out_graph
 from ..engine.compiler.blocks import probe_ports
 from ..engine.compiler.pipeline import Compilation
 from ..language import expr
@@ -113,6 +113,7 @@ def level_view(doc, level, checked):
         "boxes": boxes, "wires": wires, "dots": dots, "labels": labels,
         "styles": {k: {"size": v[0], "weight": v[1], "style": v[2], "colour": v[3]}
                    for k, v in STYLES.items()},
+        "fills": {k: v for k, v in COLOURS.items() if v != "none"},  # boxes as draw fills them
         "blocks": {name: {"type": body.get("type") if isinstance(body, dict) else None,
                           "values": _entries(doc, level, ("blocks", name), skip=("type",))}
                    for name, body in doc.blocks(level).items()},

@@ -7,7 +7,6 @@
 const TOKEN = new URLSearchParams(location.search).get("token") || "";
 const SVGNS = "http://www.w3.org/2000/svg";
 const FONT = '"DejaVu Sans", Verdana, sans-serif';
-const FILL = { block: "#eef3fa", subsystem: "#fdf3e1", inport: "#e3f1e3", outport: "#e3f1e3" };
 // matplotlib's colour cycle: a line has the colour it has in the run's PNG figures
 const COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                  "#7f7f7f", "#bcbd22", "#17becf"];
@@ -28,6 +27,7 @@ const state = {
   runError: null,     // {block, text} of the last failed run
   plotPick: null,     // the results tab shown
   checked: {},        // field key -> problems from typing (trial checks)
+  space: false,       // the space bar held: a drag pans
 };
 
 // ---- small helpers ------------------------------------------------------------------------
@@ -91,8 +91,6 @@ async function edit(op, args) {
   }
 }
 
-function levelQuery() { return { level: state.level.join("/") }; }
-
 async function load(level) {
   try {
     const view = await api("GET", "diagram", undefined, { level: level.join("/") });
@@ -155,7 +153,7 @@ function boxElement(b, issues) {
                        transform: `translate(${b.x},${b.y})` });
   const round = b.kind === "inport" || b.kind === "outport" ? b.h / 2 : 2;
   g.append(svg("rect", { class: "body", width: b.w, height: b.h, rx: round, ry: round,
-                         fill: FILL[b.kind] || "#fff" }));
+                         fill: state.view.fills[b.kind] || "#fff" }));
   const styles = state.view.styles;
   for (const [x, y, text, style, ha] of b.texts) {
     const s = styles[style];
@@ -1051,7 +1049,6 @@ function plot(lines, xlabel, title) {
       g.fillStyle = "#1d2430"; g.fillText(line.name, lx + 18, ly);
     });
     if (lines.length > 14) { g.fillStyle = "#6b7585"; g.fillText(`+${lines.length - 14} more`, margin.l + pw + 10, margin.t + 10 + 14 * 14); }
-    return { X, Y, pw, ph };
   }
   const unX = px => { const w = canvas.clientWidth - margin.l - margin.r; return range.x0 + (px - margin.l) / w * (range.x1 - range.x0); };
   let band = null;
@@ -1090,7 +1087,6 @@ function plot(lines, xlabel, title) {
     paint();
   }, { passive: false });
   requestAnimationFrame(() => paint());
-  wrap.paint = paint;
   return wrap;
 }
 
