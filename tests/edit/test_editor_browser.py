@@ -63,8 +63,10 @@ class Editor:
         canvas = self.rect("#canvas")
         self.page.drag(self.centre(f'[data-palette="{btype}"]'), (canvas[0] + x, canvas[1] + y))
         self.idle()
-        (made,) = set(self.names("data-block")) - before
-        return made
+        made = set(self.names("data-block")) - before
+        assert len(made) == 1, (btype, self.js("document.querySelector('#toast').textContent"),
+                                self.page.problems())
+        return made.pop()
 
     def wire(self, src, dst):
         self.page.drag(self.centre(f'[data-port="{src}"] .hit'),
@@ -313,12 +315,14 @@ def test_the_palette_search_and_a_subsystem_opened_by_double_click(browser, tmp_
     with editing(browser, path, tmp_path / "runs") as ed:
         ed.page.click(*ed.centre("#search"))
         ed.page.type("transfer")
+        ed.idle()
         shown = ed.js("Array.from(document.querySelectorAll('.entry')).filter(e => !e.hidden"
                       " && e.closest('details').open && !e.closest('details').hidden)"
                       ".map(e => e.dataset.palette)")
         assert "transfer_function" in shown and "gain" not in shown
         ed.js("document.querySelector('#search').select()")
         ed.page.key("Backspace")
+        ed.idle()
         x, y, w, h = ed.rect('[data-block="Ctl"] rect')
         ed.page.click(x + w / 2, y + h - 4, clicks=2)
         ed.idle()
@@ -352,15 +356,19 @@ def test_run_shows_progress_plots_and_a_cursor_readout(browser, tmp_path):
         assert canvases == 2  # the scope's two inputs, one axes each
         x, y, w, h = ed.rect("#plots canvas")
         ed.page.mouse("mouseMoved", x + w * 0.5, y + h / 2)
+        ed.idle()
         readout = ed.js("document.querySelector('#plots .readout').innerText")
         assert readout.startswith("t = ") and "Position.y = " in readout
         # several recorded signals on one axis
         ed.page.click(*ed.centre('[data-plot="signals"]'))
+        ed.idle()
         for signal in ("v", "F"):
             ed.page.click(*ed.centre(f'[data-signal="{signal}"]'))
+            ed.idle()
         assert ed.js("document.querySelectorAll('#plots canvas').length") == 1
         x, y, w, h = ed.rect("#plots canvas")
         ed.page.mouse("mouseMoved", x + w * 0.4, y + h / 3)
+        ed.idle()
         readout = ed.js("document.querySelector('#plots .readout').innerText")
         assert all(f"{s} = " in readout for s in ("x", "v", "F")), readout
         # drag across the plot to zoom in on time, double-click to come back

@@ -1189,7 +1189,16 @@ async function start() {
 // what tests and scripts may ask of the page
 window.blocksimEditor = {
   state,
-  idle: () => new Promise(done => { const check = () => (state.pending ? setTimeout(check, 20) : done(true)); check(); }),
+  // after two frames (input events queued before the call are handled by then), once every
+  // request is answered
+  idle: async () => {
+    const frame = () => new Promise(done => requestAnimationFrame(() => done()));
+    await frame();
+    await frame();
+    while (state.pending) await new Promise(done => setTimeout(done, 20));
+    await frame();
+    return true;
+  },
   fit,
 };
 
