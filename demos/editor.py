@@ -64,7 +64,7 @@ def _drive(page):
     page.click(x + 4, y + h - 4)
     js("window.blocksimEditor.idle()")
     page.mouse("mouseMoved", *_centre(js, '[data-port="Kp.y"] .hit'))
-    shots["editor_demo3.png"] = _shot(page)
+    shots["editor_demo3.png"] = page.screenshot()
     page.key("Escape")
     page.click(*_centre(js, '[data-action="run"]'))
     deadline = time.monotonic() + 300
@@ -76,7 +76,7 @@ def _drive(page):
     js("window.blocksimEditor.idle()")
     cx, cy = _centre(js, "#plots canvas")
     page.mouse("mouseMoved", cx + 120, cy)
-    shots["editor_scope.png"] = _shot(page)
+    shots["editor_scope.png"] = page.screenshot()
     return shots
 
 
@@ -84,12 +84,6 @@ def _centre(js, selector):
     x, y, w, h = js(f"(() => {{ const r = document.querySelector('{selector}')"
                     ".getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()")
     return x + w / 2, y + h / 2
-
-
-def _shot(page):
-    import base64
-    data = page.browser.send("Page.captureScreenshot", {"format": "png"}, session=page.session)
-    return base64.b64decode(data["data"])
 
 
 if __name__ == "__main__":

@@ -11,12 +11,12 @@ events) and takes screenshots. Shared by tests/report (the report pages) and tes
 """
 from __future__ import annotations
 
+import base64
 import fcntl
 import json
 import os
 import select
 import shutil
-import base64
 import subprocess
 import tempfile
 import time
@@ -230,11 +230,14 @@ class Page:
         """Text typed into the focused element."""
         self.browser.send("Input.insertText", {"text": text}, session=self.session)
 
-    def screenshot(self, path):
-        data = self.browser.send("Page.captureScreenshot", {"format": "png"},
-                                 session=self.session)["data"]
-        with open(path, "wb") as f:
-            f.write(base64.b64decode(data))
+    def screenshot(self, path=None):
+        """The page as PNG bytes (also written to `path` when given)."""
+        png = base64.b64decode(self.browser.send("Page.captureScreenshot", {"format": "png"},
+                                                 session=self.session)["data"])
+        if path is not None:
+            with open(path, "wb") as f:
+                f.write(png)
+        return png
 
 
 # Windows virtual key codes of the keys the tests press (what a keyboard event's keyCode says)
