@@ -1,0 +1,58 @@
+/* blocksim's FMU model contract: what a model's C file defines, and the instance both FMI
+ * wrappers (fmi2.c, fmi3.c) keep. One model source serves FMI 2.0 and 3.0, model exchange
+ * and co-simulation; blocksim/fmi/build.py writes model_vars.h (the variables' value
+ * references V_<name>, N_VARS, the states and their derivatives, the event indicators,
+ * the start values) from the model's description and compiles the model with a wrapper.
+ *
+ * Every variable is a double in `v` at offset V_<name> (an array's elements follow its
+ * first; integer and boolean variables hold whole numbers); VR_OFFSET and VR_SIZE map a
+ * value reference to its place. A model computes, from the states, inputs, parameters and
+ * time in `v`, everything else (derivatives, outputs) in model_values; its event
+ * indicators in model_indicators; what happens at an event in model_event (discrete
+ * variables, state resets, the next time event). A status other than MODEL_OK (with a
+ * message through model_log) is the FMU's error.
+ */
+#ifndef BLOCKSIM_FMU_MODEL_H
+#define BLOCKSIM_FMU_MODEL_H
+
+#include "model_vars.h"
+
+enum { MODEL_OK = 0, MODEL_WARNING = 1, MODEL_DISCARD = 2, MODEL_ERROR = 3 };
+enum { MODE_INSTANTIATED, MODE_INIT, MODE_EVENT, MODE_CONTINUOUS, MODE_STEP, MODE_TERMINATED };
+
+typedef struct Instance {
+    double v[N_VARS > 0 ? N_VARS : 1];
+    double time;
+    int mode, cosim;
+    /* what an event left: a time event ahead, states reset, asked to stop */
+    int next_event_defined, states_changed, terminate, event_pending;
+    int dirty;  /* inputs, states or time set since model_values last ran */
+    double next_event_time;
+    double z_prev[N_Z > 0 ? N_Z : 1];  /* co-simulation: indicators before a substep */
+    /* the importer's logger */
+    void (*logger)(struct Instance *m, int status, const char *message);
+    void *env, *logger_fn, *instance_name;
+} Instance;
+
+/* the model's own functions */
+int model_values(Instance *m);
+void model_indicators(Instance *m, double *z);
+int model_event(Instance *m, int time_event);
+/* optional (HAS_PARTIALS in model_vars.h): d(unknown)/d(known) at the current values, both
+   given as offsets into v */
+double model_partial(Instance *m, int unknown, int known);
+/* optional (HAS_DO_STEP): advance a co-simulation by h, inputs held; else the wrappers
+   integrate model_values with RK4 substeps and handle events between them */
+int model_do_step(Instance *m, double h);
+
+/* for models: log a line at a status (printf format) */
+void model_log(Instance *m, int status, const char *format, ...);
+
+/* the wrappers' shared part (fmu_common.c) */
+void fmu_start_values(Instance *m);
+int fmu_update(Instance *m, int time_event, int *again);
+int fmu_step(Instance *m, double t, double h, double *reached);
+double fmu_directional(Instance *m, int unknown, const unsigned int *known, const double *seed,
+                       int nknown);
+
+#endif
