@@ -33,6 +33,7 @@ FAMILIES = {
         "transfer_function": "blocks.continuous:TransferFunction",
         "pid": "blocks.pid:Pid",
         "transport_delay": "blocks.delay:TransportDelay",
+        "fmu": "blocks.fmu.block:Fmu",
     },
     "discrete": {
         "zoh": "blocks.discrete:ZeroOrderHold",

@@ -76,7 +76,8 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
     event_t, event_block, _ = info["events"]
     names = ["results.npz", *(["results.csv"] if csv else []), "meta.json"]
     files = data_files(out, names) if out is not None else contextlib.nullcontext({})
-    messages, reports = [], {}
+    messages = [f"{b.name}: {line}" for b in model.blocks for line in b.log()]
+    reports = {}
     try:
         with files as paths:
             if out is not None:

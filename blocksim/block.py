@@ -59,7 +59,13 @@ where the mode must be re-examined:
 
 A hybrid block whose modes depend on the history of its input (a hit crossing: the side
 of the offset its input is on) may also define `advance(t)`, called after every accepted step
-to update its discrete state; the indicators are evaluated again afterwards.
+(without a crossing) to update its discrete state; the indicators are evaluated again
+afterwards. `advance` returning True asks for an event instant at the step's end (a step
+event: an FMU's completedIntegratorStep), where the handlers run as at any event.
+A hybrid block whose time events become known only during the run (an FMU's nextEventTime)
+defines `next_events(t)`: asked after the event iteration at every event instant (the
+start included), it returns times (> t) the solver must land on; the block's `crossing`
+runs there as at every event instant.
 
 Rates of inputs: a hybrid block whose mode changes where an input turns (backlash: its input
 reaches an extremum) names those inputs in `rates`; the compiler gives it `self.du`, one
@@ -325,6 +331,15 @@ class Block:
         default): its methods are then differenced. `pade`: the order of the Padé
         approximation of a delay (a block that keeps a history), None when none was given."""
         return None
+
+    def describe(self):
+        """Lines `blocksim check` prints under the block (what a file it reads declares:
+        an FMU's parameters and states); () by default."""
+        return ()
+
+    def log(self):
+        """Lines for the run's messages after the run (an FMU's warnings); () by default."""
+        return ()
 
     def mode_text(self):
         """For a block with modes: the modes at its current values in a few words, printed

@@ -376,10 +376,12 @@ def _check(args):
         if ds.stop > ds.start:  # a sampled block's state, or the modes events change
             states.append(f"{ds.stop - ds.start} discrete" if isinstance(b.sample, Sample) else
                           f"{_count(ds.stop - ds.start, 'mode')} (changed at events)")
-        if b.z is not None:
+        if b.z is not None and b.z.size:
             states.append(f"{b.z.size} zero crossing{'s' if b.z.size > 1 else ''}")
         print(f"  {b.name:<16} {b.type:<18} {rate:<28} in: {ins or '-'}   out: {outs or '-'}"
               + (f"   states: {', '.join(states)}" if states else ""))
+        for line in b.describe():
+            print(f"  {'':<16} {line}")
     if model.subsystems:
         print("\nhierarchy:")
         for line in _hierarchy(model):

@@ -61,7 +61,8 @@ class ZeroCrossings:
     # -- after an accepted step ----------------------------------------------------------------
     def after_step(self, stepper, t_end):
         """The indicators at the end of the step just accepted; returns the time t* at which
-        to cut it (the earliest located crossing), or None. A crossing within the event
+        to cut it (the earliest located crossing, or the step's end when a block's `advance`
+        asks for an event there: a step event), or None. A crossing within the event
         tolerance of the time event t_end it reached is left for the handlers there (z_prev
         stays). Leaves the outputs evaluated at the step's end unless it cuts."""
         t_new = stepper.t
@@ -78,12 +79,13 @@ class ZeroCrossings:
                 return t_star
             self.outputs(t_new, stepper.y)
             return None
+        step_event = False
         if self.advance_plan:
             for advance in self.advance_plan:
-                advance(t_new)
+                step_event |= bool(advance(t_new))
             self.indicators(t_new)
         np.copyto(self.z_prev, self.z)
-        return None
+        return t_new if step_event else None
 
     def step_rates(self, stepper):
         """For the blocks that watch rates: their indicators at the step's start again, from

@@ -71,6 +71,7 @@ class Simulation:
         self._seq = len(self.timed)
         self.history = tuple(b for b in model.blocks if b.keeps_history)
         self.ind_plan = tuple(b.indicator for b, _ in model.hybrid)
+        self.announcing = tuple(b for b, _ in model.hybrid if hasattr(b, "next_events"))
         self.hybrid = ZeroCrossings(model, self) if model.hybrid else None
         self.xbuf, self.dxbuf = model.xbuf, model.dxbuf
         channels = {name: view for name, (view, _) in model.record.items()}
@@ -160,6 +161,8 @@ class Simulation:
         if self.hybrid is not None:
             self.hybrid.settle(t, first)
             y[:] = self.xbuf
+            for block in self.announcing:
+                self.schedule(block, block.next_events(t), t)
         if self.history:
             self.remember(t)
 
