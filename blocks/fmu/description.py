@@ -74,15 +74,14 @@ class Description:
     state_refs: list  # value references of the states
     event_indicators: int
     feedthrough: dict  # output port -> tuple of input ports it depends on, or None: all
+    derivative_interfaces: tuple = ()  # the interfaces with directional derivatives
 
     def identifier(self, interface):
         return getattr(self.md, INTERFACES[interface]).modelIdentifier
 
     def directional(self, interface):
         """Whether the FMU gives directional derivatives under `interface`."""
-        kind = getattr(self.md, INTERFACES[interface])
-        return bool(getattr(kind, "providesDirectionalDerivative", False)
-                    or getattr(kind, "providesDirectionalDerivatives", False))
+        return interface in self.derivative_interfaces
 
 
 def read(path):
@@ -112,7 +111,22 @@ def read(path):
                               if n.startswith("binaries/") and n.count("/") >= 2
                               and n.split("/")[2]}))
     has_sources = any(n.startswith("sources/") and n.endswith((".c", ".cpp")) for n in names)
-    return _describe(path, md, fmi, interfaces, platforms, has_sources)
+    desc = _describe(path, md, fmi, interfaces, platforms, has_sources)
+    desc.derivative_interfaces = _with_derivatives(path)
+    return desc
+
+
+def _with_derivatives(path):
+    """The interfaces whose element says providesDirectionalDerivative (FMI 2.0) or
+    providesDirectionalDerivatives (FMI 3.0), read from the XML (fmpy keeps FMI 2.0's only)."""
+    import xml.etree.ElementTree as ET
+    with zipfile.ZipFile(path) as zf:
+        root = ET.fromstring(zf.read("modelDescription.xml"))
+    return tuple(key for key, tag in (("model_exchange", "ModelExchange"),
+                                      ("co_simulation", "CoSimulation"))
+                 for el in root.findall(tag)
+                 if (el.get("providesDirectionalDerivative") or
+                     el.get("providesDirectionalDerivatives")) in ("true", "1"))
 
 
 def _var(v):

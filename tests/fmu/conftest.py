@@ -1,5 +1,6 @@
 """FMUs built once per test session from the C models in tests/fmu/models (FMI 2.0 and 3.0),
 with the machine's C compiler against the FMI headers fmpy ships."""
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -25,3 +26,15 @@ def fmus(tmp_path_factory):
             pytest.skip(str(e))
         raise
     return built
+
+
+@pytest.fixture(scope="session")
+def diagram(fmus):
+    """diagram(name, fmi, text): a diagram file beside the FMU of (name, fmi), `FMU` in the
+    text standing for its file name."""
+    def write(name, fmi, text):
+        fmu = fmus[name, fmi]
+        path = fmu.parent / f"{fmu.stem}_{hashlib.sha1(text.encode()).hexdigest()[:10]}.yaml"
+        path.write_text(text.replace("FMU", fmu.name))
+        return path
+    return write

@@ -19,6 +19,8 @@ int model_event(Instance *m, int time_event) { (void)m; (void)time_event; return
 
 double model_partial(Instance *m, int unknown, int known)
 {
+    if (unknown == known)  /* an output that is a state */
+        return 1.0;
     if (unknown == V_der_x && known == V_x)
         return -m->v[V_k];
     if (unknown == V_der_x && known == V_k)

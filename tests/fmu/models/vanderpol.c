@@ -15,6 +15,8 @@ int model_event(Instance *m, int time_event) { (void)m; (void)time_event; return
 
 double model_partial(Instance *m, int unknown, int known)
 {
+    if (unknown == known)  /* an output that is a state */
+        return 1.0;
     double *v = m->v;
     if (unknown == V_der_x0)
         return known == V_x1 ? 1.0 : 0.0;
