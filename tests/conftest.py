@@ -1,6 +1,8 @@
 """Fixtures shared by the test folders."""
+import hashlib
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -97,3 +99,40 @@ def plugin_diagram(monkeypatch, tmp_path):
                         "simulation: {stop: 1, solver: rk4, step: 0.01}\nrecord: {i: I.y}\n")
         return path
     return diagram
+
+
+# ---- FMUs built once per test session from the C models in tests/fmu/models (FMI 2.0 and
+# 3.0), with the machine's C compiler against the FMI headers fmpy ships ----
+FMU_SOURCES = Path(__file__).parent / "fmu" / "models"
+FMU_MODELS = ("dahlquist", "vanderpol", "bouncing_ball", "stair", "feedthrough", "lag")
+
+
+@pytest.fixture(scope="session")
+def fmus(tmp_path_factory):
+    """{(model name, FMI version): path of its FMU}."""
+    pytest.importorskip("fmpy")
+    from blocksim.fmi.build import BuildError, build_fmu, model_from_yaml
+    out = tmp_path_factory.mktemp("fmus")
+    built = {}
+    try:
+        for name in FMU_MODELS:
+            model = model_from_yaml(FMU_SOURCES / f"{name}.yaml")
+            for fmi in (2, 3):
+                built[name, fmi] = build_fmu(model, out / f"{name}_fmi{fmi}.fmu", fmi)
+    except BuildError as e:
+        if "no C compiler" in str(e):
+            pytest.skip(str(e))
+        raise
+    return built
+
+
+@pytest.fixture(scope="session")
+def fmu_diagram(fmus):
+    """fmu_diagram(name, fmi, text): a diagram file beside the FMU of (name, fmi), `FMU` in the
+    text standing for its file name."""
+    def write(name, fmi, text):
+        fmu = fmus[name, fmi]
+        path = fmu.parent / f"{fmu.stem}_{hashlib.sha1(text.encode()).hexdigest()[:10]}.yaml"
+        path.write_text(text.replace("FMU", fmu.name))
+        return path
+    return write

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from pathlib import Path
+
+from blocksim.accel.lowering import Lowering, LoweringError, flat
 from blocksim.block import ALL, EITHER, Block, In, Jacobian, Out, Sample
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
 
 from . import description as fmudesc
-from .instance import FmuFault, open_instance, references
+from .instance import FmuFault, library_path, open_instance, references, unpack_dir, unpacked
 from .values import assignments
 
 MAX_EVENT_ROUNDS = 100  # newDiscreteStates rounds at one instant before giving up
+SUPPORT = Path(__file__).parent / "_fmu_rt.c"
+STIFF = ("radau", "bdf", "lsoda")
 
 
 class Fmu(Block):
@@ -197,7 +202,7 @@ class Fmu(Block):
             self._set_inputs()
             inst.exit_initialization()
             if not self.cosim:
-                self._next = None
+                self._next = self._announced = None
                 self._event_iteration(inst, t)
                 inst.enter_continuous_mode()
                 if self.nx:
@@ -384,6 +389,57 @@ class Fmu(Block):
             raise SimulationError(f"the FMU {self.desc.path.name} asked to end the simulation "
                                   "(terminateSimulation)", block=self.name, time=t)
 
+    # ---- compiled form: the FMU's library opened by dlopen in the generated C, its FMI
+    # functions called there (blocks/fmu/_fmu_rt.c); P = the values given (flat), then the
+    # step; W[0] = the time event announced last; memory slot 0 holds the instance. "start"
+    # is a function of the block's own, called by "output" and "initialize".
+    def lower(self, c):
+        d = self.desc
+        if c.solver in STIFF:
+            raise LoweringError("runs in normal mode under scipy's stiff solvers (their event "
+                                "handlers run interpreted, and the FMU's instance is one)")
+        if any(v.kind != "real" and v.shape for v in d.inputs + d.outputs) or \
+                any(v.kind != "real" and np.ndim(value) for v, value in self.values):
+            raise LoweringError("has Integer or Boolean arrays, which its compiled form does "
+                                "not carry")
+        w = _CWriter(self, c)
+        if self.cosim:
+            code = {"start": w.start(),
+                    "initialize": w.join(w.call_start(), w.the, w.outputs("xd"), w.copy_held()),
+                    "output": w.copy_held(),
+                    "update": w.join(w.the, w.inputs(), "int stop_ = 0;",
+                                     w.call(f"fmu_do_step(F, t, P[{w.offset}], &stop_)", "DoStep"),
+                                     w.outputs("xd"), w.stopping())}
+        else:
+            code = {"start": w.start(),
+                    "output": w.join("if (xd[0] == 0.0)", w.call_start("    "), w.the,
+                                     w.state(), w.outputs("out")),
+                    "initialize": w.join("if (xd[0] == 0.0)", w.call_start("    ")),
+                    "derivative": w.join(w.the, w.state(), w.call(
+                        f"F->get_dx(F->c, dx, {self.nx})",
+                        "GetDerivatives" if d.fmi == 2 else "GetContinuousStateDerivatives")),
+                    "indicator": w.join(w.the, w.state(), w.indicators()) if self.nz else "",
+                    "crossing": w.crossing(),
+                    "advance": w.join(w.the, "int enter_ = 0, stop_ = 0;",
+                                      w.call("fmu_completed(F, &enter_, &stop_)",
+                                             "CompletedIntegratorStep"),
+                                      w.stopping(), "if (enter_)", "    STEP_EVENT();")}
+        code["release"] = ("if (rt->mem[mem0_].size) {\n    fmu_close(fmu_of(rt->mem[mem0_].data));"
+                           "\n    memset(rt->mem[mem0_].data, 0, sizeof(FmuRt *));\n}")
+        kind = "co-simulation" if self.cosim else "model exchange"
+        return Lowering(code, work=() if self.cosim else (np.nan,), support=(str(SUPPORT),),
+                        memory=1, doc=f"FMU {d.path.name}, {kind}, FMI {d.md.fmiVersion}")
+
+    def pack(self):
+        values = [np.ravel(np.asarray(value, dtype=float)) for _, value in self.values]
+        return flat(*values, [self.p.step] if self.cosim else [])
+
+    def run_data(self, start, stop):
+        """Nothing per run; the FMU is unpacked (and built from its sources) for the
+        compiled code to open."""
+        unpacked(self.desc.path, self.desc)
+        return {}
+
     # ---- linearisation ----------------------------------------------------------------------------
     def jacobian(self, pade=None):
         """ds/dt = A s + B u, y = C s + D u from the FMU's directional derivatives (model
@@ -410,6 +466,160 @@ class Fmu(Block):
             return None
         n = self.nx
         return Jacobian(J[:n, :n], J[:n, n:], J[n:, :n], J[n:, n:])
+
+
+class _CWriter:
+    """The C statements of an fmu block's compiled form, one per line: each FMI call's status
+    checked (FMU_FAILED ends the run as normal mode's FmuFault does)."""
+
+    KINDS = {"real": ("Real", "Float64", "reals"), "integer": ("Integer", "Int32", "int"),
+             "boolean": ("Boolean", "Boolean", "bool")}
+
+    def __init__(self, block, c):
+        self.b, self.c, self.d = block, c, block.desc
+        self.file = _c_string(self.d.path.name)
+        self.ret = "return;"
+        self.vr_in = c.table("vr_in", [v.vr for v in self.d.inputs] or [0])
+        self.vr_out = c.table("vr_out", [v.vr for v in self.d.outputs] or [0])
+        self.offset = sum(int(np.size(value)) for _, value in block.values)  # the step in P
+        self.the = "FmuRt *F = fmu_of(rt->mem[mem0_].data);\nint st_;"
+
+    @staticmethod
+    def join(*parts):
+        return "\n".join(p for p in parts if p)
+
+    def call(self, call, name):
+        return (f"if ((st_ = {call}) > 1) {{ FMU_FAILED({self.file}, \"fmi{self.d.fmi}{name}\", "
+                f"st_); {self.ret} }}")
+
+    def fail(self, text):
+        return f"{{ FAIL(\"the FMU %s {text}\", {self.file}); {self.ret} }}"
+
+    def kind(self, v):
+        return self.KINDS[v.kind][self.d.fmi - 2]
+
+    def inputs(self):
+        lines = []
+        for k, v in enumerate(self.d.inputs):
+            if v.kind == "real":
+                call = (f"fmu_set_reals(F, (const unsigned int *)&{self.vr_in}[{k}], 1, "
+                        f"in_{v.port}, {v.size})")
+            else:
+                call = f"fmu_set_{self.KINDS[v.kind][2]}(F, {self.vr_in}[{k}], in_{v.port}[0])"
+            lines.append(self.call(call, "Set" + self.kind(v)))
+        return self.join(*lines)
+
+    def outputs(self, target):
+        lines, off = [], 0
+        for k, v in enumerate(self.d.outputs):
+            dest = f"out_{v.port}" if target == "out" else f"xd + {off}"
+            if v.kind == "real":
+                call = (f"fmu_get_reals(F, (const unsigned int *)&{self.vr_out}[{k}], 1, {dest}, "
+                        f"{v.size})")
+            else:
+                call = f"fmu_get_{self.KINDS[v.kind][2]}(F, {self.vr_out}[{k}], {dest})"
+            lines.append(self.call(call, "Get" + self.kind(v)))
+            off += v.size
+        return self.join(*lines)
+
+    def copy_held(self):
+        lines, off = [], 0
+        for v in self.d.outputs:
+            lines.append(self.c.loop(v.size, f"out_{v.port}[i] = xd[{off} + i];"))
+            off += v.size
+        return self.join(*lines)
+
+    def state(self):
+        return self.join(self.call("F->set_time(F->c, t)", "SetTime"),
+                         self.call(f"F->set_x(F->c, x, {self.b.nx})", "SetContinuousStates"),
+                         self.inputs())
+
+    def indicators(self):
+        return self.call(f"F->get_z(F->c, z, {self.b.nz})", "GetEventIndicators")
+
+    def stopping(self):
+        return "if (stop_) " + self.fail("asked to end the simulation (terminateSimulation)")
+
+    def iteration(self):
+        """newDiscreteStates until the FMU settles; sc_ says whether its states changed."""
+        rounds = MAX_EVENT_ROUNDS
+        return self.join(
+            "int sc_ = 0;", "for (int r_ = 0;; r_++) {",
+            f"    if (r_ == {rounds}) "
+            + self.fail(f"did not settle its discrete states in {rounds} rounds"),
+            "    int again_ = 0, stop_ = 0, ch_ = 0;",
+            "    " + self.call("fmu_update(F, &again_, &stop_, &ch_)",
+                               "NewDiscreteStates" if self.d.fmi == 2 else "UpdateDiscreteStates"),
+            "    sc_ |= ch_;", "    " + self.stopping(), "    if (!again_)", "        break;",
+            "}")
+
+    def call_start(self, indent=""):
+        """The start (a function of its own, `start`), the caller returning if it failed."""
+        return (f"{indent}{{ {self.c.prefix}start(rt, t); if (rt->error) return; }}")
+
+    def start(self):
+        """Instantiate (first run) or reset, set the values given, initialise with the inputs;
+        model exchange: the first event iteration, the states read."""
+        b, d = self.b, self.d
+        unzip = unpack_dir(d.path)
+        token = d.md.guid if d.fmi == 2 else d.md.instantiationToken
+        values, off = [], 0
+        for var, value in b.values:
+            size = int(np.size(value))
+            call = (f"fmu_set_reals(F, (const unsigned int *)&vr_, 1, P + {off}, {size})"
+                    if var.kind == "real" else f"fmu_set_{self.KINDS[var.kind][2]}(F, vr_, P[{off}])")
+            values.append(f"{{ unsigned int vr_ = {var.vr}u; {self.call(call, 'Set' + self.kind(var))} }}")
+            off += size
+        lines = [
+            "FmuRt *F = fmu_of(GROW(0, 1));", "int st_;", "if (!F) {", "    char why_[400];",
+            f"    F = fmu_open({_c_string(library_path(unzip, d, b.p.interface))}, {d.fmi}, "
+            f"{int(not b.cosim)}, {_c_string(token)}, {_c_string(b.name)},",
+            f"                 {_c_string((unzip / 'resources').as_uri())}, why_, sizeof why_);",
+            "    if (!F) { FAIL(\"the FMU %s could not be loaded: %s\", " + self.file
+            + ", why_); return; }", "    memcpy(GROW(0, 1), &F, sizeof F);", "} else",
+            "    " + self.call("F->reset(F->c)", "Reset"),
+            self.call("fmu_start(F, t)", "SetupExperiment") if d.fmi == 2 else "",
+            *values, self.call("fmu_enter_init(F, t)", "EnterInitializationMode"),
+            self.inputs(), self.call("F->exit_init(F->c)", "ExitInitializationMode")]
+        if not b.cosim:
+            lines += ["W[0] = NAN;", self.iteration(),
+                      self.call("F->enter_ct(F->c)", "EnterContinuousTimeMode"),
+                      self.call(f"F->get_x(F->c, x, {b.nx})", "GetContinuousStates")
+                      if b.nx else "", "xd[0] = 1.0;"]
+        return self.join(*lines)
+
+    def crossing(self):
+        """Block.crossing: event mode, the iteration, states re-read; changed when states,
+        outputs or indicators changed; the next time event scheduled once."""
+        b, d = self.b, self.d
+        self.ret = "return changed;"
+        nx, nz = b.nx, b.nz
+        ny = sum(v.size for v in d.outputs)
+        keep = [f"double y0_[{max(ny, 1)}], z0_[{max(nz, 1)}];", "int k_ = 0;"]
+        keep += [self.c.loop(v.size, f"y0_[k_++] = out_{v.port}[i];") for v in d.outputs]
+        keep.append(self.c.loop(nz, "z0_[i] = z[i];"))
+        compare = ["k_ = 0;"]
+        compare += [self.c.loop(v.size, f"if (y0_[k_++] != out_{v.port}[i]) changed = 1;")
+                    for v in d.outputs]
+        compare.append(self.c.loop(nz, "if (z0_[i] != z[i]) changed = 1;"))
+        reread = "(void)sc_;" if not nx else self.join(
+            "if (sc_) {", f"    double xr_[{nx}];",
+            "    " + self.call(f"F->get_x(F->c, xr_, {nx})", "GetContinuousStates"),
+            "    " + self.c.loop(nx, "if (xr_[i] != x[i]) changed = 1; x[i] = xr_[i];"),
+            "    " + self.call(f"F->set_x(F->c, x, {nx})", "SetContinuousStates"), "}")
+        code = self.join(
+            self.the, self.state(), self.indicators() if nz else "", *keep,
+            self.call("F->enter_event(F->c)", "EnterEventMode"), self.inputs(), self.iteration(),
+            self.call("F->enter_ct(F->c)", "EnterContinuousTimeMode"), reread,
+            self.outputs("out"), self.indicators() if nz else "", *compare,
+            "if (!isnan(F->next) && F->next > t && F->next != W[0]) {",
+            "    W[0] = F->next;", "    SCHEDULE(F->next);", "}")
+        self.ret = "return;"
+        return code
+
+
+def _c_string(text):
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _doc(v):

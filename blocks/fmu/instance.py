@@ -37,12 +37,9 @@ def unpacked(path, description):
     """The FMU at `path` unpacked into the cache (one folder per content, made atomically),
     its binary for this platform compiled from its sources when it has none. Returns the
     folder."""
-    from blocksim.accel.toolchain import cache_dir
     from blocksim.fmi.build import compile_sources, platform_dir
-    data = Path(path).read_bytes()
-    digest = hashlib.sha256(data).hexdigest()[:20]
-    root = cache_dir() / "fmu"
-    target = root / digest
+    target = unpack_dir(path)
+    root = target.parent
     if not (target / "modelDescription.xml").is_file():
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=root, prefix=".unpack-"))
@@ -62,6 +59,14 @@ def unpacked(path, description):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return target
+
+
+def unpack_dir(path):
+    """Where the FMU at `path` is (or will be) unpacked: a folder of blocksim's cache named
+    after its content."""
+    from blocksim.accel.toolchain import cache_dir
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:20]
+    return cache_dir() / "fmu" / digest
 
 
 def library_path(unzipdir, description, interface):

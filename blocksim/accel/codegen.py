@@ -364,6 +364,8 @@ class _Writer:
                                  if f in code)
                 events.append(f"case {k[b.name]}: {calls} break;")
         remember = [f"b{k[b.name]}_remember(rt, t, kind);" for b in m.blocks if b.keeps_history]
+        release = [f"b{k[b.name]}_release(rt, 0.0);" for b in m.blocks
+                   if "release" in self.lows[b.name][0].code]
         self.emit("", "/* ---- the plans the simulator runs (Simulation's) ---- */")
         self.function("dg_const", "double t", const, "the constant outputs, once")
         self.function("dg_cont", "double t", cont, "outputs of every evaluation, dataflow order")
@@ -380,6 +382,7 @@ class _Writer:
                       ["switch (block) {", *events, "default: break;", "}"] if events else [],
                       "a time event of a block")
         self.function("dg_remember", "double t, int kind", remember, "histories of inputs")
+        self.function("dg_release", "int unused", release, "what blocks keep, at a run's end")
 
     def function(self, name, args, body, doc):
         self.emit(f"/* {doc} */", f"static void {name}(RT *rt, {args})", "{",

@@ -11,7 +11,10 @@ A block type that compiles defines, next to its interpreted methods:
   on the structure; the C code reads them as `P[0]`, `P[1]`, ... Changing a value (`--set`,
   a sweep) changes these numbers, not the code, so it never recompiles.
 - optionally `run_data(self, start, stop)` -> {name: array} for the per-run arrays the
-  lowering declares in `Lowering.data` (e.g. a random source's draws for the run's hits).
+  lowering declares in `Lowering.data` (e.g. a random source's draws for the run's hits);
+  called before compiled runs, it may also prepare files the code opens (an FMU unpacked).
+- optionally "release" in `Lowering.code`: C statements run when a compiled run ends (freed
+  or reset for another), e.g. to free what the block keeps in its memory slots.
 - optionally `compiled_work(self, work)`: a block whose `notes()` report what it watched
   during a run keeps that in its workspace `W` in compiled code; after a failed compiled run
   it gets the workspace as the run left it, before its notes are asked for.
@@ -47,7 +50,8 @@ the code as numbers):
 | `kind` | in "remember": `RT_REMEMBER_STEP`, `RT_REMEMBER_PIECE` (a piece's end), `RT_REMEMBER_END` or `RT_REMEMBER_EVENT` |
 | `RtHistory`, `rt_hist_*` | the transport delay's History in C (runtime/rt_history.c); `rt_exact_time`, `rt_exact_sum`: block.exact_time and float(exact + exact) |
 | `D_<name>`, `N_<name>` | a per-run data array declared in `Lowering.data`, and its length |
-| `SCHEDULE(time)` | in "event", "reschedule", "remember": a time event of this block at `time` (dropped in "remember" under scipy's solvers, whose simulator runs the interpreted handlers) |
+| `SCHEDULE(time)` | in "event", "reschedule", "remember", "crossing": a time event of this block at `time` (dropped in "remember" under scipy's solvers, whose simulator runs the interpreted handlers; "crossing" schedules what the block's `next_events` answers) |
+| `STEP_EVENT()` | in "advance": an event instant at the end of the step (`advance` returning True) |
 | `FAIL("text")` | end the run with a SimulationError naming this block |
 | `GROW(slot, n)` | a pointer to growable memory slot `slot` (< `Lowering.memory`) of at least n doubles |
 | `SERIES(k, j)` | time j of the block's exact series k (< `Lowering.series`): offset + j*period, rounded once |
@@ -102,6 +106,7 @@ class LowerContext:
     nz: int = 0
     tables: list = field(default_factory=list)  # (name, ints) index tables for broadcasting
     prefix: str = ""
+    solver: str = ""  # the diagram's solver (a block whose compiled form needs the loop's)
 
     @property
     def n_in(self):

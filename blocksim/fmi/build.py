@@ -28,6 +28,7 @@ from xml.sax.saxutils import quoteattr
 
 C_DIR = Path(__file__).parent / "c"
 WRAPPER_FILES = ("fmu_model.h", "fmu_common.c")
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 TYPES = {"real": ("Real", "Float64"), "integer": ("Integer", "Int32"),
          "boolean": ("Boolean", "Boolean")}
 
@@ -395,8 +396,11 @@ def build_fmu(model, out, fmi=2, binary=True):
         partial = out.with_name(out.name + ".part")
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
             for path in sorted(root.rglob("*")):
-                if path.is_file():
-                    zf.write(path, path.relative_to(root).as_posix())
+                if path.is_file():  # fixed dates: the same sources give the same bytes
+                    info = zipfile.ZipInfo(path.relative_to(root).as_posix(), ZIP_DATE)
+                    info.compress_type = zipfile.ZIP_DEFLATED
+                    info.external_attr = 0o644 << 16
+                    zf.writestr(info, path.read_bytes())
         partial.replace(out)
     return out
 

@@ -11,8 +11,8 @@ pytest.importorskip("fmpy")
 
 
 @pytest.fixture
-def run(diagram):
-    return lambda name, fmi, text, **kw: blocksim.run(diagram(name, fmi, text), **kw)
+def run(fmu_diagram):
+    return lambda name, fmi, text, **kw: blocksim.run(fmu_diagram(name, fmi, text), **kw)
 
 
 @pytest.mark.parametrize("fmi", [2, 3])
@@ -179,11 +179,11 @@ record: {{y: L.y}}
     assert np.abs(me["y"] - cs["y"]).max() < 1e-8
 
 
-def test_fault_names_block_time_status_and_log(diagram, tmp_path):
+def test_fault_names_block_time_status_and_log(fmu_diagram, tmp_path):
     """An FMU that returns Error (the Dahlquist model past fail_time) ends the run: exit 3's
     SimulationError names the block, the time, the function, the status and the FMU's log
     line; the rows so far are kept."""
-    path = diagram("dahlquist", 2, """
+    path = fmu_diagram("dahlquist", 2, """
 blocksim: 1
 name: dq_fail
 blocks:
@@ -200,10 +200,10 @@ record: {x: P.x}
     assert e.result.t[-1] <= 0.5 and len(e.result.t) > 40
 
 
-def test_linearize_through_directional_derivatives(diagram):
+def test_linearize_through_directional_derivatives(fmu_diagram):
     """The Van der Pol FMU linearised at (x0, x1) = (2, 0): its directional derivatives give
     A = [[0, 1], [-2 mu x0 x1 - 1, mu (1 - x0^2)]] = [[0, 1], [-1, -3 mu]] (by hand)."""
-    path = diagram("vanderpol", 3, """
+    path = fmu_diagram("vanderpol", 3, """
 blocksim: 1
 name: vdp_lin
 blocks:

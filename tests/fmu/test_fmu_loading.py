@@ -15,11 +15,11 @@ def _check(path):
                           capture_output=True, text=True)
 
 
-def test_check_lists_ports_parameters_states_and_runs_nothing(diagram, tmp_path, monkeypatch):
+def test_check_lists_ports_parameters_states_and_runs_nothing(fmu_diagram, tmp_path, monkeypatch):
     """check names the FMU's ports, parameters and states without unpacking or loading it
     (the cache stays empty)."""
     monkeypatch.setenv("BLOCKSIM_CACHE_DIR", str(tmp_path / "cache"))
-    path = diagram("bouncing_ball", 3, """
+    path = fmu_diagram("bouncing_ball", 3, """
 blocksim: 1
 name: bb_check
 blocks:

@@ -112,6 +112,7 @@ struct RT {
     double hs_both[(2 * HS_K + 1) * DIM(HIST_WIDTH)];
     RtRows hs_times;
     char changed[DIM(NH)], involved[DIM(NH)], chain_blocks[DIM(NH)];
+    int step_event;                     /* an advance asked for an event at the step's end */
     long long chain;
     double last_event;
     /* recording */
@@ -186,7 +187,7 @@ static inline int rt_search_left(const double *a, int n, double v)
 }
 
 /* In a block's code (codegen declares self_, method_, mem0_ and ser0_ there): a time event
-   of this block; the run's end with this block's error, a printf format and its values (the
+   of this block (STEP_EVENT: an event at the end of the step, from "advance"); the run's end with this block's error, a printf format and its values (the
    message normal mode gives); growable memory slot k of at least n doubles; time j of the
    block's exact series k (Lowering.series: offset + j*period rounded once, as
    block.exact_time sums them). */
@@ -194,3 +195,4 @@ static inline int rt_search_left(const double *a, int n, double v)
 #define FAIL(...) rt_fail(rt, self_, t, method_, __VA_ARGS__)
 #define GROW(slot, n) rt_grow(rt, mem0_ + (slot), (n))
 #define SERIES(k, j) rt_series_at(&rt->series[ser0_ + (k)], (j))
+#define STEP_EVENT() (rt->step_event = 1)

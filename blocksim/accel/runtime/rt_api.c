@@ -21,6 +21,7 @@ void rt_reset(RT *rt)
     RtRows rows[5] = {rt->rec, rt->sink, rt->sink_rows, rt->events, rt->hs_times};
     RtTimed *heap = rt->heap;
     long long capheap = rt->capheap;
+    dg_release(rt, 0);
     for (int m = 0; m < NMEM; m++)
         free(rt->mem[m].data);
     memset(rt, 0, sizeof(RT));
@@ -45,6 +46,7 @@ void rt_free(RT *rt)
     free(rt->events.data);
     free(rt->hs_times.data);
     free(rt->heap);
+    dg_release(rt, 0);
     for (int m = 0; m < NMEM; m++)
         free(rt->mem[m].data);
     free(rt);

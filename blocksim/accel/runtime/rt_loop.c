@@ -820,6 +820,11 @@ static int rt_segment(RT *rt, double deadline)
                     dg_indicators(rt, t_new);
                 }
                 memcpy(rt->z_prev, rt->Z, sizeof(double) * NZ);
+                if (rt->step_event) {  /* a step event: an event instant at the step's end */
+                    rt->step_event = 0;
+                    cut = 1;
+                    t_hi = t_new;
+                }
             }
         }
         if (HISTORY)
