@@ -440,7 +440,10 @@ class Fmu(Block):
         unpacked(self.desc.path, self.desc)
         return {}
 
-    # ---- linearisation ----------------------------------------------------------------------------
+    # ---- linearisation ----
+    def mode_text(self):
+        """Its discrete state only says whether the FMU was initialised in this run."""
+        return "FMU initialised" if self.cosim or self.xd[0] else "FMU not initialised"
     def jacobian(self, pade=None):
         """ds/dt = A s + B u, y = C s + D u from the FMU's directional derivatives (model
         exchange, where it provides them), at its current time, states and inputs; None

@@ -12,7 +12,11 @@ from blocksim.language.diagram import suggest
 
 
 def located(mapping, key, block, param, message, hint=None):
-    """A DiagramError at the line of `key` in the YAML mapping `mapping`."""
+    """A DiagramError at the line of `key` in the YAML mapping `mapping` (or at the override
+    that set it: `key_locs`)."""
+    loc = getattr(mapping, "key_locs", {}).get(key)
+    if loc is not None:
+        return loc.error(message, block=block, param=param, hint=hint)
     line = mapping.key_line(key) if hasattr(mapping, "key_line") else getattr(mapping, "line", None)
     return DiagramError(message, file=getattr(mapping, "file", None), line=line, block=block,
                         param=param, hint=hint)

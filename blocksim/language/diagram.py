@@ -712,6 +712,8 @@ def _apply_one(spec, key, value, loc):
         spec.description = _description(value, loc)
     elif head == "blocks" and len(parts) >= 3 and parts[1] in spec.subsystems:
         _set_subsystem(spec, spec.subsystems[parts[1]], parts[2:], value, loc)
+    elif head == "blocks" and len(parts) == 4 and parts[1] in spec.blocks:
+        _set_entry(spec.blocks[parts[1]], parts[2], parts[3], value, loc)
     elif head == "blocks" and len(parts) == 3:
         block = spec.blocks.get(parts[1])
         if block is None:
@@ -727,8 +729,26 @@ def _apply_one(spec, key, value, loc):
         robot[parts[2]] = Value(value, loc)
     else:
         raise loc.error(f"unknown setting '{key}'", hint="settable paths: simulation.KEY, "
-                        "parameters.NAME, blocks.BLOCK.PARAM, blocks.SUBSYSTEM.parameters.NAME, "
+                        "parameters.NAME, blocks.BLOCK.PARAM, blocks.BLOCK.PARAM.KEY (an entry "
+                        "of a mapping), blocks.SUBSYSTEM.parameters.NAME, "
                         "robots.ROBOT.OPTION, record.NAME")
+
+
+def _set_entry(block, param, key, value, loc):
+    """`--set blocks.B.PARAM.KEY=value`: one entry of a block parameter that is a mapping
+    (an fmu block's `parameters:`), the others kept; the entry remembers where it was set
+    (`key_locs`), so that the block's check of it names the override."""
+    current = block.params.get(param)
+    raw = current.raw if current is not None else None
+    if raw is not None and not isinstance(raw, dict):
+        raise loc.error(f"'{param}' is not a mapping: '{key}' cannot be set in it",
+                        block=block.name, param=param)
+    entries = YMap(raw or {}, line=getattr(raw, "line", loc.line),
+                   file=getattr(raw, "file", loc.file))
+    entries.key_lines = dict(getattr(raw, "key_lines", {}))
+    entries.key_locs = {**getattr(raw, "key_locs", {}), key: loc}
+    entries[key] = value
+    block.params[param] = Value(entries, current.loc if current is not None else loc)
 
 
 def _set_subsystem(spec, sub, rest, value, loc):
