@@ -34,8 +34,9 @@ class Fmu(Block):
     Ports come from the model description: each input variable is an input, each output
     variable an output, named by the variable with every character that cannot be in a port
     name replaced by `_` (`a.b[2]` -> `a_b_2`, `der(x)` -> `der_x`); an FMI 3.0 array keeps
-    its shape; Integer and Boolean ports carry their values as numbers. An output's direct
-    feedthrough is the inputs the model structure says it depends on.
+    its shape; Integer and Boolean ports carry their values as numbers; an input left unwired
+    reads the variable's start value. An output's direct feedthrough is the inputs the model
+    structure says it depends on.
     parameters: values of the FMU's parameters by name; start: start values of other
     variables (states, inputs) by name. Values are expressions of the diagram's parameters,
     checked against the variable's type and min/max.
@@ -98,7 +99,8 @@ class Fmu(Block):
     # ---- declarations -----------------------------------------------------------------------
     def ports(self):
         d = self.desc
-        ins = [In(v.port, shape=v.shape, doc=_doc(v)) for v in d.inputs]
+        ins = [In(v.port, shape=v.shape, optional=True, default=_input_default(v),
+                  doc=_doc(v)) for v in d.inputs]
         outs = []
         for v in d.outputs:
             feed = () if self.cosim else d.feedthrough.get(v.port)
@@ -163,10 +165,14 @@ class Fmu(Block):
         self._in_calls = []
         for v, view in zip(d.inputs, self.u):
             self._in_calls.append(self._port_call(inst, v, view, refs, set_=True))
-        self._out_calls = []
-        targets = self.y if not self.cosim else _split(self.xd, d.outputs)
-        for v, view in zip(d.outputs, targets):
-            self._out_calls.append(self._port_call(inst, v, view, refs, set_=False))
+        flat = self.y_flat if not self.cosim else self.xd  # every output, in port order
+        if d.outputs and all(v.kind == "real" for v in d.outputs) and flat is not None \
+                and flat.size == sum(v.size for v in d.outputs):
+            self._out_calls = [(inst.get_reals, refs(d.outputs, flat), None)]  # one call
+        else:
+            targets = self.y if not self.cosim else _split(self.xd, d.outputs)
+            self._out_calls = [self._port_call(inst, v, view, refs, set_=False)
+                               for v, view in zip(d.outputs, targets)]
         if not self.cosim:
             ptr = lambda a: a.ctypes.data_as(np.ctypeslib.ctypes.POINTER(np.ctypeslib.ctypes.c_double))  # noqa: E731
             self._x_ptr, self._dx_ptr = ptr(self.x), ptr(self.dx)
@@ -623,6 +629,12 @@ class _CWriter:
 
 def _c_string(text):
     return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _input_default(v):
+    """What an unwired input reads: the variable's start value (one number), else 0."""
+    start = fmudesc.parse_start(v)
+    return float(np.ravel(start)[0]) if start is not None and np.size(start) else 0.0
 
 
 def _doc(v):

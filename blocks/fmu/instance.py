@@ -66,7 +66,7 @@ def unpack_dir(path):
     after its content."""
     from blocksim.accel.toolchain import cache_dir
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:20]
-    return cache_dir() / "fmu" / digest
+    return cache_dir().parent / "fmu" / digest
 
 
 def library_path(unzipdir, description, interface):
