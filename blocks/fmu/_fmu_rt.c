@@ -1,6 +1,6 @@
 /* The fmu block's compiled form: an FMU's shared library opened with dlopen, its FMI 2.0 or
  * 3.0 functions found with dlsym, one instance per compiled run (kept in the block's memory
- * slot 0, freed with the run). The types below are the FMI 2.0 / 3.0 C API's (fmpy ships
+ * slot 0, freed with the run; under scipy's stiff solvers normal mode's instance, attached). The types below are the FMI 2.0 / 3.0 C API's (fmpy ships
  * its headers), declared here because the diagram's source is compiled without them. */
 #include <dlfcn.h>
 
@@ -43,7 +43,7 @@ static const char *FMU_STATUS[] = {"OK", "Warning", "Discard", "Error", "Fatal",
 typedef struct {
     void *dll;
     FmuComp c;
-    int fmi, me;
+    int fmi, me, attached;             /* attached: the instance is normal mode's (not freed) */
     FmuCallbacks2 cb;
     char log[400];                     /* the FMU's last log line */
     double next;                       /* its next time event (NAN: none) */
@@ -89,17 +89,17 @@ static void fmu_close(FmuRt *F)
 {
     if (!F)
         return;
-    if (F->c && F->free_instance)
+    if (F->c && F->free_instance && !F->attached)
         F->free_instance(F->c);
     if (F->dll)
         dlclose(F->dll);
     free(F);
 }
 
-/* the library at `path` opened, its functions found and an instance made (NULL and `why`
-   filled when that fails) */
+/* the library at `path` opened and its functions found; with `component` that instance is
+   used (attached), else one is made (NULL and `why` filled when that fails) */
 static FmuRt *fmu_open(const char *path, int fmi, int me, const char *token, const char *name,
-                       const char *resources, char *why, size_t nwhy)
+                       const char *resources, FmuComp component, char *why, size_t nwhy)
 {
     FmuRt *F = calloc(1, sizeof(FmuRt));
     if (!F) {
@@ -145,6 +145,11 @@ static FmuRt *fmu_open(const char *path, int fmi, int me, const char *token, con
         fmu_close(F);
         return NULL;
     }
+    if (component) {
+        F->c = component;
+        F->attached = 1;
+        return F;
+    }
     if (fmi == 2) {
         typedef FmuComp (*inst2_t)(const char *, int, const char *, const char *,
                                    const FmuCallbacks2 *, int, int);
@@ -178,8 +183,27 @@ static FmuRt *fmu_open(const char *path, int fmi, int me, const char *token, con
 /* the instance kept in a block's memory slot (NULL before the first start) */
 static FmuRt *fmu_of(double *slot)
 {
-    FmuRt *F;
-    memcpy(&F, slot, sizeof F);
+    FmuRt *F = NULL;
+    if (slot)
+        memcpy(&F, slot, sizeof F);
+    return F;
+}
+
+/* Under scipy's stiff solvers the handlers run interpreted: normal mode's instance (its
+   address in the block's data array `instance`, written when it started) is the one the
+   compiled evaluations call. The block's instance then: its own, or that one attached. */
+static FmuRt *fmu_current(RT *rt, int slot, const double *instance, const char *path, int fmi,
+                          int me)
+{
+    FmuRt *F = fmu_of(rt->mem[slot].size ? rt->mem[slot].data : NULL);
+    if (F || instance[0] == 0.0)
+        return F;
+    FmuComp c;
+    memcpy(&c, instance, sizeof c);
+    char why[400];
+    F = fmu_open(path, fmi, me, "", "", "", c, why, sizeof why);
+    if (F)
+        memcpy(rt_grow(rt, slot, 1), &F, sizeof F);
     return F;
 }
 

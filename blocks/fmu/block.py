@@ -18,7 +18,6 @@ from .values import assignments
 
 MAX_EVENT_ROUNDS = 100  # newDiscreteStates rounds at one instant before giving up
 SUPPORT = Path(__file__).parent / "_fmu_rt.c"
-STIFF = ("radau", "bdf", "lsoda")
 
 
 class Fmu(Block):
@@ -92,6 +91,7 @@ class Fmu(Block):
             raise ParamError("parameters", "String variables cannot be set by the block")
         if self.cosim:
             self.sample = Sample(self.p.step)
+        self._shared = np.zeros(1)  # the bits of normal mode's instance pointer (run_data)
         self.nx = 0 if self.cosim else len(d.states)
         self.nz = 0 if self.cosim else d.event_indicators
         self.instance = None
@@ -203,6 +203,7 @@ class Fmu(Block):
         try:
             stop = None
             inst.start(t, stop, None)
+            self._shared.view(np.uint64)[0] = inst.c or 0
             self._set_values(inst)
             inst.enter_initialization(t, stop, None)
             self._set_inputs()
@@ -398,12 +399,11 @@ class Fmu(Block):
     # ---- compiled form: the FMU's library opened by dlopen in the generated C, its FMI
     # functions called there (blocks/fmu/_fmu_rt.c); P = the values given (flat), then the
     # step; W[0] = the time event announced last; memory slot 0 holds the instance. "start"
-    # is a function of the block's own, called by "output" and "initialize".
+    # is a function of the block's own, called by "output" and "initialize". Under scipy's
+    # stiff solvers the handlers (start, crossing, advance) run interpreted and the compiled
+    # evaluations attach to the instance normal mode started (data array `instance`).
     def lower(self, c):
         d = self.desc
-        if c.solver in STIFF:
-            raise LoweringError("runs in normal mode under scipy's stiff solvers (their event "
-                                "handlers run interpreted, and the FMU's instance is one)")
         if any(v.kind != "real" and v.shape for v in d.inputs + d.outputs) or \
                 any(v.kind != "real" and np.ndim(value) for v, value in self.values):
             raise LoweringError("has Integer or Boolean arrays, which its compiled form does "
@@ -434,17 +434,19 @@ class Fmu(Block):
                            "\n    memset(rt->mem[mem0_].data, 0, sizeof(FmuRt *));\n}")
         kind = "co-simulation" if self.cosim else "model exchange"
         return Lowering(code, work=() if self.cosim else (np.nan,), support=(str(SUPPORT),),
-                        memory=1, doc=f"FMU {d.path.name}, {kind}, FMI {d.md.fmiVersion}")
+                        memory=1, data=("instance",),
+                        doc=f"FMU {d.path.name}, {kind}, FMI {d.md.fmiVersion}")
 
     def pack(self):
         values = [np.ravel(np.asarray(value, dtype=float)) for _, value in self.values]
         return flat(*values, [self.p.step] if self.cosim else [])
 
     def run_data(self, start, stop):
-        """Nothing per run; the FMU is unpacked (and built from its sources) for the
-        compiled code to open."""
+        """`instance`: where normal mode's instance is, once it starts (the compiled
+        evaluations under scipy's stiff solvers call it); the FMU is unpacked (and built
+        from its sources) for the compiled code to open."""
         unpacked(self.desc.path, self.desc)
-        return {}
+        return {"instance": self._shared}
 
     # ---- linearisation ----
     def mode_text(self):
@@ -491,7 +493,15 @@ class _CWriter:
         self.vr_in = c.table("vr_in", [v.vr for v in self.d.inputs] or [0])
         self.vr_out = c.table("vr_out", [v.vr for v in self.d.outputs] or [0])
         self.offset = sum(int(np.size(value)) for _, value in block.values)  # the step in P
-        self.the = "FmuRt *F = fmu_of(rt->mem[mem0_].data);\nint st_;"
+        self.lib = _c_string(library_path(unpack_dir(self.d.path), self.d, block.p.interface))
+
+    @property
+    def the(self):
+        """The block's instance, F: its own, or normal mode's under scipy's stiff solvers."""
+        return (f"FmuRt *F = fmu_current(rt, mem0_, D_instance, {self.lib}, {self.d.fmi}, "
+                f"{int(not self.b.cosim)});\n"
+                f"if (!F) {{ FAIL(\"the FMU %s is not started\", {self.file}); {self.ret} }}\n"
+                "int st_;")
 
     @staticmethod
     def join(*parts):
@@ -583,7 +593,8 @@ class _CWriter:
             "FmuRt *F = fmu_of(GROW(0, 1));", "int st_;", "if (!F) {", "    char why_[400];",
             f"    F = fmu_open({_c_string(library_path(unzip, d, b.p.interface))}, {d.fmi}, "
             f"{int(not b.cosim)}, {_c_string(token)}, {_c_string(b.name)},",
-            f"                 {_c_string((unzip / 'resources').as_uri())}, why_, sizeof why_);",
+            f"                 {_c_string((unzip / 'resources').as_uri())}, NULL, why_, "
+            "sizeof why_);",
             "    if (!F) { FAIL(\"the FMU %s could not be loaded: %s\", " + self.file
             + ", why_); return; }", "    memcpy(GROW(0, 1), &F, sizeof F);", "} else",
             "    " + self.call("F->reset(F->c)", "Reset"),

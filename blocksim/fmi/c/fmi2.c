@@ -19,15 +19,6 @@ static void fmi2_log(Instance *m, int status, const char *message)
                      status > MODEL_WARNING ? "logStatusError" : "logEvents", "%s", message);
 }
 
-static fmi2Status refresh(Instance *m)
-{
-    if (!m->dirty)
-        return fmi2OK;
-    m->dirty = 0;
-    m->v[V_time] = m->time;
-    return (fmi2Status)model_values(m);
-}
-
 const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
 const char *fmi2GetVersion(void) { return fmi2Version; }
 
@@ -56,8 +47,6 @@ fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String guid,
     f->m.logger = fmi2_log;
     f->m.cosim = type == fmi2CoSimulation;
     fmu_start_values(&f->m);
-    f->m.dirty = 1;
-    f->m.mode = MODE_INSTANTIATED;
     return f;
 }
 
@@ -67,9 +56,7 @@ fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean tol_defined, fmi2Rea
                                fmi2Real start, fmi2Boolean stop_defined, fmi2Real stop)
 {
     (void)tol_defined; (void)tol; (void)stop_defined; (void)stop;
-    Instance *m = c;
-    m->time = start;
-    m->dirty = 1;
+    fmu_set_time(c, start);
     return fmi2OK;
 }
 
@@ -81,14 +68,7 @@ fmi2Status fmi2EnterInitializationMode(fmi2Component c)
 
 fmi2Status fmi2ExitInitializationMode(fmi2Component c)
 {
-    Instance *m = c;
-    m->dirty = 1;
-    fmi2Status s = refresh(m);
-    /* the first event: time events ahead, discrete variables at the start */
-    int again;
-    fmi2Status u = (fmi2Status)fmu_update(m, 0, &again);
-    m->mode = m->cosim ? MODE_STEP : MODE_EVENT;
-    return u > s ? u : s;
+    return (fmi2Status)fmu_exit_initialization(c);
 }
 
 fmi2Status fmi2Terminate(fmi2Component c)
@@ -99,47 +79,61 @@ fmi2Status fmi2Terminate(fmi2Component c)
 
 fmi2Status fmi2Reset(fmi2Component c)
 {
-    Instance *m = c;
-    fmu_start_values(m);
-    m->dirty = 1;
-    m->mode = MODE_INSTANTIATED;
+    fmu_start_values(c);
     return fmi2OK;
 }
 
 fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real value[])
 {
-    Instance *m = c;
-    fmi2Status s = refresh(m);
-    for (size_t i = 0; i < n; i++) {
-        if (vr[i] >= N_REFS)
-            return fmi2Error;
-        value[i] = m->v[VR_OFFSET[vr[i]]];
-    }
-    return s;
+    return (fmi2Status)fmu_get_values(c, vr, n, value, n);
 }
 
+fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Real value[])
+{
+    return (fmi2Status)fmu_set_values(c, vr, n, value, n);
+}
+
+/* Integer and Boolean variables, one at a time through their double */
 fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Integer value[])
 {
-    Instance *m = c;
-    fmi2Status s = refresh(m);
-    for (size_t i = 0; i < n; i++) {
-        if (vr[i] >= N_REFS)
-            return fmi2Error;
-        value[i] = (fmi2Integer)m->v[VR_OFFSET[vr[i]]];
+    int status = fmi2OK;
+    for (size_t i = 0; i < n && status <= fmi2Warning; i++) {
+        double d = 0.0;
+        status = fmu_get_values(c, vr + i, 1, &d, 1);
+        value[i] = (fmi2Integer)d;
     }
-    return s;
+    return (fmi2Status)status;
 }
 
 fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Boolean value[])
 {
-    Instance *m = c;
-    fmi2Status s = refresh(m);
-    for (size_t i = 0; i < n; i++) {
-        if (vr[i] >= N_REFS)
-            return fmi2Error;
-        value[i] = m->v[VR_OFFSET[vr[i]]] != 0.0;
+    int status = fmi2OK;
+    for (size_t i = 0; i < n && status <= fmi2Warning; i++) {
+        double d = 0.0;
+        status = fmu_get_values(c, vr + i, 1, &d, 1);
+        value[i] = d != 0.0;
     }
-    return s;
+    return (fmi2Status)status;
+}
+
+fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Integer value[])
+{
+    int status = fmi2OK;
+    for (size_t i = 0; i < n && status <= fmi2Warning; i++) {
+        double d = value[i];
+        status = fmu_set_values(c, vr + i, 1, &d, 1);
+    }
+    return (fmi2Status)status;
+}
+
+fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Boolean value[])
+{
+    int status = fmi2OK;
+    for (size_t i = 0; i < n && status <= fmi2Warning; i++) {
+        double d = value[i] ? 1.0 : 0.0;
+        status = fmu_set_values(c, vr + i, 1, &d, 1);
+    }
+    return (fmi2Status)status;
 }
 
 fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2String value[])
@@ -148,48 +142,11 @@ fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
     return n ? fmi2Error : fmi2OK;
 }
 
-fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Real value[])
-{
-    Instance *m = c;
-    for (size_t i = 0; i < n; i++) {
-        if (vr[i] >= N_REFS)
-            return fmi2Error;
-        m->v[VR_OFFSET[vr[i]]] = value[i];
-    }
-    m->dirty = 1;
-    return fmi2OK;
-}
-
-fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Integer value[])
-{
-    Instance *m = c;
-    for (size_t i = 0; i < n; i++) {
-        if (vr[i] >= N_REFS)
-            return fmi2Error;
-        m->v[VR_OFFSET[vr[i]]] = value[i];
-    }
-    m->dirty = 1;
-    return fmi2OK;
-}
-
-fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Boolean value[])
-{
-    Instance *m = c;
-    for (size_t i = 0; i < n; i++) {
-        if (vr[i] >= N_REFS)
-            return fmi2Error;
-        m->v[VR_OFFSET[vr[i]]] = value[i] ? 1.0 : 0.0;
-    }
-    m->dirty = 1;
-    return fmi2OK;
-}
-
 fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2String value[])
 {
     (void)c; (void)vr; (void)value;
     return n ? fmi2Error : fmi2OK;
 }
-
 /* FMU states: not offered (canGetAndSetFMUstate is false) */
 fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *s) { (void)c; (void)s; return fmi2Error; }
 fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate s) { (void)c; (void)s; return fmi2Error; }
@@ -215,11 +172,9 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
                                         const fmi2Real seed[], fmi2Real out[])
 {
 #ifdef HAS_PARTIALS
-    Instance *m = c;
-    fmi2Status s = refresh(m);
     for (size_t i = 0; i < nu; i++)
-        out[i] = fmu_directional(m, VR_OFFSET[unknown[i]], known, seed, (int)nk);
-    return s;
+        out[i] = fmu_directional(c, VR_OFFSET[unknown[i]], known, seed, (int)nk);
+    return fmi2OK;
 #else
     (void)c; (void)unknown; (void)nu; (void)known; (void)nk; (void)seed; (void)out;
     return fmi2Error;
@@ -236,17 +191,15 @@ fmi2Status fmi2EnterEventMode(fmi2Component c)
 fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info)
 {
     Instance *m = c;
-    fmi2Status s = refresh(m);
-    int time_event = m->next_event_defined && m->time >= m->next_event_time;
     int again;
-    fmi2Status u = (fmi2Status)fmu_update(m, time_event, &again);
+    fmi2Status s = (fmi2Status)fmu_discrete_states(m, &again);
     info->newDiscreteStatesNeeded = again;
     info->terminateSimulation = m->terminate;
     info->nominalsOfContinuousStatesChanged = fmi2False;
     info->valuesOfContinuousStatesChanged = m->states_changed;
     info->nextEventTimeDefined = m->next_event_defined;
     info->nextEventTime = m->next_event_time;
-    return u > s ? u : s;
+    return s;
 }
 
 fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c)
@@ -267,46 +220,29 @@ fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean no_set_state
 
 fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time)
 {
-    Instance *m = c;
-    m->time = time;
-    m->dirty = 1;
+    fmu_set_time(c, time);
     return fmi2OK;
 }
 
 fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t nx)
 {
-    Instance *m = c;
-    for (size_t i = 0; i < nx && i < N_X; i++)
-        m->v[STATE_OFF[i]] = x[i];
-    m->dirty = 1;
+    fmu_set_states(c, x, nx);
     return fmi2OK;
 }
 
 fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real dx[], size_t nx)
 {
-    Instance *m = c;
-    fmi2Status s = refresh(m);
-    for (size_t i = 0; i < nx && i < N_X; i++)
-        dx[i] = m->v[DER_OFF[i]];
-    return s;
+    return (fmi2Status)fmu_get_derivatives(c, dx, nx);
 }
 
 fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real z[], size_t nz)
 {
-    Instance *m = c;
-    fmi2Status s = refresh(m);
-    double all[N_Z > 0 ? N_Z : 1];
-    model_indicators(m, all);
-    for (size_t i = 0; i < nz && i < N_Z; i++)
-        z[i] = all[i];
-    return s;
+    return (fmi2Status)fmu_get_indicators(c, z, nz);
 }
 
 fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)
 {
-    Instance *m = c;
-    for (size_t i = 0; i < nx && i < N_X; i++)
-        x[i] = m->v[STATE_OFF[i]];
+    fmu_get_states(c, x, nx);
     return fmi2OK;
 }
 
@@ -336,12 +272,8 @@ fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReferenc
 fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean no_set_state)
 {
     (void)no_set_state;
-    Instance *m = c;
-    fmi2Status s = refresh(m);
     double reached;
-    fmi2Status d = (fmi2Status)fmu_step(m, t, h, &reached);
-    m->dirty = 1;
-    return d > s ? d : s;
+    return (fmi2Status)fmu_step(c, t, h, &reached);
 }
 
 fmi2Status fmi2CancelStep(fmi2Component c) { (void)c; return fmi2Error; }

@@ -21,15 +21,6 @@ static void fmi3_log(Instance *m, int status, const char *message)
                status > MODEL_WARNING ? "logStatusError" : "logEvents", message);
 }
 
-static fmi3Status refresh(Instance *m)
-{
-    if (!m->dirty)
-        return fmi3OK;
-    m->dirty = 0;
-    m->v[V_time] = m->time;
-    return (fmi3Status)model_values(m);
-}
-
 static fmi3Instance instantiate(fmi3String name, fmi3String token, int cosim,
                                 fmi3InstanceEnvironment env, fmi3LogMessageCallback log)
 {
@@ -44,8 +35,6 @@ static fmi3Instance instantiate(fmi3String name, fmi3String token, int cosim,
     f->m.logger = fmi3_log;
     f->m.cosim = cosim;
     fmu_start_values(&f->m);
-    f->m.dirty = 1;
-    f->m.mode = MODE_INSTANTIATED;
     return f;
 }
 
@@ -102,22 +91,14 @@ fmi3Status fmi3EnterInitializationMode(fmi3Instance c, fmi3Boolean tol_defined, 
                                        fmi3Float64 stop)
 {
     (void)tol_defined; (void)tol; (void)stop_defined; (void)stop;
-    Instance *m = c;
-    m->time = start;
-    m->dirty = 1;
-    m->mode = MODE_INIT;
+    fmu_set_time(c, start);
+    ((Instance *)c)->mode = MODE_INIT;
     return fmi3OK;
 }
 
 fmi3Status fmi3ExitInitializationMode(fmi3Instance c)
 {
-    Instance *m = c;
-    m->dirty = 1;
-    fmi3Status s = refresh(m);
-    int again;
-    fmi3Status u = (fmi3Status)fmu_update(m, 0, &again);
-    m->mode = m->cosim ? MODE_STEP : MODE_EVENT;
-    return u > s ? u : s;
+    return (fmi3Status)fmu_exit_initialization(c);
 }
 
 fmi3Status fmi3EnterEventMode(fmi3Instance c)
@@ -134,10 +115,7 @@ fmi3Status fmi3Terminate(fmi3Instance c)
 
 fmi3Status fmi3Reset(fmi3Instance c)
 {
-    Instance *m = c;
-    fmu_start_values(m);
-    m->dirty = 1;
-    m->mode = MODE_INSTANTIATED;
+    fmu_start_values(c);
     return fmi3OK;
 }
 
@@ -145,83 +123,60 @@ fmi3Status fmi3Reset(fmi3Instance c)
 fmi3Status fmi3GetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t n,
                           fmi3Float64 values[], size_t nvalues)
 {
-    Instance *m = c;
-    fmi3Status s = refresh(m);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (vr[i] >= N_REFS || k + VR_SIZE[vr[i]] > nvalues)
-            return fmi3Error;
-        for (int j = 0; j < VR_SIZE[vr[i]]; j++)
-            values[k++] = m->v[VR_OFFSET[vr[i]] + j];
-    }
-    return s;
+    return (fmi3Status)fmu_get_values(c, vr, n, values, nvalues);
 }
 
 fmi3Status fmi3SetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t n,
                           const fmi3Float64 values[], size_t nvalues)
 {
-    Instance *m = c;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (vr[i] >= N_REFS || k + VR_SIZE[vr[i]] > nvalues)
-            return fmi3Error;
-        for (int j = 0; j < VR_SIZE[vr[i]]; j++)
-            m->v[VR_OFFSET[vr[i]] + j] = values[k++];
-    }
-    m->dirty = 1;
-    return fmi3OK;
+    return (fmi3Status)fmu_set_values(c, vr, n, values, nvalues);
 }
 
+/* Int32 and Boolean scalars, one at a time through their double */
 fmi3Status fmi3GetInt32(fmi3Instance c, const fmi3ValueReference vr[], size_t n,
                         fmi3Int32 values[], size_t nvalues)
 {
-    Instance *m = c;
-    fmi3Status s = refresh(m);
-    for (size_t i = 0; i < n; i++) {
-        if (vr[i] >= N_REFS || i >= nvalues)
-            return fmi3Error;
-        values[i] = (fmi3Int32)m->v[VR_OFFSET[vr[i]]];
+    int status = fmi3OK;
+    for (size_t i = 0; i < n && i < nvalues && status <= fmi3Warning; i++) {
+        double d = 0.0;
+        status = fmu_get_values(c, vr + i, 1, &d, 1);
+        values[i] = (fmi3Int32)d;
     }
-    return s;
+    return (fmi3Status)status;
 }
 
 fmi3Status fmi3SetInt32(fmi3Instance c, const fmi3ValueReference vr[], size_t n,
                         const fmi3Int32 values[], size_t nvalues)
 {
-    Instance *m = c;
-    for (size_t i = 0; i < n; i++) {
-        if (vr[i] >= N_REFS || i >= nvalues)
-            return fmi3Error;
-        m->v[VR_OFFSET[vr[i]]] = values[i];
+    int status = fmi3OK;
+    for (size_t i = 0; i < n && i < nvalues && status <= fmi3Warning; i++) {
+        double d = values[i];
+        status = fmu_set_values(c, vr + i, 1, &d, 1);
     }
-    m->dirty = 1;
-    return fmi3OK;
+    return (fmi3Status)status;
 }
 
 fmi3Status fmi3GetBoolean(fmi3Instance c, const fmi3ValueReference vr[], size_t n,
                           fmi3Boolean values[], size_t nvalues)
 {
-    Instance *m = c;
-    fmi3Status s = refresh(m);
-    for (size_t i = 0; i < n; i++) {
-        if (vr[i] >= N_REFS || i >= nvalues)
-            return fmi3Error;
-        values[i] = m->v[VR_OFFSET[vr[i]]] != 0.0;
+    int status = fmi3OK;
+    for (size_t i = 0; i < n && i < nvalues && status <= fmi3Warning; i++) {
+        double d = 0.0;
+        status = fmu_get_values(c, vr + i, 1, &d, 1);
+        values[i] = d != 0.0;
     }
-    return s;
+    return (fmi3Status)status;
 }
 
 fmi3Status fmi3SetBoolean(fmi3Instance c, const fmi3ValueReference vr[], size_t n,
                           const fmi3Boolean values[], size_t nvalues)
 {
-    Instance *m = c;
-    for (size_t i = 0; i < n; i++) {
-        if (vr[i] >= N_REFS || i >= nvalues)
-            return fmi3Error;
-        m->v[VR_OFFSET[vr[i]]] = values[i] ? 1.0 : 0.0;
+    int status = fmi3OK;
+    for (size_t i = 0; i < n && i < nvalues && status <= fmi3Warning; i++) {
+        double d = values[i] ? 1.0 : 0.0;
+        status = fmu_set_values(c, vr + i, 1, &d, 1);
     }
-    m->dirty = 1;
-    return fmi3OK;
+    return (fmi3Status)status;
 }
 
 /* the types the models do not use */
@@ -310,11 +265,9 @@ fmi3Status fmi3GetDirectionalDerivative(fmi3Instance c, const fmi3ValueReference
 {
     (void)nseed;
 #ifdef HAS_PARTIALS
-    Instance *m = c;
-    fmi3Status s = refresh(m);
     for (size_t i = 0; i < nu && i < nout; i++)
-        out[i] = fmu_directional(m, VR_OFFSET[unknowns[i]], knowns, seed, (int)nk);
-    return s;
+        out[i] = fmu_directional(c, VR_OFFSET[unknowns[i]], knowns, seed, (int)nk);
+    return fmi3OK;
 #else
     (void)c; (void)unknowns; (void)nu; (void)knowns; (void)nk; (void)seed; (void)out; (void)nout;
     return fmi3Error;
@@ -390,17 +343,15 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance c, fmi3Boolean *again, fmi3Bool
                                     fmi3Boolean *next_defined, fmi3Float64 *next_time)
 {
     Instance *m = c;
-    fmi3Status s = refresh(m);
-    int time_event = m->next_event_defined && m->time >= m->next_event_time;
     int more;
-    fmi3Status u = (fmi3Status)fmu_update(m, time_event, &more);
+    fmi3Status s = (fmi3Status)fmu_discrete_states(m, &more);
     *again = more;
     *terminate = m->terminate;
     *nominals_changed = fmi3False;
     *values_changed = m->states_changed;
     *next_defined = m->next_event_defined;
     *next_time = m->next_event_time;
-    return u > s ? u : s;
+    return s;
 }
 
 fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance c)
@@ -421,46 +372,29 @@ fmi3Status fmi3CompletedIntegratorStep(fmi3Instance c, fmi3Boolean no_set_state,
 
 fmi3Status fmi3SetTime(fmi3Instance c, fmi3Float64 time)
 {
-    Instance *m = c;
-    m->time = time;
-    m->dirty = 1;
+    fmu_set_time(c, time);
     return fmi3OK;
 }
 
 fmi3Status fmi3SetContinuousStates(fmi3Instance c, const fmi3Float64 x[], size_t nx)
 {
-    Instance *m = c;
-    for (size_t i = 0; i < nx && i < N_X; i++)
-        m->v[STATE_OFF[i]] = x[i];
-    m->dirty = 1;
+    fmu_set_states(c, x, nx);
     return fmi3OK;
 }
 
 fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance c, fmi3Float64 dx[], size_t nx)
 {
-    Instance *m = c;
-    fmi3Status s = refresh(m);
-    for (size_t i = 0; i < nx && i < N_X; i++)
-        dx[i] = m->v[DER_OFF[i]];
-    return s;
+    return (fmi3Status)fmu_get_derivatives(c, dx, nx);
 }
 
 fmi3Status fmi3GetEventIndicators(fmi3Instance c, fmi3Float64 z[], size_t nz)
 {
-    Instance *m = c;
-    fmi3Status s = refresh(m);
-    double all[N_Z > 0 ? N_Z : 1];
-    model_indicators(m, all);
-    for (size_t i = 0; i < nz && i < N_Z; i++)
-        z[i] = all[i];
-    return s;
+    return (fmi3Status)fmu_get_indicators(c, z, nz);
 }
 
 fmi3Status fmi3GetContinuousStates(fmi3Instance c, fmi3Float64 x[], size_t nx)
 {
-    Instance *m = c;
-    for (size_t i = 0; i < nx && i < N_X; i++)
-        x[i] = m->v[STATE_OFF[i]];
+    fmu_get_states(c, x, nx);
     return fmi3OK;
 }
 
@@ -505,15 +439,13 @@ fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 t, fmi3Float64 h, fmi3Boolean 
 {
     (void)no_set_state;
     Instance *m = c;
-    fmi3Status s = refresh(m);
     double reached;
     fmi3Status d = (fmi3Status)fmu_step(m, t, h, &reached);
-    m->dirty = 1;
     *event_needed = fmi3False;
     *terminate = m->terminate;
     *early = reached < t + h;
     *last_time = reached;
-    return d > s ? d : s;
+    return d;
 }
 
 fmi3Status fmi3ActivateModelPartition(fmi3Instance c, fmi3ValueReference clock,

@@ -22,6 +22,101 @@ void fmu_start_values(Instance *m)
     m->time = 0.0;
     m->next_event_defined = m->states_changed = m->terminate = m->event_pending = 0;
     m->next_event_time = 0.0;
+    m->dirty = 1;
+    m->mode = MODE_INSTANTIATED;
+}
+
+int fmu_refresh(Instance *m)
+{
+    if (!m->dirty)
+        return MODEL_OK;
+    m->dirty = 0;
+    m->v[V_time] = m->time;
+    return model_values(m);
+}
+
+/* values by value reference (an array's elements in order) into out (at most nout);
+   MODEL_ERROR for an unknown reference */
+int fmu_get_values(Instance *m, const unsigned int *vr, size_t n, double *out, size_t nout)
+{
+    int status = fmu_refresh(m);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] >= N_REFS || k + VR_SIZE[vr[i]] > nout)
+            return MODEL_ERROR;
+        for (int j = 0; j < VR_SIZE[vr[i]]; j++)
+            out[k++] = m->v[VR_OFFSET[vr[i]] + j];
+    }
+    return status;
+}
+
+int fmu_set_values(Instance *m, const unsigned int *vr, size_t n, const double *in, size_t nin)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] >= N_REFS || k + VR_SIZE[vr[i]] > nin)
+            return MODEL_ERROR;
+        for (int j = 0; j < VR_SIZE[vr[i]]; j++)
+            m->v[VR_OFFSET[vr[i]] + j] = in[k++];
+    }
+    m->dirty = 1;
+    return MODEL_OK;
+}
+
+void fmu_set_time(Instance *m, double time)
+{
+    m->time = time;
+    m->dirty = 1;
+}
+
+void fmu_set_states(Instance *m, const double *x, size_t n)
+{
+    for (size_t i = 0; i < n && i < N_X; i++)
+        m->v[STATE_OFF[i]] = x[i];
+    m->dirty = 1;
+}
+
+void fmu_get_states(Instance *m, double *x, size_t n)
+{
+    for (size_t i = 0; i < n && i < N_X; i++)
+        x[i] = m->v[STATE_OFF[i]];
+}
+
+int fmu_get_derivatives(Instance *m, double *dx, size_t n)
+{
+    int status = fmu_refresh(m);
+    for (size_t i = 0; i < n && i < N_X; i++)
+        dx[i] = m->v[DER_OFF[i]];
+    return status;
+}
+
+int fmu_get_indicators(Instance *m, double *z, size_t n)
+{
+    int status = fmu_refresh(m);
+    double all[N_Z > 0 ? N_Z : 1];
+    model_indicators(m, all);
+    for (size_t i = 0; i < n && i < N_Z; i++)
+        z[i] = all[i];
+    return status;
+}
+
+/* the end of initialisation: values, then the first event (time events ahead) */
+int fmu_exit_initialization(Instance *m)
+{
+    m->dirty = 1;
+    int status = fmu_refresh(m);
+    int again, update = fmu_update(m, 0, &again);
+    m->mode = m->cosim ? MODE_STEP : MODE_EVENT;
+    return update > status ? update : status;
+}
+
+/* newDiscreteStates: a time event when its time has come, the model's event update */
+int fmu_discrete_states(Instance *m, int *again)
+{
+    int status = fmu_refresh(m);
+    int time_event = m->next_event_defined && m->time >= m->next_event_time;
+    int update = fmu_update(m, time_event, again);
+    return update > status ? update : status;
 }
 
 /* one round of the event iteration: the model's event, then its values again; *again says
@@ -41,10 +136,12 @@ int fmu_update(Instance *m, int time_event, int *again)
 #ifdef HAS_DO_STEP
 int fmu_step(Instance *m, double t, double h, double *reached)
 {
+    int status = fmu_refresh(m);
     m->time = t;
-    int status = model_do_step(m, h);
+    int step = model_do_step(m, h);
     *reached = m->time;
-    return status;
+    m->dirty = 1;
+    return step > status ? step : status;
 }
 #else
 int fmu_step(Instance *m, double t, double h, double *reached)
@@ -60,6 +157,7 @@ int fmu_step(Instance *m, double t, double h, double *reached)
 double fmu_directional(Instance *m, int unknown, const unsigned int *known, const double *seed,
                        int nknown)
 {
+    fmu_refresh(m);
     double sum = 0.0;
     for (int j = 0; j < nknown; j++)
         sum += model_partial(m, unknown, VR_OFFSET[known[j]]) * seed[j];

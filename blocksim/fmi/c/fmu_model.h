@@ -15,6 +15,7 @@
 #ifndef BLOCKSIM_FMU_MODEL_H
 #define BLOCKSIM_FMU_MODEL_H
 
+#include <stddef.h>
 #include "model_vars.h"
 
 enum { MODEL_OK = 0, MODEL_WARNING = 1, MODEL_DISCARD = 2, MODEL_ERROR = 3 };
@@ -48,8 +49,18 @@ int model_do_step(Instance *m, double h);
 /* for models: log a line at a status (printf format) */
 void model_log(Instance *m, int status, const char *format, ...);
 
-/* the wrappers' shared part (fmu_common.c) */
+/* the wrappers' shared part (fmu_common.c): what FMI 2.0 and 3.0 do alike, on doubles */
 void fmu_start_values(Instance *m);
+int fmu_refresh(Instance *m);
+int fmu_get_values(Instance *m, const unsigned int *vr, size_t n, double *out, size_t nout);
+int fmu_set_values(Instance *m, const unsigned int *vr, size_t n, const double *in, size_t nin);
+void fmu_set_time(Instance *m, double time);
+void fmu_set_states(Instance *m, const double *x, size_t n);
+void fmu_get_states(Instance *m, double *x, size_t n);
+int fmu_get_derivatives(Instance *m, double *dx, size_t n);
+int fmu_get_indicators(Instance *m, double *z, size_t n);
+int fmu_exit_initialization(Instance *m);
+int fmu_discrete_states(Instance *m, int *again);
 int fmu_update(Instance *m, int time_event, int *again);
 int fmu_step(Instance *m, double t, double h, double *reached);
 double fmu_directional(Instance *m, int unknown, const unsigned int *known, const double *seed,
