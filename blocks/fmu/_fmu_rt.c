@@ -1,6 +1,7 @@
 /* The fmu block's compiled form: an FMU's shared library opened with dlopen, its FMI 2.0 or
  * 3.0 functions found with dlsym, one instance per compiled run (kept in the block's memory
- * slot 0, freed with the run; under scipy's stiff solvers normal mode's instance, attached). The types below are the FMI 2.0 / 3.0 C API's (fmpy ships
+ * slot 0, freed with the run; under scipy's stiff solvers normal mode's instance,
+ * attached). The types below are the FMI 2.0 / 3.0 C API's (fmpy ships
  * its headers), declared here because the diagram's source is compiled without them. */
 #include <dlfcn.h>
 
@@ -66,7 +67,8 @@ static void fmu_log2(void *env, const char *name, int status, const char *catego
     va_start(args, message);
     vsnprintf(text, sizeof text, message, args);
     va_end(args);
-    snprintf(F->log, sizeof F->log, "[%s] %s", FMU_STATUS[status >= 0 && status < 6 ? status : 4], text);
+    snprintf(F->log, sizeof F->log, "[%s] %s",
+             FMU_STATUS[status >= 0 && status < 6 ? status : 4], text);
 }
 
 static void fmu_log3(void *env, int status, const char *category, const char *message)

@@ -3,9 +3,10 @@ exchange (its states integrated by blocksim's solvers, its events located by blo
 event machinery) or co-simulation (a discrete block that steps it)."""
 from __future__ import annotations
 
-import numpy as np
-
+import ctypes
 from pathlib import Path
+
+import numpy as np
 
 from blocksim.accel.lowering import Lowering, LoweringError, flat
 from blocksim.block import ALL, EITHER, Block, In, Jacobian, Out, Sample
@@ -174,12 +175,12 @@ class Fmu(Block):
             self._out_calls = [self._port_call(inst, v, view, refs, set_=False)
                                for v, view in zip(d.outputs, targets)]
         if not self.cosim:
-            ptr = lambda a: a.ctypes.data_as(np.ctypeslib.ctypes.POINTER(np.ctypeslib.ctypes.c_double))  # noqa: E731
+            def ptr(a):
+                return a.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
             self._x_ptr, self._dx_ptr = ptr(self.x), ptr(self.dx)
             self._z_ptr = ptr(self.z) if self.nz else None
             self._x_read = np.zeros(self.nx)
             self._x_read_ptr = ptr(self._x_read)
-            self._z_after = np.zeros(self.nz)
         self._keep = keep
 
     def _port_call(self, inst, v, view, refs, set_):
@@ -586,8 +587,10 @@ class _CWriter:
         for var, value in b.values:
             size = int(np.size(value))
             call = (f"fmu_set_reals(F, (const unsigned int *)&vr_, 1, P + {off}, {size})"
-                    if var.kind == "real" else f"fmu_set_{self.KINDS[var.kind][2]}(F, vr_, P[{off}])")
-            values.append(f"{{ unsigned int vr_ = {var.vr}u; {self.call(call, 'Set' + self.kind(var))} }}")
+                    if var.kind == "real" else
+                    f"fmu_set_{self.KINDS[var.kind][2]}(F, vr_, P[{off}])")
+            values.append(f"{{ unsigned int vr_ = {var.vr}u; "
+                          f"{self.call(call, 'Set' + self.kind(var))} }}")
             off += size
         lines = [
             "FmuRt *F = fmu_of(GROW(0, 1));", "int st_;", "if (!F) {", "    char why_[400];",

@@ -123,5 +123,4 @@ def _context(model, block, k):
     shape_out = {p: v.shape for p, v in zip(outs, block.y)}
     cs, ds = model.state_slices[block.name]
     return LowerContext(shape_in, shape_out, nx=cs.stop - cs.start, nxd=ds.stop - ds.start,
-                        nz=0 if block.z is None else block.z.size, prefix=f"b{k}_",
-                        solver=model.settings.solver)
+                        nz=0 if block.z is None else block.z.size, prefix=f"b{k}_")

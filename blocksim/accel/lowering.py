@@ -106,7 +106,6 @@ class LowerContext:
     nz: int = 0
     tables: list = field(default_factory=list)  # (name, ints) index tables for broadcasting
     prefix: str = ""
-    solver: str = ""  # the diagram's solver (a block whose compiled form needs the loop's)
 
     @property
     def n_in(self):

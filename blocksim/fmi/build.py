@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
@@ -100,7 +100,6 @@ class Model:
     directional_derivatives: bool = False
     description: str = ""
     stop_time: float | None = None
-    extra_sources: tuple = field(default_factory=tuple)
 
     @property
     def guid(self):
@@ -204,7 +203,7 @@ def _fmt(x):
     return repr(float(x)) if not isinstance(x, bool) else ("true" if x else "false")
 
 
-def _start_text(var, values, fmi):
+def _start_text(var, values):
     if var.type == "boolean":
         return " ".join("true" if v else "false" for v in values)
     if var.type == "integer":
@@ -281,7 +280,8 @@ def model_description(model, fmi, sources=()):
     if fmi == 2:
         out.append("    <Outputs>")
         for _, var, e in outputs:
-            out.append(f'      <Unknown index="{index[(var.name, e)]}"{_deps(var, index, inputs_states, model)}/>')
+            deps = _deps(var, index, inputs_states)
+            out.append(f'      <Unknown index="{index[(var.name, e)]}"{deps}/>')
         out.append("    </Outputs>")
         if ders:
             out.append("    <Derivatives>")
@@ -295,7 +295,8 @@ def model_description(model, fmi, sources=()):
             out.append("    </InitialUnknowns>")
     else:
         for vr, var, e in outputs:
-            out.append(f'    <Output valueReference="{vr}"{_deps(var, index, inputs_states, model)}/>')
+            deps = _deps(var, index, inputs_states)
+            out.append(f'    <Output valueReference="{vr}"{deps}/>')
         for vr, _, _ in ders:
             out.append(f'    <ContinuousStateDerivative valueReference="{vr}"/>')
         for vr, _, _ in initial:
@@ -307,7 +308,7 @@ def model_description(model, fmi, sources=()):
     return "\n".join(out) + "\n"
 
 
-def _deps(var, index, inputs_states, model):
+def _deps(var, index, inputs_states):
     """An output's dependencies attribute: the inputs and states it names (all their
     elements), or nothing (it depends on everything)."""
     if var.depends is None:
@@ -332,9 +333,9 @@ def _variable(var, vr, element, fmi, index):
     if element is not None:
         values = values[element:element + 1]
     type2, type3 = TYPES[var.type]
-    bounds = "".join(f' {k}="{_start_text(var, [v], fmi)}"'
+    bounds = "".join(f' {k}="{_start_text(var, [v])}"'
                      for k, v in (("min", var.minimum), ("max", var.maximum)) if v is not None)
-    start = f' start="{_start_text(var, values, fmi)}"' if values and initial != "calculated" \
+    start = f' start="{_start_text(var, values)}"' if values and initial != "calculated" \
         else ""
     if fmi == 2:
         der = ""
@@ -423,7 +424,8 @@ def compile_sources(unzipdir, description):
     config = configs[0]
     fileset = config.sourceFileSets[0]
     srcdir = unzipdir / "sources"
-    includes = [srcdir, headers(), *(srcdir / d for d in getattr(fileset, "includeDirectories", ()) or ())]
+    extra = getattr(fileset, "includeDirectories", ()) or ()
+    includes = [srcdir, headers(), *(srcdir / d for d in extra)]
     defines = [f"{d.name}={d.value}" if d.value else d.name
                for d in getattr(fileset, "preprocessorDefinitions", ()) or ()]
     fmi = 2 if description.fmiVersion.startswith("2") else 3

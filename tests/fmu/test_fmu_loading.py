@@ -51,7 +51,7 @@ def test_not_an_fmu(tmp_path, block, message):
         zf.writestr("readme.txt", "nothing")
     done = _bad(tmp_path, block)
     assert done.returncode == 2
-    assert f"bad.yaml:4: error: " in done.stderr and message in done.stderr
+    assert "bad.yaml:4: error: " in done.stderr and message in done.stderr
     assert "Traceback" not in done.stderr
 
 
@@ -92,7 +92,7 @@ def test_parameter_and_start_problems_at_their_line(fmus, tmp_path, entry, messa
                     f"    {key}:\n      {value.strip('{}')}\nsimulation: {{stop: 1}}\n")
     done = _check(path)
     assert done.returncode == 2
-    assert f"p.yaml:8: error: " in done.stderr and message in done.stderr, done.stderr
+    assert "p.yaml:8: error: " in done.stderr and message in done.stderr, done.stderr
 
 
 def test_integer_and_boolean_values_are_checked(fmus, tmp_path):

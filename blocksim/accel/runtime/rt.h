@@ -187,10 +187,10 @@ static inline int rt_search_left(const double *a, int n, double v)
 }
 
 /* In a block's code (codegen declares self_, method_, mem0_ and ser0_ there): a time event
-   of this block (STEP_EVENT: an event at the end of the step, from "advance"); the run's end with this block's error, a printf format and its values (the
+   of this block; the run's end with this block's error, a printf format and its values (the
    message normal mode gives); growable memory slot k of at least n doubles; time j of the
    block's exact series k (Lowering.series: offset + j*period rounded once, as
-   block.exact_time sums them). */
+   block.exact_time sums them); in "advance", an event instant at the end of the step. */
 #define SCHEDULE(time) rt_schedule(rt, self_, (time))
 #define FAIL(...) rt_fail(rt, self_, t, method_, __VA_ARGS__)
 #define GROW(slot, n) rt_grow(rt, mem0_ + (slot), (n))

@@ -88,13 +88,15 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
     return (fmi2Status)fmu_get_values(c, vr, n, value, n);
 }
 
-fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Real value[])
+fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                       const fmi2Real value[])
 {
     return (fmi2Status)fmu_set_values(c, vr, n, value, n);
 }
 
 /* Integer and Boolean variables, one at a time through their double */
-fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Integer value[])
+fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                          fmi2Integer value[])
 {
     int status = fmi2OK;
     for (size_t i = 0; i < n && status <= fmi2Warning; i++) {
@@ -105,7 +107,8 @@ fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t
     return (fmi2Status)status;
 }
 
-fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Boolean value[])
+fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                          fmi2Boolean value[])
 {
     int status = fmi2OK;
     for (size_t i = 0; i < n && status <= fmi2Warning; i++) {
@@ -116,7 +119,8 @@ fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
     return (fmi2Status)status;
 }
 
-fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Integer value[])
+fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                          const fmi2Integer value[])
 {
     int status = fmi2OK;
     for (size_t i = 0; i < n && status <= fmi2Warning; i++) {
@@ -126,7 +130,8 @@ fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t
     return (fmi2Status)status;
 }
 
-fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Boolean value[])
+fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                          const fmi2Boolean value[])
 {
     int status = fmi2OK;
     for (size_t i = 0; i < n && status <= fmi2Warning; i++) {
@@ -136,13 +141,15 @@ fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
     return (fmi2Status)status;
 }
 
-fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2String value[])
+fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                         fmi2String value[])
 {
     (void)c; (void)vr; (void)value;
     return n ? fmi2Error : fmi2OK;
 }
 
-fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2String value[])
+fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                         const fmi2String value[])
 {
     (void)c; (void)vr; (void)value;
     return n ? fmi2Error : fmi2OK;
@@ -150,7 +157,11 @@ fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
 /* FMU states: not offered (canGetAndSetFMUstate is false) */
 fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *s) { (void)c; (void)s; return fmi2Error; }
 fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate s) { (void)c; (void)s; return fmi2Error; }
-fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *s) { (void)c; (void)s; return fmi2Error; }
+fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *s)
+{
+    (void)c; (void)s;
+    return fmi2Error;
+}
 fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate s, size_t *n)
 {
     (void)c; (void)s; (void)n;
