@@ -49,7 +49,7 @@ class Fmu(Block):
     co_simulation: a discrete block of period `step` (s): at each hit it outputs what the
     last doStep left (no feedthrough), then sets its inputs and calls doStep over one period.
     An FMU that reports an error ends the run naming the block, the time, the function, its
-    status and the FMU's log; its warnings are printed with the run's messages.
+    status and the FMU's log; in normal mode its warnings join the run's messages.
     `blocksim check` lists the FMU's ports, parameters and states.
     """
 

@@ -218,3 +218,26 @@ simulation: {stop: 1}
     assert J is not None
     assert np.allclose(J.A, [[0, 1], [-1, -1.5]], atol=1e-14)
     assert np.allclose(J.C, np.eye(2))  # outputs are the states
+
+
+def test_the_fmus_warnings_join_the_runs_messages(fmu_diagram, tmp_path):
+    """The bouncing ball logs a warning when it comes to rest (v_min 2 m/s, e 0.5: after
+    the second impact, at t1 + 2 e v1/g with t1 = sqrt(2h/g), v1 = sqrt(2 g h), h = 1):
+    it is one of the run's messages, in meta.json too."""
+    import json
+    import math
+    path = fmu_diagram("bouncing_ball", 2, """
+blocksim: 1
+name: bb_rest
+blocks:
+  B: {type: fmu, file: FMU, parameters: {e: 0.5, v_min: 2.0}}
+simulation: {stop: 2, rtol: 1e-10, atol: 1e-12}
+record: {h: B.h}
+""")
+    r = blocksim.run(path, out=tmp_path / "run")
+    g, h = 9.81, 1.0
+    t_rest = math.sqrt(2 * h / g) + 2 * 0.5 * math.sqrt(2 * g * h) / g
+    (line,) = [m for m in r.messages if "comes to rest" in m]
+    assert line.startswith("B: [Warning] the ball comes to rest at t = ")
+    assert abs(float(line.rsplit("= ", 1)[1]) - t_rest) < 1e-6
+    assert line in json.loads((tmp_path / "run" / "meta.json").read_text())["messages"]

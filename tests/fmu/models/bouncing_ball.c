@@ -1,5 +1,6 @@
 /* A ball dropped from h: h' = v, v' = -g; at the floor (event indicator h, falling) it
-   bounces, v <- -e v; an impact slower than v_min leaves it at rest on the floor. */
+   bounces, v <- -e v; an impact slower than v_min leaves it at rest on the floor (which it
+   logs as a warning: the importer's handling of an FMU's log is tested with it). */
 #include "fmu_model.h"
 
 int model_values(Instance *m)
@@ -26,6 +27,7 @@ int model_event(Instance *m, int time_event)
             v[V_v] = 0.0;
             v[V_h] = 0.0;
             v[V_resting] = 1.0;
+            model_log(m, MODEL_WARNING, "the ball comes to rest at t = %g", m->time);
         }
         m->states_changed = 1;
     }
