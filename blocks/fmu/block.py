@@ -69,13 +69,13 @@ class Fmu(Block):
         super().__init__(name, params)
         try:
             d = self.desc = fmudesc.read(self.p.file)
-            fmudesc.check_interface(d, self.p.interface)
-        except fmudesc.FmuError as e:
-            raise ParamError("file" if "provide" not in str(e) else "interface", str(e)) from None
-        try:
-            fmudesc.check_platform(d, self.p.interface)
+            fmudesc.check_platform(d)
         except fmudesc.FmuError as e:
             raise ParamError("file", str(e)) from None
+        try:
+            fmudesc.check_interface(d, self.p.interface)
+        except fmudesc.FmuError as e:
+            raise ParamError("interface", str(e)) from None
         self.cosim = self.p.interface == "co_simulation"
         if self.cosim and self.p.step is None:
             raise ParamError("interface", "co_simulation needs `step`, the communication step (s)")
@@ -93,7 +93,7 @@ class Fmu(Block):
         if self.cosim:
             self.sample = Sample(self.p.step)
         self._shared = np.zeros(1)  # the bits of normal mode's instance pointer (run_data)
-        self.nx = 0 if self.cosim else len(d.states)
+        self.nx = 0 if self.cosim else sum(d.variables[n].size for n in d.states)
         self.nz = 0 if self.cosim else d.event_indicators
         self.instance = None
 
@@ -112,12 +112,13 @@ class Fmu(Block):
     def continuous_state(self):
         if self.cosim:
             return None
-        x0 = np.zeros(self.nx)
         given = {v.name: value for v, value in self.values}
-        for k, name in enumerate(self.desc.states):
-            value = given.get(name, fmudesc.parse_start(self.desc.variables[name]))
-            x0[k] = 0.0 if value is None else float(value)
-        return x0
+        parts = []
+        for name in self.desc.states:  # an FMI 3.0 array state: its elements in order
+            var = self.desc.variables[name]
+            value = given.get(name, fmudesc.parse_start(var))
+            parts.append(np.broadcast_to(0.0 if value is None else value, var.shape).ravel())
+        return np.concatenate(parts) if parts else np.zeros(0)
 
     def discrete_state(self):
         if self.cosim:  # the outputs the last doStep left
@@ -137,8 +138,9 @@ class Fmu(Block):
         if params:
             lines.append("parameters: " + ", ".join(params))
         if d.states:
-            lines.append("states: " + ", ".join(d.states)
-                         + (f"; {self.nz} event indicator(s)" if self.nz else ""))
+            lines.append("states: " + ", ".join(d.states))
+        if self.nz:
+            lines.append(f"event indicators: {self.nz}")
         return lines
 
     # ---- wiring ---------------------------------------------------------------------------
@@ -460,9 +462,9 @@ class Fmu(Block):
         d = self.desc
         if self.cosim or not d.directional(self.p.interface) or self.instance is None:
             return None
-        if any(v.kind != "real" for v in d.inputs + d.outputs) or d.fmi == 3 and \
-                any(v.shape for v in d.inputs + d.outputs):
-            return None
+        if any(v.kind != "real" for v in d.inputs + d.outputs) or self.nx != len(d.states) \
+                or d.fmi == 3 and any(v.shape for v in d.inputs + d.outputs):
+            return None  # a seed per scalar only
         known = np.array(d.state_refs + [v.vr for v in d.inputs], dtype=np.uint32)
         unknown = np.array(d.derivatives + [v.vr for v in d.outputs], dtype=np.uint32)
         J = np.zeros((unknown.size, known.size))

@@ -197,7 +197,7 @@ def _distinct(path, ports):
         seen[var.port] = var.name
 
 
-def check_platform(desc, interface):
+def check_platform(desc):
     """FmuError when the FMU has no binary for this platform and no sources to build one."""
     from blocksim.fmi.build import platform_dir
     here = platform_dir(desc.fmi)
