@@ -104,7 +104,8 @@ def plugin_diagram(monkeypatch, tmp_path):
 # ---- FMUs built once per test session from the C models in tests/fmu/models (FMI 2.0 and
 # 3.0), with the machine's C compiler against the FMI headers fmpy ships ----
 FMU_SOURCES = Path(__file__).parent / "fmu" / "models"
-FMU_MODELS = ("dahlquist", "vanderpol", "bouncing_ball", "stair", "feedthrough", "lag")
+FMU_MODELS = ("dahlquist", "vanderpol", "bouncing_ball", "stair", "feedthrough", "lag",
+              "ticker")
 
 
 @pytest.fixture(scope="session")

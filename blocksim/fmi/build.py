@@ -98,6 +98,7 @@ class Model:
     event_indicators: int = 0
     interfaces: tuple = ("model_exchange",)
     directional_derivatives: bool = False
+    step_events: bool = False  # the C defines model_step_event
     description: str = ""
     stop_time: float | None = None
 
@@ -112,7 +113,7 @@ class Model:
 def model_from_yaml(path):
     """A Model from a YAML description (`name`, `c_file` relative to it, `variables`: a list
     of mappings with Variable's fields, `event_indicators`, `interfaces`,
-    `directional_derivatives`, `description`, `stop_time`)."""
+    `directional_derivatives`, `step_events`, `description`, `stop_time`)."""
     import yaml
     path = Path(path)
     data = yaml.safe_load(path.read_text())
@@ -131,6 +132,7 @@ def model_from_yaml(path):
                  event_indicators=int(data.get("event_indicators", 0)),
                  interfaces=tuple(data.get("interfaces", ("model_exchange",))),
                  directional_derivatives=bool(data.get("directional_derivatives", False)),
+                 step_events=bool(data.get("step_events", False)),
                  description=data.get("description", ""), stop_time=data.get("stop_time"))
 
 
@@ -181,6 +183,8 @@ def model_vars(model, fmi):
         lines.append("#define HAS_PARTIALS 1")
     if "co_simulation" in model.interfaces:
         lines.append("#define HAS_DO_STEP 1")
+    if model.step_events:
+        lines.append("#define HAS_STEP_EVENTS 1")
     lines.append(_c_table("int", "VR_OFFSET", [0] + [off for _, _, _, off in refs]))
     lines.append(_c_table("int", "VR_SIZE", [1] + [var.size if k is None else 1
                                                    for _, var, k, _ in refs]))

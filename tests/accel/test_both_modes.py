@@ -214,6 +214,10 @@ blocks:
   I: {type: integrator, x0: [0.0, 0.0]}
 wires: [U -> F.u, F.y -> I]
 record: {y: F.y, i: I.y}""",
+    "ticker": """
+blocks:
+  T: {type: fmu, file: FMU, parameters: {rate: 1.1}}
+record: {count: T.count, x: T.x}""",
     "lag": """
 blocks:
   U: {type: pulse, period: 0.3, width: 0.5}

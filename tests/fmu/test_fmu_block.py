@@ -241,3 +241,22 @@ record: {h: B.h}
     assert line.startswith("B: [Warning] the ball comes to rest at t = ")
     assert abs(float(line.rsplit("= ", 1)[1]) - t_rest) < 1e-6
     assert line in json.loads((tmp_path / "run" / "meta.json").read_text())["messages"]
+
+
+@pytest.mark.parametrize("fmi", [2, 3])
+def test_step_events_end_the_step_where_the_fmu_asks(run, fmi):
+    """completedIntegratorStep asks for an event after the first accepted step at which
+    x = 1.1 t has passed the next whole number k: with RK4 steps of 0.3 that is the step
+    ending at 0.3 ceil(k / 0.33), i.e. 1.2, 2.1, 3.0 (by hand); the event counts it."""
+    r = run("ticker", fmi, """
+blocksim: 1
+name: ticker
+blocks:
+  T: {type: fmu, file: FMU, parameters: {rate: 1.1}}
+simulation: {stop: 3.5, solver: rk4, step: 0.3}
+record: {count: T.count, x: T.x}
+""")
+    expected = [0.3 * math.ceil(k / 0.33) for k in (1, 2, 3)]
+    assert np.allclose(r.events_t, expected, rtol=0, atol=1e-12)
+    assert r["count"][-1] == 3
+    assert np.allclose(r["count"][np.searchsorted(r.t, expected)], [1, 2, 3])

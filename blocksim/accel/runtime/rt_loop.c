@@ -797,7 +797,7 @@ static int rt_segment(RT *rt, double deadline)
                 return SEG_ERROR;
             }
         int cut = 0;
-        if (NZ) {  /* ZeroCrossings.after_step */
+        if (NH) {  /* ZeroCrossings.after_step (a block may have no indicator: an FMU) */
             if (NRATE)
                 rt_step_rates(rt);
             else

@@ -223,10 +223,11 @@ fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean no_set_state
                                        fmi2Boolean *enter_event_mode, fmi2Boolean *terminate)
 {
     (void)no_set_state;
-    Instance *m = c;
-    *enter_event_mode = m->event_pending;
-    *terminate = m->terminate;
-    return fmi2OK;
+    int enter;
+    fmi2Status s = (fmi2Status)fmu_completed_step(c, &enter);
+    *enter_event_mode = enter;
+    *terminate = ((Instance *)c)->terminate;
+    return s;
 }
 
 fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time)

@@ -364,10 +364,11 @@ fmi3Status fmi3CompletedIntegratorStep(fmi3Instance c, fmi3Boolean no_set_state,
                                        fmi3Boolean *enter_event_mode, fmi3Boolean *terminate)
 {
     (void)no_set_state;
-    Instance *m = c;
-    *enter_event_mode = m->event_pending;
-    *terminate = m->terminate;
-    return fmi3OK;
+    int enter;
+    fmi3Status s = (fmi3Status)fmu_completed_step(c, &enter);
+    *enter_event_mode = enter;
+    *terminate = ((Instance *)c)->terminate;
+    return s;
 }
 
 fmi3Status fmi3SetTime(fmi3Instance c, fmi3Float64 time)

@@ -20,7 +20,7 @@ void fmu_start_values(Instance *m)
     for (int i = 0; i < N_VARS; i++)
         m->v[i] = START_VALUES[i];
     m->time = 0.0;
-    m->next_event_defined = m->states_changed = m->terminate = m->event_pending = 0;
+    m->next_event_defined = m->states_changed = m->terminate = 0;
     m->next_event_time = 0.0;
     m->dirty = 1;
     m->mode = MODE_INSTANTIATED;
@@ -152,6 +152,18 @@ int fmu_step(Instance *m, double t, double h, double *reached)
     return MODEL_ERROR;
 }
 #endif
+
+/* completedIntegratorStep: whether the model asks for a step event */
+int fmu_completed_step(Instance *m, int *enter_event_mode)
+{
+    int status = fmu_refresh(m);
+#ifdef HAS_STEP_EVENTS
+    *enter_event_mode = model_step_event(m);
+#else
+    *enter_event_mode = 0;
+#endif
+    return status;
+}
 
 #ifdef HAS_PARTIALS
 double fmu_directional(Instance *m, int unknown, const unsigned int *known, const double *seed,

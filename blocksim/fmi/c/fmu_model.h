@@ -26,7 +26,7 @@ typedef struct Instance {
     double time;
     int mode, cosim;
     /* what an event left: a time event ahead, states reset, asked to stop */
-    int next_event_defined, states_changed, terminate, event_pending;
+    int next_event_defined, states_changed, terminate;
     int dirty;  /* inputs, states or time set since model_values last ran */
     double next_event_time;
     double z_prev[N_Z > 0 ? N_Z : 1];  /* co-simulation: indicators before a substep */
@@ -42,9 +42,12 @@ int model_event(Instance *m, int time_event);
 /* optional (HAS_PARTIALS in model_vars.h): d(unknown)/d(known) at the current values, both
    given as offsets into v */
 double model_partial(Instance *m, int unknown, int known);
-/* optional (HAS_DO_STEP): advance a co-simulation by h, inputs held; else the wrappers
-   integrate model_values with RK4 substeps and handle events between them */
+/* optional (HAS_DO_STEP): advance a co-simulation by h, inputs held (the FMU then offers
+   co-simulation) */
 int model_do_step(Instance *m, double h);
+/* optional (HAS_STEP_EVENTS): after an accepted integrator step, whether the model needs an
+   event there (a step event: completedIntegratorStep's enterEventMode) */
+int model_step_event(Instance *m);
 
 /* for models: log a line at a status (printf format) */
 void model_log(Instance *m, int status, const char *format, ...);
@@ -63,6 +66,7 @@ int fmu_exit_initialization(Instance *m);
 int fmu_discrete_states(Instance *m, int *again);
 int fmu_update(Instance *m, int time_event, int *again);
 int fmu_step(Instance *m, double t, double h, double *reached);
+int fmu_completed_step(Instance *m, int *enter_event_mode);
 double fmu_directional(Instance *m, int unknown, const unsigned int *known, const double *seed,
                        int nknown);
 
