@@ -14,7 +14,7 @@ from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
 
 from . import description as fmudesc
-from .instance import FmuFault, library_path, open_instance, references, unpack_dir, unpacked
+from .instance import Bindings, FmuFault, library_path, open_instance, unpack_dir, unpacked
 from .values import assignments
 
 MAX_EVENT_ROUNDS = 100  # newDiscreteStates rounds at one instant before giving up
@@ -154,49 +154,15 @@ class Fmu(Block):
         it has only sources)."""
         if self.instance is None:
             inst = self.instance = open_instance(self.desc, self.p.interface, self.name)
-            self._prepare(inst)
+            held = _split(self.xd, self.desc.outputs) if self.cosim else None
+            self._calls = Bindings(inst, self.desc, self.u, held or self.y,
+                                   self.xd if self.cosim else self.y_flat)
+            if not self.cosim:
+                self._x_ptr, self._dx_ptr = _ptr(self.x), _ptr(self.dx)
+                self._z_ptr = _ptr(self.z) if self.nz else None
+                self._x_read = np.zeros(self.nx)
+                self._x_read_ptr = _ptr(self._x_read)
         return self.instance
-
-    def _prepare(self, inst):
-        """Pointers to the ports, states and buffers for the calls of every evaluation."""
-        d, keep = self.desc, []
-
-        def refs(variables, values):
-            args, vr = references(inst, variables, values)
-            keep.append((vr, values))
-            return args
-        self._in_calls = []
-        for v, view in zip(d.inputs, self.u):
-            self._in_calls.append(self._port_call(inst, v, view, refs, set_=True))
-        flat = self.y_flat if not self.cosim else self.xd  # every output, in port order
-        if d.outputs and all(v.kind == "real" for v in d.outputs) and flat is not None \
-                and flat.size == sum(v.size for v in d.outputs):
-            self._out_calls = [(inst.get_reals, refs(d.outputs, flat), None)]  # one call
-        else:
-            targets = self.y if not self.cosim else _split(self.xd, d.outputs)
-            self._out_calls = [self._port_call(inst, v, view, refs, set_=False)
-                               for v, view in zip(d.outputs, targets)]
-        if not self.cosim:
-            def ptr(a):
-                return a.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
-            self._x_ptr, self._dx_ptr = ptr(self.x), ptr(self.dx)
-            self._z_ptr = ptr(self.z) if self.nz else None
-            self._x_read = np.zeros(self.nx)
-            self._x_read_ptr = ptr(self._x_read)
-        self._keep = keep
-
-    def _port_call(self, inst, v, view, refs, set_):
-        """(call, copy in, copy out): the get or set of variable v with the port's view."""
-        if v.kind == "real" and view.flags.c_contiguous and view.dtype == np.float64:
-            args = refs([v], view.reshape(-1))
-            return ((inst.set_reals if set_ else inst.get_reals), args, None)
-        dtype = {"real": np.float64, "integer": inst.int_dtype, "boolean": inst.bool_dtype}[v.kind]
-        buf = np.zeros(v.size, dtype=dtype)
-        args = refs([v], buf)
-        call = {("real", True): inst.set_reals, ("real", False): inst.get_reals,
-                ("integer", True): inst.set_ints, ("integer", False): inst.get_ints,
-                ("boolean", True): inst.set_bools, ("boolean", False): inst.get_bools}
-        return (call[v.kind, set_], args, (buf, view))
 
     # ---- the start of a run ---------------------------------------------------------------------
     def _start(self, t):
@@ -207,9 +173,9 @@ class Fmu(Block):
             stop = None
             inst.start(t, stop, None)
             self._shared.view(np.uint64)[0] = inst.c or 0
-            self._set_values(inst)
+            self._calls.set_values(self.values)
             inst.enter_initialization(t, stop, None)
-            self._set_inputs()
+            self._calls.set_inputs()
             inst.exit_initialization()
             if not self.cosim:
                 self._next = self._announced = None
@@ -221,36 +187,6 @@ class Fmu(Block):
             raise self._failure(e, t) from None
         if not self.cosim:
             self.xd[0] = 1.0
-
-    def _set_values(self, inst):
-        for var, value in self.values:
-            array = np.atleast_1d(np.asarray(value))
-            if var.kind == "real":
-                buf = array.astype(np.float64).ravel()
-                args, vr = references(inst, [var], buf)
-                inst.set_reals(args)
-            elif var.kind == "integer":
-                buf = array.astype(inst.int_dtype).ravel()
-                args, vr = references(inst, [var], buf)
-                inst.set_ints(args)
-            else:
-                buf = array.astype(inst.bool_dtype).ravel()
-                args, vr = references(inst, [var], buf)
-                inst.set_bools(args)
-
-    def _set_inputs(self):
-        for call, args, copy in self._in_calls:
-            if copy is not None:
-                buf, view = copy
-                buf[:] = view.reshape(-1)
-            call(args)
-
-    def _get_outputs(self):
-        for call, args, copy in self._out_calls:
-            call(args)
-            if copy is not None:
-                buf, view = copy
-                view.reshape(-1)[:] = buf
 
     def _event_iteration(self, inst, t):
         """newDiscreteStates until the FMU settles; the next time event noted. Returns
@@ -294,8 +230,8 @@ class Fmu(Block):
         try:
             inst.set_time(t)
             inst.set_states(self._x_ptr, self.nx)
-            self._set_inputs()
-            self._get_outputs()
+            self._calls.set_inputs()
+            self._calls.get_outputs()
         except FmuFault as e:
             raise self._failure(e, t) from None
 
@@ -304,7 +240,7 @@ class Fmu(Block):
         try:
             inst.set_time(t)
             inst.set_states(self._x_ptr, self.nx)
-            self._set_inputs()
+            self._calls.set_inputs()
             inst.get_derivatives(self._dx_ptr, self.nx)
         except FmuFault as e:
             raise self._failure(e, t) from None
@@ -316,7 +252,7 @@ class Fmu(Block):
         try:
             inst.set_time(t)
             inst.set_states(self._x_ptr, self.nx)
-            self._set_inputs()
+            self._calls.set_inputs()
             inst.get_indicators(self._z_ptr, self.nz)
         except FmuFault as e:
             raise self._failure(e, t) from None
@@ -325,7 +261,7 @@ class Fmu(Block):
         if self.cosim:
             self._start(t)
             try:
-                self._get_outputs()
+                self._calls.get_outputs()
             except FmuFault as e:
                 raise self._failure(e, t) from None
             np.copyto(self.y_flat, self.xd)
@@ -341,13 +277,13 @@ class Fmu(Block):
         try:
             inst.set_time(t)
             inst.set_states(self._x_ptr, self.nx)
-            self._set_inputs()
+            self._calls.set_inputs()
             if self.nz:
                 inst.get_indicators(self._z_ptr, self.nz)
             y_before = self.y_flat.copy() if self.y_flat is not None else None
             z_before = self.z.copy()
             inst.enter_event_mode()
-            self._set_inputs()
+            self._calls.set_inputs()
             states_changed = self._event_iteration(inst, t)
             inst.enter_continuous_mode()
             changed = False
@@ -356,7 +292,7 @@ class Fmu(Block):
                 changed = not np.array_equal(self._x_read, self.x)
                 np.copyto(self.x, self._x_read)
                 inst.set_states(self._x_ptr, self.nx)
-            self._get_outputs()
+            self._calls.get_outputs()
             if self.nz:
                 inst.get_indicators(self._z_ptr, self.nz)
         except FmuFault as e:
@@ -390,9 +326,9 @@ class Fmu(Block):
     def update(self, t):
         inst = self.instance
         try:
-            self._set_inputs()
+            self._calls.set_inputs()
             stop, _ = inst.do_step(t, self.p.step)
-            self._get_outputs()
+            self._calls.get_outputs()
         except FmuFault as e:
             raise self._failure(e, t) from None
         if stop:
@@ -641,6 +577,10 @@ class _CWriter:
             "    W[0] = F->next;", "    SCHEDULE(F->next);", "}")
         self.ret = "return;"
         return code
+
+
+def _ptr(array):
+    return array.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
 
 
 def _c_string(text):

@@ -365,6 +365,64 @@ def references(instance, variables, values):
     return args, vr  # vr must stay alive as long as the arguments
 
 
+class Bindings:
+    """A block's ports bound to an instance's FMI calls, prepared once: each input set from
+    its view (a copy only for Integer and Boolean ones), the outputs read into their views
+    (one getReal into `flat`, every output in port order, when all are Real)."""
+
+    def __init__(self, inst, desc, inputs, outputs, flat):
+        self.inst, self._keep = inst, []
+        self.inputs = [self._call(v, view, True) for v, view in zip(desc.inputs, inputs)]
+        if desc.outputs and all(v.kind == "real" for v in desc.outputs) and flat is not None \
+                and flat.size == sum(v.size for v in desc.outputs):
+            self.outputs = [(inst.get_reals, self._refs(desc.outputs, flat), None)]
+        else:
+            self.outputs = [self._call(v, view, False) for v, view in zip(desc.outputs, outputs)]
+
+    def _refs(self, variables, values):
+        args, vr = references(self.inst, variables, values)
+        self._keep.append((vr, values))  # the pointers' arrays live as long as the calls
+        return args
+
+    def _call(self, v, view, setting):
+        """(call, arguments, (buffer, view) to copy through, or None)."""
+        inst = self.inst
+        if v.kind == "real" and view.flags.c_contiguous and view.dtype == np.float64:
+            return (inst.set_reals if setting else inst.get_reals), \
+                self._refs([v], view.reshape(-1)), None
+        dtype = {"real": np.float64, "integer": inst.int_dtype, "boolean": inst.bool_dtype}
+        buf = np.zeros(v.size, dtype=dtype[v.kind])
+        calls = {("real", True): inst.set_reals, ("real", False): inst.get_reals,
+                 ("integer", True): inst.set_ints, ("integer", False): inst.get_ints,
+                 ("boolean", True): inst.set_bools, ("boolean", False): inst.get_bools}
+        return calls[v.kind, setting], self._refs([v], buf), (buf, view)
+
+    def set_inputs(self):
+        for call, args, copy in self.inputs:
+            if copy is not None:
+                buf, view = copy
+                buf[:] = view.reshape(-1)
+            call(args)
+
+    def get_outputs(self):
+        for call, args, copy in self.outputs:
+            call(args)
+            if copy is not None:
+                buf, view = copy
+                view.reshape(-1)[:] = buf
+
+    def set_values(self, values):
+        """The `parameters:` and `start:` values, [(Var, value)], before initialisation."""
+        inst = self.inst
+        for var, value in values:
+            dtype, call = {"real": (np.float64, inst.set_reals),
+                           "integer": (inst.int_dtype, inst.set_ints),
+                           "boolean": (inst.bool_dtype, inst.set_bools)}[var.kind]
+            buf = np.atleast_1d(np.asarray(value)).astype(dtype).ravel()
+            args, vr = references(inst, [var], buf)
+            call(args)
+
+
 def open_instance(description, interface, name):
     """A not yet instantiated instance of the FMU (unpacked, compiled if need be, loaded)."""
     unzipdir = unpacked(description.path, description)
