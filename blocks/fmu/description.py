@@ -7,6 +7,7 @@ the variable spelled as a port name (`a.b[2]` -> `a_b_2`), FMI 3.0 arrays with t
 """
 from __future__ import annotations
 
+import math
 import re
 import zipfile
 from dataclasses import dataclass
@@ -50,10 +51,7 @@ class Var:
 
     @property
     def size(self):
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+        return math.prod(self.shape)
 
 
 @dataclass

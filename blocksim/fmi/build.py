@@ -14,6 +14,7 @@ from a YAML description beside its C file (`c_file:` names it).
 """
 from __future__ import annotations
 
+import math
 import hashlib
 import os
 import platform
@@ -78,10 +79,7 @@ class Variable:
 
     @property
     def size(self):
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+        return math.prod(self.shape)
 
     @property
     def c_name(self):
