@@ -14,8 +14,8 @@ from a YAML description beside its C file (`c_file:` names it).
 """
 from __future__ import annotations
 
-import math
 import hashlib
+import math
 import os
 import platform
 import shutil
