@@ -94,6 +94,7 @@ class Fmu(Block):
             self.sample = Sample(self.p.step)
         self._shared = np.zeros(1)  # the bits of normal mode's instance pointer (run_data)
         self.nx = 0 if self.cosim else sum(d.variables[n].size for n in d.states)
+        self._x_start = self.continuous_state() if not self.cosim else np.zeros(0)
         self.nz = 0 if self.cosim else d.event_indicators
         self.instance = None
 
@@ -123,7 +124,7 @@ class Fmu(Block):
     def discrete_state(self):
         if self.cosim:  # the outputs the last doStep left
             return np.zeros(sum(v.size for v in self.desc.outputs))
-        return np.zeros(1)  # 1 once the FMU is initialised in this run
+        return np.zeros(1)  # 1 once `initialize` started the FMU in this run
 
     def zero_crossings(self):
         return None if self.cosim else (EITHER,) * self.nz
@@ -181,8 +182,10 @@ class Fmu(Block):
                 self._next = self._announced = None
                 self._event_iteration(inst, t)
                 inst.enter_continuous_mode()
-                if self.nx:
-                    inst.get_states(self._x_ptr, self.nx)
+                if self.nx and np.array_equal(self.x, self._x_start):
+                    inst.get_states(self._x_ptr, self.nx)  # the FMU's initial states
+                elif self.nx:  # a state the run was given (an operating point) wins
+                    inst.set_states(self._x_ptr, self.nx)
         except FmuFault as e:
             raise self._failure(e, t) from None
         if not self.cosim:
@@ -224,9 +227,9 @@ class Fmu(Block):
         if self.cosim:
             np.copyto(self.y_flat, self.xd)
             return
-        if self.xd[0] == 0.0:
-            self._start(t)
         inst = self.instance
+        if self.xd[0] == 0.0 or inst is None:
+            return  # the run's first evaluation, before `initialize` starts the FMU
         try:
             inst.set_time(t)
             inst.set_states(self._x_ptr, self.nx)
@@ -265,7 +268,7 @@ class Fmu(Block):
             except FmuFault as e:
                 raise self._failure(e, t) from None
             np.copyto(self.y_flat, self.xd)
-        elif self.xd[0] == 0.0:
+        else:
             self._start(t)
 
     # ---- model exchange: events -----------------------------------------------------------------
@@ -337,8 +340,9 @@ class Fmu(Block):
 
     # ---- compiled form: the FMU's library opened by dlopen in the generated C, its FMI
     # functions called there (blocks/fmu/_fmu_rt.c); P = the values given (flat), then the
-    # step; W[0] = the time event announced last; memory slot 0 holds the instance. "start"
-    # is a function of the block's own, called by "output" and "initialize". Under scipy's
+    # step (co-simulation) or continuous_state() (model exchange); W[0] = the time event
+    # announced last; memory slot 0 holds the instance. "start" is a function of the block's
+    # own, called by "initialize" at the start of every run. Under scipy's
     # stiff solvers the handlers (start, crossing, advance) run interpreted and the compiled
     # evaluations attach to the instance normal mode started (data array `instance`).
     def lower(self, c):
@@ -357,9 +361,8 @@ class Fmu(Block):
                                      w.outputs("xd"), w.stopping())}
         else:
             code = {"start": w.start(),
-                    "output": w.join("if (xd[0] == 0.0)", w.call_start("    "), w.the,
-                                     w.state(), w.outputs("out")),
-                    "initialize": w.join("if (xd[0] == 0.0)", w.call_start("    ")),
+                    "output": w.join(w.the_started(), w.state(), w.outputs("out")),
+                    "initialize": w.call_start(),
                     "derivative": w.join(w.the, w.state(), w.call(
                         f"F->get_dx(F->c, dx, {self.nx})",
                         "GetDerivatives" if d.fmi == 2 else "GetContinuousStateDerivatives")),
@@ -378,7 +381,7 @@ class Fmu(Block):
 
     def pack(self):
         values = [np.ravel(np.asarray(value, dtype=float)) for _, value in self.values]
-        return flat(*values, [self.p.step] if self.cosim else [])
+        return flat(*values, [self.p.step] if self.cosim else self._x_start)
 
     def run_data(self, start, stop):
         """`instance`: where normal mode's instance is, once it starts (the compiled
@@ -431,8 +434,15 @@ class _CWriter:
         self.ret = "return;"
         self.vr_in = c.table("vr_in", [v.vr for v in self.d.inputs] or [0])
         self.vr_out = c.table("vr_out", [v.vr for v in self.d.outputs] or [0])
-        self.offset = sum(int(np.size(value)) for _, value in block.values)  # the step in P
+        # after the values in P: the co-simulation step, or model exchange's initial states
+        self.offset = sum(int(np.size(value)) for _, value in block.values)
         self.lib = _c_string(library_path(unpack_dir(self.d.path), self.d, block.p.interface))
+
+    def the_started(self):
+        """`the`, or nothing to compute yet: the run's first evaluation comes before
+        "initialize" starts the FMU (as Block.output returns there)."""
+        return (f"FmuRt *F = fmu_current(rt, mem0_, D_instance, {self.lib}, {self.d.fmi}, "
+                f"{int(not self.b.cosim)});\nif (xd[0] == 0.0 || !F)\n    return;\nint st_;")
 
     @property
     def the(self):
@@ -511,9 +521,9 @@ class _CWriter:
             "    sc_ |= ch_;", "    " + self.stopping(), "    if (!again_)", "        break;",
             "}")
 
-    def call_start(self, indent=""):
+    def call_start(self):
         """The start (a function of its own, `start`), the caller returning if it failed."""
-        return (f"{indent}{{ {self.c.prefix}start(rt, t); if (rt->error) return; }}")
+        return f"{self.c.prefix}start(rt, t);\nif (rt->error)\n    return;"
 
     def start(self):
         """Instantiate (first run) or reset, set the values given, initialise with the inputs;
@@ -545,9 +555,19 @@ class _CWriter:
         if not b.cosim:
             lines += ["W[0] = NAN;", self.iteration(),
                       self.call("F->enter_ct(F->c)", "EnterContinuousTimeMode"),
-                      self.call(f"F->get_x(F->c, x, {b.nx})", "GetContinuousStates")
-                      if b.nx else "", "xd[0] = 1.0;"]
+                      self.state_start() if b.nx else "", "xd[0] = 1.0;"]
         return self.join(*lines)
+
+    def state_start(self):
+        """The FMU's initial states, unless the run was given others (x differs from the
+        block's continuous_state(), in P after the values): those are set into the FMU."""
+        nx = self.b.nx
+        return self.join(
+            "int given_ = 0;", self.c.loop(nx, f"if (x[i] != P[{self.offset} + i]) given_ = 1;"),
+            "if (given_)",
+            "    " + self.call(f"F->set_x(F->c, x, {nx})", "SetContinuousStates"),
+            "else",
+            "    " + self.call(f"F->get_x(F->c, x, {nx})", "GetContinuousStates"))
 
     def crossing(self):
         """Block.crossing: event mode, the iteration, states re-read; changed when states,

@@ -67,3 +67,16 @@ def test_linearize_through_the_fmu_gives_the_motors_poles():
     # speed per volt at rest: the (i, w) block of A only (the angle integrates w)
     gain = lin.C[:, :2] @ np.linalg.solve(-lin.A[:2, :2], lin.B[:2])
     assert np.isclose(gain[0, 0], K / (b * R + K ** 2), rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["normal", "accelerated"])
+def test_a_run_from_an_operating_point_starts_the_fmu_there(mode):
+    """trim holds the motor at rest against the load (by hand: i = tau/K = 1 A, V = R i =
+    1 V); a run started there (--op) sets those states into the FMU, so it stays, in both
+    modes; without the operating point the FMU starts from its own start values (i = 0)."""
+    sets = ["blocks.Load.time=0", "blocks.Ref.after=0"]
+    point = blocksim.trim(DIAGRAM, overrides=sets)
+    r = blocksim.run(DIAGRAM, overrides=sets + [f"simulation.mode={mode}"], op=point)
+    assert np.allclose(r["current"], 1.0, atol=1e-9) and np.allclose(r["speed"], 0, atol=1e-9)
+    plain = blocksim.run(DIAGRAM, overrides=sets + [f"simulation.mode={mode}"])
+    assert plain["current"][0] == 0.0
