@@ -45,6 +45,7 @@ MAX_DEPTH = 100
 MAX_ALIAS_NODES = 100_000
 MAX_INT_CHARS = 4300
 MAX_SAME_HASH = 16
+MAX_KEY_CHARS = 1024  # YAML's limit on an implicit (one-line) key
 
 _T = "tag:yaml.org,2002:"
 _STR, _SEQ, _MAP, _MERGE = _T + "str", _T + "seq", _T + "map", _T + "merge"
@@ -186,13 +187,16 @@ def _syntax_message(e):
     return text
 
 
-_INDEXED = re.compile(r"[\w./]*[\w\])]\[[^\s,{}]*")  # a value with an index: Motor.y[0]
+_INDEX_OPEN = re.compile(r"[\w\])]\[")  # a name's last character (or a closing bracket), '['
+_NAME_CHARS = re.compile(r"[\w./]*")
+_INDEX_REST = re.compile(r"[^\s,{}]*")
+_HINT_CHARS = 60  # a quoted value longer than that is shown cut
 
 
 def _syntax_hint(text, e):
     """What the usual causes of a syntax error are, read off the lines it names: a tab in
-    the indentation, or an index `y[0]` inside a flow collection (`{...}` / `[...]`), where
-    `[` opens a list."""
+    the indentation, a key longer than YAML allows, or an index `y[0]` inside a flow
+    collection (`{...}` / `[...]`), where `[` opens a list."""
     lines = text.splitlines()
     marked = [m.line for m in (e.problem_mark, e.context_mark)
               if m is not None and 0 <= m.line < len(lines)]
@@ -200,13 +204,42 @@ def _syntax_hint(text, e):
         line = lines[e.problem_mark.line]
         if "\t" in line[:len(line) - len(line.lstrip(" \t"))]:
             return "YAML cannot indent with tabs: indent with spaces"
+    if any(_long_key(lines[m.line], m.column) for m in (e.problem_mark, e.context_mark)
+           if m is not None and m.line in marked):
+        return (f"a key written on one line (the text before ':') is at most {MAX_KEY_CHARS} "
+                "characters long in YAML: shorten it")
     for k in marked:
-        found = _INDEXED.search(lines[k])
+        found = _indexed_value(lines[k])
         if found:
+            if len(found) > _HINT_CHARS:
+                found = found[:_HINT_CHARS - 3] + "..."
             return (f"inside {{ }} or [ ], '[' starts a list: quote the value "
-                    f"(\"{found.group()}\"), or write it in block style, one entry "
-                    f"per line")
+                    f"(\"{found}\"), or write it in block style, one entry per line")
     return None
+
+
+def _long_key(line, column):
+    """Whether the key at or before `column` (a key's start, or the ':' after it) is longer
+    than YAML allows: the parsers then stop at its ':' with a message that does not say why."""
+    colon = line.find(":", column)
+    if colon < 0:
+        return False
+    start = max(line.rfind(c, 0, colon) for c in "{[,") + 1
+    return len(line[start:colon].strip(" \t-?")) > MAX_KEY_CHARS
+
+
+def _indexed_value(line):
+    """The first value with an index in `line` (`Motor.y[0]` in `{w: Motor.y[0]}`), or None.
+
+    Found from its '[' outwards, in time linear in the line's length: a regular expression
+    that begins with the name tries every character of a long name as a start, quadratic
+    in its length (a 300 kB block name took a minute)."""
+    found = _INDEX_OPEN.search(line)
+    if found is None:
+        return None
+    end = found.start()  # the name's last character, part of the value
+    start = end - _NAME_CHARS.match(line[end - 1::-1] if end else "").end()
+    return line[start:_INDEX_REST.match(line, end).end()]
 
 
 class _Frame:

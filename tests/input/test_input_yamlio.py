@@ -1,5 +1,6 @@
 """The safe YAML loader: line numbers, safe_load equivalence, and every limit."""
 import datetime
+import time
 
 import pytest
 import yaml
@@ -292,6 +293,15 @@ def test_text_that_is_not_utf8_is_refused():
     # a tab in the indentation, at the top level or inside a block
     ("blocksim: 1\nblocks:\n\tA: 1\n", 3, "YAML cannot indent with tabs"),
     ("a:\n  b: 1\n\tc: 2\n", 3, "YAML cannot indent with tabs"),
+    # issue 35 item 4: a name longer than YAML's 1024-character limit on a one-line key (YAML
+    # 1.2 spec, section 7.4.2) is "could not find expected ':'"; the hint says why
+    ("blocks:\n  " + "A" * 1025 + ": {type: gain}\n", 2, "at most 1024 characters"),
+    ("- " + "A" * 1025 + ": 1\n", 1, "at most 1024 characters"),
+    ("x: {a: 1, " + "A" * 1025 + ": 1}\n", 1, "at most 1024 characters"),
+    ("blocks:\n  " + "A" * 300_000 + ": {type: gain\nwires: []\n", 2,
+     "at most 1024 characters"),
+    # a long indexed value is quoted cut to 60 characters
+    ("record: {w: " + "A" * 300_000 + ".y[0]}\n", 1, '"' + "A" * 57 + '..."'),
 ])
 def test_syntax_errors_hint_at_their_usual_cause(load, text, line, hint):
     with pytest.raises(DiagramError, match="invalid YAML") as e:
@@ -306,3 +316,40 @@ def test_syntax_errors_without_a_known_cause_have_no_hint(load):
     with pytest.raises(DiagramError) as e:
         load("a: [1, 2}\n")
     assert e.value.hint is None
+
+
+@pytest.mark.parametrize("line", [
+    "x: {" + "A" * 1000 + "[0]: 1", "x: {" + "b.c/" * 250 + ")[1] 2", "{w: f(x)[0], y: 1}",
+    "x: [" + "A" * 300 + "[", "[" + "A" * 300 + "][0" + "]" * 30, "a: [" + "A" * 1000 + ", 1}",
+    "a[0", "[0]", "x: [y.z[1:2],f[3]}", "(a)(b)[c d]",
+])
+def test_indexed_value_is_found_as_the_regular_expression_found_it(line):
+    """The hint's value, found from its '[' outwards, is what the regular expression it
+    replaced finds (its leftmost match; a second algorithm, affordable on short lines)."""
+    import re
+    found = re.search(r"[\w./]*[\w\])]\[[^\s,{}]*", line)
+    assert yamlio._indexed_value(line) == (found.group() if found else None)
+
+
+def test_an_error_in_a_long_line_costs_what_reading_the_line_costs(load):
+    """issue 35 item 4: a 300 kB block name took `check` a minute to report its YAML error,
+    the hint trying every character of the line as the start of an indexed name (quadratic
+    in the line's length). The hint's cost is compared with the parser's on the same line
+    without the error, in this process's CPU time (the machine's speed and load cancel):
+    40 kB took the old hint about 20 s, over 1,000 times the parse; linear, it is a few."""
+    name = "A" * 40_000
+
+    def cost(text):
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.process_time()
+            try:
+                load(text)
+            except DiagramError as e:
+                assert "invalid YAML" in e.message and e.hint is None
+            best = min(best, time.process_time() - t0)
+        return best
+
+    read = cost(f"x: [{name}, 1]\n")
+    report = cost(f"x: [{name}, 1}}\n")  # a flow sequence closed by '}'
+    assert report < 20 * read + 0.01, (report, read)
