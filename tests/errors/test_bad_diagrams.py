@@ -493,6 +493,40 @@ CASES = {
           T: {type: terminator}
         wires: [A -> T]
         """ + GOOD_SIM, ["parameter 'm' uses itself"]),
+    # issue 35 item 4: a 300 kB block name; `check` took a minute to report it
+    "block_name_of_300_kB": ("""\
+        blocksim: 1
+        blocks:
+          """ + "A" * 300_000 + """: {type: gain, K: 2  # @LINE
+        """ + GOOD_SIM, ["invalid YAML", "at most 1024 characters long in YAML"]),
+    # issue 35 item 4: a span beyond the largest float made the recording check's row count
+    # NaN (a ValueError traceback): 1e308 - (-1e308) = inf in IEEE 754 double arithmetic
+    "simulation_span_overflows": ("""\
+        blocksim: 1
+        blocks:
+          S: {type: sine}
+          I: {type: integrator}
+        wires: [S -> I]
+        simulation: {start: -1e308, stop: 1e308}  # @LINE
+        record: {x: I.y}
+        """, ["simulation.stop - start = 1e+308 - (-1e+308) is more than the largest number",
+              "overflows"]),
+    # a start where one second is below the time's resolution (1e20 + 1 == 1e20, ulp 16384):
+    # the stop it was checked with equalled start, max_step 0 (a ZeroDivisionError)
+    "simulation_stop_equal_to_a_large_start": ("""\
+        blocksim: 1
+        blocks:
+          S: {type: sine}
+        simulation: {start: 1e20, stop: 1e20}  # @LINE
+        """, ["simulation.stop (1e+20) must be after start (1e+20)"]),
+    "simulation_stop_missing_after_a_large_start": ("""\
+        blocksim: 1
+        blocks:
+          S: {type: sine}
+        simulation:
+          start: 1e20
+          rtol: 0  # @LINE
+        """, ["simulation.stop is required", "simulation.rtol must be a positive"]),
     "sweep_file_run_as_a_diagram": ("""\
         blocksim-sweep: 1  # @LINE
         diagram: other.yaml

@@ -6,6 +6,7 @@ that the other checks still run.
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -47,15 +48,24 @@ def simulation_settings(sim, evaluate, problems, file):
         return x
 
     start = num("start", 0.0, positive=False)
+    stop = None
     if "stop" not in sim:
         problems.add(DiagramError("simulation.stop is required", file=file,
                                   hint="add `simulation: {stop: 10}` (the end time, in s)"))
-        stop = start + 1.0
     else:
-        stop = num("stop", start + 1.0, positive=False)
-        if stop <= start:
+        stop = num("stop", None, positive=False)
+        if stop is not None and stop <= start:
             problems.add(sim["stop"].loc.error(f"simulation.stop ({stop:g}) must be after start ({start:g})"))
-            stop = start + 1.0
+            stop = None
+        elif stop is not None and not math.isfinite(stop - start):
+            problems.add(sim["stop"].loc.error(
+                f"simulation.stop - start = {stop:g} - ({start:g}) is more than the largest "
+                f"number, {sys.float_info.max:.4g}: the run's length overflows",
+                hint="shorten the run"))
+            stop = None
+    timed = stop is not None  # else the settings that depend on the span are not checked
+    if not timed:
+        stop = start + 1.0  # to go on checking the others with (start + 1 may equal start)
     mode = _choice(sim, "mode", MODES, "auto", problems)
     solver = "rk45"
     if "solver" in sim:
@@ -83,7 +93,8 @@ def simulation_settings(sim, evaluate, problems, file):
             f"simulation.max_steps must be a whole number, got {max_steps:g}"))
     else:
         settings.max_steps = int(max_steps)
-        _check_budget(settings, sim, problems, file)
+        if timed:
+            _check_budget(settings, sim, problems, file)
     return settings
 
 
