@@ -33,11 +33,11 @@ def _read_csv(path):
     each column of a group also by its own name (q[0])."""
     try:
         header, table, lines = csvio.read_csv(path)
+        groups = csvio.group_columns(header)
     except ValueError as e:
         raise ParamError("file", f"{path.name}: {e}") from None
     except UnicodeDecodeError:
         raise ParamError("file", f"{path.name}: not a text (CSV) file") from None
-    groups = csvio.group_columns(header)
     signals = {name: table[:, k] for k, name in enumerate(header)}
     signals.update((name, table[:, cols].reshape((len(table),) + shape))
                    for name, (cols, shape) in groups.items())
@@ -99,8 +99,9 @@ class FromFile(TimeSeries):
     One signal keeps its shape; several are flattened and concatenated in the order given.
     method: linear (straight lines between the points) or previous (held steps); the solver
     lands on every time point, as for `table`.
-    Output: y. t must be strictly increasing; no value may be NaN or infinite: the file is read
-    and checked when the diagram is loaded.
+    Output: y. t must be strictly increasing; no value may be NaN or infinite, nor a time step
+    or (linear) slope beyond the largest number; an element's index, at most a signal's size
+    (10^7 elements, 31 indices): the file is read and checked when the diagram is loaded.
     """
 
     type = "from_file"
@@ -128,7 +129,8 @@ class FromFile(TimeSeries):
             raise ParamError("file", f"{path.name}: t must be a non-empty vector, got shape "
                                      f"{t.shape}")
         _check_values(where, "t", t)
-        late = np.flatnonzero(np.diff(t) <= 0)
+        with np.errstate(over="ignore"):  # a step beyond the largest number: _series says so
+            late = np.flatnonzero(np.diff(t) <= 0)
         if late.size:
             k = int(late[0]) + 1
             raise ParamError("file", f"{where(k)}: t must be strictly increasing, got "
@@ -151,7 +153,7 @@ class FromFile(TimeSeries):
             pieces.append(values)
         values = pieces[0] if len(pieces) == 1 else \
             np.hstack([v.reshape(t.size, -1) for v in pieces])
-        self._series(t, values, "file", "file")
+        self._series(t, values, "file", "file", where)
 
     def ports(self):
         return [], [Out("y", shape=self._values.shape[1:], feedthrough=())]

@@ -1,4 +1,6 @@
 """Source blocks: signals that depend only on time and parameters."""
+import sys
+
 import numpy as np
 
 from blocksim.accel.lowering import Lowering, flat
@@ -197,21 +199,40 @@ class TimeSeries(Block):
 
     time_dependent = True
 
-    def _series(self, times, values, times_param="times", values_param="values"):
+    def _series(self, times, values, times_param="times", values_param="values",
+                where=lambda k: f"times[{k}]"):
+        """Check and keep the series; `where(k)` names time point k in messages."""
         if times.ndim != 1 or times.size < 1:
             raise ParamError(times_param, f"expected a non-empty vector of times, got shape "
                                           f"{times.shape}")
-        if np.any(np.diff(times) <= 0):
-            raise ParamError(times_param, "times must be strictly increasing")
-        if values.ndim < 1 or values.shape[0] != times.size:
-            raise ParamError(values_param, f"expected {times.size} rows (one per time point), "
-                                           f"got shape {values.shape}")
+        with np.errstate(all="ignore"):  # overflows are reported below
+            steps = np.diff(times)
+            if np.any(steps <= 0):
+                raise ParamError(times_param, "times must be strictly increasing")
+            if values.ndim < 1 or values.shape[0] != times.size:
+                raise ParamError(values_param, f"expected {times.size} rows (one per time "
+                                               f"point), got shape {values.shape}")
+            # Linear interpolation y = v[k] + slope[k]*(t - t[k]), the last row's slope 0
+            # (hold). Each time step and slope must be a number, or y is NaN or misses a row.
+            self._slopes = np.zeros_like(values)
+            self._slopes[:-1] = np.diff(values, axis=0) / steps.reshape(
+                (-1,) + (1,) * (values.ndim - 1))
         self._times = times
         self._values = values
-        # Linear interpolation y = v[k] + slope[k]*(t - t[k]), slope of the last row 0 (hold).
-        self._slopes = np.zeros_like(values)
-        steps = np.diff(times).reshape((-1,) + (1,) * (values.ndim - 1))
-        self._slopes[:-1] = np.diff(values, axis=0) / steps
+        far = np.flatnonzero(np.isinf(steps))
+        if far.size:
+            k = int(far[0]) + 1
+            raise ParamError(times_param, f"{where(k)}: the time step from {times[k - 1]:g} to "
+                                          f"{times[k]:g} is more than the largest number, "
+                                          f"{sys.float_info.max:.4g}")
+        steep = np.flatnonzero(~np.isfinite(self._slopes.reshape(times.size, -1)).all(axis=1))
+        if self.p.method == "linear" and steep.size:
+            k = int(steep[0]) + 1
+            raise ParamError(values_param, f"{where(k)}: the slope from the time point before "
+                                           f"(over {steps[k - 1]:g} s) is more than the "
+                                           f"largest number, {sys.float_info.max:.4g}: linear "
+                                           "interpolation cannot follow it (use method: "
+                                           "previous, or time points further apart)")
 
     def discrete_state(self):
         return np.zeros(1) if self.p.method == "previous" else None
@@ -286,7 +307,8 @@ class Table(TimeSeries):
     Input: t (optional, scalar): the lookup variable; unwired, the simulation time, and the
     solver then lands on every time point (the jumps of `previous`, the kinks of `linear`).
     Output: y of shape values.shape[1:].
-    times (N,) strictly increasing; values (N, ...), row k the value at times[k].
+    times (N,) strictly increasing; values (N, ...), row k the value at times[k]; the time
+    steps and (linear) slopes must be numbers a double holds (below 1.8e308).
     linear:   y = v[k] + (v[k+1] - v[k])*(t - t[k])/(t[k+1] - t[k]) for t[k] <= t <= t[k+1].
     previous: y = v[k] for t[k] <= t < t[k+1] (right-continuous steps); on the simulation time
     the segment k lives in the discrete state, switched by `event`, so the output never depends

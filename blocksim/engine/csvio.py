@@ -16,9 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..language.expr import MAX_ELEMENTS
 from ..util.atomic import atomic_path
 
-_ELEMENT = re.compile(r"\s*([^\[\]]*?)\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]\s*\Z")
+_INDICES = re.compile(r"\s*\d+(?:\s*,\s*\d+)*\s*")  # inside the brackets of `M[0, 2]`
+MAX_INDICES = 31  # numpy arrays have at most 32 dimensions (numpy 1.x), one of them the rows
 
 
 def column_names(name, shape):
@@ -122,11 +124,11 @@ def _is_number(cell):
 def group_columns(header):
     """{signal name: (column indices, shape)} of a header of distinct names, in order:
     `q[0], q[1]` form the vector q (2,), `M[i,j]` a matrix; a plain name is a scalar. Columns
-    whose indices do not fill a whole array stay separate scalars under their own names."""
+    whose indices do not fill a whole array stay separate scalars under their own names.
+    ValueError for an index no signal can have (`_element`)."""
     groups = {}  # base name -> {index: column}, in order of first appearance
     for k, name in enumerate(header):
-        m = _ELEMENT.match(name)
-        base, index = (m.group(1), tuple(map(int, m.group(2).split(",")))) if m else (name, ())
+        base, index = _element(name)
         groups.setdefault(base, {})[index] = k
     out = {}
     for base, columns in groups.items():
@@ -139,3 +141,27 @@ def group_columns(header):
         else:
             out.update((header[k], ([k], ())) for k in columns.values())
     return out
+
+
+def _element(name):
+    """(base, index) of an element's column name (`q[1]`: ('q', (1,)); `M[0,2]`), (name, ())
+    of a plain one. ValueError for an index of an array no signal can be: more than
+    MAX_INDICES indices, or beyond expr.MAX_ELEMENTS elements (`q[99999999999]`, a mistake;
+    checked on the digits before any is converted: int() refuses 4,300 of them)."""
+    text = name.strip()
+    i = text.find("[")  # found, not matched by one expression: linear in a 131,072-character name
+    if i < 0 or not text.endswith("]") or "]" in text[:i] or \
+            not _INDICES.fullmatch(text, i + 1, len(text) - 1):
+        return name, ()
+    digits = [d.strip().lstrip("0") or "0" for d in text[i + 1:-1].split(",")]
+    shown = name if len(name) <= 60 else name[:57] + "..."
+    if len(digits) > MAX_INDICES:
+        raise ValueError(f"line 1: column {shown!r} has {len(digits)} indices, more than the "
+                         f"{MAX_INDICES} an array can have")
+    elements = 1  # of the smallest array holding this element
+    for d in digits:
+        elements *= int(d) + 1 if len(d) <= len(str(MAX_ELEMENTS)) else MAX_ELEMENTS + 1
+        if elements > MAX_ELEMENTS:
+            raise ValueError(f"line 1: column {shown!r} is an element of an array of more "
+                             f"than {MAX_ELEMENTS:,} elements, the most a signal can have")
+    return text[:i].strip(), tuple(map(int, digits))

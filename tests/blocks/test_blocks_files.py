@@ -235,19 +235,57 @@ def _wide_csv(columns):
 @pytest.mark.parametrize("content, words", [
     # a cell beyond the csv module's field limit (131,072 characters): csv.Error, a traceback
     ("t,a\n0," + "1" * 200_000 + "\n", "line 2: a value of more than 131,072 characters"),
-    # an element index that would make a 10^11-element signal out of one column
-    ("t,q[99999999999]\n0,1\n1,2\n", None),
+    # an element index that would make a 10^11-element signal out of one column (issue 35
+    # item 5: it was a plain column, accepted by check); a signal holds at most 10^7
+    # elements, as an expression's value (blocksim.language.expr.MAX_ELEMENTS)
+    ("t,q[99999999999]\n0,1\n1,2\n", "line 1: column 'q[99999999999]' is an element of an "
+                                     "array of more than 10,000,000 elements"),
+    ('t,q[0],"q[3162,3162]"\n0,1,1\n', "column 'q[3162,3162]' is an element of an array "
+                                     "of more than 10,000,000"),  # 3163^2 = 10,004,569
+    ('t,q[0],"q[3161,3161]"\n0,1,1\n1,2,2\n', None),  # 3162^2 = 9,998,244: two scalars
+    # 5,000 digits: int() refused them (Python's 4,300-digit limit), a ValueError traceback
+    ("t,q[" + "9" * 5000 + "]\n0,1\n", "column 'q[9999999999999999999999999999999999999"),
+    ("t,q[" + "0" * 5000 + "1]\n0,1\n1,2\n", None),  # leading zeros: q[1], a plain column
+    # 70 indices: numpy's reshape refused 71 dimensions, a ValueError traceback
+    ('t,"q[' + ",".join(["0"] * 70) + ']"\n0,1\n', "has 70 indices, more than the 31"),
+    # times whose step is beyond the largest float (1e308 - (-1e308) = inf): the slope was
+    # 0 (y held, a wrong value) and numpy warned of an overflow
+    ("t,a\n-1e308,1\n1e308,2\n", "line 3: the time step from -1e+308 to 1e+308 is more "
+                                  "than the largest number"),
+    # a step of 5e-324 s (the smallest float): slope 1 / 5e-324 = inf, y NaN at the run
+    ("t,a\n0,1\n\n5e-324,2\n", "line 4: the slope from the time point before (over "
+                                  "4.94066e-324 s) is more than the largest number"),
 ])
 def test_odd_csv_files_are_load_errors_or_plain_columns(tmp_path, content, words):
     (tmp_path / "m.csv").write_text(content)
     (tmp_path / "d.yaml").write_text(BAD.replace("FILE", "m.csv"))
-    if words is None:  # not a whole array: a column of its own name
+    if words is None:  # not a whole array: a column of its own name each
         model = blocksim.load(tmp_path / "d.yaml")
-        assert model.outputs[("F", "y")].shape == ()
+        columns = len(next(csv.reader(content.splitlines()))) - 1
+        assert model.outputs[("F", "y")].shape == (() if columns == 1 else (columns,))
         return
     with pytest.raises((DiagramError, DiagramErrors)) as e:
         blocksim.load(tmp_path / "d.yaml")
     assert f"{tmp_path / 'd.yaml'}:4:" in str(e.value) and words in str(e.value), str(e.value)
+
+
+def test_a_long_column_name_costs_what_its_length_costs():
+    """A header cell may hold 131,072 characters (the csv module's field limit). The pattern
+    of an element's name tried every split of a run of spaces between name and bracket
+    (quadratic: 20,000 spaces took 0.8 s, 131,000 half a minute); now its '[' is found
+    first. CPU time against a name as long without spaces (the machine's speed cancels)."""
+    import time
+
+    def cost(name):
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.process_time()
+            assert csvio.group_columns(["t", name])[name] == ([1], ())
+            best = min(best, time.process_time() - t0)
+        return best
+
+    n = 40_000
+    assert cost(" a" + " " * n + "b[0 ") < 20 * cost("a" * (n + 6)) + 0.01
 
 
 def test_a_csv_of_100000_columns_is_checked(tmp_path):

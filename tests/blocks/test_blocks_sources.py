@@ -99,8 +99,28 @@ def test_table_previous_with_time_input():
     ({"times": [0, 1, 1], "values": [0, 1, 2]}, "times"),  # not strictly increasing
     ({"times": [[0, 1]], "values": [0, 1]}, "times"),  # not a vector
     ({"times": [0, 1], "values": [0, 1, 2]}, "values"),  # 3 rows for 2 times
+    # issue 35 item 5: numbers a double cannot hold. 1e308 - (-1e308) = inf: the slope was 0,
+    # the output held instead of interpolated
+    ({"times": [-1e308, 1e308], "values": [0, 1]}, "times"),
+    ({"times": [-1e308, 1e308], "values": [0, 1], "method": "previous"}, "times"),
+    # (1e308 - (-1e308)) / 1 and 1 / 5e-324 are inf: y = v + inf * 0 was NaN at the point
+    ({"times": [0, 1], "values": [-1e308, 1e308]}, "values"),
+    ({"times": [0, 5e-324], "values": [0, 1]}, "values"),
+    ({"times": [0, 1, 2], "values": [[0, 0], [0, 1e308], [0, -1e308]]}, "values"),
 ])
 def test_table_parameter_errors(params, bad):
     with pytest.raises(ParamError) as e:
         Rig(Table, params)
     assert e.value.param == bad
+    if "1e308" in str(params) or "5e-324" in str(params):
+        assert "is more than the largest number, 1.798e+308" in e.value.message
+
+
+def test_a_steep_table_held_in_steps_is_fine():
+    """With method previous the slopes are not used: a jump by 2e308 (beyond the largest
+    double) within 5e-324 s is two held values."""
+    rig = Rig(Table, {"times": [0, 5e-324, 1], "values": [-1e308, 1e308, 0],
+                      "method": "previous"}).start(0.0)
+    assert rig.out(0.0) == -1e308
+    rig.block.event(5e-324)
+    assert rig.out(0.5) == 1e308

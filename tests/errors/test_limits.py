@@ -291,3 +291,20 @@ def test_a_compiled_run_holds_no_more_memory_than_the_check_counted(tmp_path):
     rows, grown = map(int, proc.stdout.split())
     assert rows == 524_289
     assert grown <= counted + 2**20, f"{grown / 1e6:.1f} MB, {counted / 1e6:.1f} MB counted"
+
+
+@pytest.mark.parametrize("header", [
+    "t,q[99999999999]",                 # an array of 10^11 elements
+    "t,q[" + "9" * 5000 + "]",          # int() refused the digits: a traceback
+    't,"q[' + ",".join(["0"] * 70) + ']"',  # numpy refused 71 dimensions: a traceback
+])
+def test_a_csv_column_with_a_huge_index_is_refused_by_check(tmp_path, capsys, header):
+    """issue 35 item 5: from_file's column names index elements of a signal, which holds
+    at most 10^7 elements (expr.MAX_ELEMENTS) in at most 31 dimensions besides the rows."""
+    (tmp_path / "m.csv").write_text(header + "\n0,1\n1,2\n")
+    (tmp_path / "d.yaml").write_text("blocksim: 1\nblocks:\n  F: {type: from_file, file: m.csv}"
+                                     "\nsimulation: {stop: 1}\n")
+    code, err = check(tmp_path / "d.yaml", capsys)
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith(f"{tmp_path / 'd.yaml'}:3: error: block 'F' parameter 'file': "
+                          "m.csv: line 1: column 'q["), err
