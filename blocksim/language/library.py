@@ -16,9 +16,12 @@ A plugin never replaces a built-in type.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import re
+import signal
+import threading
 import warnings
 
 ENTRY_POINT_GROUP = "blocksim.blocks"
@@ -136,18 +139,20 @@ class Library:
             raise PluginError(self._failed[type_name])
         target, dist = _entry_points()[type_name]
         from ..block import Block
-        try:
-            cls = _resolve(target)
-            if not (isinstance(cls, type) and issubclass(cls, Block)):
-                raise TypeError(f"{target} is not a subclass of blocksim.block.Block")
-            _check_type_name(cls, type_name)
-        except BaseException as e:  # any failure of third-party code: report it, keep going
-            if isinstance(e, KeyboardInterrupt):  # (also sys.exit and exceptions that are
-                raise  # not Exceptions), but Ctrl-C is the user's
-            why = (f"plugin block type '{type_name}' from {dist} ({target}) could not be "
-                   f"loaded: {type(e).__name__}: {_one_line(e)}")
-            self._failed[type_name] = why
-            raise PluginError(why) from None
+        with _sigints() as sigints:
+            try:
+                cls = _resolve(target)
+                if not (isinstance(cls, type) and issubclass(cls, Block)):
+                    raise TypeError(f"{target} is not a subclass of blocksim.block.Block")
+                _check_type_name(cls, type_name)
+            except BaseException as e:  # any failure of third-party code (sys.exit, a
+                # KeyboardInterrupt it raises itself...): report it, keep going; but Ctrl-C
+                if isinstance(e, KeyboardInterrupt) and sigints:  # is the user's
+                    raise
+                why = (f"plugin block type '{type_name}' from {dist} ({target}) could not be "
+                       f"loaded: {_one_line(e)}")
+                self._failed[type_name] = why
+                raise PluginError(why) from None
         return cls
 
     def load_all(self):
@@ -196,8 +201,32 @@ def doc_paragraphs(doc):
 
 
 def _one_line(error):
+    """`Type: message` of an exception on one line (`Type` alone when it has no message)."""
     text = " ".join(str(error).split())
+    text = f"{type(error).__name__}: {text}" if text else type(error).__name__
     return text if len(text) <= 200 else text[:197] + "..."
+
+
+@contextlib.contextmanager
+def _sigints():
+    """A list noting each SIGINT (Ctrl-C) that arrives while the block runs, which raises
+    KeyboardInterrupt as Python's own handler does: a KeyboardInterrupt with none noted was
+    raised by the code itself. Where the handler is not Python's own or not this thread's
+    to change, every KeyboardInterrupt is taken for the user's (the list is not empty)."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield [None]
+        return
+    noted = []
+
+    def note(signum, frame):
+        noted.append(signum)
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield noted
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _resolve(target):

@@ -158,29 +158,59 @@ def test_a_plugin_block_that_fails_to_build_is_an_error_at_its_block(registry, t
     assert words in err and "Traceback" not in err, err
 
 
-RUN_WITH_PLUGIN = """\
+WITH_PLUGIN = """\
 import sys
 from blocksim.language import library
 library._discovered = {{"flaky": ("{module}:Flaky", "flaky-blocks")}}  # as if installed
 from blocksim.cli import main
-sys.exit(main(["run", {diagram!r}, "--out", {out!r}]))
+sys.exit(main({argv!r}))
 """
+
+
+def with_plugin(tmp_path, module, body, argv):
+    """`blocksim ARGV` in a process of its own where the plugin type 'flaky' is installed
+    from `module`, whose import runs `body`."""
+    (tmp_path / f"{module}.py").write_text(body)
+    script = WITH_PLUGIN.format(module=module, argv=argv)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
 
 
 @pytest.mark.parametrize("module, body, words", [
     ("plugin_fatal", "class Fatal(BaseException):\n    pass\nraise Fatal('gone')\n",
      "Fatal: gone"),
     ("plugin_exits", "import sys\nsys.exit(0)\n", "SystemExit: 0"),
+    # issue 35 item 5: a KeyboardInterrupt the import raises itself (no Ctrl-C) was exit 130
+    ("plugin_interrupts", "raise KeyboardInterrupt\n", "KeyboardInterrupt\n"),
 ])
 def test_a_plugin_whose_import_raises_anything_is_an_error(tmp_path, module, body, words):
     # a BaseException (not an Exception) escaped the loader as a traceback, and sys.exit at
     # import ended `blocksim run` silently with exit 0 and nothing written
-    (tmp_path / f"{module}.py").write_text(body)
     path = write(tmp_path, DIAGRAM % "flaky")
-    script = RUN_WITH_PLUGIN.format(module=module, diagram=str(path), out=str(tmp_path / "o"))
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    proc = with_plugin(tmp_path, module, body, ["run", str(path), "--out", str(tmp_path / "o")])
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert f"{path}:4: error: block 'D': plugin block type 'flaky' from flaky-blocks" \
         in proc.stderr and words in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("body, words", [
+    ("import sys\nsys.exit()\n", "could not be loaded: SystemExit\n"),
+    ("raise KeyboardInterrupt\n", "could not be loaded: KeyboardInterrupt\n"),
+])
+def test_the_catalogue_lists_the_built_ins_and_names_a_plugin_that_failed(tmp_path, body,
+                                                                           words):
+    """issue 35 item 5: `blocksim blocks` with a plugin whose import raised KeyboardInterrupt
+    printed 'interrupted' (exit 130) and no catalogue."""
+    proc = with_plugin(tmp_path, "plugin_stops", body, ["blocks"])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "warning: plugin block type 'flaky' from flaky-blocks " \
+                          "(plugin_stops:Flaky) " + words
+    assert "\n  gain " in proc.stdout and "flaky" not in proc.stdout
+
+
+def test_ctrl_c_while_a_plugin_is_imported_is_the_users(tmp_path):
+    """A SIGINT (what Ctrl-C sends, here sent by the import itself) still interrupts."""
+    proc = with_plugin(tmp_path, "plugin_sigint",
+                       "import os, signal\nos.kill(os.getpid(), signal.SIGINT)\n", ["blocks"])
+    assert proc.returncode == 130 and proc.stderr == "interrupted\n", proc.stderr
