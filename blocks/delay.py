@@ -188,7 +188,8 @@ class TransportDelay(ShapedByX0):
     from x0 to u(start) at start + delay.
     Input: u, any shape. Output: y, u's shape (x0, scalar or that shape), no direct
     feedthrough, so a loop through a transport delay is not algebraic (a delay differential
-    equation). delay > 0 (s). A solver step longer than the delay needs u beyond what is
+    equation). delay > 0 (s), at least the spacing of floats at the run's largest |t|
+    (3.6e-15 s at t = 20). A solver step longer than the delay needs u beyond what is
     known and extrapolates the last piece: keep max_step (or a fixed step) at most `delay`.
     """
 
@@ -203,6 +204,9 @@ class TransportDelay(ShapedByX0):
     def ports(self):
         return self._x0_ports(feedthrough=())
 
+    def durations(self):
+        return {"delay": self.p.delay}
+
     def discrete_state(self):
         return np.array([-1.0])  # the segment of the history the output reads; -1: x0
 
@@ -216,9 +220,9 @@ class TransportDelay(ShapedByX0):
     def later(self, t):
         """t + delay, rounded once from exact fractions: a jump echoed onto a sample hit or a
         source switch lands on the same float as that (0.2 + 0.1 is the hit at 0.3). Always
-        after t: a delay below t's resolution (1e-15 at t = 16) would round back onto t,
-        an echo at the instant being handled, which is never delivered; it comes one float
-        later instead."""
+        after t: a delay below t's resolution (1e-15 at t = 16; refused when the diagram is
+        compiled) would round back onto t, an echo at the instant being handled, which is
+        never delivered; it would come one float later instead."""
         return max(float(exact_time(t) + exact_time(self.p.delay)), math.nextafter(t, math.inf))
 
     def events(self, start, stop):

@@ -254,6 +254,12 @@ class Block:
         """Times in (start, stop] at which `event(t)` must be called (source switches)."""
         return ()
 
+    def durations(self):
+        """{parameter: seconds} of the lengths of time the block measures off from t (a
+        delay), refused when the diagram is compiled if below the time's resolution over
+        the run, where t + it rounds back onto t (a sample period is checked alike)."""
+        return {}
+
     def zero_crossings(self):
         """Directions (RISING / FALLING / EITHER) of the block's indicators, or None."""
         return None

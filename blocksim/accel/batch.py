@@ -27,7 +27,7 @@ from ..errors import Problems
 from ..language import expr
 from ..language.diagram import Value
 from ..engine.compiler.blocks import build_block
-from ..engine.compiler.settings import simulation_settings
+from ..engine.compiler.settings import check_rates, simulation_settings
 from .build import build
 from .codegen import STIFF, block_series, clock_series, generate
 from .compilable import lowering_of, packed
@@ -175,6 +175,11 @@ class FastRuns:
                 if block is None:
                     return None
                 rebuilt[name] = block
+        problems = Problems()  # the new values' lengths of time at the new settings' times
+        check_rates(s or self.m.settings, [rebuilt.get(b.name, b) for b in self.m.blocks], (),
+                    problems, self.spec)
+        if problems:
+            return None
         return self._args(rebuilt, s)
 
     def _parameters(self, overrides):

@@ -204,6 +204,24 @@ def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch, norm
             accelerated[2]["message"]
 
 
+def test_a_value_refused_at_the_times_it_runs_over_goes_the_general_way(tmp_path):
+    """issue 35 item 5: a delay below the time's resolution is refused when a diagram is
+    compiled: 2e-16 s runs up to t = 0.5 (floats 1.1e-16 apart on [0.5, 1)), not up to
+    t = 3 (4.4e-16 apart). The sweep's check takes each value with the others' first, so
+    only the run combining them meets it; made from the first run's compiled arguments, it
+    ran ('ok' where normal mode failed)."""
+    text = DELAYS.replace("blocks.Late.delay: [0.7, 0.35]", "simulation.stop: [0.5, 3]").replace(
+        "[0.3, 0.1, 0.45]", "[0.3, 2e-16]")
+    normal = sweep_rows(tmp_path, text, "normal")
+    accelerated = sweep_rows(tmp_path, text, "accelerated")
+    statuses = [r["status"] for r in normal]
+    assert [r["status"] for r in accelerated] == statuses and statuses.count("failed") == 1
+    failed = statuses.index("failed")
+    assert accelerated[failed]["message"] == normal[failed]["message"]
+    assert "parameter 'delay': 2e-16 s is below the time's resolution: near t = 3 floats " \
+           "are 4.44e-16 s apart" in normal[failed]["message"]
+
+
 def test_a_changed_compiled_form_is_not_reused(tmp_path):
     """The anti-windup choice changes the PID's code: those runs are compiled apart."""
     rows = sweep_rows(tmp_path, ANTI_WINDUP, "accelerated")

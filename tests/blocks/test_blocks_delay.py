@@ -7,6 +7,7 @@ import pytest
 from harness import Rig
 
 import blocksim
+from blocksim.errors import DiagramError
 from blocksim.params import ParamError
 from blocks.delay import TransportDelay
 
@@ -171,17 +172,39 @@ def test_every_breakpoint_of_a_pulse_train_is_echoed(run_diagram):
     assert r["area"][-1] == pytest.approx(100 * 0.4 * 0.3, rel=1e-12)
 
 
-@pytest.mark.parametrize("delay", [1e-9, 1e-15])
-def test_a_delay_below_the_times_resolution_runs(run_diagram, delay):
-    """A pulse train (period 0.5, on half of it) delayed by less than the spacing of floats
-    near t = 16 (3.6e-15): an echo at t + delay rounded back onto t was never delivered,
-    and a step between the jump and its echo one float later left a piece of no length
-    (0/0 in its slope): 'not finite' or an IndexError, exit 3. The integral of the output
-    is that of the pulse train itself, 0.25 per period, to within 2 delays a pulse."""
+@pytest.mark.parametrize("delay", [1e-9, 4e-15])
+def test_a_delay_near_the_times_resolution_runs(run_diagram, delay):
+    """A pulse train (period 0.5, on half of it) delayed by about one float's spacing near
+    t = 20 (3.55e-15; a delay below it is refused: test_a_delay_below_the_times_resolution_
+    is_refused): a step between a jump and its echo one float later left a piece of no
+    length (0/0 in its slope): 'not finite' or an IndexError, exit 3. The integral of the
+    output is that of the pulse train itself, 0.25 per period, to within 2 delays a pulse."""
     r = run_diagram(PULSES.replace("period: 0.3, width: 0.4", "period: 0.5, width: 0.5")
                     .replace("delay: 0.25", f"delay: {delay}").replace("30.25", "20"))
     assert r.complete
     assert r["area"][-1] == pytest.approx(40 * 0.25, abs=80 * delay + 1e-12)
+
+
+@pytest.mark.parametrize("delay, stop, accepted", [
+    # the spacing of floats is 2^(e - 52) for t in [2^e, 2^(e+1)): 2^-48 = 3.55e-15 at 20
+    (2.0 ** -48, 20, True), (float(np.nextafter(2.0 ** -48, 0)), 20, False), (1e-15, 20, False),
+    (1e-15, 1.9, True),   # 2^-52 = 2.2e-16 on [1, 2)
+    (3.7e-6, -3e10 + 10, False), (3.9e-6, -3e10 + 10, True),  # 2^-18 = 3.81e-6 at |t| = 3e10
+])
+def test_a_delay_below_the_times_resolution_is_refused(tmp_path, delay, stop, accepted):
+    """issue 35 item 5: at the run's largest |t| no time is `delay` after another when the
+    delay is below the spacing of floats there; refused when the diagram is compiled (it
+    was exit 3 once the run had begun), at the delay's line."""
+    start = stop - 10 if stop < 0 else 0  # a start far before 0 counts by its |t|
+    (tmp_path / "d.yaml").write_text(PULSES.replace("delay: 0.25", f"delay: {delay!r}")
+                                     .replace("stop: 30.25", f"start: {start!r}, stop: {stop!r}"))
+    if accepted:
+        blocksim.load(tmp_path / "d.yaml")
+        return
+    with pytest.raises(DiagramError) as e:
+        blocksim.load(tmp_path / "d.yaml")
+    assert e.value.line == 5 and e.value.param == "delay" and e.value.block == "D"
+    assert "below the time's resolution" in e.value.message
 
 
 DDE = """

@@ -527,6 +527,42 @@ CASES = {
           start: 1e20
           rtol: 0  # @LINE
         """, ["simulation.stop is required", "simulation.rtol must be a positive"]),
+    # issue 35 item 5: lengths of time below the spacing of floats at the run's largest
+    # |t| (2^-48 = 3.55e-15 s on [16, 32), 2^-19 = 1.91e-6 s on [2^33, 2^34) = [8.6e9,
+    # 1.7e10)), refused before the run (a delay: exit 3 at the run's start; a zoh's hits
+    # and a fixed step were lost silently: 2 rows for 100 steps)
+    "transport_delay_below_the_times_resolution": ("""\
+        blocksim: 1
+        blocks:
+          P: {type: pulse, period: 1}
+          D: {type: transport_delay, delay: 1e-15}  # @LINE
+          T: {type: terminator}
+        wires: [P -> D, D -> T]
+        simulation: {stop: 20}
+        """, ["block 'D' parameter 'delay': 1e-15 s is below the time's resolution: near "
+              "t = 20 floats are 3.55e-15 s apart", "use at least 3.55e-15 s"]),
+    "sample_period_below_the_times_resolution": ("""\
+        blocksim: 1
+        blocks:
+          S: {type: sine}
+          Z: {type: zoh, period: 1e-7}  # @LINE
+          T: {type: terminator}
+        wires: [S -> Z, Z -> T]
+        simulation: {start: 1e10, stop: 10000000001}
+        """, ["block 'Z': sample period 1e-07 s is below the time's resolution: near "
+              "t = 1e+10 floats are 1.91e-06 s apart"]),
+    "fixed_step_below_the_times_resolution": ("""\
+        blocksim: 1
+        blocks:
+          S: {type: sine}
+          I: {type: integrator}
+        wires: [S -> I]
+        simulation:
+          start: 1e10
+          stop: 10000000000.00001
+          solver: rk4
+          step: 1e-7  # @LINE
+        """, ["simulation.step: 1e-07 s is below the time's resolution"]),
     "sweep_file_run_as_a_diagram": ("""\
         blocksim-sweep: 1  # @LINE
         diagram: other.yaml

@@ -129,9 +129,14 @@ def _refine(sim, num, problems):
 
 def _check_budget(s, sim, problems, file):
     """Refuse settings that imply more solver steps or result rows than simulation.max_steps
-    (a grid of 10^15 rows would try to allocate petabytes; a step of 1e-12 s never ends)."""
+    (a grid of 10^15 rows would try to allocate petabytes; a step of 1e-12 s never ends), and
+    steps or intervals given below the time's resolution."""
     span = s.stop - s.start
     fixed = s.solver in FIXED_STEP
+    for key in ("step" if fixed else "max_step", "output_interval"):
+        refused = key in sim and getattr(s, key) and _unresolved(getattr(s, key), s)
+        if refused:
+            problems.add(sim[key].loc.error(f"simulation.{key}: {refused[0]}", hint=refused[1]))
     implied = [("step", "steps of the fixed-step solver", span / s.step)] if fixed else \
         [("max_step", "steps at least (no step is longer than max_step)", span / s.max_step)]
     if s.output_interval:
@@ -149,16 +154,43 @@ def _check_budget(s, sim, problems, file):
                          DiagramError(message, file=file, hint=hint))
 
 
+def _unresolved(seconds, settings):
+    """(message, hint) refusing a length of time below the time's resolution, the spacing
+    of floats at the run's largest |t| (3.6e-15 s at t = 20: 20 + 1e-15 is 20), or None."""
+    largest = max(abs(settings.start), abs(settings.stop))
+    spacing = math.ulp(largest)
+    if seconds >= spacing:
+        return None
+    return (f"{seconds:g} s is below the time's resolution: near t = {largest:g} floats are "
+            f"{spacing:.3g} s apart, so no time there is {seconds:g} s after another",
+            f"use at least {spacing:.3g} s, or times nearer 0 (simulation.start and stop)")
+
+
 def check_rates(settings, blocks, events, problems, spec):
     """Refuse discrete rates and source switches that would stop the solver more often than
-    simulation.max_steps times: each is an event the solver must land on."""
+    simulation.max_steps times (each is an event the solver must land on), and lengths of
+    time blocks measure off from t (`durations()`, sample periods) below its resolution."""
     span = settings.stop - settings.start
     for block in blocks:
-        if isinstance(block.sample, Sample) and span / block.sample.period > settings.max_steps:
-            problems.add(spec.blocks[block.name].loc.error(
-                f"sample period {block.sample.period:g} s over {span:g} s means "
-                f"{span / block.sample.period:.3g} sample hits, more than "
-                f"simulation.max_steps = {settings.max_steps:,}", block=block.name,
+        bspec = spec.blocks[block.name]
+        for param, seconds in block.durations().items():
+            refused = _unresolved(seconds, settings)
+            if refused:
+                loc = bspec.params[param].loc if param in bspec.params else bspec.loc
+                problems.add(loc.error(refused[0], block=block.name, param=param,
+                                       hint=refused[1]))
+        if not isinstance(block.sample, Sample):
+            continue
+        period = block.sample.period
+        refused = _unresolved(period, settings)
+        if refused:
+            problems.add(bspec.loc.error("sample period " + refused[0], block=block.name,
+                                         hint=refused[1]))
+        elif span / period > settings.max_steps:
+            problems.add(bspec.loc.error(
+                f"sample period {period:g} s over {span:g} s means {span / period:.3g} sample "
+                f"hits, more than simulation.max_steps = {settings.max_steps:,}",
+                block=block.name,
                 hint="use a longer period, or raise simulation.max_steps if you mean it"))
     if len(events) > settings.max_steps:
         problems.add(DiagramError(
