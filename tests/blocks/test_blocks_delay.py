@@ -2,6 +2,8 @@
 breakpoints, old pieces dropped) driven by hand as the simulator drives it, then whole runs
 through the solvers: a delayed sine against sin(w(t - delay)) and a delayed step whose edge
 lands exactly `delay` later."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 from harness import Rig
@@ -10,6 +12,8 @@ import blocksim
 from blocksim.errors import DiagramError
 from blocksim.params import ParamError
 from blocks.delay import TransportDelay
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def feed(rig, f, t0, t1, degree=3):
@@ -205,6 +209,15 @@ def test_a_delay_below_the_times_resolution_is_refused(tmp_path, delay, stop, ac
         blocksim.load(tmp_path / "d.yaml")
     assert e.value.line == 5 and e.value.param == "delay" and e.value.block == "D"
     assert "below the time's resolution" in e.value.message
+
+
+def test_a_delay_in_a_run_far_from_zero_runs():
+    """A step at 1e10 + 0.5 delayed by 1 ms over [1e10, 1e10 + 1]: the input is 0 at the
+    start, whose first step (1e-6) was below the round-off limit at 1e10, and the run
+    failed there (exit 3). The area is stop minus the echo's time, t + delay rounded once
+    (IEEE addition of the two floats)."""
+    r = blocksim.run(ROOT / "tests" / "accel" / "corpus" / "start_far_from_zero.yaml")
+    assert r.complete and r["area"][-1] == (1e10 + 1) - (10000000000.5 + 0.001)
 
 
 DDE = """

@@ -195,8 +195,10 @@ record: {{x: X.y}}
 @pytest.mark.parametrize("rhs, message", [
     # x' = x^2, x(0) = 1: x = 1/(1 - t) escapes at t = 1 with every value finite until then
     ("u**2", "below the round-off limit; the state changing fastest there is this block's"),
-    # f(0) = 1e300: the starting step underflowed to 0 (a ZeroDivisionError from the solver)
-    ("1e300 * u**3", "below the round-off limit; the state changing fastest there is this"),
+    # f(0) = 1e300: the starting step underflowed to 0 (a ZeroDivisionError from the solver);
+    # tried at the round-off limit (10 spacings of floats at t = 0, as scipy), x^3 overflows
+    ("1e300 * u**3", "below the round-off limit; the derivative is not finite; the state "
+                     "changing fastest there is this"),
 ])
 def test_solver_failure_names_the_state_that_runs_away(rhs, message, tmp_path, capsys):
     path = write(tmp_path, BLOW_UP.format(rhs=rhs))

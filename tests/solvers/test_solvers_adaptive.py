@@ -81,6 +81,27 @@ def test_zero_derivative_grows_the_step_to_max_step():
     assert (ys == 1.0).all()
 
 
+@pytest.mark.parametrize("name,scipy_name", [("rk23", "RK23"), ("rk45", "RK45"),
+                                              ("dop853", "DOP853")])
+def test_a_start_far_from_zero_takes_the_steps_scipy_takes(name, scipy_name):
+    """y' = 0 from t = 1e10: the first step Hairer's rule gives, 1e-6, is below the round-off
+    limit there (10 spacings of floats, 1.9e-5), and the run failed before trying it (exit
+    3 at the start: issue 35 item 5's late transport delays). scipy starts each step at that
+    limit at least; only rejections take it below: the same steps as scipy's, to the end."""
+    import scipy.integrate
+    t0, t1 = 1e10, 1e10 + 1
+    ours = make_stepper(name, lambda t, y: np.zeros(1), t0, [1.0], t1, max_step=0.25)
+    theirs = getattr(scipy.integrate, scipy_name)(lambda t, y: np.zeros(1), t0, [1.0], t1,
+                                                  max_step=0.25)
+    ts = []
+    while theirs.status == "running":
+        ours.step()
+        theirs.step()
+        assert ours.t == theirs.t
+        ts.append(ours.t)
+    assert ts[0] - t0 == 10 * np.spacing(t0) and ts[-1] == t1 and ours.y == [1.0]
+
+
 def blow_up(t, y):
     """y' = y², y(0) = 1: y = 1/(1 - t), infinite at t = 1."""
     return y * y

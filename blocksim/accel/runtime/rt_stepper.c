@@ -320,6 +320,9 @@ static int rk_step(RT *rt, RtStepper *st)
     double h = st->h_set ? st->h : rk_initial_step(rt, st);
     if (rt->error)
         return 1;
+    double min_step = 10.0 * rt_ulp(t);
+    if (h < min_step)  /* tried from the round-off limit up; only rejections go below */
+        h = PYMIN(min_step, rt->max_step);
     if (st->f0 == F0_IN_LAST) {
         memcpy(K(0), K(RK_S - 1), sizeof(double) * NX);
     } else if (st->f0 == F0_UNKNOWN) {
@@ -336,7 +339,7 @@ static int rk_step(RT *rt, RtStepper *st)
             t_new = t_bound;
             h_step = remaining;
         } else {
-            if (h < 10.0 * rt_ulp(t)) {
+            if (h < min_step) {
                 rt->error_num[0] = h;
                 rt->error_num[1] = nonfinite;
                 return rt_set_error(rt, RT_E_ROUNDOFF, t);

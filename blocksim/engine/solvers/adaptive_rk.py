@@ -154,6 +154,10 @@ class EmbeddedRK(ExplicitRK):
         h = self._h
         if h is None:
             h = self._initial_step()
+        min_step = 10.0 * math.ulp(t)
+        if h < min_step:  # as scipy's: a step is tried from the round-off limit up (the
+            h = min(min_step, self.max_step)  # first, 1e-6 at t = 1e10, failed untried);
+            # only rejections take it below, which fails
         if self._f0 == _F0_IN_LAST:
             self._k0[...] = self._k_last
         elif self._f0 == _F0_UNKNOWN:
@@ -167,7 +171,7 @@ class EmbeddedRK(ExplicitRK):
             if remaining <= min(1.01 * h, self._reach):
                 t_new, h_step = t_bound, remaining
             else:
-                if h < 10.0 * math.ulp(t):
+                if h < min_step:
                     self._fail(t, h, nonfinite)
                 t_new = t + h
                 h_step = t_new - t
