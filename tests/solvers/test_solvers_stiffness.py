@@ -154,3 +154,66 @@ def test_a_run_heading_for_the_step_budget_stops_early_with_the_projection(tmp_p
     steps = e.value.result.meta["solver"]["nsteps"]
     assert steps <= 5 * PROJECT_EVERY  # stopped within a few projections, not at 2,000,000
     assert e.value.result.meta["complete"] is False
+
+
+def test_a_projection_beyond_the_budget_at_a_pace_that_stopped_growing_stops():
+    """issue 35 item 15: a run projected to need between 1 and 10 times max_steps went on to
+    max_steps; at a radau step's cost (about 1 ms) that is hours. The pace (s a step) is
+    taken every PROJECT_EVERY steps; numbers by hand: budget 10^6, t_final 100."""
+    from blocksim.engine.solvers.base import FLAT, PROJECT_EVERY, PROJECT_FLAT, Projection
+
+    def projections(paces):
+        """Checks at PROJECT_EVERY steps apart with these paces; the number done, or the
+        error raised."""
+        p, t, n = Projection("radau", 10**6, 100.0, implicit=True), 0.0, 0
+        p.check(n, t)
+        for k, pace in enumerate(paces):
+            n, t = n + PROJECT_EVERY, t + pace * PROJECT_EVERY
+            try:
+                p.check(n, t)
+            except StepBudgetError as e:
+                return k + 1, str(e)
+        return len(paces), None
+
+    # 2e-5 s a step: 5e6 steps still needed, 5 times the budget: the third such projection
+    # stops the run; so it does when the pace wanders within FLAT of the first's
+    done, message = projections([2e-5] * 10)
+    assert done == PROJECT_FLAT and "more than 1,000,000 steps" in message
+    assert "where() or sign() of a state" in message and "use an implicit" not in message
+    assert projections([2e-5, 0.8 * FLAT * 2e-5, 0.8 * 2e-5] * 3)[0] == PROJECT_FLAT
+    # a pace that keeps growing by more than FLAT may still finish: no stop (needed 5e6
+    # falling, never 10 times the budget)
+    assert projections([2e-5 * (1.01 * FLAT) ** k for k in range(6)]) == (6, None)
+    # a flat pace that fits the budget: 1e-3 s a step needs 1e5 steps
+    assert projections([1e-3] * 10) == (10, None)
+
+
+SLIDING = """\
+blocksim: 1
+blocks:
+  F: {type: function, expr: "where(u > 0, -1, 1)"}
+  X: {type: integrator}
+wires: [X -> F, F -> X]
+simulation: {stop: 0.036, solver: SOLVER, max_steps: 100000, mode: normal}
+record: {x: X.y}
+"""
+
+
+@pytest.mark.parametrize("solver", ["radau", "lsoda"])
+def test_a_solution_sliding_on_a_jump_of_its_derivative_stops_early(tmp_path, monkeypatch,
+                                                                   solver):
+    """x' = where(x > 0, -1, 1) from 0 holds x at 0 (Filippov's sliding mode), which the
+    implicit solvers follow with steps of about 1e-7 s (radau 6e-8, lsoda 1.2e-7): to
+    t = 0.036 they need 6e5 and 3e5 of them, 3 to 6 times the budget of 10^5, under the
+    10 times that stopped a run early: they ran to max_steps (10^7 by default: hours of
+    radau). Projections every 100 steps here, to keep the test short."""
+    from blocksim.engine.solvers import base
+    monkeypatch.setattr(base, "PROJECT_EVERY", 100)
+    path = tmp_path / "slide.yaml"
+    path.write_text(SLIDING.replace("SOLVER", solver))
+    with pytest.raises(blocksim.SimulationError) as e:
+        blocksim.run(path, out=tmp_path / "out")
+    assert "would need about" in str(e.value) and "chattering" in str(e.value)
+    meta = json.loads((tmp_path / "out" / "meta.json").read_text())
+    assert meta["complete"] is False and 100 < meta["rows"] <= 10 * 100  # not 10^5
+    assert abs(np.load(tmp_path / "out" / "results.npz")["x"]).max() < 1e-6

@@ -28,7 +28,9 @@ class StiffnessError(StepBudgetError):
 
 PROJECT_EVERY = 10_000  # accepted steps between projections of the steps still needed
 PROJECT_OVER = 10  # stop when they are this many times the budget ...
-PROJECT_TIMES = 2  # ... at this many projections in a row whose pace did not double
+PROJECT_TIMES = 2  # ... at this many projections in a row whose pace did not double,
+PROJECT_FLAT = 3  # or more than the budget at this many in a row whose pace did not grow
+FLAT = 1.5  # (by more than this factor from the first of them)
 
 
 class Projection:
@@ -36,18 +38,25 @@ class Projection:
 
     `check(nsteps, t)`, called as the run goes: once PROJECT_EVERY steps have passed since
     the last projection, the steps still needed to reach t_final at their pace (time per
-    step). When they are PROJECT_OVER times max_steps, PROJECT_TIMES projections in a row,
-    and the pace did not double between them (steps that grow may still finish), it raises
-    StepBudgetError: such a run would otherwise take max_steps steps (10^7: tens of
-    minutes) to be stopped. Stiff runs stop early the same way (adaptive_rk); this covers
-    steps that stay short for any reason (a tolerance too loose to follow the solution, a
-    run far too long for its dynamics)."""
+    step). It raises StepBudgetError when they are PROJECT_OVER times max_steps at
+    PROJECT_TIMES projections in a row and the pace did not double between them (steps that
+    grow may still finish), or when they exceed what is left of max_steps at PROJECT_FLAT
+    projections in a row over which the pace did not grow (beyond FLAT times the first's,
+    room for the noise of short windows): such a run would otherwise take
+    max_steps steps (10^7: tens of minutes, hours for an implicit solver's steps) to be
+    stopped. Stiff runs stop early the same way (adaptive_rk); this covers steps that stay
+    short for any reason (a tolerance too loose to follow the solution, a run far too long
+    for its dynamics, a derivative that jumps as a state crosses a threshold, the solution
+    chattering along it). `implicit`: the stepper is one (the advice differs)."""
 
-    def __init__(self, name, max_steps, t_final):
+    def __init__(self, name, max_steps, t_final, implicit=False):
         self.name, self.max_steps, self.t_final = name, max_steps, t_final
+        self.implicit = implicit
         self.mark = None  # (nsteps, t) of the last projection
         self.pace = None
         self.over = 0
+        self.flat = 0  # projections in a row beyond the budget, the pace not grown since
+        self.flat_pace = None  # the first of them's
 
     def check(self, nsteps, t):
         if not math.isfinite(self.max_steps):
@@ -67,14 +76,24 @@ class Projection:
         steady = self.pace is None or pace < 2 * self.pace
         self.pace = pace
         self.over = self.over + 1 if over and steady else int(over)
-        if self.over >= PROJECT_TIMES:
+        if nsteps + needed <= self.max_steps:
+            self.flat = 0
+        elif self.flat and pace <= FLAT * self.flat_pace:
+            self.flat += 1
+        else:
+            self.flat, self.flat_pace = 1, pace
+        if self.over >= PROJECT_TIMES or self.flat >= PROJECT_FLAT:
+            advice = ("raise max_steps, loosen rtol/atol or shorten the run; an implicit "
+                      "solver's steps this short often mean a derivative that jumps as a "
+                      "state crosses a threshold (where() or sign() of a state), the "
+                      "solution chattering along it" if self.implicit else
+                      "raise max_steps, loosen rtol/atol, shorten the run, or, if the system "
+                      "is stiff, use an implicit solver (radau, bdf or lsoda)")
             raise StepBudgetError(
                 f"{self.name} would need about {needed:.3g} more steps to reach "
                 f"t={self.t_final:g}, more than {self.max_steps:,} steps, the limit set by "
                 f"simulation.max_steps (at the pace of the last {steps:,} steps, {pace:.3g} s "
-                f"a step, at t={t:.6g}): raise max_steps, loosen rtol/atol, shorten the run, "
-                "or, if the system is stiff, use an implicit solver (radau, bdf or lsoda)",
-                time=t)
+                f"a step, at t={t:.6g}): {advice}", time=t)
 
 
 class Stepper:
@@ -87,6 +106,7 @@ class Stepper:
     integration ends (the simulation's stop), for projecting how many steps remain.
     """
     fixed = False
+    implicit = False
     max_steps = math.inf
     t_final = math.inf
 
@@ -122,7 +142,8 @@ class Stepper:
         """Every PROJECT_EVERY accepted steps, the steps still needed (`Projection`)."""
         if self.nsteps % PROJECT_EVERY == 0:
             if self._projection is None:
-                self._projection = Projection(self.name, self.max_steps, self.t_final)
+                self._projection = Projection(self.name, self.max_steps, self.t_final,
+                                              self.implicit)
             self._projection.check(self.nsteps, t)
 
     _projection = None

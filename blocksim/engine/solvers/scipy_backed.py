@@ -23,6 +23,7 @@ _CLASSES = {"radau": "Radau", "bdf": "BDF", "lsoda": "LSODA"}
 
 class ScipyStepper(Stepper):
     """scipy.integrate.{Radau, BDF, LSODA} as a restartable stepper."""
+    implicit = True
 
     def __init__(self, name, fun, t0, y0, t_bound, rtol, atol, max_step):
         import scipy.integrate
