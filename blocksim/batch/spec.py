@@ -26,6 +26,7 @@ import numpy as np
 from ..accel.mode import decide
 from ..language import expr
 from ..engine.compiler import ModelCache, plain
+from ..engine.loading import override_items
 from ..language.diagram import Loc, apply_overrides, load_diagram, parse_override, suggest
 from ..errors import DiagramError, DiagramErrors, Problems
 from .metrics import Metrics
@@ -397,6 +398,10 @@ def load_plan(source, grid=None, metrics=None, sets=(), cli=False):
     ({name: expression}) -> SweepPlan. `sets` are fixed overrides ("path=value" or
     (path, value)). With `cli`, locations name the options (--grid, --metric, --set).
     Raises DiagramError(s)."""
+    for argument, value, form in (("grid", grid, "{path: values}"),
+                                  ("metrics", metrics, "{name: expression}")):
+        if value is not None and not isinstance(value, dict):
+            raise TypeError(f"{argument}= takes a dict {form}, got {type(value).__name__}")
     doc = load_yaml_file(source)
     if isinstance(doc, YMap) and "blocksim-sweep" in doc:
         if grid or metrics:
@@ -449,8 +454,9 @@ def adhoc_plan(diagram, grid, metrics, sets=(), cli=False):
 
 def _set_items(sets, problems, cli=False):
     """Fixed overrides given as "path=value" text or (path, value) pairs, located at the
-    option (--set KEY) or the Python argument (overrides['KEY'])."""
-    items = list(sets.items()) if isinstance(sets, dict) else list(sets)
+    option (--set KEY) or the Python argument (overrides['KEY']); one text alone is one
+    override (not its letters)."""
+    items = override_items(sets)
     via = "--set" if cli else "overrides"
     fixed = []
     for item in items:

@@ -9,7 +9,9 @@ from ..util.gcpause import without_gc
 from .compiler import ModelCache
 
 
-def _override_items(overrides):
+def override_items(overrides):
+    """Overrides as a list of "path=value" texts or (path, value) pairs, from a dict, a list or
+    one text alone (not its letters); TypeError for anything else."""
     if overrides is None:
         return []
     if isinstance(overrides, str):
@@ -36,7 +38,7 @@ def load(path, overrides=None, *, library=None):
     values ({"simulation.stop": 2}) or a list of "path=value" strings (as the CLI's --set).
     Raises DiagramError / DiagramErrors listing every problem. The Model keeps what compiled
     it, so that `model.set(path, value)` re-parameterises it."""
-    spec = load_diagram(diagram_file(path, "load"), _override_items(overrides), via="overrides")
+    spec = load_diagram(diagram_file(path, "load"), override_items(overrides), via="overrides")
     cache = ModelCache(library)
     model = cache.model(spec)
     model.cache = cache

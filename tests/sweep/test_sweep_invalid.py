@@ -4,7 +4,7 @@ import pytest
 import blocksim
 from blocksim.cli import main
 
-from sweep_lag import write_sweep
+from sweep_lag import lag, write_sweep
 
 BAD = """\
 grid:
@@ -79,6 +79,27 @@ def test_python_api_raises_the_same_errors(tmp_path):
         blocksim.sweep(path, workers=2, scheduler="tcp://127.0.0.1:1")
     with pytest.raises(blocksim.DiagramError, match="keep must be one of"):
         blocksim.sweep(path, keep="some")
+
+
+def test_python_arguments_of_the_wrong_kind(tmp_path):
+    """issue 35 item 16: overrides="path=value" was read letter by letter ("overrides
+    expects 'path=value' strings ..., got 's'", once per letter); a grid or metrics not
+    a dict was an AttributeError. One override alone is that override, as for blocksim.run."""
+    write_sweep(tmp_path, "")
+    diagram = tmp_path / "lag.yaml"
+    table = blocksim.sweep(diagram, grid={"parameters.tau": [1, 2]}, metrics={"last": "x[-1]"},
+                           overrides="simulation.stop=0.5", workers=1)
+    assert [r["status"] for r in table.rows] == ["ok", "ok"]
+    listed = blocksim.sweep(diagram, grid={"parameters.tau": [1, 2]}, metrics={"last": "x[-1]"},
+                            overrides=["simulation.stop=0.5"], workers=1)
+    assert [r["last"] for r in table.rows] == [r["last"] for r in listed.rows] == \
+        pytest.approx([lag(1, tau, 0.5) for tau in (1, 2)], rel=1e-8)  # the lag's closed form
+    with pytest.raises(TypeError, match=r"grid= takes a dict \{path: values\}, got str"):
+        blocksim.sweep(diagram, grid="parameters.tau=1,2", metrics={"last": "x[-1]"})
+    with pytest.raises(TypeError, match=r"metrics= takes a dict \{name: expression\}"):
+        blocksim.sweep(diagram, grid={"parameters.tau": [1, 2]}, metrics="x[-1]")
+    with pytest.raises(TypeError, match="overrides= takes a dict"):
+        blocksim.sweep(diagram, grid={"parameters.tau": [1, 2]}, overrides=5)
 
 
 def test_command_line_mistakes(tmp_path, capsys):
