@@ -34,6 +34,8 @@ import numpy as np
 
 __all__ = ["mstraj", "ViaPointTrajectory", "ViaPointError"]
 
+LONGEST_BLEND = np.finfo(float).max ** 0.25  # 1.16e77 s: a blend's q takes s^4 up to it
+
 
 class ViaPointError(ValueError):
     """A bad argument of the multi-segment trajectory; ``param`` names it."""
@@ -74,7 +76,8 @@ def _segment_times(d, h, qdmax, tsegment):
             else None
         if limit is None or not (limit > 0).all():
             raise ViaPointError("qdmax", f"qdmax must be one speed > 0 or one per joint ({n}), got {qdmax!r}")
-        return np.maximum(np.max(np.abs(d) / limit, axis=1), need)
+        with np.errstate(over="ignore"):  # a time beyond the largest number is refused later
+            return np.maximum(np.max(np.abs(d) / limit, axis=1), need)
     T = np.broadcast_to(np.asarray(tsegment, dtype=float), (m,)) if np.size(tsegment) in (1, m) \
         else None
     if T is None or not (T > 0).all():
@@ -109,8 +112,19 @@ class ViaPointTrajectory:
         if tacc.size not in (1, m + 1) or not (tacc >= 0).all():
             raise ViaPointError("tacc", f"tacc must be one time >= 0 or one per corner (start, {m} via "
                              f"point(s): {m + 1}), got {tacc.tolist()!r}")
+        if (tacc > LONGEST_BLEND).any():
+            raise ViaPointError("tacc", f"tacc {tacc.max():g} s is longer than a blend can be "
+                                f"({LONGEST_BLEND:.3g} s: its quartic in time, s^4, must stay "
+                                "below the largest number)")
         h = np.broadcast_to(tacc.ravel(), (m + 1,)) / 2
         T = _segment_times(d, h, qdmax, tsegment)
+        with np.errstate(over="ignore"):
+            end = h[0] + T.sum() + h[-1]
+        if not np.isfinite(T).all() or not np.isfinite(end):
+            raise ViaPointError("tsegment" if tsegment is not None else "qdmax",
+                                "the motion would last more than the largest number of "
+                                "seconds: shorter segments" + (" or faster joints" if
+                                                               tsegment is None else ""))
         v = np.zeros((m + 2, n))
         moving = T > 0
         v[1:-1][moving] = d[moving] / T[moving, None]

@@ -563,6 +563,16 @@ CASES = {
           solver: rk4
           step: 1e-7  # @LINE
         """, ["simulation.step: 1e-07 s is below the time's resolution"]),
+    # issue 35 item 16: a blend's quartic needs tacc^4 below the largest double (tacc <=
+    # 1.16e77 s); 1e200 leaked numpy's overflow warnings
+    "mstraj_tacc_beyond_a_double": ("""\
+        blocksim: 1
+        blocks:
+          M: {type: mstraj, via: [[1, 2], [0, 1]], q0: [0, 0], qdmax: 1, tacc: 1e200}  # @LINE
+          T: {type: terminator}
+        wires: [M.q -> T]
+        """ + GOOD_SIM, ["block 'M' parameter 'tacc': tacc 1e+200 s is longer than a blend "
+                         "can be"]),
     "sweep_file_run_as_a_diagram": ("""\
         blocksim-sweep: 1  # @LINE
         diagram: other.yaml

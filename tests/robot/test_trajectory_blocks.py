@@ -141,6 +141,26 @@ def test_bad_parameters_are_named(params, param):
     assert e.value.param == param
 
 
+# issue 35 item 16: a blend's q is a quartic in the time s into it, so s^4 up to tacc must
+# be a double: tacc <= (1.798e308)^(1/4) = 1.16e77 s; 1e200 leaked numpy's overflow warnings
+# (D^3 in the coefficients) and made the blend's coefficients 0 by overflow, not by value
+@pytest.mark.parametrize("params, param, words", [
+    ({"qdmax": QDMAX, "tacc": 1e200}, "tacc", "tacc 1e+200 s is longer than a blend can be "
+                                             "(1.16e+77 s"),
+    ({"qdmax": QDMAX, "tacc": [0, 0, 1.2e77, 0]}, "tacc", "tacc 1.2e+77 s"),
+    # 1e308 s each: the motion lasts 3e308 s, beyond the largest double (inf)
+    ({"tsegment": [1e308] * 3, "tacc": 0}, "tsegment", "would last more than the largest"),
+    ({"qdmax": 1e-310, "tacc": 0}, "qdmax", "shorter segments or faster joints"),  # 1/1e-310
+])
+def test_times_beyond_a_double_are_refused_without_warnings(params, param, words):
+    with np.errstate(all="raise"), pytest.raises(ParamError) as e:
+        rig_for(**params)
+    assert e.value.param == param and words in str(e.value), str(e.value)
+    with np.errstate(all="raise"):  # just below: the blends' coefficients are numbers
+        traj = ViaPointTrajectory(Q0, VIA, tacc=1e76, qdmax=QDMAX)
+    assert traj.tf == pytest.approx(4e76) and np.isfinite(traj._M).all()
+
+
 def test_mstraj_in_a_diagram_lands_on_every_change_of_law(run_diagram):
     text = """
 blocksim: 1
