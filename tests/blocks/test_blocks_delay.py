@@ -275,7 +275,9 @@ record: {z: Z.y, y: D.y}
 def test_a_sampled_input_makes_a_segment_per_hit_and_old_ones_go(tmp_path):
     path = tmp_path / "d.yaml"
     path.write_text(SAMPLED)
-    model = blocksim.load(path)
+    # normal mode: the interpreted block's history is what is checked (auto switched to
+    # compiled code when the run went slow under load, and left that history empty)
+    model = blocksim.load(path, ["simulation.mode=normal"])
     r = blocksim.run(model)
     t = r.t
     # the delayed staircase: the hit k at 0.01 k reappears at 0.01 k + 0.105 exactly
