@@ -1,5 +1,6 @@
 """`layout:` positions in `blocksim draw`: boxes stand where the diagram says, wires are routed
 between them by the same router, and a wrong entry is an error at its line."""
+import shutil
 from pathlib import Path
 
 import pytest
@@ -37,11 +38,10 @@ def placed_at(drawing):
 def with_layout(path, tmp_path, positions, extra=""):
     text = path.read_text() + extra + "layout:\n" + "".join(
         f"  {k}: [{x}, {y}]\n" for k, (x, y) in positions.items())
+    # what the diagram reads beside it (subsystem files, fmu/) comes along
+    shutil.copytree(path.parent, tmp_path, dirs_exist_ok=True)
     out = tmp_path / path.name
     out.write_text(text)
-    for other in path.parent.glob("*.yaml"):  # subsystem files next to it
-        if not (tmp_path / other.name).exists():
-            (tmp_path / other.name).write_text(other.read_text())
     return out
 
 

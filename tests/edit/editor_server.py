@@ -66,7 +66,7 @@ class Running:
 
 
 def copy_diagram(name, folder, source=ROOT / "diagrams"):
-    """A diagram (and the files next to it) copied into `folder`; its path."""
-    for other in Path(source).glob("*.yaml"):
-        shutil.copy(other, Path(folder) / other.name)
+    """A diagram and everything next to it (subsystem files, the folders of the files its
+    blocks read, such as fmu/) copied into `folder`; its path."""
+    shutil.copytree(source, folder, dirs_exist_ok=True)
     return Path(folder) / name
