@@ -95,7 +95,7 @@ def test_runs_go_on_after_every_local_worker_is_killed(tmp_path, capfd):
     # lived only on them, so every later run failed with "FutureCancelledError ... already
     # forgotten / lost dependencies" and distributed's ERROR lines reached the terminal.
     # The nannies start new workers; the runs that had not started run there (the ones
-    # that were running are retried), or, at worst, stay not run for --resume.
+    # that were running are retried), or, at worst, are left for --resume.
     psutil = pytest.importorskip("psutil")
     killed = []
     others = {child.pid for child in psutil.Process().children()}  # e.g. another cluster's
@@ -111,8 +111,14 @@ def test_runs_go_on_after_every_local_worker_is_killed(tmp_path, capfd):
     table = blocksim.sweep(path, workers=2, out=out, progress=kill_the_workers,
                            overrides=["simulation.mode=normal"])  # on the worker processes
     assert len(killed) == 2
-    assert table.counts()["failed"] == 0
-    if table.counts()["interrupted"]:
+    # A run executing when both died can be charged twice: the scheduler may hand it to the
+    # second worker (idle, its result done) before that one's death is noticed. Such a row
+    # says so and --resume runs it again; every other run is ok or not run.
+    failed = [row for row in table.rows if row["status"] == "failed"]
+    assert len(failed) <= 2
+    assert all("died running this run, and again when it was retried" in row["message"]
+               for row in failed)
+    if table.counts()["interrupted"] or failed:
         table = blocksim.sweep(path, workers=1, out=out, resume=True,
                                overrides=["simulation.mode=normal"])
     assert table.column("status") == ["ok"] * 24
