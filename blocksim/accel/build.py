@@ -19,6 +19,12 @@ on Ctrl-C, the compiler's whole process group (its cc1, as and ld too) is killed
 temporary's name says which process made it (`.KEY.HOST-PID.*`): one a process killed
 outright left behind (kill -9) is removed by the next compile on its host once that process
 is gone; those of live processes, compiling at the same time, are left alone.
+
+A compiler that failed or took too long is not run again on the same source in the process
+(with the same time limit): it would fail the same way, and each of a sweep's runs waited
+for it again (the whole time limit for one that hangs). Another compiler, or CC with other
+arguments, is another key and is tried; a library another process put in the cache since
+is loaded.
 """
 from __future__ import annotations
 
@@ -44,6 +50,7 @@ from .toolchain import cache_dir, compile_limit, compiler
 FLAGS = ("-O2", "-ffp-contract=off", "-fPIC", "-shared", "-std=gnu99", "-pthread")
 TRAILER = b"blocksim-sha256:"  # then the digest of the bytes before it (a loader ignores it)
 _LOADED = {}  # key -> Library, for this process
+_FAILED = {}  # (key, time limit) -> why the compiler failed on it, in this process
 _HOST = hashlib.sha256(platform.node().encode()).hexdigest()[:8]  # in temporaries' names
 _TEMPORARY = re.compile(r"\.[0-9a-f]{32}\.([0-9a-f]{8})-([0-9]+)\..+\.(c|so)")
 
@@ -123,6 +130,8 @@ def _compile(source, key, directory, path):
         limit = compile_limit()
     except ValueError as e:
         raise CompileFailed(str(e)) from None
+    if (key, limit) in _FAILED:
+        raise CompileFailed(_FAILED[key, limit])
     directory.mkdir(parents=True, exist_ok=True)
     _remove_stale(directory)
     text = source + f'\nconst char *rt_key(void) {{ return "{key}"; }}\n'
@@ -132,10 +141,14 @@ def _compile(source, key, directory, path):
         with os.fdopen(fd, "w") as f:
             f.write(text)
         cc = os.environ.get("CC") or "cc"
-        code, stderr = _run(cc, [*command, *FLAGS, "-I", str(RUNTIME), "-o", tmp_so, tmp_c,
-                                 "-lm"], limit)
-        if code != 0:
-            raise CompileFailed(_failure(cc, code, stderr))
+        try:
+            code, stderr = _run(cc, [*command, *FLAGS, "-I", str(RUNTIME), "-o", tmp_so,
+                                     tmp_c, "-lm"], limit)
+            if code != 0:
+                raise CompileFailed(_failure(cc, code, stderr))
+        except CompileFailed as e:
+            _FAILED[key, limit] = str(e)
+            raise
         with open(tmp_so, "ab") as f:
             f.write(TRAILER + hashlib.sha256(Path(tmp_so).read_bytes()).digest())
         os.replace(tmp_so, path)  # atomic: a reader sees the old file or the new one

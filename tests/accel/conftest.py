@@ -10,4 +10,5 @@ def fresh_cache(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv("BLOCKSIM_CACHE_DIR", str(cache))
     monkeypatch.setattr(build, "_LOADED", {})
+    monkeypatch.setattr(build, "_FAILED", {})
     return cache / "accel"

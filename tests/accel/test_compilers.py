@@ -70,8 +70,10 @@ def test_a_compiler_that_never_returns_is_stopped_at_the_time_limit(fresh_cache,
     for pid in map(int, pids.read_text().split()):  # the script and its child
         _wait_until(lambda: _gone(pid), f"compiler process {pid} still runs")
     assert list(fresh_cache.iterdir()) == []  # no temporary left
-    # auto, a run long on paper: it compiles at once, and goes on in normal mode
+    # auto, a run long on paper: it compiles at once, and goes on in normal mode (the
+    # failure forgotten, so that this process runs the compiler again)
     pids.unlink()
+    monkeypatch.setattr(build, "_FAILED", {})
     monkeypatch.setattr(mode, "normal_seconds", lambda model: 60.0)
     t, data, info = simulate_model(blocksim.load(MSD))
     assert info["complete"] and info["mode"]["mode"] == "normal"
@@ -162,3 +164,27 @@ def test_temporaries_of_a_compile_killed_outright_are_removed_by_the_next(fresh_
     built = build.build(generate(blocksim.load(MSD)).source)  # plain cc
     assert sorted(p.name for p in fresh_cache.iterdir()) == \
         sorted([live.name, elsewhere.name, f"{built.key}.so"])
+
+
+def test_a_sweep_tries_a_failing_compile_once(fresh_cache, tmp_path, monkeypatch):
+    """A sweep in auto mode whose compiler never returns runs in normal mode, and waits for
+    that compiler once: each of its runs compiled again, and waited the whole time limit
+    (300 s by default) for it, before going on in normal mode. The stand-in counts its
+    calls; the same source and compiler fail the same way, so the failure is kept for the
+    process (a new compiler is a new cache key, and is tried)."""
+    calls = tmp_path / "calls"
+    cc = _stand_in(tmp_path / "bin", f'echo "$$" >> "{calls}"\nexec sleep 1000000\n')
+    monkeypatch.setenv("CC", str(cc))
+    monkeypatch.setenv("BLOCKSIM_COMPILE_TIMEOUT", "0.2")
+    table = blocksim.sweep(MSD, grid={"parameters.k": [3, 4, 5]}, metrics={"top": "max(x)"},
+                           workers=1, overrides={"simulation.stop": 2})
+    assert [row["status"] for row in table.rows] == ["ok"] * 3
+    assert len(calls.read_text().split()) == 1
+    with pytest.raises(build.CompileFailed, match="did not finish within 0.2 s"):
+        build.build(generate(blocksim.load(MSD)).source)
+    assert len(calls.read_text().split()) == 1
+    false = _stand_in(tmp_path / "other", f'echo "$$" >> "{calls}"\nexit 1\n')
+    monkeypatch.setenv("CC", str(false))
+    with pytest.raises(build.CompileFailed, match="exited with status 1"):
+        build.build(generate(blocksim.load(MSD)).source)
+    assert len(calls.read_text().split()) == 2
