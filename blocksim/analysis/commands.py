@@ -66,10 +66,8 @@ def _trim(model, args, out):
 
 def _linearize(model, args, out):
     from .linear_model import linearization
-    states = None if args.states is None else [
-        name.strip() for text in args.states for name in text.split(",") if name.strip()]
     lin = linearization(model, args.input, args.output, args.open, at=args.at, op=args.op,
-                        pade=args.pade, period=args.period, states=states)
+                        pade=args.pade, period=args.period, states=args.states)
     system = lin.system
     equilibrium = ("an equilibrium" if lin.residual <= 1e-6 else "not an equilibrium")
     print(f"{model.name}: linearised at {lin.point}, t = {lin.time:g} s ({equilibrium}, "

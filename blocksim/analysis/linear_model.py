@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -123,8 +124,10 @@ def linearization(model, inputs, outputs, opened=(), at=None, op=None, pade=None
 def state_order(names, wanted):
     """Where each state of `wanted` is among `names` (the model's states): each item names a
     state as printed (`Motor.x[0]`, `Delay.pade[2]`) or a block, standing for its states in
-    their order. Every state once: DiagramError (naming --states) for a name that is none,
-    a state named twice and one left out."""
+    their order; an item may hold several, between commas or spaces ('X, Xd Th'), as the
+    command line and Python take them alike. Every state once: DiagramError (naming
+    --states) for a name that is none, a state named twice and one left out."""
+    wanted = [name for item in wanted for name in re.split(r"[,\s]+", item) if name]
     blocks = {}
     for k, name in enumerate(names):
         blocks.setdefault(name.split(".", 1)[0], []).append(k)

@@ -200,6 +200,8 @@ def test_a_state_order_must_name_every_state_once(tmp_path, capsys):
         assert code == 2 and f"--states: error: --states: {words}" in err, err
     code, out, err = cli(capsys, *args, "--states", "X,Xd", "Th", "Thd")  # commas or spaces
     assert code == 0, err
+    code, out, err = cli(capsys, *args, "--states", "X Xd  Th, Thd")  # also in one argument
+    assert code == 0, err
     with np.load(tmp_path / "linear.npz") as npz:
         assert npz["states"].tolist() == ["X.x[0]", "Xd.x[0]", "Th.x[0]", "Thd.x[0]"]
     assert "        X.x[0]   Xd.x[0]   Th.x[0]  Thd.x[0]\nX.x[0]" in out

@@ -249,3 +249,8 @@ def test_the_states_in_the_order_asked_line_up_with_lqr_weights(tmp_path):
     # the diagram's own order (the integrators as wired) needs the weights permuted
     plain = blocksim.linearize(path, ["F.y"], ["X.y", "Th.y"])
     assert plain.state_labels == ["Xd_x[0]", "X_x[0]", "Thd_x[0]", "Th_x[0]"]
+    # the order as the command line writes it, in one string (it was one name, 'no state or
+    # block with states 'X,Xd,Th,Thd'')
+    for text in ("X,Xd,Th,Thd", "X, Xd Th.x[0],Thd"):
+        again = blocksim.linearize(path, ["F.y"], ["X.y", "Th.y"], states=text)
+        assert again.state_labels == model.state_labels
