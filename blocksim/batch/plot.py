@@ -6,7 +6,8 @@
   min-max band;
 - Monte Carlo (`samples:`): a histogram of the metric over the successful runs, one outline
   per grid point when there are a few, and a scatter of the metric against each drawn
-  value (a panel per `random:` path; seeds, which only name a stream, left out).
+  value (a panel per `random:` path; seeds, which only name a stream, left out; a colour
+  per grid point when there are a few).
 A true/false metric (a test: `metrics.true_false`) is drawn as the fraction of runs where it
 holds: a line plot's mean over other paths and a heat map's cells are that fraction; a Monte
 Carlo's histogram becomes a bar of the runs true and false (per grid point: the fraction
@@ -259,12 +260,9 @@ def plot_histogram(table, metric, by=(), ax=None):
         ax.set_title(f"{metric} ({_status_note(table)})", fontsize="medium")
         return ax
     edges = np.histogram_bin_edges(ok, bins=_bins(ok))
-    groups = _groups(table, by, np.isfinite(values)) if by else {}
-    if 1 < len(groups) <= 6:
-        for n, (first, members) in enumerate(groups.items()):
-            row = table.rows[int(first)]
-            label = ", ".join(f"{k.split('.')[-2] if k.count('.') else k}={_label(row[k])}"
-                              for k in by)
+    groups = _few_groups(table, by, np.isfinite(values))
+    if groups:
+        for n, (label, members) in enumerate(groups.items()):
             ax.hist(values[members], bins=edges, histtype="step", linewidth=1.5,
                     color=f"C{n}", label=label)
     else:
@@ -278,6 +276,17 @@ def plot_histogram(table, metric, by=(), ax=None):
     ax.legend(fontsize="small")
     ax.set_title(f"{metric} over {ok.size} runs ({_status_note(table)})", fontsize="medium")
     return ax
+
+
+def _few_groups(table, keys, selected):
+    """{label: selected runs} of the runs grouped by their values of `keys` (grid paths),
+    labelled by the paths without their section ('m=2, Kp.K=50' for parameters.m and
+    blocks.Kp.K), when there are two to six groups (a colour each); else {}."""
+    groups = _groups(table, keys, selected) if keys else {}
+    if not 1 < len(groups) <= 6:
+        return {}
+    return {", ".join(f"{k.split('.', 1)[-1]}={_label(table.rows[int(first)][k])}"
+                      for k in keys): members for first, members in groups.items()}
 
 
 def _groups(table, keys, selected):
@@ -376,10 +385,11 @@ def _integer_ticks():
     return MaxNLocator(integer=True)
 
 
-def plot_scatter(table, metric, x, ax=None, legend=True):
+def plot_scatter(table, metric, x, by=(), ax=None, legend=True):
     """`metric` of each successful run against its value of the varied path `x` (a point
     each; a true/false metric at false or true), failed runs as crosses on the x axis, runs
-    whose value is not finite as triangles there. Returns the Axes."""
+    whose value is not finite as triangles there. With `by` (grid paths) and two to six
+    groups, a colour per group. Returns the Axes."""
     ax = ax or _new_axes()
     values = _metric_values(table, metric)
     levels, codes = _levels(table, x)
@@ -389,8 +399,10 @@ def plot_scatter(table, metric, x, ax=None, legend=True):
     where = where[codes]
     ok = np.isfinite(values)
     many = ok.sum() > 2000
-    ax.scatter(where[ok], values[ok], s=4 if many else 14, alpha=0.6, color="C0",
-               linewidths=0, rasterized=many, label=f"{int(ok.sum())} runs")
+    groups = _few_groups(table, by, ok) or {f"{int(ok.sum())} runs": np.flatnonzero(ok)}
+    for n, (label, members) in enumerate(groups.items()):
+        ax.scatter(where[members], values[members], s=4 if many else 14, alpha=0.6,
+                   color=f"C{n}", linewidths=0, rasterized=many, label=label)
     for marks, style, color, label in ((_failed(table), "x", "C3", "failed runs"),
                                        (_ok_but_not_finite(table, values), "^", "0.5",
                                         "not finite (ok runs)")):
@@ -488,20 +500,23 @@ def write_figures(table, out_dir):
 
 
 def _scatter_figure(table, metric, paths):
-    """The metric against each drawn path: a panel each, three to a row, one y axis."""
+    """The metric against each drawn path: a panel each, three to a row, one y axis; a
+    colour per grid point when there are a few, as in the histogram."""
     from matplotlib.figure import Figure
     columns = min(len(paths), 3)
     rows = -(-len(paths) // columns)
     figure = Figure(figsize=(2.2 + 3.6 * columns, 0.8 + 3.2 * rows))
     axes = figure.subplots(rows, columns, squeeze=False, sharey=True)
+    grid = [v["key"] for v in table.meta["varied"] if v["kind"] == "grid"]
     for k, (ax, key) in enumerate(zip(axes.flat, paths)):
-        plot_scatter(table, metric, key, ax=ax, legend=k == 0)
+        plot_scatter(table, metric, key, by=grid, ax=ax, legend=k == 0)
         if k % columns:
             ax.set_ylabel("")
     for ax in axes.flat[len(paths):]:
         ax.set_visible(False)
-    figure.suptitle(f"{_named(table, metric)} against the drawn values "
-                    f"({_status_note(table)})", fontsize="medium")
+    figure.suptitle(f"{_named(table, metric)} against the drawn "
+                    f"{'value' if len(paths) == 1 else 'values'} ({_status_note(table)})",
+                    fontsize="medium")
     return figure
 
 

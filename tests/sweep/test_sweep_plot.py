@@ -119,6 +119,32 @@ def test_a_scatter_puts_each_run_at_its_drawn_value_and_metric():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["false", "true"]
 
 
+def test_a_monte_carlo_over_a_grid_has_a_colour_per_grid_point_in_its_scatter():
+    # a Monte Carlo at each of two grid points (g = a, b), c drawn: the points of each grid
+    # point apart, as the histogram's outlines are (they were one colour, the grid lost)
+    # (a grid path labels them without its section: it was the section, 'parameters=a')
+    g, c = "parameters.g", "parameters.c"
+    rows = [{g: v, c: u, "status": "failed" if m is None else "ok", "m": m}
+            for v, u, m in (("a", 0.1, 1.0), ("a", 0.2, 2.0), ("b", 0.3, 3.0), ("b", 0.4, None),
+                            ("b", 0.5, 5.0))]
+    table = made(rows, [g, c], {"m": "max(x)"})
+    ax = plot_scatter(table, "m", c, by=[g])
+    assert [(p.get_label(), p.get_offsets().tolist()) for p in ax.collections] == [
+        ("g=a", [[0.1, 1.0], [0.2, 2.0]]), ("g=b", [[0.3, 3.0], [0.5, 5.0]])]
+    assert len({tuple(p.get_facecolor()[0]) for p in ax.collections}) == 2
+    assert _marked_x(ax, "failed runs") == [0.4]
+    # the sweep's figure takes the groups from its grid paths
+    from blocksim.batch.plot import _scatter_figure
+    table.meta["varied"] = [{"key": g, "kind": "grid"}, {"key": c, "kind": "random"}]
+    figure = _scatter_figure(table, "m", [c])
+    (ax,) = figure.axes
+    assert [p.get_label() for p in ax.collections] == ["g=a", "g=b"]
+    assert figure.get_suptitle() == "m = max(x) against the drawn value (4 ok, 1 failed)"
+    # and the histogram's outlines likewise
+    ax = plot_histogram(table, "m", by=[g])
+    assert [p.get_label() for p in ax.patches] == ["g=a", "g=b"]
+
+
 def test_a_monte_carlo_is_drawn_against_each_drawn_value_but_seeds():
     meta = {"varied": [{"key": "blocks.G.K", "kind": "grid"},
                        {"key": "parameters.m", "kind": "random"},
