@@ -230,7 +230,8 @@ class Function(Block):
 
     Inputs: one port per name in `inputs` (default: u), any shapes. Output: y, its shape found
     once at compile time by evaluating the expression on zero inputs (on a fixed random sample
-    when zeros fail, e.g. inv(u)). The language is the diagram expressions' plus inv pinv det
+    when zeros fail, e.g. inv(u); ikine's arguments only checked there, its n joint values
+    not solved for). The language is the diagram expressions' plus inv pinv det
     cond solve transpose reshape. The condition numbers of the matrices inv and pinv invert
     are watched: a run that fails after one was nearly singular (above 1000) says when.
     """
@@ -273,16 +274,26 @@ class Function(Block):
         rng = np.random.default_rng(0)
         samples = ([np.zeros(s) for s in shapes],
                    [np.asarray(rng.uniform(0.5, 1.5, s)) for s in shapes])
+        probe = self._probe()
         errors = []
         for args in samples:
             try:  # with the evaluator's guards: an expression too costly to run is refused
-                return {"y": np.shape(self._f.checked(*args))}
+                return {"y": np.shape(probe.checked(*args))}
             except expr.LimitError as e:
                 raise PortError(self.p.inputs[0], str(e)) from None
             except (expr.ExprError, ArithmeticError, LookupError, ValueError, TypeError) as e:
                 errors.append(e)
         raise PortError(self.p.inputs[0], f"the expression cannot be evaluated on inputs of "
                                           f"shapes {', '.join(map(str, shapes))}: {errors[0]}")
+
+    def _probe(self):
+        """The expression as the shape probe evaluates it: a function whose value at the
+        stand-in inputs would be an error (ikine of a zero matrix) by its probe."""
+        if all(f.probe is None for f in self.p._functions.values()):
+            return self._f
+        functions = {n: f.probing() for n, f in self._functions(self._watch).items()}
+        return expr.compile_expr(self.p.expr, self.p.inputs, self.p._names,
+                                 dotted=self.p._dotted, functions=functions)
 
     def output(self, t):
         self._watch.now = t

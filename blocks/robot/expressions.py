@@ -37,6 +37,18 @@ def _ikine(robot, T, q0=None, mask=None):
     """Joint values (n,) whose tool pose is T (numerical, from q0, default zeros); mask: the
     6 weights of the pose error [x y z, rotation about x y z] in the tool frame (default
     ones), e.g. [1, 1, 1, 0, 0, 0] for a position-only target of a 3-joint arm."""
+    return robot.ikine(*_ikine_args(robot, T, q0, mask))
+
+
+def _ikine_probe(robot, T, q0=None, mask=None):
+    """ikine's shape, (n,), for a function block's shape probe, whose stand-in T (zeros) is
+    no pose: the arguments checked as ikine checks them."""
+    _ikine_args(robot, T, q0, mask)
+    return np.zeros(robot.n)
+
+
+def _ikine_args(robot, T, q0, mask):
+    """(T, q0, mask) checked: a 4x4 pose, n joint values or None, 6 weights or None."""
     T = np.asarray(T, dtype=np.float64)
     if T.shape != (4, 4):
         raise ValueError(f"ikine() needs a 4x4 pose, got shape {T.shape}")
@@ -46,7 +58,7 @@ def _ikine(robot, T, q0=None, mask=None):
             raise ValueError(f"ikine() needs a mask of 6 weights >= 0, not all zero, for "
                              f"[x y z, rotation about x y z] in the tool frame, got "
                              f"{np.array2string(mask, separator=', ')}")
-    return robot.ikine(T, None if q0 is None else _q(robot, q0, "ikine"), mask)
+    return T, None if q0 is None else _q(robot, q0, "ikine"), mask
 
 
 def _jacob0(robot, q):
@@ -71,7 +83,7 @@ def _inertia(robot, q):
 
 FUNCTIONS = {
     "fkine": Function(_fkine, 2, 2, subject="robots"),
-    "ikine": Function(_ikine, 2, 4, subject="robots"),
+    "ikine": Function(_ikine, 2, 4, subject="robots", probe=_ikine_probe),
     "jacob0": Function(_jacob0, 2, 2, subject="robots"),
     "jacobn": Function(_jacobn, 2, 2, subject="robots"),
     "gravload": Function(_gravload, 2, 2, subject="robots"),

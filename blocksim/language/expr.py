@@ -105,22 +105,34 @@ class Function:
     A function of the block library may take an entry of a diagram section as its first
     argument, written as the entry's name (`fkine(p560, q)` with p560 of `robots:`): its
     `subject` is the section's name, and `bound(entries)` gives the function that accepts
-    the names of `entries` (name -> object) there and calls `fn(object, ...)`."""
-    __slots__ = ("fn", "min_args", "max_args", "elementwise", "subject", "entries")
+    the names of `entries` (name -> object) there and calls `fn(object, ...)`.
+
+    A function whose value at stand-in arguments is an error (ikine of a pose no arm
+    reaches) has a `probe`: fn's checks of its arguments and a result of fn's shape, which a
+    function block finds its output's shape with (`probing()`)."""
+    __slots__ = ("fn", "min_args", "max_args", "elementwise", "subject", "entries", "probe")
 
     def __init__(self, fn, min_args=1, max_args=1, *, elementwise=False, subject=None,
-                 entries=None):
+                 entries=None, probe=None):
         self.fn = fn
         self.min_args = min_args
         self.max_args = max_args
         self.elementwise = elementwise
         self.subject = subject
         self.entries = entries
+        self.probe = probe
 
     def bound(self, entries):
         """This function taking its first argument from `entries` (name -> object)."""
         return Function(self.fn, self.min_args, self.max_args, elementwise=self.elementwise,
-                        subject=self.subject, entries=dict(entries))
+                        subject=self.subject, entries=dict(entries), probe=self.probe)
+
+    def probing(self):
+        """This function with its probe in place of fn (itself when it has none)."""
+        if self.probe is None:
+            return self
+        return Function(self.probe, self.min_args, self.max_args, elementwise=self.elementwise,
+                        subject=self.subject, entries=self.entries)
 
 
 # ---- argument helpers ------------------------------------------------------------------------

@@ -96,6 +96,33 @@ record: {q: Q.y}
                                atol=1e-9)
 
 
+def test_ikine_in_a_function_block_follows_its_input_pose(run_diagram):
+    """A function block's ikine(arm, T, q0, mask) on a pose from its input: its output's
+    shape is found without solving the probe's stand-in pose (zeros, no pose at all: the
+    block was refused, 'Non-positive determinant ... in rotation matrix'), a T of another
+    shape is still refused, and it follows the pose that fkine makes of a joint path, as
+    the ikine block does (both from q0 each time: the same numbers)."""
+    text = """
+blocksim: 1
+robots:
+  arm: {links: [{alpha: pi/2, d: 0.3}, {a: 0.5}, {a: 0.4}]}
+blocks:
+  Path: {type: jtraj, q0: [0.2, 0.4, 0.6], qf: [0.6, 0.2, 1.0], tf: 1}
+  Pose: {type: fkine, robot: arm}
+  Solve: {type: function, inputs: [T],
+          expr: "ikine(arm, T, [0.1, 0.5, 0.5], [1, 1, 1, 0, 0, 0])"}
+  Block: {type: ikine, robot: arm, q0: [0.1, 0.5, 0.5], mask: [1, 1, 1, 0, 0, 0]}
+wires: [Path.q -> Pose, Pose -> Solve, Pose -> Block]
+simulation: {stop: 1, output_interval: 0.25}
+record: {q: Path.q, solved: Solve.y, block: Block.q}
+"""
+    result = run_diagram(text)
+    np.testing.assert_allclose(result["solved"], result["q"], atol=1e-9)
+    np.testing.assert_array_equal(result["solved"], result["block"])
+    with pytest.raises(DiagramError, match=r"ikine\(\) needs a 4x4 pose, got shape \(3, 3\)"):
+        run_diagram(text.replace("ikine(arm, T,", "ikine(arm, T[0:3, 0:3],"))
+
+
 def test_jacob0_is_the_derivative_of_fkine():
     """jacob0(p560, q) against central differences of fkine(p560, q) (position rows, and
     the angular rows from dR R^T), all through expressions."""
