@@ -29,7 +29,8 @@ from ..language.diagram import Value
 from ..engine.compiler.blocks import build_block
 from ..engine.compiler.settings import check_rates, simulation_settings
 from .build import build
-from .codegen import STIFF, block_series, clock_series, generate
+from .boundary import STIFF
+from .codegen import block_series, clock_series, generate
 from .compilable import lowering_of, packed
 from .lowering import LoweringError
 

@@ -22,8 +22,8 @@ import numpy as np
 
 from ..block import Sample, exact_time, overrides
 from ..engine import history_samples, rates
-from ..engine.solvers import FIXED_STEP, tableaus
-from . import ufuncs
+from ..engine.solvers import tableaus
+from . import boundary, ufuncs
 from .compilable import NotCompilable, lowerings, packed
 from .lowering import LoweringError
 
@@ -32,21 +32,6 @@ RUNTIME_FILES = ("rt.h", "rt_exact.c", "rt_blas.c", "rt_ufunc.c", "rt_linalg.c",
                  "rt_expr.c", "rt_stepper.c", "rt_loop.c", "rt_api.c", "rt_batch.c")
 HELPERS = 7  # the runtime files before the blocks' functions (the rest come after)
 
-# buffers a view may lie in (RT_BUF_K: the constant defaults of unwired inputs; RT_BUF_DU:
-# the rates of the inputs hybrid blocks watch)
-BUFFERS = ("S", "X", "XD", "K", "DU")
-# the outcome of rt_run (and of a batch's run: RT_TIMED_OUT too) and the errors it reports
-# (runner.py turns them into exceptions)
-STATUS = {"RT_MORE": 0, "RT_DONE": 1, "RT_FAILED": 2, "RT_TIMED_OUT": 3}
-ERRORS = ("RT_E_BUDGET", "RT_E_STIFF", "RT_E_ROUNDOFF", "RT_E_FIXED_NONFINITE",
-          "RT_E_NONFINITE_STATE", "RT_E_NONFINITE_RECORD", "RT_E_SETTLE", "RT_E_ZENO",
-          "RT_E_BLOCK", "RT_E_MEMORY")
-REMEMBER = ("RT_REMEMBER_STEP", "RT_REMEMBER_PIECE", "RT_REMEMBER_END", "RT_REMEMBER_EVENT")
-
-_FIXED_TABLEAUS = {"euler": tableaus.EULER, "rk2": tableaus.HEUN, "rk4": tableaus.RK4}
-_EMBEDDED = {"rk23": (1, tableaus.BS23), "rk45": (1, tableaus.DP54),
-             "dop853": (2, tableaus.DOP853)}
-STIFF = ("radau", "bdf", "lsoda")  # scipy's: the loop stays Python, f is compiled
 
 
 @dataclass
@@ -184,15 +169,11 @@ class _Writer:
                  "NSER": nseries, "NDATA": nd, "NMEM": nmem,
                  "HISTORY": int(any(b.keeps_history for b in m.blocks)),
                  "HIST_WIDTH": sum(u.size for u in self.history_inputs()),
-                 "HS_MAX_HALVINGS": history_samples.MAX_HALVINGS,
                  "NRATE": len(m.rates), "RATE_WIDTH": sum(v.size for v, _ in m.rates),
                  "NDU": m.dubuf.size,
                  "ADVANCE": int(any(hasattr(b, "advance") for b, _ in m.hybrid))}
         self.emit(*(f"#define {k} {v}" for k, v in sizes.items()))
-        self.emit(*(f"#define RT_BUF_{b} {i}" for i, b in enumerate(BUFFERS)))
-        self.emit(*(f"#define {k} {v}" for k, v in STATUS.items()))
-        self.emit(*(f"#define {k} {i + 1}" for i, k in enumerate(ERRORS)))
-        self.emit(*(f"#define {k} {i}" for i, k in enumerate(REMEMBER)))
+        self.emit(*boundary.defines())
         self.tableau(s.solver)
         self.emit(f"#define RT_NUFUNC {len(ufuncs.NAMES)}",
                   *(f"#define RT_UF_{name.upper()} {k}" for k, name in enumerate(ufuncs.NAMES)))
@@ -213,28 +194,25 @@ class _Writer:
                       _support_text(path), "")
 
     def tableau(self, solver):
-        if solver in FIXED_STEP or solver in STIFF:  # stiff: the loop is not used
-            kind, T = 0, _FIXED_TABLEAUS.get(solver, tableaus.EULER)
-        else:
-            kind, T = _EMBEDDED[solver]
+        kind, T = boundary.SOLVERS[solver]
+        if kind == "stiff":  # scipy's stepper: the compiled loop is not used
+            kind, T = "fixed", tableaus.EULER
         m = len(T.c)
         self.emit(f"/* the tableau of {solver} (blocksim/engine/solvers/tableaus.py) */",
-                  f"#define RK_KIND {kind}", f"#define RK_M {m}", f"#define RK_S {T.stages}",
-                  f"#define RK_ND {0 if T.D is None else len(T.D)}")
+                  f"#define RK_KIND {boundary.KINDS.c_name(kind)}", f"#define RK_M {m}",
+                  f"#define RK_S {T.stages}", f"#define RK_ND {0 if T.D is None else len(T.D)}")
         self.emit(_double_table("RK_C", T.c), _double_table("RK_A", np.asarray(T.A)[:m, :m]))
         # where histories sample a step (engine/history_samples.py): the dense output's degree
-        k = 3 if kind == 0 or T.D is None else 3 + len(T.D)
-        self.emit(f"#define HS_K {k}", _double_table("HS_W", history_samples.midpoint_weights(k)),
-                  f"#define HS_FLOOR {history_samples.FLOOR!r}",
-                  f"#define HS_MARGIN {history_samples.MARGIN!r}")
-        if kind == 0:
+        k = 3 if kind == "fixed" or T.D is None else 3 + len(T.D)
+        self.emit(f"#define HS_K {k}", _double_table("HS_W", history_samples.midpoint_weights(k)))
+        if kind == "fixed":
             self.emit(_double_table("RK_B", T.b))
             return
         i, j, bound = T.stiffness
         self.emit(f"#define RK_ERROR_ORDER {T.error_order}", f"#define RK_STIFF_I {i}",
                   f"#define RK_STIFF_J {j}", f"#define RK_STIFF_BOUND {bound!r}",
                   _double_table("RK_E", T.e),
-                  _double_table("RK_E3", tableaus.DOP853_E3 if kind == 2 else np.zeros(1)),
+                  _double_table("RK_E3", tableaus.DOP853_E3 if kind == "dop853" else np.zeros(1)),
                   _double_table("RK_D", np.zeros(1) if T.D is None else T.D))
 
     def channels(self):
@@ -264,8 +242,7 @@ class _Writer:
             rows.append(f"{{RT_BUF_{buf}, {off}, {view.size}, {du_off}}}")
         self.emit(f"static const int RATE_CHANNELS[DIM(NRATE)][4] = "
                   f"{{{', '.join(rows) or '{0, 0, 0, 0}'}}};",
-                  _double_table("RATE_W", rates.WEIGHTS),
-                  f"#define RATE_POINTS {rates.SPAN_POINTS}")
+                  _double_table("RATE_W", rates.WEIGHTS))
         watching = np.zeros(m.zbuf.size, int)
         for block, sl in m.hybrid:
             watching[sl] = bool(block.rates)

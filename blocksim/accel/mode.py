@@ -319,7 +319,7 @@ def simulate_model(model, progress=None, plots=False, sweep=False):
 
 def _compiled(model, decision, progress, plots):
     from .build import build
-    from .codegen import STIFF
+    from .boundary import STIFF
     started = time.perf_counter()
     built = build(decision.generated.source, decision.key)
     compile_time = time.perf_counter() - started

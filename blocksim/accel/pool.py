@@ -15,14 +15,14 @@ import math
 
 import numpy as np
 
-from .codegen import STATUS
-from .runner import results_of, settings_row
+from .boundary import BATCH, OUTCOMES, STATUS, settings_row
+from .runner import results_of
 
 _P = ctypes.c_void_p
 WAIT_SECONDS = 0.1
 TIMED_OUT = "timed out"  # a run's `done` when it went over the batch's limit
-_DONE = {STATUS["RT_DONE"]: True, STATUS["RT_FAILED"]: False,
-         STATUS["RT_TIMED_OUT"]: TIMED_OUT}  # RT_MORE: None, not run to its end
+_DONE = {STATUS.DONE: True, STATUS.FAILED: False,
+         STATUS.TIMED_OUT: TIMED_OUT}  # STATUS.MORE: None, not run to its end
 
 
 class _Column:
@@ -84,14 +84,17 @@ class Batch:
         if n > self.capacity:
             raise ValueError(f"{n} runs in a batch of {self.capacity}")
         p, x0, xd0, settings, series, clock_j = self.columns
-        strides = [p.fill([a.params for a in args], n), 0, 0, x0.fill([a.x0 for a in args], n),
-                   xd0.fill([a.xd0 for a in args], n),
-                   settings.fill([None if a.settings is None else settings_row(a.settings)
-                                  for a in args], n),
-                   series.fill([a.series for a in args], n),
-                   clock_j.fill([a.clock_j for a in args], n)]
-        arrays = [p.matrix, self.constants, self.work, x0.matrix, xd0.matrix,
-                  settings.matrix, series.matrix, clock_j.matrix]
+        strides = {"P": p.fill([a.params for a in args], n), "K": 0, "W0": 0,
+                   "X0": x0.fill([a.x0 for a in args], n),
+                   "XD0": xd0.fill([a.xd0 for a in args], n),
+                   "SETTINGS": settings.fill([None if a.settings is None else
+                                              settings_row(a.settings) for a in args], n),
+                   "SERIES": series.fill([a.series for a in args], n),
+                   "CLK": clock_j.fill([a.clock_j for a in args], n)}
+        given = {"P": p.matrix, "K": self.constants, "W0": self.work, "X0": x0.matrix,
+                 "XD0": xd0.matrix, "SETTINGS": settings.matrix, "SERIES": series.matrix,
+                 "CLK": clock_j.matrix}
+        arrays = [given[name] for name in BATCH.names]
         nd = len(self.data)
         data = [a.data or self.data for a in args]
         pointers = np.array([[d.ctypes.data for d in run] for run in data] or [[0]],
@@ -104,7 +107,7 @@ class Batch:
         event_t = np.concatenate([t for t, _ in events] + [np.zeros(1)])
         event_block = np.concatenate([b for _, b in events] + [np.zeros(1, np.intc)])
         table = (_P * len(arrays))(*(a.ctypes.data for a in arrays))
-        stride = np.array(strides, dtype=np.int64)
+        stride = np.array([strides[name] for name in BATCH.names], dtype=np.int64)
         self._keep = (arrays, data, pointers, sizes, event_t, event_block, offsets, table, stride)
         self.lib.rt_batch_setup(self.handle, n, table, stride.ctypes.data, pointers.ctypes.data,
                                 sizes.ctypes.data, event_t.ctypes.data, event_block.ctypes.data,
@@ -142,9 +145,9 @@ class Batch:
     def results(self):
         """The runs' Results (copied out of the batch: valid after it runs again)."""
         n = self.n
-        out = np.zeros((n, 8))
+        out = np.zeros((n, len(OUTCOMES)))
         self.lib.rt_batch_outcomes(self.handle, out.ctypes.data)
-        counts = out[:, 1].astype(np.int64)
+        counts = out[:, OUTCOMES.rows].astype(np.int64)
         total = int(counts.sum())
         columns = np.empty((self.width, total))  # time, then each recorded element
         self.lib.rt_batch_columns(self.handle, self.width, total, columns.ctypes.data)
@@ -157,11 +160,12 @@ class Batch:
         ends = np.cumsum(counts)
         runs = []
         for i in range(n):
-            status = int(out[i, 0])
-            done = _DONE.get(status)
-            stats = {"nsteps": int(out[i, 3]), "nrejected": int(out[i, 4]),
-                     "nfev": int(out[i, 5])}
-            runs.append((done, stats, out[i, 6], out[i, 7], ends[i] - counts[i], ends[i]))
+            o = out[i]
+            done = _DONE.get(int(o[OUTCOMES.status]))
+            stats = {name: int(o[getattr(OUTCOMES, name)])
+                     for name in ("nsteps", "nrejected", "nfev")}
+            runs.append((done, stats, o[OUTCOMES.wall], o[OUTCOMES.cpu], ends[i] - counts[i],
+                         ends[i]))
         return Results(runs, columns[0], data)
 
     def run_results(self, k, error, wall):

@@ -23,29 +23,19 @@ import numpy as np
 from ..engine.diagnosis import (BLOCK_FAULTS, after_solver_failure, block_failure,
                                 failure_notes, nonfinite_signal, nonfinite_state)
 from ..engine.events import ZenoGuard, unsettled
-from ..engine.recorder import planned_rows
 from ..engine.simulator import Simulation
 from ..engine.solvers import FIXED_STEP, SolverError
 from ..engine.solvers.adaptive_rk import EmbeddedRK
 from ..engine.solvers.base import Projection, StepBudgetError, Stepper
 from ..engine.solvers.fixed_step import nonfinite_step
 from ..errors import SimulationError
-from .codegen import ERRORS, STATUS
+from .boundary import BIND, ERRORS, INFO, INVOLVED, ROWS, STATUS, settings_row
 
 CHUNK_SECONDS = 0.1
-_CODE = {name: k + 1 for k, name in enumerate(ERRORS)}
 
 
 def _ptr(a):
     return ctypes.c_void_p(a.ctypes.data) if a is not None else ctypes.c_void_p()
-
-
-def settings_row(s, edges=False):
-    """The settings the compiled loop reads (rt_configure), in its order, and the rows its
-    recording is planned for (`recorder.planned_rows`)."""
-    return np.array([s.start, s.stop, s.rtol, s.atol, s.max_step, s.step,
-                     s.output_interval or 0.0, s.event_tol, s.max_consecutive_events,
-                     s.max_steps, float(edges), float(s.refine), float(planned_rows(s))])
 
 
 def bind(library, model, generated, rt=None):
@@ -53,8 +43,10 @@ def bind(library, model, generated, rt=None):
     it points into, to be kept alive while it exists). `rt` an earlier run of the same code
     to reuse (reset here), else a new one."""
     v = generated.values
-    buffers = [model.signals, model.xbuf, model.dxbuf, model.xdbuf, model.zbuf,
-               v.work.copy(), v.params, v.constants, model.x0, model.xd0, model.dubuf]
+    given = {"S": model.signals, "X": model.xbuf, "DX": model.dxbuf, "XD": model.xdbuf,
+             "Z": model.zbuf, "W": v.work.copy(), "P": v.params, "K": v.constants,
+             "X0": model.x0, "XD0": model.xd0, "DU": model.dubuf}
+    buffers = [given[name] for name in BIND.names]
     arrays = [np.ascontiguousarray(d, dtype=float) for d in v.data]
     if rt is not None:
         library.rt_reset(rt)
@@ -97,15 +89,15 @@ class CompiledRun:
         s = self.m.settings
         projection = Projection(s.solver, s.max_steps, s.stop)  # between chunks
         try:
-            status = STATUS["RT_MORE"]
-            while status == STATUS["RT_MORE"]:
+            status = STATUS.MORE
+            while status == STATUS.MORE:
                 status = self.lib.rt_run(self.rt, CHUNK_SECONDS)
                 info = self._info()[0]
-                if status == STATUS["RT_MORE"] and s.solver not in FIXED_STEP:
-                    projection.check(int(info[0]), float(info[10]))
+                if status == STATUS.MORE and s.solver not in FIXED_STEP:
+                    projection.check(int(info[INFO.nsteps]), float(info[INFO.progress_t]))
                 if self.progress is not None:
-                    self.progress(info[10])
-            if status == STATUS["RT_FAILED"]:
+                    self.progress(info[INFO.progress_t])
+            if status == STATUS.FAILED:
                 notes = self._notes()  # before the diagnosis's compiled evaluations
                 error = self._error()
                 if isinstance(error, SimulationError):
@@ -140,25 +132,26 @@ class CompiledRun:
         except SimulationError as e:  # a block's own check of what it recomputed
             return e
         except BLOCK_FAULTS as e:
-            return block_failure(self.m, e, float(info[4]))
+            return block_failure(self.m, e, float(info[INFO.error_t]))
 
     def _diagnosis(self, info, y):
-        code, t = int(info[3]), float(info[4])
-        nums = info[6:10]
+        code, t = int(info[INFO.error]), float(info[INFO.error_t])
+        nums = info[INFO.error_num0:INFO.error_num3 + 1]
         m, s = self.m, self.m.settings
-        if code == _CODE["RT_E_NONFINITE_STATE"]:
+        if code == ERRORS.NONFINITE_STATE:
             return nonfinite_state(m, t, y.copy(), self._outputs)
-        if code == _CODE["RT_E_NONFINITE_RECORD"]:
+        if code == ERRORS.NONFINITE_RECORD:
             return nonfinite_signal(m, t, self._outputs)
-        if code == _CODE["RT_E_SETTLE"]:
-            return unsettled([m.hybrid[k][0].name for k in self._blocks(0)], t)
-        if code == _CODE["RT_E_ZENO"]:
+        if code == ERRORS.SETTLE:
+            return unsettled([m.hybrid[k][0].name for k in self._blocks(INVOLVED.iteration)],
+                             t)
+        if code == ERRORS.ZENO:
             guard = ZenoGuard(s, m.hybrid, Simulation(m).tolerance)
-            guard.blocks = set(self._blocks(1))
+            guard.blocks = set(self._blocks(INVOLVED.zeno))
             return guard.error(t)
-        if code in (_CODE["RT_E_BLOCK"], _CODE["RT_E_MEMORY"]):
+        if code in (ERRORS.BLOCK, ERRORS.MEMORY):
             return evaluation_error(self.lib, self.rt, m, info)
-        stepper = SimpleNamespace(name=s.solver, t=float(info[12]), y=y.copy(),
+        stepper = SimpleNamespace(name=s.solver, t=float(info[INFO.stepper_t]), y=y.copy(),
                                   max_steps=s.max_steps, t_final=s.stop)
         error = self._solver_error(code, t, nums, stepper)
         found = after_solver_failure(m, self._f, stepper.t, stepper.y, error, self._outputs)
@@ -176,11 +169,11 @@ class CompiledRun:
         return self.m.dxbuf
 
     def _solver_error(self, code, t, nums, stepper):
-        if code == _CODE["RT_E_BUDGET"]:
+        if code == ERRORS.BUDGET:
             return Stepper._over_budget(stepper, t)
-        if code == _CODE["RT_E_STIFF"]:
+        if code == ERRORS.STIFF:
             return EmbeddedRK._stiff(stepper, t, nums[0], nums[1], nums[2])
-        if code == _CODE["RT_E_FIXED_NONFINITE"]:
+        if code == ERRORS.FIXED_NONFINITE:
             return nonfinite_step(stepper.name, t, nums[0], nums[1])
         try:
             EmbeddedRK._fail(stepper, t, nums[0], bool(nums[1]))
@@ -189,7 +182,8 @@ class CompiledRun:
         raise AssertionError(f"unknown failure code {code} of compiled code")
 
     def _blocks(self, which):
-        """Indices of the hybrid blocks in a failed event iteration (0) or Zeno chain (1)."""
+        """Indices of the hybrid blocks in a failed event iteration or a Zeno chain (which:
+        INVOLVED)."""
         flags = np.zeros(max(len(self.m.hybrid), 1), dtype=np.int8)
         self.lib.rt_blocks(self.rt, which, _ptr(flags))
         return [k for k in range(len(self.m.hybrid)) if flags[k]]
@@ -199,10 +193,10 @@ def evaluation_error(library, rt, model, info):
     """The SimulationError normal mode raises where compiled code failed (`info` rt_info's
     numbers): a block's own failure (FAIL: its message, the port its failing method
     computes, the time) or memory running out."""
-    t = float(info[4])
-    if int(info[3]) == _CODE["RT_E_MEMORY"]:
+    t = float(info[INFO.error_t])
+    if int(info[INFO.error]) == ERRORS.MEMORY:
         return SimulationError("out of memory while recording the results", time=t)
-    block = model.blocks[int(info[5])]
+    block = model.blocks[int(info[INFO.error_block])]
     method = library.rt_error_method(rt).decode()
     ports = [p for n in model.nodes if n.block is block and n.calc == method for p in n.ports]
     return SimulationError(library.rt_error_text(rt).decode(), block=block.name,
@@ -214,7 +208,7 @@ def failure_notes_of(model, generated, keep):
     gives it: a block that watches what it computes in its compiled workspace (its
     lowering's `work`; `keep` is what `bind` returned) gets that workspace first
     (`compiled_work(work)`)."""
-    work = keep[0][5]
+    work = keep[0][BIND.W]
     starts = [generated.offsets[b.name][1] for b in model.blocks] + [work.size]
     for k, block in enumerate(model.blocks):
         if hasattr(block, "compiled_work"):
@@ -224,7 +218,7 @@ def failure_notes_of(model, generated, keep):
 
 def _info(lib, rt, nx):
     """rt_info of compiled run `rt`: its counts, error and times, and the stepper's state."""
-    info, y = np.zeros(16), np.zeros(max(nx, 1))
+    info, y = np.zeros(len(INFO)), np.zeros(max(nx, 1))
     lib.rt_info(rt, _ptr(info), _ptr(y))
     return info, y[:nx]
 
@@ -247,22 +241,22 @@ def results_of(lib, rt, model, generated, error, wall, edges=False):
     m, g = model, generated
     info, _ = _info(lib, rt, m.xbuf.size)
     channels = g.record if not edges else g.record[:len(m.record)]
-    rows = _rows(lib, rt, 0, 1 + sum(_size(shape) for _, shape in channels))
+    rows = _rows(lib, rt, ROWS.results, 1 + sum(_size(shape) for _, shape in channels))
     t, data = rows[:, 0].copy(), _split(rows[:, 1:], channels)
     sink_names = [n for n, _ in g.record[len(m.record):]]
     if edges:
         sink_shapes = [(n, s) for n, s in g.record[len(m.record):]]
-        srows = _rows(lib, rt, 1, 1 + sum(_size(s) for _, s in sink_shapes))
+        srows = _rows(lib, rt, ROWS.sinks, 1 + sum(_size(s) for _, s in sink_shapes))
         ts, sink_values = srows[:, 0].copy(), _split(srows[:, 1:], sink_shapes)
         marks = np.zeros(len(ts), bool)
-        marks[_rows(lib, rt, 2, 1)[:, 0].astype(np.int64)] = True
+        marks[_rows(lib, rt, ROWS.sink_rows, 1)[:, 0].astype(np.int64)] = True
     else:
         ts, marks, sink_values = t, None, {n: data.pop(n) for n in sink_names}
     sink_data = {block.name: (ts, [sink_values[f"{block.name}.{i}"]
                                    for i in range(len(views))], marks)
                  for block, views in m.sinks}
-    events = _rows(lib, rt, 3, 2)
-    stats = {"nsteps": int(info[0]), "nrejected": int(info[1]), "nfev": int(info[2])}
+    events = _rows(lib, rt, ROWS.events, 2)
+    stats = {name: int(info[getattr(INFO, name)]) for name in ("nsteps", "nrejected", "nfev")}
     return t, data, {"complete": error is None, "error": error, "stats": stats,
                      "wall_time": wall,
                      "end_time": float(t[-1]) if len(t) else m.settings.start,

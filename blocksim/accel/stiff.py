@@ -22,11 +22,9 @@ import ctypes
 import numpy as np
 
 from ..engine.simulator import Simulation, simulate_with
-from .codegen import REMEMBER
+from .boundary import REMEMBER
 from .runner import bind, evaluation_error, failure_notes_of
 
-_REMEMBER = {kind: REMEMBER.index("RT_REMEMBER_" + kind.upper())
-             for kind in ("step", "piece", "end", "event")}
 
 
 class _CompiledEvaluations(Simulation):
@@ -73,7 +71,7 @@ class _CompiledEvaluations(Simulation):
     def remember_at(self, t, kind):
         """The compiled histories (which the compiled outputs read) take the sample too; the
         interpreted ones, kept alongside from the same inputs, say when to land."""
-        if self._lib.rt_eval_remember(self._rt, t, _REMEMBER[kind]):
+        if self._lib.rt_eval_remember(self._rt, t, getattr(REMEMBER, kind)):
             raise self._failure()
         return super().remember_at(t, kind)
 

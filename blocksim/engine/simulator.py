@@ -40,7 +40,7 @@ from .hybrid import ZeroCrossings
 from .recorder import Recorder, planned_rows
 from .solvers import SolverError, make_stepper
 
-_SNAP = 1e-9  # relative tolerance for grid times that coincide with an event or the end
+SNAP = 1e-9  # relative tolerance for grid times that coincide with an event or the end
 PLOT_POINTS = 2000  # dense-output points per run handed to sinks that draw figures
 
 
@@ -252,7 +252,7 @@ class Simulation:
                 return
             if tp is not None and (tg is None or tp < tg):
                 self.plot_k += 1
-                if tg is None or not abs(tp - tg) <= _SNAP * max(1.0, abs(tg)):
+                if tg is None or not abs(tp - tg) <= SNAP * max(1.0, abs(tg)):
                     self.outputs(tp, dense(tp))
                     self.sink_rec.sample(tp)
                 continue
@@ -320,7 +320,7 @@ class Simulation:
         return t
 
     def record_row(self, tg, t, y):
-        """Record the grid row tg that snapped to the event at t (within _SNAP): the values
+        """Record the grid row tg that snapped to the event at t (within SNAP): the values
         after the event, at the row's own time: sources evaluated at tg, the state moved
         from t along its derivative after the event (a located event lies up to event_tol
         from the row)."""
@@ -407,7 +407,7 @@ class _Grid:
 
     def _time(self):
         t = self.start + self.k * self.dt
-        if abs(t - self.stop) <= _SNAP * max(1.0, abs(self.stop)) or t > self.stop:
+        if abs(t - self.stop) <= SNAP * max(1.0, abs(self.stop)) or t > self.stop:
             return self.stop
         return t
 
@@ -418,7 +418,7 @@ class _Grid:
         """Whether the next grid time is (within the snap tolerance) the event time."""
         g = self.peek()
         return g is not None and t_event is not None and \
-            abs(g - t_event) <= _SNAP * max(1.0, abs(t_event))
+            abs(g - t_event) <= SNAP * max(1.0, abs(t_event))
 
     def pop(self):
         t = self._time()

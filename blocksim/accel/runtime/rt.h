@@ -51,7 +51,7 @@ typedef struct {
     int F_ready;
     long long nfev, nsteps, nrejected;
     double tmp[DIM(NX)];
-#if RK_KIND == 0
+#if RK_KIND == RK_KIND_FIXED
     long long k;                        /* index of the last grid point at or before t */
     double tol;
     int f1_ready;                       /* f1 holds f(t, y) at the current point */

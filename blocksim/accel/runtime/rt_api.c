@@ -52,49 +52,49 @@ void rt_free(RT *rt)
     free(rt);
 }
 
-/* buffers: signals, xbuf, dxbuf, xdbuf, zbuf, workspace, params, constants, x0, xd0, dubuf;
-   data: NDATA arrays and their lengths */
+/* buffers in the order of boundary.BIND (the model's signals, xbuf, dxbuf, xdbuf, zbuf,
+   the workspace, params, constants, x0, xd0, dubuf); data: NDATA arrays and their lengths */
 void rt_bind(RT *rt, double **b, const double **data, const long long *ndata)
 {
-    rt->S = b[0];
-    rt->X = b[1];
-    rt->DX = b[2];
-    rt->XD = b[3];
-    rt->Z = b[4];
-    rt->W = b[5];
-    rt->P = b[6];
-    rt->K = b[7];
-    rt->X0 = b[8];
-    rt->XD0 = b[9];
-    rt->DU = b[10];
+    rt->S = b[RT_B_S];
+    rt->X = b[RT_B_X];
+    rt->DX = b[RT_B_DX];
+    rt->XD = b[RT_B_XD];
+    rt->Z = b[RT_B_Z];
+    rt->W = b[RT_B_W];
+    rt->P = b[RT_B_P];
+    rt->K = b[RT_B_K];
+    rt->X0 = b[RT_B_X0];
+    rt->XD0 = b[RT_B_XD0];
+    rt->DU = b[RT_B_DU];
     for (int k = 0; k < NDATA; k++) {
         rt->data[k] = data[k];
         rt->ndata[k] = ndata[k];
     }
 }
 
-/* settings: start, stop, rtol, atol, max_step, step, output_interval (0: none),
-   event_tol, max_consecutive_events, max_steps, edges, refine (rows per step; 1 with an
-   output grid); series: NSER rows of (A high, A low, C high, C low, L, E); clk_j: the first hit of each discrete block (Python's
-   _Clock); the time events announced before the run, sorted */
+/* settings: the row of boundary.SETTINGS (output_interval 0: none; refine: rows per step, 1
+   with an output grid; the rows the recording is planned for); series: NSER rows of (A high, A low, C high, C low, L, E); clk_j:
+   the first hit of each discrete block (Python's _Clock); the time events announced before
+   the run, sorted */
 void rt_configure(RT *rt, const double *s, const long long *series, const long long *clk_j,
                   const double *event_t, const int *event_block, long long nevents)
 {
-    rt->start = s[0];
-    rt->stop = s[1];
-    rt->rtol = s[2];
-    rt->atol = s[3];
-    rt->max_step = s[4];
-    rt->step = s[5];
-    rt->output_interval = s[6];
-    rt->has_grid = s[6] > 0.0;
-    rt->event_tol = s[7];
-    rt->max_consecutive_events = (long long)s[8];
-    rt->max_steps = (long long)s[9];
-    rt->edges = s[10] != 0.0;
-    rt->refine = rt->has_grid ? 1 : (int)s[11];
+    rt->start = s[RT_S_START];
+    rt->stop = s[RT_S_STOP];
+    rt->rtol = s[RT_S_RTOL];
+    rt->atol = s[RT_S_ATOL];
+    rt->max_step = s[RT_S_MAX_STEP];
+    rt->step = s[RT_S_STEP];
+    rt->output_interval = s[RT_S_OUTPUT_INTERVAL];
+    rt->has_grid = s[RT_S_OUTPUT_INTERVAL] > 0.0;
+    rt->event_tol = s[RT_S_EVENT_TOL];
+    rt->max_consecutive_events = (long long)s[RT_S_MAX_CONSECUTIVE_EVENTS];
+    rt->max_steps = (long long)s[RT_S_MAX_STEPS];
+    rt->edges = s[RT_S_EDGES] != 0.0;
+    rt->refine = rt->has_grid ? 1 : (int)s[RT_S_REFINE];
     rt->rec.width = 1 + (rt->edges ? REC_WIDTH_OWN : REC_WIDTH);
-    rt->rec.planned = (long long)s[12];
+    rt->rec.planned = (long long)s[RT_S_PLANNED_ROWS];
     rt->plot_dt = (rt->stop - rt->start) / PLOT_POINTS;
     rt->plot_k = 1;
     for (int k = 0; k < NSER; k++) {
@@ -117,41 +117,52 @@ void rt_configure(RT *rt, const double *s, const long long *series, const long l
 int rt_run(RT *rt, double seconds)
 {
     int status = rt_loop(rt, seconds);
-    return rt->error ? RT_FAILED : status;
+    return rt->error != RT_E_NONE ? RT_FAILED : status;
 }
 
-/* rows 0: results, 1: the sinks' own rows, 2: the indices of result rows among those,
-   3: events (t, hybrid block) */
+/* the rows of boundary.ROWS: results, the sinks' own rows, the indices of result rows
+   among those, events (t, hybrid block) */
 long long rt_rows(RT *rt, int which, double **data)
 {
-    RtRows *r = which == 0 ? &rt->rec : which == 1 ? &rt->sink : which == 2 ? &rt->sink_rows
-                                                                            : &rt->events;
+    RtRows *r;
+    switch (which) {
+    case RT_ROWS_SINKS: r = &rt->sink; break;
+    case RT_ROWS_SINK_ROWS: r = &rt->sink_rows; break;
+    case RT_ROWS_EVENTS: r = &rt->events; break;
+    case RT_ROWS_RESULTS:
+    default: r = &rt->rec; break;
+    }
     *data = r->data;
     return r->n;
 }
 
-/* info: nsteps, nrejected, nfev, error, error_t, error_block, error_num[0..3], progress_t,
-   last_time, stepper t (or start), the stepper's y goes to y */
+/* info: the numbers of boundary.INFO; the stepper's y goes to y */
 void rt_info(RT *rt, double *out, double *y)
 {
-    out[0] = (double)rt->st.nsteps;
-    out[1] = (double)rt->st.nrejected;
-    out[2] = (double)rt->st.nfev;
-    out[3] = rt->error;
-    out[4] = rt->error_t;
-    out[5] = rt->error_block;
-    for (int k = 0; k < 4; k++)
-        out[6 + k] = rt->error_num[k];
-    out[10] = rt->progress_t;
-    out[11] = rt->last_time;
-    out[12] = rt->has_stepper ? rt->st.t : rt->start;
+    out[RT_INFO_NSTEPS] = (double)rt->st.nsteps;
+    out[RT_INFO_NREJECTED] = (double)rt->st.nrejected;
+    out[RT_INFO_NFEV] = (double)rt->st.nfev;
+    out[RT_INFO_ERROR] = rt->error;
+    out[RT_INFO_ERROR_T] = rt->error_t;
+    out[RT_INFO_ERROR_BLOCK] = rt->error_block;
+    out[RT_INFO_ERROR_NUM0] = rt->error_num[0];
+    out[RT_INFO_ERROR_NUM1] = rt->error_num[1];
+    out[RT_INFO_ERROR_NUM2] = rt->error_num[2];
+    out[RT_INFO_ERROR_NUM3] = rt->error_num[3];
+    out[RT_INFO_PROGRESS_T] = rt->progress_t;
+    out[RT_INFO_LAST_TIME] = rt->last_time;
+    out[RT_INFO_STEPPER_T] = rt->has_stepper ? rt->st.t : rt->start;
     memcpy(y, rt->has_stepper ? rt->st.Y[0] : rt->y, sizeof(double) * NX);
 }
 
-/* the blocks involved in a failed event iteration (0) or a Zeno chain (1) */
+/* the blocks involved in a failed event iteration or a Zeno chain (boundary.INVOLVED) */
 void rt_blocks(RT *rt, int which, char *out)
 {
-    memcpy(out, which == 0 ? rt->involved : rt->chain_blocks, NH);
+    switch (which) {
+    case RT_INVOLVED_ZENO: memcpy(out, rt->chain_blocks, NH); break;
+    case RT_INVOLVED_ITERATION:
+    default: memcpy(out, rt->involved, NH); break;
+    }
 }
 
 /* a block's failure: its message and the method that failed */

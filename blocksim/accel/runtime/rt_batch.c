@@ -13,8 +13,6 @@
 #include <pthread.h>
 
 #define BATCH_CHUNK 0.05
-enum { BATCH_P, BATCH_K, BATCH_W0, BATCH_X0, BATCH_XD0, BATCH_SETTINGS, BATCH_SERIES,
-       BATCH_CLK, BATCH_ARRAYS };
 
 typedef struct {
     long long cap, n;               /* runs allocated, runs of the current batch */
@@ -26,8 +24,8 @@ typedef struct {
     double limit;                   /* seconds a run may take (0: no limit) */
     double *seconds;                /* each run's wall time and its thread's CPU time */
     /* the runs' values (set by rt_batch_setup, read by the threads) */
-    const void *arrays[BATCH_ARRAYS];
-    long long strides[BATCH_ARRAYS];
+    const void *arrays[RT_NBATCH];
+    long long strides[RT_NBATCH];
     const double *const *data;      /* n x NDATA */
     const long long *ndata;
     const double *event_t;
@@ -90,8 +88,9 @@ void rt_batch_free(RtBatch *b)
     free(b);
 }
 
-/* the values of the batch's n runs (see the file's comment): arrays P, K, W0, X0, XD0,
-   settings (doubles), series, first hits (long longs), each with its stride in elements;
+/* the values of the batch's n runs (see the file's comment): the arrays of boundary.BATCH
+   (P, K, W0, X0, XD0, settings: doubles; series, first hits: long longs), each with its
+   stride in elements;
    data: n x NDATA arrays and their lengths; time events: run i's are event_off[i] to
    event_off[i + 1]. Python keeps them alive until the batch is read. */
 void rt_batch_setup(RtBatch *b, long long n, const void *const *arrays, const long long *strides,
@@ -99,7 +98,7 @@ void rt_batch_setup(RtBatch *b, long long n, const void *const *arrays, const lo
                     const int *event_block, const long long *event_off)
 {
     b->n = n;
-    for (int k = 0; k < BATCH_ARRAYS; k++) {
+    for (int k = 0; k < RT_NBATCH; k++) {
         b->arrays[k] = arrays[k];
         b->strides[k] = strides[k];
     }
@@ -130,15 +129,24 @@ static int batch_begin(RtBatch *b, long long i)
     double *S = b->own[i], *X = S + NS, *DX = X + NX, *XD = DX + NX, *Z = XD + NXD;
     double *DU = Z + NZ, *W = DU + NDU;
     memset(S, 0, sizeof(double) * (size_t)(own - b->nw));
-    memcpy(W, b->arrays[BATCH_W0], sizeof(double) * (size_t)b->nw);
-    double *buffers[11] = {S, X, DX, XD, Z, W, (double *)ROW(double, BATCH_P, i),
-                           (double *)b->arrays[BATCH_K], (double *)ROW(double, BATCH_X0, i),
-                           (double *)ROW(double, BATCH_XD0, i), DU};
+    memcpy(W, b->arrays[RT_BATCH_W0], sizeof(double) * (size_t)b->nw);
+    double *buffers[RT_NBIND];
+    buffers[RT_B_S] = S;
+    buffers[RT_B_X] = X;
+    buffers[RT_B_DX] = DX;
+    buffers[RT_B_XD] = XD;
+    buffers[RT_B_Z] = Z;
+    buffers[RT_B_W] = W;
+    buffers[RT_B_P] = (double *)ROW(double, RT_BATCH_P, i);
+    buffers[RT_B_K] = (double *)b->arrays[RT_BATCH_K];
+    buffers[RT_B_X0] = (double *)ROW(double, RT_BATCH_X0, i);
+    buffers[RT_B_XD0] = (double *)ROW(double, RT_BATCH_XD0, i);
+    buffers[RT_B_DU] = DU;
     rt_bind(rt, buffers, (const double **)b->data + i * NDATA, b->ndata + i * NDATA);
-    memcpy(X, ROW(double, BATCH_X0, i), sizeof(double) * NX);
+    memcpy(X, ROW(double, RT_BATCH_X0, i), sizeof(double) * NX);
     long long e0 = b->event_off[i];
-    rt_configure(rt, ROW(double, BATCH_SETTINGS, i), ROW(long long, BATCH_SERIES, i),
-                 ROW(long long, BATCH_CLK, i), b->event_t + e0, b->event_block + e0,
+    rt_configure(rt, ROW(double, RT_BATCH_SETTINGS, i), ROW(long long, RT_BATCH_SERIES, i),
+                 ROW(long long, RT_BATCH_CLK, i), b->event_t + e0, b->event_block + e0,
                  b->event_off[i + 1] - e0);
     return 1;
 }
@@ -229,23 +237,24 @@ void rt_batch_stop(RtBatch *b) { __atomic_store_n(&b->stop, 1, __ATOMIC_RELAXED)
    NULL when it has not run */
 RT *rt_batch_run(RtBatch *b, long long i) { return i < b->n ? b->rt[i] : NULL; }
 
-/* per run: status (RT_MORE: not run to its end), result rows, events, accepted and
-   rejected steps, evaluations, wall and CPU seconds; out is n x 8 */
+/* per run, the numbers of boundary.OUTCOMES: status (RT_MORE: not run to its end), result
+   rows, events, accepted and rejected steps, evaluations, wall and CPU seconds; out is
+   n x RT_NOUT */
 void rt_batch_outcomes(RtBatch *b, double *out)
 {
     for (long long i = 0; i < b->n; i++) {
-        double *o = out + 8 * i;
+        double *o = out + RT_NOUT * i;
         RT *rt = b->rt[i];
         int ran = rt && b->status[i] == RT_DONE;
         int counted = ran || (rt && b->status[i] == RT_TIMED_OUT);  /* its steps so far */
-        o[0] = b->status[i];
-        o[1] = ran ? (double)rt->rec.n : 0.0;
-        o[2] = ran ? (double)rt->events.n : 0.0;
-        o[3] = counted ? (double)rt->st.nsteps : 0.0;
-        o[4] = counted ? (double)rt->st.nrejected : 0.0;
-        o[5] = counted ? (double)rt->st.nfev : 0.0;
-        o[6] = b->seconds[2 * i];
-        o[7] = b->seconds[2 * i + 1];
+        o[RT_OUT_STATUS] = b->status[i];
+        o[RT_OUT_ROWS] = ran ? (double)rt->rec.n : 0.0;
+        o[RT_OUT_EVENTS] = ran ? (double)rt->events.n : 0.0;
+        o[RT_OUT_NSTEPS] = counted ? (double)rt->st.nsteps : 0.0;
+        o[RT_OUT_NREJECTED] = counted ? (double)rt->st.nrejected : 0.0;
+        o[RT_OUT_NFEV] = counted ? (double)rt->st.nfev : 0.0;
+        o[RT_OUT_WALL] = b->seconds[2 * i];
+        o[RT_OUT_CPU] = b->seconds[2 * i + 1];
     }
 }
 

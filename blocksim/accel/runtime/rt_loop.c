@@ -4,16 +4,12 @@
    rt_run returns after a wall-time budget (RT_MORE) and resumes where it stopped, so that
    Python can move the progress bar and act on Ctrl-C between chunks. */
 
-#define SNAP 1e-9
-#define MAX_ROUNDS 100
-#define PLOT_POINTS 2000
-
 enum { PH_START, PH_OUTER, PH_SEGMENT, PH_DONE };
 enum { SEG_END, SEG_STOP, SEG_CROSS, SEG_BUDGET, SEG_ERROR };
 
 static int rt_set_error(RT *rt, int code, double t)
 {
-    if (!rt->error) {
+    if (rt->error == RT_E_NONE) {
         rt->error = code;
         rt->error_t = t;
     }
@@ -22,7 +18,7 @@ static int rt_set_error(RT *rt, int code, double t)
 
 static void rt_fail(RT *rt, int block, double t, const char *method, const char *format, ...)
 {
-    if (!rt->error) {
+    if (rt->error == RT_E_NONE) {
         rt->error = RT_E_BLOCK;
         rt->error_t = t;
         rt->error_block = block;
@@ -81,6 +77,7 @@ static const double *rt_base(RT *rt, int buffer)
     case RT_BUF_X: return rt->X;
     case RT_BUF_XD: return rt->XD;
     case RT_BUF_DU: return rt->DU;
+    case RT_BUF_K:
     default: return rt->K;
     }
 }

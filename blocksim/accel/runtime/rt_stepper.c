@@ -1,15 +1,10 @@
 /* The explicit Runge-Kutta steppers of blocksim/engine/solvers, operation by operation:
-   fixed_step.FixedStepRK (RK_KIND 0: euler, rk2, rk4), adaptive_rk.EmbeddedRK (1: rk23,
-   rk45) and adaptive_rk.Dop853 (2). The tableau (RK_C, RK_A, RK_B, RK_E, RK_E3, RK_D) is
-   the Python one, written out by the code generator. Failures set rt->error (rt_api.c) and
+   fixed_step.FixedStepRK (RK_KIND_FIXED: euler, rk2, rk4), adaptive_rk.EmbeddedRK
+   (RK_KIND_EMBEDDED: rk23, rk45) and adaptive_rk.Dop853 (RK_KIND_DOP853). The tableau
+   (RK_C, RK_A, RK_B, RK_E, RK_E3, RK_D) is the Python one, written out by the code
+   generator, and so are the step size factors (SAFETY, MIN_FACTOR, ...: boundary.py). Failures set rt->error (rt_api.c) and
    return non-zero. Comments name the Python each part mirrors. */
 
-#define SAFETY 0.9
-#define MIN_FACTOR 0.2
-#define MAX_FACTOR 10.0
-#define STIFF_TEST_EVERY 100
-#define STIFF_STEPS 15
-#define NONSTIFF_STEPS 6
 enum { F0_IN_K0, F0_IN_LAST, F0_UNKNOWN };
 
 static int rt_f(RT *rt, double t, const double *y, double *dy);
@@ -67,7 +62,7 @@ static void rk_hermite(RtStepper *st, const double *f1)
     }
 }
 
-#if RK_KIND == 0
+#if RK_KIND == RK_KIND_FIXED
 /* ---- fixed_step.FixedStepRK ------------------------------------------------------------ */
 static void rk_set_grid(RT *rt, RtStepper *st)
 {
@@ -162,7 +157,7 @@ static int rk_dense_coefficients(RT *rt, RtStepper *st)
     return 0;
 }
 
-#else
+#elif RK_KIND == RK_KIND_EMBEDDED || RK_KIND == RK_KIND_DOP853
 /* ---- adaptive_rk.EmbeddedRK and Dop853 ------------------------------------------------- */
 /* EmbeddedRK._stages: stages first..stop-1 of a step of size h from (t, y); each stage's
    argument is [1, h a_s0, ..] . [y; k_0; ..] (numpy.dot), its row made by rk_row. Non-zero when a block failed
@@ -251,7 +246,7 @@ static double rk_npmax(double a, double b)
     return a >= b ? a : b;
 }
 
-/* EmbeddedRK._error_norm (Dop853._error_norm for RK_KIND 2) */
+/* EmbeddedRK._error_norm (Dop853._error_norm for RK_KIND_DOP853) */
 static double rk_error_norm(RT *rt, RtStepper *st, double h)
 {
     double atol_rtol = rt->atol / rt->rtol;
@@ -262,7 +257,7 @@ static double rk_error_norm(RT *rt, RtStepper *st, double h)
     rt_dot_vm(RK_E, RK_S, K(0), NX, st->err);
     for (int i = 0; i < NX; i++)
         st->err[i] /= st->scale[i];
-#if RK_KIND == 2
+#if RK_KIND == RK_KIND_DOP853
     rt_dot_vm(RK_E3, RK_S, K(0), NX, st->err3);
     for (int i = 0; i < NX; i++)
         st->err3[i] /= st->scale[i];
@@ -270,7 +265,7 @@ static double rk_error_norm(RT *rt, RtStepper *st, double h)
     if (s5 == 0.0)
         return 0.0;
     return h / rt->rtol * s5 / sqrt((s5 + 0.01 * s3) * NX);
-#else
+#else  /* RK_KIND_EMBEDDED */
     return h / rt->rtol * sqrt(rt_dot(st->err, st->err, NX) * (NX ? 1.0 / NX : 0.0));
 #endif
 }
