@@ -41,12 +41,13 @@ class ConditionWatch:
         if cond > ILL_CONDITIONED and (self.first is None or t < self.first[0]):
             self.first = (t, cond)
 
-    # compiled code keeps a watch in 5 numbers: [worst, its time, first time, first condition
-    # number, 1 when there is a first]; C_SEE updates them as `see` does
+    # compiled code keeps a watch in 5 numbers of its block's workspace (W_watch, declared
+    # `d.work("watch", WORK)`): [worst, its time, first time, first condition number, 1 when
+    # there is a first]; C_SEE updates them as `see` does
     WORK = (0.0, np.nan, np.nan, 0.0, 0.0)
-    C_SEE = ("if (cond > W[0]) { W[0] = cond; W[1] = t; } "
-             f"if (cond > {ILL_CONDITIONED!r} && (W[4] == 0.0 || t < W[2])) "
-             "{ W[2] = t; W[3] = cond; W[4] = 1.0; }")
+    C_SEE = ("if (cond > W_watch[0]) { W_watch[0] = cond; W_watch[1] = t; } "
+             f"if (cond > {ILL_CONDITIONED!r} && (W_watch[4] == 0.0 || t < W_watch[2])) "
+             "{ W_watch[2] = t; W_watch[3] = cond; W_watch[4] = 1.0; }")
 
     def load(self, work):
         """Take the watch of a compiled run from its 5 numbers (WORK's layout)."""

@@ -46,7 +46,7 @@ class Integrator(Block):
         super().__init__(name, params)
         p = self.p
         check_ordered(p, "lower", "upper")
-        self._limited = bool(np.isfinite(p.lower).any() or np.isfinite(p.upper).any())
+        self._limited = _limited(p)
         self._port_x0 = p.x0_source == "port"
         if self._limited:
             self.derivative = self._limited_derivative
@@ -74,13 +74,28 @@ class Integrator(Block):
                 raise ParamError(name, f"{name} of shape {getattr(self.p, name).shape} does not "
                                        f"fit the signal's shape {shape}")
         self._n = math.prod(shape)
-        self._lower = np.broadcast_to(self.p.lower, shape).ravel().copy()
-        self._upper = np.broadcast_to(self.p.upper, shape).ravel().copy()
-        x0 = np.broadcast_to(self.p.x0, shape).ravel()
-        if np.any(x0 < self._lower) or np.any(x0 > self._upper):
-            raise ParamError("x0", "x0 must lie within [lower, upper]")
+        _check_x0(self.p, shape)
         self._resets = math.prod(shapes["reset"]) if "reset" in shapes else 0
         return {"y": shape}
+
+    # run data: x0 and the limits broadcast to the signal (P_x0, P_lower, P_upper); compiled
+    # resets keep the reset input last seen, its value before the instant and the elements
+    # reset at it (one per reset element) and the instant of the last check (NaN: none yet)
+    def declare(self, d):
+        for name in ("x0", "lower", "upper"):
+            d.param(name, self._shape)
+        d.fact("limited")
+        r = self._resets
+        if r:
+            d.work("seen", r)
+            d.work("before", r)
+            d.work("done", r)
+            d.work("instant", [np.nan])
+
+    def derive(self, p):
+        check_ordered(p, "lower", "upper")
+        _check_x0(p, self._shape)
+        return {"limited": _limited(p)}
 
     def initial_shapes(self):
         return {"y": self.p.x0.shape}
@@ -105,6 +120,8 @@ class Integrator(Block):
         super().bind(u, y, x, dx, xd)
         self._dx = dx.reshape(self._shape)
         self._u = u[0].reshape(-1)
+        self._x0 = self.v.x0.reshape(-1)  # flat views of the run's values
+        self._lower, self._upper = self.v.lower.reshape(-1), self.v.upper.reshape(-1)
         names = [port.name for port in self.ports()[0]]
         self._reset_in = u[names.index("reset")].reshape(-1) if "reset" in names else None
         self._x0_in = u[names.index("x0")].reshape(-1) if "x0" in names else None
@@ -172,8 +189,7 @@ class Integrator(Block):
             fired = self._reset_edges(t)
             if fired.any():
                 mask = fired if self._resets == n else np.full(n, True)
-                source = (self._x0_in if self._port_x0 else
-                          np.broadcast_to(self.p.x0, self._shape).ravel())
+                source = self._x0_in if self._port_x0 else self._x0
                 target = np.broadcast_to(source, (n,))
                 self.x[mask] = np.clip(target, self._lower, self._upper)[mask]
                 changed = True
@@ -189,20 +205,19 @@ class Integrator(Block):
             self.xd[:] = mode
         return changed
 
-    # ---- compiled form: P = [x0, lower, upper] (n each); W = [seen, before, done] (one
-    # per reset element) and the instant of the last reset check (NaN: none yet)
+    # ---- compiled form
     def lower(self, c):
         n, r = self._n, self._resets
         x0 = "in_x0[{}]".format("0" if c.n_in.get("x0") == 1 else "i") if self._port_x0 \
-            else "P[i]"
-        clip = f"rt_clip({{}}, P[{n} + i], P[{2 * n} + i])"
+            else "P_x0[i]"
+        clip = "rt_clip({}, P_lower[i], P_upper[i])"
         code = {"derivative": c.loop(n, "dx[i] = in_u[i];"),
                 "initialize": c.loop(n, f"x[i] = {clip.format(x0)};") if self._port_x0 else ""}
         if self._limited:
             code["derivative"] = c.loop(n, "dx[i] = xd[i] != 0.0 ? 0.0 : in_u[i];")
         indicator, crossing = [], []
         if self._limited:
-            indicator.append(c.loop(n, f"z[i] = x[i] - P[{n} + i]; z[{n} + i] = x[i] - P[{2 * n} + i]; "
+            indicator.append(c.loop(n, f"z[i] = x[i] - P_lower[i]; z[{n} + i] = x[i] - P_upper[i]; "
                                        f"z[{2 * n} + i] = xd[i] == 0.0 ? 1.0 : -(in_u[i] * xd[i]);"))
         if r:
             indicator.append(c.loop(r, f"z[{c.nz - r} + i] = in_reset[i];"))
@@ -212,33 +227,29 @@ class Integrator(Block):
             if self._falls:
                 edge.append("(b > 0 && now <= 0) || (b >= 0 && now < 0)")
             crossing.append(
-                f"if (t != W[{3 * r}]) {{ W[{3 * r}] = t; "
-                + c.loop(r, f"W[{r} + i] = W[i]; W[{2 * r} + i] = 0.0;") + " }\n"
+                "if (t != W_instant[0]) { W_instant[0] = t; "
+                + c.loop(r, "W_before[i] = W_seen[i]; W_done[i] = 0.0;") + " }\n"
                 f"char fired[{r}]; int any = 0;\n"
-                + c.loop(r, f"double b = W[{r} + i], now = in_reset[i]; "
-                            f"int e = ({' || '.join(edge)}) && W[{2 * r} + i] == 0.0; "
-                            f"if (e) W[{2 * r} + i] = 1.0; W[i] = now; fired[i] = (char)e; any |= e;")
+                + c.loop(r, f"double b = W_before[i], now = in_reset[i]; "
+                            f"int e = ({' || '.join(edge)}) && W_done[i] == 0.0; "
+                            "if (e) W_done[i] = 1.0; W_seen[i] = now; fired[i] = (char)e; any |= e;")
                 + "\nif (any) { "
                 + c.loop(n, f"if ({'fired[i]' if r == n else '1'}) x[i] = {clip.format(x0)};")
                 + " changed = 1; }")
-            code["advance"] = c.loop(r, "W[i] = in_reset[i];")
-            code["initialize"] += "\n" + c.loop(r, "W[i] = in_reset[i];") + f"\nW[{3 * r}] = NAN;"
+            code["advance"] = c.loop(r, "W_seen[i] = in_reset[i];")
+            code["initialize"] += "\n" + c.loop(r, "W_seen[i] = in_reset[i];") + "\nW_instant[0] = NAN;"
         if self._limited:
             crossing.append(
                 "int outside = 0;\n"
-                + c.loop(n, f"if (x[i] < P[{n} + i] || x[i] > P[{2 * n} + i]) outside = 1;")
+                + c.loop(n, "if (x[i] < P_lower[i] || x[i] > P_upper[i]) outside = 1;")
                 + "\nif (outside) { " + c.loop(n, f"x[i] = {clip.format('x[i]')};")
                 + " changed = 1; }\n"
-                + c.loop(n, f"double mode = x[i] <= P[{n} + i] && in_u[i] < 0 ? -1.0 : "
-                            f"x[i] >= P[{2 * n} + i] && in_u[i] > 0 ? 1.0 : 0.0; "
+                + c.loop(n, "double mode = x[i] <= P_lower[i] && in_u[i] < 0 ? -1.0 : "
+                            "x[i] >= P_upper[i] && in_u[i] > 0 ? 1.0 : 0.0; "
                             "if (mode != xd[i]) changed = 1; xd[i] = mode;"))
         if indicator:
             code["indicator"], code["crossing"] = "\n".join(indicator), "\n".join(crossing)
-        work = np.r_[np.zeros(3 * r), np.nan] if r else ()
-        return Lowering(code, work=work)
-
-    def pack(self):
-        return flat(np.broadcast_to(self.p.x0, self._shape), self._lower, self._upper)
+        return Lowering(code)
 
     def jacobian(self, pade=None):
         """dx/dt = u (0 for an element held at a limit), y = x; reset and x0 inputs act only
@@ -253,6 +264,17 @@ class Integrator(Block):
         if not self._limited:
             return None
         return mode_words(self.xd, {-1.0: "held at lower", 0.0: "free", 1.0: "held at upper"})
+
+
+def _limited(p):
+    """Whether an integrator's limits hold anything (a finite limit)."""
+    return bool(np.isfinite(p.lower).any() or np.isfinite(p.upper).any())
+
+
+def _check_x0(p, shape):
+    x0, lower, upper = (np.broadcast_to(v, shape) for v in (p.x0, p.lower, p.upper))
+    if np.any(x0 < lower) or np.any(x0 > upper):
+        raise ParamError("x0", "x0 must lie within [lower, upper]")
 
 
 class _InputShapedState(Block):
@@ -270,9 +292,16 @@ class _InputShapedState(Block):
     def initialize(self, t):
         np.copyto(self._x, self.u[0])
 
+    def declare(self, d):
+        d.derived("rate", ())  # 1/tau: (u - x)/tau is computed (u - x) * rate
+        d.value("tau")
+
+    def derive(self, p):
+        return {"rate": 1.0 / p.tau}
+
     def _lowering(self, c, code):
         """The compiled form: x = u at the start, then `code` ({method: body of a loop over
-        the elements i}); (u - x)/tau is written (u - x) * P[0], P[0] = 1/tau."""
+        the elements i})."""
         n = c.n_in["u"]
         return Lowering({"initialize": c.loop(n, "x[i] = in_u[i];"),
                          **{method: c.loop(n, body) for method, body in code.items()}})
@@ -297,9 +326,7 @@ class RateLimiter(_InputShapedState):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        if np.any(self.p.falling > 0):
-            raise ParamError("falling", f"must be <= 0, got {self.p.falling.tolist()}")
-        self._rate = 1.0 / self.p.tau
+        _check_falling(self.p)
 
     def ports(self):
         return [In("u")], [Out("y", feedthrough=(), state=True)]
@@ -310,22 +337,31 @@ class RateLimiter(_InputShapedState):
         self._shape = u
         return {"y": u}
 
+    def declare(self, d):
+        super().declare(d)
+        d.param("rising", self._shape)
+        d.param("falling", self._shape)
+
+    def derive(self, p):
+        _check_falling(p)
+        return super().derive(p)
+
     def derivative(self, t):
-        dx = self._dx
+        dx, v = self._dx, self.v
         np.subtract(self.u[0], self._x, out=dx)
-        dx *= self._rate
-        np.minimum(dx, self.p.rising, out=dx)
-        np.maximum(dx, self.p.falling, out=dx)
+        dx *= v.rate
+        np.minimum(dx, v.rising, out=dx)
+        np.maximum(dx, v.falling, out=dx)
 
-    def lower(self, c):  # P = [1/tau, rising (n), falling (n)]
-        n = c.n_in["u"]
+    def lower(self, c):
         return self._lowering(c, {"derivative": (
-            f"dx[i] = rt_maximum(rt_minimum((in_u[i] - x[i]) * P[0], P[1 + i]), "
-            f"P[{1 + n} + i]);")})
+            "dx[i] = rt_maximum(rt_minimum((in_u[i] - x[i]) * P_rate[0], P_rising[i]), "
+            "P_falling[i]);")})
 
-    def pack(self):
-        return flat(self._rate, np.broadcast_to(self.p.rising, self._shape),
-                    np.broadcast_to(self.p.falling, self._shape))
+
+def _check_falling(p):
+    if np.any(p.falling > 0):
+        raise ParamError("falling", f"must be <= 0, got {p.falling.tolist()}")
 
 
 class Derivative(_InputShapedState):
@@ -340,10 +376,6 @@ class Derivative(_InputShapedState):
     type = "derivative"
     params = (Param("tau", "scalar", 1e-3, "filter time constant (s), > 0", positive=True),)
 
-    def __init__(self, name, params):
-        super().__init__(name, params)
-        self._rate = 1.0 / self.p.tau
-
     def ports(self):
         return [In("u")], [Out("y")]
 
@@ -354,37 +386,55 @@ class Derivative(_InputShapedState):
     def output(self, t):
         y = self.y[0]
         np.subtract(self.u[0], self._x, out=y)
-        y *= self._rate
+        y *= self.v.rate
 
     def derivative(self, t):
         dx = self._dx
         np.subtract(self.u[0], self._x, out=dx)
-        dx *= self._rate
+        dx *= self.v.rate
 
-    def lower(self, c):  # P = [1/tau]
-        return self._lowering(c, {"output": "out_y[i] = (in_u[i] - x[i]) * P[0];",
-                                  "derivative": "dx[i] = (in_u[i] - x[i]) * P[0];"})
-
-    def pack(self):
-        return flat(self._rate)
+    def lower(self, c):
+        return self._lowering(c, {"output": "out_y[i] = (in_u[i] - x[i]) * P_rate[0];",
+                                  "derivative": "dx[i] = (in_u[i] - x[i]) * P_rate[0];"})
 
     def jacobian(self, pade=None):
         """dx/dt = (u - x)/tau, y = (u - x)/tau."""
-        r = self._rate * np.eye(int(np.prod(self._shape, dtype=int)))
+        r = float(self.v.rate) * np.eye(int(np.prod(self._shape, dtype=int)))
         return Jacobian(-r, r, -r, r)
 
 
 class _LinearOutput(Block):
     """y = C s + D u on flat views u (m,), y (p,) and the block's state s (n,): the output of
     the continuous LTI blocks (s = x) and of their discrete twins (s = the discrete state).
-    Subclasses call `_set` in __init__ and `_bind_output` in bind; the ports are u (m,) and
-    y (p,), m = columns of B, p = rows of C (SISO subclasses declare scalar ones)."""
+    Subclasses give `_matrices(p)`, (A, B, C, D, x0) of parameters p (checked), call `_set`
+    in __init__ and `_bind_output` in bind; the ports are u (m,) and y (p,), m = columns of
+    B, p = rows of C (SISO subclasses declare scalar ones). A, B, C and D are the block's run
+    data (P_A ... P_D, self.v.A ...), from its parameters `_values`."""
 
-    def _set(self, A, B, C, D, x0):
-        self._A, self._B, self._C, self._D, self._x0 = A, B, C, D, x0
+    _values = ()
+
+    def _matrices(self, p):
+        raise NotImplementedError
+
+    def _set(self):
+        A, B, C, D, _ = self._matrices(self.p)
+        self._shapes = {"A": A.shape, "B": B.shape, "C": C.shape, "D": D.shape}
         self._direct = bool(D.any())
         # y = C s only (no feedthrough) when D == 0: such a block breaks algebraic loops.
         self._feedthrough = ("u",) if self._direct else ()
+
+    def declare(self, d):
+        for name, shape in self._shapes.items():
+            d.derived(name, shape)
+        d.value(*self._values)
+        d.fact("direct")
+
+    def derive(self, p):
+        A, B, C, D, _ = self._matrices(p)
+        return {"A": A, "B": B, "C": C, "D": D, "direct": bool(D.any())}
+
+    def _initial(self):
+        return self._matrices(self.p)[4]
 
     def _bind_output(self, u, y, s):
         self._u = u[0].reshape(-1, copy=False)
@@ -393,7 +443,7 @@ class _LinearOutput(Block):
         self._Du = np.zeros_like(self._y)
 
     def ports(self):
-        m, q = self._B.shape[1], self._C.shape[0]
+        m, q = self._shapes["B"][1], self._shapes["C"][0]
         # one input: a scalar or (1,) (Simulink expands scalars); then one output follows
         # the input's form (scalar in, scalar out)
         return ([In("u", shape=(m,) if m > 1 else None)],
@@ -402,53 +452,50 @@ class _LinearOutput(Block):
 
     def infer(self, shapes):
         u = shapes["u"]
-        if self._B.shape[1] > 1:
+        if self._shapes["B"][1] > 1:
             return {}  # declared: u (m,), y (p,)
         if u not in ((), (1,)):
             raise PortError("u", f"a system with one input (B has one column) takes a scalar "
                                  f"or a (1,) vector, got shape {u}")
-        return {} if self._C.shape[0] > 1 else {"y": u}
+        return {} if self._shapes["C"][0] > 1 else {"y": u}
 
     def initial_shapes(self):
         """In a loop nothing else shapes, a single-input single-output system's signal is a
         scalar."""
-        return {"y": ()} if self._B.shape[1] == 1 and self._C.shape[0] == 1 else None
+        return {"y": ()} if self._shapes["B"][1] == 1 and self._shapes["C"][0] == 1 else None
 
     def output(self, t):
-        np.matmul(self._C, self._s, out=self._y)
+        np.matmul(self.v.C, self._s, out=self._y)
         if self._direct:
-            np.matmul(self._D, self._u, out=self._Du)
+            np.matmul(self.v.D, self._u, out=self._Du)
             self._y += self._Du
 
     def _linear_code(self, state):
-        """C of y = C s (+ D u): P = [A, B, C, D] flattened, s the state array's name."""
-        (n, m), q = self._B.shape, self._C.shape[0]
-        c0, d0 = n * n + n * m, n * n + n * m + q * n
-        code = f"rt_matmul(P + {c0}, {q}, {n}, {state}, 1, out_y);"
+        """C of y = C s (+ D u), s the state array's name."""
+        (n, m), q = self._shapes["B"], self._shapes["C"][0]
+        code = f"rt_matmul(P_C, {q}, {n}, {state}, 1, out_y);"
         if self._direct:
-            code += (f"\ndouble du[{q}];\nrt_matmul(P + {d0}, {q}, {m}, in_u, 1, du);\n"
+            code += (f"\ndouble du[{q}];\nrt_matmul(P_D, {q}, {m}, in_u, 1, du);\n"
                      f"for (int i = 0; i < {q}; i++) out_y[i] += du[i];")
         return code
 
     def _update_code(self, state, target):
         """C of target = A s + B u (`target` may be the state s itself)."""
-        n, m = self._B.shape
-        return (f"double ax[{n}], bu[{n}];\nrt_matmul(P, {n}, {n}, {state}, 1, ax);\n"
-                f"rt_matmul(P + {n * n}, {n}, {m}, in_u, 1, bu);\n"
+        n, m = self._shapes["B"]
+        return (f"double ax[{n}], bu[{n}];\nrt_matmul(P_A, {n}, {n}, {state}, 1, ax);\n"
+                f"rt_matmul(P_B, {n}, {m}, in_u, 1, bu);\n"
                 f"for (int i = 0; i < {n}; i++) {target}[i] = ax[i] + bu[i];")
 
-    def pack(self):
-        return flat(self._A, self._B, self._C, self._D)
-
     def jacobian(self, pade=None):
-        return Jacobian(self._A, self._B, self._C, self._D)
+        v = self.v
+        return Jacobian(v.A.copy(), v.B.copy(), v.C.copy(), v.D.copy())
 
 
 class _LTI(_LinearOutput):
     """dx/dt = A x + B u, y = C x + D u with x(0) = x0."""
 
     def continuous_state(self):
-        return self._x0
+        return self._initial()
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
@@ -456,8 +503,8 @@ class _LTI(_LinearOutput):
         self._Bu = np.zeros_like(x)
 
     def derivative(self, t):
-        np.matmul(self._A, self.x, out=self.dx)
-        np.matmul(self._B, self._u, out=self._Bu)
+        np.matmul(self.v.A, self.x, out=self.dx)
+        np.matmul(self.v.B, self._u, out=self._Bu)
         self.dx += self._Bu
 
     def lower(self, c):
@@ -482,10 +529,14 @@ class StateSpace(_LTI):
         Param("D", doc="feedthrough matrix (p, m); a scalar broadcasts"),
         Param("x0", "value", 0.0, "initial state (n,)"),
     )
+    _values = ("A", "B", "C", "D", "x0")
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        self._set(*lti_matrices(self.p))
+        self._set()
+
+    def _matrices(self, p):
+        return lti_matrices(p)
 
 
 class TransferFunction(_LTI):
@@ -503,11 +554,15 @@ class TransferFunction(_LTI):
         Param("num", doc="numerator coefficients, highest power first"),
         Param("den", doc="denominator coefficients, highest power first"),
     )
+    _values = ("num", "den")
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        num, den = polynomial("num", self.p.num), polynomial("den", self.p.den)
-        self._set(*tf_realisation(num, den), np.zeros(len(den) - 1))
+        self._set()
+
+    def _matrices(self, p):
+        num, den = polynomial("num", p.num), polynomial("den", p.den)
+        return (*tf_realisation(num, den), np.zeros(len(den) - 1))
 
     def ports(self):
         return [In("u", shape=())], [Out("y", shape=(), feedthrough=self._feedthrough)]

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, fits_stack, flat
+from blocksim.accel.lowering import Lowering, fits_stack
 from blocksim.block import Jacobian, exact_time
 from blocksim.params import Param
 
@@ -207,6 +207,20 @@ class TransportDelay(ShapedByX0):
     def durations(self):
         return {"delay": self.p.delay}
 
+    # run data: the delay, x0 broadcast to the signal and the exact delay n/d * 2^e as
+    # n // 2^32, n % 2^32, d, e (exact_parts); compiled code keeps the History's scalars and
+    # the samples of the piece being added in its workspace (runtime/rt_history.c)
+    def declare(self, d):
+        d.param("delay")
+        d.param("x0", self._shape)
+        d.derived("exact", (4,))
+        size = math.prod(self._shape)
+        d.work("history", np.r_[History.GROW,
+                                np.zeros(HISTORY_WORK - 1 + 9 * size + History.DEGREE)])
+
+    def derive(self, p):
+        return {"exact": exact_parts(p.delay)}
+
     def discrete_state(self):
         return np.array([-1.0])  # the segment of the history the output reads; -1: x0
 
@@ -214,7 +228,7 @@ class TransportDelay(ShapedByX0):
         super().bind(u, y, x, dx, xd)
         size = int(np.prod(self._shape, dtype=int))
         self._history = History(size)
-        self._x0 = np.broadcast_to(self.p.x0, self._shape).reshape(size).copy()
+        self._x0 = self.v.x0.reshape(size)
         self._y = y[0].reshape(size, copy=False)
 
     def later(self, t):
@@ -265,19 +279,17 @@ class TransportDelay(ShapedByX0):
             return
         self._history.value(s, t - self.p.delay, self._y)
 
-    # ---- compiled form: P = [delay, x0 (size), the exact delay n/d * 2^e as n // 2^32,
-    # n % 2^32, d, e]; the History in C (runtime/rt_history.c), its scalars and the piece's
-    # samples in W, its arrays in memory slots. Outputs read the history and move its cache,
-    # as History.value does.
+    # ---- compiled form: the History in C (runtime/rt_history.c), its arrays in memory
+    # slots. Outputs read the history and move its cache, as History.value does.
     def lower(self, c):
-        size, e = self._y.size, 1 + self._y.size
+        size = self._y.size
         fits_stack(HISTORY_M * size, "the history's interpolation table")
-        history = f"RtHistory H = {{rt, mem0_, {size}, W}};"
-        later = (f"RtExact delay = {{(i128)P[{e}] * ((i128)1 << 32) + (i128)P[{e + 1}], "
-                 f"(long long)P[{e + 2}], (int)P[{e + 3}]}}; SCHEDULE(PYMAX("
+        history = f"RtHistory H = {{rt, mem0_, {size}, W_history}};"
+        later = ("RtExact delay = {(i128)P_exact[0] * ((i128)1 << 32) + (i128)P_exact[1], "
+                 "(long long)P_exact[2], (int)P_exact[3]}; SCHEDULE(PYMAX("
                  "rt_exact_sum(rt_exact_time(t), delay), nextafter(t, INFINITY)));")
         same = c.loop(size, "if (in_u[i] != hist_last_u(&H)[i]) same = 0;")
-        x0 = c.loop(size, "out_y[i] = P[1 + i];")
+        x0 = c.loop(size, "out_y[i] = P_x0[i];")
         return Lowering({
             "initialize": (f"_Static_assert(HIST_WORK == {HISTORY_WORK} && HIST_SLOTS == "
                            f"{HISTORY_SLOTS} && HIST_M == {HISTORY_M}, "
@@ -285,22 +297,19 @@ class TransportDelay(ShapedByX0):
                            f"{history} rt_hist_clear(&H);"),
             "event": "xd[0] += 1.0;",
             "output": (f"int s = (int)xd[0]; if (s < 0) {{ {x0} }} "
-                       f"else {{ {history} rt_hist_value(&H, s, t - P[0], out_y); }}"),
+                       f"else {{ {history} rt_hist_value(&H, s, t - P_delay[0], out_y); }}"),
             "remember": (
                 f"{history}\n"
-                "if (W[H_HAS_LAST] == 0) rt_hist_start(&H, t, in_u);\n"
+                "if (W_history[H_HAS_LAST] == 0) rt_hist_start(&H, t, in_u);\n"
                 "else if (kind == RT_REMEMBER_EVENT) {\n"
-                f"    rt_hist_forget(&H, t - P[0]); W[H_STEP_START] = t; int same = 1; {same}\n"
+                "    rt_hist_forget(&H, t - P_delay[0]); W_history[H_STEP_START] = t; "
+                f"int same = 1; {same}\n"
                 f"    if (!same) {{ rt_hist_start(&H, t, in_u); {later} }}\n"
                 "} else {\n"
                 "    rt_hist_sample(&H, t, in_u, kind != RT_REMEMBER_STEP);\n"
-                "    if (kind == RT_REMEMBER_END) { rt_hist_forget(&H, W[H_STEP_START] - P[0]); "
-                "W[H_STEP_START] = t; }\n}")},
-            work=np.r_[History.GROW, np.zeros(HISTORY_WORK - 1 + 9 * size + History.DEGREE)],
+                "    if (kind == RT_REMEMBER_END) { rt_hist_forget(&H, W_history[H_STEP_START] "
+                "- P_delay[0]); W_history[H_STEP_START] = t; }\n}")},
             memory=HISTORY_SLOTS)
-
-    def pack(self):
-        return flat(self.p.delay, self._x0, exact_parts(self.p.delay))
 
     def jacobian(self, pade=None):
         """exp(-delay*s) per element by its Padé approximation of order `pade` (python-control's

@@ -7,14 +7,16 @@ output is a smooth function of the input in that mode (a saturation in its upper
 the handler re-derives it from the input, so no solver step contains a kink and every switch
 happens exactly at a located crossing.
 """
+import math
+
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, flat
+from blocksim.accel.lowering import Lowering
 from blocksim.block import EITHER, FALLING, RISING, Block, In, Out
 from blocksim.params import Param
 
 from .linearisation import mode_words, static
-from .param_checks import DIRECTIONS, check_ordered, fitted
+from .param_checks import DIRECTIONS, check_fits, check_ordered, fitted
 
 
 class _Band(Block):
@@ -33,20 +35,30 @@ class _Band(Block):
         return [In("u")], [Out("y")]
 
     def infer(self, shapes):
-        u = shapes["u"]
-        self._lo, self._hi = fitted(self.p, self.bounds, u)
+        u = self._shape = shapes["u"]
+        check_fits(self.bounds, self.p, u)
+        self._n = math.prod(u)
         return {"y": u}
 
+    def declare(self, d):  # the thresholds broadcast to the signal
+        for name in self.bounds:
+            d.param(name, self._shape)
+
+    def derive(self, p):
+        check_ordered(p, *self.bounds)
+        return {}
+
     def discrete_state(self):
-        return np.zeros(self._lo.size)
+        return np.zeros(self._n)
 
     def zero_crossings(self):
-        return np.full(2 * self._lo.size, EITHER)  # u - hi, then u - lo
+        return np.full(2 * self._n, EITHER)  # u - hi, then u - lo
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        n = self._lo.size
+        n = self._n
         self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
+        self._lo, self._hi = (getattr(self.v, name).reshape(-1) for name in self.bounds)
         self._above, self._below = np.zeros(n, bool), np.zeros(n, bool)
 
     def output(self, t):
@@ -55,12 +67,12 @@ class _Band(Block):
         self._map()
 
     def indicator(self, t):
-        n = self._lo.size
+        n = self._n
         np.subtract(self._u, self._hi, out=self.z[:n])
         np.subtract(self._u, self._lo, out=self.z[n:])
 
     def crossing(self, t, crossed):
-        n = self._lo.size
+        n = self._n
         above, below = self._u - self._hi, self._u - self._lo
         mode = np.where((above > 0) | ((above == 0) & (crossed[:n] > 0)), 1.0,
                         np.where((below < 0) | ((below == 0) & (crossed[n:] < 0)), -1.0, 0.0))
@@ -68,27 +80,25 @@ class _Band(Block):
         self.xd[:] = mode
         return changed
 
-    # compiled form: P = [lo, hi] (n each); C_MAP is y in the modes above, below and
-    # between the thresholds, from u, lo and hi
+    # compiled form: C_MAP is y in the modes above, below and between the thresholds, from
+    # u, lo and hi
     C_MAP = None
 
     def lower(self, c):
-        n = self._lo.size
+        n = self._n
         if self.C_MAP is None:
             return None
-        above, below, inside = (e.format(u="in_u[i]", lo="P[i]", hi=f"P[{n} + i]")
-                                for e in self.C_MAP)
+        lo, hi = (f"P_{name}[i]" for name in self.bounds)
+        above, below, inside = (e.format(u="in_u[i]", lo=lo, hi=hi) for e in self.C_MAP)
         return Lowering({
             "output": c.loop(n, f"out_y[i] = xd[i] > 0.0 ? {above} : xd[i] < 0.0 ? {below} "
                                 f": {inside};"),
-            "indicator": c.loop(n, f"z[i] = in_u[i] - P[{n} + i]; z[{n} + i] = in_u[i] - P[i];"),
-            "crossing": c.loop(n, f"double above = in_u[i] - P[{n} + i], below = in_u[i] - P[i]; "
-                                  "double mode = above > 0 || (above == 0 && crossed[i] > 0) ? 1.0 : "
-                                  f"below < 0 || (below == 0 && crossed[{n} + i] < 0) ? -1.0 : 0.0; "
+            "indicator": c.loop(n, f"z[i] = in_u[i] - {hi}; z[{n} + i] = in_u[i] - {lo};"),
+            "crossing": c.loop(n, f"double above = in_u[i] - {hi}, below = in_u[i] - {lo}; "
+                                  "double mode = above > 0 || (above == 0 && crossed[i] > 0) ? "
+                                  "1.0 : below < 0 || (below == 0 && "
+                                  f"crossed[{n} + i] < 0) ? -1.0 : 0.0; "
                                   "if (mode != xd[i]) changed = 1; xd[i] = mode;")})
-
-    def pack(self):
-        return flat(self._lo, self._hi)
 
     def jacobian(self, pade=None):
         return static(np.diag([self.modes[float(m)][1] for m in self.xd]))
@@ -175,23 +185,36 @@ class Relay(Block):
     def ports(self):
         return [In("u")], [Out("y")]
 
+    _LEVELS = ("on", "off", "on_value", "off_value")
+
     def infer(self, shapes):
-        u = shapes["u"]
-        self._on, self._off, self._yon, self._yoff = fitted(
-            self.p, ("on", "off", "on_value", "off_value"), u)
+        u = self._shape = shapes["u"]
+        check_fits(self._LEVELS, self.p, u)
+        self._n = math.prod(u)
         return {"y": u}
 
+    def declare(self, d):  # the levels broadcast to the signal
+        for name in self._LEVELS:
+            d.param(name, self._shape)
+        d.value("x0")
+
+    def derive(self, p):
+        check_ordered(p, "off", "on")
+        return {}
+
     def discrete_state(self):
-        return np.full(self._on.size, 1.0 if self.p.x0 == "on" else 0.0)
+        return np.full(self._n, 1.0 if self.p.x0 == "on" else 0.0)
 
     def zero_crossings(self):
-        n = self._on.size
+        n = self._n
         return [RISING] * n + [FALLING] * n  # u - on (while off), u - off (while on)
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
         self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
-        n = self._on.size
+        self._on, self._off, self._yon, self._yoff = (getattr(self.v, name).reshape(-1)
+                                                      for name in self._LEVELS)
+        n = self._n
         self._state, self._off_state = np.zeros(n, bool), np.zeros(n, bool)
 
     def output(self, t):
@@ -200,7 +223,7 @@ class Relay(Block):
         np.copyto(self._y, self._yon, where=self._state)
 
     def indicator(self, t):
-        n, z = self._on.size, self.z
+        n, z = self._n, self.z
         np.not_equal(self.xd, 0.0, out=self._state)
         np.logical_not(self._state, out=self._off_state)
         np.subtract(self._u, self._on, out=z[:n])
@@ -215,18 +238,15 @@ class Relay(Block):
         self.xd[:] = new
         return changed
 
-    # compiled form: P = [on, off, on_value, off_value] (n each)
     def lower(self, c):
-        n = self._on.size
+        n = self._n
         return Lowering({
-            "output": c.loop(n, f"out_y[i] = xd[i] != 0.0 ? P[{2 * n} + i] : P[{3 * n} + i];"),
-            "indicator": c.loop(n, f"z[i] = xd[i] != 0.0 ? 1.0 : in_u[i] - P[i]; "
-                                   f"z[{n} + i] = xd[i] == 0.0 ? 1.0 : in_u[i] - P[{n} + i];"),
-            "crossing": c.loop(n, f"double now = xd[i] != 0.0 ? in_u[i] > P[{n} + i] : "
-                                  "in_u[i] >= P[i]; if (now != xd[i]) changed = 1; xd[i] = now;")})
-
-    def pack(self):
-        return flat(self._on, self._off, self._yon, self._yoff)
+            "output": c.loop(n, "out_y[i] = xd[i] != 0.0 ? P_on_value[i] : P_off_value[i];"),
+            "indicator": c.loop(n, f"z[i] = xd[i] != 0.0 ? 1.0 : in_u[i] - P_on[i]; "
+                                   f"z[{n} + i] = xd[i] == 0.0 ? 1.0 : in_u[i] - P_off[i];"),
+            "crossing": c.loop(n, "double now = xd[i] != 0.0 ? in_u[i] > P_off[i] : "
+                                  "in_u[i] >= P_on[i]; if (now != xd[i]) changed = 1; "
+                                  "xd[i] = now;")})
 
     def jacobian(self, pade=None):
         """The output depends on the mode alone: gain 0."""
@@ -258,20 +278,25 @@ class HitCrossing(Block):
         return [In("u")], [Out("n", feedthrough=())]
 
     def infer(self, shapes):
-        (self._offset,) = fitted(self.p, ("offset",), shapes["u"])
+        u = self._shape = shapes["u"]
+        check_fits(("offset",), self.p, u)
+        self._n = math.prod(u)
         self._direction = DIRECTIONS[self.p.direction]
-        return {"n": shapes["u"]}
+        return {"n": u}
+
+    def declare(self, d):
+        d.param("offset", self._shape)
 
     def discrete_state(self):
-        n = self._offset.size
-        return np.zeros(2 * n)  # the counts, then the side of the offset u is on (-1, 0, +1)
+        return np.zeros(2 * self._n)  # the counts, then the side of the offset u is on
 
     def zero_crossings(self):
-        return np.full(self._offset.size, self._direction)
+        return np.full(self._n, self._direction)
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        n = self._offset.size
+        n = self._n
+        self._offset = self.v.offset.reshape(-1)
         self._u, self._count, self._side = u[0].reshape(-1), xd[:n], xd[n:]
         self._d, self._moved = np.zeros(n), np.zeros(n, bool)
 
@@ -300,23 +325,20 @@ class HitCrossing(Block):
         self._side[:] = side
         return changed
 
-    # compiled form: P = [offset] (n); xd = [counts (n), sides (n)]; the direction in the code
+    # compiled form: xd = [counts (n), sides (n)]; the direction in the code
     def lower(self, c):
-        n = self._offset.size
+        n = self._n
         return Lowering({
             "output": c.loop(n, "out_n[i] = xd[i];"),
-            "advance": c.loop(n, f"double d = rt_sign(in_u[i] - P[i]); "
+            "advance": c.loop(n, f"double d = rt_sign(in_u[i] - P_offset[i]); "
                                  f"if (d != 0.0) xd[{n} + i] = d;"),
-            "indicator": c.loop(n, "z[i] = in_u[i] - P[i];"),
+            "indicator": c.loop(n, "z[i] = in_u[i] - P_offset[i];"),
             "crossing": c.loop(n, (
-                f"double d = in_u[i] - P[i], old = xd[{n} + i]; "
+                f"double d = in_u[i] - P_offset[i], old = xd[{n} + i]; "
                 "double side = d > 0 || (d == 0 && crossed[i] > 0) ? 1.0 : "
                 "d < 0 || (d == 0 && crossed[i] < 0) ? -1.0 : old; "
                 f"int turned = side * old < 0 && {self._direction} * side >= 0; "
                 f"xd[i] += turned; if (turned) changed = 1; xd[{n} + i] = side;"))})
-
-    def pack(self):
-        return flat(self._offset)
 
 
 class Backlash(Block):
@@ -343,27 +365,37 @@ class Backlash(Block):
         return [In("u")], [Out("y")]
 
     def infer(self, shapes):
-        u = shapes["u"]
-        width, x0 = fitted(self.p, ("width", "x0"), u)
-        self._half, self._width, self._x0 = width / 2, width, x0
+        u = self._shape = shapes["u"]
+        check_fits(("width", "x0"), self.p, u)
+        self._n = math.prod(u)
         return {"y": u}
+
+    def declare(self, d):  # the play's width and its half, broadcast to the signal
+        d.derived("half", self._shape)
+        d.param("width", self._shape)
+        d.value("x0")
+
+    def derive(self, p):
+        return {"half": np.broadcast_to(p.width, self._shape) / 2}
 
     def discrete_state(self):
         # per element: mode (0 open, +1 pushed up, -1 pushed down), the held y and, while
         # open, the play's edges lo = y - width/2 and hi = y + width/2 (set from u itself
         # at a turn, so that u - hi is exactly 0 there)
-        return np.concatenate([np.zeros(self._x0.size), self._x0, self._x0 - self._half,
-                               self._x0 + self._half])
+        x0, width = fitted(self.p, ("x0", "width"), self._shape)
+        half = width / 2
+        return np.concatenate([np.zeros(self._n), x0, x0 - half, x0 + half])
 
     def zero_crossings(self):
-        n = self._x0.size
+        n = self._n
         # open: u reaches the upper edge, the lower edge; pushed up (down): u turns back,
         # du/dt falling (rising) through 0
         return [RISING] * n + [FALLING] * n + [FALLING] * n + [RISING] * n
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        n = self._x0.size
+        n = self._n
+        self._half, self._width = self.v.half.reshape(-1), self.v.width.reshape(-1)
         self._u, self._y, self._du = u[0].reshape(-1), y[0].reshape(-1), self.du[0].reshape(-1)
         self._mode, self._held, self._lo, self._hi = (xd[k * n:(k + 1) * n] for k in range(4))
         self._up, self._down, self._engaged, self._not_up, self._not_down = (
@@ -394,7 +426,7 @@ class Backlash(Block):
             np.copyto(zk, 1.0, where=idle)
 
     def crossing(self, t, crossed):
-        n = self._x0.size
+        n = self._n
         u, du, mode, half = self._u, self._du, self._mode, self._half
         old = mode.copy()
         # pushed: stays pushed while u moves on (a turn is a crossing of du, or du already
@@ -419,14 +451,13 @@ class Backlash(Block):
         np.copyto(self._hi, u + self._width, where=at_bottom)
         return bool((at_top | at_bottom).any() or not np.array_equal(mode, old))
 
-    # compiled form: P = [width/2, width] (n each); xd = [mode, held, lo, hi]; du_u the rate
-    # of u the engine computes
+    # compiled form: xd = [mode, held, lo, hi]; du_u the rate of u the engine computes
     def lower(self, c):
-        n = self._x0.size
+        n = self._n
         mode, held, lo, hi = "xd[i]", f"xd[{n} + i]", f"xd[{2 * n} + i]", f"xd[{3 * n} + i]"
         return Lowering({
-            "output": c.loop(n, f"out_y[i] = {mode} > 0 ? in_u[i] - P[i] : {mode} < 0 ? "
-                                f"in_u[i] + P[i] : {held};"),
+            "output": c.loop(n, f"out_y[i] = {mode} > 0 ? in_u[i] - P_half[i] : {mode} < 0 ? "
+                                f"in_u[i] + P_half[i] : {held};"),
             "indicator": c.loop(n, (
                 f"double m = {mode}; z[i] = m != 0 ? 1.0 : in_u[i] - {hi}; "
                 f"z[{n} + i] = m != 0 ? 1.0 : in_u[i] - {lo}; "
@@ -443,11 +474,8 @@ class Backlash(Block):
                 "double now = up ? 1.0 : down ? -1.0 : 0.0; "
                 "int at_top = turned_up || (top && !up); "
                 "int at_bottom = turned_down || (bottom && !down); "
-                f"if (at_top || up) {held} = u - P[i]; "
-                f"if (at_bottom || down) {held} = u + P[i]; "
-                f"if (at_top) {{ {hi} = u; {lo} = u - P[{n} + i]; }} "
-                f"if (at_bottom) {{ {lo} = u; {hi} = u + P[{n} + i]; }} "
+                f"if (at_top || up) {held} = u - P_half[i]; "
+                f"if (at_bottom || down) {held} = u + P_half[i]; "
+                f"if (at_top) {{ {hi} = u; {lo} = u - P_width[i]; }} "
+                f"if (at_bottom) {{ {lo} = u; {hi} = u + P_width[i]; }} "
                 f"if (at_top || at_bottom || now != old) changed = 1; {mode} = now;"))})
-
-    def pack(self):
-        return flat(self._half, self._width)

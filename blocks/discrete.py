@@ -36,6 +36,9 @@ class _Discrete(ShapedByX0):
 
     slots = 1
 
+    def declare(self, d):
+        d.value("x0")
+
     def discrete_state(self):
         return np.tile(np.broadcast_to(self.p.x0, self._shape).ravel(), self.slots)
 

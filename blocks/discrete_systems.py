@@ -5,7 +5,7 @@ does not start on one) the output is the one the initial state gives with u = 0.
 """
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, flat
+from blocksim.accel.lowering import Lowering
 from blocksim.block import In, Jacobian, Out, Sample
 from blocksim.params import Param, ParamError
 
@@ -18,12 +18,12 @@ class _DiscreteLTI(_LinearOutput):
     """x[k+1] = A x[k] + B u[k], y[k] = C x[k] + D u[k] with x the discrete state.
     Subclasses call `_set` in __init__."""
 
-    def _set(self, A, B, C, D, x0):
-        super()._set(A, B, C, D, x0)
+    def _set(self):
+        super()._set()
         self.sample = Sample(self.p.period, self.p.offset)
 
     def discrete_state(self):
-        return self._x0
+        return self._initial()
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
@@ -33,16 +33,16 @@ class _DiscreteLTI(_LinearOutput):
 
     def initialize(self, t):
         # before the first hit: y = C x0 (the input is not sampled yet)
-        np.matmul(self._C, self.xd, out=self._y)
+        np.matmul(self.v.C, self.xd, out=self._y)
 
     def update(self, t):
-        np.matmul(self._A, self.xd, out=self._Ax)
-        np.matmul(self._B, self._u, out=self._Bu)
+        np.matmul(self.v.A, self.xd, out=self._Ax)
+        np.matmul(self.v.B, self._u, out=self._Bu)
         np.add(self._Ax, self._Bu, out=self.xd)
 
-    def lower(self, c):  # P = [A, B, C, D]
-        (n, m), q = self._B.shape, self._C.shape[0]
-        return Lowering({"initialize": f"rt_matmul(P + {n * n + n * m}, {q}, {n}, xd, 1, out_y);",
+    def lower(self, c):
+        n, q = self._shapes["B"][0], self._shapes["C"][0]
+        return Lowering({"initialize": f"rt_matmul(P_C, {q}, {n}, xd, 1, out_y);",
                          "output": self._linear_code("xd"),
                          "update": self._update_code("xd", "xd")})
 
@@ -70,10 +70,14 @@ class DiscreteStateSpace(_DiscreteLTI):
         SAMPLE_OFFSET,
         Param("x0", "value", 0.0, "initial state (n,)"),
     )
+    _values = ("A", "B", "C", "D", "x0")
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        self._set(*lti_matrices(self.p))
+        self._set()
+
+    def _matrices(self, p):
+        return lti_matrices(p)
 
 
 class DiscreteTransferFunction(_DiscreteLTI):
@@ -96,23 +100,27 @@ class DiscreteTransferFunction(_DiscreteLTI):
         SAMPLE_OFFSET,
         Param("x0", "value", 0.0, "initial state of the direct-form realisation (n,)"),
     )
+    _values = ("num", "den", "x0")
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        den = self.p.den.reshape(-1) if self.p.den.ndim <= 1 else self.p.den
+        self._set()
+
+    def _matrices(self, p):
+        den = p.den.reshape(-1) if p.den.ndim <= 1 else p.den
         if den.ndim == 1 and den.size and den[0] == 0:
             raise ParamError("den", f"the leading coefficient of den must not be zero, got "
                                     f"{den.tolist()}: remove leading zeros")
-        num, den = polynomial("num", self.p.num), polynomial("den", self.p.den)
+        num, den = polynomial("num", p.num), polynomial("den", p.den)
         A, B, C, D = tf_realisation(num, den)
         n = A.shape[0]
-        x0 = self.p.x0.reshape(-1)
+        x0 = p.x0.reshape(-1)
         if x0.size == 1:
             x0 = np.full(n, x0[0])
         if x0.shape != (n,):
             raise ParamError("x0", f"x0 must be a scalar or have {n} elements (deg den), got "
-                                   f"shape {self.p.x0.shape}")
-        self._set(A, B, C, D, x0)
+                                   f"shape {p.x0.shape}")
+        return A, B, C, D, x0
 
     def ports(self):
         return [In("u", shape=())], [Out("y", shape=(), feedthrough=self._feedthrough)]
@@ -152,8 +160,6 @@ class DiscreteIntegrator(_Discrete):
         p = self.p
         check_ordered(p, "lower", "upper")
         self.sample = Sample(p.period, p.offset)
-        a, c = _METHODS[p.method]
-        self._now, self._next = p.K * (p.period * a), p.K * (p.period * c)
 
     def ports(self):
         return self._x0_ports(feedthrough=() if self.p.method == "forward_euler" else ("u",))
@@ -166,6 +172,20 @@ class DiscreteIntegrator(_Discrete):
         # the state x, then a flag: 0 until the first hit's update (y[0] = x0 ignores u)
         return np.append(super().discrete_state(), 0.0)
 
+    # run data: the gains K*T*a (now) and K*T*c (next) and the limits, broadcast to the signal
+    def declare(self, d):
+        super().declare(d)
+        d.derived("now", self._shape)
+        d.derived("next", self._shape)
+        d.param("lower", self._shape)
+        d.param("upper", self._shape)
+        d.value("K")
+
+    def derive(self, p):
+        check_ordered(p, "lower", "upper")
+        a, c = _METHODS[p.method]
+        return {"now": p.K * (p.period * a), "next": p.K * (p.period * c)}
+
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
         size = xd.size - 1
@@ -174,39 +194,34 @@ class DiscreteIntegrator(_Discrete):
         self._scratch = np.zeros(self._shape)
 
     def initialize(self, t):
-        np.clip(self._x, self.p.lower, self.p.upper, out=self.y[0])
+        np.clip(self._x, self.v.lower, self.v.upper, out=self.y[0])
 
     def output(self, t):
-        y = self.y[0]
-        np.multiply(self._now, self.u[0], out=y)
+        y, v = self.y[0], self.v
+        np.multiply(v.now, self.u[0], out=y)
         y *= self._started[0]
         y += self._x
-        np.clip(y, self.p.lower, self.p.upper, out=y)
+        np.clip(y, v.lower, v.upper, out=y)
 
     def update(self, t):
-        np.multiply(self._next, self.u[0], out=self._scratch)
+        np.multiply(self.v.next, self.u[0], out=self._scratch)
         np.add(self.y[0], self._scratch, out=self._x)
         self._started[0] = 1.0
 
-    # compiled form: P = [K*T*a, K*T*c, lower, upper] (n each); xd = [x (n), started]
+    # compiled form: xd = [x (n), started]
     def lower(self, c):
         n = c.n_out["y"]
-        clip = f"rt_clip({{}}, P[{2 * n} + i], P[{3 * n} + i])"
+        clip = "rt_clip({}, P_lower[i], P_upper[i])"
         return Lowering({
             "initialize": c.loop(n, f"out_y[i] = {clip.format('xd[i]')};"),
-            "output": c.loop(n, f"out_y[i] = {clip.format(f'P[i] * in_u[i] * xd[{n}] + xd[i]')};"),
-            "update": c.loop(n, f"xd[i] = out_y[i] + P[{n} + i] * in_u[i];") + f"\nxd[{n}] = 1.0;"})
-
-    def pack(self):
-        return flat(*(np.broadcast_to(v, self._shape) for v in
-                      (self._now, self._next, self.p.lower, self.p.upper)))
+            "output": c.loop(n, f"out_y[i] = {clip.format(f'P_now[i] * in_u[i] * xd[{n}] + xd[i]')};"),
+            "update": c.loop(n, f"xd[i] = out_y[i] + P_next[i] * in_u[i];") + f"\nxd[{n}] = 1.0;"})
 
     def jacobian(self, pade=None):
         """After the first hit, per element: y = x + K*T*a*u and x[k+1] = y + K*T*c*u, or
         y = the limit (gain 0) where x + K*T*a*u lies outside [lower, upper]."""
-        shape = self._shape
-        now, after, lower, upper = (np.broadcast_to(v, shape).ravel() for v in (
-            self._now, self._next, self.p.lower, self.p.upper))
+        v = self.v
+        now, after, lower, upper = (a.ravel() for a in (v.now, v.next, v.lower, v.upper))
         raw = self._x.ravel() + now * self.u[0].ravel()
         g = ((raw >= lower) & (raw <= upper)).astype(float)
         return Jacobian(np.diag(g), np.diag(g * now + after), np.diag(g), np.diag(g * now),

@@ -13,7 +13,7 @@ from blocksim.block import Block, In, Out
 from blocksim.params import Param, ParamError
 from blocksim.engine.results import write_npz
 
-from .sources import TimeSeries
+from .sources import TimeSeries, series
 
 
 def _columns(value):
@@ -153,10 +153,15 @@ class FromFile(TimeSeries):
             pieces.append(values)
         values = pieces[0] if len(pieces) == 1 else \
             np.hstack([v.reshape(t.size, -1) for v in pieces])
-        self._series(t, values, "file", "file", where)
+        self._read = series(t, values, "file", "file", where,
+                            self.p.method == "linear")
+        self._series()
+
+    def _arrays(self, p):
+        return self._read  # the file's, read once (its parameters are structure)
 
     def ports(self):
-        return [], [Out("y", shape=self._values.shape[1:], feedthrough=())]
+        return [], [Out("y", shape=self._row, feedthrough=())]
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)

@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, flat
+from blocksim.accel.lowering import Lowering
 from blocksim.block import Block, Out, exact_time
 from blocksim.params import Param, ParamError
 
@@ -34,22 +34,39 @@ class Pulse(Block):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        if not self.p.width < 1.0:
-            raise ParamError("width", f"must be < 1 (a fraction of the period), got "
-                                      f"{self.p.width:g}")
-        p = self.p
-        self._delay, self._period = exact_time(p.delay), exact_time(p.period)
-        self._high = exact_time(p.width) * self._period
+        self.derive(self.p)
+        self._exact_of = None
 
     def ports(self):
         return [], [Out("y", shape=self.p.amplitude.shape, feedthrough=())]
 
+    def declare(self, d):
+        for name in ("delay", "period", "amplitude"):
+            d.param(name)
+        d.value("width")
+
+    def derive(self, p):
+        if not p.width < 1.0:
+            raise ParamError("width", f"must be < 1 (a fraction of the period), got "
+                                      f"{p.width:g}")
+        return {}
+
     def discrete_state(self):
         return np.zeros(1)  # 1 while high, 0 while low
 
+    def _exact(self):
+        """(delay, period, high time) as exact times, made once per set of values."""
+        p = self.p
+        if self._exact_of != (p.delay, p.period, p.width):
+            period = exact_time(p.period)
+            self._times = exact_time(p.delay), period, exact_time(p.width) * period
+            self._exact_of = (p.delay, p.period, p.width)
+        return self._times
+
     def edge(self, j):
         """Time of edge j: even j rising, odd j falling."""
-        return float(self._delay + j // 2 * self._period + (self._high if j % 2 else 0))
+        delay, period, high = self._exact()
+        return float(delay + j // 2 * period + (high if j % 2 else 0))
 
     def _edges_up_to(self, t):
         """The number of edges at or before t."""
@@ -77,27 +94,25 @@ class Pulse(Block):
         self.xd[0] = self._edges_up_to(t) % 2
 
     def output(self, t):
-        np.multiply(self.p.amplitude, self.xd[0], out=self.y[0])
+        np.multiply(self.v.amplitude, self.xd[0], out=self.y[0])
 
-    # ---- compiled form: P = [delay, period, amplitude]; series 0 the rising edges, 1 the
-    # falling ones (edge j is series j % 2 at j // 2)
+    # ---- compiled form: series 0 the rising edges, 1 the falling ones (edge j is series
+    # j % 2 at j // 2)
     def exact_times(self):
-        return [(self._delay, self._period), (self._delay + self._high, self._period)]
+        delay, period, high = self._exact()
+        return [(delay, period), (delay + high, period)]
 
     def lower(self, c):
         # the number of edges at or before t, as _edges_up_to (the floor is only a guess)
-        count = ("long long j = 0; if (t >= P[0]) { "
-                 "j = 2 * (long long)floor((t - P[0]) / P[1]); "
+        count = ("long long j = 0; if (t >= P_delay[0]) { "
+                 "j = 2 * (long long)floor((t - P_delay[0]) / P_period[0]); "
                  "while (SERIES(j % 2, j / 2) <= t) j++; "
                  "while (j > 0 && SERIES((j - 1) % 2, (j - 1) / 2) > t) j--; }")
         switch = f"{{ {count} xd[0] = (double)(j % 2); }}"
         return Lowering({
-            "output": c.loop(c.n_out["y"], "out_y[i] = P[2 + i] * xd[0];"),
+            "output": c.loop(c.n_out["y"], "out_y[i] = P_amplitude[i] * xd[0];"),
             "initialize": switch, "event": switch,
             "reschedule": f"{{ {count} SCHEDULE(SERIES(j % 2, j / 2)); }}"}, series=2)
-
-    def pack(self):
-        return flat(self.p.delay, self.p.period, self.p.amplitude)
 
 
 class Chirp(Block):
@@ -117,21 +132,22 @@ class Chirp(Block):
         Param("t1", "scalar", 10.0, "time at which the frequency reaches f1 (s)", positive=True),
     )
 
-    def __init__(self, name, params):
-        super().__init__(name, params)
-        p = self.p
-        self._a = 2.0 * math.pi * p.f0
-        self._b = math.pi * (p.f1 - p.f0) / p.t1
-
     def ports(self):
         return [], [Out("y", shape=self.p.amplitude.shape, feedthrough=())]
 
+    def declare(self, d):  # y = amplitude*sin(t*(a + b*t))
+        d.derived("a", ())
+        d.derived("b", ())
+        d.param("amplitude")
+        d.value("f0", "f1", "t1")
+
+    def derive(self, p):
+        return {"a": 2.0 * math.pi * p.f0, "b": math.pi * (p.f1 - p.f0) / p.t1}
+
     def output(self, t):
-        np.multiply(self.p.amplitude, math.sin(t * (self._a + self._b * t)), out=self.y[0])
+        v = self.v
+        np.multiply(v.amplitude, math.sin(t * (v.a + v.b * t)), out=self.y[0])
 
-    def lower(self, c):  # P = [a, b, amplitude]
-        return Lowering({"output": c.loop(c.n_out["y"],
-                                          "out_y[i] = P[2 + i] * sin(t * (P[0] + P[1] * t));")})
-
-    def pack(self):
-        return flat(self._a, self._b, self.p.amplitude)
+    def lower(self, c):
+        return Lowering({"output": c.loop(c.n_out["y"], "out_y[i] = P_amplitude[i] * "
+                                                        "sin(t * (P_a[0] + P_b[0] * t));")})

@@ -1,7 +1,7 @@
 """Lookup tables: y(u) from a 1-D table and z(u1, u2) from a 2-D table, element-wise."""
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, flat
+from blocksim.accel.lowering import Lowering
 from blocksim.block import Block, In, Out
 from blocksim.params import Param, ParamError
 
@@ -55,7 +55,17 @@ class Lookup(Block):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        p = self.p
+        tables = self._tables(self.p)
+        self._shapes = {name: a.shape for name, a in tables.items()}
+        self._extrapolate = self.p.extrapolation == "linear"
+        steps = {"nearest": self._nearest, "previous": self._previous, "next": self._next}
+        self.output = steps.get(self.p.method, self._pieces)
+
+    @staticmethod
+    def _tables(p):
+        """The arrays the method looks up (the run data), checked: nearest: the midpoints
+        between the breakpoints and y; previous, next: x and y; the others: x, the pieces'
+        coefficients c and the slopes at both ends."""
         cubic = p.method in ("pchip", "spline", "cubic spline")
         x = _breakpoints("x", p.x, 2 if cubic else 1)
         y = p.y.reshape(-1) if p.y.ndim <= 1 else p.y
@@ -65,27 +75,32 @@ class Lookup(Block):
         if p.extrapolation == "linear" and p.method not in SMOOTH:
             raise ParamError("extrapolation", f"linear extrapolation needs a method with a "
                                               f"slope (linear, pchip, spline), not {p.method}")
-        self._x, self._y = x, y
-        self._extrapolate = p.extrapolation == "linear"
-        self._midpoints = 0.5 * (x[1:] + x[:-1])
-        steps = {"nearest": self._nearest, "previous": self._previous, "next": self._next}
-        if p.method in steps:
-            self.output = steps[p.method]
-            return
+        if p.method == "nearest":
+            return {"midpoints": 0.5 * (x[1:] + x[:-1]), "y": y}
+        if p.method in ("previous", "next"):
+            return {"x": x, "y": y}
         # Pieces y = c0 + c1 d + c2 d^2 + c3 d^3, d = u - x[i], on [x[i], x[i+1]], and a
         # constant last piece y[-1] from x[-1] on (the end value exact, not rounded).
         if cubic:
             from scipy.interpolate import CubicSpline, PchipInterpolator
             f = PchipInterpolator(x, y) if p.method == "pchip" else CubicSpline(x, y)
             inner = f.c[::-1]  # scipy stores the highest power first
-            self._slopes = (float(f(x[0], 1)), float(f(x[-1], 1)))
+            slopes = (float(f(x[0], 1)), float(f(x[-1], 1)))
         else:
             inner = np.vstack([y[:-1], np.diff(y) / np.diff(x)])
-            self._slopes = (inner[1, 0], inner[1, -1]) if x.size > 1 else (0.0, 0.0)
-        self._c = np.zeros((inner.shape[0], x.size))
-        self._c[:, :-1] = inner
-        self._c[0, -1] = y[-1]
-        self.output = self._pieces
+            slopes = (inner[1, 0], inner[1, -1]) if x.size > 1 else (0.0, 0.0)
+        c = np.zeros((inner.shape[0], x.size))
+        c[:, :-1] = inner
+        c[0, -1] = y[-1]
+        return {"x": x, "c": c, "slopes": np.array(slopes)}
+
+    def declare(self, d):
+        for name, shape in self._shapes.items():
+            d.derived(name, shape)
+        d.value("x", "y")
+
+    def derive(self, p):
+        return self._tables(p)
 
     def ports(self):
         return [In("u")], [Out("y")]
@@ -99,7 +114,8 @@ class Lookup(Block):
         self._d = np.zeros(self._shape)
 
     def _pieces(self, t):
-        u, y, x, c = self.u[0], self.y[0], self._x, self._c
+        v = self.v
+        u, y, x, c = self.u[0], self.y[0], v.x, v.c
         d = self._d
         np.clip(u, x[0], x[-1], out=d)
         i = np.searchsorted(x, d, side="right") - 1
@@ -112,56 +128,51 @@ class Lookup(Block):
         if self._extrapolate:
             np.subtract(u, x[0], out=d)
             np.minimum(d, 0.0, out=d)
-            d *= self._slopes[0]
+            d *= v.slopes[0]
             y += d
             np.subtract(u, x[-1], out=d)
             np.maximum(d, 0.0, out=d)
-            d *= self._slopes[1]
+            d *= v.slopes[1]
             y += d
 
     def _nearest(self, t):
-        self.y[0][...] = self._y[np.searchsorted(self._midpoints, self.u[0], side="right")]
+        v = self.v
+        self.y[0][...] = v.y[np.searchsorted(v.midpoints, self.u[0], side="right")]
 
     def _previous(self, t):
-        i = np.searchsorted(self._x, self.u[0], side="right") - 1
-        self.y[0][...] = self._y[np.maximum(i, 0)]
+        v = self.v
+        i = np.searchsorted(v.x, self.u[0], side="right") - 1
+        self.y[0][...] = v.y[np.maximum(i, 0)]
 
     def _next(self, t):
-        i = np.searchsorted(self._x, self.u[0], side="left")
-        self.y[0][...] = self._y[np.minimum(i, self._x.size - 1)]
+        v = self.v
+        i = np.searchsorted(v.x, self.u[0], side="left")
+        self.y[0][...] = v.y[np.minimum(i, v.x.size - 1)]
 
-    # ---- compiled form. pieces: P = [x (N), c (m rows of N), slope at x[0], at x[-1]];
-    # nearest: P = [midpoints (N - 1), y (N)]; previous, next: P = [x (N), y (N)]
+    # ---- compiled form
     def lower(self, c):
-        n, N = c.n_out["y"], self._x.size
+        n = c.n_out["y"]
+        N = self._shapes["y" if "y" in self._shapes else "x"][0]
         if self.output == self._nearest:
-            value = f"P[{N - 1} + rt_search_right(P, {N - 1}, in_u[i])]"
+            value = f"P_y[rt_search_right(P_midpoints, {N - 1}, in_u[i])]"
         elif self.output == self._previous:
-            value = f"P[{N} + PYMAX(rt_search_right(P, {N}, in_u[i]) - 1, 0)]"
+            value = f"P_y[PYMAX(rt_search_right(P_x, {N}, in_u[i]) - 1, 0)]"
         elif self.output == self._next:
-            value = f"P[{N} + PYMIN(rt_search_left(P, {N}, in_u[i]), {N - 1})]"
+            value = f"P_y[PYMIN(rt_search_left(P_x, {N}, in_u[i]), {N - 1})]"
         if self.output != self._pieces:
             return Lowering({"output": c.loop(n, f"out_y[i] = {value};")})
-        m = self._c.shape[0]
-        coef = lambda k: f"P[{N * (1 + k)} + j]"  # noqa: E731  c[k, j], j the piece
+        m = self._shapes["c"][0]
+        coef = lambda k: f"P_c[{N * k} + j]"  # noqa: E731  c[k, j], j the piece
         horner = [f"double y = {coef(m - 1)} * d;"]
         for k in range(m - 2, -1, -1):
             horner.append(f"y += {coef(k)};" + (" y *= d;" if k else ""))
-        ends = N * (1 + m)
         if self._extrapolate:
-            horner.append(f"y += rt_minimum(in_u[i] - P[0], 0.0) * P[{ends}]; "
-                          f"y += rt_maximum(in_u[i] - P[{N - 1}], 0.0) * P[{ends + 1}];")
+            horner.append(f"y += rt_minimum(in_u[i] - P_x[0], 0.0) * P_slopes[0]; "
+                          f"y += rt_maximum(in_u[i] - P_x[{N - 1}], 0.0) * P_slopes[1];")
         return Lowering({"output": c.loop(n, (
-            f"double d = rt_clip(in_u[i], P[0], P[{N - 1}]); "
-            f"int j = rt_search_right(P, {N}, d) - 1; d -= P[j]; "
+            f"double d = rt_clip(in_u[i], P_x[0], P_x[{N - 1}]); "
+            f"int j = rt_search_right(P_x, {N}, d) - 1; d -= P_x[j]; "
             + " ".join(horner) + " out_y[i] = y;"))})
-
-    def pack(self):
-        if self.output == self._nearest:
-            return flat(self._midpoints, self._y)
-        if self.output != self._pieces:
-            return flat(self._x, self._y)
-        return flat(self._x, self._c, self._slopes)
 
 
 class Lookup2D(Block):
@@ -185,16 +196,30 @@ class Lookup2D(Block):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        p = self.p
-        self._x = _breakpoints("x", p.x, 2)
-        self._y = _breakpoints("y", p.y, 2)
-        if p.z.shape != (self._x.size, self._y.size):
-            raise ParamError("z", f"expected shape ({self._x.size}, {self._y.size}) (len x, "
-                                  f"len y), got {p.z.shape}")
-        self._xmid = 0.5 * (self._x[1:] + self._x[:-1])
-        self._ymid = 0.5 * (self._y[1:] + self._y[:-1])
-        if p.method == "nearest":
+        x, y = self._tables(self.p)[:2]
+        self._nx, self._ny = x.size, y.size
+        if self.p.method == "nearest":
             self.output = self._nearest
+
+    @staticmethod
+    def _tables(p):
+        """The breakpoints (checked), the table and the midpoints between breakpoints."""
+        x, y = _breakpoints("x", p.x, 2), _breakpoints("y", p.y, 2)
+        if p.z.shape != (x.size, y.size):
+            raise ParamError("z", f"expected shape ({x.size}, {y.size}) (len x, "
+                                  f"len y), got {p.z.shape}")
+        return x, y, p.z, 0.5 * (x[1:] + x[:-1]), 0.5 * (y[1:] + y[:-1])
+
+    _NAMES = ("x", "y", "z", "xmid", "ymid")
+
+    def declare(self, d):
+        nx, ny = self._nx, self._ny
+        for name, shape in zip(self._NAMES, [(nx,), (ny,), (nx, ny), (nx - 1,), (ny - 1,)]):
+            d.derived(name, shape)
+        d.value("x", "y", "z")
+
+    def derive(self, p):
+        return dict(zip(self._NAMES, self._tables(p)))
 
     def ports(self):
         return [In("u1"), In("u2")], [Out("y")]
@@ -210,36 +235,33 @@ class Lookup2D(Block):
         return i, (u - breaks[i]) / (breaks[i + 1] - breaks[i])
 
     def output(self, t):
-        z = self.p.z
-        i, s = self._cell(self._x, self.u[0])
-        j, r = self._cell(self._y, self.u[1])
+        v = self.v
+        z = v.z
+        i, s = self._cell(v.x, self.u[0])
+        j, r = self._cell(v.y, self.u[1])
         self.y[0][...] = ((1 - s) * ((1 - r) * z[i, j] + r * z[i, j + 1])
                           + s * ((1 - r) * z[i + 1, j] + r * z[i + 1, j + 1]))
 
     def _nearest(self, t):
-        i = np.searchsorted(self._xmid, self.u[0], side="right")
-        j = np.searchsorted(self._ymid, self.u[1], side="right")
-        self.y[0][...] = self.p.z[i, j]
+        v = self.v
+        i = np.searchsorted(v.xmid, self.u[0], side="right")
+        j = np.searchsorted(v.ymid, self.u[1], side="right")
+        self.y[0][...] = v.z[i, j]
 
-    # compiled form: P = [x (nx), y (ny), z (nx rows of ny), x midpoints, y midpoints]
     def lower(self, c):
-        nx, ny = self._x.size, self._y.size
-        z, xmid, ymid = nx + ny, nx + ny + nx * ny, nx + ny + nx * ny + nx - 1
+        nx, ny = self._nx, self._ny
         u1, u2 = c.elem("u1"), c.elem("u2")
         if self.output == self._nearest:
-            value = (f"P[{z} + rt_search_right(P + {xmid}, {nx - 1}, {u1}) * {ny} "
-                     f"+ rt_search_right(P + {ymid}, {ny - 1}, {u2})]")
+            value = (f"P_z[rt_search_right(P_xmid, {nx - 1}, {u1}) * {ny} "
+                     f"+ rt_search_right(P_ymid, {ny - 1}, {u2})]")
             return Lowering({"output": c.loop(c.n_out["y"], f"out_y[i] = {value};")})
-        cell = ("double {v} = rt_clip({u}, P[{b}], P[{b} + {n} - 1]); "
-                "int {k} = rt_search_right(P + {b}, {n}, {v}) - 1; "
+        cell = ("double {v} = rt_clip({u}, {b}[0], {b}[{n} - 1]); "
+                "int {k} = rt_search_right({b}, {n}, {v}) - 1; "
                 "{k} = {k} < 0 ? 0 : {k} > {n} - 2 ? {n} - 2 : {k}; "
-                "{f} = ({v} - P[{b} + {k}]) / (P[{b} + {k} + 1] - P[{b} + {k}]);")
-        Z = lambda di, dj: f"P[{z} + (ix + {di}) * {ny} + iy + {dj}]"  # noqa: E731
+                "{f} = ({v} - {b}[{k}]) / ({b}[{k} + 1] - {b}[{k}]);")
+        Z = lambda di, dj: f"P_z[(ix + {di}) * {ny} + iy + {dj}]"  # noqa: E731
         return Lowering({"output": c.loop(c.n_out["y"], (
-            "double s, r; " + cell.format(v="a", u=u1, b=0, n=nx, k="ix", f="s") + " "
-            + cell.format(v="b", u=u2, b=nx, n=ny, k="iy", f="r")
+            "double s, r; " + cell.format(v="a", u=u1, b="P_x", n=nx, k="ix", f="s") + " "
+            + cell.format(v="b", u=u2, b="P_y", n=ny, k="iy", f="r")
             + f" out_y[i] = (1 - s) * ((1 - r) * {Z(0, 0)} + r * {Z(0, 1)}) "
               f"+ s * ((1 - r) * {Z(1, 0)} + r * {Z(1, 1)});"))})
-
-    def pack(self):
-        return flat(self._x, self._y, self.p.z, self._xmid, self._ymid)

@@ -2,10 +2,11 @@
 import numpy as np
 
 from blocksim.accel.expression import lower_expression
-from blocksim.accel.lowering import Lowering, flat
+from blocksim.accel.lowering import Lowering, LoweringError
 from blocksim.language import derivatives, expr
 from blocksim.block import Block, In, Out, PortError
 from blocksim.params import Param, ParamError
+from blocksim.rundata import Structural
 
 from .conditioning import ConditionWatch, watched_functions
 from .linearisation import broadcast, static
@@ -38,24 +39,24 @@ class Gain(Block):
         if y != u:
             raise PortError("u", f"gain of shape {K} would change the signal's shape {u} to {y}")
         self.output = self._elementwise  # bound once: the plan calls it directly
+        self._y = y
         return {"y": y}
 
+    def declare(self, d):
+        d.param("K", None if self._matrix else self._y)  # element-wise: K broadcast to y
+
     def _elementwise(self, t):
-        np.multiply(self.p.K, self.u[0], out=self.y[0])
+        np.multiply(self.v.K, self.u[0], out=self.y[0])
 
     def _matmul(self, t):
-        np.matmul(self.p.K, self.u[0], out=self.y[0])
+        np.matmul(self.v.K, self.u[0], out=self.y[0])
 
     def lower(self, c):
         if self.output == self._elementwise:
-            return Lowering({"output": c.loop(c.n_out["y"], "out_y[i] = P[i] * in_u[i];")})
+            return Lowering({"output": c.loop(c.n_out["y"], "out_y[i] = P_K[i] * in_u[i];")})
         (r, inner), u = self.p.K.shape, c.shape_in["u"]
-        return Lowering({"output": f"rt_matmul(P, {r}, {inner}, in_u, {u[1] if len(u) == 2 else 1}, out_y);"})
-
-    def pack(self):
-        if self.output == self._elementwise:
-            return flat(np.broadcast_to(self.p.K, self.y[0].shape))
-        return flat(self.p.K)
+        return Lowering({"output": f"rt_matmul(P_K, {r}, {inner}, in_u, "
+                                   f"{u[1] if len(u) == 2 else 1}, out_y);"})
 
     def jacobian(self, pade=None):
         """y = K*u: diag(K broadcast); y = K @ u with u (k, r): kron(K, I_r)."""
@@ -249,11 +250,15 @@ class Function(Block):
                 expr.check_not_reserved(input_name)
         except expr.ExprError as e:
             raise ParamError("inputs", str(e)) from None
+        self._watch = ConditionWatch("a matrix its expression inverts")
+        self._f = self._compiled_expression()
+
+    def _compiled_expression(self):
+        """The expression compiled with the parameters' values it reads."""
         try:
-            self._watch = ConditionWatch("a matrix its expression inverts")
-            self._f = expr.compile_expr(self.p.expr, self.p.inputs, self.p._names,
-                                        dotted=self.p._dotted,
-                                        functions=self._functions(self._watch))
+            return expr.compile_expr(self.p.expr, self.p.inputs, self.p._names,
+                                     dotted=self.p._dotted,
+                                     functions=self._functions(self._watch))
         except expr.Unavailable:  # a parameter it uses failed: reported there
             raise
         except expr.ExprError as e:
@@ -271,6 +276,7 @@ class Function(Block):
 
     def infer(self, shapes):
         shapes = [shapes[n] for n in self.p.inputs]
+        self._shapes = tuple(tuple(s) for s in shapes)
         rng = np.random.default_rng(0)
         samples = ([np.zeros(s) for s in shapes],
                    [np.asarray(rng.uniform(0.5, 1.5, s)) for s in shapes])
@@ -317,25 +323,53 @@ class Function(Block):
     def notes(self):
         return self._watch.notes()
 
+    def values_changed(self):
+        self._f = self._compiled_expression()
+
     # ---- compiled form: the expression lowered operation by operation (accel.expression);
-    # P = its constants' values, W the watch of its inversions (ConditionWatch.WORK, handed
-    # back after a failed run) then its temporaries
-    def _compiled(self, shapes):
-        shapes = tuple(tuple(shapes[n]) for n in self.p.inputs)
-        if getattr(self, "_lowered", (None,))[0] != shapes:
-            self._lowered = shapes, lower_expression(
-                self.p.expr, self.p.inputs, shapes, self.p._names, dotted=self.p._dotted,
-                functions=self._functions(ConditionWatch("")),  # traced: watched by none
-                watch=(ConditionWatch.WORK, ConditionWatch.C_SEE))
-        return self._lowered[1]
+    # the values it folded into constants (the parameters it reads) are its run data
+    # (P_constants): a parameter's new value changes them, not the code (a fact: a value
+    # that decides a shape, as a slice bound, changes the code). The workspace holds the
+    # watch of its inversions (W_watch, handed back after a failed run), the scratch its
+    # temporaries.
+    def _lowering(self, p):
+        """The expression's compiled form with the names of `p` (cached for the block's
+        own), or None: it has none (LoweringError, raised again by `lower`)."""
+        cached = getattr(self, "_lowered", None)
+        if cached is not None and cached[0] is p._names:
+            return cached[1]
+        try:
+            low = lower_expression(self.p.expr, self.p.inputs, self._shapes, p._names,
+                                   dotted=p._dotted,
+                                   functions=self._functions(ConditionWatch("")),  # traced
+                                   watch=ConditionWatch.C_SEE)
+        except LoweringError as e:
+            low = e
+        if p is self.p:
+            self._lowered = p._names, low
+        return low
+
+    def declare(self, d):
+        low = self._lowering(self.p)
+        if isinstance(low, LoweringError):
+            return
+        d.derived("constants", low.constants.shape)
+        d.value("_names")
+        d.fact("code")
+        d.work("watch", ConditionWatch.WORK)
+
+    def derive(self, p):
+        low = self._lowering(p)
+        if isinstance(low, LoweringError):
+            raise Structural(str(low))
+        return {"constants": low.constants, "code": (low.code, low.scratch)}
 
     def lower(self, c):
-        compiled = self._compiled(c.shape_in)
-        return Lowering({"output": compiled.code, "initialize": ""}, work=compiled.work,
+        low = self._lowering(self.p)
+        if isinstance(low, LoweringError):
+            raise low
+        return Lowering({"output": low.code, "initialize": ""}, scratch=low.scratch,
                         doc=f"y = {self.p.expr}")
 
-    def pack(self):
-        return self._compiled({n: np.shape(u) for n, u in zip(self.p.inputs, self.u)}).params
-
     def compiled_work(self, work):
-        self._watch.load(work[:len(ConditionWatch.WORK)])
+        self._watch.load(work.watch)

@@ -1,7 +1,7 @@
 """The PID controller, continuous or discrete, with output limits and anti-windup."""
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, flat
+from blocksim.accel.lowering import Lowering
 from blocksim.block import EITHER, Block, In, Jacobian, Out, Sample
 from blocksim.params import Param
 
@@ -10,9 +10,16 @@ from blocksim.params import Param
 from .discrete import SAMPLE_OFFSET
 from .discrete_systems import _METHODS
 from .linearisation import mode_words
-from .param_checks import check_ordered, fitted
+from .param_checks import check_fits, check_ordered, fitted
 
 _GAINS = ("Kp", "Ki", "Kd", "N", "lower", "upper", "Kb", "x0")
+_WORK = ("d", "w", "i", "f")  # the discrete integrators' inputs and outputs (compiled)
+
+
+def _facts(p):
+    """(direct feedthrough: Kp or Kd non-zero, a finite limit), which decide the structure."""
+    return (bool(np.any(p.Kp != 0) or np.any(p.Kd != 0)),
+            bool(np.isfinite(np.r_[p.lower.ravel(), p.upper.ravel()]).any()))
 
 
 class Pid(Block):
@@ -75,12 +82,9 @@ class Pid(Block):
         if self.discrete:
             self.sample = Sample(p.period, p.offset)
             self.output, self.update = self._discrete_output, self._discrete_update
-            a, c = _METHODS[p.method]
-            self._Ta, self._Tc = p.period * a, p.period * c
-        self._direct = bool(np.any(p.Kp != 0) or np.any(p.Kd != 0))
-        limited = bool(np.isfinite(np.r_[p.lower.ravel(), p.upper.ravel()]).any())
+        self._direct, self._limited = _facts(p)
         # sliding along a limit needs e's rate (clamping, continuous, with a finite limit)
-        self.rates = ("e",) if self._clamping and not self.discrete and limited else ()
+        self.rates = ("e",) if self._clamping and not self.discrete and self._limited else ()
         if self.rates:
             self.advance = self._hold_at_limit
 
@@ -90,12 +94,34 @@ class Pid(Block):
     def infer(self, shapes):
         shape = shapes["e"]
         self._shape, self._n = shape, int(np.prod(shape, dtype=int))
-        for name, value in zip(_GAINS, fitted(self.p, _GAINS, shape, port="e")):
-            setattr(self, "_" + name, value)
-        self._Nf = np.where(self._Kd != 0.0, self._N, 0.0)  # the filter's rate, 0 unused
-        if self.discrete:  # the filter's gain d = gain*(Kd*e - xf) after the first hit
-            self._dgain = self._N / (1.0 + self._N * self._Ta)
+        check_fits(_GAINS, self.p, shape, port="e")
         return {"u": shape}
+
+    # run data: every gain, limit and x0 broadcast to e's shape; the filter's rate Nf (0
+    # where Kd = 0: unused); discrete: the filter's gain after the first hit, d =
+    # dgain*(Kd*e - xf), and the method's T*a, T*c (Ta, Tc)
+    def declare(self, d):
+        for name in _GAINS:
+            d.param(name, self._shape)
+        d.derived("Nf", self._shape)
+        if self.discrete:
+            d.derived("dgain", self._shape)
+            d.derived("Ta", ())
+            d.derived("Tc", ())
+            for name in _WORK:
+                d.work(name, self._n)
+        d.fact("direct", "limited")
+
+    def derive(self, p):
+        check_ordered(p, "lower", "upper")
+        Kd, N = (np.broadcast_to(v, self._shape) for v in (p.Kd, p.N))
+        out = {"Nf": np.where(Kd != 0.0, N, 0.0)}
+        out["direct"], out["limited"] = _facts(p)
+        if self.discrete:
+            a, c = _METHODS[p.method]
+            out["Ta"], out["Tc"] = p.period * a, p.period * c
+            out["dgain"] = N / (1.0 + N * out["Ta"])
+        return out
 
     def initial_shapes(self):
         return {"u": np.broadcast_shapes(*(getattr(self.p, n).shape for n in _GAINS))}
@@ -103,12 +129,14 @@ class Pid(Block):
     def continuous_state(self):
         if self.discrete:
             return None
-        return np.concatenate([self._x0, np.zeros(self._n)])  # xi, xf
+        (x0,) = fitted(self.p, ("x0",), self._shape, port="e")
+        return np.concatenate([x0, np.zeros(self._n)])  # xi, xf
 
     def discrete_state(self):
         n = self._n
         if self.discrete:  # xi, xf, then 0 until the first hit's update
-            return np.concatenate([self._x0, np.zeros(n), [0.0]])
+            (x0,) = fitted(self.p, ("x0",), self._shape, port="e")
+            return np.concatenate([x0, np.zeros(n), [0.0]])
         # linear (1/0), held (the limit while saturated, else 0), integrating (1/0),
         # sliding (+1 / -1 along the upper / lower limit, else 0); then, while sliding, the
         # integral that holds u_raw at the limit, the P and D terms it was computed from and
@@ -116,7 +144,7 @@ class Pid(Block):
         return np.concatenate([np.ones(n), np.zeros(n), np.ones(n), np.zeros(6 * n)])
 
     def zero_crossings(self):
-        if self.discrete or not np.isfinite(np.r_[self._lower, self._upper]).any():
+        if self.discrete or not self._limited:
             return None
         k = 5 if self._clamping else 2
         # u_raw - upper, u_raw - lower; clamping: Ki*e, and while sliding r - Ki*e, r
@@ -125,6 +153,11 @@ class Pid(Block):
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
         n = self._n
+        for name in _GAINS + ("Nf", "dgain"):  # flat views of the run's values
+            if hasattr(self.v, name):
+                setattr(self, "_" + name, getattr(self.v, name).reshape(-1))
+        if self.discrete:
+            self._Ta, self._Tc = self.v.Ta, self.v.Tc
         self._e = u[0].reshape(-1)
         self._u = y[0].reshape(-1)
         self._raw = np.zeros(n)
@@ -280,13 +313,12 @@ class Pid(Block):
                 return ("beyond", s)
         return 0
 
-    # ---- compiled form: P = [Kp, Ki, Kd, N, lower, upper, Kb, x0, Nf] (n each), discrete:
-    # then [N/(1 + N*Ta) (n), Ta, Tc]. Continuous: x = [xi, xf], xd = [linear, held,
-    # integrating, sliding, hold, hold_pd, hold_t]; discrete: xd = [xi, xf, started], W the
-    # integrators' inputs and outputs from output to update (d, w, i, f)
+    # ---- compiled form. Continuous: x = [xi, xf], xd = [linear, held, integrating,
+    # sliding, hold, hold_pd, hold_t]; discrete: xd = [xi, xf, started], and a workspace of
+    # the integrators' inputs and outputs from output to update (d, w, i, f)
     def lower(self, c):
         n = self._n
-        P = {name: f"P[{k * n} + i]" for k, name in enumerate(_GAINS + ("Nf", "dgain"))}
+        P = {name: f"P_{name}[i]" for name in _GAINS + ("Nf", "dgain")}
         return self._lower_discrete(n, P, c) if self.discrete else \
             self._lower_continuous(n, P, c)
 
@@ -364,8 +396,8 @@ class Pid(Block):
     def _lower_discrete(self, n, P, c):
         """_discrete_output and _discrete_update element by element; a block-wide branch of
         numpy's (outside.any()) is a flag over the elements."""
-        Ta, Tc = f"P[{10 * n}]", f"P[{10 * n + 1}]"
-        wd, ww, wi, wf = (f"W[{k * n} + i]" for k in range(4))
+        Ta, Tc = "P_Ta[0]", "P_Tc[0]"
+        wd, ww, wi, wf = (f"W_{name}[i]" for name in _WORK)
         clip = f"rt_clip({{}}, {P['lower']}, {P['upper']})"
         output = [
             f"double started = xd[{2 * n}], Ta = {Ta} * started; int any = 0; "
@@ -391,13 +423,7 @@ class Pid(Block):
             "initialize": c.loop(n, f"out_u[i] = {clip.format('xd[i]')};"),
             "output": "\n".join(output),
             "update": c.loop(n, f"xd[i] = {wi} + {Tc} * {ww}; xd[{n} + i] = {wf} + {Tc} * {wd};")
-                      + f"\nxd[{2 * n}] = 1.0;"}, work=np.zeros(4 * n))
-
-    def pack(self):
-        gains = (getattr(self, "_" + name) for name in _GAINS)
-        if not self.discrete:
-            return flat(*gains, self._Nf)
-        return flat(*gains, self._Nf, self._dgain, self._Ta, self._Tc)
+                      + f"\nxd[{2 * n}] = 1.0;"})
 
     # ---- discrete ----------------------------------------------------------------------------
     def _discrete_output(self, t):

@@ -1,7 +1,7 @@
 """The quantizer: a staircase whose every step is a located event."""
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, flat
+from blocksim.accel.lowering import Lowering
 from blocksim.block import EITHER, Block, In, Out
 from blocksim.params import Param
 
@@ -31,6 +31,9 @@ class Quantizer(Block):
         self._n = int(np.prod(self._shape, dtype=int))
         return {"y": self._shape}
 
+    def declare(self, d):
+        d.param("interval")
+
     def discrete_state(self):
         return np.zeros(self._n)  # the level k of each element
 
@@ -42,10 +45,10 @@ class Quantizer(Block):
         self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
 
     def output(self, t):
-        np.multiply(self.xd, self.p.interval, out=self._y)
+        np.multiply(self.xd, self.v.interval, out=self._y)
 
     def indicator(self, t):
-        n, q, z = self._n, self.p.interval, self.z
+        n, q, z = self._n, self.v.interval, self.z
         np.add(self.xd, 0.5, out=z[:n])
         z[:n] *= -q
         z[:n] += self._u
@@ -54,7 +57,7 @@ class Quantizer(Block):
         z[n:] += self._u
 
     def crossing(self, t, crossed):
-        n, q = self._n, self.p.interval
+        n, q = self._n, self.v.interval
         level = _round(self._u / q)
         # at a threshold itself (u exactly (k +- 1/2) q) the crossing's direction decides
         up, down = crossed[:n] > 0, crossed[n:] < 0
@@ -65,19 +68,17 @@ class Quantizer(Block):
         self.xd[:] = level
         return changed
 
-    # compiled form: P = [interval]; xd = the level of each element
+    # compiled form: xd = the level of each element
     def lower(self, c):
         n = self._n
+        q = "P_interval[0]"
         return Lowering({
-            "output": c.loop(n, "out_y[i] = xd[i] * P[0];"),
-            "indicator": c.loop(n, f"z[i] = (xd[i] + 0.5) * -P[0] + in_u[i]; "
-                                   f"z[{n} + i] = (xd[i] - 0.5) * -P[0] + in_u[i];"),
+            "output": c.loop(n, f"out_y[i] = xd[i] * {q};"),
+            "indicator": c.loop(n, f"z[i] = (xd[i] + 0.5) * -{q} + in_u[i]; "
+                                   f"z[{n} + i] = (xd[i] - 0.5) * -{q} + in_u[i];"),
             "crossing": c.loop(n, (
-                "double v = in_u[i] / P[0], level = rt_sign(v) * floor(fabs(v) + 0.5); "
+                f"double v = in_u[i] / {q}, level = rt_sign(v) * floor(fabs(v) + 0.5); "
                 "int at = fabs(v - level) == 0.5; "
                 "if (at && crossed[i] > 0) level = floor(v) + 1; "
                 f"if (at && crossed[{n} + i] < 0) level = floor(v); "
                 "if (level != xd[i]) changed = 1; xd[i] = level;"))})
-
-    def pack(self):
-        return flat(self.p.interval)

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, flat
+from blocksim.accel.lowering import Lowering
 from blocksim.block import Block, Out, Sample, exact_time
 from blocksim.language.expr import MAX_ELEMENTS
 from blocksim.params import Param, ParamError
@@ -36,9 +36,18 @@ def _shape(value):
     return shape
 
 
+def _check_seed(p):
+    if p.seed < 0:
+        raise ParamError("seed", f"must be >= 0, got {p.seed}")
+
+
 class _RandomSource(Block):
     """Hit k outputs y = offset + scale*draw_k, draw_k standard normal (or uniform on [0, 1)
-    when `_uniform`); subclasses set `_scale` and `_offset`."""
+    when `_uniform`); subclasses give `_line(p)`, (scale, offset) of parameters `p`, and
+    name the parameters it reads in `_values`. scale and offset are the run data (P_scale,
+    P_offset), broadcast to the signal."""
+
+    _values = ()
 
     _uniform = False
 
@@ -47,8 +56,7 @@ class _RandomSource(Block):
         self._shape = _shape(self.p.shape)
         self._chunk = max(1, min(CHUNK, CHUNK_VALUES // math.prod(self._shape)))  # draws
         self.sample = Sample(self.p.period, self.p.offset)
-        if self.p.seed < 0:
-            raise ParamError("seed", f"must be >= 0, got {self.p.seed}")
+        _check_seed(self.p)
         self._base = None  # index of the first draw in _buf
 
     def _fits(self, names):
@@ -60,6 +68,19 @@ class _RandomSource(Block):
 
     def ports(self):
         return [], [Out("y", shape=self._shape, feedthrough=())]
+
+    def declare(self, d):
+        d.derived("scale", self._shape)
+        d.derived("offset", self._shape)
+        d.value("seed", *self._values)
+
+    def derive(self, p):
+        _check_seed(p)
+        scale, offset = self._line(p)
+        return {"scale": scale, "offset": offset}
+
+    def _line(self, p):
+        raise NotImplementedError
 
     def discrete_state(self):
         return np.zeros(1)  # hits so far
@@ -83,28 +104,26 @@ class _RandomSource(Block):
 
     def initialize(self, t):
         self.y[0][...] = 0.0  # before the first hit
+        self._base = None  # a new run: the stream from its seed (which may have changed)
 
     def output(self, t):
-        y = self.y[0]
-        np.multiply(self._scale, self._draw(int(self.xd[0])), out=y)
-        y += self._offset
+        y, v = self.y[0], self.v
+        np.multiply(v.scale, self._draw(int(self.xd[0])), out=y)
+        y += v.offset
 
     def update(self, t):
         self.xd[0] += 1.0
 
-    # compiled form: P = [scale, offset] (n each); the draws of the run's hits are data,
-    # drawn here in stream order: draw k does not depend on the solver
+    # compiled form: the draws of the run's hits are data, drawn here in stream order: draw
+    # k does not depend on the solver
     def lower(self, c):
         n = c.n_out["y"]
         return Lowering({"initialize": c.loop(n, "out_y[i] = 0.0;"),
                          "output": f"long long k = (long long)xd[0] * {n};\n"
                                    f"if (k + {n} > N_draws) FAIL(\"more hits than draws\");\n"
-                                   "else " + c.loop(n, f"out_y[i] = P[i] * D_draws[k + i] + P[{n} + i];"),
+                                   "else " + c.loop(n, "out_y[i] = P_scale[i] * D_draws[k + i] "
+                                                       "+ P_offset[i];"),
                          "update": "xd[0] += 1.0;"}, data=("draws",))
-
-    def pack(self):
-        return flat(np.broadcast_to(self._scale, self._shape),
-                    np.broadcast_to(self._offset, self._shape))
 
     def run_data(self, start, stop):
         """The draws of every hit in [start, stop], one row per hit (simulator's clock)."""
@@ -146,11 +165,14 @@ class Noise(_RandomSource):
         _SHAPE,
     )
 
+    _values = ("power",)
+
     def __init__(self, name, params):
         super().__init__(name, params)
         self._fits(("power",))
-        self._scale = np.sqrt(self.p.power / self.p.period)
-        self._offset = 0.0
+
+    def _line(self, p):
+        return np.sqrt(p.power / p.period), 0.0
 
 
 class Random(_RandomSource):
@@ -178,14 +200,17 @@ class Random(_RandomSource):
         _SHAPE,
     )
 
+    _values = ("mean", "std", "low", "high")
+
     def __init__(self, name, params):
         super().__init__(name, params)
-        p = self.p
-        self._fits(("mean", "std", "low", "high"))
+        self._fits(self._values)
+        self._line(self.p)
+        self._uniform = self.p.distribution == "uniform"
+
+    def _line(self, p):
         if p.distribution == "normal":
-            self._scale, self._offset = p.std, p.mean
-        else:
-            if np.any(p.high < p.low):
-                raise ParamError("high", "high must be >= low")
-            self._scale, self._offset = p.high - p.low, p.low
-            self._uniform = True
+            return p.std, p.mean
+        if np.any(p.high < p.low):
+            raise ParamError("high", "high must be >= low")
+        return p.high - p.low, p.low

@@ -4,7 +4,7 @@ Flattening is row-major (C order) throughout, as numpy's, unless a block says ot
 """
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, flat
+from blocksim.accel.lowering import Lowering
 from blocksim.block import Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 
@@ -143,16 +143,19 @@ class Selector(Block):
         self._take = self._indices % n  # non-negative, so np.take needs no bounds check
         return {"y": self._indices.shape + u[1:]}
 
+    def declare(self, d):  # the rows taken (0 <= take[k] < n; the indices are structure)
+        d.derived("take", self._take.shape)
+
+    def derive(self, p):
+        return {"take": self._take}
+
     def output(self, t):
         np.take(self.u[0], self._take, axis=0, out=self.y[0], mode="clip")
 
-    def lower(self, c):  # P = the rows taken (0 <= P[k] < n)
+    def lower(self, c):
         row = int(np.prod(c.shape_in["u"][1:], dtype=int))
-        take = c.loop(row, f"out_y[k * {row} + i] = in_u[(int)P[k] * {row} + i];")
+        take = c.loop(row, f"out_y[k * {row} + i] = in_u[(int)P_take[k] * {row} + i];")
         return Lowering({"output": c.loop(self._take.size, take, var="k")})
-
-    def pack(self):
-        return flat(self._take)
 
     def jacobian(self, pade=None):
         u = self.u[0]

@@ -3,7 +3,7 @@ import sys
 
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, flat
+from blocksim.accel.lowering import Lowering
 from blocksim.block import CONSTANT, Block, In, Out
 from blocksim.params import Param, ParamError
 
@@ -21,14 +21,14 @@ class Constant(Block):
     def ports(self):
         return [], [Out("y", shape=self.p.value.shape, feedthrough=())]
 
+    def declare(self, d):
+        d.param("value")
+
     def output(self, t):
-        self.y[0][...] = self.p.value
+        self.y[0][...] = self.v.value
 
     def lower(self, c):
-        return Lowering({"output": c.loop(self.p.value.size, "out_y[i] = P[i];")})
-
-    def pack(self):
-        return flat(self.p.value)
+        return Lowering({"output": c.loop(self.p.value.size, "out_y[i] = P_value[i];")})
 
 
 class _SwitchOnce(Block):
@@ -54,9 +54,11 @@ class _SwitchOnce(Block):
     def event(self, t):
         self.xd[0] = 1.0
 
-    def _lower_switch(self, output):
-        """The lowering of a source whose switch time is P[0]: the mode in xd[0]."""
-        return Lowering({"output": output, "initialize": "xd[0] = t >= P[0] ? 1.0 : 0.0;",
+    def _lower_switch(self, output, switch):
+        """The lowering of a source whose switch time is the parameter `switch`: the mode in
+        xd[0]."""
+        return Lowering({"output": output,
+                         "initialize": f"xd[0] = t >= P_{switch}[0] ? 1.0 : 0.0;",
                          "event": "xd[0] = 1.0;"})
 
 
@@ -79,20 +81,20 @@ class Step(_SwitchOnce):
         return self.p.time
 
     def ports(self):
-        shape = np.broadcast_shapes(self.p.before.shape, self.p.after.shape)
-        self._before = np.broadcast_to(self.p.before, shape).copy()
-        self._after = np.broadcast_to(self.p.after, shape).copy()
-        return [], [Out("y", shape=shape, feedthrough=())]
+        self._shape = np.broadcast_shapes(self.p.before.shape, self.p.after.shape)
+        return [], [Out("y", shape=self._shape, feedthrough=())]
+
+    def declare(self, d):
+        d.param("time")
+        d.param("before", self._shape)
+        d.param("after", self._shape)
 
     def output(self, t):
-        self.y[0][...] = self._after if self.xd[0] else self._before
+        self.y[0][...] = self.v.after if self.xd[0] else self.v.before
 
     def lower(self, c):
-        n = self._before.size
-        return self._lower_switch(c.loop(n, f"out_y[i] = xd[0] != 0.0 ? P[{1 + n} + i] : P[1 + i];"))
-
-    def pack(self):
-        return flat(self.p.time, self._before, self._after)
+        return self._lower_switch(c.loop(c.n_out["y"], "out_y[i] = xd[0] != 0.0 ? P_after[i] "
+                                                       ": P_before[i];"), "time")
 
 
 class Clock(Block):
@@ -133,23 +135,23 @@ class Ramp(_SwitchOnce):
         return self.p.start
 
     def ports(self):
-        shape = np.broadcast_shapes(self.p.slope.shape, self.p.initial.shape)
-        return [], [Out("y", shape=shape, feedthrough=())]
+        self._shape = np.broadcast_shapes(self.p.slope.shape, self.p.initial.shape)
+        return [], [Out("y", shape=self._shape, feedthrough=())]
+
+    def declare(self, d):
+        d.param("start")
+        d.param("slope", self._shape)
+        d.param("initial", self._shape)
 
     def output(self, t):
-        y = self.y[0]
-        np.multiply(self.p.slope, self.xd[0] * (t - self.p.start), out=y)
-        y += self.p.initial
+        y, v = self.y[0], self.v
+        np.multiply(v.slope, self.xd[0] * (t - v.start), out=y)
+        y += v.initial
 
     def lower(self, c):
-        n = c.n_out["y"]
-        return self._lower_switch(
-            c.loop(n, f"out_y[i] = P[1 + i] * (xd[0] * (t - P[0])) + P[{1 + n} + i];"))
-
-    def pack(self):
-        shape = self.y[0].shape
-        return flat(self.p.start, np.broadcast_to(self.p.slope, shape),
-                    np.broadcast_to(self.p.initial, shape))
+        return self._lower_switch(c.loop(
+            c.n_out["y"], "out_y[i] = P_slope[i] * (xd[0] * (t - P_start[0])) + P_initial[i];"),
+            "start")
 
 
 class Sine(Block):
@@ -169,70 +171,53 @@ class Sine(Block):
 
     def ports(self):
         p = self.p
-        shape = np.broadcast_shapes(p.amplitude.shape, p.frequency.shape, p.phase.shape,
-                                    p.bias.shape)
-        return [], [Out("y", shape=shape, feedthrough=())]
+        self._shape = np.broadcast_shapes(p.amplitude.shape, p.frequency.shape, p.phase.shape,
+                                          p.bias.shape)
+        return [], [Out("y", shape=self._shape, feedthrough=())]
+
+    def declare(self, d):
+        for name in ("frequency", "phase", "amplitude", "bias"):
+            d.param(name, self._shape)
 
     def output(self, t):
-        p, y = self.p, self.y[0]
-        np.multiply(p.frequency, t, out=y)
-        y += p.phase
+        v, y = self.v, self.y[0]
+        np.multiply(v.frequency, t, out=y)
+        y += v.phase
         np.sin(y, out=y)
-        y *= p.amplitude
-        y += p.bias
+        y *= v.amplitude
+        y += v.bias
 
     def lower(self, c):
-        n = c.n_out["y"]
         return Lowering({"output": c.loop(
-            n, f"out_y[i] = sin(P[i] * t + P[{n} + i]) * P[{2 * n} + i] + P[{3 * n} + i];")})
-
-    def pack(self):
-        p, shape = self.p, self.y[0].shape
-        return flat(*(np.broadcast_to(v, shape) for v in (p.frequency, p.phase, p.amplitude,
-                                                            p.bias)))
+            c.n_out["y"], "out_y[i] = sin(P_frequency[i] * t + P_phase[i]) * P_amplitude[i] "
+                          "+ P_bias[i];")})
 
 
 class TimeSeries(Block):
     """Shared by table and from_file: y(t) looked up in time points (N,) and values (N, ...),
-    linear or previous, the end values held outside. Subclasses call `_series` in __init__
-    and `_bind_series(clock)` in bind (clock: the lookup variable is the simulation time)."""
+    linear or previous, the end values held outside. Subclasses give `_arrays(p)` (times,
+    values, slopes: `series`), call `_series` in __init__ and `_bind_series(clock)` in bind
+    (clock: the lookup variable is the simulation time). The arrays are the run data
+    (P_times, P_values, P_slopes)."""
 
     time_dependent = True
+    _values = ()  # the parameters the arrays come from (a change of them is a value)
 
-    def _series(self, times, values, times_param="times", values_param="values",
-                where=lambda k: f"times[{k}]"):
-        """Check and keep the series; `where(k)` names time point k in messages."""
-        if times.ndim != 1 or times.size < 1:
-            raise ParamError(times_param, f"expected a non-empty vector of times, got shape "
-                                          f"{times.shape}")
-        with np.errstate(all="ignore"):  # overflows are reported below
-            steps = np.diff(times)
-            if np.any(steps <= 0):
-                raise ParamError(times_param, "times must be strictly increasing")
-            if values.ndim < 1 or values.shape[0] != times.size:
-                raise ParamError(values_param, f"expected {times.size} rows (one per time "
-                                               f"point), got shape {values.shape}")
-            # Linear interpolation y = v[k] + slope[k]*(t - t[k]), the last row's slope 0
-            # (hold). Each time step and slope must be a number, or y is NaN or misses a row.
-            self._slopes = np.zeros_like(values)
-            self._slopes[:-1] = np.diff(values, axis=0) / steps.reshape(
-                (-1,) + (1,) * (values.ndim - 1))
-        self._times = times
-        self._values = values
-        far = np.flatnonzero(np.isinf(steps))
-        if far.size:
-            k = int(far[0]) + 1
-            raise ParamError(times_param, f"{where(k)}: the time step from {times[k - 1]:g} to "
-                                          f"{times[k]:g} is more than the largest number, "
-                                          f"{sys.float_info.max:.4g}")
-        steep = np.flatnonzero(~np.isfinite(self._slopes.reshape(times.size, -1)).all(axis=1))
-        if self.p.method == "linear" and steep.size:
-            k = int(steep[0]) + 1
-            raise ParamError(values_param, f"{where(k)}: the slope from the time point before "
-                                           f"(over {steps[k - 1]:g} s) is more than the "
-                                           f"largest number, {sys.float_info.max:.4g}: linear "
-                                           "interpolation cannot follow it (use method: "
-                                           "previous, or time points further apart)")
+    def _arrays(self, p):
+        raise NotImplementedError
+
+    def _series(self):
+        times, values, _ = self._arrays(self.p)
+        self._n, self._row = times.size, values.shape[1:]
+
+    def declare(self, d):
+        d.derived("times", (self._n,))
+        d.derived("values", (self._n, *self._row))
+        d.derived("slopes", (self._n, *self._row))
+        d.value(*self._values)
+
+    def derive(self, p):
+        return dict(zip(("times", "values", "slopes"), self._arrays(p)))
 
     def discrete_state(self):
         return np.zeros(1) if self.p.method == "previous" else None
@@ -247,12 +232,12 @@ class TimeSeries(Block):
     def events(self, start, stop):
         if not self._clock:
             return ()
-        times = self._times
+        times = self.v.times
         return tuple(float(s) for s in times[(times > start) & (times <= stop)])
 
     def _segment(self, t):
         """Index k of the last time point <= t, 0 before the first."""
-        return max(int(np.searchsorted(self._times, t, side="right")) - 1, 0)
+        return max(int(np.searchsorted(self.v.times, t, side="right")) - 1, 0)
 
     def initialize(self, t):
         if self.xd.size:
@@ -266,39 +251,71 @@ class TimeSeries(Block):
         self._calc(t)
 
     def _held(self, t):
-        np.copyto(self.y[0], self._values[int(self.xd[0])])
+        np.copyto(self.y[0], self.v.values[int(self.xd[0])])
 
     def _previous(self, t):
-        np.copyto(self.y[0], self._values[self._segment(self.u[0])])
+        np.copyto(self.y[0], self.v.values[self._segment(self.u[0])])
 
     def _linear(self, t):
-        tau = max(t if self._clock else float(self.u[0]), self._times[0])
+        v = self.v
+        tau = max(t if self._clock else float(self.u[0]), v.times[0])
         k = self._segment(tau)
         y = self.y[0]
-        np.multiply(self._slopes[k], tau - self._times[k], out=y)
-        y += self._values[k]
+        np.multiply(v.slopes[k], tau - v.times[k], out=y)
+        y += v.values[k]
 
-    # ---- compiled form: P = [times (N), values (N rows of w), slopes (N rows of w)]; xd[0]
-    # the segment (previous)
+    # ---- compiled form: xd[0] the segment (previous)
     def lower(self, c):
-        n, w = self._times.size, c.n_out["y"]
-        values, slopes = n, n + n * w
-        segment = "int k = rt_search_right(P, {n}, {v}) - 1; if (k < 0) k = 0;"
+        n, w = self._n, c.n_out["y"]
+        segment = "int k = rt_search_right(P_times, {n}, {v}) - 1; if (k < 0) k = 0;"
         previous = self.p.method == "previous"
         if not previous:
-            output = (f"double tau = PYMAX({'t' if self._clock else 'in_t[0]'}, P[0]); "
+            output = (f"double tau = PYMAX({'t' if self._clock else 'in_t[0]'}, P_times[0]); "
                       + segment.format(n=n, v="tau") + " "
-                      + c.loop(w, f"out_y[i] = P[{slopes} + k * {w} + i] * (tau - P[k]) "
-                                  f"+ P[{values} + k * {w} + i];"))
+                      + c.loop(w, f"out_y[i] = P_slopes[k * {w} + i] * (tau - P_times[k]) "
+                                  f"+ P_values[k * {w} + i];"))
         else:
             output = (("int k = (int)xd[0]; " if self._clock else
                        segment.format(n=n, v="in_t[0]") + " ")
-                      + c.loop(w, f"out_y[i] = P[{values} + k * {w} + i];"))
+                      + c.loop(w, f"out_y[i] = P_values[k * {w} + i];"))
         switch = segment.format(n=n, v="t") + " xd[0] = k;" if previous else ""
         return Lowering({"output": output, "initialize": switch, "event": switch})
 
-    def pack(self):
-        return flat(self._times, self._values, self._slopes)
+
+def series(times, values, times_param="times", values_param="values",
+           where=lambda k: f"times[{k}]", linear=True):
+    """(times, values, slopes) of a time series, checked: times (N,) strictly increasing,
+    values (N, ...); linear interpolation y = v[k] + slope[k]*(t - t[k]), the slope of the
+    last row 0 (hold). `where(k)` names time point k in messages; a slope beyond the largest
+    number is refused when the interpolation is `linear`."""
+    if times.ndim != 1 or times.size < 1:
+        raise ParamError(times_param, f"expected a non-empty vector of times, got shape "
+                                      f"{times.shape}")
+    with np.errstate(all="ignore"):  # overflows are reported below
+        steps = np.diff(times)
+        if np.any(steps <= 0):
+            raise ParamError(times_param, "times must be strictly increasing")
+        if values.ndim < 1 or values.shape[0] != times.size:
+            raise ParamError(values_param, f"expected {times.size} rows (one per time "
+                                           f"point), got shape {values.shape}")
+        # Each time step and slope must be a number, or y is NaN or misses a row.
+        slopes = np.zeros_like(values)
+        slopes[:-1] = np.diff(values, axis=0) / steps.reshape((-1,) + (1,) * (values.ndim - 1))
+    far = np.flatnonzero(np.isinf(steps))
+    if far.size:
+        k = int(far[0]) + 1
+        raise ParamError(times_param, f"{where(k)}: the time step from {times[k - 1]:g} to "
+                                      f"{times[k]:g} is more than the largest number, "
+                                      f"{sys.float_info.max:.4g}")
+    steep = np.flatnonzero(~np.isfinite(slopes.reshape(times.size, -1)).all(axis=1))
+    if linear and steep.size:
+        k = int(steep[0]) + 1
+        raise ParamError(values_param, f"{where(k)}: the slope from the time point before "
+                                       f"(over {steps[k - 1]:g} s) is more than the "
+                                       f"largest number, {sys.float_info.max:.4g}: linear "
+                                       "interpolation cannot follow it (use method: "
+                                       "previous, or time points further apart)")
+    return times, values, slopes
 
 
 class Table(TimeSeries):
@@ -322,12 +339,17 @@ class Table(TimeSeries):
         Param("method", "choice", "linear", "interpolation", choices=("linear", "previous")),
     )
 
+    _values = ("times", "values")
+
     def __init__(self, name, params):
         super().__init__(name, params)
-        self._series(self.p.times, self.p.values)
+        self._series()
+
+    def _arrays(self, p):
+        return series(p.times, p.values, linear=p.method == "linear")
 
     def ports(self):
-        shape = self._values.shape[1:]
+        shape = self._row
         return ([In("t", shape=(), optional=True, default=None,
                     doc="lookup variable (default: the simulation time)")],
                 [Out("y", shape=shape, feedthrough=("t",))])

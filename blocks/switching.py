@@ -7,7 +7,7 @@ another event, where the block re-derives it from its inputs.
 """
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, flat
+from blocksim.accel.lowering import Lowering
 from blocksim.block import EITHER, FALLING, Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 
@@ -282,9 +282,16 @@ class Switch(Block):
             raise PortError("u2", f"the control input must be a scalar or of the output's "
                                   f"shape {shape}, got {shapes['u2']}")
         self._shape, self._m = shape, int(np.prod(shapes["u2"], dtype=int))
-        if self.p.criterion == "!=0" and self.p.threshold != 0:
-            raise ParamError("threshold", "criterion '!=0' compares u2 with 0: leave threshold 0")
+        self.derive(self.p)
         return {"y": shape}
+
+    def declare(self, d):
+        d.param("threshold")
+
+    def derive(self, p):
+        if p.criterion == "!=0" and p.threshold != 0:
+            raise ParamError("threshold", "criterion '!=0' compares u2 with 0: leave threshold 0")
+        return {}
 
     def discrete_state(self):
         return np.zeros(self._m)  # 1: u1 passes
@@ -305,10 +312,10 @@ class Switch(Block):
         np.copyto(y, self.u[0], where=self._mask)
 
     def indicator(self, t):
-        np.subtract(self._control, self.p.threshold, out=self.z)
+        np.subtract(self._control, self.v.threshold, out=self.z)
 
     def crossing(self, t, crossed):
-        c, th = self._control, self.p.threshold
+        c, th = self._control, self.v.threshold
         criterion = self.p.criterion
         if criterion == ">=":
             holds = (c > th) | ((c == th) & (crossed >= 0))
@@ -321,21 +328,19 @@ class Switch(Block):
         self.xd[:] = new
         return changed
 
-    # compiled form: P = [threshold]; one mode per element of u2
-    _C_CRITERIA = {">=": "in_u2[i] > P[0] || (in_u2[i] == P[0] && crossed[i] >= 0)",
-                   ">": "in_u2[i] > P[0]", "!=0": "in_u2[i] != 0"}
+    # compiled form: one mode per element of u2
+    _C_CRITERIA = {">=": "in_u2[i] > P_threshold[0] || (in_u2[i] == P_threshold[0] "
+                         "&& crossed[i] >= 0)",
+                   ">": "in_u2[i] > P_threshold[0]", "!=0": "in_u2[i] != 0"}
 
     def lower(self, c):
         mode = "xd[i]" if self._m > 1 else "xd[0]"
         return Lowering({
             "output": c.loop(c.n_out["y"], f"out_y[i] = {mode} != 0.0 ? {c.elem('u1')} : "
                                            f"{c.elem('u3')};"),
-            "indicator": c.loop(self._m, "z[i] = in_u2[i] - P[0];"),
+            "indicator": c.loop(self._m, "z[i] = in_u2[i] - P_threshold[0];"),
             "crossing": c.loop(self._m, f"double now = {self._C_CRITERIA[self.p.criterion]}; "
                                         "if (now != xd[i]) changed = 1; xd[i] = now;")})
-
-    def pack(self):
-        return flat(self.p.threshold)
 
     def jacobian(self, pade=None):
         """y = u1 where u1 passes, else u3: gain 1 from the input that passes, 0 from the

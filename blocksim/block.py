@@ -317,6 +317,23 @@ class Block:
         of a comparison; () by default."""
         return ()
 
+    # ---- run data (blocksim/rundata.py) --------------------------------------------------
+    v = None  # views of the block's declared arrays in the run's values (set by the compiler)
+
+    def declare(self, d):
+        """Declare the block's run data on `d` (a RunData): its parameters and derived
+        arrays, the parameters whose change is a value, its facts, its workspace."""
+
+    def derive(self, p):
+        """{name: array} of the declared derived arrays and facts, from the parameters `p`
+        (as `self.p` holds them); raise ParamError for a value the block cannot take."""
+        return {}
+
+    def values_changed(self):
+        """Called after a change of values was written (self.p, self.v): a block whose
+        interpreted form keeps an object made from its values (a compiled expression, a
+        trajectory) makes it again."""
+
     # ---- compiled form (accelerated mode; the contract: blocksim/accel/lowering.py) -------
     def lower(self, c):
         """The block's compiled form (a Lowering), or None: it has none (yet)."""

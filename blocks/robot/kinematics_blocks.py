@@ -180,6 +180,16 @@ class IJacob(Block):
             self._diag = self._A.reshape(-1)[::m + 1]
         return {"Jinv": (c, r)}
 
+    # run data: lambda^2 (dls); compiled code watches the condition numbers in its workspace
+    # (ConditionWatch.WORK), handed back after a failed run
+    def declare(self, d):
+        d.derived("lam2", ())
+        d.value("damping")
+        d.work("watch", ConditionWatch.WORK)
+
+    def derive(self, p):
+        return {"lam2": p.damping ** 2}
+
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
         self._calc = {"inv": self._inv, "pinv": self._pinv, "dls": self._dls}[self.p.method]
@@ -210,7 +220,7 @@ class IJacob(Block):
 
     def _dls(self, t):
         J, A = self.u[0], self._A
-        lam2 = self.p.damping ** 2
+        lam2 = self.v.lam2
         if self._wide:  # Jinv = J^T (J J^T + lam2 I)^-1 = ((J J^T + lam2 I)^-1 J)^T
             np.matmul(J, J.T, out=A)
             self._diag += lam2
@@ -221,8 +231,7 @@ class IJacob(Block):
             np.copyto(self.y[0], np.linalg.solve(A, J.T))
 
     # ---- compiled form: numpy.linalg's LAPACK calls and numpy's matmul (syrk) as numpy
-    # makes them (rt_inv, rt_pinv, rt_solve, rt_matmul_ex); P = [lambda^2]; W the watch of
-    # the condition numbers (ConditionWatch.WORK), handed back after a failed run
+    # makes them (rt_inv, rt_pinv, rt_solve, rt_matmul_ex)
     def lower(self, c):
         needs_lapack()
         r, cols = c.shape_in["J"]
@@ -249,15 +258,12 @@ class IJacob(Block):
             else:
                 work, rhs, nrhs, into, copy = f"Jt[{r * cols}]", "Jt", r, "out_Jinv", ""
             code = (f"double A[{m * m}], {work};\n{gram}\n"
-                    + c.loop(m, f"A[i * {m + 1}] += P[0];") + "\n"
+                    + c.loop(m, f"A[i * {m + 1}] += P_lam2[0];") + "\n"
                     + ("" if self._wide else c.loop(
                         r * cols, f"Jt[i] = in_J[(i % {r}) * {cols} + i / {r}];") + "\n")
                     + f"long long info = rt_solve(A, {m}, {rhs}, {nrhs}, {into});\n"
                     + fail.format("Singular matrix") + "\n" + copy)
-        return Lowering({"output": code, "initialize": ""}, work=ConditionWatch.WORK)
+        return Lowering({"output": code, "initialize": ""})
 
     def compiled_work(self, work):
-        self._watch.load(work)
-
-    def pack(self):
-        return flat(self.p.damping ** 2)
+        self._watch.load(work.watch)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import copy
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -28,9 +29,10 @@ from ..language import expr
 from ..language.diagram import Value
 from ..engine.compiler.blocks import build_block
 from ..engine.compiler.settings import check_rates, simulation_settings
+from ..rundata import Structural, values_of
 from .build import build
 from .boundary import STIFF
-from .codegen import block_series, clock_series, generate
+from .codegen import _joined, block_series, clock_series, generate
 from .compilable import lowering_of, packed
 from .lowering import LoweringError
 
@@ -104,7 +106,9 @@ class FastRuns:
         self.index = {b.name: k for k, b in enumerate(model.blocks)}
         self.ports = compilation.built.ports
         self.code = {name: self._code(block) for name, block in self.blocks.items()}
-        self.psize = {b.name: packed(b).size for b in model.blocks}
+        starts = [generated.offsets[b.name].p0 for b in model.blocks]
+        self.psize = {b.name: end - start for b, start, end in
+                      zip(model.blocks, starts, starts[1:] + [generated.values.params.size])}
         self.reads = {name: self._reads(bspec, type(self.blocks[name]))
                       for name, bspec in self.spec.blocks.items()}
         top = self.spec.scopes[0].params if self.spec.scopes else {}
@@ -226,9 +230,20 @@ class FastRuns:
                 or not np.array_equal(_dirs(block), _dirs(old))):
             return None
         block.y_flat, block.z, block.du = old.y_flat, old.z, old.du  # du: watched rates
+        slots = self.m.slots.get(bspec.name)
+        if slots is not None:  # its declared run data, from its values
+            try:
+                arrays, facts = values_of(block, slots.data, block.p)
+            except Structural:
+                return None
+            if facts != slots.facts:
+                return None
+            block.v = SimpleNamespace(**{k: np.array(a) for k, a in arrays.items()})
+            block.packed = _joined([block.v.__dict__[a.name] for a in slots.data.arrays])
         block.bind(old.u, old.y, old.x, old.dx, old.xd)
         try:
-            block.packed = packed(block)
+            if slots is None:
+                block.packed = packed(block)
             same = self._code(block) == self.code[bspec.name]
         except LoweringError:  # its compiled form fails with these values: the general way
             return None

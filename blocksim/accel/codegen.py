@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -55,7 +56,7 @@ class Generated:
     record: list  # (name, shape) of the result channels (record entries, then sinks' inputs)
     sink_channels: list  # (block name, [shapes]) of the sinks' inputs
     hybrid_names: list = field(default_factory=list)
-    offsets: dict = field(default_factory=dict)  # block -> (params, work, data, memory) offsets
+    offsets: dict = field(default_factory=dict)  # block -> its Places
     contexts: dict = field(default_factory=dict)  # block -> its LowerContext
     data_names: dict = field(default_factory=dict)  # block -> names of its data arrays
     series_counts: dict = field(default_factory=dict)  # block -> its exact series
@@ -115,17 +116,17 @@ class _Writer:
         for block in m.blocks:
             low, _ = self.lows[block.name]
             try:
-                p = packed(block)
+                p, w = block_values(m, block, low)
             except LoweringError as e:
                 raise NotCompilable([(block.name, block.type, str(e))]) from None
-            w = np.asarray(low.work, dtype=float).ravel()
             values = block.run_data(m.settings.start, m.settings.stop)
-            self.offsets[block.name] = (np_, nw, nd, nmem)
+            self.offsets[block.name] = Places(np_, nw, nd, nmem, nw + w.size)
             params.append(p)
-            work.append(w)
+            work += [w, np.zeros(low.scratch)]
             data += [np.ascontiguousarray(values[name], dtype=float).ravel()
                      for name in low.data]
-            np_, nw, nd, nmem = np_ + p.size, nw + w.size, nd + len(low.data), nmem + low.memory
+            np_, nw = np_ + p.size, nw + w.size + low.scratch
+            nd, nmem = nd + len(low.data), nmem + low.memory
         clocks = [b for b in m.blocks if isinstance(b.sample, Sample)]
         series, clock_j = clock_series(clocks, m.settings)
         series = np.vstack([series, self.block_series(len(clocks))])
@@ -267,7 +268,8 @@ class _Writer:
     def block(self, block):
         m, k = self.m, self.index[block.name]
         low, ctx = self.lows[block.name]
-        p0, w0, d0, mem0 = self.offsets[block.name]
+        places = self.offsets[block.name]
+        d0 = places.d0
         cs, ds = m.state_slices[block.name]
         ins, outs = m.ports[block.name]
         names = []
@@ -281,11 +283,13 @@ class _Writer:
         for port, du in zip(block.rates, block.du or ()):
             names.append(f"const double *du_{port} = rt->DU + {self.locate(du)[1]};")
         z0 = self.z0.get(block.name, 0)
-        names += [f"double *x = rt->X + {cs.start};", f"double *dx = rt->DX + {cs.start};",
-                  f"double *xd = rt->XD + {ds.start};", f"double *z = rt->Z + {z0};",
-                  f"const double *P = rt->P + {p0};", f"double *W = rt->W + {w0};",
-                  f"const int self_ = {k}, mem0_ = {mem0}, "
-                  f"ser0_ = {self.series0[block.name]};"]
+        own = [("double *", "x", f"rt->X + {cs.start}"),
+               ("double *", "dx", f"rt->DX + {cs.start}"),
+               ("double *", "xd", f"rt->XD + {ds.start}"), ("double *", "z", f"rt->Z + {z0}"),
+               *accessors(m.slots.get(block.name), places, low),
+               ("const int ", "self_", k), ("const int ", "mem0_", places.mem0),
+               ("const int ", "ser0_", self.series0[block.name])]
+        names += [f"{kind}{name} = {value};" for kind, name, value in own]
         names += [f"const double *D_{n} = rt->data[{d0 + i}]; "
                   f"long long N_{n} = rt->ndata[{d0 + i}];"
                   for i, n in enumerate(low.data)]
@@ -293,9 +297,8 @@ class _Writer:
         self.emit("", f"/* ---- block {k}: {_comment(block.name)} ({block.type}){_comment(doc)} */")
         for name, ints in ctx.tables:
             self.emit(_int_table(name, ints))
-        self.emit(f"#define B{k}_NAMES {' '.join(names)} "
-                  "(void)x; (void)dx; (void)xd; (void)z; (void)P; (void)W; (void)self_; "
-                  "(void)mem0_; (void)ser0_;")
+        unused = " ".join(f"(void){name};" for _, name, _ in own)
+        self.emit(f"#define B{k}_NAMES {' '.join(names)} {unused}")
         for method, code in low.code.items():
             head, tail = "void", ""
             args = "RT *rt, double t"
@@ -364,6 +367,50 @@ class _Writer:
     def function(self, name, args, body, doc):
         self.emit(f"/* {doc} */", f"static void {name}(RT *rt, {args})", "{",
                   "    (void)rt;", *("    " + line for line in body), "}")
+
+
+def block_values(model, block, low):
+    """(P, W): a block's parameters and initial workspace, flat: its declared arrays' values
+    in the model's Context, or the numbers of a block that still packs them (`pack()`,
+    `Lowering.work`; LoweringError for a faulty pack())."""
+    slots = model.slots.get(block.name)
+    if slots is None:
+        return packed(block), np.asarray(low.work, dtype=float).ravel()
+    P, W = model.context.P, model.context.W0
+    w = sum(initial.size for _, initial in slots.data.work_arrays)
+    return P[slots.p0:slots.p0 + slots.data.size].copy(), W[slots.w0:slots.w0 + w].copy()
+
+
+class Places(NamedTuple):
+    """Where a block's numbers lie: its parameters in P, workspace in W, data arrays,
+    memory slots and its lowering's scratch in W."""
+    p0: int
+    w0: int
+    d0: int
+    mem0: int
+    t0: int
+
+
+def accessors(slots, places, low):
+    """The C names of a block's run data, (type, name, value): `P_NAME` per declared array
+    and `W_NAME` per work array (`P` and `W` for a block that packs its numbers), and `T`
+    for its lowering's scratch."""
+    names = []
+    if slots is None:
+        names += [("const double *", "P", f"rt->P + {places.p0}"),
+                  ("double *", "W", f"rt->W + {places.w0}")]
+    else:
+        k = places.p0
+        for a in slots.data.arrays:
+            names.append(("const double *", f"P_{a.name}", f"rt->P + {k}"))
+            k += a.size
+        k = places.w0
+        for name, initial in slots.data.work_arrays:
+            names.append(("double *", f"W_{name}", f"rt->W + {k}"))
+            k += initial.size
+    if low.scratch:
+        names.append(("double *", "T", f"rt->W + {places.t0}"))
+    return names
 
 
 @functools.lru_cache(maxsize=None)

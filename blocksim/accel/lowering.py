@@ -84,10 +84,12 @@ class LoweringError(Exception):
 
 @dataclass
 class Lowering:
-    """A block's compiled form: C statements per method, and what they use besides ports."""
+    """A block's compiled form: C statements per method, and what they use besides ports
+    and the block's declared run data."""
     code: dict  # method or output calc -> C statements
-    work: tuple = ()  # the workspace's initial values (its size is structure)
+    work: tuple = ()  # the workspace's initial values (a block that packs its numbers)
     data: tuple = ()  # names of per-run data arrays (values from block.run_data)
+    scratch: int = 0  # doubles of scratch the code uses as `T` (zeros at the start)
     memory: int = 0  # growable memory slots (histories)
     series: int = 0  # exact time series (block.exact_times())
     support: tuple = ()  # paths of C source files the code calls into (written in once)

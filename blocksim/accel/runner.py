@@ -205,14 +205,21 @@ def evaluation_error(library, rt, model, info):
 
 def failure_notes_of(model, generated, keep):
     """What the blocks noted during a failed compiled run (Block.notes), as normal mode
-    gives it: a block that watches what it computes in its compiled workspace (its
-    lowering's `work`; `keep` is what `bind` returned) gets that workspace first
-    (`compiled_work(work)`)."""
+    gives it: a block that watches what it computes in its compiled workspace (its declared
+    work arrays; `keep` is what `bind` returned) gets that workspace first
+    (`compiled_work(work)`, a namespace of the arrays by name)."""
     work = keep[0][BIND.W]
-    starts = [generated.offsets[b.name][1] for b in model.blocks] + [work.size]
+    starts = [generated.offsets[b.name].w0 for b in model.blocks] + [work.size]
     for k, block in enumerate(model.blocks):
-        if hasattr(block, "compiled_work"):
-            block.compiled_work(work[starts[k]:starts[k + 1]])
+        if not hasattr(block, "compiled_work"):
+            continue
+        slots, w0 = model.slots.get(block.name), starts[k]
+        if slots is None:  # a block that packs its numbers: its whole workspace
+            block.compiled_work(work[w0:starts[k + 1]])
+            continue
+        block.compiled_work(SimpleNamespace(**{
+            name: work[w0 + at - slots.w0:w0 + at - slots.w0 + n]
+            for name, (at, n) in slots.work_offsets().items()}))
     return failure_notes(model)
 
 

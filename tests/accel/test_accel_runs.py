@@ -374,7 +374,8 @@ def test_check_says_which_mode_and_prints_the_code(capsys):
     assert main(["check", str(MSD), "--code"]) == 0
     code = capsys.readouterr().out
     assert "/* ---- block 2: InvMass (gain) */" in code and "static void dg_cont(" in code
-    assert "P[0] * in_u[0]" not in code and "out_y[i] = P[i] * in_u[i];" in code  # K is P
+    # K is a value (the block's P_K), not in the code
+    assert "P_K[0] * in_u[0]" not in code and "out_y[i] = P_K[i] * in_u[i];" in code
 
 
 def test_the_summary_meta_and_report_give_the_mode(fresh_cache, tmp_path, capsys,

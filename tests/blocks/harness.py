@@ -5,6 +5,7 @@ inference, initial states, views bound, then a test sets inputs and calls the ho
 import numpy as np
 
 from blocksim.block import PortError
+from blocksim.engine.context import lay_out_run_data
 from blocksim.language import expr
 from blocksim.params import REQUIRED, ParamError
 
@@ -73,6 +74,7 @@ class Rig:
         if inputs:
             raise TypeError(f"{cls.type} has no input(s) {sorted(inputs)}")
         inferred = block.infer(shapes)
+        self.slots, self.context = lay_out_run_data({name: block})  # block.v, its run data
         self.out_shapes = {o.name: tuple(o.shape if o.shape is not None else inferred[o.name])
                            for o in outs}
         self.x = _flat(block.continuous_state())

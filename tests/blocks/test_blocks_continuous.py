@@ -184,9 +184,10 @@ S = [0.3 + 1j, -2 + 0.5j, 5j, 10.0]
 
 
 def _frequency_response(block, s):
-    """C (sI - A)^-1 B + D of the block's realisation."""
-    n = block._A.shape[0]
-    return (block._C @ np.linalg.solve(s * np.eye(n) - block._A, block._B) + block._D)[0, 0]
+    """C (sI - A)^-1 B + D of the block's realisation (its run data)."""
+    v = block.v
+    n = v.A.shape[0]
+    return (v.C @ np.linalg.solve(s * np.eye(n) - v.A, v.B) + v.D)[0, 0]
 
 
 @pytest.mark.parametrize("num, den", [

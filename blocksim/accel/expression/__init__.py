@@ -5,8 +5,8 @@ expression once on sample inputs (`expr.trace`: every sub-expression's shape, nu
 array, memory order), then writes C that computes each operation as numpy computes it on
 such operands (`tree.py` operators and indexing, `functions.py` the functions, `writer.py`
 the loops, constants and temporaries). Constants and parameters are values: they are the
-block's numbers (`P`), never in the source, except where they decide a shape (slice bounds,
-reshape sizes). What cannot be mirrored soundly is refused (LoweringError naming the
+block's numbers (its run data `P_constants`), never in the source, except where they decide
+a shape (slice bounds, reshape sizes). What cannot be mirrored soundly is refused (LoweringError naming the
 operation): the block then runs in normal mode.
 """
 from __future__ import annotations
@@ -27,19 +27,19 @@ _FAILURES = (expr.ExprError, ArithmeticError, LookupError, ValueError, TypeError
 
 @dataclass
 class ExpressionCode:
-    """C statements computing the expression into `out_y`, the numbers they read as `P`
-    and the initial values of the workspace `W` they use."""
+    """C statements computing the expression into `out_y`, the numbers they read as
+    `P_constants` and the size of the scratch `T` their temporaries use."""
     code: str
-    params: np.ndarray
-    work: np.ndarray
+    constants: np.ndarray
+    scratch: int
 
 
-def lower_expression(text, inputs, shapes, names, *, functions, dotted=None, watch=None):
+def lower_expression(text, inputs, shapes, names, *, functions, dotted=None, watch=""):
     """The compiled form of expression `text` of the inputs `inputs` (names) of `shapes`,
-    with parameters `names`; LoweringError where it has none. `watch`: (numbers, C) of a
-    block that watches the matrices its expression inverts: the numbers lead its workspace
-    W, and the C statements run after each inv and pinv with `cond` the condition number of
-    the matrix inverted (inv: kappa_1 from numpy's column sums; pinv: s_max / s_min)."""
+    with parameters `names`; LoweringError where it has none. `watch`: C statements of a
+    block that watches the matrices its expression inverts, run after each inv and pinv
+    with `cond` the condition number of the matrix inverted (inv: kappa_1 from numpy's
+    column sums; pinv: s_max / s_min)."""
     rng = np.random.default_rng(0)  # the samples the function block's infer tries
     samples = ([np.zeros(s) for s in shapes],
                [np.asarray(rng.uniform(0.5, 1.5, s)) for s in shapes])
@@ -52,13 +52,12 @@ def lower_expression(text, inputs, shapes, names, *, functions, dotted=None, wat
             continue
     else:
         raise LoweringError("has an expression that fails on every sample input")
-    work, see = watch or ((), "")
-    code = Code(len(work))
+    code = Code()
     lowerer = Lowerer(code, source, values, dict(zip(inputs, map(tuple, shapes))), functions,
-                      see)
+                      watch)
     value = lowerer.value(root)
     out_shape = np.shape(values[root])
     code.copy(Val("out_y", out_shape, c_strides(out_shape)), value)
-    params = np.concatenate(code.params) if code.params else np.zeros(0)
-    return ExpressionCode("\n".join(["char msg_[32]; (void)msg_;", *code.lines]), params,
-                          np.concatenate([work, np.zeros(code.nwork - len(work))]))
+    constants = np.concatenate(code.params) if code.params else np.zeros(0)
+    return ExpressionCode("\n".join(["char msg_[32]; (void)msg_;", *code.lines]), constants,
+                          code.nwork)

@@ -1,8 +1,8 @@
-"""The C an expression's compiled form is written in: statements, the block's numbers (the
-constants, `P`) and its workspace (the temporaries, `W`).
+"""The C an expression's compiled form is written in: statements, its numbers (the constants,
+its block's run data `P_constants`) and its scratch (the temporaries, `T`: Lowering.scratch).
 
-`Code` hands out values (`values.Val`): constants laid out in `P` as numpy holds them,
-temporaries in `W` laid out as numpy lays out the result they hold, and writes the loops
+`Code` hands out values (`values.Val`): constants laid out in `P_constants` as numpy holds them,
+temporaries in `T` laid out as numpy lays out the result they hold, and writes the loops
 that fill them: element-wise C over broadcast operands, numpy's own loops (`rt_ufunc1`,
 `rt_ufunc2`) called over the axis numpy runs innermost with the strides numpy passes,
 copies, and numpy's pairwise sum.
@@ -17,13 +17,13 @@ from .values import Val, c_strides, dense_strides, inner_axis, k_order, strides_
 
 
 class Code:
-    """The statements of one expression, its numbers and its workspace."""
+    """The statements of one expression, its numbers and its scratch."""
 
-    def __init__(self, reserved=0):
+    def __init__(self):
         self.lines = []
-        self.params = []  # arrays, in P order
+        self.params = []  # arrays, in the order of P_constants
         self.nparams = 0
-        self.nwork = reserved  # W's first numbers are the block's own
+        self.nwork = 0  # the temporaries' size
         self.names = 0
 
     def emit(self, *lines):
@@ -36,7 +36,7 @@ class Code:
 
     # -- values ---------------------------------------------------------------------------------
     def constant(self, value):
-        """A constant as numpy holds it: its memory in P (a view of another array, such as
+        """A constant as numpy holds it: its memory in P_constants (a view of another array, such as
         a slice of a parameter, with that array's memory and the view's strides)."""
         scalar = not isinstance(value, np.ndarray)
         a = np.asarray(value, dtype=np.float64)
@@ -54,14 +54,14 @@ class Code:
         start = self.nparams
         self.params.append(memory.copy())
         self.nparams += memory.size
-        return Val(f"P + {start + shift}", tuple(a.shape), strides_of(a), scalar)
+        return Val(f"P_constants + {start + shift}", tuple(a.shape), strides_of(a), scalar)
 
     def temp(self, shape, strides=None, scalar=False):
-        """A temporary in W of `shape` (row-major unless `strides` are given: numpy's layout
+        """A temporary in T of `shape` (row-major unless `strides` are given: numpy's layout
         of the result it holds)."""
         start = self.nwork
         self.nwork += max(int(np.prod(shape, dtype=int)), 1)
-        return Val(f"W + {start}", tuple(shape), tuple(strides or c_strides(shape)), scalar)
+        return Val(f"T + {start}", tuple(shape), tuple(strides or c_strides(shape)), scalar)
 
     def like(self, value):
         """A temporary laid out as numpy laid out `value` (a traced result)."""

@@ -87,6 +87,9 @@ class Model:
     # (driver block, output port, index, wire location)
     ports: dict = field(default_factory=dict)
     drivers: dict = field(default_factory=dict)
+    # the run's values (engine/context.py) and where each declaring block's lie in them
+    context: object = None
+    slots: dict = field(default_factory=dict)  # block name -> context.Slots
 
     def set(self, path, value=None):
         """Change values of the diagram and re-compile it in place, as Simulink's set_param:

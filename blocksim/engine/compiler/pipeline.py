@@ -23,6 +23,7 @@ from ...errors import Problems
 from ...language import expr
 from ...language.library import Library
 from ...util.gcpause import without_gc
+from ..context import lay_out_run_data
 from .blocks import build_blocks
 from .contract import check_contracts
 from .layout import (bind_blocks, initial_states, joined, lay_out, lay_out_indicators,
@@ -81,9 +82,20 @@ class Compilation:
             self.problems.check()
             check_contracts(self.spec, self.built, self.out_shapes, self.problems)
             self.problems.check()
+            self.run_data()
             self.layout = lay_out(self.built, self.out_shapes, self.drivers, self.nodes)
             classify(self.nodes, self.built, self.drivers, self.node_of, self.layout.slices)
             return self.model(settings)
+
+    def run_data(self):
+        """The blocks' declared run data laid out, their values in a Context."""
+        def refused(name, e):
+            bspec = self.spec.blocks[name]
+            loc = bspec.params[e.param].loc if e.param in bspec.params else bspec.loc
+            self.problems.add(loc.error(e.message, block=name, param=e.param))
+
+        self.slots, self.context = lay_out_run_data(self.built.blocks, refused)
+        self.problems.check()
 
     def model(self, settings):
         record, sinks, stops = records(self.spec, self.built, self.drivers, self.layout.views,
@@ -104,7 +116,7 @@ class Compilation:
             xdbuf=lay.xdbuf, outputs=lay.views, record=record, sinks=sinks, stops=stops,
             events=events, state_slices=lay.slices, config=run_config(spec, settings),
             hybrid=lay.hybrid, zbuf=lay.zbuf, zdirs=lay.zdirs, rates=lay.rates,
-            dubuf=lay.dubuf, spec=spec,
+            dubuf=lay.dubuf, spec=spec, context=self.context, slots=self.slots,
             resources=self.values.resources,
             ports=self.built.ports, drivers=self.drivers,
             subsystems={name: (sub.source, {k: self.values.scopes[sub.scope][k]
@@ -153,6 +165,7 @@ class Compilation:
             cs, ds = lay.slices[name]
             if c.size != cs.stop - cs.start or d.size != ds.stop - ds.start:
                 return None
+        self.run_data()
         # the buffers as a fresh layout has them
         lay = self.layout = dataclasses.replace(lay, x0=joined(xc), xd0=joined(xd))
         lay.signals[:] = 0.0

@@ -1,0 +1,105 @@
+"""What a block declares of its run data, once: the arrays a run's values fill.
+
+After its shapes are known (`infer`) and before its states are laid out, the compiler asks
+every block `declare(d)` with a `RunData` `d`:
+
+    d.param("K")                  # parameter K stored as given (its own shape)
+    d.param("bias", (3,))         # ... or broadcast to a shape (the C reads P_bias[i])
+    d.derived("rate", ())         # an array `derive(p)` computes from parameters
+    d.value("tau", "x0")          # parameters whose change is a change of values only
+    d.fact("direct")              # derive's outputs that are structure, not stored
+    d.work("seen", 3)             # compiled code's per-run workspace W_seen (zeros, or
+    d.work("instant", [np.nan])   # the initial values given)
+
+Every parameter and derived array has its place in the run's parameter vector P, in
+declaration order; its shape is structure. Normal mode reads it through `self.v.NAME`, a
+numpy view into P bound once (a change of value is a write into P: the block is not rebuilt
+and its views stay valid); compiled code through `P_NAME` (`W_NAME` for the workspace).
+
+`derive(p)` returns {name: array} for the derived arrays and the facts, from `p`, the
+block's parameters (as `self.p` holds them); it checks the values it is given (ParamError
+with the message load gives) and must not depend on anything but `p` and the block's
+structure. A parameter not declared by `param` or `value` is structure: changing it
+compiles the diagram again. So is a value whose facts (`fact`: a transfer function's D != 0
+decides its feedthrough) or whose shape differ from the compiled ones.
+
+`continuous_state()`, `discrete_state()`, `events()`, `run_data()` and `exact_times()` read
+the values from `self.p` too: after a change of values they are asked again.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Array:
+    """One declared array of P: its name, shape and whether it stores the parameter of
+    that name (else `derive` computes it)."""
+    name: str
+    shape: tuple
+    param: bool
+
+    @property
+    def size(self):
+        return math.prod(self.shape)
+
+
+class Structural(Exception):
+    """New values that do not fit the compiled structure (a shape, a fact): compile again."""
+
+
+class RunData:
+    """The builder a block's `declare(d)` fills (see the module docstring)."""
+
+    def __init__(self):
+        self.arrays = []  # Array, in declaration order
+        self.work_arrays = []  # (name, initial values, flat)
+        self.values = set()  # parameters whose change is a value change
+        self.facts = []  # names of derive's outputs that are structure
+
+    def param(self, name, shape=None):
+        self.arrays.append(Array(name, None if shape is None else tuple(shape), True))
+        self.values.add(name)
+
+    def derived(self, name, shape=()):
+        self.arrays.append(Array(name, tuple(shape), False))
+
+    def value(self, *names):
+        self.values.update(names)
+
+    def fact(self, *names):
+        self.facts.extend(names)
+
+    def work(self, name, initial):
+        """A workspace array: `initial` its size (zeros) or its initial values."""
+        values = np.zeros(initial) if np.ndim(initial) == 0 else np.asarray(initial, float)
+        self.work_arrays.append((name, values.ravel()))
+
+    def fixed(self, p):
+        """The shapes of parameters stored as given, from the values `p`."""
+        self.arrays = [Array(a.name, np.shape(getattr(p, a.name)), True)
+                       if a.param and a.shape is None else a for a in self.arrays]
+
+    @property
+    def size(self):
+        return sum(a.size for a in self.arrays)
+
+
+def values_of(block, data, p):
+    """({array name: values of its declared shape}, {fact: value}) of `block` (declared as
+    `data`) for the parameters `p`; Structural when they do not fit the declaration."""
+    derived = block.derive(p) if any(not a.param for a in data.arrays) or data.facts else {}
+    out = {}
+    for a in data.arrays:
+        value = np.asarray(getattr(p, a.name) if a.param else derived[a.name], dtype=float)
+        if value.shape != a.shape:
+            try:
+                value = np.broadcast_to(value, a.shape)
+            except ValueError:
+                raise Structural(f"{block.name}: {a.name} of shape {value.shape} for "
+                                 f"{a.shape}") from None
+        out[a.name] = value
+    return out, {name: derived[name] for name in data.facts}
