@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, flat
+from blocksim.accel.lowering import Lowering
 from blocksim.block import FALLING, RISING, Block, In, Jacobian, Out, PortError
 from blocksim.params import Param, ParamError
 

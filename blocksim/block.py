@@ -339,10 +339,6 @@ class Block:
         """The block's compiled form (a Lowering), or None: it has none (yet)."""
         return None
 
-    def pack(self):
-        """The numbers the compiled form reads as P, flat; how many is structure."""
-        return ()
-
     def run_data(self, start, stop):
         """The per-run arrays its Lowering.data names, {name: array}, for a run over
         [start, stop]."""

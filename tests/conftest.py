@@ -61,7 +61,7 @@ def plugin_diagram(monkeypatch, tmp_path):
     import numpy as np
 
     import blocksim
-    from blocksim.accel.lowering import Lowering, flat
+    from blocksim.accel.lowering import Lowering
     from blocksim.block import Block, In, Jacobian, Out
     from blocksim.language import library
 
@@ -77,11 +77,14 @@ def plugin_diagram(monkeypatch, tmp_path):
         def output(self, t):
             np.multiply(self.u[0], 2.0, out=self.y[0])
 
-        def lower(self, c):
-            return Lowering({"output": c.loop(c.n_out["y"], "out_y[i] = in_u[i] * P[0];")})
+        def declare(self, d):
+            d.derived("gain", ())
 
-        def pack(self):
-            return flat(2.0)
+        def derive(self, p):
+            return {"gain": 2.0}
+
+        def lower(self, c):
+            return Lowering({"output": c.loop(c.n_out["y"], "out_y[i] = in_u[i] * P_gain[0];")})
 
         def jacobian(self, pade=None):
             return Jacobian(np.zeros((0, 0)), np.zeros((0, 1)), np.zeros((1, 0)), [[2.0]])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, LoweringError, flat
+from blocksim.accel.lowering import Lowering, LoweringError
 from blocksim.block import ALL, EITHER, Block, In, Jacobian, Out, Sample
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
@@ -338,10 +338,24 @@ class Fmu(Block):
             raise SimulationError(f"the FMU {self.desc.path.name} asked to end the simulation "
                                   "(terminateSimulation)", block=self.name, time=t)
 
+    # ---- run data: the values given (flat, P_given), the step (co-simulation) or
+    # continuous_state() (model exchange, P_x_start), and the time event announced last
+    # (W_next); they come from the FMU's description and the block's parameters, which are
+    # structure (a change compiles the diagram again)
+    def declare(self, d):
+        for name, value in self.derive(self.p).items():
+            d.derived(name, np.shape(value))
+        if not self.cosim:
+            d.work("next", [np.nan])
+
+    def derive(self, p):
+        given = np.concatenate([np.ravel(np.asarray(value, dtype=float))
+                                for _, value in self.values] or [np.zeros(0)])
+        return {"given": given, **({"step": p.step} if self.cosim else
+                                   {"x_start": self._x_start})}
+
     # ---- compiled form: the FMU's library opened by dlopen in the generated C, its FMI
-    # functions called there (blocks/fmu/_fmu_rt.c); P = the values given (flat), then the
-    # step (co-simulation) or continuous_state() (model exchange); W[0] = the time event
-    # announced last; memory slot 0 holds the instance. "start" is a function of the block's
+    # functions called there (blocks/fmu/_fmu_rt.c); memory slot 0 holds the instance. "start" is a function of the block's
     # own, called by "initialize" at the start of every run. Under scipy's
     # stiff solvers the handlers (start, crossing, advance) run interpreted and the compiled
     # evaluations attach to the instance normal mode started (data array `instance`).
@@ -357,7 +371,7 @@ class Fmu(Block):
                     "initialize": w.join(w.call_start(), w.the, w.outputs("xd"), w.copy_held()),
                     "output": w.copy_held(),
                     "update": w.join(w.the, w.inputs(), "int stop_ = 0;",
-                                     w.call(f"fmu_do_step(F, t, P[{w.offset}], &stop_)", "DoStep"),
+                                     w.call("fmu_do_step(F, t, P_step[0], &stop_)", "DoStep"),
                                      w.outputs("xd"), w.stopping())}
         else:
             code = {"start": w.start(),
@@ -375,13 +389,8 @@ class Fmu(Block):
         code["release"] = ("if (rt->mem[mem0_].size) {\n    fmu_close(fmu_of(rt->mem[mem0_].data));"
                            "\n    memset(rt->mem[mem0_].data, 0, sizeof(FmuRt *));\n}")
         kind = "co-simulation" if self.cosim else "model exchange"
-        return Lowering(code, work=() if self.cosim else (np.nan,), support=(str(SUPPORT),),
-                        memory=1, data=("instance",),
+        return Lowering(code, support=(str(SUPPORT),), memory=1, data=("instance",),
                         doc=f"FMU {d.path.name}, {kind}, FMI {d.md.fmiVersion}")
-
-    def pack(self):
-        values = [np.ravel(np.asarray(value, dtype=float)) for _, value in self.values]
-        return flat(*values, [self.p.step] if self.cosim else self._x_start)
 
     def run_data(self, start, stop):
         """`instance`: where normal mode's instance is, once it starts (the compiled
@@ -434,8 +443,6 @@ class _CWriter:
         self.ret = "return;"
         self.vr_in = c.table("vr_in", [v.vr for v in self.d.inputs] or [0])
         self.vr_out = c.table("vr_out", [v.vr for v in self.d.outputs] or [0])
-        # after the values in P: the co-simulation step, or model exchange's initial states
-        self.offset = sum(int(np.size(value)) for _, value in block.values)
         self.lib = _c_string(library_path(unpack_dir(self.d.path), self.d, block.p.interface))
 
     def the_started(self):
@@ -534,9 +541,9 @@ class _CWriter:
         values, off = [], 0
         for var, value in b.values:
             size = int(np.size(value))
-            call = (f"fmu_set_reals(F, (const unsigned int *)&vr_, 1, P + {off}, {size})"
+            call = (f"fmu_set_reals(F, (const unsigned int *)&vr_, 1, P_given + {off}, {size})"
                     if var.kind == "real" else
-                    f"fmu_set_{self.KINDS[var.kind][2]}(F, vr_, P[{off}])")
+                    f"fmu_set_{self.KINDS[var.kind][2]}(F, vr_, P_given[{off}])")
             values.append(f"{{ unsigned int vr_ = {var.vr}u; "
                           f"{self.call(call, 'Set' + self.kind(var))} }}")
             off += size
@@ -553,17 +560,17 @@ class _CWriter:
             *values, self.call("fmu_enter_init(F, t)", "EnterInitializationMode"),
             self.inputs(), self.call("F->exit_init(F->c)", "ExitInitializationMode")]
         if not b.cosim:
-            lines += ["W[0] = NAN;", self.iteration(),
+            lines += ["W_next[0] = NAN;", self.iteration(),
                       self.call("F->enter_ct(F->c)", "EnterContinuousTimeMode"),
                       self.state_start() if b.nx else "", "xd[0] = 1.0;"]
         return self.join(*lines)
 
     def state_start(self):
         """The FMU's initial states, unless the run was given others (x differs from the
-        block's continuous_state(), in P after the values): those are set into the FMU."""
+        block's continuous_state(), P_x_start): those are set into the FMU."""
         nx = self.b.nx
         return self.join(
-            "int given_ = 0;", self.c.loop(nx, f"if (x[i] != P[{self.offset} + i]) given_ = 1;"),
+            "int given_ = 0;", self.c.loop(nx, "if (x[i] != P_x_start[i]) given_ = 1;"),
             "if (given_)",
             "    " + self.call(f"F->set_x(F->c, x, {nx})", "SetContinuousStates"),
             "else",
@@ -593,8 +600,8 @@ class _CWriter:
             self.call("F->enter_event(F->c)", "EnterEventMode"), self.inputs(), self.iteration(),
             self.call("F->enter_ct(F->c)", "EnterContinuousTimeMode"), reread,
             self.outputs("out"), self.indicators() if nz else "", *compare,
-            "if (!isnan(F->next) && F->next > t && F->next != W[0]) {",
-            "    W[0] = F->next;", "    SCHEDULE(F->next);", "}")
+            "if (!isnan(F->next) && F->next > t && F->next != W_next[0]) {",
+            "    W_next[0] = F->next;", "    SCHEDULE(F->next);", "}")
         self.ret = "return;"
         return code
 

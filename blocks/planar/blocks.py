@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, flat
+from blocksim.accel.lowering import Lowering
 from blocksim.block import Block, In, Out
 from blocksim.params import Param, ParamError
 
@@ -33,16 +33,39 @@ LINK_PARAMS = (
 
 
 # compiled forms (accelerated mode): the kernels in C, operation by operation as the
-# interpreted ones (numba or plain Python); P holds the link data [L, Lc, m, ml, I, B, g0]
+# interpreted ones (numba or plain Python), on the link data (run data P_L ... P_g0)
 KERNELS = (Path(__file__).parents[1] / "robot" / "_kernel_rows.c",  # cholesky_solve
            Path(__file__).with_name("_kernels.c"))
-_ARM = ("PlanarArm arm = {{P, P + {n}, P + {n2}, P + {n3}, P + {n4}, P + {n5}, P[{n6}], {n}}}; "
-        "double work[PLANAR_WORK({n})]; (void)arm;\n")
+LINKS = ("L", "Lc", "m", "ml", "I", "B")
 
 
 def _arm(n, code):
-    """C: the arm's link data from P (`arm`), a work array, then `code`."""
-    return _ARM.format(n=n, n2=2 * n, n3=3 * n, n4=4 * n, n5=5 * n, n6=6 * n) + code
+    """C: the arm's link data (`arm`), a work array, then `code`."""
+    return (f"PlanarArm arm = {{{', '.join(f'P_{k}' for k in LINKS)}, P_g0[0], {n}}}; "
+            f"double work[PLANAR_WORK({n})]; (void)arm;\n{code}")
+
+
+class _Arm(Block):
+    """A block on an arm's link data (LINK_PARAMS): `_links(p)` gives its run data ({name:
+    array}: the link data and g0, and what a subclass adds), declared in that order and
+    bound as `self._data` (L, Lc, m, ml, I, B) and `self.v.g0` for the kernels."""
+
+    _values = tuple(p.name for p in LINK_PARAMS)
+
+    def _links(self, p):
+        return {**dict(zip(LINKS, _link_data(p))), "g0": float(p.g0)}
+
+    def declare(self, d):
+        for name, value in self._links(self.p).items():
+            d.derived(name, np.shape(value))
+        d.value(*self._values)
+
+    def derive(self, p):
+        return self._links(p)
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._data = tuple(getattr(self.v, k) for k in LINKS)
 
 
 def _lengths(p):
@@ -97,28 +120,32 @@ class PlanarKinematics(Block):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        self._L = _lengths(self.p)
+        self._n = _lengths(self.p).size
 
     def ports(self):
-        n = self._L.size
+        n = self._n
         return ([In("q", shape=(n,)), In("qd", shape=(n,))],
                 [Out("x", shape=(2,)), Out("J", shape=(2, n)), Out("Jd", shape=(2, n))])
 
+    def declare(self, d):
+        d.derived("L", (self._n,))
+        d.value("L")
+
+    def derive(self, p):
+        return {"L": _lengths(p)}
+
     def output(self, t):
         # the kernel's buffer is [x, J, Jd] flattened: the outputs' consecutive layout
-        self.y_flat[:] = _kinmodel(self.u[0], self.u[1], self._L)
+        self.y_flat[:] = _kinmodel(self.u[0], self.u[1], self.v.L)
 
     def lower(self, c):
-        n = self._L.size
+        n = self._n
         return Lowering({"output": f"double work[{3 * n}]; "
-                                   f"planar_kinmodel({n}, in_q, in_qd, P, out_x, work);"},
+                                   f"planar_kinmodel({n}, in_q, in_qd, P_L, out_x, work);"},
                         support=KERNELS)
 
-    def pack(self):
-        return flat(self._L)
 
-
-class PlanarModel(Block):
+class PlanarModel(_Arm):
     """The complete kinematic and dynamic model of a planar n-R arm: x, J, Jd, H, Hd, h, g.
 
     x, J, Jd, H, h, g = dynmodel(q, qd, L, Lc, m, ml, I, B) of Zlajpah, "Simulation of
@@ -137,11 +164,10 @@ class PlanarModel(Block):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        self._data = _link_data(self.p)
-        self._g0 = float(self.p.g0)
+        self._n = _lengths(self.p).size
 
     def ports(self):
-        n = self._data[0].size
+        n = self._n
         return ([In("q", shape=(n,)), In("qd", shape=(n,))],
                 [Out("x", shape=(2,)), Out("J", shape=(2, n)), Out("Jd", shape=(2, n)),
                  Out("H", shape=(n, n)), Out("Hd", shape=(n, n)), Out("h", shape=(n,)),
@@ -149,18 +175,14 @@ class PlanarModel(Block):
 
     def output(self, t):
         # the kernel's buffer is [x, J, Jd, H, Hd, h, g] flattened: the outputs' layout
-        self.y_flat[:] = _dynmodel(self.u[0], self.u[1], *self._data, self._g0)
+        self.y_flat[:] = _dynmodel(self.u[0], self.u[1], *self._data, self.v.g0[()])
 
     def lower(self, c):
-        n = self._data[0].size
-        return Lowering({"output": _arm(n, "planar_dynmodel(&arm, in_q, in_qd, out_x, work);")},
-                        support=KERNELS)
-
-    def pack(self):
-        return flat(*self._data, self._g0)
+        return Lowering({"output": _arm(self._n, "planar_dynmodel(&arm, in_q, in_qd, out_x, "
+                                                 "work);")}, support=KERNELS)
 
 
-class PlanarRobot(Block):
+class PlanarRobot(_Arm):
     """Forward dynamics of a planar n-R arm driven by joint torques: the plant.
 
         d/dt [q, qd] = [qd, qdd],   H(q) qdd = tau - h(q, qd) - g(q)
@@ -178,38 +200,40 @@ class PlanarRobot(Block):
         Param("qd0", "value", 0.0, "initial joint rates (n,) rad/s"),
     )
 
+    _values = _Arm._values + ("q0", "qd0")
+
     def __init__(self, name, params):
         super().__init__(name, params)
-        self._data = _link_data(self.p)
-        self._g0 = float(self.p.g0)
-        n = self._data[0].size
-        self._x0 = np.concatenate([_vector(self.p, "q0", n), _vector(self.p, "qd0", n)])
+        self._n = _lengths(self.p).size
+        self.continuous_state()  # checks q0 and qd0
 
     def ports(self):
-        n = self._data[0].size
+        n = self._n
         return ([In("tau", shape=(n,))],
                 [Out("q", shape=(n,), state=slice(0, n)),
                  Out("qd", shape=(n,), state=slice(n, 2 * n)),
                  Out("qdd", shape=(n,), feedthrough=("tau",))])
 
     def continuous_state(self):
-        return self._x0
+        n = self._n
+        return np.concatenate([_vector(self.p, "q0", n), _vector(self.p, "qd0", n)])
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        n = self._data[0].size
+        n = self._n
         self._q, self._qd = x[:n], x[n:]
         self._dq, self._dqd = dx[:n], dx[n:]
 
     def output(self, t):
-        self.y[2][...] = _forward_dynamics(self._q, self._qd, self.u[0], *self._data, self._g0)
+        self.y[2][...] = _forward_dynamics(self._q, self._qd, self.u[0], *self._data,
+                                           self.v.g0[()])
 
     def derivative(self, t):
         self._dq[...] = self._qd
         self._dqd[...] = self.y[2]
 
     def lower(self, c):
-        n = self._data[0].size
+        n = self._n
         return Lowering({
             "output": _arm(n, f"double H[{n * n}];\nif (planar_forward_dynamics(&arm, x, x + {n}, "
                               "in_tau, out_qdd, H, work)) FAIL(\"inertia matrix is not positive "
@@ -217,11 +241,8 @@ class PlanarRobot(Block):
             "derivative": c.loop(n, f"dx[i] = x[{n} + i]; dx[{n} + i] = out_qdd[i];")},
             support=KERNELS)
 
-    def pack(self):
-        return flat(*self._data, self._g0)
 
-
-class PlanarIndex(Block):
+class PlanarIndex(_Arm):
     """A redundancy index of a planar n-R arm and its gradient in q.
 
     From Zlajpah, "Simulation of n-R planar manipulators" (1998), eqs. 15-24:
@@ -247,28 +268,38 @@ class PlanarIndex(Block):
         Param("g0", "scalar", 9.81, "gravity along -y, m/s^2"),
     )
 
+    _values = ("L", "Lc", "m", "ml", "W", "g0")
+
     def __init__(self, name, params):
         super().__init__(name, params)
-        L = _lengths(self.p)
+        self._n = _lengths(self.p).size
+        self._links(self.p)  # checks the link data and the weight
+
+    def _links(self, p):
+        """L; the gravity index also the link data (no inertias or friction), g0 and its
+        weight Ws (n, n)."""
+        L = _lengths(p)
+        if p.kind != "gravity":
+            return {"L": L}
         n = L.size
-        kind = self.p.kind
-        self._numbers = ()  # the gravity index's link data and weight (compiled form)
-        # the kernels of idxman, idxcn and idxgrav ([value, gradient]): their arguments are
-        # checked here, once
+        Lc, m, ml = (np.ascontiguousarray(_vector(p, k, n)) for k in ("Lc", "m", "ml"))
+        try:
+            Ws = gravity_weight(p.W, n)
+        except ValueError as e:
+            raise ParamError("W", str(e)) from None
+        return {"L": L, "Lc": Lc, "m": m, "ml": ml, "I": np.zeros(n), "B": np.zeros(n),
+                "g0": float(p.g0), "Ws": Ws}
+
+    def bind(self, u, y, x, dx, xd):
+        # the kernels of idxman, idxcn and idxgrav ([value, gradient]) on the run data
+        Block.bind(self, u, y, x, dx, xd)
+        v, kind = self.v, self.p.kind
         if kind == "manipulability":
-            self._index = lambda q: _idxman(q, L)
+            self._index = lambda q: _idxman(q, v.L)
         elif kind == "condition":
-            self._index = lambda q: _idxcn(q, L)
+            self._index = lambda q: _idxcn(q, v.L)
         else:
-            Lc, m, ml = (np.ascontiguousarray(_vector(self.p, k, n)) for k in ("Lc", "m", "ml"))
-            try:
-                Ws = gravity_weight(self.p.W, n)
-            except ValueError as e:
-                raise ParamError("W", str(e)) from None
-            g0 = float(self.p.g0)
-            self._index = lambda q: _idxgrav(q, L, Lc, m, ml, g0, Ws)
-            self._numbers = (Lc, m, ml, np.zeros(n), np.zeros(n), g0, Ws)
-        self._L, self._n = L, n
+            self._index = lambda q: _idxgrav(q, v.L, v.Lc, v.m, v.ml, v.g0[()], v.Ws)
 
     def ports(self):
         n = self._n
@@ -279,20 +310,16 @@ class PlanarIndex(Block):
         self.y[0][...] = out[0]
         self.y[1][...] = out[1:]
 
-    # compiled: P = [L] or, for the gravity index, [L, Lc, m, ml, 0, 0, g0, W (n, n)];
-    # out_value and out_grad are consecutive, as the kernels' [value, gradient]
+    # compiled: out_value and out_grad are consecutive, as the kernels' [value, gradient]
     def lower(self, c):
         n, kind = self._n, self.p.kind
         if kind == "gravity":
-            code = _arm(n, f"planar_idxgrav(&arm, in_q, P + {6 * n + 1}, out_value, work);")
+            code = _arm(n, "planar_idxgrav(&arm, in_q, P_Ws, out_value, work);")
         else:
             name = "idxman" if kind == "manipulability" else "idxcn"
             why = ("manipulability gradient undefined at a singular configuration"
                    if kind == "manipulability" else
                    "condition-number gradient undefined (singular or isotropic J)")
-            code = (f"double work[{8 * n + 3}];\nif (planar_{name}({n}, in_q, P, out_value, work)) "
-                    f'FAIL("{why}");')
+            code = (f"double work[{8 * n + 3}];\nif (planar_{name}({n}, in_q, P_L, out_value, "
+                    f'work)) FAIL("{why}");')
         return Lowering({"output": code}, support=KERNELS)
-
-    def pack(self):
-        return flat(self._L, *self._numbers)

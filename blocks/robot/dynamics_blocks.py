@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blocksim.accel.lowering import flat, needs_lapack
+from blocksim.accel.lowering import needs_lapack
 from blocksim.block import FALLING, RISING, In, Out
 from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
@@ -72,26 +72,52 @@ class Robot(RobotBlock):
               "which Coulomb friction is a ramp; 0: the exact sign", minimum=0.0),
     )
 
+    _values = ("robot", "q0", "qd0", "coulomb_band")
+    _facts = ("coulomb", "frictionless", "band")
+
     def __init__(self, name, params):
         super().__init__(name, params)
         n = self.n
-        self._x0 = np.concatenate([_joint_vector(self.p, "q0", n), _joint_vector(self.p, "qd0", n)])
-        self._hi, self._down = self.robot.coulomb_levels()
-        self._lo = -self._down                         # friction while slipping backwards (<= 0)
-        coulomb = bool(np.any(self._hi) or np.any(self._lo))
-        self._smooth = (self._hi == 0) & (self._lo == 0)  # joints without Coulomb friction
+        self._initial()  # checks q0 and qd0
+        facts = self._friction(self.p)
+        self._smooth = np.array(facts["frictionless"])  # joints without Coulomb friction
+        coulomb = facts["coulomb"]
         self._events = coulomb and self.p.coulomb == "events"
-        self._regularised = coulomb and self.p.coulomb == "band" and self.p.coulomb_band > 0
-        if self._events or self._regularised:
-            plant = self.robot.nofriction("coulomb")
-            self._k, self._P, self._W, self._g = plant.kernel_args()
+        self._regularised = coulomb and self.p.coulomb == "band" and facts["band"]
         if self._regularised:
-            self._inv_band = 1.0 / self.p.coulomb_band
             self.acceleration = self._band_acceleration
         if self._events:
             self.acceleration = self._stick_slip_acceleration
         self._tau = np.zeros(n)
         self._fext = np.zeros(6)
+
+    # run data: the plant's kernel arguments (Coulomb friction left out with coulomb: events
+    # or band), the Coulomb levels up (hi) and down, lo = -down (friction while slipping
+    # backwards), 1/band, smooth (1 for a joint without Coulomb friction) and the rest modes'
+    # tolerance; which joints have Coulomb friction, and whether any does, are structure
+    @staticmethod
+    def _friction(p):
+        hi, down = p.robot.coulomb_levels()
+        return {"coulomb": bool(np.any(hi) or np.any(down)),
+                "frictionless": tuple(bool(s) for s in (hi == 0) & (down == 0)),
+                "band": p.coulomb_band > 0}
+
+    def _kernel(self, p):
+        robot = p.robot.nofriction("coulomb") if self._events or self._regularised else p.robot
+        return robot.kernel_args()[1:]
+
+    def _more(self, p):
+        hi, down = p.robot.coulomb_levels()
+        lo = -down
+        tol = 1e-12 * max(1.0, float(np.max(np.abs(np.concatenate([hi, lo])))))
+        smooth = (hi == 0) & (lo == 0)
+        return {"hi": hi, "down": down, "lo": lo, "smooth": smooth.astype(float), "tol": tol,
+                "inv_band": 1.0 / p.coulomb_band if self._regularised else 0.0,
+                **self._friction(p)}
+
+    def _initial(self):
+        n = self.n
+        return np.concatenate([_joint_vector(self.p, "q0", n), _joint_vector(self.p, "qd0", n)])
 
     def ports(self):
         n = self.n
@@ -104,11 +130,13 @@ class Robot(RobotBlock):
                      elements=joint_names("qdd", (n,)))])
 
     def continuous_state(self):
-        return self._x0
+        return self._initial()
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
         n = self.n
+        v = self.v
+        self._hi, self._down, self._lo, self._inv_band = v.hi, v.down, v.lo, v.inv_band
         self._q, self._qd = x[:n], x[n:]
         self._dq, self._dqd = dx[:n], dx[n:]
         self._drive = self._tau if self._regularised or self._events else u[0]
@@ -133,18 +161,21 @@ class Robot(RobotBlock):
     acceleration = _accel  # smooth friction: the kernel call is the whole computation
 
     def _band_acceleration(self, t):
-        self._k.subtract_coulomb(self._qd, self.u[0], self._hi, self._down, self._inv_band,
-                                 self._tau)
+        self._k.subtract_coulomb(self._qd, self.u[0], self._hi, self._down,
+                                 self._inv_band[()], self._tau)
         self._accel(t)
 
     def derivative(self, t):
         np.copyto(self._dq, self._qd)
         np.copyto(self._dqd, self.y[2])
 
-    # ---- compiled form: P = [robot (the plant's, Coulomb friction left out with coulomb:
-    # events or band), up, down, 1/band, smooth (1 for a joint without Coulomb friction), the
-    # rest modes' tolerance]; accel_row is the kernel accel's row function; the stick-slip
-    # functions are _stick_slip.c's, W the holding torques of the stuck joints (_hold)
+    # ---- compiled form: accel_row is the kernel accel's row function; the stick-slip
+    # functions are _stick_slip.c's, W_hold the holding torques of the stuck joints (_hold)
+    def declare(self, d):
+        super().declare(d)
+        if self._events:
+            d.work("hold", self.n)
+
     def lower(self, c):
         n = self.n
         fail = ('if (status_ != 0) FAIL("forward dynamics failed: inertia matrix is not '
@@ -153,8 +184,8 @@ class Robot(RobotBlock):
         if self._events:
             return self._lower_stick_slip(c, fail, derivative)
         if self._regularised:
-            accel = (f"double drive[{n}]; subtract_coulomb_row({n}, x + {n}, in_tau, PX, "
-                     f"PX + {n}, PX[{2 * n}], drive);\n"
+            accel = (f"double drive[{n}]; subtract_coulomb_row({n}, x + {n}, in_tau, P_hi, "
+                     "P_down, P_inv_band[0], drive);\n"
                      + self._call("accel_row", "x", f"x + {n}", "drive", out="out_qdd"))
         else:
             accel = self._call("accel_row", "x", f"x + {n}", "in_tau", out="out_qdd")
@@ -164,24 +195,24 @@ class Robot(RobotBlock):
     def _lower_stick_slip(self, c, fail, derivative):
         needs_lapack()
         n = self.n
-        plant = (f"StickSlip ss_ = {{RP, RW, Rg, PX, PX + {n}, PX + {2 * n + 1}, "
-                 f"PX[{3 * n + 1}], {n}}}; (void)ss_;\n")
+        plant = (f"StickSlip ss_ = {{RP, RW, Rg, P_hi, P_down, P_smooth, P_tol[0], {n}}}; "
+                 "(void)ss_;\n")
         singular = ('FAIL("forward dynamics failed: the inertia matrix of the joints that are '
                     'not stuck is singular");')
         acceleration = (
             f"double drive[{n}]; int stuck = 0;\n"
-            f"subtract_coulomb_row({n}, xd, in_tau, PX, PX + {n}, 1.0, drive);\n"
+            f"subtract_coulomb_row({n}, xd, in_tau, P_hi, P_down, 1.0, drive);\n"
             + c.loop(n, "stuck |= xd[i] == 0.0;") + "\n"
             "if (!stuck) { " + self._call("accel_row", "x", f"x + {n}", "drive", out="out_qdd")
-            + f" {fail} }}\nelse if (ss_constrained(&ss_, x, x + {n}, drive, xd, out_qdd, W)) "
+            + f" {fail} }}\nelse if (ss_constrained(&ss_, x, x + {n}, drive, xd, out_qdd, "
+            "W_hold)) "
             + singular)
         indicator = c.loop(n, (
-            f"const double *hi = PX, *down = PX + {n}, *smooth = PX + {2 * n + 1}; "
-            f"int stuck = xd[i] == 0.0; z[i] = smooth[i] != 0.0 ? 1.0 : xd[i] * x[{n} + i]; "
-            f"z[{n} + i] = stuck ? W[i] - hi[i] : 1.0; "
-            f"z[{2 * n} + i] = stuck ? W[i] - -down[i] : 1.0;"))
+            f"int stuck = xd[i] == 0.0; z[i] = P_smooth[i] != 0.0 ? 1.0 : xd[i] * x[{n} + i]; "
+            f"z[{n} + i] = stuck ? W_hold[i] - P_hi[i] : 1.0; "
+            f"z[{2 * n} + i] = stuck ? W_hold[i] - -P_down[i] : 1.0;"))
         crossing = (
-            f"double *qd = x + {n}, *mode = xd, newm[{n}]; const double *smooth = PX + {2 * n + 1};"
+            f"double *qd = x + {n}, *mode = xd, newm[{n}]; const double *smooth = P_smooth;"
             f"\nptrdiff_t idx[{n}], k = 0; char broke[{n}]; int stopped_any = 0;\n"
             + c.loop(n, (
                 "int sticky = smooth[i] == 0.0; "
@@ -200,21 +231,15 @@ class Robot(RobotBlock):
             + c.loop(n, "if (newm[i] != mode[i]) changed = 1; mode[i] = newm[i];"))
         code = {"acceleration": acceleration, "derivative": derivative, "initialize": "",
                 "indicator": indicator, "crossing": crossing}
-        low = self._rows({k: plant + v if v else v for k, v in code.items()},
-                         work=np.zeros(n))
+        low = self._rows({k: plant + v if v else v for k, v in code.items()})
         low.support += (STICK_SLIP,)
         return low
-
-    def pack(self):
-        tol = 1e-12 * max(1.0, float(np.max(np.abs(np.concatenate([self._hi, self._lo])))))
-        return flat(super().pack(), self._hi, self._down,
-                    self._inv_band if self._regularised else 0.0, self._smooth, tol)
 
     # ---- stick-slip (coulomb: events) ----------------------------------------------------
     def discrete_state(self):
         # per joint: +1 slipping forwards, -1 backwards, 0 stuck; joints starting at rest
         # are decided at the start, when the input torque is known
-        return np.sign(self._x0[self.n:]) if self._events else None
+        return np.sign(self._initial()[self.n:]) if self._events else None
 
     def zero_crossings(self):
         if not self._events:
@@ -352,14 +377,18 @@ class Rne(RobotBlock):
               choices=("tool", "link")),
     )
 
+    _values = ("robot", "gravity")
+
     def __init__(self, name, params):
         super().__init__(name, params)
         gravity = self.p.gravity
-        if gravity.size:
-            if gravity.shape != (3,):
-                raise ParamError("gravity", f"expected 3 values, got shape {gravity.shape}")
-            self._g = self.robot.kernel_args(gravity)[3]
-        self._W = self.robot.kernel_args(fext_frame=self.p.fext_frame)[2]
+        if gravity.size and gravity.shape != (3,):
+            raise ParamError("gravity", f"expected 3 values, got shape {gravity.shape}")
+
+    def _kernel(self, p):  # the gravity given, fext in the frame asked
+        gravity = p.gravity if p.gravity.size else None
+        _, P, W, g = p.robot.kernel_args(gravity, fext_frame=p.fext_frame)
+        return P, W, g
 
     def ports(self):
         n = self.n
@@ -464,12 +493,7 @@ class Energy(RobotBlock):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        robot, n = self.robot, self.n
-        # potential = sum over the link frames F_j (4, 4) of sum(F_j * Wg_j), with
-        # Wg_j[a, b] = g_a m_j [r_j; 1]_b (rows 0..2): g·m_j (R_j r_j + p_j)
-        self._weights = np.zeros((n, 4, 4))
-        self._weights[:, :3, :] = np.einsum("a,jb->jab", robot.gravity,
-                                            robot.m[:, None] * np.hstack([robot.r, np.ones((n, 1))]))
+        n = self.n
         self._frames = np.empty((4 * (n + 1), 4))
         self._links = self._frames.reshape(n + 1, 4, 4)[1:]
         self._M = np.empty((n, n))
@@ -480,6 +504,15 @@ class Energy(RobotBlock):
         return ([In("q", shape=(n,)), In("qd", shape=(n,))],
                 [Out("total", shape=()), Out("kinetic", shape=()), Out("potential", shape=())])
 
+    def _more(self, p):
+        """potential = sum over the link frames F_j (4, 4) of sum(F_j * Wg_j), with
+        Wg_j[a, b] = g_a m_j [r_j; 1]_b (rows 0..2): g·m_j (R_j r_j + p_j)."""
+        robot, n = p.robot, self.n
+        weights = np.zeros((n, 4, 4))
+        weights[:, :3, :] = np.einsum("a,jb->jab", robot.gravity,
+                                      robot.m[:, None] * np.hstack([robot.r, np.ones((n, 1))]))
+        return {"weights": weights}
+
     def output(self, t):
         q, qd = self.u
         k = self._k
@@ -487,14 +520,14 @@ class Energy(RobotBlock):
         np.dot(self._M, qd, out=self._Mqd)
         kinetic = 0.5 * float(np.dot(qd, self._Mqd))
         k.fkine_all(self._P, self._W, q, self._frames)
-        potential = float(np.vdot(self._links, self._weights))
+        potential = float(np.vdot(self._links, self.v.weights))
         total, kin, pot = self.y
         total[()] = kinetic + potential
         kin[()] = kinetic
         pot[()] = potential
 
-    # compiled: P = [robot, weights]; numpy's dot(M, qd) is a gemv for n > 1 (a product for
-    # n = 1), vdot a ddot over the link frames' 16 n numbers, as rt_dot_mm and rt_dot call them
+    # compiled: numpy's dot(M, qd) is a gemv for n > 1 (a product for n = 1), vdot a ddot
+    # over the link frames' 16 n numbers, as rt_dot_mm and rt_dot call them
     def lower(self, c):
         n = self.n
         Mqd = "rt_dot_mm(M_, {0}, {0}, in_qd, 1, Mqd);".format(n) if n > 1 else \
@@ -504,9 +537,6 @@ class Energy(RobotBlock):
             + self._call("inertia_kernel_row", "in_q", out="M_") + "\n"
             + f"{Mqd}\ndouble kinetic = 0.5 * rt_dot(in_qd, Mqd, {n});\n"
             + "{ " + self._call("fkine_all_row", "in_q", out="frames") + " }\n"
-            + f"double potential = rt_dot(frames + 16, PX, {16 * n});\n"
+            + f"double potential = rt_dot(frames + 16, P_weights, {16 * n});\n"
             "out_total[0] = kinetic + potential; out_kinetic[0] = kinetic; "
             "out_potential[0] = potential;")})
-
-    def pack(self):
-        return flat(super().pack(), self._weights)

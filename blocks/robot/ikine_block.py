@@ -3,7 +3,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blocksim.accel.lowering import flat, needs_lapack
+from blocksim.accel.lowering import needs_lapack
 
 from blocksim.block import In, Out
 from blocksim.errors import SimulationError
@@ -44,36 +44,59 @@ class IKine(RobotBlock):
         Param("config", "string", "lun", "analytic: configuration letters l/r, u/d, n/f"),
     )
 
+    _values = ("robot", "q0", "mask")
+
     def __init__(self, name, params):
         super().__init__(name, params)
-        p, n = self.p, self.n
-        if p.method == "analytic":
+        if self.p.method == "analytic":
             try:
-                _check_6s(self.robot)
-            except ValueError as e:
-                raise ParamError("method", f"{e}: use method numerical") from None
-            try:
-                _config(p.config)
+                _config(self.p.config)
             except ValueError as e:
                 raise ParamError("config", str(e)) from None
             self._solve = self._analytic
         else:
             self._solve = self._numerical
+        self._checked(self.p)
+
+    def _checked(self, p):
+        """(q0 (n,), mask (6,)) of parameters `p`, checked (a robot that the analytic
+        method cannot solve, a q0 of another size, a mask without a weight)."""
+        n = self.n
+        if p.method == "analytic":
+            try:
+                _check_6s(p.robot)
+            except ValueError as e:
+                raise ParamError("method", f"{e}: use method numerical") from None
         try:
-            self._q0 = np.broadcast_to(p.q0, (n,)).astype(float)
+            q0 = np.broadcast_to(p.q0, (n,)).astype(float)
         except ValueError:
             raise ParamError("q0", f"expected a scalar or {n} joint values, got shape "
                                    f"{p.q0.shape}") from None
         if p.mask.size not in (1, 6) or not p.mask.any():
             raise ParamError("mask", "expected one weight or 6 weights >= 0, not all zero")
-        self._mask = np.broadcast_to(p.mask.ravel(), (6,)).astype(float)
+        return q0, np.broadcast_to(p.mask.ravel(), (6,)).astype(float)
+
+    # run data: numerical: q0 and mask (normal mode's), the joint limits lo, hi, which
+    # joints are revolute, whether any is limited, the first start (q0 inside the limits)
+    # and the restarts' starts (RESTARTS, n); analytic: the numbers of _ikine.c's Puma
+    def _more(self, p):
+        if p.method != "numerical":
+            return {"puma": _puma_numbers(p.robot, p.config)}
+        q0, mask = self._checked(p)
+        limits = _Limits(p.robot)
+        lo, hi = restart_box(p.robot, limits, q0)
+        rng = np.random.default_rng(SEED)  # ikine's restarts start from these points
+        starts = np.array([rng.uniform(lo, hi) for _ in range(RESTARTS)])
+        return {"q0": q0, "mask": mask, "lo": limits.lo, "hi": limits.hi,
+                "revolute": np.asarray(limits.revolute, dtype=float),
+                "limited": float(limits.any), "start": limits.apply(q0)[0], "starts": starts}
 
     def ports(self):
         return [In("T", shape=(4, 4), doc="pose, world frame")], \
             [Out("q", shape=(self.n,), elements=joint_names("q", (self.n,)))]
 
     def _numerical(self, T):
-        return ikine(self.robot, T, self._q0, self._mask)
+        return ikine(self.robot, T, self.v.q0, self.v.mask)
 
     def _analytic(self, T):
         return ikine6s(self.robot, T, self.p.config)
@@ -85,14 +108,12 @@ class IKine(RobotBlock):
             raise SimulationError(f"no inverse kinematic solution: {e}", block=self.name,
                                   port="q", time=t) from None
 
-    # ---- compiled form: _ikine.c. numerical: P = [robot, lo, hi, revolute, mask, limited,
-    # the first start (q0 inside the limits), the restarts' starts (RESTARTS, n)]; analytic:
-    # P = [robot, the numbers of _ikine.c's Puma]
+    # ---- compiled form: _ikine.c
     def lower(self, c):
         needs_lapack()
         if self.p.method != "numerical":
             low = self._rows({"output": (
-                "Puma puma; memcpy(&puma, PX, sizeof puma); double a = 0, b = 0, d = 0;\n"
+                "Puma puma; memcpy(&puma, P_puma, sizeof puma); double a = 0, b = 0, d = 0;\n"
                 "int status = ik_puma(&puma, in_T, out_q, &a, &b, &d);\n"
                 'if (status == 1) FAIL("no inverse kinematic solution: ikine6s: pose out of '
                 'reach: the wrist centre is %.6g from the joint-1 axis, less than the shoulder '
@@ -104,10 +125,10 @@ class IKine(RobotBlock):
             return low
         n = self.n
         solve = (
-            f"IKineRobot k = {{RP, RW, Rg, PX, PX + {n}, PX + {2 * n}, PX + {3 * n}, "
-            f"PX[{3 * n + 6}] != 0.0, {n}}};\n"
+            f"IKineRobot k = {{RP, RW, Rg, P_lo, P_hi, P_revolute, P_mask, P_limited[0] != 0.0, "
+            f"{n}}};\n"
             f"double res; long long total;\n"
-            f"int status = ik_solve(&k, in_T, PX + {3 * n + 7}, PX + {4 * n + 7}, {RESTARTS}, "
+            f"int status = ik_solve(&k, in_T, P_start, P_starts, {RESTARTS}, "
             f"{ILIMIT}, {TOL!r}, {LAM!r}, out_q, &res, &total);\n"
             'if (status == IK_SINGULAR) FAIL("Singular matrix");\n'
             'else if (status == IK_SVD) FAIL("SVD did not converge");\n'
@@ -121,17 +142,6 @@ class IKine(RobotBlock):
         low.support += (IKINE,)
         return low
 
-    def pack(self):
-        if self.p.method != "numerical":
-            return flat(super().pack(), _puma_numbers(self.robot, self.p.config))
-        robot, q0 = self.robot, self._q0
-        limits = _Limits(robot)
-        lo, hi = restart_box(robot, limits, q0)
-        rng = np.random.default_rng(SEED)  # ikine's restarts start from these points
-        starts = [rng.uniform(lo, hi) for _ in range(RESTARTS)]
-        return flat(super().pack(), limits.lo, limits.hi, limits.revolute, self._mask,
-                    limits.any, limits.apply(q0)[0], starts)
-
 
 def _puma_numbers(robot, config):
     """The numbers _ikine.c's Puma holds, computed as ikine6s computes them."""
@@ -141,6 +151,6 @@ def _puma_numbers(robot, config):
     L = np.hypot(a[2], d[3])
     beta = np.arctan2(-signs[1] * d[3], a[2])
     left, up, flip = _config(config)
-    return flat(signs, c6, d[1] + d[2], d[0], a[1], a[1] ** 2, L, beta, 2 * a[1] * L, alpha,
-                robot.offset, np.linalg.inv(robot.base), np.linalg.inv(robot.tool), left, up,
-                flip)
+    return np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in (
+        signs, c6, d[1] + d[2], d[0], a[1], a[1] ** 2, L, beta, 2 * a[1] * L, alpha,
+        robot.offset, np.linalg.inv(robot.base), np.linalg.inv(robot.tool), left, up, flip)])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blocksim.accel.lowering import Lowering, flat, needs_lapack
+from blocksim.accel.lowering import Lowering, needs_lapack
 from blocksim.block import Block, In, Out, PortError
 from blocksim.errors import SimulationError
 from blocksim.params import Param
@@ -35,30 +35,55 @@ KERNEL_ROWS = Path(__file__).with_name("_kernel_rows.c")
 class RobotBlock(Block):
     """Base of the blocks that take a robot: `self.robot`, `self.n` and the kernel arguments.
 
-    Compiled form (accelerated mode): the block's numbers are the robot's kernel arguments
-    [P, W, g] (so a perturbed robot changes numbers, not code), and its C calls the row
-    functions of the C kernels (`_kernel_rows.c`, compiled into the diagram), the functions
-    normal mode's kernel calls run."""
+    Run data: the robot's kernel arguments RP (n, NP), RW and Rg (3,) (`_kernel(p)`), and
+    whatever a subclass's `_more(p)` adds ({name: array}), so a perturbed robot changes
+    numbers, not code: normal mode calls the kernels on them (self.v.RP ...), compiled code
+    calls the row functions of the C kernels (`_kernel_rows.c`, compiled into the diagram)
+    on P_RP, P_RW, P_Rg, the functions normal mode's kernel calls run."""
 
     params = (robot_param(),)
+    _values = ("robot",)  # the parameters _kernel and _more read (a change is a value)
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        self.robot = self.p.robot
         self.n = self.robot.n
-        self._k, self._P, self._W, self._g = self.robot.kernel_args()
+        self._k = self.robot.kernel_args()[0]
 
-    def pack(self):
-        return flat(self._P, self._W, self._g)
+    @property
+    def robot(self):
+        return self.p.robot
+
+    def _kernel(self, p):
+        """(P, W, g): the kernel arguments of the robot of parameters `p`."""
+        return p.robot.kernel_args()[1:]
+
+    def _more(self, p):
+        return {}
+
+    _facts = ()  # the names among derive's outputs that are structure
+
+    def declare(self, d):
+        for name, value in self.derive(self.p).items():
+            if name not in self._facts:
+                d.derived(name, np.shape(value))
+        d.value(*self._values)
+        d.fact(*self._facts)
+
+    def derive(self, p):
+        P, W, g = self._kernel(p)
+        return {"RP": P, "RW": W, "Rg": g, **self._more(p)}
+
+    def bind(self, u, y, x, dx, xd):
+        super().bind(u, y, x, dx, xd)
+        self._P, self._W, self._g = self.v.RP, self.v.RW, self.v.Rg
 
     def _rows(self, code, **more):
         """The Lowering of `code` ({calc: C}) that calls row functions: each piece sees the
-        robot's arrays RP (n, NP), RW, Rg in P, a work array `work` and zeros Z (n) and F0
-        (6); P continues after them at PX (the block's own numbers)."""
+        robot's arrays RP (n, NP), RW, Rg, a work array `work` and zeros Z (n) and F0 (6)."""
         n = self.n
-        head = (f"const double *RP = P, *RW = P + {n} * NP, *Rg = RW + NW, *PX = Rg + 3; "
+        head = (f"const double *RP = P_RP, *RW = P_RW, *Rg = P_Rg; "
                 f"double work[ROW_WORK({n})]; const double Z[{n}] = {{0}}, F0[6] = {{0}}; "
-                "(void)RP; (void)RW; (void)Rg; (void)PX; (void)work; (void)Z; (void)F0;\n")
+                "(void)RP; (void)RW; (void)Rg; (void)work; (void)Z; (void)F0;\n")
         return Lowering({calc: head + body if body else body for calc, body in code.items()},
                         support=(KERNEL_ROWS,), **more)
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blocksim.accel.lowering import LowerContext, Lowering, flat
+from blocksim.accel.lowering import LowerContext, Lowering
 from blocksim.block import Block, In, Out
 from blocksim.params import Param, ParamError
 
@@ -17,11 +17,38 @@ from .trajectory import CartesianTrajectory, QuinticTrajectory
 CTRAJ = Path(__file__).with_name("_ctraj.c")  # ctraj's motion in C (compiled diagrams)
 
 
-class _Motion(Block):
-    """A motion over [0, tf]: time-dependent, with tf announced as an event so that the solver
-    lands on the end of the motion."""
+class _Trajectory(Block):
+    """A source whose motion is an object of the trajectory library: subclasses give
+    `_trajectory(p)`, the motion of parameters `p` (checked), which normal mode evaluates
+    (`self._traj`, made again after a change of values), and `_numbers(traj)`, its numbers
+    as compiled code reads them: the run data, declared in that order; `_values` the
+    parameters they come from."""
 
     time_dependent = True
+    _values = ()
+
+    def _trajectory(self, p):
+        raise NotImplementedError
+
+    def _numbers(self, traj):
+        raise NotImplementedError
+
+    def declare(self, d):
+        for name, value in self._numbers(self._traj).items():
+            d.derived(name, np.shape(value))
+        d.value(*self._values)
+
+    def derive(self, p):
+        return self._numbers(self._trajectory(p))
+
+    def values_changed(self):
+        self._traj = self._trajectory(self.p)
+
+
+class _Motion(_Trajectory):
+    """A motion over [0, tf], with tf announced as an event so that the solver lands on the
+    end of the motion."""
+
     TF = Param("tf", "scalar", doc="duration (s), > 0", positive=True)
 
     def events(self, start, stop):
@@ -56,9 +83,15 @@ class JTraj(_Motion):
         Param("qdf", "value", 0.0, "final velocity (per second)"),
     )
 
+    _values = ("q0", "qf", "tf", "qd0", "qdf")
+
     def __init__(self, name, params):
         super().__init__(name, params)
+        self._traj = self._trajectory(self.p)
         p = self.p
+        self._shape = np.broadcast_shapes(p.q0.shape, p.qf.shape, p.qd0.shape, p.qdf.shape)
+
+    def _trajectory(self, p):
         try:
             shape = np.broadcast_shapes(p.q0.shape, p.qf.shape, p.qd0.shape, p.qdf.shape)
         except ValueError:
@@ -66,9 +99,15 @@ class JTraj(_Motion):
                                    f"qdf {p.qdf.shape} do not broadcast together") from None
         if len(shape) > 1:
             raise ParamError("q0", f"expected a joint vector (n,) or a scalar, got shape {shape}")
-        self._shape = shape
         flat = [np.broadcast_to(v, shape).ravel() for v in (p.q0, p.qf, p.qd0, p.qdf)]
-        self._traj = QuinticTrajectory(flat[0], flat[1], p.tf, flat[2], flat[3])
+        return QuinticTrajectory(flat[0], flat[1], p.tf, flat[2], flat[3])
+
+    @staticmethod
+    def _numbers(traj):
+        """tf, 1/tf, M (3n, 6) and the values held before and after (3n) (the evaluator's
+        numbers)."""
+        return {"tf": traj.tf, "inv_tf": traj._inv_tf, "M": traj._M,
+                "before": traj._held[False], "after": traj._held[True]}
 
     def ports(self):
         s = self._shape
@@ -89,25 +128,20 @@ class JTraj(_Motion):
         # mode (not t) decides the hold, so landing exactly on tf needs no round-off care
         self._traj.into(np.inf if self.xd[0] else min(t, self.p.tf), self.y_flat)
 
-    # compiled: P = [tf, 1/tf, M (3n, 6), held before (3n), held after (3n)] (the
-    # evaluator's numbers); out_q is y_flat, [q; qd; qdd] = M @ [1, tau, .., tau^5] (a gemv)
+    # compiled: out_q is y_flat, [q; qd; qdd] = M @ [1, tau, .., tau^5] (a gemv)
     def lower(self, c):
         m = 3 * int(np.prod(self._shape, dtype=int))
-        held = f"double tf = P[0]; const double *held = s > tf ? P + {2 + 7 * m} : P + {2 + 6 * m};"
+        held = "double tf = P_tf[0]; const double *held = s > tf ? P_after : P_before;"
         return Lowering({
             "output": (
-                "double s = xd[0] != 0.0 ? INFINITY : PYMIN(t, P[0]);\n"
-                f"if (s < 0.0 || s > P[0]) {{ {held} "
+                "double s = xd[0] != 0.0 ? INFINITY : PYMIN(t, P_tf[0]);\n"
+                f"if (s < 0.0 || s > P_tf[0]) {{ {held} "
                 + LowerContext.loop(m, "out_q[i] = held[i];") + " }\n"
-                "else { double tau = s * P[1], p[6]; p[0] = 1.0; p[1] = tau; p[2] = tau * tau; "
-                "p[3] = p[2] * tau; p[4] = p[2] * p[2]; p[5] = p[4] * tau; "
-                f"rt_matmul(P + 2, {m}, 6, p, 1, out_q); }}"),
-            "initialize": "xd[0] = t >= P[0] ? 1.0 : 0.0;",
+                "else { double tau = s * P_inv_tf[0], p[6]; p[0] = 1.0; p[1] = tau; "
+                "p[2] = tau * tau; p[3] = p[2] * tau; p[4] = p[2] * p[2]; p[5] = p[4] * tau; "
+                f"rt_matmul(P_M, {m}, 6, p, 1, out_q); }}"),
+            "initialize": "xd[0] = t >= P_tf[0] ? 1.0 : 0.0;",
             "event": "xd[0] = 1.0;"})
-
-    def pack(self):
-        traj = self._traj
-        return flat(traj.tf, traj._inv_tf, traj._M, *traj._held.values())
 
 
 class CTraj(_Motion):
@@ -140,15 +174,31 @@ class CTraj(_Motion):
     def __init__(self, name, params):
         super().__init__(name, params)
         self._inputs = tuple(key for key in ("T0", "T1") if getattr(self.p, key) is None)
+        self._values = ("tf",) + tuple(key for key in ("T0", "T1") if key not in self._inputs)
+        self._traj = self._trajectory(self.p)
+        if self._inputs:
+            self.output = self._from_inputs
+
+    def _trajectory(self, p):
         poses = {}
         for key in ("T0", "T1"):
-            value = getattr(self.p, key)
+            value = getattr(p, key)
             if value is not None:
                 _check_pose(key, value)
             poses[key] = np.eye(4) if value is None else value
-        self._traj = CartesianTrajectory(poses["T0"], poses["T1"], self.p.tf)
-        if self._inputs:
-            self.output = self._from_inputs
+        return CartesianTrajectory(poses["T0"], poses["T1"], p.tf)
+
+    @staticmethod
+    def _numbers(traj):
+        """tf, then the motion's terms as _ctraj.c's CTrajTerms holds them: T0, T1,
+        sin_term, cos_term, dp, spin, phi."""
+        return {"tf": traj.tf, "terms": np.concatenate([np.ravel(v) for v in (
+            traj._T0, traj._T1, traj._sin_term, traj._cos_term, traj._dp, traj._spin,
+            traj._phi)])}
+
+    def values_changed(self):
+        super().values_changed()
+        self._bind_poses()
 
     def ports(self):
         ins = [In(key, shape=(4, 4), doc=f"{key} pose") for key in self._inputs]
@@ -157,8 +207,12 @@ class CTraj(_Motion):
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        wired = dict(zip(self._inputs, u))
-        self._T0, self._T1 = wired.get("T0", self.p.T0), wired.get("T1", self.p.T1)
+        self._wired = dict(zip(self._inputs, u))
+        self._bind_poses()
+
+    def _bind_poses(self):
+        self._T0 = self._wired.get("T0", self.p.T0)
+        self._T1 = self._wired.get("T1", self.p.T1)
 
     def output(self, t):
         self._traj.into(t, self.y[0], self.y[1])
@@ -167,23 +221,18 @@ class CTraj(_Motion):
         self._traj.set_poses(self._T0, self._T1)
         self._traj.into(t, self.y[0], self.y[1])
 
-    # compiled: P = [tf, then the motion's terms (_ctraj.c's CTrajTerms): T0, T1, sin_term,
-    # cos_term, dp, spin, phi]; with poses from inputs the terms are computed at each
-    # evaluation as set_poses computes them
+    # compiled: with poses from inputs the terms are computed at each evaluation as
+    # set_poses computes them
     def lower(self, c):
         if not self._inputs:
-            terms = "memcpy(&m, P + 1, sizeof m);"
+            terms = "memcpy(&m, P_terms, sizeof m);"
         else:
-            poses = [f"in_{key}" if key in self._inputs else f"P + {1 + 16 * k}"
+            poses = [f"in_{key}" if key in self._inputs else f"P_terms + {16 * k}"
                      for k, key in enumerate(("T0", "T1"))]
             terms = f"ctraj_poses(&m, {poses[0]}, {poses[1]}, {HALF_TURN!r});"
-        return Lowering({"output": f"CTrajTerms m; {terms}\nctraj_into(&m, P[0], t, out_T, out_v);"},
+        return Lowering({"output": f"CTrajTerms m; {terms}\n"
+                                   "ctraj_into(&m, P_tf[0], t, out_T, out_v);"},
                         support=(CTRAJ,))
-
-    def pack(self):
-        traj = self._traj
-        return flat(traj.tf, traj._T0, traj._T1, traj._sin_term, traj._cos_term, traj._dp,
-                    traj._spin, traj._phi)
 
 
 def _check_pose(key, T):
@@ -202,7 +251,7 @@ def _check_pose(key, T):
                               f"{T[3].tolist()}, not [0, 0, 0, 1]")
 
 
-class MSTraj(Block):
+class MSTraj(_Trajectory):
     """Joint motion along straight segments through via points, as mstraj in the Robotics Toolbox.
 
     mstraj of the Robotics Toolbox for MATLAB (segments, qdmax or tsegment, q0, tacc), as a
@@ -231,7 +280,6 @@ class MSTraj(Block):
     """
 
     type = "mstraj"
-    time_dependent = True
     params = (
         Param("via", doc="via points (m, n), one row each; the last is the end point"),
         Param("q0", doc="start configuration (n,)"),
@@ -242,17 +290,37 @@ class MSTraj(Block):
               minimum=0.0),
     )
 
+    _values = ("via", "q0", "qdmax", "tsegment", "tacc")
+
     def __init__(self, name, params):
         super().__init__(name, params)
-        p = self.p
+        self._traj = self._trajectory(self.p)
+        self._shape = self.p.q0.shape
+
+    @staticmethod
+    def _trajectory(p):
         if p.q0.ndim > 1:
             raise ParamError("q0", f"expected a joint vector (n,) or a scalar, got shape "
                                    f"{p.q0.shape}")
         try:
-            self._traj = ViaPointTrajectory(p.q0, p.via, p.tacc, p.qdmax, p.tsegment)
+            return ViaPointTrajectory(p.q0, p.via, p.tacc, p.qdmax, p.tsegment)
         except ViaPointError as e:
             raise ParamError(e.param, str(e)) from None
-        self._shape = p.q0.shape
+
+    @staticmethod
+    def _numbers(traj):
+        """The pieces' bounds, origins and M (3n, 5) of each piece, padded to the most pieces
+        the via points' count allows (2m + 3; bounds with inf): the numbers change, not the
+        code."""
+        K = 2 * len(traj.velocities) + 3
+        pieces = len(traj._origins)
+        bounds = np.full(K - 1, np.inf)
+        bounds[:pieces - 1] = traj.bounds
+        origins = np.zeros(K)
+        origins[:pieces] = traj._origins
+        M = np.zeros((K,) + traj._M.shape[1:])
+        M[:pieces] = traj._M
+        return {"bounds": bounds, "origins": origins, "M": M}
 
     def ports(self):
         s = self._shape
@@ -275,27 +343,11 @@ class MSTraj(Block):
     def output(self, t):
         self._traj.into(int(self.xd[0]), t, self.y_flat)
 
-    # compiled: P = [bounds, origins, M (3n, 5) of each piece], padded to the most pieces the
-    # via points' count allows (2m + 3; bounds with inf): the numbers change, not the code
     def lower(self, c):
-        K, w = self._most_pieces(), 3 * int(np.prod(self._shape, dtype=int))
-        piece = f"xd[0] = rt_search_right(P, {K - 1}, t);"  # numpy.searchsorted(bounds, t)
+        K, w = 2 * len(self._traj.velocities) + 3, 3 * int(np.prod(self._shape, dtype=int))
+        piece = f"xd[0] = rt_search_right(P_bounds, {K - 1}, t);"  # searchsorted(bounds, t)
         return Lowering({
-            "output": (f"int k = (int)xd[0]; double s = t - P[{K - 1} + k], p[5]; p[0] = 1.0; "
+            "output": ("int k = (int)xd[0]; double s = t - P_origins[k], p[5]; p[0] = 1.0; "
                        "p[1] = s; p[2] = s * s; p[3] = p[2] * s; p[4] = p[2] * p[2];\n"
-                       f"rt_matmul(P + {2 * K - 1} + k * {5 * w}, {w}, 5, p, 1, out_q);"),
+                       f"rt_matmul(P_M + k * {5 * w}, {w}, 5, p, 1, out_q);"),
             "initialize": piece, "event": piece})
-
-    def _most_pieces(self):
-        return 2 * len(self._traj.velocities) + 3
-
-    def pack(self):
-        traj, K = self._traj, self._most_pieces()
-        pieces = len(traj._origins)
-        bounds = np.full(K - 1, np.inf)
-        bounds[:pieces - 1] = traj.bounds
-        origins = np.zeros(K)
-        origins[:pieces] = traj._origins
-        M = np.zeros((K,) + traj._M.shape[1:])
-        M[:pieces] = traj._M
-        return flat(bounds, origins, M)

@@ -8,7 +8,7 @@ positions (u, v), flattened row by row (u1, v1, u2, v2, ...) wherever a vector i
 
 import numpy as np
 
-from blocksim.accel.lowering import LowerContext, Lowering, flat, needs_lapack
+from blocksim.accel.lowering import LowerContext, Lowering, needs_lapack
 from blocksim.util.atomic import atomic_path
 from blocksim.block import Block, In, Out, PortError
 from blocksim.errors import SimulationError
@@ -31,31 +31,31 @@ VIEW_INCHES, VIEW_DPI = 6.4, 100  # the image's long side: 640 px (animation.MIN
 CLOCK = "t = {:.2f} s"
 
 
-def _pair(block, name):
-    value = getattr(block.p, name)
+def _pair(p, name):
+    value = getattr(p, name)
     if value.shape != (2,):
         raise ParamError(name, f"expected two values [x, y], got shape {value.shape}")
     return float(value[0]), float(value[1])
 
 
-def _focal(block):
+def _focal(p):
     """(fx, fy, u0, v0) in pixels from the parameters f, scale, principal."""
-    ax, ay = _pair(block, "scale")
-    u0, v0 = _pair(block, "principal")
-    return block.p.f * ax, block.p.f * ay, u0, v0
+    ax, ay = _pair(p, "scale")
+    u0, v0 = _pair(p, "principal")
+    return p.f * ax, p.f * ay, u0, v0
 
 
-def _rows(block, name, columns):
-    value = getattr(block.p, name)
+def _rows(p, name, columns):
+    value = getattr(p, name)
     if value.ndim != 2 or value.shape[1] != columns or value.shape[0] == 0:
         raise ParamError(name, f"expected a (p, {columns}) array, one row per point, "
                                f"got shape {value.shape}")
     return value
 
 
-def _depth(block, points):
+def _depth(p, points):
     """The depth parameter: a scalar, or (p,) when the number of points p is known."""
-    depth = block.p.depth
+    depth = p.depth
     if depth.ndim > 1 or (points is not None and depth.shape not in ((), (points,))):
         want = "a scalar" + (f" or {points} values (one per point)" if points else " or a vector")
         raise ParamError("depth", f"expected {want}, got shape {depth.shape}")
@@ -97,29 +97,52 @@ class Camera(Block):
         Param("fps", "scalar", 25.0, "camera-view frames per simulated second", positive=True),
     )
 
+    _values = ("points", "f", "scale", "principal", "size", "desired")
+
     def __init__(self, name, params):
         super().__init__(name, params)
-        self._points = _rows(self, "points", 3)
-        p = len(self._points)
-        self._cam = CentralCamera(self.p.f, _pair(self, "scale"), _pair(self, "principal"),
-                                  _pair(self, "size"))
-        self._desired = None
-        if self.p.desired.size:
-            self._desired = _rows(self, "desired", 2)
-            if len(self._desired) != p:
-                raise ParamError("desired", f"{len(self._desired)} desired features for {p} points")
-        self._focal = np.array([self._cam.fx, self._cam.fy])
-        self._centre = np.array([self._cam.u0, self._cam.v0])
+        self._p = len(self._camera(self.p)[0])
+        self.values_changed()
         self._compiled_behind = None  # the points behind it when a compiled run failed
+
+    def _camera(self, p):
+        """(points (p, 3), the CentralCamera, desired features or None) of parameters `p`,
+        checked."""
+        points = _rows(p, "points", 3)
+        cam = CentralCamera(p.f, _pair(p, "scale"), _pair(p, "principal"), _pair(p, "size"))
+        desired = None
+        if p.desired.size:
+            desired = _rows(p, "desired", 2)
+            if len(desired) != len(points):
+                raise ParamError("desired", f"{len(desired)} desired features for "
+                                            f"{len(points)} points")
+        return points, cam, desired
+
+    def values_changed(self):
+        _, self._cam, self._desired = self._camera(self.p)
+
+    # run data: the points, the focal lengths fx, fy and the principal point (px); compiled
+    # code notes the points behind the camera when the run failed (W_behind)
+    def declare(self, d):
+        d.derived("points", (self._p, 3))
+        d.derived("focal", (2,))
+        d.derived("centre", (2,))
+        d.value(*self._values)
+        d.work("behind", self._p)
+
+    def derive(self, p):
+        points, cam, _ = self._camera(p)
+        return {"points": points, "focal": [cam.fx, cam.fy], "centre": [cam.u0, cam.v0]}
 
     def ports(self):
         return ([In("T", shape=(4, 4), doc="camera pose in the world")],
-                [Out("uv", shape=(len(self._points), 2), doc="feature positions (px)")])
+                [Out("uv", shape=(self._p, 2), doc="feature positions (px)")])
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
         T = u[0]
         self._R, self._t = T[:3, :3], T[:3, 3]
+        self._points = self.v.points
         self._offset = np.empty_like(self._points)
         self._pc = np.empty_like(self._points)
         self._xy, self._z = self._pc[:, :2], self._pc[:, 2:]
@@ -132,37 +155,33 @@ class Camera(Block):
         if self._z.min() <= 0.0:
             self._behind(t)
         np.divide(self._xy, self._z, out=self._uv)
-        self._uv *= self._focal
-        self._uv += self._centre
+        self._uv *= self.v.focal
+        self._uv += self.v.centre
 
-    # compiled: P = [points (p, 3), focal (2), centre (2)]; (P - t) @ R is numpy's matmul of
-    # the (p, 3) offsets and the rotation part of the input (row stride 4): its gemm
+    # compiled: (P - t) @ R is numpy's matmul of the (p, 3) offsets and the rotation part of
+    # the input (row stride 4): its gemm
     def lower(self, c):
-        p = len(self._points)
+        p = self._p
         return Lowering({"output": (
             f"double offset[{3 * p}], pc[{3 * p}];\n"
-            + c.loop(3 * p, "offset[i] = P[i] - in_T[3 + 4 * (i % 3)];") + "\n"
+            + c.loop(3 * p, "offset[i] = P_points[i] - in_T[3 + 4 * (i % 3)];") + "\n"
             f"rt_matmul_ex(offset, 3, 1, in_T, 4, 1, {p}, 3, 3, pc);\n"
             "int behind = 0, nan = 0;\n"
             + c.loop(p, "if (isnan(pc[3 * i + 2])) nan = 1; else if (pc[3 * i + 2] <= 0.0) "
                         "behind = 1;") + "\n"
             "if (behind && !nan) { char which[512] = \"\"; int used = 0;\n"
-            + c.loop(p, "W[i] = pc[3 * i + 2] <= 0.0;") + "\n"
+            + c.loop(p, "W_behind[i] = pc[3 * i + 2] <= 0.0;") + "\n"
             + c.loop(p, "if (pc[3 * i + 2] <= 0.0 && used < 400) used += snprintf(which + used, "
                         "sizeof which - used, \"%s%d (Z = %.3g m)\", used ? \", \" : \"\", i, "
                         "pc[3 * i + 2]);")
             + '\nFAIL("point(s) %s at or behind the camera: no image", which); return; }\n'
             + c.loop(p, f"out_uv[2 * i] = pc[3 * i] / pc[3 * i + 2]; "
                         f"out_uv[2 * i + 1] = pc[3 * i + 1] / pc[3 * i + 2]; "
-                        f"out_uv[2 * i] *= P[{3 * p}]; out_uv[2 * i + 1] *= P[{3 * p + 1}]; "
-                        f"out_uv[2 * i] += P[{3 * p + 2}]; out_uv[2 * i + 1] += P[{3 * p + 3}];"))},
-            work=np.zeros(p))  # W: the points behind the camera when the run failed
-
-    def pack(self):
-        return flat(self._points, self._focal, self._centre)
+                        "out_uv[2 * i] *= P_focal[0]; out_uv[2 * i + 1] *= P_focal[1]; "
+                        "out_uv[2 * i] += P_centre[0]; out_uv[2 * i + 1] += P_centre[1];"))})
 
     def compiled_work(self, work):
-        self._compiled_behind = np.flatnonzero(work).tolist()
+        self._compiled_behind = np.flatnonzero(work.behind).tolist()
 
     def _behind(self, t):
         z = self._z[:, 0]
@@ -210,8 +229,8 @@ class Camera(Block):
     def _replay(self, poses):
         """Projections of the points from a sequence of poses (N,4,4): uv (N,p,2) and the
         (N,p) mask of points out of view (behind the camera or outside the image)."""
-        n, p = len(poses), len(self._points)
-        pc = (self._points - poses[:, None, :3, 3]) @ poses[:, :3, :3]
+        n, p = len(poses), self._p
+        pc = (self.v.points - poses[:, None, :3, 3]) @ poses[:, :3, :3]
         uv, vis = self._cam.project_camera_frame(pc.reshape(n * p, 3))
         return uv.reshape(n, p, 2), ~vis.visible.reshape(n, p)
 
@@ -323,10 +342,15 @@ class ImageJacobian(Block):
     type = "image_jacobian"
     params = INTRINSICS + (DEPTH,)
 
+    _values = ("f", "scale", "principal", "depth")
+
     def __init__(self, name, params):
         super().__init__(name, params)
-        self._fx, self._fy, self._u0, self._v0 = _focal(self)
-        self._z = _depth(self, None)
+        self.values_changed()
+
+    def values_changed(self):
+        self._fx, self._fy, self._u0, self._v0 = _focal(self.p)
+        self._z = _depth(self.p, None)
 
     def ports(self):
         return [In("uv", doc="features (p,2) (px)")], [Out("L", doc="interaction matrix (2p,6)")]
@@ -337,7 +361,15 @@ class ImageJacobian(Block):
             raise PortError("uv", f"expected features of shape (p, 2), got {uv}")
         if self._z.shape not in ((), (uv[0],)):
             raise PortError("uv", f"{uv[0]} features but {self._z.shape[0]} depths")
+        self._points = uv[0]
         return {"L": (2 * uv[0], 6)}
+
+    def declare(self, d):
+        _declare_interaction(d, self._points)
+        d.value(*self._values)
+
+    def derive(self, p):
+        return _interaction_numbers(p, self._points, _depth(p, self._points))
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
@@ -348,9 +380,6 @@ class ImageJacobian(Block):
 
     def lower(self, c):
         return Lowering({"output": _c_interaction(c.shape_in["uv"][0], "in_uv", "out_L")})
-
-    def pack(self):
-        return _interaction_numbers(self, self.u[0].shape[0], self._z)
 
 
 class Ibvs(Block):
@@ -368,10 +397,32 @@ class Ibvs(Block):
         Param("desired", doc="(p,2) desired features (px)"),
     ) + INTRINSICS + (DEPTH,)
 
+    _values = ("gain", "desired", "f", "scale", "principal", "depth")
+
     def __init__(self, name, params):
         super().__init__(name, params)
-        desired = _rows(self, "desired", 2)
-        self._law = IBVS(self.p.gain, desired, *_focal(self), _depth(self, len(desired)))
+        self.values_changed()
+
+    def values_changed(self):
+        self._law = self._control(self.p)
+
+    @staticmethod
+    def _control(p):
+        desired = _rows(p, "desired", 2)
+        return IBVS(p.gain, desired, *_focal(p), _depth(p, len(desired)))
+
+    # run data: the interaction matrix's numbers, the gain and the desired features s*
+    def declare(self, d):
+        points = len(self._law.desired)
+        _declare_interaction(d, points)
+        d.derived("gain", ())
+        d.derived("s_star", (2 * points,))
+        d.value(*self._values)
+
+    def derive(self, p):
+        law = self._control(p)
+        return {**_interaction_numbers(p, len(law.desired), law.depth), "gain": law.gain,
+                "s_star": law._s_star}
 
     def ports(self):
         return ([In("uv", shape=self._law.desired.shape, doc="features (px)")],
@@ -388,33 +439,34 @@ class Ibvs(Block):
     def lower(self, c):
         needs_lapack()
         p = len(self._law.desired)
-        n0 = 4 + p
         return Lowering({"output": (
             f"double L[{12 * p}], e[{2 * p}], sol[6];\n" + _c_interaction(p, "in_uv", "L") + "\n"
-            + c.loop(2 * p, f"e[i] = P[{n0 + 1} + i] - in_uv[i];") + "\n"
+            + c.loop(2 * p, "e[i] = P_s_star[i] - in_uv[i];") + "\n"
             f"long long info = rt_lstsq(L, {2 * p}, 6, e, sol);\n"
             'if (info != 0) FAIL("%s", info > 0 ? "SVD did not converge in Linear Least '
             'Squares" : "no LAPACK");\n'
-            + c.loop(6, f"out_v[i] = P[{n0}] * sol[i];"))})
-
-    def pack(self):
-        law = self._law
-        return flat(_interaction_numbers(self, len(law.desired), law.depth), law.gain,
-                    law._s_star)
+            + c.loop(6, "out_v[i] = P_gain[0] * sol[i];"))})
 
 
-def _interaction_numbers(block, points, depth):
-    """[fx, fy, u0, v0, 1/Z per point]: the numbers of interaction_matrix."""
-    fx, fy, u0, v0 = _focal(block)
-    return flat(fx, fy, u0, v0, np.broadcast_to(1.0 / np.asarray(depth, dtype=float), (points,)))
+def _declare_interaction(d, points):
+    """The run data of interaction_matrix: [fx, fy, u0, v0] and 1/Z per point."""
+    d.derived("camera", (4,))
+    d.derived("inv_depth", (points,))
+
+
+def _interaction_numbers(p, points, depth):
+    """The numbers of interaction_matrix ([fx, fy, u0, v0], 1/Z per point) of parameters p."""
+    return {"camera": _focal(p),
+            "inv_depth": np.broadcast_to(1.0 / np.asarray(depth, dtype=float), (points,))}
 
 
 def _c_interaction(p, uv, L):
     """C of interaction_matrix(uv, depth, fx, fy, u0, v0) into L (2p, 6), its numbers
-    (`_interaction_numbers`) at P[0..4 + p), operation by operation."""
+    (`_interaction_numbers`) in P_camera and P_inv_depth, operation by operation."""
     return LowerContext.loop(p, (
-        "double fx = P[0], fy = P[1], iz = P[4 + i], du = {uv}[2 * i] - P[2], "
-        "dv = {uv}[2 * i + 1] - P[3]; double *a = {L} + 12 * i, *b = a + 6; "
+        "double fx = P_camera[0], fy = P_camera[1], iz = P_inv_depth[i], "
+        "du = {uv}[2 * i] - P_camera[2], dv = {uv}[2 * i + 1] - P_camera[3]; "
+        "double *a = {L} + 12 * i, *b = a + 6; "
         "a[0] = -fx * iz; a[1] = 0.0; a[2] = du * iz; a[3] = du * dv / fy; "
         "a[4] = -(fx + du * du / fx); a[5] = (fx / fy) * dv; "
         "b[0] = 0.0; b[1] = -fy * iz; b[2] = dv * iz; b[3] = fy + dv * dv / fy; "

@@ -33,7 +33,7 @@ from ..rundata import Structural, values_of
 from .build import build
 from .boundary import STIFF
 from .codegen import _joined, block_series, clock_series, generate
-from .compilable import lowering_of, packed
+from .compilable import lowering_of
 from .lowering import LoweringError
 
 # simulation settings a run may change without another structure
@@ -241,9 +241,9 @@ class FastRuns:
             block.v = SimpleNamespace(**{k: np.array(a) for k, a in arrays.items()})
             block.packed = _joined([block.v.__dict__[a.name] for a in slots.data.arrays])
         block.bind(old.u, old.y, old.x, old.dx, old.xd)
+        if slots is None:
+            block.packed = np.zeros(0)
         try:
-            if slots is None:
-                block.packed = packed(block)
             same = self._code(block) == self.code[bspec.name]
         except LoweringError:  # its compiled form fails with these values: the general way
             return None

@@ -25,7 +25,7 @@ from ..block import Sample, exact_time, overrides
 from ..engine import history_samples, rates
 from ..engine.solvers import tableaus
 from . import boundary, ufuncs
-from .compilable import NotCompilable, lowerings, packed
+from .compilable import lowerings
 from .lowering import LoweringError
 
 RUNTIME = Path(__file__).parent / "runtime"
@@ -115,10 +115,7 @@ class _Writer:
         np_, nw, nd, nmem = 0, 0, 0, 0
         for block in m.blocks:
             low, _ = self.lows[block.name]
-            try:
-                p, w = block_values(m, block, low)
-            except LoweringError as e:
-                raise NotCompilable([(block.name, block.type, str(e))]) from None
+            p, w = block_values(m, block)
             values = block.run_data(m.settings.start, m.settings.stop)
             self.offsets[block.name] = Places(np_, nw, nd, nmem, nw + w.size)
             params.append(p)
@@ -369,16 +366,15 @@ class _Writer:
                   "    (void)rt;", *("    " + line for line in body), "}")
 
 
-def block_values(model, block, low):
-    """(P, W): a block's parameters and initial workspace, flat: its declared arrays' values
-    in the model's Context, or the numbers of a block that still packs them (`pack()`,
-    `Lowering.work`; LoweringError for a faulty pack())."""
+def block_values(model, block):
+    """(P, W): a block's declared parameters and derived arrays in the model's Context, and
+    its workspace's initial values, flat (empty for a block that declares none)."""
     slots = model.slots.get(block.name)
     if slots is None:
-        return packed(block), np.asarray(low.work, dtype=float).ravel()
-    P, W = model.context.P, model.context.W0
-    w = sum(initial.size for _, initial in slots.data.work_arrays)
-    return P[slots.p0:slots.p0 + slots.data.size].copy(), W[slots.w0:slots.w0 + w].copy()
+        return np.zeros(0), np.zeros(0)
+    P = model.context.P
+    w = [initial for _, initial in slots.data.work_arrays]
+    return P[slots.p0:slots.p0 + slots.data.size].copy(), _joined(w)
 
 
 class Places(NamedTuple):
@@ -393,13 +389,9 @@ class Places(NamedTuple):
 
 def accessors(slots, places, low):
     """The C names of a block's run data, (type, name, value): `P_NAME` per declared array
-    and `W_NAME` per work array (`P` and `W` for a block that packs its numbers), and `T`
-    for its lowering's scratch."""
+    and `W_NAME` per work array, and `T` for its lowering's scratch."""
     names = []
-    if slots is None:
-        names += [("const double *", "P", f"rt->P + {places.p0}"),
-                  ("double *", "W", f"rt->W + {places.w0}")]
-    else:
+    if slots is not None:
         k = places.p0
         for a in slots.data.arrays:
             names.append(("const double *", f"P_{a.name}", f"rt->P + {k}"))

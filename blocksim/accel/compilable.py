@@ -8,12 +8,10 @@ costs no generated source.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..block import Sample, overrides
 from .lowering import LowerContext, Lowering, LoweringError
 
-FAULTY = "has a faulty compiled form: "  # then what its lower() or pack() did
+FAULTY = "has a faulty compiled form: "  # then what its lower() did
 
 
 class NotCompilable(Exception):
@@ -72,6 +70,9 @@ def lowering_of(block, ctx):
     """`block.lower(ctx)`: a Lowering or None (no compiled form); LoweringError when it
     raises or gives anything else (a block type's fault, a plugin's: the block is named,
     and auto runs it in normal mode)."""
+    if hasattr(block, "pack"):
+        raise LoweringError(f"{FAULTY}its pack() is no longer read: declare its numbers "
+                            "(declare and derive, docs/custom-blocks.md)")
     try:
         low = block.lower(ctx)
     except LoweringError:
@@ -86,31 +87,10 @@ def lowering_of(block, ctx):
                                                for k, v in low.code.items())):
         raise LoweringError(f"{FAULTY}its lower() gave code that is not C text per method "
                             "(a dict of strings)")
-    _numbers(low.work, "its lower() gave {} as the work space")
+    if not (isinstance(low.scratch, int) and low.scratch >= 0):
+        raise LoweringError(f"{FAULTY}its lower() gave {_kind(low.scratch)} as the scratch, "
+                            "not a number of doubles")
     return low
-
-
-def packed(block):
-    """`block.pack()` as one flat float array; LoweringError when it raises or gives
-    anything but numbers (see `lowering_of`; the code generator, which asks for the
-    numbers, says NotCompilable)."""
-    try:
-        value = block.pack()
-    except Exception as e:  # noqa: BLE001 - whatever a block type's code raises
-        raise LoweringError(f"{FAULTY}its pack() raised {type(e).__name__}: {e}") from None
-    return _numbers(value, "its pack() gave {}")
-
-
-def _numbers(value, what):
-    """`value` as a flat float array, if it holds numbers only (`what`: the message, with
-    {} for what it is)."""
-    try:
-        array = np.asarray(value)
-    except ValueError:  # ragged
-        array = None
-    if array is None or array.dtype.kind not in "biuf":
-        raise LoweringError(f"{FAULTY}{what.format(_kind(value))}, not numbers")
-    return np.asarray(array, dtype=float).ravel()
 
 
 def _kind(value):

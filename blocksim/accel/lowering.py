@@ -6,25 +6,27 @@ A block type that compiles defines, next to its interpreted methods:
   block instance (an output calc such as "output", and "derivative", "update", "event",
   "reschedule", "indicator", "crossing", "initialize", "advance", "remember" when the block
   has them). It may depend only on the block's structure (port shapes, state sizes, which
-  options are set), never on a parameter's value: values reach the code through `pack`.
-- `pack(self)` -> the block's run-time numbers, one flat float array whose size depends only
-  on the structure; the C code reads them as `P[0]`, `P[1]`, ... Changing a value (`--set`,
-  a sweep) changes these numbers, not the code, so it never recompiles.
+  options are set), never on a parameter's value: values reach the code through the block's
+  run data, declared once (`declare`, `derive`: blocksim/rundata.py), which the code reads
+  by name (`P_K[i]`, `W_seen[i]`). Changing a value (`--set`, a sweep) changes these
+  numbers, not the code, so it never recompiles.
 - optionally `run_data(self, start, stop)` -> {name: array} for the per-run arrays the
   lowering declares in `Lowering.data` (e.g. a random source's draws for the run's hits);
   called before compiled runs, it may also prepare files the code opens (an FMU unpacked).
 - optionally "release" in `Lowering.code`: C statements run when a compiled run ends (freed
   or reset for another), e.g. to free what the block keeps in its memory slots.
 - optionally `compiled_work(self, work)`: a block whose `notes()` report what it watched
-  during a run keeps that in its workspace `W` in compiled code; after a failed compiled run
-  it gets the workspace as the run left it, before its notes are asked for.
+  during a run keeps that in its declared workspace in compiled code; after a failed
+  compiled run it gets the workspace as the run left it (`work.NAME` per declared work
+  array), before its notes are asked for.
 - optionally `exact_times(self)` -> [(offset, period), ...] (exact: Fractions, such as
   `block.exact_time` gives), `Lowering.series` of them: time series offset + j*period that
   the code reads rounded once (`SERIES(k, j)`), so that they land on the floats normal mode
   computes (a pulse's edges).
 
-A `lower` or `pack` that raises, or gives anything else, is a faulty compiled form: the block
-is named with the method (compilable.py: `lowering_of`, `packed`), as one without any.
+A `lower` that raises, or gives anything else, is a faulty compiled form: the block is named
+with the method (compilable.py: `lowering_of`), as one without any; so is a block type that
+still defines `pack()`, which blocksim no longer reads.
 
 A lowering whose statements call functions of a C source file of their own (a library of
 kernels the interpreted block also runs, compiled into its extension) names the file in
@@ -44,8 +46,9 @@ the code as numbers):
 | `out_<port>` | output `<port>` (for an output that aliases the state, a pointer into it) |
 | `x`, `dx`, `xd`, `z` | the block's continuous state, its derivative, discrete state, indicators |
 | `du_<port>` | the rate of change of input `<port>` for a block with `rates` (in "indicator" and "crossing": engine/rates.py computes it) |
-| `P` | the numbers `pack` returned |
-| `W` | the block's workspace, `Lowering.work` long, set to `Lowering.work` at the start |
+| `P_<name>` | the block's declared parameter or derived array `<name>` (`d.param`, `d.derived`), its values in the run's P |
+| `W_<name>` | the block's declared work array `<name>` (`d.work`), set to its initial values at the start of every run |
+| `T` | the lowering's scratch, `Lowering.scratch` doubles (temporaries a generated form lays out itself, a function block's expression) |
 | `crossed`, `changed` | in "crossing": `crossed[i]` is +1 / -1 / 0 per indicator (int8); set `changed = 1` when anything changed (the handler's return value) |
 | `kind` | in "remember": `RT_REMEMBER_STEP`, `RT_REMEMBER_PIECE` (a piece's end), `RT_REMEMBER_END` or `RT_REMEMBER_EVENT` |
 | `RtHistory`, `rt_hist_*` | the transport delay's History in C (runtime/rt_history.c); `rt_exact_time`, `rt_exact_sum`: block.exact_time and float(exact + exact) |
@@ -87,7 +90,6 @@ class Lowering:
     """A block's compiled form: C statements per method, and what they use besides ports
     and the block's declared run data."""
     code: dict  # method or output calc -> C statements
-    work: tuple = ()  # the workspace's initial values (a block that packs its numbers)
     data: tuple = ()  # names of per-run data arrays (values from block.run_data)
     scratch: int = 0  # doubles of scratch the code uses as `T` (zeros at the start)
     memory: int = 0  # growable memory slots (histories)
@@ -171,12 +173,6 @@ def needs_lapack():
     if numpy_lapack() is None:
         raise LoweringError("needs numpy's LAPACK (dgesv, dgesdd, dgelsd, dgetrf), which this "
                             "numpy does not expose")
-
-
-def flat(*values):
-    """The numbers of a `pack`: the values flattened and joined, as floats."""
-    parts = [np.asarray(v, dtype=float).ravel() for v in values]
-    return np.concatenate(parts) if parts else np.zeros(0)
 
 
 def computes_nothing(block, c):

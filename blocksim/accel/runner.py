@@ -209,17 +209,12 @@ def failure_notes_of(model, generated, keep):
     work arrays; `keep` is what `bind` returned) gets that workspace first
     (`compiled_work(work)`, a namespace of the arrays by name)."""
     work = keep[0][BIND.W]
-    starts = [generated.offsets[b.name].w0 for b in model.blocks] + [work.size]
-    for k, block in enumerate(model.blocks):
-        if not hasattr(block, "compiled_work"):
-            continue
-        slots, w0 = model.slots.get(block.name), starts[k]
-        if slots is None:  # a block that packs its numbers: its whole workspace
-            block.compiled_work(work[w0:starts[k + 1]])
-            continue
-        block.compiled_work(SimpleNamespace(**{
-            name: work[w0 + at - slots.w0:w0 + at - slots.w0 + n]
-            for name, (at, n) in slots.work_offsets().items()}))
+    for block in model.blocks:
+        slots = model.slots.get(block.name)
+        if hasattr(block, "compiled_work") and slots is not None:
+            w0 = generated.offsets[block.name].w0 - slots.w0
+            block.compiled_work(SimpleNamespace(**{
+                name: work[w0 + at:w0 + at + n] for name, (at, n) in slots.work_offsets().items()}))
     return failure_notes(model)
 
 

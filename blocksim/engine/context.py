@@ -15,8 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..block import overrides
-from ..params import ParamError
-from ..rundata import RunData, Structural, values_of
+from ..rundata import RunData, values_of
 
 
 @dataclass
@@ -60,24 +59,24 @@ def declared(block):
 
 def lay_out_run_data(blocks, refused=None):
     """Every declaring block's Slots ({name: block} in order), and the Context holding their
-    values; each block's `v` bound to views into it. A value a block's `derive` refuses
-    (ParamError) is given to `refused(name, error)`, or raised."""
+    values; each block's `v` bound to views into it. What a block's `declare` or `derive`
+    raises (a ParamError: a value it refuses; anything else: a fault of its type) is given
+    to `refused(name, error, method)`, or raised."""
     slots, values, np_, nw = {}, {}, 0, 0
     for name, block in blocks.items():
         if not declared(block):
             continue
-        data = RunData()
-        block.declare(data)
-        data.fixed(block.p)
+        data, method = RunData(), "declare"
         try:
+            block.declare(data)
+            data.fixed(block.p)
+            method = "derive"
             values[name], facts = values_of(block, data, block.p)
-        except ParamError as e:
+        except Exception as e:  # noqa: BLE001 - reported as the block's (refused says how)
             if refused is None:
                 raise
-            refused(name, e)
+            refused(name, e, method)
             continue
-        except Structural as e:  # the block's derive disagrees with its declaration
-            raise AssertionError(f"run data of block type '{block.type}': {e}") from None
         slots[name] = Slots(data, np_, nw, facts)
         np_ += data.size
         nw += sum(initial.size for _, initial in data.work_arrays)

@@ -43,7 +43,6 @@ def build_blocks(spec, library, values, problems):
                 f"unknown block type '{bspec.type}'{suggest(bspec.type, library.types)}",
                 block=bspec.name, hint="`blocksim blocks` lists the block types"))
             continue
-        plugin = library.plugins.get(bspec.type)  # the package providing a type, or None
         stage = "while being built"
         try:
             block = build_block(cls, bspec, spec, values, problems)
@@ -59,18 +58,24 @@ def build_blocks(spec, library, values, problems):
             problems.add(loc.error(e.message, block=bspec.name, param=e.param))
             continue
         except Exception as e:
-            if plugin is None:  # a built-in block's bug: its traceback
-                raise
-            # third-party code: its failure is this block's error, not a traceback
-            why = str(e) if isinstance(e, _NoPorts) else \
-                f"failed {stage}: {type(e).__name__}: {e}"
-            problems.add(bspec.loc.error(f"plugin block type '{bspec.type}' from {plugin} "
-                                         f"({cls.__module__}.{cls.__qualname__}) {why}",
-                                         block=bspec.name))
+            problems.add(plugin_fault(library, bspec, cls, e, stage))
             continue
         blocks[bspec.name] = block
         ports[bspec.name] = ({p.name: p for p in ins}, {p.name: p for p in outs})
     return Built(blocks, ports)
+
+
+def plugin_fault(library, bspec, cls, error, stage):
+    """The DiagramError of a plugin block type's failure `stage` ("in ports()"): third-party
+    code's failure is its block's error, not a traceback. A built-in type's is its bug:
+    `error` is raised again (its traceback)."""
+    plugin = library.plugins.get(bspec.type)  # the package providing a type, or None
+    if plugin is None:
+        raise error
+    why = str(error) if isinstance(error, _NoPorts) else \
+        f"failed {stage}: {type(error).__name__}: {error}"
+    return bspec.loc.error(f"plugin block type '{bspec.type}' from {plugin} "
+                           f"({cls.__module__}.{cls.__qualname__}) {why}", block=bspec.name)
 
 
 class _NoPorts(Exception):

@@ -20,11 +20,12 @@ import dataclasses
 import numpy as np
 
 from ...errors import Problems
+from ...params import ParamError
 from ...language import expr
 from ...language.library import Library
 from ...util.gcpause import without_gc
 from ..context import lay_out_run_data
-from .blocks import build_blocks
+from .blocks import build_blocks, plugin_fault
 from .contract import check_contracts
 from .layout import (bind_blocks, initial_states, joined, lay_out, lay_out_indicators,
                      lay_out_rates)
@@ -89,10 +90,15 @@ class Compilation:
 
     def run_data(self):
         """The blocks' declared run data laid out, their values in a Context."""
-        def refused(name, e):
+        def refused(name, e, method):
             bspec = self.spec.blocks[name]
-            loc = bspec.params[e.param].loc if e.param in bspec.params else bspec.loc
-            self.problems.add(loc.error(e.message, block=name, param=e.param))
+            if isinstance(e, ParamError):
+                loc = bspec.params[e.param].loc if e.param in bspec.params else bspec.loc
+                self.problems.add(loc.error(e.message, block=name, param=e.param))
+            else:
+                block = self.built.blocks[name]
+                self.problems.add(plugin_fault(self.lib, bspec, type(block), e,
+                                               f"in {method}()"))
 
         self.slots, self.context = lay_out_run_data(self.built.blocks, refused)
         self.problems.check()
