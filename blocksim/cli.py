@@ -389,6 +389,14 @@ def _check(args):
     print("\nexecution order (outputs computed per evaluation):")
     for i, n in enumerate(model.nodes, 1):
         print(f"  {i:>3}. {n.label:<32} [{n.group}]")
+    if model.inports or model.outports:
+        print("\nthe diagram's own ports (blocksim export's inputs and outputs):")
+        for name, block in model.inports.items():
+            fed = ", ".join(t.text() for t in model.spec.inputs[name])
+            print(f"  input  {name:<12} -> {fed} {tuple(block.y[0].shape)}, "
+                  f"alone it reads {_short(block.p.value)}")
+        for name, (view, text) in model.outports.items():
+            print(f"  output {name:<12} <- {text} {tuple(view.shape)}")
     if model.record:
         print("\nrecorded:")
         for name, (view, text) in model.record.items():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..language.diagram import index_text, through_inputs, through_outputs
+from ..language.diagram import INPORT, index_text, through_inputs, through_outputs
 
 # parameters that only shape ports or figures: the box already shows them, or they say nothing
 # about the dynamics
@@ -94,9 +94,11 @@ class _Builder:
 
     # -- one level of the diagram ----------------------------------------------------------
     def level(self, prefix):
+        """The graph of one level; at the top, the diagram's own inputs and outputs are
+        port boxes as a subsystem's inside its frame (their inports are not boxes)."""
         graph = Graph()
         for name, spec in self.spec.blocks.items():
-            if _parent(name) == prefix:
+            if _parent(name) == prefix and spec.type != INPORT:
                 graph.boxes[name] = self.block_box(name, spec)
         for name, sub in self.spec.subsystems.items():
             if _parent(name) == prefix:
@@ -108,6 +110,8 @@ class _Builder:
                 wire = self.wire(graph, w.src, w.dst)
                 if wire is not None:
                     graph.wires.append(wire)
+        if not prefix:
+            self.port_boxes(graph, "", self.spec.inputs, self.spec.outputs)
         return graph
 
     def line(self, name):
@@ -135,23 +139,29 @@ class _Builder:
 
     def inside(self, sub):
         """The graph inside subsystem `sub`, its ports as boxes wired to what they stand for."""
-        inner = self.level(sub.name + "/")
-        for port, targets in sub.inputs.items():
-            key = f"{sub.name}:in:{port}"
-            inner.boxes[key] = Box(key, "inport", port, "input", [], [], [port])
+        return self.port_boxes(self.level(sub.name + "/"), sub.name, sub.inputs, sub.outputs)
+
+    def port_boxes(self, graph, owner, inputs, outputs):
+        """`graph` with a box for each input and output port of `owner` (a subsystem's
+        name, '' for the diagram's own), wired to what they stand for."""
+        for port, targets in inputs.items():
+            key = f"{owner}:in:{port}" if owner else f"in:{port}"
+            graph.boxes[key] = Box(key, "inport", port, "input", [], [], [port],
+                                   position=None if owner else self.spec.layout.get(key))
             shape = self.input_shape(targets[0]) if targets else ""
             for ep in targets:
-                end = self.end(inner, ep, output=False)
+                end = self.end(graph, ep, output=False)
                 if end is not None:
-                    inner.wires.append(Wire(key, 0, *end, shape, self.dependency_in(ep)))
-        for port, ep in sub.outputs.items():
-            key = f"{sub.name}:out:{port}"
-            inner.boxes[key] = Box(key, "outport", port, "output", [], [port], [])
-            end = self.end(inner, ep, output=True)
+                    graph.wires.append(Wire(key, 0, *end, shape, self.dependency_in(ep)))
+        for port, ep in outputs.items():
+            key = f"{owner}:out:{port}" if owner else f"out:{port}"
+            graph.boxes[key] = Box(key, "outport", port, "output", [], [port], [],
+                                   position=None if owner else self.spec.layout.get(key))
+            end = self.end(graph, ep, output=True)
             if end is not None:
-                inner.wires.append(Wire(*end, key, 0, self.output_shape(ep),
+                graph.wires.append(Wire(*end, key, 0, self.output_shape(ep),
                                         self.computed_out(ep), index_text(ep.index)))
-        return inner
+        return graph
 
     # -- wires -----------------------------------------------------------------------------
     def wire(self, graph, src, dst):

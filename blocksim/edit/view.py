@@ -176,23 +176,27 @@ def _level_wires(doc, level, checked):
                     "dst": w.dst.block, "dst_port": dp,
                     "route": (prefix + w.src.block, si, prefix + w.dst.block, di)})
     sub = subsystems.get(prefix[:-1]) if prefix else None
-    if sub is None:
+    if prefix and sub is None:
         return out
-    for port, targets in sub.inputs.items():
+    # the level's own ports: a subsystem's inside it, the diagram's at the top
+    inputs, outputs = (sub.inputs, sub.outputs) if sub else (checked.spec.inputs,
+                                                              checked.spec.outputs)
+    owner = f"{sub.name}:" if sub else ""
+    for port, targets in inputs.items():
         for t in targets:
             name = t.block[len(prefix):]
             tp, ti = end(name, t.port, 0)
             out.append({"id": f"in:{port}.{port}->{name}.{tp}", "port": ["inputs", port],
                         "text": t.text()[len(prefix):], "src": f"in:{port}", "src_port": port,
                         "dst": name, "dst_port": tp,
-                        "route": (f"{sub.name}:in:{port}", 0, t.block, ti)})
-    for port, t in sub.outputs.items():
+                        "route": (f"{owner}in:{port}", 0, t.block, ti)})
+    for port, t in outputs.items():
         name = t.block[len(prefix):]
         sp, si = end(name, t.port, 1)
         out.append({"id": f"{name}.{sp}{index_text(t.index)}->out:{port}.{port}",
                     "port": ["outputs", port], "text": t.text()[len(prefix):], "src": name,
                     "src_port": sp, "dst": f"out:{port}", "dst_port": port,
-                    "route": (t.block, si, f"{sub.name}:out:{port}", 0)})
+                    "route": (t.block, si, f"{owner}out:{port}", 0)})
     return out
 
 
@@ -208,11 +212,10 @@ def _entries(doc, level, path, skip=()):
 
 def _sections(doc, level):
     top = doc.level()
-    out = {"parameters": _entries(doc, level, ("parameters",))}
-    if level.names:
-        out["inputs"] = _entries(doc, level, ("inputs",))
-        out["outputs"] = _entries(doc, level, ("outputs",))
-    else:
+    out = {"parameters": _entries(doc, level, ("parameters",)),
+           "inputs": _entries(doc, level, ("inputs",)),
+           "outputs": _entries(doc, level, ("outputs",))}
+    if not level.names:
         for key in ("simulation", "record", "robots"):
             out[key] = _entries(doc, top, (key,))
         for key in ("name", "description"):

@@ -23,14 +23,17 @@ WIRE_RE = re.compile(
     rf"\s*{_END}(?:\[\s*(-?\d*)\s*(:)?\s*(-?\d*)\s*\])?\s*->\s*{_END}\s*\Z")
 SIGNAL_RE = re.compile(rf"\s*{_END}(?:\[\s*(-?\d*)\s*(:)?\s*(-?\d*)\s*\])?\s*\Z")
 
+# a diagram's keys; a subsystem's are the same (its `inputs:` and `outputs:` are its ports;
+# the top level's are the diagram's own, which an exported diagram reads and gives)
 TOP_KEYS = ("blocksim", "name", "description", "parameters", "robots", "blocks", "wires",
-            "simulation", "record", "layout")
-SUBSYSTEM_KEYS = TOP_KEYS + ("inputs", "outputs")
+            "simulation", "record", "layout", "inputs", "outputs")
+SUBSYSTEM_KEYS = TOP_KEYS
 # what a file given as the top-level diagram may be instead
-_SUBSYSTEM_FILE = ("a subsystem's ports: this file is a block of another diagram "
-                   "({type: subsystem, file: ...}); run, check or draw that diagram")
-TOP_KEY_HINTS = {"inputs": _SUBSYSTEM_FILE, "outputs": _SUBSYSTEM_FILE,
-                 "blocksim-sweep": "this is a sweep file: `blocksim sweep FILE` runs it"}
+TOP_KEY_HINTS = {"blocksim-sweep": "this is a sweep file: `blocksim sweep FILE` runs it"}
+# the keys of a top-level input written as a mapping: its targets and the value it reads
+# when the diagram runs on its own
+INPUT_KEYS = ("to", "value")
+INPORT = "inport"  # the type of the block each top-level input makes (engine/compiler/inports.py)
 MAX_SUBSYSTEM_DEPTH = 100  # subsystems nested in subsystems (files and inline diagrams)
 MAX_BLOCKS = 100_000  # blocks once every subsystem is expanded
 YAML_BOOL_HINT = ("YAML 1.1 reads unquoted yes/no/on/off/true/false as booleans: quote the "
@@ -131,6 +134,11 @@ class DiagramSpec:
     written_wires: list = field(default_factory=list)  # as written: ends may be subsystems
     overrides: list = field(default_factory=list)  # overrides applied, in order (for meta.json)
     layout: dict = field(default_factory=dict)  # flat block or subsystem name -> (x, y)
+    # the diagram's own ports (top-level `inputs:` / `outputs:`), as a subsystem's: input
+    # name -> [Endpoint] it feeds (from the inport block of that name), output name ->
+    # Endpoint
+    inputs: dict = field(default_factory=dict)
+    outputs: dict = field(default_factory=dict)
 
     def copy(self):
         """A copy whose containers `apply_overrides` may change without touching this spec
@@ -144,7 +152,8 @@ class DiagramSpec:
                     for name, b in self.blocks.items()},
             wires=self.wires, simulation=dict(self.simulation), record=dict(self.record),
             subsystems=self.subsystems,
-            written_wires=self.written_wires, overrides=list(self.overrides), layout=self.layout)
+            written_wires=self.written_wires, overrides=list(self.overrides), layout=self.layout,
+            inputs=self.inputs, outputs=self.outputs)
 
 
 def bool_hint(value):
@@ -249,6 +258,7 @@ class _Loader:
         self.robots = {}
         self.layout = {}  # flat name -> (x, y)
         self.texts = {}  # resolved path -> text that stands in for the file (unsaved edits)
+        self.top_ports = ({}, {}, {})  # the diagram's own inputs, outputs, input values
 
     # -- documents ---------------------------------------------------------------------------
     def document(self, doc, file, prefix, parent_scope, overrides, stack, top):
@@ -295,8 +305,12 @@ class _Loader:
             blocks = YMap()
         for name, body in blocks.items():
             self.block(name, body, blocks, file, prefix, scope, stack)
+        placed = list(blocks)
+        if top:
+            self.top_ports = self.ports_of(doc, file, "", blocks)
+            placed += port_keys(*self.top_ports[:2])
         if "layout" in doc:
-            self.positions(doc["layout"], blocks, file, prefix, _loc(doc, "layout", file))
+            self.positions(doc["layout"], placed, file, prefix, _loc(doc, "layout", file))
 
         wires = doc.get("wires") or YList()
         if not isinstance(wires, YList):
@@ -312,12 +326,13 @@ class _Loader:
             self.wires.append(WireSpec(_prefixed(w.src, prefix), _prefixed(w.dst, prefix), loc))
 
         if not top:
-            return self.ports_of_subsystem(doc, file, prefix)
+            return self.ports_of(doc, file, prefix)[:2]
         return None
 
     def positions(self, node, blocks, file, prefix, loc):
         """`layout:` block name -> [x, y], the top left corner of its box in points (y
-        down), as `blocksim edit` writes it and `blocksim draw` places the boxes."""
+        down), as `blocksim edit` writes it and `blocksim draw` places the boxes; the top
+        level's own ports are `in:NAME` and `out:NAME` there."""
         if node is None:
             return
         if not isinstance(node, YMap):
@@ -364,6 +379,12 @@ class _Loader:
         flat = prefix + name
         btype = body["type"]
         params = {k: Value(v, _loc(body, k, file)) for k, v in body.items() if k != "type"}
+        if btype == INPORT:
+            self.problems.add(loc.error(
+                f"block '{name}' is of type {INPORT}: a diagram's inputs are declared under "
+                "`inputs:` (name: the block input it feeds), which makes their blocks",
+                block=flat))
+            return
         if btype == "subsystem":
             self.subsystem(flat, params, loc, file, scope, stack)
             return
@@ -488,8 +509,11 @@ class _Loader:
                 self.documents[path] = None
         return self.documents[path]
 
-    def ports_of_subsystem(self, doc, file, prefix):
-        inputs, outputs = {}, {}
+    def ports_of(self, doc, file, prefix, top_blocks=None):
+        """(inputs, outputs, values) of a subsystem or, given its `blocks:` mapping, of the
+        top level: input name -> [Endpoint], output name -> Endpoint, and the values the
+        top's inputs written as {to: ..., value: ...} read when it runs on its own."""
+        inputs, outputs, values = {}, {}, {}
         for key, dest in (("inputs", inputs), ("outputs", outputs)):
             node = doc.get(key) or YMap()
             if not isinstance(node, YMap):
@@ -497,6 +521,13 @@ class _Loader:
                 continue
             for name, target in node.items():
                 loc = _loc(node, name, file)
+                if top_blocks is not None and not self.top_port_name(name, key, top_blocks,
+                                                                     loc):
+                    continue
+                if key == "inputs" and isinstance(target, YMap):
+                    target = self.input_mapping(name, target, values, file, top_blocks)
+                    if target is None:
+                        continue
                 targets = target if (key == "inputs" and isinstance(target, list)) else [target]
                 try:
                     eps = [_prefixed(parse_endpoint(t, loc), prefix) for t in targets]
@@ -504,11 +535,57 @@ class _Loader:
                     self.problems.add(e)
                     continue
                 dest[name] = eps if key == "inputs" else eps[0]
-        return inputs, outputs
+        return inputs, outputs, values
+
+    def top_port_name(self, name, key, blocks, loc):
+        """Whether `name` may name one of the diagram's own ports (an identifier; an input
+        becomes a block of that name, so no block or subsystem may have it)."""
+        if not isinstance(name, str) or not NAME_RE.match(name):
+            self.problems.add(loc.error(f"invalid {key[:-1]} name {name!r}: names match "
+                                        "[A-Za-z_][A-Za-z0-9_]*", hint=bool_hint(name)))
+            return False
+        if key == "inputs" and name in blocks:
+            self.problems.add(loc.error(
+                f"input '{name}' has the name of a block: the diagram's inputs are blocks "
+                "of their own (type inport), named by the input", block=name,
+                hint="rename the input or the block"))
+            return False
+        return True
+
+    def input_mapping(self, name, node, values, file, top_blocks):
+        """The targets of a top-level input written as {to: targets, value: value}, its
+        value kept in `values`; None when it is wrong (reported)."""
+        loc = Loc(file, node.line)
+        if top_blocks is None:
+            self.problems.add(loc.error(
+                f"input '{name}' of a subsystem names its targets only (a block's input or "
+                "a list of them): the value an input reads alone is for a diagram's own "
+                "inputs"))
+            return None
+        _check_keys(node, INPUT_KEYS, f"input '{name}'", file, self.problems)
+        if "to" not in node:
+            self.problems.add(loc.error(f"input '{name}' needs 'to': the block input it "
+                                        "feeds, or a list of them"))
+            return None
+        if "value" in node:
+            values[name] = Value(node["value"], _loc(node, "value", file))
+        return node["to"]
+
+    def inports(self):
+        """The blocks of the diagram's own inputs, first among the blocks: an inport each,
+        named by the input, reading the value written for it (when one is)."""
+        inputs, _, values = self.top_ports
+        made = {name: BlockSpec(name, INPORT, {"value": values[name]} if name in values else {},
+                                targets[0].loc, 0)
+                for name, targets in inputs.items() if targets}
+        self.blocks = {**made, **self.blocks}
 
     # -- wires through subsystem ports ---------------------------------------------------
     def resolve_wires(self):
         self.written_wires = list(self.wires)
+        # the diagram's own inputs feed their targets from the inport blocks named by them
+        self.wires += [WireSpec(Endpoint(name, "y", None, ep.loc), ep, ep.loc)
+                       for name, targets in self.top_ports[0].items() for ep in targets]
         resolved = []
         for w in self.wires:
             try:
@@ -520,6 +597,11 @@ class _Loader:
             resolved.extend(WireSpec(src, d, w.loc) for d in dsts)
         self.wires = resolved
 
+
+
+def port_keys(inputs, outputs):
+    """The names of the top level's own port boxes (in `layout:` and drawings)."""
+    return [f"in:{name}" for name in inputs] + [f"out:{name}" for name in outputs]
 
 
 def through_outputs(subsystems, ep):
@@ -600,6 +682,7 @@ def _read(source, text, texts):
     else:
         doc = load_yaml_text(text, file) if text is not None else load_yaml_file(source)
     loader.document(doc, file, "", None, {}, [path], top=True)
+    loader.inports()
     loader.resolve_wires()
     name, description = Path(file).stem, ""
     try:
@@ -622,6 +705,8 @@ def _read(source, text, texts):
         subsystems=loader.specs,
         written_wires=loader.written_wires,
         layout=loader.layout,
+        inputs=loader.top_ports[0],
+        outputs=loader.top_ports[1],
     )
     return spec, loader.problems
 
@@ -706,6 +791,12 @@ def _apply_one(spec, key, value, loc):
         params[parts[1]] = Value(value, loc)
     elif head == "record" and len(parts) == 2:
         spec.record[parts[1]] = Value(value, loc)
+    elif head == "inputs" and len(parts) == 2:
+        if parts[1] not in spec.inputs:
+            raise loc.error(f"the diagram has no input '{parts[1]}'"
+                            f"{suggest(parts[1], spec.inputs)}",
+                            hint=f"the diagram declares {', '.join(spec.inputs) or 'no inputs'}")
+        spec.blocks[parts[1]].params["value"] = Value(value, loc)
     elif head == "name" and len(parts) == 1:
         spec.name = check_name(value, loc)
     elif head == "description" and len(parts) == 1:
@@ -731,7 +822,7 @@ def _apply_one(spec, key, value, loc):
         raise loc.error(f"unknown setting '{key}'", hint="settable paths: simulation.KEY, "
                         "parameters.NAME, blocks.BLOCK.PARAM, blocks.BLOCK.PARAM.KEY (an entry "
                         "of a mapping), blocks.SUBSYSTEM.parameters.NAME, "
-                        "robots.ROBOT.OPTION, record.NAME")
+                        "robots.ROBOT.OPTION, record.NAME, inputs.NAME")
 
 
 def _set_entry(block, param, key, value, loc):

@@ -24,6 +24,8 @@ import signal
 import threading
 import warnings
 
+from .diagram import INPORT
+
 ENTRY_POINT_GROUP = "blocksim.blocks"
 PLUGIN_FAMILY = "plugins"
 _TYPE_RE = re.compile(r"[a-z_][a-z0-9_]*\Z")
@@ -84,6 +86,11 @@ def _entry_points():
     return _discovered
 
 
+# block types the language itself makes (a diagram never names them in `blocks:`): the
+# inport of each of a diagram's own inputs
+STRUCTURAL = {INPORT: "blocksim.engine.compiler.inports:Inport"}
+
+
 class Library:
     def __init__(self, catalog="blocks.catalog"):
         module = importlib.import_module(catalog)
@@ -124,7 +131,9 @@ class Library:
         cls = self._classes.get(type_name)
         if cls is not None:
             return cls
-        if type_name in self.builtin:
+        if type_name in STRUCTURAL:
+            cls = _resolve(STRUCTURAL[type_name])
+        elif type_name in self.builtin:
             cls = _resolve(self.builtin[type_name])
         elif type_name in _registered:
             cls = _registered[type_name][0]

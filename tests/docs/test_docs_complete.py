@@ -53,7 +53,7 @@ def test_constants_keys_settings_and_solvers_are_the_codes():
 def test_set_paths_are_the_ones_the_loader_knows():
     heads = {cell.strip("`").split(".")[0].split("`")[0]
              for cell in first_cells(section("`--set`: changing a diagram from the command line", "##"))}
-    assert heads == {"simulation", "parameters", "blocks", "robots", "record", "name"}
+    assert heads == {"simulation", "parameters", "blocks", "robots", "record", "name", "inputs"}
 
 
 @pytest.mark.parametrize("page", ["tutorial.md", "language.md", "custom-blocks.md", "robots.md"])

@@ -56,7 +56,8 @@ def test_the_automatic_positions_written_as_layout_are_kept_and_routed_clear(pat
     drawing, _ = draw.lay_out(model)
     assert placed_at(drawing) == positions
     assert crossings(drawing) == []
-    assert len(drawing.paths) == len(model.spec.written_wires)
+    ports = sum(map(len, model.spec.inputs.values())) + len(model.spec.outputs)
+    assert len(drawing.paths) == len(model.spec.written_wires) + ports  # and the own ports'
     placed = {b.box.key: b for b in drawing.boxes}
     for (src, sp, dst, dp), points in drawing.paths.items():
         s, d = placed[src], placed[dst]

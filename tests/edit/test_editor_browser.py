@@ -12,7 +12,7 @@ import pytest
 
 import blocksim
 from blocksim.cli import main
-from blocksim.language.diagram import index_text
+from blocksim.language.diagram import index_text, port_keys
 from browser import CTRL, SHIFT, Browser, executable
 from editor_server import ROOT, Running, copy_diagram
 
@@ -190,18 +190,26 @@ def test_every_diagram_opens_whole_and_saves_byte_identical(browser, path, tmp_p
     path = copy_diagram(path.name, tmp_path)
     original = path.read_bytes()
     model = blocksim.load(path)
+    spec = model.spec
     with editing(browser, path, tmp_path / "runs") as ed:
-        assert sorted(ed.names("data-block")) == sorted(model.spec.blocks)
+        # the diagram's own inputs and outputs are port boxes, as a subsystem's inside it
+        assert sorted(ed.names("data-block")) == sorted(
+            [n for n in spec.blocks if n not in spec.inputs] + port_keys(spec.inputs,
+                                                                          spec.outputs))
         ports = set(ed.names("data-port"))
         for block in model.blocks:
-            ins, outs = block.ports()
-            assert {f"{block.name}.{p.name}" for p in ins + outs} <= ports
+            if block.name not in spec.inputs:
+                ins, outs = block.ports()
+                assert {f"{block.name}.{p.name}" for p in ins + outs} <= ports
         blocks = {b.name: b.ports() for b in model.blocks}
         expected = set()
-        for w in model.spec.written_wires:  # the port a file leaves out is the block's only one
+        for w in spec.written_wires:  # the port a file leaves out is the block's only one
             src = w.src.port or blocks[w.src.block][1][0].name
             dst = w.dst.port or blocks[w.dst.block][0][0].name
             expected.add(f"{w.src.block}.{src}{index_text(w.src.index)}->{w.dst.block}.{dst}")
+        expected |= {f"in:{name}.{name}->{t.block}.{t.port}" for name, targets in
+                     spec.inputs.items() for t in targets}
+        expected |= {f"{t.block}.{t.port}->out:{name}.{name}" for name, t in spec.outputs.items()}
         assert set(ed.names("data-wire")) == expected
         assert ed.view()["problems"] == []
         ed.action("save")

@@ -418,14 +418,45 @@ CASES = {
             type: subsystem
             diagram: [A]  # @LINE
         """ + GOOD_SIM, ["block 'S'", "'diagram' must be a mapping", "got a list"]),
-    "subsystem_file_run_alone": ("""\
+    # a diagram's own input is a block named by it: no block may have that name
+    "input_named_like_a_block": ("""\
         blocksim: 1
         blocks:
           G: {type: gain, K: 2}
+          u: {type: constant, value: 1}
         inputs: {u: G.u}  # @LINE
-        outputs: {y: G.y}
-        """ + GOOD_SIM, ["unknown key 'inputs' in the diagram", "this file is a block of "
-                         "another diagram ({type: subsystem, file: ...})"]),
+        """ + GOOD_SIM, ["input 'u' has the name of a block", "blocks of their own (type "
+                         "inport)"]),
+    # an input's mapping form names its targets with `to:`
+    "input_mapping_without_to": ("""\
+        blocksim: 1
+        blocks:
+          G: {type: gain, K: 2}
+        inputs:
+          u: {value: 1}  # @LINE
+        """ + GOOD_SIM, ["input 'u' needs 'to'"]),
+    # inports are made by `inputs:`, never written as blocks
+    "inport_written_as_a_block": ("""\
+        blocksim: 1
+        blocks:
+          u: {type: inport}  # @LINE
+          G: {type: gain, K: 2}
+        wires: [u -> G]
+        """ + GOOD_SIM, ["block 'u' is of type inport", "declared under `inputs:`"]),
+    # a subsystem's inputs name targets only: a value is for the diagram's own
+    "subsystem_input_with_a_value": ("""\
+        blocksim: 1
+        blocks:
+          S:
+            type: subsystem
+            diagram:
+              blocks: {G: {type: gain, K: 2}}
+              inputs:
+                u: {to: G.u, value: 1}  # @LINE
+              outputs: {y: G.y}
+          C: {type: constant, value: 1}
+        wires: [C -> S.u]
+        """ + GOOD_SIM, ["input 'u' of a subsystem names its targets only"]),
     # a pose that is not a rigid transform (2 I: a scale; a shear) is refused where it is
     # written, not interpolated into a path of non-rotations
     "ctraj_pose_not_rigid": ("""\

@@ -90,6 +90,10 @@ class Model:
     # the run's values (engine/context.py) and where each declaring block's lie in them
     context: object = None
     slots: dict = field(default_factory=dict)  # block name -> context.Slots
+    # the diagram's own ports (top-level `inputs:` / `outputs:`): input name -> its Inport
+    # block, output name -> (view, signal text)
+    inports: dict = field(default_factory=dict)
+    outports: dict = field(default_factory=dict)
 
     def set(self, path, value=None):
         """Change values of the diagram and re-compile it in place, as Simulink's set_param:

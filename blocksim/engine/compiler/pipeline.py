@@ -2,6 +2,7 @@
 
     values    robots and parameters                     (values.py)
     blocks    blocks built, ports declared              (blocks.py)
+    inports   the diagram's own inputs shaped           (inports.py)
     wires     one driver per input                      (wires.py)
     schedule  dataflow order, algebraic loops           (schedule.py)
     shapes    output shapes along the wires             (shapes.py)
@@ -27,10 +28,11 @@ from ...util.gcpause import without_gc
 from ..context import lay_out_run_data
 from .blocks import build_blocks, plugin_fault
 from .contract import check_contracts
+from .inports import shape_inports
 from .layout import (bind_blocks, initial_states, joined, lay_out, lay_out_indicators,
                      lay_out_rates)
 from .model import Model, run_config
-from .records import check_recording, records
+from .records import check_recording, records, signals
 from .schedule import classify, order_nodes
 from .settings import check_rates, simulation_settings
 from .shapes import propagate_shapes
@@ -64,7 +66,9 @@ class Compilation:
             self.spec.simulation,
             lambda raw: expr.evaluate(raw, top, dotted=self.values.dotted),
             self.problems, self.spec.file)
-        self.built = build_blocks(self.spec, self.lib, self.values, self.problems)
+        self.built = shape_inports(self.spec, self.values,
+                                   build_blocks(self.spec, self.lib, self.values, self.problems),
+                                   self.problems)
         if check:
             self.problems.check()
         return settings
@@ -106,6 +110,8 @@ class Compilation:
     def model(self, settings):
         record, sinks, stops = records(self.spec, self.built, self.drivers, self.layout.views,
                                        self.problems)
+        outports = signals(self.spec, self.built, self.layout.views, self.spec.outputs,
+                           self.problems)
         self.problems.check()
         spec, lay, blocks = self.spec, self.layout, self.built.blocks
         # by time only (stable: blocks switching at the same time keep declaration order)
@@ -123,6 +129,8 @@ class Compilation:
             events=events, state_slices=lay.slices, config=run_config(spec, settings),
             hybrid=lay.hybrid, zbuf=lay.zbuf, zdirs=lay.zdirs, rates=lay.rates,
             dubuf=lay.dubuf, spec=spec, context=self.context, slots=self.slots,
+            inports={name: blocks[name] for name in spec.inputs if name in blocks},
+            outports=outports,
             resources=self.values.resources,
             ports=self.built.ports, drivers=self.drivers,
             subsystems={name: (sub.source, {k: self.values.scopes[sub.scope][k]

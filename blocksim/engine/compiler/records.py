@@ -46,6 +46,18 @@ def records(spec, built, drivers, views, problems):
     return record, sinks, stops
 
 
+def signals(spec, built, views, entries, problems):
+    """name -> (view, signal text as written) of `entries` (name -> Endpoint: the diagram's
+    own outputs)."""
+    out = {}
+    for name, ep in entries.items():
+        try:
+            out[name] = (signal_view(spec, built, views, ep.text(), ep.loc), ep.text())
+        except DiagramError as e:
+            problems.add(e)
+    return out
+
+
 def check_recording(spec, settings, record, sinks, problems):
     """Refuse a run whose recorded rows cannot fit in memory: the rows the settings plan
     (`recorder.planned_rows`: the output grid's, else at least the fixed step's or
