@@ -1,6 +1,6 @@
-"""The `blocksim` command: run, check, blocks, draw, report, sweep (in batch/cli.py), trim and
-linearize (in analysis/cli.py), edit (in edit/cli.py; draw's work in draw/render.py, report's
-in report/).
+"""The `blocksim` command: run, check, blocks, draw, report, export, sweep (in batch/cli.py),
+trim and linearize (in analysis/cli.py), edit (in edit/cli.py; draw's work in draw/render.py,
+report's in report/, export's in accel/export.py).
 
 Exit codes: 0 success; 2 invalid diagram or command line (one `FILE:LINE: error: ...` line
 per problem, no traceback); 3 simulation failed, or its results could not be written; 130
@@ -73,6 +73,13 @@ def _parser():
     drw.add_argument("--expand", action="store_true", help="draw the inside of subsystems")
     drw.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a value by its dotted path (as for run)")
+    exp = sub.add_parser("export", help="a diagram as standalone C (a library, a header and "
+                                         "a main writing CSV)")
+    exp.add_argument("file", help="the diagram (YAML)")
+    exp.add_argument("--c", required=True, metavar="DIR", dest="c_dir",
+                     help="write NAME.c, NAME.h and main.c there (build: cc *.c -lm)")
+    exp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a value by its dotted path (as for run)")
     rep = sub.add_parser("report", help="rebuild the HTML report of a run or sweep directory")
     rep.add_argument("run_dir", metavar="DIR", help="a run directory, or a sweep's")
     edit_cli.add_parser(sub)
@@ -98,6 +105,8 @@ def main(argv=None):
                 return _draw(args)
             if args.command == "report":
                 return _report(args)
+            if args.command == "export":
+                return _export(args)
             if args.command == "edit":
                 return edit_cli.run(args)
             if args.command in ("trim", "linearize"):
@@ -402,6 +411,15 @@ def _check(args):
         for name, (view, text) in model.record.items():
             print(f"  {name:<12} <- {text} {tuple(view.shape)}")
     print("\nok: the diagram is valid")
+    return EXIT_OK
+
+
+def _export(args):
+    from .accel.export import export_c
+    model = _load(args.file, _overrides(args))
+    paths = export_c(model, args.c_dir)
+    print(f"wrote {', '.join(str(p) for p in paths)}")
+    print(f"build and run: cd {args.c_dir} && cc *.c -lm && ./a.out > results.csv")
     return EXIT_OK
 
 

@@ -390,6 +390,7 @@ class Fmu(Block):
                            "\n    memset(rt->mem[mem0_].data, 0, sizeof(FmuRt *));\n}")
         kind = "co-simulation" if self.cosim else "model exchange"
         return Lowering(code, support=(str(SUPPORT),), memory=1, data=("instance",),
+                        hosted=f"calls the FMU's binary, opened from {d.path.name} at run time",
                         doc=f"FMU {d.path.name}, {kind}, FMI {d.md.fmiVersion}")
 
     def run_data(self, start, stop):

@@ -51,8 +51,9 @@ BIND = Table("RT_B_", ("S", "X", "DX", "XD", "Z", "W", "P", "K", "X0", "XD0", "D
              count="RT_NBIND")
 # the buffers a block's port may lie in (the generated tables of channels name them)
 VIEWS = Table("RT_BUF_", ("S", "X", "XD", "K", "DU"))
-# the outcome of rt_run (RT_TIMED_OUT: a batch's run over its time limit)
-STATUS = Table("RT_", ("MORE", "DONE", "FAILED", "TIMED_OUT"))
+# the outcome of rt_run (RT_TIMED_OUT: a batch's run over its time limit; RT_PAUSED: an
+# exported diagram's run at its caller's time, blocksim export)
+STATUS = Table("RT_", ("MORE", "DONE", "FAILED", "TIMED_OUT", "PAUSED"))
 # the failures rt_info reports (0: none); runner.py turns each into normal mode's exception
 ERRORS = Table("RT_E_", ("NONE", "BUDGET", "STIFF", "ROUNDOFF", "FIXED_NONFINITE",
                          "NONFINITE_STATE", "NONFINITE_RECORD", "SETTLE", "ZENO", "BLOCK",

@@ -173,8 +173,7 @@ class _Writer:
         self.emit(*(f"#define {k} {v}" for k, v in sizes.items()))
         self.emit(*boundary.defines())
         self.tableau(s.solver)
-        self.emit(f"#define RT_NUFUNC {len(ufuncs.NAMES)}",
-                  *(f"#define RT_UF_{name.upper()} {k}" for k, name in enumerate(ufuncs.NAMES)))
+        self.emit(*ufuncs.c_defines())
         self.emit(*(f'#include "{name}"' for name in RUNTIME_FILES[:HELPERS]), "")
         self.emit(_int_table("ZDIR", m.zdirs.tolist()))
         self.emit(_int_table("CLK_SERIES", list(range(len(clocks)))))
@@ -480,7 +479,15 @@ def _joined(parts):
 def _double_table(name, values):
     values = np.asarray(values, dtype=float).ravel()
     return (f"static const double {name}[{max(values.size, 1)}] = "
-            f"{{{', '.join(repr(float(v)) for v in values) or '0.0'}}};")
+            f"{{{', '.join(c_double(v) for v in values) or '0.0'}}};")
+
+
+def c_double(v):
+    """A double as C reads it back exactly (repr; math.h's INFINITY and NAN)."""
+    v = float(v)
+    if math.isfinite(v):
+        return repr(v)
+    return "NAN" if math.isnan(v) else ("INFINITY" if v > 0 else "-INFINITY")
 
 
 def _int_table(name, values):

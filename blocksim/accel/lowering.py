@@ -96,6 +96,9 @@ class Lowering:
     series: int = 0  # exact time series (block.exact_times())
     support: tuple = ()  # paths of C source files the code calls into (written in once)
     doc: str = ""  # a one-line comment put above the block's functions
+    # what the code needs of this process besides its C (a library opened from a file at
+    # run time): blocksim export refuses the block, saying so; "" when it needs nothing
+    hosted: str = ""
 
 
 @dataclass

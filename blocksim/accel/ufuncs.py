@@ -18,10 +18,27 @@ import functools
 import numpy as np
 
 # the functions compiled code may call, in the order of their RT_UF_<NAME> indices: one
-# argument, then two (power, arctan2, ...: rt_ufunc2)
-NAMES = ("exp", "log", "log10", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
-         "sin", "cos", "exp2", "log2", "arcsinh", "arccosh", "arctanh",
-         "power", "arctan2", "hypot", "remainder", "fmod")
+# argument, then two (power, arctan2, ...: rt_ufunc2); each with the C function that computes
+# it where numpy's loop is not at hand (an exported diagram runs without numpy: the same
+# function, its last bit the C library's; runtime/rt_ufunc.c)
+FUNCTIONS = (("exp", "exp"), ("log", "log"), ("log10", "log10"), ("tan", "tan"),
+             ("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("sinh", "sinh"),
+             ("cosh", "cosh"), ("tanh", "tanh"), ("sin", "sin"), ("cos", "cos"),
+             ("exp2", "exp2"), ("log2", "log2"), ("arcsinh", "asinh"), ("arccosh", "acosh"),
+             ("arctanh", "atanh"),
+             ("power", "pow"), ("arctan2", "atan2"), ("hypot", "hypot"),
+             ("remainder", "rt_np_remainder"), ("fmod", "fmod"))
+NAMES = tuple(name for name, _ in FUNCTIONS)
+UNARY = sum(getattr(np, name).nin == 1 for name in NAMES)  # the first UNARY take one argument
+
+
+def c_defines():
+    """The C `#define`s of the functions' indices and of their C stand-ins' lists."""
+    c = [fn for _, fn in FUNCTIONS]
+    return [f"#define RT_NUFUNC {len(NAMES)}", f"#define RT_NUFUNC1 {UNARY}",
+            *(f"#define RT_UF_{name.upper()} {k}" for k, name in enumerate(NAMES)),
+            f"#define RT_UF_C1_LIST {', '.join(c[:UNARY])}",
+            f"#define RT_UF_C2_LIST {', '.join(c[UNARY:])}"]
 _DOUBLE = 12  # NPY_DOUBLE
 
 

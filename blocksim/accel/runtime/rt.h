@@ -22,6 +22,12 @@
 #include <time.h>
 
 #define DIM(n) ((n) > 0 ? (n) : 1)
+/* The functions Python calls through ctypes (rt_api.c, rt_set_*) are the library's symbols;
+   an exported diagram (blocksim export) defines RT_API as static: its runtime is private to
+   its one translation unit, so two exported diagrams link into one program. */
+#ifndef RT_API
+#define RT_API
+#endif
 /* Python's min(a, b) and max(a, b): the first argument unless the second is smaller
    (larger); NaN handling as Python's, which the steppers mirror */
 #define PYMIN(a, b) ((b) < (a) ? (b) : (a))
@@ -80,8 +86,10 @@ struct RT {
     double start, stop, rtol, atol, max_step, step, output_interval, event_tol;
     long long max_consecutive_events, max_steps;
     int edges, has_grid;
-    /* the loop */
-    int phase, has_stepper;
+    /* the loop; an exported diagram's pause (blocksim export): with `pausing`, the loop
+       stops at pause_t as at an event and returns RT_PAUSED (rt_loop.c) */
+    int phase, has_stepper, pausing;
+    double pause_t;
     double t, t_end, instant, last_time, progress_t;
     double y[DIM(NX)];
     RtStepper st;

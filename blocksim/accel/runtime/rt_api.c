@@ -2,7 +2,7 @@
    the model's buffers, configure it, run it in chunks, read its rows and outcome; and the
    compiled evaluations alone (f, outputs, indicators) for scipy's stiff solvers. */
 
-RT *rt_create(void)
+RT_API RT *rt_create(void)
 {
     RT *rt = calloc(1, sizeof(RT));
     if (!rt)
@@ -16,7 +16,7 @@ RT *rt_create(void)
 }
 
 /* ready for another run: every state of the last one dropped, its allocations kept */
-void rt_reset(RT *rt)
+RT_API void rt_reset(RT *rt)
 {
     RtRows rows[5] = {rt->rec, rt->sink, rt->sink_rows, rt->events, rt->hs_times};
     RtTimed *heap = rt->heap;
@@ -36,7 +36,7 @@ void rt_reset(RT *rt)
     rt->last_event = -INFINITY;
 }
 
-void rt_free(RT *rt)
+RT_API void rt_free(RT *rt)
 {
     if (!rt)
         return;
@@ -54,7 +54,7 @@ void rt_free(RT *rt)
 
 /* buffers in the order of boundary.BIND (the model's signals, xbuf, dxbuf, xdbuf, zbuf,
    the workspace, params, constants, x0, xd0, dubuf); data: NDATA arrays and their lengths */
-void rt_bind(RT *rt, double **b, const double **data, const long long *ndata)
+RT_API void rt_bind(RT *rt, double **b, const double **data, const long long *ndata)
 {
     rt->S = b[RT_B_S];
     rt->X = b[RT_B_X];
@@ -77,7 +77,7 @@ void rt_bind(RT *rt, double **b, const double **data, const long long *ndata)
    with an output grid; the rows the recording is planned for); series: NSER rows of (A high, A low, C high, C low, L, E); clk_j:
    the first hit of each discrete block (Python's _Clock); the time events announced before
    the run, sorted */
-void rt_configure(RT *rt, const double *s, const long long *series, const long long *clk_j,
+RT_API void rt_configure(RT *rt, const double *s, const long long *series, const long long *clk_j,
                   const double *event_t, const int *event_block, long long nevents)
 {
     rt->start = s[RT_S_START];
@@ -114,7 +114,7 @@ void rt_configure(RT *rt, const double *s, const long long *series, const long l
         heap_push(rt, event_t[e], event_block[e]);
 }
 
-int rt_run(RT *rt, double seconds)
+RT_API int rt_run(RT *rt, double seconds)
 {
     int status = rt_loop(rt, seconds);
     return rt->error != RT_E_NONE ? RT_FAILED : status;
@@ -122,7 +122,7 @@ int rt_run(RT *rt, double seconds)
 
 /* the rows of boundary.ROWS: results, the sinks' own rows, the indices of result rows
    among those, events (t, hybrid block) */
-long long rt_rows(RT *rt, int which, double **data)
+RT_API long long rt_rows(RT *rt, int which, double **data)
 {
     RtRows *r;
     switch (which) {
@@ -137,7 +137,7 @@ long long rt_rows(RT *rt, int which, double **data)
 }
 
 /* info: the numbers of boundary.INFO; the stepper's y goes to y */
-void rt_info(RT *rt, double *out, double *y)
+RT_API void rt_info(RT *rt, double *out, double *y)
 {
     out[RT_INFO_NSTEPS] = (double)rt->st.nsteps;
     out[RT_INFO_NREJECTED] = (double)rt->st.nrejected;
@@ -156,7 +156,7 @@ void rt_info(RT *rt, double *out, double *y)
 }
 
 /* the blocks involved in a failed event iteration or a Zeno chain (boundary.INVOLVED) */
-void rt_blocks(RT *rt, int which, char *out)
+RT_API void rt_blocks(RT *rt, int which, char *out)
 {
     switch (which) {
     case RT_INVOLVED_ZENO: memcpy(out, rt->chain_blocks, NH); break;
@@ -166,21 +166,21 @@ void rt_blocks(RT *rt, int which, char *out)
 }
 
 /* a block's failure: its message and the method that failed */
-const char *rt_error_text(RT *rt) { return rt->error_text; }
+RT_API const char *rt_error_text(RT *rt) { return rt->error_text; }
 
-const char *rt_error_method(RT *rt) { return rt->error_method ? rt->error_method : ""; }
+RT_API const char *rt_error_method(RT *rt) { return rt->error_method ? rt->error_method : ""; }
 
 /* The evaluations scipy's steppers call, each returning the run's error status (non-zero
    once a block failed: normal mode raises there) */
-int rt_eval_f(RT *rt, double t, const double *y, double *dy) { return rt_f(rt, t, y, dy); }
+RT_API int rt_eval_f(RT *rt, double t, const double *y, double *dy) { return rt_f(rt, t, y, dy); }
 
-int rt_eval_outputs(RT *rt, double t, const double *y)
+RT_API int rt_eval_outputs(RT *rt, double t, const double *y)
 {
     rt_outputs(rt, t, y);
     return rt->error;
 }
 
-int rt_eval_indicators(RT *rt, double t)
+RT_API int rt_eval_indicators(RT *rt, double t)
 {
     dg_indicators(rt, t);
     return rt->error;
@@ -188,7 +188,7 @@ int rt_eval_indicators(RT *rt, double t)
 
 /* the histories' sample at t (scipy's steppers: the simulator says when to land, so what
    they schedule is dropped) */
-int rt_eval_remember(RT *rt, double t, int kind)
+RT_API int rt_eval_remember(RT *rt, double t, int kind)
 {
     long long n = rt->nheap;
     dg_remember(rt, t, kind);

@@ -24,7 +24,7 @@ typedef void (*dgemm64_t)(int, int, int, BL, BL, BL, double, const double *, BL,
 typedef void (*dgemm32_t)(int, int, int, int, int, int, double, const double *, int,
                           const double *, int, double, double *, int);
 
-void rt_set_blas(int ilp64, void *ddot, void *dgemv, void *daxpy, void *dgemm)
+RT_API void rt_set_blas(int ilp64, void *ddot, void *dgemv, void *daxpy, void *dgemm)
 {
     blas_ilp64 = ilp64;
     blas_fn[0] = ddot;

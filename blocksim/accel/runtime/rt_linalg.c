@@ -12,18 +12,21 @@
      queries them) and numpy/linalg/_linalg.py's arithmetic around them (pinv's cutoff
      1e-15 * max(s) and vt^T @ (s^-1 u^T); lstsq's rcond eps * max(m, n)).
 
-   Without numpy's LAPACK the linear-algebra functions return RT_NO_LAPACK (lowerings that
-   need them refuse to compile then: blocksim.accel.lowering.needs_lapack); without its BLAS
-   the products are sums in order (as rt_blas.c's). Work arrays are the caller's stack. */
+   Without numpy's LAPACK (an exported diagram, blocksim export, runs without numpy) the
+   factorisations are written out below: LU with partial pivoting for solve, inv and det,
+   and the singular value decomposition by one-sided Jacobi rotations for pinv, lstsq, svd
+   and cond; they agree with LAPACK's to rounding. Accelerated mode does not use them: a
+   lowering that needs LAPACK refuses to compile without numpy's (bit equality with normal
+   mode; blocksim.accel.lowering.needs_lapack). Without numpy's BLAS the products are sums
+   in order (as rt_blas.c's). Work arrays are the caller's stack. */
 
-enum { RT_NO_LAPACK = -1000000 };
 enum { COL_MAJOR = 102, UPPER = 121 };
 
 typedef long long LI;  /* a Fortran integer of an ILP64 LAPACK (int for LP64) */
 static int lapack_ilp64;
 static void *lapack_fn[5];  /* cblas_dsyrk, dgesv_, dgesdd_, dgelsd_, dgetrf_ */
 
-void rt_set_lapack(int ilp64, void *dsyrk, void *dgesv, void *dgesdd, void *dgelsd,
+RT_API void rt_set_lapack(int ilp64, void *dsyrk, void *dgesv, void *dgesdd, void *dgelsd,
                    void *dgetrf)
 {
     lapack_ilp64 = ilp64;
@@ -147,10 +150,177 @@ static LI la_max(LI a, LI b)
     return a > b ? a : b;
 }
 
+/* ---- LU and the SVD without LAPACK -------------------------------------------------------- */
+/* dgetrf of the column-major (n, n) a without LAPACK: a = P L U in place, ipiv (1-based) the
+   row exchanged with each row, the pivot the first largest |a|; info: 0, or the first
+   column with a zero pivot (1-based) */
+static LI la_lu(LI n, double *a, LI *ipiv)
+{
+    LI info = 0;
+    for (LI j = 0; j < n; j++) {
+        LI p = j;
+        for (LI i = j + 1; i < n; i++)
+            if (fabs(a[j * n + i]) > fabs(a[j * n + p]))
+                p = i;
+        ipiv[j] = p + 1;
+        if (a[j * n + p] == 0.0) {
+            if (!info)
+                info = j + 1;
+            continue;
+        }
+        if (p != j)
+            for (LI k = 0; k < n; k++) {
+                double swap = a[k * n + j];
+                a[k * n + j] = a[k * n + p];
+                a[k * n + p] = swap;
+            }
+        for (LI i = j + 1; i < n; i++)
+            a[j * n + i] /= a[j * n + j];
+        for (LI k = j + 1; k < n; k++)
+            for (LI i = j + 1; i < n; i++)
+                a[k * n + i] -= a[j * n + i] * a[k * n + j];
+    }
+    return info;
+}
+
+/* dgesv without LAPACK: b (n, nrhs, column-major) = a^-1 b by la_lu */
+static LI la_lu_solve(LI n, LI nrhs, double *a, LI *ipiv, double *b)
+{
+    LI info = la_lu(n, a, ipiv);
+    if (info)
+        return info;
+    for (LI r = 0; r < nrhs; r++) {
+        double *x = b + r * n;
+        for (LI j = 0; j < n; j++) {
+            double swap = x[j];
+            x[j] = x[ipiv[j] - 1];
+            x[ipiv[j] - 1] = swap;
+        }
+        for (LI j = 0; j < n; j++)
+            for (LI i = j + 1; i < n; i++)
+                x[i] -= a[j * n + i] * x[j];
+        for (LI j = n - 1; j >= 0; j--) {
+            x[j] /= a[j * n + j];
+            for (LI i = 0; i < j; i++)
+                x[i] -= a[j * n + i] * x[j];
+        }
+    }
+    return 0;
+}
+
+/* the unit vector orthogonal to the first `filled` columns of the column-major (r, .) q,
+   from the first basis vector left after Gram-Schmidt (twice, for orthogonality), into
+   column `filled` */
+static void la_complete(double *q, LI r, LI filled)
+{
+    double *v = q + filled * r, best = 0.0;
+    for (LI e = 0; e < r && best < 0.5; e++) {
+        for (LI i = 0; i < r; i++)
+            v[i] = i == e ? 1.0 : 0.0;
+        for (int pass = 0; pass < 2; pass++)
+            for (LI j = 0; j < filled; j++) {
+                double dot = 0.0;
+                for (LI i = 0; i < r; i++)
+                    dot += q[j * r + i] * v[i];
+                for (LI i = 0; i < r; i++)
+                    v[i] -= dot * q[j * r + i];
+            }
+        double norm = 0.0;
+        for (LI i = 0; i < r; i++)
+            norm += v[i] * v[i];
+        best = sqrt(norm);
+    }
+    for (LI i = 0; i < r; i++)
+        v[i] /= best;
+}
+
+/* dgesdd without LAPACK: the SVD of the column-major (m, n) a (as la_svd: s descending, u
+   and vt row-major, jobz 'S' or 'A'), by one-sided Jacobi rotations (Hestenes) on the
+   columns of a, or of its transpose when it has fewer rows than columns; 1 when the
+   rotations did not converge */
+static LI la_jacobi_svd(char jobz, const double *a, LI m, LI n, double *s, double *u,
+                        double *vt)
+{
+    int tr = m < n;
+    LI r = tr ? n : m, c = tr ? m : n, kq = jobz == 'A' ? r : c;
+    double w[DIM(r * c)], v[DIM(c * c)], q[DIM(r * r)], sig[DIM(c)];
+    LI order[DIM(c)];
+    for (LI j = 0; j < c; j++)
+        for (LI i = 0; i < r; i++)
+            w[j * r + i] = tr ? a[i * m + j] : a[j * m + i];
+    for (LI i = 0; i < c * c; i++)
+        v[i] = i % (c + 1) == 0 ? 1.0 : 0.0;
+    int sweep, rotated = 1;
+    for (sweep = 0; sweep < 64 && rotated; sweep++) {
+        rotated = 0;
+        for (LI p = 0; p + 1 < c; p++)
+            for (LI k = p + 1; k < c; k++) {
+                double alpha = 0.0, beta = 0.0, gamma = 0.0;
+                for (LI i = 0; i < r; i++) {
+                    alpha += w[p * r + i] * w[p * r + i];
+                    beta += w[k * r + i] * w[k * r + i];
+                    gamma += w[p * r + i] * w[k * r + i];
+                }
+                if (gamma == 0.0 || fabs(gamma) <= 2.220446049250313e-16 * sqrt(alpha * beta))
+                    continue;
+                rotated = 1;
+                double zeta = (beta - alpha) / (2.0 * gamma);
+                double t = (zeta >= 0.0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta));
+                double cs = 1.0 / sqrt(1.0 + t * t), sn = cs * t;
+                for (LI i = 0; i < r; i++) {
+                    double wp = w[p * r + i], wk = w[k * r + i];
+                    w[p * r + i] = cs * wp - sn * wk;
+                    w[k * r + i] = sn * wp + cs * wk;
+                }
+                for (LI i = 0; i < c; i++) {
+                    double vp = v[p * c + i], vk = v[k * c + i];
+                    v[p * c + i] = cs * vp - sn * vk;
+                    v[k * c + i] = sn * vp + cs * vk;
+                }
+            }
+    }
+    for (LI j = 0; j < c; j++) {
+        double norm = 0.0;
+        for (LI i = 0; i < r; i++)
+            norm += w[j * r + i] * w[j * r + i];
+        sig[j] = sqrt(norm);
+        order[j] = j;
+    }
+    for (LI j = 1; j < c; j++)  /* descending, ties in column order */
+        for (LI i = j; i > 0 && sig[order[i]] > sig[order[i - 1]]; i--) {
+            LI swap = order[i];
+            order[i] = order[i - 1];
+            order[i - 1] = swap;
+        }
+    LI filled = 0;
+    for (LI j = 0; j < kq; j++) {
+        if (j < c && sig[order[j]] > 0.0) {
+            for (LI i = 0; i < r; i++)
+                q[j * r + i] = w[order[j] * r + i] / sig[order[j]];
+        } else {
+            la_complete(q, r, filled);
+        }
+        filled++;
+    }
+    for (LI j = 0; j < c; j++)
+        s[j] = sig[order[j]];
+    /* a = q diag(s) v^T (of the transpose when tr): u and vt as LAPACK gives them */
+    LI ku = jobz == 'A' ? m : c, kv = jobz == 'A' ? n : c;
+    for (LI i = 0; i < m; i++)
+        for (LI j = 0; j < ku; j++)
+            u[i * ku + j] = tr ? v[order[j] * c + i] : q[j * r + i];
+    for (LI i = 0; i < kv; i++)
+        for (LI j = 0; j < n; j++)
+            vt[i * n + j] = tr ? q[i * r + j] : v[order[i] * c + j];
+    return rotated;
+}
+
 /* dgesv(n, nrhs, a, lda = max(n, 1), ipiv, b, ldb = lda): info */
 static LI la_gesv(LI n, LI nrhs, double *a, void *ipiv, double *b)
 {
     LI ld = la_max(n, 1), info = 0;
+    if (!lapack_fn[1])
+        return la_lu_solve(n, nrhs, a, (LI *)ipiv, b);
     if (lapack_ilp64) {
         ((gesv64_t)lapack_fn[1])(&n, &nrhs, a, &ld, (LI *)ipiv, b, &ld, &info);
         return info;
@@ -170,11 +340,9 @@ static void la_to_columns(const double *src, BL rows, BL cols, BL rs, double *ds
 
 /* numpy.linalg.solve(A, B): A (n, n), B (n, nrhs) row-major (a vector: nrhs 1) into X
    (n, nrhs), which may be B; 0, > 0 for a singular A (numpy: LinAlgError "Singular
-   matrix"; X is then unchanged), RT_NO_LAPACK. */
+   matrix"; X is then unchanged). */
 static LI rt_solve(const double *A, BL n, const double *B, BL nrhs, double *X)
 {
-    if (!lapack_fn[1])
-        return RT_NO_LAPACK;
     double a[DIM(n * n)], b[DIM(n * nrhs)];
     LI ipiv[DIM(n)];
     la_to_columns(A, n, n, n, a, n);
@@ -188,8 +356,6 @@ static LI rt_solve(const double *A, BL n, const double *B, BL nrhs, double *X)
 /* numpy.linalg.inv(A): A (n, n) into X (n, n); as rt_solve with B the identity */
 static LI rt_inv(const double *A, BL n, double *X)
 {
-    if (!lapack_fn[1])
-        return RT_NO_LAPACK;
     double a[DIM(n * n)], b[DIM(n * n)];
     LI ipiv[DIM(n)];
     la_to_columns(A, n, n, n, a, n);
@@ -207,6 +373,8 @@ static LI rt_inv(const double *A, BL n, double *X)
    u (m, m), vt (n, n)); the work size queried first, as numpy does */
 static LI la_svd(char jobz, double *a, LI m, LI n, double *s, double *u, double *vt)
 {
+    if (!lapack_fn[2])
+        return la_jacobi_svd(jobz, a, m, n, s, u, vt);
     LI k = m < n ? m : n, ku = jobz == 'A' ? m : k, kv = jobz == 'A' ? n : k;
     LI lda = la_max(m, 1), ldvt = la_max(1, kv), lwork = -1, info = 0;
     double uc[DIM(m * ku)], vtc[DIM(kv * n)], query = 0.0;
@@ -242,8 +410,6 @@ static LI la_svd(char jobz, double *a, LI m, LI n, double *s, double *u, double 
 /* numpy.linalg.svd(A) (full_matrices=True): A (m, n) row-major; u (m, m), s (min), vt (n, n) */
 static LI rt_svd_full(const double *A, BL m, BL n, double *u, double *s, double *vt)
 {
-    if (!lapack_fn[2])
-        return RT_NO_LAPACK;
     double a[DIM(m * n)];
     la_to_columns(A, m, n, n, a, m);
     return la_svd('A', a, m, n, s, u, vt);
@@ -251,11 +417,9 @@ static LI rt_svd_full(const double *A, BL m, BL n, double *u, double *s, double 
 
 /* numpy.linalg.pinv(A) (rcond 1e-15): A (m, n) into X (n, m); *cond = s_max / s_min (the
    2-norm condition number, inf when A is rank-deficient). 0, > 0 when the SVD did not
-   converge (numpy: LinAlgError "SVD did not converge"), RT_NO_LAPACK. */
+   converge (numpy: LinAlgError "SVD did not converge"). */
 static LI rt_pinv(const double *A, BL m, BL n, double *X, double *cond)
 {
-    if (!lapack_fn[2])
-        return RT_NO_LAPACK;
     BL k = m < n ? m : n;
     double a[DIM(m * n)], s[DIM(k)], u[DIM(m * k)], vt[DIM(k * n)], su[DIM(k * m)];
     la_to_columns(A, m, n, n, a, m);
@@ -280,12 +444,36 @@ static LI rt_pinv(const double *A, BL m, BL n, double *X, double *cond)
     return 0;
 }
 
+/* lstsq without LAPACK: x = V diag(1/s) U^T b over the singular values above dgelsd's
+   cutoff rcond * s_max (rcond eps * max(m, n)), from la_jacobi_svd */
+static LI la_lstsq(const double *A, BL m, BL n, const double *b, double *x)
+{
+    BL k = m < n ? m : n;
+    double a[DIM(m * n)], s[DIM(k)], u[DIM(m * k)], vt[DIM(k * n)];
+    la_to_columns(A, m, n, n, a, m);
+    LI info = la_jacobi_svd('S', a, m, n, s, u, vt);
+    if (info)
+        return info;
+    double cutoff = 2.220446049250313e-16 * (double)(m > n ? m : n) * (k ? s[0] : 0.0);
+    for (BL j = 0; j < n; j++)
+        x[j] = 0.0;
+    for (BL i = 0; i < k && s[i] > cutoff; i++) {
+        double c = 0.0;
+        for (BL r = 0; r < m; r++)
+            c += u[r * k + i] * b[r];
+        c /= s[i];
+        for (BL j = 0; j < n; j++)
+            x[j] += c * vt[i * n + j];
+    }
+    return 0;
+}
+
 /* numpy.linalg.lstsq(A, b, rcond=None)[0]: A (m, n) row-major, b (m) into x (n); 0, > 0
-   when the SVD did not converge, RT_NO_LAPACK. */
+   when the SVD did not converge. */
 static LI rt_lstsq(const double *A, BL m, BL n, const double *b, double *x)
 {
     if (!lapack_fn[3])
-        return RT_NO_LAPACK;
+        return la_lstsq(A, m, n, b, x);
     LI M = m, N = n, nrhs = 1, lda = la_max(1, M), ldb = la_max(1, la_max(M, N)), rank = 0,
        lwork = -1, iquery = 0, info = 0, k = m < n ? m : n;
     double rcond = 2.220446049250313e-16 * (double)(m > n ? m : n), query = 0.0;
@@ -333,17 +521,21 @@ static double rt_det(const double *A, BL n)
     LI ipiv[DIM(n)], ld = la_max(n, 1), info = 0;
     int n4 = (int)n, l4 = (int)ld, i4 = 0;
     la_to_columns(A, n, n, n, a, n);
-    if (lapack_ilp64) {
+    int wide = 1;  /* ipiv holds LI (la_lu's, an ILP64 LAPACK's), else int */
+    if (!lapack_fn[4]) {
+        info = la_lu(n, a, ipiv);
+    } else if (lapack_ilp64) {
         ((getrf64_t)lapack_fn[4])(&n, &n, a, &ld, ipiv, &info);
     } else {
         ((getrf32_t)lapack_fn[4])(&n4, &n4, a, &l4, (int *)ipiv, &i4);
         info = i4;
+        wide = 0;
     }
     if (info != 0)
         return 0.0 * exp(-INFINITY);
     int swaps = 0;
     for (BL i = 0; i < n; i++)
-        swaps += lapack_ilp64 ? ipiv[i] != i + 1 : ((int *)ipiv)[i] != i + 1;
+        swaps += wide ? ipiv[i] != i + 1 : ((int *)ipiv)[i] != i + 1;
     double sign = swaps % 2 ? -1.0 : 1.0, logdet = 0.0;
     for (BL i = 0; i < n; i++) {
         double u = a[i * (n + 1)];
@@ -366,6 +558,10 @@ static LI rt_singular_values(const double *A, BL m, BL n, double *s)
     LI iwork[DIM(8 * k)];
     int m4 = (int)m, n4 = (int)n, lda4 = (int)lda, one4 = 1, lw4 = -1, i4 = 0;
     la_to_columns(A, m, n, n, a, m);
+    if (!lapack_fn[2]) {
+        double u[DIM(m * k)], vt[DIM(k * n)];
+        return la_jacobi_svd('S', a, m, n, s, u, vt);
+    }
     if (lapack_ilp64)
         ((gesdd64_t)lapack_fn[2])("N", &m, &n, a, &lda, s, &unused, &one, &unused, &one,
                                   &query, &lwork, iwork, &info);

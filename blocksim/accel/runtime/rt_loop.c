@@ -2,7 +2,10 @@
    locate, _illinois, fill, record, locate_stop) in C, step for step, so that a compiled run
    takes the same steps, finds the same events and records the same rows. It runs in chunks:
    rt_run returns after a wall-time budget (RT_MORE) and resumes where it stopped, so that
-   Python can move the progress bar and act on Ctrl-C between chunks. */
+   Python can move the progress bar and act on Ctrl-C between chunks. An exported diagram
+   (blocksim export) also pauses it at its caller's times: with rt->pausing, pause_t is an
+   event instant (the step ends there) and the loop returns RT_PAUSED once it has reached
+   it. */
 
 enum { PH_START, PH_OUTER, PH_SEGMENT, PH_DONE };
 enum { SEG_END, SEG_STOP, SEG_CROSS, SEG_BUDGET, SEG_ERROR };
@@ -221,6 +224,8 @@ static double rt_next_event(RT *rt, double t)
     }
     if (rt->nheap && rt->heap[0].t > t && rt->heap[0].t < best)
         best = rt->heap[0].t;
+    if (rt->pausing && rt->pause_t > t && rt->pause_t < best)
+        best = rt->pause_t;
     return isinf(best) ? rt->stop : best;
 }
 
@@ -768,12 +773,16 @@ static double rt_locate_stop(RT *rt, double hi)
 }
 
 /* ---- the run --------------------------------------------------------------------------- */
+#ifdef RT_STANDALONE  /* an exported diagram runs without wall-time budgets (no clock) */
+static double rt_now(void) { return 0.0; }
+#else
 static double rt_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
+#endif
 
 /* Simulation.segment: integrate up to t_end (SEG_END), a stop (SEG_STOP, rt->t its time) or
    a crossing (SEG_CROSS, rt->t and rt->y the point of the cut); SEG_BUDGET after the
@@ -900,6 +909,8 @@ static int rt_loop(RT *rt, double seconds)
                 rt->phase = PH_DONE;
                 return RT_DONE;
             }
+            if (rt->pausing && rt->t >= rt->pause_t)
+                return RT_PAUSED;
             rt->t_end = rt_next_event(rt, rt->t);
             if (!rt->has_stepper) {
                 memset(&rt->st, 0, sizeof rt->st);

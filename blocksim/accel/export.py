@@ -1,0 +1,312 @@
+"""A diagram as standalone C (`blocksim export FILE --c DIR`): accelerated mode's code with
+its values built in, as a library and a program that needs neither Python nor numpy.
+
+DIR receives NAME.c (the generated source, the runtime written into it, the run's values as
+tables: parameters, constants, the blocks' data, the exact sample series, the settings),
+NAME.h (the library's interface: init, set an input, advance to a time or run to the stop,
+the outputs, the derivatives, the recorded rows, terminate) and main.c (runs the diagram as
+`blocksim run` does and writes its recorded signals as CSV); `cc *.c -lm` builds it. The
+runtime's calls into numpy (BLAS, LAPACK, the ufunc loops) find nothing handed over and take
+their own C (runtime/rt_blas.c, rt_linalg.c, rt_ufunc.c), so the CSV equals `blocksim run`'s
+to rounding. NAME is the diagram's name as a C identifier.
+
+A diagram whose code cannot run on its own is refused naming the block (DiagramError, exit
+2): a block without a compiled form, a plugin's block, a block whose compiled form needs this
+process (Lowering.hosted: an FMU's binary); so is a stiff solver (its loop is scipy's).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+
+from ..engine.csvio import column_names
+from ..errors import DiagramError, DiagramErrors
+from ..util.atomic import atomic_path
+from .boundary import BIND, ERRORS, STIFF, settings_row
+from .codegen import RUNTIME, RUNTIME_FILES, SeriesRange, _double_table, _Locator, generate
+from .compilable import NotCompilable, lowerings
+_BATCH = "rt_batch.c"  # the sweeps' threads: not part of an exported diagram
+
+
+def c_name(text):
+    """`text` as a C identifier: other characters become '_', a leading digit gets one."""
+    name = re.sub(r"\W", "_", str(text), flags=re.ASCII) or "diagram"
+    return "_" + name if name[0].isdigit() else name
+
+
+def refusals(model):
+    """The reasons `model` cannot be exported, as DiagramErrors at the blocks' lines (the
+    solver's); None when it can."""
+    from ..language.library import Library
+    errors = []
+    plugins = Library().plugins
+    try:
+        lows = lowerings(model)
+    except NotCompilable as e:
+        lows, missing = {}, e.blocks
+    else:
+        missing = []
+    why = {name: f"block type '{kind}' {reason}" for name, kind, reason in missing}
+    for block in model.blocks:
+        if block.type in plugins:
+            why.setdefault(block.name, f"block type '{block.type}' is a plugin's "
+                                       f"({plugins[block.type]}): its code is not blocksim's")
+        elif block.name in lows and lows[block.name][0].hosted:
+            why.setdefault(block.name, f"block type '{block.type}' {lows[block.name][0].hosted}")
+    for name, text in why.items():
+        spec = model.spec.blocks.get(name) if model.spec is not None else None
+        message = f"cannot export: {text}"
+        errors.append(spec.loc.error(message, block=name) if spec is not None else
+                      DiagramError(message, file=model.file, block=name))
+    if model.settings.solver in STIFF:
+        value = model.spec.simulation.get("solver") if model.spec is not None else None
+        message = (f"cannot export: solver {model.settings.solver} is scipy's (its loop is "
+                   "Python); an exported diagram carries rk23, rk45, dop853, euler, rk2 or rk4")
+        errors.append(value.loc.error(message) if getattr(value, "loc", None) is not None
+                      else DiagramError(message, file=model.file))
+    if not errors:
+        return None
+    return errors[0] if len(errors) == 1 else DiagramErrors(errors)
+
+
+def export_c(model, directory):
+    """Write NAME.c, NAME.h and main.c of `model` into `directory` (made if missing);
+    returns their paths. DiagramError(s) when the diagram cannot be exported."""
+    refused = refusals(model)
+    if refused is not None:
+        raise refused
+    try:
+        generated = generate(model)
+    except SeriesRange as e:
+        raise DiagramError(f"cannot export: {e}", file=model.file) from None
+    name = c_name(model.name)
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    files = {f"{name}.c": _source(model, generated, name),
+             f"{name}.h": _header(model, generated, name),
+             "main.c": _main(name)}
+    paths = []
+    for filename, text in files.items():
+        path = directory / filename
+        with atomic_path(path) as tmp:
+            Path(tmp).write_text(text)
+        paths.append(path)
+    return paths
+
+
+# -- NAME.c ----------------------------------------------------------------------------------
+def _source(model, generated, name):
+    m, v = model, generated.values
+    runtime = {f'#include "{f}"': "" if f == _BATCH else
+               f"/* ---- runtime: {f} ---- */\n{(RUNTIME / f).read_text()}"
+               for f in RUNTIME_FILES}
+    body = "\n".join(runtime.get(line, line) for line in generated.source.splitlines())
+    given = {"S": m.signals, "X": m.xbuf, "DX": m.dxbuf, "XD": m.xdbuf, "Z": m.zbuf,
+             "W": v.work, "P": v.params, "K": v.constants, "X0": m.x0, "XD0": m.xd0,
+             "DU": m.dubuf}
+    initial = {name: given[name] for name in BIND.names}
+    sizes = {k: np.asarray(a).size for k, a in initial.items()}
+    lines = [f"/* {name}: the diagram {m.name!r} ({Path(m.file).name if m.file else 'no file'})"
+             " exported by blocksim (blocksim export --c).",
+             "   Generated: edit the diagram and export it again, not this file. */",
+             "#define RT_API static", "#define RT_STANDALONE", f'#include "{name}.h"', "",
+             body, "", "/* ---- the exported diagram's values ---- */"]
+    lines += [_double_table(f"EX_INIT_{k}", a) for k, a in initial.items()]
+    lines += [_double_table(f"EX_DATA_{i}", d) for i, d in enumerate(v.data)]
+    lines.append(f"static const double *const EX_DATA[{max(len(v.data), 1)}] = "
+                 f"{{{', '.join(f'EX_DATA_{i}' for i in range(len(v.data))) or '0'}}};")
+    lines.append(_long_table("EX_DATA_SIZE", [np.asarray(d).size for d in v.data]))
+    lines.append(_double_table("EX_SETTINGS", settings_row(m.settings)))
+    lines.append(_long_table("EX_SERIES", v.series))
+    lines.append(_long_table("EX_CLOCK_J", v.clock_j))
+    lines.append(_double_table("EX_EVENT_T", v.event_t))
+    lines.append(_int_table("EX_EVENT_BLOCK", v.event_block))
+    names = ", ".join(_c_string(b.name) for b in m.blocks) or '""'
+    errors = ", ".join(_c_string(e) for e in ERRORS.names)
+    lines += [f"static const char *const EX_BLOCK_NAMES[{max(len(m.blocks), 1)}] = {{{names}}};",
+              f"static const char *const EX_ERROR_NAMES[] = {{{errors}}};", ""]
+    locate = _Locator(m)
+    outs = [(view.size, locate(view)) for view, _ in m.outports.values()]
+    lines.append(_long_table("EX_INPUT_AT", [generated.offsets[b.name][0]
+                                          for b in m.inports.values()]))
+    lines.append(_long_table("EX_INPUT_SIZE", [b.p.value.size for b in m.inports.values()]))
+    lines += [f"struct {name}_model {{", "    RT *rt;",
+              *(f"    double {k}[{max(n, 1)}];" for k, n in sizes.items()),
+              "    char message[640];", "};", ""]
+    lines += _api(name, outs, sizes, len(v.event_t))
+    return "\n".join(lines) + "\n"
+
+
+def _api(name, outs, sizes, nevents):
+    """The library's functions (NAME.h documents them)."""
+    copy_out = [f"    memcpy(out + {k}, m->{buf} + {off}, sizeof(double) * {size});"
+                for k, size, (buf, off) in _output_places(outs)]
+    return [
+        f"{name}_model *{name}_init(void)", "{",
+        f"    {name}_model *m = calloc(1, sizeof({name}_model));",
+        "    if (!m)", "        return NULL;",
+        "    m->rt = rt_create();",
+        "    if (!m->rt) {", "        free(m);", "        return NULL;", "    }",
+        *(f"    memcpy(m->{k}, EX_INIT_{k}, sizeof(double) * {n});" for k, n in sizes.items()
+          if n),
+        f"    double *buffers[] = {{{', '.join(f'm->{k}' for k in BIND.names)}}};",
+        "    rt_bind(m->rt, buffers, (const double **)EX_DATA, EX_DATA_SIZE);",
+        f"    rt_configure(m->rt, EX_SETTINGS, EX_SERIES, EX_CLOCK_J, EX_EVENT_T, EX_EVENT_BLOCK, {nevents});",
+        "    return m;", "}", "",
+        f"void {name}_set_input({name}_model *m, int input, const double *value)", "{",
+        f"    if (input >= 0 && input < {name}_NINPUTS)",
+        "        memcpy(m->P + EX_INPUT_AT[input], value, sizeof(double) * EX_INPUT_SIZE[input]);",
+        "}", "",
+        f"static int {name}_outcome({name}_model *m, int status)", "{",
+        "    if (m->rt->error || status == RT_FAILED)", "        return -1;",
+        "    return status == RT_DONE ? 1 : 0;", "}", "",
+        f"int {name}_advance({name}_model *m, double t)", "{",
+        "    m->rt->pausing = 1;", "    m->rt->pause_t = t;",
+        "    int status = rt_run(m->rt, 1.0);",
+        "    m->rt->pausing = 0;",
+        f"    return {name}_outcome(m, status);", "}", "",
+        f"int {name}_run({name}_model *m)", "{",
+        f"    return {name}_outcome(m, rt_run(m->rt, 1.0));", "}", "",
+        f"double {name}_time(const {name}_model *m)", "{",
+        "    return m->rt->phase == 0 ? m->rt->start : m->rt->t;", "}", "",
+        f"void {name}_outputs({name}_model *m, double *out)", "{",
+        "    if (m->rt->phase != 0)",
+        "        rt_outputs(m->rt, m->rt->t, m->rt->y);",
+        *copy_out, "    (void)out;", "}", "",
+        f"int {name}_derivatives({name}_model *m, double t, const double *x, double *dx)", "{",
+        "    return rt_eval_f(m->rt, t, x, dx) ? -1 : 0;", "}", "",
+        f"long long {name}_rows({name}_model *m, const double **rows)", "{",
+        "    double *data = NULL;", "    long long n = rt_rows(m->rt, 0, &data);",
+        "    *rows = data;", "    return n;", "}", "",
+        f"const char *{name}_error({name}_model *m)", "{",
+        "    RT *rt = m->rt;", "    if (!rt->error)", '        return "";',
+        "    int k = rt->error >= 1 && rt->error <= (int)(sizeof EX_ERROR_NAMES / sizeof "
+        "*EX_ERROR_NAMES) - 1 ? rt->error : 0;",
+        "    if (rt->error == RT_E_BLOCK)",
+        f'        snprintf(m->message, sizeof m->message, "{name}: block %s failed at t = '
+        '%.17g: %s", EX_BLOCK_NAMES[rt->error_block], rt->error_t, rt->error_text);',
+        "    else",
+        f'        snprintf(m->message, sizeof m->message, "{name}: the run failed at t = %.17g '
+        '(%s)", rt->error_t, EX_ERROR_NAMES[k]);',
+        "    return m->message;", "}", "",
+        f"void {name}_terminate({name}_model *m)", "{",
+        "    if (!m)", "        return;", "    rt_free(m->rt);", "    free(m);", "}"]
+
+
+def _output_places(outs):
+    """(offset in the outputs, size, (buffer, offset)) of each declared output, from
+    (size, (buffer, offset)) of each."""
+    k, places = 0, []
+    for size, place in outs:
+        places.append((k, size, place))
+        k += size
+    return places
+
+
+# -- NAME.h ----------------------------------------------------------------------------------
+def _header(model, generated, name):
+    m, guard = model, f"{name.upper()}_H"
+    inputs = [(n, b.p.value.size) for n, b in m.inports.items()]
+    outputs = [(n, view.size) for n, (view, _) in m.outports.items()]
+    channels = generated.record  # (name, shape): the record's, then the sinks' inputs
+    header = ["t"] + [c for n, shape in channels[:len(m.record)]
+                      for c in column_names(n, shape)]
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\n").writerow(header)
+    lines = [f"/* {name}: the diagram {m.name!r} as a C library, exported by blocksim "
+             "(blocksim export --c).", "",
+             f"   {name}_init() makes a run at the diagram's start, its values those of the "
+             "diagram as exported;",
+             f"   {name}_set_input() sets one of the diagram's inputs (it holds until set again);",
+             f"   {name}_advance(m, t) runs it to time t (t is an event instant: the step ends "
+             "there),",
+             f"   {name}_run(m) to its stop time (the steps `blocksim run` takes); both return 0, "
+             "1 once the",
+             f"   stop is reached, -1 when the run failed ({name}_error() says why).",
+             f"   {name}_outputs() gives the diagram's outputs at the present time, "
+             f"{name}_derivatives() the",
+             "   derivative of its continuous states at (t, x) with the present inputs, "
+             f"{name}_rows() the",
+             "   rows recorded so far (t, then the record: entries, "
+             f"{name}_ROW_WIDTH doubles a row; the first",
+             f"   {name}_CSV_COLUMNS are the CSV's). {name}_terminate() frees the run. */",
+             f"#ifndef {guard}", f"#define {guard}", "",
+             f"#define {name}_NX {m.xbuf.size}  /* continuous states */",
+             f"#define {name}_NINPUTS {len(inputs)}"]
+    lines += [f"#define {name}_INPUT_{c_name(n)} {k}  /* {size} double(s) */"
+              for k, (n, size) in enumerate(inputs)]
+    k = 0
+    for n, size in outputs:
+        lines.append(f"#define {name}_OUTPUT_{c_name(n)} {k}  /* {size} double(s) */")
+        k += size
+    width = 1 + sum(math.prod(shape) for _, shape in channels)
+    lines += [f"#define {name}_OUTPUTS_SIZE {k}",
+              f"#define {name}_ROW_WIDTH {width}",
+              f"#define {name}_CSV_COLUMNS {len(header)}",
+              f"#define {name}_CSV_HEADER {_c_string(text.getvalue())}", "",
+              f"typedef struct {name}_model {name}_model;", "",
+              f"{name}_model *{name}_init(void);  /* NULL when out of memory */",
+              f"void {name}_set_input({name}_model *m, int input, const double *value);",
+              f"int {name}_advance({name}_model *m, double t);",
+              f"int {name}_run({name}_model *m);",
+              f"double {name}_time(const {name}_model *m);",
+              f"void {name}_outputs({name}_model *m, double *out);  "
+              f"/* {name}_OUTPUTS_SIZE doubles */",
+              f"int {name}_derivatives({name}_model *m, double t, const double *x, double *dx);",
+              f"long long {name}_rows({name}_model *m, const double **rows);",
+              f"const char *{name}_error({name}_model *m);  /* \"\" when none */",
+              f"void {name}_terminate({name}_model *m);", "", f"#endif", ""]
+    return "\n".join(lines)
+
+
+# -- main.c ----------------------------------------------------------------------------------
+def _main(name):
+    return "\n".join([
+        f"/* Runs the exported diagram {name} to its stop time and writes its recorded signals "
+        "as CSV",
+        "   (to the file named by the first argument, else to standard output), as `blocksim "
+        "run --csv`",
+        "   writes results.csv. Exit 3 when the run failed (the rows recorded so far are "
+        "written). */",
+        "#include <stdio.h>", f'#include "{name}.h"', "",
+        "int main(int argc, char **argv)", "{",
+        '    FILE *out = argc > 1 ? fopen(argv[1], "w") : stdout;',
+        "    if (!out) {", "        perror(argv[1]);", "        return 2;", "    }",
+        f"    {name}_model *m = {name}_init();",
+        "    if (!m) {", f'        fputs("{name}: out of memory\\n", stderr);',
+        "        return 3;", "    }",
+        f"    int status = {name}_run(m);",
+        "    const double *rows;",
+        f"    long long n = {name}_rows(m, &rows);",
+        f"    fputs({name}_CSV_HEADER, out);",
+        "    for (long long i = 0; i < n; i++)",
+        f"        for (int j = 0; j < {name}_CSV_COLUMNS; j++)",
+        f'            fprintf(out, "%.17g%c", rows[i * {name}_ROW_WIDTH + j], '
+        f"j + 1 < {name}_CSV_COLUMNS ? ',' : '\\n');",
+        "    if (status < 0)", f'        fprintf(stderr, "%s\\n", {name}_error(m));',
+        f"    {name}_terminate(m);",
+        "    if (out != stdout && fclose(out) != 0) {", "        perror(argv[1]);",
+        "        return 3;", "    }",
+        "    return status < 0 ? 3 : 0;", "}", ""])
+
+
+# -- C text ----------------------------------------------------------------------------------
+def _long_table(name, values):
+    values = [int(x) for x in np.asarray(values).ravel()]
+    items = ", ".join(f"({x + 1}LL - 1)" if x == -2 ** 63 else f"{x}LL" for x in values)
+    return f"static const long long {name}[{max(len(values), 1)}] = {{{items or '0'}}};"
+
+
+def _int_table(name, values):
+    items = ", ".join(str(int(x)) for x in np.asarray(values).ravel())
+    return f"static const int {name}[{max(np.asarray(values).size, 1)}] = {{{items or '0'}}};"
+
+
+def _c_string(text):
+    out = str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{out}"'
