@@ -74,10 +74,15 @@ def _parser():
     drw.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a value by its dotted path (as for run)")
     exp = sub.add_parser("export", help="a diagram as standalone C (a library, a header and "
-                                         "a main writing CSV)")
+                                         "a main writing CSV) or as a co-simulation FMU")
     exp.add_argument("file", help="the diagram (YAML)")
-    exp.add_argument("--c", required=True, metavar="DIR", dest="c_dir",
-                     help="write NAME.c, NAME.h and main.c there (build: cc *.c -lm)")
+    to = exp.add_mutually_exclusive_group(required=True)
+    to.add_argument("--c", metavar="DIR", dest="c_dir",
+                    help="write NAME.c, NAME.h and main.c there (build: cc *.c -lm)")
+    to.add_argument("--fmu", metavar="OUT.fmu",
+                    help="write a co-simulation FMU (blocksim's solver inside doStep)")
+    exp.add_argument("--fmi", type=int, choices=(2, 3), default=2,
+                     help="the FMU's FMI version (default 2)")
     exp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a value by its dotted path (as for run)")
     rep = sub.add_parser("report", help="rebuild the HTML report of a run or sweep directory")
@@ -415,8 +420,17 @@ def _check(args):
 
 
 def _export(args):
-    from .accel.export import export_c
+    from .accel.export import export_c, export_fmu
     model = _load(args.file, _overrides(args))
+    if args.fmu:
+        from .fmi.build import BuildError
+        try:
+            export_fmu(model, args.fmu, args.fmi)
+        except BuildError as e:
+            print(f"{args.file}: error: the FMU could not be built: {e}", file=sys.stderr)
+            return EXIT_FAILED
+        print(f"wrote {args.fmu} (FMI {args.fmi}.0, co-simulation)")
+        return EXIT_OK
     paths = export_c(model, args.c_dir)
     print(f"wrote {', '.join(str(p) for p in paths)}")
     print(f"build and run: cd {args.c_dir} && cc *.c -lm && ./a.out > results.csv")

@@ -156,7 +156,8 @@ def _api(name, outs, sizes, nevents):
           if n),
         f"    double *buffers[] = {{{', '.join(f'm->{k}' for k in BIND.names)}}};",
         "    rt_bind(m->rt, buffers, (const double **)EX_DATA, EX_DATA_SIZE);",
-        f"    rt_configure(m->rt, EX_SETTINGS, EX_SERIES, EX_CLOCK_J, EX_EVENT_T, EX_EVENT_BLOCK, {nevents});",
+        "    rt_configure(m->rt, EX_SETTINGS, EX_SERIES, EX_CLOCK_J, EX_EVENT_T, EX_EVENT_BLOCK,",
+        f"                 {nevents});",
         "    return m;", "}", "",
         f"void {name}_set_input({name}_model *m, int input, const double *value)", "{",
         f"    if (input >= 0 && input < {name}_NINPUTS)",
@@ -165,18 +166,24 @@ def _api(name, outs, sizes, nevents):
         f"static int {name}_outcome({name}_model *m, int status)", "{",
         "    if (m->rt->error || status == RT_FAILED)", "        return -1;",
         "    return status == RT_DONE ? 1 : 0;", "}", "",
-        f"int {name}_advance({name}_model *m, double t)", "{",
+        "/* the run to time t, which its loop makes an event instant */",
+        f"static int {name}_pause_at({name}_model *m, double t)", "{",
         "    m->rt->pausing = 1;", "    m->rt->pause_t = t;",
         "    int status = rt_run(m->rt, 1.0);",
         "    m->rt->pausing = 0;",
         f"    return {name}_outcome(m, status);", "}", "",
+        f"int {name}_advance({name}_model *m, double t)", "{",
+        f"    int status = {name}_pause_at(m, t);",
+        "    m->rt->rec.n = m->rt->events.n = 0;  /* a controller runs for ever: no rows */",
+        "    return status;", "}", "",
         f"int {name}_run({name}_model *m)", "{",
         f"    return {name}_outcome(m, rt_run(m->rt, 1.0));", "}", "",
         f"double {name}_time(const {name}_model *m)", "{",
         "    return m->rt->phase == 0 ? m->rt->start : m->rt->t;", "}", "",
         f"void {name}_outputs({name}_model *m, double *out)", "{",
-        "    if (m->rt->phase != 0)",
-        "        rt_outputs(m->rt, m->rt->t, m->rt->y);",
+        "    if (m->rt->phase == 0)  /* not started: the start's values */",
+        f"        {name}_pause_at(m, m->rt->start);",
+        "    rt_outputs(m->rt, m->rt->t, m->rt->y);",
         *copy_out, "    (void)out;", "}", "",
         f"int {name}_derivatives({name}_model *m, double t, const double *x, double *dx)", "{",
         "    return rt_eval_f(m->rt, t, x, dx) ? -1 : 0;", "}", "",
@@ -219,22 +226,8 @@ def _header(model, generated, name):
     text = io.StringIO()
     csv.writer(text, lineterminator="\n").writerow(header)
     lines = [f"/* {name}: the diagram {m.name!r} as a C library, exported by blocksim "
-             "(blocksim export --c).", "",
-             f"   {name}_init() makes a run at the diagram's start, its values those of the "
-             "diagram as exported;",
-             f"   {name}_set_input() sets one of the diagram's inputs (it holds until set again);",
-             f"   {name}_advance(m, t) runs it to time t (t is an event instant: the step ends "
-             "there),",
-             f"   {name}_run(m) to its stop time (the steps `blocksim run` takes); both return 0, "
-             "1 once the",
-             f"   stop is reached, -1 when the run failed ({name}_error() says why).",
-             f"   {name}_outputs() gives the diagram's outputs at the present time, "
-             f"{name}_derivatives() the",
-             "   derivative of its continuous states at (t, x) with the present inputs, "
-             f"{name}_rows() the",
-             "   rows recorded so far (t, then the record: entries, "
-             f"{name}_ROW_WIDTH doubles a row; the first",
-             f"   {name}_CSV_COLUMNS are the CSV's). {name}_terminate() frees the run. */",
+             "(blocksim export --c);",
+             "   its values are the diagram's as exported. docs/export.md describes it. */",
              f"#ifndef {guard}", f"#define {guard}", "",
              f"#define {name}_NX {m.xbuf.size}  /* continuous states */",
              f"#define {name}_NINPUTS {len(inputs)}"]
@@ -250,14 +243,28 @@ def _header(model, generated, name):
               f"#define {name}_CSV_COLUMNS {len(header)}",
               f"#define {name}_CSV_HEADER {_c_string(text.getvalue())}", "",
               f"typedef struct {name}_model {name}_model;", "",
-              f"{name}_model *{name}_init(void);  /* NULL when out of memory */",
+              "/* a run at the diagram's start; NULL when out of memory */",
+              f"{name}_model *{name}_init(void);",
+              f"/* input {name}_INPUT_<name> set to `value` (its size in doubles), held until "
+              "set again */",
               f"void {name}_set_input({name}_model *m, int input, const double *value);",
+              "/* run to time t, an instant of the run (the step ends there); 0, 1 once the "
+              "stop is reached,",
+              f"   -1 when the run failed ({name}_error says why); it keeps no rows */",
               f"int {name}_advance({name}_model *m, double t);",
+              f"/* run to the stop time as blocksim run does, recording the rows; returns as "
+              f"{name}_advance */",
               f"int {name}_run({name}_model *m);",
               f"double {name}_time(const {name}_model *m);",
-              f"void {name}_outputs({name}_model *m, double *out);  "
-              f"/* {name}_OUTPUTS_SIZE doubles */",
+              f"/* the diagram's outputs now, {name}_OUTPUTS_SIZE doubles "
+              f"({name}_OUTPUT_<name> where each starts) */",
+              f"void {name}_outputs({name}_model *m, double *out);",
+              f"/* dx = the derivative of the {name}_NX continuous states at (t, x), the inputs "
+              "as set; 0, -1 */",
               f"int {name}_derivatives({name}_model *m, double t, const double *x, double *dx);",
+              f"/* the rows {name}_run recorded: {name}_ROW_WIDTH doubles each (t, the record:, "
+              "the sinks'),",
+              f"   the first {name}_CSV_COLUMNS those of {name}_CSV_HEADER */",
               f"long long {name}_rows({name}_model *m, const double **rows);",
               f"const char *{name}_error({name}_model *m);  /* \"\" when none */",
               f"void {name}_terminate({name}_model *m);", "", f"#endif", ""]
@@ -310,3 +317,91 @@ def _int_table(name, values):
 def _c_string(text):
     out = str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     return f'"{out}"'
+
+
+# -- FMU ---------------------------------------------------------------------------------------
+def export_fmu(model, out, fmi=2):
+    """Write `model` as the co-simulation FMU `out` (FMI `fmi`, 2 or 3): the exported C with
+    blocksim's FMU model contract (blocksim/fmi/c/fmu_model.h) around it, its own solver
+    inside doStep; the diagram's inputs and outputs are the FMU's. Returns `out`."""
+    import tempfile
+
+    from ..fmi.build import Model, Variable, build_fmu
+    refused = refusals(model)
+    if refused is not None:
+        raise refused
+    if model.settings.start != 0.0:
+        raise DiagramError("cannot export an FMU: simulation.start must be 0 (an FMU's time "
+                           "starts where its importer says; export with --set "
+                           "simulation.start=0)", file=model.file)
+    name = c_name(model.name)
+    try:
+        generated = generate(model)
+    except SeriesRange as e:
+        raise DiagramError(f"cannot export: {e}", file=model.file) from None
+    variables = [Variable(n, "input", start=np.ravel(b.p.value).tolist(),
+                          shape=tuple(np.shape(b.p.value)))
+                 for n, b in model.inports.items()]
+    variables += [Variable(n, "output", shape=tuple(view.shape))
+                  for n, (view, _) in model.outports.items()]
+    source = "\n".join([_header(model, generated, name),
+                        _source(model, generated, name).replace(f'#include "{name}.h"', ""),
+                        _fmu_glue(model, name)])
+    with tempfile.TemporaryDirectory() as tmp:
+        c_file = Path(tmp) / "model.c"
+        c_file.write_text(source)
+        description = Model(name, c_file, variables, interfaces=("co_simulation",),
+                            model_data=True, stop_time=model.settings.stop,
+                            description=model.spec.description if model.spec else "")
+        return build_fmu(description, out, fmi=fmi)
+
+
+def _fmu_glue(model, name):
+    """The FMU model contract's functions over the exported library: the inputs set from
+    the FMU's values before each evaluation and step, the outputs read back after."""
+    ins = [(k, f"V_{c_name_fmu(n)}") for k, n in enumerate(model.inports)]
+    outs = [(f"V_{c_name_fmu(n)}", f"{name}_OUTPUT_{c_name(n)}", view.size)
+            for n, (view, _) in model.outports.items()]
+    return "\n".join([
+        '#include "fmu_model.h"', "",
+        f"/* the diagram's run of an FMU instance, made at its first use */",
+        f"static {name}_model *diagram_of(Instance *m)", "{",
+        "    if (!m->model_data)", f"        m->model_data = {name}_init();",
+        "    return m->model_data;", "}", "",
+        "void model_release(Instance *m)", "{",
+        f"    {name}_terminate(m->model_data);", "    m->model_data = NULL;", "}", "",
+        f"static void exchange(Instance *m, {name}_model *d)", "{",
+        *(f"    {name}_set_input(d, {k}, m->v + {v});" for k, v in ins),
+        f"    double out[{name}_OUTPUTS_SIZE > 0 ? {name}_OUTPUTS_SIZE : 1];",
+        f"    {name}_outputs(d, out);",
+        *(f"    memcpy(m->v + {v}, out + {o}, sizeof(double) * {size});"
+          for v, o, size in outs), "}", "",
+        "int model_values(Instance *m)", "{",
+        f"    {name}_model *d = diagram_of(m);",
+        "    if (!d) {", '        model_log(m, MODEL_ERROR, "out of memory");',
+        "        return MODEL_ERROR;", "    }",
+        "    exchange(m, d);", "    return MODEL_OK;", "}", "",
+        "void model_indicators(Instance *m, double *z) { (void)m; (void)z; }", "",
+        "int model_event(Instance *m, int time_event)", "{",
+        "    (void)m;", "    (void)time_event;", "    return MODEL_OK;", "}", "",
+        "/* co-simulation: blocksim's solver, with the diagram's settings, to time + h */",
+        "int model_do_step(Instance *m, double h)", "{",
+        f"    {name}_model *d = diagram_of(m);",
+        "    if (!d)", "        return MODEL_ERROR;",
+        "    exchange(m, d);",
+        f"    int status = {name}_advance(d, m->time + h);",
+        "    if (status < 0) {",
+        f'        model_log(m, MODEL_ERROR, "%s", {name}_error(d));',
+        "        return MODEL_ERROR;", "    }",
+        f"    if ({name}_time(d) < m->time + h) {{",
+        '        model_log(m, MODEL_ERROR, "a step to %.17g s: the diagram ends at its stop "',
+        '                  "time, %.17g s (export it with a later simulation.stop)",',
+        f"                  m->time + h, {name}_time(d));",
+        "        return MODEL_ERROR;", "    }",
+        "    m->time += h;", "    exchange(m, d);", "    return MODEL_OK;", "}", ""])
+
+
+def c_name_fmu(name):
+    """A variable's name as blocksim.fmi.build spells its V_ offset."""
+    from ..fmi.build import Variable
+    return Variable(name).c_name

@@ -97,6 +97,7 @@ class Model:
     interfaces: tuple = ("model_exchange",)
     directional_derivatives: bool = False
     step_events: bool = False  # the C defines model_step_event
+    model_data: bool = False  # the C keeps data of its own (defines model_release)
     description: str = ""
     stop_time: float | None = None
 
@@ -183,6 +184,8 @@ def model_vars(model, fmi):
         lines.append("#define HAS_DO_STEP 1")
     if model.step_events:
         lines.append("#define HAS_STEP_EVENTS 1")
+    if model.model_data:
+        lines.append("#define HAS_MODEL_DATA 1")
     lines.append(_c_table("int", "VR_OFFSET", [0] + [off for _, _, _, off in refs]))
     lines.append(_c_table("int", "VR_SIZE", [1] + [var.size if k is None else 1
                                                    for _, var, k, _ in refs]))

@@ -50,7 +50,12 @@ fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String guid,
     return f;
 }
 
-void fmi2FreeInstance(fmi2Component c) { free(c); }
+void fmi2FreeInstance(fmi2Component c)
+{
+    if (c)
+        fmu_release(c);
+    free(c);
+}
 
 fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean tol_defined, fmi2Real tol,
                                fmi2Real start, fmi2Boolean stop_defined, fmi2Real stop)

@@ -84,7 +84,12 @@ fmi3Instance fmi3InstantiateScheduledExecution(fmi3String name, fmi3String token
     return NULL;
 }
 
-void fmi3FreeInstance(fmi3Instance c) { free(c); }
+void fmi3FreeInstance(fmi3Instance c)
+{
+    if (c)
+        fmu_release(c);
+    free(c);
+}
 
 fmi3Status fmi3EnterInitializationMode(fmi3Instance c, fmi3Boolean tol_defined, fmi3Float64 tol,
                                        fmi3Float64 start, fmi3Boolean stop_defined,

@@ -17,6 +17,7 @@ void model_log(Instance *m, int status, const char *format, ...)
 
 void fmu_start_values(Instance *m)
 {
+    fmu_release(m);
     for (int i = 0; i < N_VARS; i++)
         m->v[i] = START_VALUES[i];
     m->time = 0.0;
@@ -24,6 +25,16 @@ void fmu_start_values(Instance *m)
     m->next_event_time = 0.0;
     m->dirty = 1;
     m->mode = MODE_INSTANTIATED;
+}
+
+/* what the model keeps of its own, freed (a reset, the instance freed) */
+void fmu_release(Instance *m)
+{
+#ifdef HAS_MODEL_DATA
+    model_release(m);
+#else
+    (void)m;
+#endif
 }
 
 int fmu_refresh(Instance *m)

@@ -33,6 +33,7 @@ typedef struct Instance {
     /* the importer's logger */
     void (*logger)(struct Instance *m, int status, const char *message);
     void *env, *logger_fn, *instance_name;
+    void *model_data;  /* the model's own (HAS_MODEL_DATA: an exported diagram's run) */
 } Instance;
 
 /* the model's own functions */
@@ -49,11 +50,16 @@ int model_do_step(Instance *m, double h);
    event there (a step event: completedIntegratorStep's enterEventMode) */
 int model_step_event(Instance *m);
 
+/* optional (HAS_MODEL_DATA): free what the model keeps in model_data and set it to NULL
+   (at a reset and when the instance is freed) */
+void model_release(Instance *m);
+
 /* for models: log a line at a status (printf format) */
 void model_log(Instance *m, int status, const char *format, ...);
 
 /* the wrappers' shared part (fmu_common.c): what FMI 2.0 and 3.0 do alike, on doubles */
 void fmu_start_values(Instance *m);
+void fmu_release(Instance *m);
 int fmu_refresh(Instance *m);
 int fmu_get_values(Instance *m, const unsigned int *vr, size_t n, double *out, size_t nout);
 int fmu_set_values(Instance *m, const unsigned int *vr, size_t n, const double *in, size_t nin);
