@@ -15,9 +15,12 @@ import numpy as np
 import pytest
 
 import blocksim
+from blocksim.accel.lowering import Lowering
 from blocksim.accel.toolchain import compiler
+from blocksim.block import Block, In, Out
 from blocksim.cli import main
 from blocksim.engine.csvio import read_csv
+from blocksim.language import library
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -196,3 +199,30 @@ def test_docs_closed_loop_follows_pid_motor(tmp_path):
     reference = run["theta"][1:9]
     assert np.abs(np.array(theta) - reference).max() < 0.05
     assert abs(theta[-1] - reference[-1]) < 1e-4
+
+
+class _Tripler(Block):
+    """y = 3 u: a plugin block with a compiled form of its own."""
+
+    def ports(self):
+        return [In("u")], [Out("y")]
+
+    def output(self, t):
+        np.multiply(self.u[0], 3.0, out=self.y[0])
+
+    def lower(self, c):
+        return Lowering({"output": c.loop(c.n_out["y"], "out_y[i] = 3.0 * in_u[0];")})
+
+
+def test_a_plugins_block_is_refused_even_with_a_compiled_form(monkeypatch, tmp_path, capsys):
+    """Accelerated mode runs a plugin's C in this process; an export would carry code that
+    is not blocksim's: refused at the block's line, naming the package."""
+    monkeypatch.setattr(library, "_registered", {})
+    blocksim.register_block(type("tripler", (_Tripler,), {}), name="tripler")
+    diagram = tmp_path / "plugin.yaml"
+    diagram.write_text("blocksim: 1\nblocks:\n  C: {type: clock}\n  Thrice: {type: tripler}\n"
+                       "wires: [C -> Thrice]\nsimulation: {stop: 1}\nrecord: {y: Thrice.y}\n")
+    assert main(["export", str(diagram), "--c", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err
+    assert "plugin.yaml:4: error: block 'Thrice': cannot export: block type 'tripler' is a " \
+           "plugin's" in err and "Traceback" not in err
