@@ -54,6 +54,7 @@ FAMILIES = {
         "math": "blocks.math_functions:Math",
         "lookup": "blocks.lookup:Lookup",
         "lookup_2d": "blocks.lookup:Lookup2D",
+        "lookup_nd": "blocks.lookup_nd:LookupND",
     },
     "discontinuities": {
         "saturation": "blocks.discontinuities:Saturation",

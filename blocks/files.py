@@ -46,21 +46,27 @@ def _read_csv(path):
 
 def _read_npz(path):
     """({array name: values}, the names played by default (every array with as many rows as
-    t), None) of an NPZ file. Each array's header is checked first (`_check_member`)."""
-    try:
-        with zipfile.ZipFile(path) as zf:
-            for member in zf.infolist():
-                if member.filename.endswith(".npy"):
-                    _check_member(path, zf, member)
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: np.asarray(data[name], dtype=float) for name in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile) as e:
-        raise ParamError("file", f"{path.name}: not a readable NPZ file ({e})") from None
+    t), None) of an NPZ file."""
+    arrays = read_npz(path, "file")
     rows = np.shape(arrays.get("t", ()))[:1]
     return arrays, [n for n, v in arrays.items() if n != "t" and v.shape[:1] == rows], None
 
 
-def _check_member(path, zf, member):
+def read_npz(path, param):
+    """{array name: values (float64)} of an NPZ file named by parameter `param`; each
+    array's header is checked first (`_check_member`), a problem is a ParamError."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for member in zf.infolist():
+                if member.filename.endswith(".npy"):
+                    _check_member(path, zf, member, param)
+        with np.load(path, allow_pickle=False) as data:
+            return {name: np.asarray(data[name], dtype=float) for name in data.files}
+    except (OSError, ValueError, zipfile.BadZipFile) as e:
+        raise ParamError(param, f"{path.name}: not a readable NPZ file ({e})") from None
+
+
+def _check_member(path, zf, member, param):
     """An array of numbers whose header's shape fits the bytes stored (numpy allocates what
     the header claims before reading: a header claiming 10^13 values was a 73 TiB
     MemoryError; a structured array, a TypeError)."""
@@ -72,10 +78,10 @@ def _check_member(path, zf, member):
         shape, _, dtype = read(f)
         stored = member.file_size - f.tell()
     if dtype.kind not in "biuf":
-        raise ParamError("file", f"{path.name}: array '{name}' is not numbers (dtype {dtype})")
+        raise ParamError(param, f"{path.name}: array '{name}' is not numbers (dtype {dtype})")
     claimed = math.prod(shape) * dtype.itemsize
     if claimed > stored:
-        raise ParamError("file", f"{path.name}: array '{name}' claims shape {shape} "
+        raise ParamError(param, f"{path.name}: array '{name}' claims shape {shape} "
                                  f"({claimed:,} bytes) but holds {stored:,}")
 
 

@@ -10,19 +10,21 @@ from .math import _broadcast_inputs
 SMOOTH = ("linear", "pchip", "spline", "cubic spline")  # methods with a slope at the ends
 
 
-def _breakpoints(param, x, at_least=1):
-    """A table's breakpoints: a strictly increasing vector of at least `at_least` values."""
+def _breakpoints(param, x, at_least=1, label=None):
+    """A table's breakpoints: a strictly increasing vector of at least `at_least` values;
+    `label` names them in messages (default: the parameter)."""
+    label = label or param
     if x.ndim > 1:
         raise ParamError(param, f"expected a vector of breakpoints, got shape {x.shape}")
     x = x.reshape(-1)
     if x.size < at_least:
-        raise ParamError(param, "the table is empty" if x.size == 0 else
-                         f"expected at least {at_least} breakpoints, got {x.size}")
+        raise ParamError(param, f"{label} is empty" if x.size == 0 else
+                         f"expected at least {at_least} breakpoints in {label}, got {x.size}")
     bad = np.flatnonzero(np.diff(x) <= 0)
     if bad.size:
         k = int(bad[0])
-        raise ParamError(param, f"breakpoints must be strictly increasing: {param}[{k}] = "
-                                f"{x[k]:g}, {param}[{k + 1}] = {x[k + 1]:g}")
+        raise ParamError(param, f"breakpoints must be strictly increasing: {label}[{k}] = "
+                                f"{x[k]:g}, {label}[{k + 1}] = {x[k + 1]:g}")
     return x
 
 

@@ -12,7 +12,14 @@ import numpy as np
 REQUIRED = object()
 
 KINDS = ("value", "scalar", "int", "bool", "string", "choice", "names", "resource", "data",
-         "path")
+         "path", "vectors", "array_or_file")
+FILE_SUFFIXES = (".csv", ".npz")
+
+
+def names_file(raw):
+    """Whether a raw `array_or_file` value names a file (a string ending in .csv or .npz)
+    rather than being an expression."""
+    return isinstance(raw, str) and raw.strip().lower().endswith(FILE_SUFFIXES)
 
 
 class ParamError(ValueError):
@@ -39,6 +46,10 @@ class Param:
       data     raw YAML data, unevaluated (e.g. a subsystem's inline diagram)
       path     a file path, taken literally and resolved against the directory of the diagram
                file that wrote it (the compiler does that) -> pathlib.Path
+      vectors  a list of vectors of any lengths (each a list or an expression), e.g. one
+               list of breakpoints per dimension -> tuple of 1-D float64 ndarrays
+      array_or_file  a value (as `value`), or a string ending in .csv or .npz: a file path
+               resolved as `path` (the block reads it) -> float64 ndarray or pathlib.Path
     `allow_inf` lets a value be +-inf (saturation limits); NaN is never allowed.
     `default=None` makes a parameter optional with no value: the block receives None.
     `minimum`/`positive` check numbers after evaluation.
@@ -75,6 +86,18 @@ class Param:
         kind = self.kind
         if kind in ("data", "resource"):
             return value
+        if kind == "vectors":
+            if not isinstance(value, (list, tuple)) or not value:
+                raise ValueError(f"expected a list of vectors, got {_show(value)}")
+            vectors = tuple(np.asarray(v, dtype=float) for v in value)
+            for k, v in enumerate(vectors):
+                if v.ndim > 1:
+                    raise ValueError(f"item {k} is not a vector (shape {v.shape})")
+                if not np.isfinite(v).all():
+                    raise ValueError(f"item {k} holds a value that is not finite")
+            return tuple(v.reshape(-1) for v in vectors)
+        if kind == "array_or_file" and not isinstance(value, str):
+            kind = "value"
         if kind == "bool":
             if isinstance(value, (bool, np.bool_)):
                 return bool(value)
@@ -90,8 +113,8 @@ class Param:
                 shown = repr(value) if isinstance(value, str) else _show(value)
                 raise ValueError(f"expected one of {', '.join(self.choices)}, got {shown}")
             return value
-        if kind in ("string", "path"):
-            if not isinstance(value, str) or (kind == "path" and not value.strip()):
+        if kind in ("string", "path", "array_or_file"):
+            if not isinstance(value, str) or (kind != "string" and not value.strip()):
                 raise ValueError(f"expected a string, got {_show(value)}")
             return value
         if kind == "names":

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..block import Sample, overrides
 from ..errors import Problems
+from ..params import names_file
 from ..language import expr
 from ..language.diagram import Value
 from ..engine.compiler.blocks import build_block
@@ -126,7 +127,9 @@ class FastRuns:
         kinds = {p.name: p.kind for p in cls.params}
         found = set()
         for key, value in bspec.params.items():
-            if kinds.get(key) in ("value", "scalar", "int"):
+            if kinds.get(key) == "array_or_file" and names_file(value.raw):
+                continue
+            if kinds.get(key) in ("value", "scalar", "int", "vectors", "array_or_file"):
                 names = names_in(value.raw)
                 if names is None:
                     return None

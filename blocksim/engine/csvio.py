@@ -75,20 +75,36 @@ def read_csv(path):
         if twice:
             raise ValueError(f"line 1: column name(s) {', '.join(map(repr, twice))} appear "
                              f"more than once")
-        table, lines = [], []
-        for row in rows:
-            line = rows.line_num
-            if not row or all(not cell.strip() for cell in row):
-                continue
-            lines.append(line)
-            if len(row) != len(header):
-                raise ValueError(f"line {line}: {len(row)} values for {len(header)} columns")
-            try:
-                table.append([float(cell) for cell in row])
-            except ValueError:
-                bad = next(c for c in row if not _is_number(c))
-                raise ValueError(f"line {line}: not a number: {bad.strip()!r}") from None
-    return header, np.array(table, dtype=float).reshape(len(table), len(header)), lines
+        table, lines = _numbers(rows, len(header), "columns", comments=False)
+    return header, table, lines
+
+
+def read_numbers(path):
+    """(values (rows, columns), the file's line of each row) of a CSV file of numbers only
+    (a table: no header), every row as long as the first; blank lines and lines starting
+    with # are skipped. Raises ValueError naming the line, as read_csv."""
+    with open(path, newline="") as fh:
+        return _numbers(_Rows(csv.reader(fh)), None, "values in the first row", comments=True)
+
+
+def _numbers(rows, width, what, comments):
+    """The remaining rows of a csv reader as floats (rows, width), and their lines; `width`
+    None: the first row's length; `comments`: skip rows starting with #."""
+    table, lines = [], []
+    for row in rows:
+        line = rows.line_num
+        if not row or all(not cell.strip() for cell in row) or (comments and row[0].lstrip().startswith("#")):
+            continue
+        lines.append(line)
+        width = len(row) if width is None else width
+        if len(row) != width:
+            raise ValueError(f"line {line}: {len(row)} values for {width} {what}")
+        try:
+            table.append([float(cell) for cell in row])
+        except ValueError:
+            bad = next(c for c in row if not _is_number(c))
+            raise ValueError(f"line {line}: not a number: {bad.strip()!r}") from None
+    return np.array(table, dtype=float).reshape(len(table), width or 0), lines
 
 
 class _Rows:

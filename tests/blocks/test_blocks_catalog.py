@@ -20,6 +20,7 @@ LIBRARY = Library()
 # the block tables of the specification (blocks.md, hybrid.md), copied into the repository
 SPEC = Path(__file__).resolve().parents[1] / "data" / "spec_blocks.md"
 HYBRID = SPEC.with_name("spec_hybrid.md")
+CHARTS = SPEC.with_name("spec_charts.md")  # lookup_nd (charts.md: mode logic and tables)
 
 # The fewest parameters (and input shapes) each block needs to be built.
 MINIMAL = {
@@ -43,6 +44,7 @@ MINIMAL = {
     "random": ({"period": 1}, {}),
     "lookup": ({"x": [0, 1], "y": [0, 1]}, {"u": ()}),
     "lookup_2d": ({"x": [0, 1], "y": [0, 1], "z": [[0, 1], [1, 2]]}, {}),
+    "lookup_nd": ({"breakpoints": [[0, 1], [0, 1]], "table": [[0, 1], [1, 2]]}, {}),
     "math": ({"fn": "exp"}, {"u": ()}),
     "from_file": ({"file": str(Path(__file__).parent / "data" / "two_points.csv")}, {}),
     "to_file": ({"file": "x.csv"}, {}),
@@ -81,7 +83,7 @@ def generic_rows():
     with the rows hybrid.md adds or changes: a params cell starting with "adds" extends the
     row of blocks.md; "`sign` / `abs`" is two types."""
     rows = {}
-    for section in SPEC.read_text().split("\n## Generic")[1:]:
+    for section in (SPEC.read_text() + CHARTS.read_text()).split("\n## Generic")[1:]:
         rows.update((r[0], r) for r in table_rows(section.split("\n## ", 1)[0]))
     rows.pop("subsystem", None)  # subsystems are the loader's
     for name, params, inputs, outputs in table_rows(HYBRID.read_text()):

@@ -16,7 +16,7 @@ from ...errors import DiagramError
 from ...language import expr
 from ...language.diagram import bool_hint, suggest
 from ...language.library import PluginError
-from ...params import ParamError
+from ...params import ParamError, names_file
 from .values import dir_of
 
 
@@ -161,6 +161,16 @@ def _split_by_commas(params):
     return split
 
 
+def _evaluated(raw, names, values, loc, where, what=""):
+    """An expression (or list of them) evaluated, an error at `loc` prefixed by `what`."""
+    try:
+        return expr.evaluate(raw, names, dotted=values.dotted, functions=values.functions)
+    except expr.Unavailable:
+        raise
+    except expr.ExprError as e:
+        raise loc.error(what + str(e), **where) from None
+
+
 def _param_value(param, raw, names, loc, bspec, spec, values):
     where = dict(block=bspec.name, param=param.name)
     kind = param.kind
@@ -173,7 +183,7 @@ def _param_value(param, raw, names, loc, bspec, spec, values):
         return table[raw]
     if raw is None and param.default is None:  # an optional parameter left unset
         return None
-    if kind == "path":
+    if kind == "path" or (kind == "array_or_file" and names_file(raw)):
         try:
             name = param.convert(raw)
         except ValueError as e:
@@ -181,13 +191,11 @@ def _param_value(param, raw, names, loc, bspec, spec, values):
         # relative to the file that wrote it; a --set value: to the diagram
         written_in = loc.file if loc.file and Path(loc.file).is_file() else spec.file
         return dir_of(written_in) / name
-    if kind in ("value", "scalar", "int") and raw is not param.default:
-        try:
-            raw = expr.evaluate(raw, names, dotted=values.dotted, functions=values.functions)
-        except expr.Unavailable:
-            raise
-        except expr.ExprError as e:
-            raise loc.error(str(e), **where) from None
+    if kind == "vectors" and isinstance(raw, list):
+        raw = [_evaluated(item, names, values, loc, where, f"item {k}: ")
+               for k, item in enumerate(raw)]
+    elif kind in ("value", "scalar", "int", "array_or_file") and raw is not param.default:
+        raw = _evaluated(raw, names, values, loc, where)
     elif kind in ("value", "scalar", "int"):
         raw = np.asarray(raw, dtype=float) if not isinstance(raw, str) else raw
     try:
