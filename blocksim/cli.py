@@ -400,6 +400,10 @@ def _check(args):
         print("\nhierarchy:")
         for line in _hierarchy(model):
             print(line)
+    if model.spec.buses:
+        print("\nbuses (wires when compiled: what each element carries):")
+        for line in _buses(model):
+            print(line)
     print("\nexecution order (outputs computed per evaluation):")
     for i, n in enumerate(model.nodes, 1):
         print(f"  {i:>3}. {n.label:<32} [{n.group}]")
@@ -474,6 +478,29 @@ def _hierarchy(model):
             lines.append(f"  {'  ' * (len(opened) - 1)}{opened[-1]:<16} subsystem ({source})"
                          + (f"  {values}" if values else ""))
         lines.append(f"  {'  ' * len(opened)}{path[-1]:<16} {b.type}")
+    return lines
+
+
+def _buses(model):
+    """A line per bus and bus_select: each element and the block output it carries."""
+    from .language.buses import Bundle
+    from .language.diagram import Endpoint, Loc, index_text, resolve_signal
+    lines = []
+    for name, bus in model.spec.buses.items():
+        parts = []
+        for element in bus.elements:
+            port = None if bus.type == "bus" else element
+            value = resolve_signal(model.spec, Endpoint(name, port, None, Loc(model.file)))
+            if bus.type == "bus":
+                value = value.elements[element]
+            if isinstance(value, Bundle):
+                parts.append(f"{element} <- bus {value.bus}")
+                continue
+            out = value.port or next(iter(model.ports[value.block][1]))
+            shape = model.outputs[(value.block, out)].shape
+            parts.append(f"{element} <- {value.block}.{out}{index_text(value.index)} "
+                         f"{tuple(shape) if value.index is None else ''}".rstrip())
+        lines.append(f"  {name:<16} {bus.type:<11} " + ", ".join(parts))
     return lines
 
 

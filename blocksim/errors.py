@@ -7,6 +7,14 @@ Static checks collect every problem in a `Problems` list and raise them together
 """
 from __future__ import annotations
 
+import difflib
+
+
+def suggest(word, options):
+    """' (did you mean X?)' or ''."""
+    close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
 
 class BlocksimError(Exception):
     """Base of all blocksim errors."""
@@ -66,12 +74,14 @@ class Problems:
 
     def __init__(self):
         self.errors = []
+        self._texts = set()
 
     def add(self, error):
-        if isinstance(error, DiagramErrors):
-            self.errors.extend(error.errors)
-        else:
-            self.errors.append(error)
+        """Add an error (or several); one already added (the same text) is not repeated."""
+        for e in error.errors if isinstance(error, DiagramErrors) else [error]:
+            if str(e) not in self._texts:
+                self._texts.add(str(e))
+                self.errors.append(e)
 
     def __bool__(self):
         return bool(self.errors)

@@ -13,7 +13,7 @@ from ..block import Block
 from ..engine.compiler import Node
 from ..engine.compiler.layout import indexed
 from ..errors import DiagramError
-from ..language.diagram import parse_endpoint, through_outputs
+from ..language.diagram import Loc, parse_endpoint, through_outputs
 from .signals import consumers
 
 
@@ -93,7 +93,7 @@ def _rebind(model, name, port, view):
 def _rerecord(model, block, port, buffer):
     """Records of an output that is perturbed record the perturbed signal."""
     for name, (view, text) in list(model.record.items()):
-        ep = through_outputs(model.spec.subsystems, parse_endpoint(text, model.spec.record[name].loc))
+        ep = through_outputs(model.spec.subsystems, parse_endpoint(text, Loc(f"record {name}")))
         lone = ep.port or next(iter(model.ports[ep.block][1]))
         if (ep.block, lone) == (block, port):
             model.record[name] = (indexed(buffer, ep.index), text)

@@ -4,6 +4,7 @@ a block's state `BLOCK.x[i]` / `BLOCK.xd[i]`. Unknown names are errors that list
 exists (did you mean)."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,8 +12,9 @@ import numpy as np
 from ..engine.compiler.layout import indexed
 from ..engine.compiler.shapes import index_error
 from ..errors import DiagramError
-from ..language.diagram import (Endpoint, Loc, index_text, parse_endpoint, suggest,
-                                through_inputs, through_outputs)
+from ..language.buses import Bundle
+from ..language.diagram import (Endpoint, Loc, index_text, parse_endpoint, resolve_signal,
+                                suggest, through_inputs, through_outputs)
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,15 @@ def resolve(model, text, option, *, want=None):
                            file=option)
     ep = parse_endpoint(text.strip(), loc)
     spec = model.spec
+    if ep.block in spec.buses:  # an element a bus_select picks: the signal it carries
+        signal = resolve_signal(spec, ep)
+        if isinstance(signal, Bundle):
+            raise loc.error(f"'{text}' is a bus: name one of its elements (an output of a "
+                            "bus_select)")
+        if want == "input":
+            raise loc.error(f"'{text}' is a bus element: a loop opening cuts the wire into a "
+                            "block's input port")
+        return dataclasses.replace(resolve(model, signal.text(), option), text=text)
     if ep.block not in model.ports and ep.block not in spec.subsystems:
         if ep.port is None and ep.index is None and ep.block in spec.record and want is None:
             recorded = spec.record[ep.block].raw

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..language.diagram import INPORT, index_text, through_inputs, through_outputs
+from ..language.buses import Bundle
+from ..language.diagram import INPORT, index_text, resolve_signal, through_inputs
 
 # parameters that only shape ports or figures: the box already shows them, or they say nothing
 # about the dynamics
@@ -25,7 +26,8 @@ MAX_PARAM_CHARS = 30
 @dataclass
 class Box:
     """One box: a block, a collapsed subsystem, an expanded subsystem (`frame`, with `inner`),
-    or a subsystem's input / output port inside its frame (`inport` / `outport`)."""
+    a subsystem's input / output port inside its frame (`inport` / `outport`), or a `bus` /
+    `bus_select` (a bar, as Simulink draws them)."""
     key: str  # unique in the whole drawing
     kind: str
     name: str
@@ -103,6 +105,11 @@ class _Builder:
         for name, sub in self.spec.subsystems.items():
             if _parent(name) == prefix:
                 graph.boxes[name] = self.subsystem_box(sub)
+        for name, bus in self.spec.buses.items():
+            if _parent(name) == prefix:
+                ins, outs = bus.ports
+                graph.boxes[name] = Box(name, bus.type, _leaf(name), bus.type, [], list(ins),
+                                        list(outs))
         # boxes in the order the diagram lists them (subsystems among the blocks)
         graph.boxes = {n: graph.boxes[n] for n in sorted(graph.boxes, key=self.line)}
         for w in self.spec.written_wires:
@@ -115,7 +122,8 @@ class _Builder:
         return graph
 
     def line(self, name):
-        spec = self.spec.blocks.get(name) or self.spec.subsystems[name]
+        spec = (self.spec.blocks.get(name) or self.spec.subsystems.get(name)
+                or self.spec.buses[name])
         return spec.loc.line or 0
 
     def block_box(self, name, spec):
@@ -183,19 +191,27 @@ class _Builder:
         return (ep.block, names.index(ep.port)) if ep.port in names else None
 
     def through_output(self, ep):
-        """The flat block output behind a written source (through subsystem outputs), with
-        the index applied on the way."""
-        ep = through_outputs(self.spec.subsystems, ep)
+        """The flat block output behind a written source (through subsystem outputs and
+        buses), with the index applied on the way; None for a bus."""
+        ep = resolve_signal(self.spec, ep)
+        if isinstance(ep, Bundle):
+            return None
         return ep.block, ep.port if ep.port is not None else self.ports[ep.block][1][0], ep.index
 
     def through_inputs(self, ep):
         """The flat block inputs a written destination feeds (through subsystem inputs)."""
-        return [(t.block, t.port if t.port is not None else self.ports[t.block][0][0])
+        return [(t.block, t.port if t.port is not None else self.ports_of(t.block)[0][0])
                 for t in through_inputs(self.spec.subsystems, ep)]
+
+    def ports_of(self, name):
+        """(inputs, outputs) names of a block or a bus."""
+        return self.spec.buses[name].ports if name in self.spec.buses else self.ports[name]
 
     def output_shape(self, ep):
         if self.model is None:
             return ""
+        if self.through_output(ep) is None:
+            return ""  # a bus: drawn as a bus
         block, port, index = self.through_output(ep)
         shape = self.model.outputs[(block, port)].shape
         if index is None:
@@ -208,17 +224,20 @@ class _Builder:
         if self.model is None:
             return ""
         block, port = self.through_inputs(ep)[0]
+        if block in self.spec.buses:
+            return ""
         view = self.blocks[block].u[self.ports[block][0].index(port)]
         return _shape_text(view.shape) if view is not None else ""
 
     def computed_out(self, ep):
         if self.model is None:
             return False
-        block, port, _ = self.through_output(ep)
-        return (block, port) in self.computed
+        out = self.through_output(ep)
+        return out is None or out[:2] in self.computed
 
     def dependency_in(self, ep):
-        return self.model is not None and any(t in self.needed for t in self.through_inputs(ep))
+        return self.model is not None and any(t[0] in self.spec.buses or t in self.needed
+                                              for t in self.through_inputs(ep))
 
 
 def _parent(name):

@@ -37,6 +37,7 @@ PORT_PITCH = 20.0
 MIN_W, MIN_H = 56.0, 34.0
 LINE = 1.3  # line height / font size
 FONT_SLACK = 1.12  # widths grow by this much: a browser may render SVG text in a wider font
+BUS_KINDS = ("bus", "bus_select")
 COLOURS = {"block": "#eef3fa", "subsystem": "#fdf3e1", "inport": "#e3f1e3",
            "outport": "#e3f1e3", "frame": "none"}
 
@@ -58,6 +59,9 @@ class _Measure:
             w, h, _ = self.renderer.get_text_width_height_descent(text, self.props[style], ismath=False)
             self.cache[key] = (w * FONT_SLACK, STYLES[style][0] * LINE)
         return self.cache[key]
+
+
+BAR_W = 5.0  # a bus's bar
 
 
 def _centre_lines(box):
@@ -89,6 +93,13 @@ def _box_size(measure, box):
     if box.kind in ("inport", "outport"):
         w, h = cw + 2 * PAD_X, ch + 2 * PAD_Y
         return w, h, [h / 2] * len(box.inputs), [h / 2] * len(box.outputs)
+    if box.kind in BUS_KINDS:
+        names = _bus_names(box)
+        w = BAR_W + PORT_GAP + max(measure(n, "port")[0] for n in names) + 2
+        h = max(MIN_H, PORT_PITCH * len(names))
+        ys = [h * (i + 0.5) / len(names) for i in range(len(names))]
+        return (w, h + measure(box.name, "port")[1], *((ys, [h / 2]) if box.kind == "bus"
+                                                         else ([h / 2], ys)))
     left, right = _input_width(measure, box), _port_width(measure, box.outputs)
     w = max(MIN_W, 2 * PAD_X + cw + (left + PORT_GAP if left else 0) + (right + PORT_GAP if right else 0))
     h = max(MIN_H, ch + 2 * PAD_Y, PORT_PITCH * max(len(box.inputs), len(box.outputs)))
@@ -149,6 +160,9 @@ def _draw_box(ax, placed, measure):
         patch.set_gid(f"frame:{key}")
         ax.add_patch(patch)
         return
+    if box.kind in BUS_KINDS:
+        _draw_bus(ax, placed, measure)
+        return
     rounded = box.kind in ("inport", "outport")
     patch = FancyBboxPatch((x, y), w, h, boxstyle=f"round,pad=0,rounding_size={h / 2 if rounded else 2}",
                            facecolor=COLOURS[box.kind], edgecolor="#333333",
@@ -186,6 +200,37 @@ def box_texts(placed, measure):
         for name, py in zip(box.outputs, placed.out_ys):
             out.append((x + w - PAD_X * 0.6, py, name, "port", "right"))
     return out
+
+
+def _bus_names(box):
+    """The element names a bus or bus_select shows: its inputs or its outputs."""
+    return box.inputs if box.kind == "bus" else box.outputs
+
+
+def _draw_bus(ax, placed, measure):
+    """A bus as Simulink draws it: a bar, the elements' lines on one side each named above
+    its line (a bus: coming in on the left; a bus_select: going out on the right), the
+    block's name below."""
+    from matplotlib.patches import Rectangle
+    box, x, y, w = placed.box, placed.x, placed.y, placed.w
+    bus = box.kind == "bus"
+    name_h = measure(box.name, "port")[1]
+    h = placed.h - name_h
+    bar_x = x + w - BAR_W if bus else x
+    patch = Rectangle((bar_x, y), BAR_W, h, facecolor="#222222", edgecolor="#222222",
+                      linewidth=0.6, zorder=3)
+    patch.set_gid(f"box:{box.key}")
+    ax.add_patch(patch)
+    gid = f"text:{box.key}"
+    ys = placed.in_ys if bus else placed.out_ys
+    lines = [((x, y0), (bar_x, y0)) if bus else ((x + BAR_W, y0), (x + w, y0)) for y0 in ys]
+    from matplotlib.collections import LineCollection
+    ax.add_collection(LineCollection(lines, colors="#333333", linewidths=0.9, zorder=2))
+    for name, y0 in zip(_bus_names(box), ys):
+        _text(ax, x + 1 if bus else x + w - 1, y0 - 1.5, name, "port", gid,
+              ha="left" if bus else "right", va="bottom")
+    _text(ax, bar_x + BAR_W / 2, y + h + name_h / 2, box.name, "port", gid, ha="center",
+          va="center_baseline")
 
 
 def _draw_wires(ax, drawing):

@@ -10,7 +10,8 @@ from __future__ import annotations
 import inspect
 import sys
 
-from ..errors import DiagramError
+from ..errors import DiagramError, suggest
+from .buses import DOCS as BUS_DOCS
 from .library import PLUGIN_FAMILY, Library, PluginError, doc_paragraphs, summary
 
 SUBSYSTEM_DOC = """\
@@ -38,6 +39,10 @@ Inner blocks are named `outer/inner` (Filter/Integrator): use that name in `reco
 `blocksim check`; figures of inner sinks are written as `Filter.Scope.png`. The
 subsystem's parameters are set like a block's: `--set blocks.Filter.parameters.tau=2`.
 """
+
+# types the loader resolves (no class): their documentation, and the family they are listed in
+LOADER_DOCS = {"subsystem": SUBSYSTEM_DOC, **BUS_DOCS}
+LOADER_FAMILIES = {"bus": "routing", "bus_select": "routing"}
 
 MARKDOWN_HEAD = """\
 # Block reference
@@ -67,7 +72,8 @@ def main(args, out=None):
 def _groups(lib, builtin_only=False):
     """(heading, [(type, class)]) per family in catalogue order, then one per plugin
     package; empty families are left out."""
-    groups = [(lib.titles.get(family, family.capitalize()), sorted(types))
+    groups = [(lib.titles.get(family, family.capitalize()),
+               sorted([*types, *(t for t, f in LOADER_FAMILIES.items() if f == family)]))
               for family, types in lib.families.items() if types]
     groups.insert(0, ("Subsystems: diagrams used as blocks", ["subsystem"]))
     if not builtin_only:
@@ -79,12 +85,12 @@ def _groups(lib, builtin_only=False):
     classes = dict(lib.load_all()) if not builtin_only else {
         name: lib.block_class(name) for name in lib.builtin}
     return [(title, [(n, classes.get(n)) for n in names
-                     if n == "subsystem" or classes.get(n) is not None])
+                     if n in LOADER_DOCS or classes.get(n) is not None])
             for title, names in groups]
 
 
 def _summary(name, cls):
-    return summary(cls) if cls is not None else doc_paragraphs(SUBSYSTEM_DOC)[0]
+    return summary(cls) if cls is not None else doc_paragraphs(LOADER_DOCS[name])[0]
 
 
 def listing(lib):
@@ -138,16 +144,15 @@ def _param_entry(p):
 
 def describe(lib, type_name):
     """One block's documentation: its summary, details and parameters."""
-    if type_name == "subsystem":
-        return f"subsystem\n\n{SUBSYSTEM_DOC}"
+    if type_name in LOADER_DOCS:
+        return f"{type_name}\n\n{LOADER_DOCS[type_name]}"
     try:
         cls = lib.block_class(type_name)
     except PluginError as e:
         raise DiagramError(str(e), file="blocksim blocks") from None
     if cls is None:
-        from .diagram import suggest
         raise DiagramError(f"unknown block type '{type_name}'"
-                           f"{suggest(type_name, [*lib.types, 'subsystem'])}",
+                           f"{suggest(type_name, [*lib.types, *LOADER_DOCS])}",
                            file="blocksim blocks", hint="`blocksim blocks` lists every type")
     family = lib.family_of(type_name)
     where = (f"plugin from {lib.plugins[type_name]}" if family == PLUGIN_FAMILY
@@ -177,7 +182,7 @@ def markdown(lib):
 
 
 def _markdown_block(name, cls):
-    head, rest = doc_paragraphs(SUBSYSTEM_DOC if cls is None else cls.__doc__)
+    head, rest = doc_paragraphs(LOADER_DOCS[name] if cls is None else cls.__doc__)
     text = [f"### {name}\n", head + "\n"]
     if rest.strip():
         text.append("```text\n" + rest.strip("\n") + "\n```\n")

@@ -7,13 +7,13 @@ came from (`Loc`) so that later stages can report `FILE:LINE`. Loading never exe
 """
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import DiagramError, Problems
+from ..errors import DiagramError, Problems, suggest
 from ..util.gcpause import without_gc
+from .buses import BUS_TYPES, Buses, bus_spec
 from .yamlio import YList, YMap, load_yaml_file, load_yaml_text
 
 FORMAT_VERSION = 1
@@ -132,6 +132,7 @@ class DiagramSpec:
     record: dict  # name -> Value (signal text)
     subsystems: dict = field(default_factory=dict)  # flat name -> SubsystemSpec
     written_wires: list = field(default_factory=list)  # as written: ends may be subsystems
+    buses: dict = field(default_factory=dict)  # flat name -> buses.BusSpec (bus, bus_select)
     overrides: list = field(default_factory=list)  # overrides applied, in order (for meta.json)
     layout: dict = field(default_factory=dict)  # flat block or subsystem name -> (x, y)
     # the diagram's own ports (top-level `inputs:` / `outputs:`), as a subsystem's: input
@@ -152,8 +153,8 @@ class DiagramSpec:
                     for name, b in self.blocks.items()},
             wires=self.wires, simulation=dict(self.simulation), record=dict(self.record),
             subsystems=self.subsystems,
-            written_wires=self.written_wires, overrides=list(self.overrides), layout=self.layout,
-            inputs=self.inputs, outputs=self.outputs)
+            written_wires=self.written_wires, buses=self.buses, overrides=list(self.overrides),
+            layout=self.layout, inputs=self.inputs, outputs=self.outputs)
 
 
 def bool_hint(value):
@@ -187,12 +188,6 @@ def _kind(value):
         return f"the boolean {str(value).lower()}"
     return {"YMap": "a mapping", "YList": "a list", "dict": "a mapping",
             "list": "a list"}.get(type(value).__name__, f"a {type(value).__name__}")
-
-
-def suggest(word, options):
-    """' (did you mean X?)' or ''."""
-    close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def _loc(node, key, file):
@@ -255,6 +250,7 @@ class _Loader:
         self.wires = []
         self.specs = {}  # flat name -> SubsystemSpec
         self.subsystems = {}  # the same, for those whose ports could be read
+        self.buses = {}  # flat name -> BusSpec
         self.robots = {}
         self.layout = {}  # flat name -> (x, y)
         self.texts = {}  # resolved path -> text that stands in for the file (unsaved edits)
@@ -387,6 +383,13 @@ class _Loader:
             return
         if btype == "subsystem":
             self.subsystem(flat, params, loc, file, scope, stack)
+            return
+        if btype in BUS_TYPES:
+            items = body.get("elements")
+            spec = bus_spec(flat, btype, params, loc,
+                            lambda k: _item_loc(items, k, file), self.problems)
+            if spec is not None:
+                self.buses[flat] = spec
             return
         if not isinstance(btype, str):
             self.problems.add(_loc(body, "type", file).error(
@@ -582,20 +585,43 @@ class _Loader:
 
     # -- wires through subsystem ports ---------------------------------------------------
     def resolve_wires(self):
+        """The written wires resolved into wires between blocks: through subsystem ports,
+        and through buses (a wire out of a bus_select comes from the signal its element
+        carries)."""
         self.written_wires = list(self.wires)
         # the diagram's own inputs feed their targets from the inport blocks named by them
         self.wires += [WireSpec(Endpoint(name, "y", None, ep.loc), ep, ep.loc)
                        for name, targets in self.top_ports[0].items() for ep in targets]
-        resolved = []
+        buses = Buses(self.buses)
+        through = lambda ep: through_outputs(self.subsystems, ep)  # noqa: E731
+        plain = []
         for w in self.wires:
             try:
-                src = through_outputs(self.subsystems, w.src)
-                dsts = through_inputs(self.subsystems, w.dst)
+                src = through(w.src)
+                for dst in through_inputs(self.subsystems, w.dst):
+                    if dst.block in self.buses:
+                        buses.connect(src, dst, w.loc)
+                    else:
+                        plain.append(WireSpec(src, dst, w.loc))
+            except DiagramError as e:
+                self.problems.add(e)
+        buses.check(through, self.problems)
+        self.wires = []
+        for w in plain:
+            names = buses.names_of(w.src, through)
+            if names is not None:
+                self.problems.add(w.loc.error(
+                    f"'{w.src.text()}' is a bus ({', '.join(names)}): it goes into a "
+                    "bus_select, a bus or a subsystem's input, not into a block's input",
+                    block=w.dst.block, port=w.dst.port,
+                    hint="pick its elements with {type: bus_select, elements: [...]}"))
+                continue
+            try:
+                src = buses.resolve(w.src, through)
             except DiagramError as e:
                 self.problems.add(e)
                 continue
-            resolved.extend(WireSpec(src, d, w.loc) for d in dsts)
-        self.wires = resolved
+            self.wires.append(WireSpec(src, w.dst, w.loc))
 
 
 
@@ -628,6 +654,13 @@ def through_inputs(subsystems, ep):
     return [inner for target in inputs[port]
             for inner in through_inputs(subsystems, Endpoint(target.block, target.port, None,
                                                              ep.loc))]
+
+
+def resolve_signal(spec, ep):
+    """What a written signal stands for, through subsystem outputs and buses: a block's
+    output (an Endpoint) or a bus (a buses.Bundle)."""
+    through = lambda e: through_outputs(spec.subsystems, e)  # noqa: E731
+    return Buses(spec.buses).resolve(through(ep), through)
 
 
 def _only_port(ep, ports, side):
@@ -707,6 +740,7 @@ def _read(source, text, texts):
         layout=loader.layout,
         inputs=loader.top_ports[0],
         outputs=loader.top_ports[1],
+        buses=loader.buses,
     )
     return spec, loader.problems
 

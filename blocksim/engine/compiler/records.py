@@ -8,9 +8,12 @@ checked here too.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from ...errors import DiagramError
 from ...util import memory
-from ...language.diagram import NAME_RE, bool_hint, parse_endpoint, suggest, through_outputs
+from ...language.buses import Bundle
+from ...language.diagram import NAME_RE, bool_hint, parse_endpoint, resolve_signal, suggest
 from ..recorder import planned_rows
 from ..results import RUN_FILES
 from .layout import indexed
@@ -28,7 +31,14 @@ def records(spec, built, drivers, views, problems):
                                          hint=bool_hint(key)))
             continue
         try:
-            record[key] = (signal_view(spec, built, views, value.raw, value.loc), value.raw)
+            signal = resolve_signal(spec, parse_endpoint(value.raw, value.loc))
+            if isinstance(signal, Bundle):  # a bus: each element as KEY.ELEMENT
+                for name, ep in signal.leaves(key):
+                    view = endpoint_view(spec, built, views, ep, value.loc)
+                    port = endpoint(spec, built.ports, ep, output=True)
+                    record[name] = (view, dataclasses.replace(ep, port=port).text())
+            else:
+                record[key] = (endpoint_view(spec, built, views, signal, value.loc), value.raw)
         except DiagramError as e:
             problems.add(e)
     sinks, stops = [], []
@@ -67,7 +77,9 @@ def check_recording(spec, settings, record, sinks, problems):
     the run had started. The error is at the entry recording the most (a record entry or a
     sink)."""
     rows = planned_rows(settings)
-    shares = [(view.size, spec.record[name].loc, None) for name, (view, _) in record.items()]
+    # a bus recorded as KEY.ELEMENT counts at its entry KEY
+    shares = [(view.size, spec.record[name.partition(".")[0]].loc, None)
+              for name, (view, _) in record.items()]
     shares += [(sum(v.size for v in views), spec.blocks[block.name].loc, block.name)
                for block, views in sinks]
     values = 1 + sum(n for n, _, _ in shares)
@@ -118,9 +130,8 @@ def _check_files(spec, sinks, problems):
                     block=block.name, hint="give each block its own file name"))
 
 
-def signal_view(spec, built, views, text, loc):
-    """The view of a signal written as in a diagram ('Robot.q[0:3]', a subsystem's output)."""
-    ep = through_outputs(spec.subsystems, parse_endpoint(text, loc))
+def endpoint_view(spec, built, views, ep, loc):
+    """The view of a block's output (an endpoint resolved through subsystems and buses)."""
     if ep.block not in built.ports:
         raise loc.error(f"unknown block '{ep.block}'{suggest(ep.block, built.ports)}")
     port = endpoint(spec, built.ports, ep, output=True)
