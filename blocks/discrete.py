@@ -8,7 +8,7 @@ first hit whether or not the run starts on one.
 import numpy as np
 
 from blocksim.accel.lowering import Lowering
-from blocksim.block import Block, In, Jacobian, Out, Sample
+from blocksim.block import TRIGGERED, Block, In, Jacobian, Out, Sample
 from blocksim.params import Param
 
 from .linearisation import static
@@ -49,6 +49,15 @@ class _Discrete(ShapedByX0):
 
 # the sample offset every discrete block takes (Simulink's sample time [period, offset])
 SAMPLE_OFFSET = Param("offset", "scalar", 0.0, "time of the first hit (s), >= 0", minimum=0.0)
+# the sample period of a discrete block that can run inside a triggered subsystem: there it
+# is left out (Simulink's inherited sample time, -1), and the trigger's edges are its hits
+PERIOD = Param("period", "scalar", None, "sample period (s); left out only inside a "
+               "triggered subsystem, whose trigger is then its hits", positive=True)
+
+
+def sample_time(p):
+    """The Sample of a discrete block's `period` and `offset`, or TRIGGERED without a period."""
+    return TRIGGERED if p.period is None else Sample(p.period, p.offset)
 
 
 class ZeroOrderHold(_Discrete):
@@ -61,14 +70,14 @@ class ZeroOrderHold(_Discrete):
 
     type = "zoh"
     params = (
-        Param("period", "scalar", doc="sample period (s)", positive=True),
+        PERIOD,
         SAMPLE_OFFSET,
         Param("x0", "value", 0.0, "output before the first hit"),
     )
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        self.sample = Sample(self.p.period, self.p.offset)
+        self.sample = sample_time(self.p)
 
     def ports(self):
         return self._x0_ports(feedthrough=("u",))
@@ -108,14 +117,14 @@ class UnitDelay(_Discrete):
     type = "unit_delay"
     slots = 2
     params = (
-        Param("period", "scalar", doc="sample period (s)", positive=True),
+        PERIOD,
         SAMPLE_OFFSET,
         Param("x0", "value", 0.0, "initial output"),
     )
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        self.sample = Sample(self.p.period, self.p.offset)
+        self.sample = sample_time(self.p)
 
     def ports(self):
         return self._x0_ports(feedthrough=())

@@ -10,7 +10,7 @@ from blocksim.block import In, Jacobian, Out, Sample
 from blocksim.params import Param, ParamError
 
 from .continuous import _LinearOutput, lti_matrices, polynomial, tf_realisation
-from .discrete import SAMPLE_OFFSET, _Discrete
+from .discrete import PERIOD, SAMPLE_OFFSET, _Discrete, sample_time
 from .param_checks import check_fits, check_ordered
 
 
@@ -20,7 +20,7 @@ class _DiscreteLTI(_LinearOutput):
 
     def _set(self):
         super()._set()
-        self.sample = Sample(self.p.period, self.p.offset)
+        self.sample = sample_time(self.p)
 
     def discrete_state(self):
         return self._initial()
@@ -66,7 +66,7 @@ class DiscreteStateSpace(_DiscreteLTI):
         Param("B", doc="input matrix (n, m)"),
         Param("C", doc="output matrix (p, n)"),
         Param("D", doc="feedthrough matrix (p, m); a scalar broadcasts"),
-        _PERIOD,
+        PERIOD,
         SAMPLE_OFFSET,
         Param("x0", "value", 0.0, "initial state (n,)"),
     )
@@ -96,7 +96,7 @@ class DiscreteTransferFunction(_DiscreteLTI):
     params = (
         Param("num", doc="numerator coefficients, highest power of z first"),
         Param("den", doc="denominator coefficients, highest power of z first; den[0] != 0"),
-        _PERIOD,
+        PERIOD,
         SAMPLE_OFFSET,
         Param("x0", "value", 0.0, "initial state of the direct-form realisation (n,)"),
     )

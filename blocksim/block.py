@@ -102,6 +102,9 @@ from types import SimpleNamespace
 import numpy as np
 
 CONSTANT = "constant"
+# the `sample` of a discrete block given no period: it runs at the trigger of the triggered
+# subsystem it is in (its sample hits are the trigger's edges; elsewhere it is an error)
+TRIGGERED = "triggered"
 
 ALL = "all"
 
@@ -220,7 +223,7 @@ class Block:
     def __init__(self, name, params):
         self.name = name
         self.p = SimpleNamespace(**params)
-        self.sample = None  # None: continuous; CONSTANT; or a Sample
+        self.sample = None  # None: continuous; CONSTANT; TRIGGERED; or a Sample
 
     # ---- declarations -------------------------------------------------------------------
     def ports(self):

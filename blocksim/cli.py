@@ -320,14 +320,16 @@ def _count(n, what):
 
 def _state_counts(model):
     """(continuous states, discrete states of sampled blocks, modes of the others)."""
-    from .block import Sample
+    from .block import TRIGGERED, Sample
     sampled = sum(ds.stop - ds.start for b in model.blocks
-                  for ds in [model.state_slices[b.name][1]] if isinstance(b.sample, Sample))
+                  for ds in [model.state_slices[b.name][1]]
+                  if isinstance(b.sample, Sample) or b.sample == TRIGGERED)
     return model.x0.size, sampled, model.xd0.size - sampled
 
 
 def _check(args):
-    from .block import CONSTANT, Sample
+    from .block import CONSTANT, TRIGGERED, Sample
+    from .engine.conditional import TriggeredSubsystem
     from .engine.solvers import FIXED_STEP
     from .accel.mode import decide, refusal
     model = _load(args.file, _overrides(args))
@@ -364,6 +366,7 @@ def _check(args):
             if note:
                 print(note)
     print("\nblocks:")
+    enables = _enables(model)
     outputs = {}  # block name -> its output ports, in order (one pass: linear in the blocks)
     for (name, port), view in model.outputs.items():
         outputs.setdefault(name, []).append(f"{port}{tuple(view.shape)}")
@@ -376,10 +379,15 @@ def _check(args):
         sample = b.sample
         if sample is None and len(inherited.get(b.name, ())) == 1 and None not in inherited[b.name]:
             sample = next(iter(inherited[b.name]))
-        rate = ("constant" if sample == CONSTANT else
+        gate = model.gates.get(b.name)
+        rate = (f"at {gate.owner}'s trigger" if gate and gate.owner else
+                "at events" if isinstance(b, TriggeredSubsystem) else
+                "constant" if sample == CONSTANT else
                 f"discrete {sample.period:g} s" + (f" (offset {sample.offset:g})" if sample.offset else "")
                 + (" (inherited)" if b.sample is None else "")
-                if sample is not None else "continuous")
+                if isinstance(sample, Sample) else "continuous")
+        if gate and gate.flags and not gate.owner:
+            rate += f", while {enables[gate.flags[-1]]} is enabled"
         names = [port.name for port in b.ports()[0]]
         ins = ", ".join(f"{name}{tuple(v.shape)}" if v is not None else f"{name} (unwired)"
                         for name, v in zip(names, b.u))
@@ -388,7 +396,8 @@ def _check(args):
         if cs.stop > cs.start:
             states.append(f"{cs.stop - cs.start} continuous")
         if ds.stop > ds.start:  # a sampled block's state, or the modes events change
-            states.append(f"{ds.stop - ds.start} discrete" if isinstance(b.sample, Sample) else
+            states.append(f"{ds.stop - ds.start} discrete"
+                          if isinstance(b.sample, Sample) or b.sample == TRIGGERED else
                           f"{_count(ds.stop - ds.start, 'mode')} (changed at events)")
         if b.z is not None and b.z.size:
             states.append(f"{b.z.size} zero crossing{'s' if b.z.size > 1 else ''}")
@@ -400,13 +409,20 @@ def _check(args):
         print("\nhierarchy:")
         for line in _hierarchy(model):
             print(line)
+    if any(sub.condition for sub in model.spec.subsystems.values()):
+        print("\nconditional subsystems:")
+        for line in _conditions(model):
+            print(line)
     if model.spec.buses:
         print("\nbuses (wires when compiled: what each element carries):")
         for line in _buses(model):
             print(line)
     print("\nexecution order (outputs computed per evaluation):")
     for i, n in enumerate(model.nodes, 1):
-        print(f"  {i:>3}. {n.label:<32} [{n.group}]")
+        gate = model.gates.get(n.block.name)
+        when = (f", run by {gate.owner}" if gate and gate.owner and n.group == "triggered" else
+                "".join(f", while {enables[f]} is enabled" for f in n.gate))
+        print(f"  {i:>3}. {n.label:<32} [{n.group}{when}]")
     if model.inports or model.outports:
         print("\nthe diagram's own ports (blocksim export's inputs and outputs):")
         for name, block in model.inports.items():
@@ -462,11 +478,45 @@ def _report(args):
     return 0
 
 
+def _enables(model):
+    """{flag index in the discrete state: the enabled subsystem it belongs to}."""
+    from .engine.conditional import EnabledSubsystem
+    return {model.state_slices[b.name][1].start: b.name for b in model.blocks
+            if isinstance(b, EnabledSubsystem)}
+
+
+def _conditions(model):
+    """A few lines per enabled or triggered subsystem: what controls it, what it does."""
+    lines = []
+    for name, sub in model.spec.subsystems.items():
+        c = sub.condition
+        if c is None:
+            continue
+        block = model.block(name)
+        p = block.p
+        inside = [b.name for b in model.blocks if b.name.startswith(name + "/")]
+        if c.kind == "enable":
+            lines += [f"  {name}: enabled by {c.signal.text()} (runs while > 0; switches located "
+                      "as its zero crossings)",
+                      f"    while disabled: outputs {p.outputs_when_disabled}"
+                      f"{' to initial' if p.outputs_when_disabled == 'reset' else ''}, states "
+                      f"held; when enabled again: states {p.states_when_enabling}"]
+        else:
+            lines += [f"  {name}: triggered by {c.signal.text()}, {c.edge} edges (located)"
+                      + (f", while {c.enable.text()} > 0" if c.enable else ""),
+                      f"    runs {len(inside)} block(s) once per edge, outputs held between"]
+        values = ", ".join(f"{port} = {_short(v)}" for port, v in zip(p.outputs, block.initials))
+        lines.append(f"    initial outputs: {values or '(no outputs)'}")
+    return lines
+
+
 def _hierarchy(model):
-    """The diagram as a tree: each subsystem (its file and parameter values) above its
-    blocks, indented, in declaration order."""
+    """The diagram as a tree: each subsystem (its file and parameter values, what controls
+    a conditional one) above its blocks, indented, in declaration order."""
     lines, opened = [], []
     for b in model.blocks:
+        if b.name in model.spec.subsystems:  # a conditional subsystem's own block
+            continue
         path = b.name.split("/")
         while opened and opened != path[:len(opened)]:
             opened.pop()
@@ -475,8 +525,11 @@ def _hierarchy(model):
             name = "/".join(opened)
             source, params = model.subsystems[name]
             values = ", ".join(f"{k} = {_short(v)}" for k, v in params.items())
-            lines.append(f"  {'  ' * (len(opened) - 1)}{opened[-1]:<16} subsystem ({source})"
-                         + (f"  {values}" if values else ""))
+            c = model.spec.subsystems[name].condition
+            control = "" if c is None else \
+                f", {'enabled' if c.kind == 'enable' else 'triggered'} by {c.signal.text()}"
+            lines.append(f"  {'  ' * (len(opened) - 1)}{opened[-1]:<16} subsystem ({source}"
+                         f"{control})" + (f"  {values}" if values else ""))
         lines.append(f"  {'  ' * len(opened)}{path[-1]:<16} {b.type}")
     return lines
 

@@ -26,6 +26,7 @@ from ..engine import history_samples, rates
 from ..engine.solvers import tableaus
 from . import boundary, ufuncs
 from .compilable import lowerings
+from .conditional import gate_text, when
 from .lowering import LoweringError
 
 RUNTIME = Path(__file__).parent / "runtime"
@@ -316,22 +317,32 @@ class _Writer:
         clock_of_sample = {}
         for i, b in enumerate(clocks):
             clock_of_sample.setdefault(b.sample, i)
-        call = lambda node: f"b{k[node.block.name]}_{node.calc}(rt, t);"  # noqa: E731
+        # the blocks of conditional subsystems run while their gates are open; a triggered
+        # subsystem runs its own (their nodes are "triggered", in no plan: conditional.py)
+        call = lambda node: when(node.gate, f"b{k[node.block.name]}_{node.calc}(rt, t);")  # noqa: E731
+        flags = {b.name: _block_flags(m, b) for b in m.blocks}
+        method = lambda b, f: when(flags[b.name], f"b{k[b.name]}_{f}(rt, t);")  # noqa: E731
         const = [call(n) for n in m.nodes if n.group == "constant"]
         cont = [call(n) for n in m.nodes if n.group == "continuous"]
-        hit = [call(n) if n.group == "continuous" else
+        hit = [call(n) if n.group != "discrete" else
                f"if (due[{clock_of_sample[n.sample]}]) {call(n)}"
-               for n in m.nodes if n.group in ("continuous", "discrete")]
-        deriv = [f"b{k[b.name]}_derivative(rt, t);" for b in m.blocks
-                 if overrides(b, "derivative")
+               for n in m.nodes if n.group in ("continuous", "discrete", "event")]
+        deriv = [method(b, "derivative") for b in m.blocks
+                 if overrides(b, "derivative") and flags[b.name] is not None
                  and m.state_slices[b.name][0].stop > m.state_slices[b.name][0].start]
-        update = [f"if (due[{clock_of[b.name]}]) b{k[b.name]}_update(rt, t);" for b in clocks]
+        update = [f"if (due[{clock_of[b.name]}]) {method(b, 'update')}" for b in clocks]
         init = [f"b{k[b.name]}_initialize(rt, t);" for b in m.blocks
                 if overrides(b, "initialize")]
-        ind = [f"b{k[b.name]}_indicator(rt, t);" for b, _ in m.hybrid]
-        cross = [f"changed[{h}] = (char)b{k[b.name]}_crossing(rt, t, crossed + {sl.start});"
-                 for h, (b, sl) in enumerate(m.hybrid)]
-        advance = [f"b{k[b.name]}_advance(rt, t);" for b, _ in m.hybrid if hasattr(b, "advance")]
+        ind = [method(b, "indicator") for b, _ in m.hybrid if flags[b.name] is not None]
+        cross = []
+        for h, (b, sl) in enumerate(m.hybrid):
+            handler = f"b{k[b.name]}_crossing(rt, t, crossed + {sl.start})"
+            if flags[b.name]:
+                handler = f"({gate_text(flags[b.name])} ? {handler} : 0)"
+            if flags[b.name] is not None:
+                cross.append(f"changed[{h}] = (char){handler};")
+        advance = [method(b, "advance") for b, _ in m.hybrid
+                   if hasattr(b, "advance") and flags[b.name] is not None]
         events = []
         for b in m.blocks:
             code = self.lows[b.name][0].code
@@ -402,6 +413,13 @@ def accessors(slots, places, low):
     if low.scratch:
         names.append(("double *", "T", f"rt->W + {places.t0}"))
     return names
+def _block_flags(model, block):
+    """The flags a block's own methods are gated by (compiler/conditions.py), or None for a
+    block a triggered subsystem runs."""
+    gate = model.gates.get(block.name)
+    if gate is None:
+        return ()
+    return None if gate.owner is not None else gate.flags
 
 
 @functools.lru_cache(maxsize=None)

@@ -8,7 +8,9 @@ costs no generated source.
 """
 from __future__ import annotations
 
-from ..block import Sample, overrides
+from ..block import TRIGGERED, Sample, overrides
+from ..engine.conditional import Conditional
+from .conditional import lower_conditional
 from .lowering import LowerContext, Lowering, LoweringError
 
 FAULTY = "has a faulty compiled form: "  # then what its lower() did
@@ -29,7 +31,7 @@ def required(model, block, calcs):
     need = list(calcs)
     if overrides(block, "derivative") and cs.stop > cs.start:
         need.append("derivative")
-    if isinstance(block.sample, Sample):
+    if isinstance(block.sample, Sample) or block.sample == TRIGGERED:
         need.append("update")
     need += [m for m in ("event", "reschedule", "initialize") if overrides(block, m)]
     if block.z is not None:
@@ -46,10 +48,12 @@ def lowerings(model):
     calcs = {}
     for node in model.nodes:
         calcs.setdefault(node.block.name, []).append(node.calc)
+    index = {b.name: k for k, b in enumerate(model.blocks)}
     for k, block in enumerate(model.blocks):
         ctx = _context(model, block, k)
         try:
-            low = lowering_of(block, ctx)
+            low = lower_conditional(model, block, ctx, index) if isinstance(block, Conditional) \
+                else lowering_of(block, ctx)
             if low is None:
                 missing.append((block.name, block.type, "has no compiled form"))
                 continue

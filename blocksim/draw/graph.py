@@ -38,6 +38,9 @@ class Box:
     inner: Graph | None = None
     input_marks: list | None = None  # drawn at the input ports instead of their names (+, −)
     position: tuple | None = None  # (x, y) of its top left corner from the diagram's `layout:`
+    # a conditional subsystem's control inputs (the last inputs), drawn on its top edge as
+    # Simulink draws its Enable and Trigger ports: their labels ("enable", "trigger ↑")
+    controls: list = field(default_factory=list)
 
 
 @dataclass
@@ -139,11 +142,16 @@ class _Builder:
         params = (([f"file: {sub.source}"] if sub.source != "inline" else [])
                   + _param_lines(self.spec.scopes[sub.scope].overrides))
         ins, outs = list(sub.inputs), list(sub.outputs)
+        controls, kind = _controls(sub.condition), "subsystem"
+        if controls:
+            ins += [port for port, _ in controls]
+            kind = f"{'enabled' if sub.condition.kind == 'enable' else 'triggered'} subsystem"
+        labels = [label for _, label in controls]
         if not self.expand:
-            return Box(sub.name, "subsystem", _leaf(sub.name), "subsystem", params, ins, outs,
-                       position=self.spec.layout.get(sub.name))
-        return Box(sub.name, "frame", _leaf(sub.name), "subsystem", params, ins, outs,
-                   self.inside(sub))
+            return Box(sub.name, "subsystem", _leaf(sub.name), kind, params, ins, outs,
+                       position=self.spec.layout.get(sub.name), controls=labels)
+        return Box(sub.name, "frame", _leaf(sub.name), kind, params, ins, outs,
+                   self.inside(sub), controls=labels)
 
     def inside(self, sub):
         """The graph inside subsystem `sub`, its ports as boxes wired to what they stand for."""
@@ -238,6 +246,19 @@ class _Builder:
     def dependency_in(self, ep):
         return self.model is not None and any(t[0] in self.spec.buses or t in self.needed
                                               for t in self.through_inputs(ep))
+
+
+EDGE_MARKS = {"rising": "↑", "falling": "↓", "either": "↕"}
+
+
+def _controls(condition):
+    """(input port, label) of a conditional subsystem's control inputs, in port order."""
+    if condition is None:
+        return []
+    if condition.kind == "enable":
+        return [("enable", "enable")]
+    return [("trigger", f"trigger {EDGE_MARKS[condition.edge]}")] + (
+        [("enable", "enable")] if condition.enable is not None else [])
 
 
 def _parent(name):

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .route import FRAME_PAD, GAP_MIN, MARGIN, route
+from .route import CONTROL_GAP, FRAME_PAD, GAP_MIN, MARGIN, TOP_LEAD, route
 
 NODE_GAP = 16  # vertical space between boxes in a column
 DUMMY_GAP = 8  # between a long wire's pass and its neighbours in a column
@@ -73,6 +73,7 @@ class _Elem:
         self.x = 0.0
         self.inner = None  # a frame's Drawing (local coordinates)
         self.title_h = 0.0
+        self.control_xs = []  # a conditional subsystem's control ports on its top edge
 
 
 @dataclass
@@ -120,15 +121,24 @@ class _Level:
                 inner = layout(box.inner, self.metrics)
                 tw, th = self.metrics.title(box)
                 top = th + FRAME_PAD
-                e = _Elem(key, 0, max(inner.width, tw) + 2 * FRAME_PAD,
+                xs, x = [], FRAME_PAD + tw + 2 * CONTROL_GAP  # the controls after the title
+                for label in box.controls:
+                    xs.append(x)
+                    x += self.metrics.label(label)[0] + 3 * CONTROL_GAP
+                e = _Elem(key, 0, max(inner.width, tw, x - 2 * FRAME_PAD) + 2 * FRAME_PAD,
                           inner.height + top + FRAME_PAD, [], [], box)
+                e.control_xs = xs
                 ports = {b.box.key: b for b in inner.boxes}
-                e.in_ys = [top + ports[f"{key}:in:{p}"].out_ys[0] for p in box.inputs]
+                side = box.inputs[:len(box.inputs) - len(box.controls)]
+                e.in_ys = [top + ports[f"{key}:in:{p}"].out_ys[0] for p in side]
+                e.in_ys += [-TOP_LEAD] * len(box.controls)  # on the top edge: route.py
                 e.out_ys = [top + ports[f"{key}:out:{p}"].in_ys[0] for p in box.outputs]
                 e.inner, e.title_h = inner, th
             else:
                 w, h, in_ys, out_ys = self.metrics.box(box)
                 e = _Elem(key, 0, w, h, list(in_ys), list(out_ys), box)
+                n = len(box.controls)
+                e.control_xs = [w * (k + 1) / (n + 1) for k in range(n)]
             self.elems[key] = e
 
     # -- positions given (the diagram's layout) ---------------------------------------------

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..util.atomic import atomic_path
 from .graph import build_graph
 from .layout import Metrics, layout
+from .route import CONTROL_GAP, FRAME_PAD, TOP_LEAD
 from ..errors import DiagramError
 
 FORMATS = ("svg", "png", "pdf")
@@ -77,13 +78,13 @@ def _port_width(measure, names):
 def _input_labels(box):
     """What is written at the input ports: the marks (a sum's signs, always) or the port
     names (when there are several)."""
-    return box.input_marks if box.input_marks else box.inputs
+    return box.input_marks if box.input_marks else _side_inputs(box)
 
 
 def _input_width(measure, box):
     if box.input_marks:
         return max((measure(m, "mark")[0] for m in box.input_marks), default=0.0)
-    return _port_width(measure, box.inputs)
+    return _port_width(measure, _side_inputs(box))
 
 
 def _box_size(measure, box):
@@ -101,10 +102,29 @@ def _box_size(measure, box):
         return (w, h + measure(box.name, "port")[1], *((ys, [h / 2]) if box.kind == "bus"
                                                          else ([h / 2], ys)))
     left, right = _input_width(measure, box), _port_width(measure, box.outputs)
-    w = max(MIN_W, 2 * PAD_X + cw + (left + PORT_GAP if left else 0) + (right + PORT_GAP if right else 0))
-    h = max(MIN_H, ch + 2 * PAD_Y, PORT_PITCH * max(len(box.inputs), len(box.outputs)))
-    return (w, h, [h * (i + 0.5) / len(box.inputs) for i in range(len(box.inputs))],
+    side = _side_inputs(box)
+    top = _controls_height(measure, box)  # the control ports' labels, under the top edge
+    w = max(MIN_W, 2 * PAD_X + cw + (left + PORT_GAP if left else 0) + (right + PORT_GAP if right else 0),
+            _controls_width(measure, box))
+    h = max(MIN_H, ch + 2 * PAD_Y + top, PORT_PITCH * max(len(side), len(box.outputs)))
+    return (w, h, [h * (i + 0.5) / len(side) for i in range(len(side))]
+            + [-TOP_LEAD] * len(box.controls),
             [h * (i + 0.5) / len(box.outputs) for i in range(len(box.outputs))])
+
+
+def _side_inputs(box):
+    """The inputs drawn on the left edge (a conditional subsystem's controls are on top)."""
+    return box.inputs[:len(box.inputs) - len(box.controls)]
+
+
+def _controls_height(measure, box):
+    return max((measure(c, "port")[1] for c in box.controls), default=0.0)
+
+
+def _controls_width(measure, box):
+    """Each control's label centred under its port, at 1/(n+1), 2/(n+1), ... of the width."""
+    n = len(box.controls)
+    return max((measure(c, "port")[0] * (n + 1) + 2 * PAD_X for c in box.controls), default=0.0)
 
 
 def lay_out(model, expand=False):
@@ -122,7 +142,7 @@ def lay_out_graph(graph):
 
 
 def _frame_title(box):
-    return f"{box.name} (subsystem)"
+    return f"{box.name} ({box.type})"
 
 
 def figure(model, expand=False):
@@ -159,6 +179,9 @@ def _draw_box(ax, placed, measure):
                           linestyle=(0, (4, 2)), zorder=1 + placed.depth)
         patch.set_gid(f"frame:{key}")
         ax.add_patch(patch)
+        for label, cx in zip(box.controls, placed.control_xs):  # beside their arrows
+            _text(ax, cx + CONTROL_GAP, y + FRAME_PAD / 2, label, "port", f"text:{key}",
+                  ha="left", va="top")
         return
     if box.kind in BUS_KINDS:
         _draw_bus(ax, placed, measure)
@@ -177,8 +200,11 @@ def _draw_box(ax, placed, measure):
 def box_texts(placed, measure):
     """Every text of a placed box (not a frame): (x, y of its centre line, text, style,
     horizontal alignment 'left' / 'center' / 'right'); the name, type and parameters
-    centred, the input marks or port names at the ports."""
+    centred, the input marks or port names at the ports, a conditional subsystem's control
+    ports' labels under its top edge; a bus's element names above their lines."""
     box, x, y, w, h = placed.box, placed.x, placed.y, placed.w, placed.h
+    if box.kind in BUS_KINDS:
+        return _bus_texts(placed, measure)
     out = []
     lines = _centre_lines(box)
     left = _input_width(measure, box)
@@ -187,14 +213,17 @@ def box_texts(placed, measure):
     inner_r = x + w - PAD_X - (right + PORT_GAP if right else 0)
     cx = (inner_l + inner_r) / 2
     total = sum(measure(t, s)[1] for t, s in lines)
-    ty = y + (h - total) / 2
+    top = _controls_height(measure, box)
+    ty = y + top + (h - top - total) / 2
+    for label, px in zip(box.controls, placed.control_xs):  # under their ports on the top
+        out.append((px, y + PAD_Y / 2 + top / 2, label, "port", "center"))
     for text, style in lines:
         lh = measure(text, style)[1]
         out.append((cx, ty + lh / 2, text, style, "center"))
         ty += lh
     if left:
         style = "mark" if box.input_marks else "port"
-        for name, py in zip(_input_labels(box), placed.in_ys):
+        for name, py in zip(_input_labels(box), placed.in_ys[:len(_side_inputs(box))]):
             out.append((x + PAD_X * 0.6, py, name, style, "left"))
     if right:
         for name, py in zip(box.outputs, placed.out_ys):
@@ -207,30 +236,47 @@ def _bus_names(box):
     return box.inputs if box.kind == "bus" else box.outputs
 
 
+def _bus_geometry(placed, measure):
+    """(the bar's left x, its height, the heights of the elements' lines) of a bus box."""
+    bus = placed.box.kind == "bus"
+    h = placed.h - measure(placed.box.name, "port")[1]
+    bar_x = placed.x + placed.w - BAR_W if bus else placed.x
+    return bar_x, h, placed.in_ys if bus else placed.out_ys
+
+
+def _bus_texts(placed, measure):
+    """A bus's texts: each element's name above its line, at the side away from the bar,
+    and the block's name below the bar."""
+    box, x, y, w = placed.box, placed.x, placed.y, placed.w
+    bus = box.kind == "bus"
+    bar_x, h, ys = _bus_geometry(placed, measure)
+    out = []
+    for name, y0 in zip(_bus_names(box), ys):
+        lh = measure(name, "port")[1]
+        out.append((x + 1 if bus else x + w - 1, y0 - 1.5 - lh / 2, name, "port",
+                    "left" if bus else "right"))
+    out.append((bar_x + BAR_W / 2, y + h + measure(box.name, "port")[1] / 2, box.name, "port",
+                "center"))
+    return out
+
+
 def _draw_bus(ax, placed, measure):
     """A bus as Simulink draws it: a bar, the elements' lines on one side each named above
     its line (a bus: coming in on the left; a bus_select: going out on the right), the
     block's name below."""
+    from matplotlib.collections import LineCollection
     from matplotlib.patches import Rectangle
     box, x, y, w = placed.box, placed.x, placed.y, placed.w
-    bus = box.kind == "bus"
-    name_h = measure(box.name, "port")[1]
-    h = placed.h - name_h
-    bar_x = x + w - BAR_W if bus else x
+    bar_x, h, ys = _bus_geometry(placed, measure)
     patch = Rectangle((bar_x, y), BAR_W, h, facecolor="#222222", edgecolor="#222222",
                       linewidth=0.6, zorder=3)
     patch.set_gid(f"box:{box.key}")
     ax.add_patch(patch)
-    gid = f"text:{box.key}"
-    ys = placed.in_ys if bus else placed.out_ys
-    lines = [((x, y0), (bar_x, y0)) if bus else ((x + BAR_W, y0), (x + w, y0)) for y0 in ys]
-    from matplotlib.collections import LineCollection
+    lines = [((x, y0), (bar_x, y0)) if box.kind == "bus" else ((x + BAR_W, y0), (x + w, y0))
+             for y0 in ys]
     ax.add_collection(LineCollection(lines, colors="#333333", linewidths=0.9, zorder=2))
-    for name, y0 in zip(_bus_names(box), ys):
-        _text(ax, x + 1 if bus else x + w - 1, y0 - 1.5, name, "port", gid,
-              ha="left" if bus else "right", va="bottom")
-    _text(ax, bar_x + BAR_W / 2, y + h + name_h / 2, box.name, "port", gid, ha="center",
-          va="center_baseline")
+    for tx, ty, text, style, ha in box_texts(placed, measure):
+        _text(ax, tx, ty, text, style, f"text:{box.key}", ha=ha, va="center_baseline")
 
 
 def _draw_wires(ax, drawing):
@@ -245,6 +291,12 @@ def _draw_wires(ax, drawing):
                            edgecolors="none", zorder=2)
     heads.set_gid("arrows")
     ax.add_collection(heads)
+    if drawing.arrows_down:  # into a conditional subsystem's control ports
+        down = PolyCollection([((x, y), (x - 2.6, y - ARROW), (x + 2.6, y - ARROW))
+                               for x, y in drawing.arrows_down], facecolors="#333333",
+                              edgecolors="none", zorder=2)
+        down.set_gid("arrows")
+        ax.add_collection(down)
     if drawing.dots:
         xs, ys = zip(*drawing.dots)
         (dots,) = ax.plot(xs, ys, "o", color="#333333", markersize=3.2, zorder=2)

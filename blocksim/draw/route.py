@@ -24,6 +24,8 @@ CHANNEL = 8  # between feedback channels under the diagram
 MARGIN = 10
 FRAME_PAD = 10
 LABEL_PAD = 2
+TOP_LEAD = 8  # a wire into a port on a box's top edge runs this far above it
+CONTROL_GAP = 4  # between a frame's control port and its label
 OVERLAP = 100  # cost of two wires running on one line, against 1 for a crossing
 NEAR = TRACK / 2  # two wires' parallel runs closer than this read as one line
 STRAIGHT = 1.0  # ends at given positions this close in height are joined without a jog
@@ -39,6 +41,7 @@ class PlacedBox:
     in_ys: list  # absolute port heights
     out_ys: list
     depth: int = 0  # frames nesting level
+    control_xs: list = field(default_factory=list)  # the control ports on the top edge
 
 
 @dataclass
@@ -48,6 +51,7 @@ class Drawing:
     boxes: list = field(default_factory=list)
     segments: list = field(default_factory=list)  # (x1, y1, x2, y2)
     arrows: list = field(default_factory=list)  # tips (x, y), pointing right
+    arrows_down: list = field(default_factory=list)  # tips (x, y) on top edges, pointing down
     dots: list = field(default_factory=list)  # branch points (x, y)
     labels: list = field(default_factory=list)  # (x, y_bottom, text): shapes on wires
     frame_titles: list = field(default_factory=list)  # (PlacedBox of the frame, x, y_top)
@@ -60,9 +64,11 @@ class Drawing:
         return Drawing(
             self.width, self.height,
             [PlacedBox(b.box, b.x + dx, b.y + dy, b.w, b.h, [y + dy for y in b.in_ys],
-                       [y + dy for y in b.out_ys], b.depth) for b in self.boxes],
+                       [y + dy for y in b.out_ys], b.depth, [x + dx for x in b.control_xs])
+             for b in self.boxes],
             [(x1 + dx, y1 + dy, x2 + dx, y2 + dy) for x1, y1, x2, y2 in self.segments],
             [(x + dx, y + dy) for x, y in self.arrows],
+            [(x + dx, y + dy) for x, y in self.arrows_down],
             [(x + dx, y + dy) for x, y in self.dots],
             [(x + dx, y + dy, t) for x, y, t in self.labels],
             [(f, x + dx, y + dy) for f, x, y in self.frame_titles],
@@ -235,6 +241,13 @@ class _Router:
             y = self.level.port_y(key, port, "in")
             if e.box is None:
                 return e.x, y
+            top = port - (len(e.box.inputs) - len(e.box.controls))
+            if top >= 0:  # a control port on the top edge: along above it, then down
+                cx = e.x + e.control_xs[top]
+                seg(i, e.x, y, cx, y)
+                seg(i, cx, y, cx, e.y - ARROW)
+                d.arrows_down.append((cx, e.y))
+                return e.x, y
             d.arrows.append((e.x, y))
             ends[(i, key, port)] = (e.x - ARROW, y)
             net = self.level.nets[i]
@@ -308,7 +321,8 @@ class _Router:
         for key in self.level.graph.boxes:
             e = self.level.elems[key]
             placed = PlacedBox(e.box, e.x, e.y, e.w, e.h, [e.y + y for y in e.in_ys],
-                               [e.y + y for y in e.out_ys])
+                               [e.y + y for y in e.out_ys],
+                               control_xs=[e.x + x for x in e.control_xs])
             d.boxes.append(placed)
             if e.inner is not None:
                 self.add_frame(d, e, placed)
@@ -328,6 +342,7 @@ class _Router:
         d.boxes.extend(inner.boxes)
         d.segments.extend(inner.segments)
         d.arrows.extend(inner.arrows)
+        d.arrows_down.extend(inner.arrows_down)
         d.dots.extend(inner.dots)
         d.labels.extend(inner.labels)
         d.frame_titles.extend(inner.frame_titles)

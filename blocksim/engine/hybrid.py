@@ -30,7 +30,12 @@ class ZeroCrossings:
         self.outputs, self.recompute, self.indicators = sim.outputs, sim.recompute, sim.indicators
         self.f, self.tolerance = sim.f, sim.tolerance
         self.xbuf = model.xbuf
-        self.advance_plan = tuple(b.advance for b, _ in model.hybrid if hasattr(b, "advance"))
+        self.advance_plan = tuple(f for f in (sim.gates.method(b, "advance") for b, _ in
+                                              model.hybrid if hasattr(b, "advance"))
+                                  if f is not None)
+        # each block's handler (gated; none for the blocks a triggered subsystem runs)
+        self.handlers = tuple((k, f, sl) for k, (b, sl) in enumerate(model.hybrid)
+                              for f in [sim.gates.method(b, "crossing", False)] if f is not None)
         self.z, self.zdirs = model.zbuf, model.zdirs
         self.z_prev = np.zeros_like(self.z)
         longest = min(s.max_step, s.step)
@@ -107,8 +112,8 @@ class ZeroCrossings:
         involved = set()  # the blocks whose handler changed something: their events
         for _ in range(MAX_ROUNDS):
             changed = False
-            for k, (block, sl) in enumerate(self.hybrid):
-                if block.crossing(t, crossed[sl]):
+            for k, handler, sl in self.handlers:
+                if handler(t, crossed[sl]):
                     changed = True
                     involved.add(k)
             if not changed:

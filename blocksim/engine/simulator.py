@@ -32,6 +32,7 @@ import numpy as np
 
 from ..block import Sample, overrides
 from ..errors import SimulationError
+from .conditional import Gates
 from .diagnosis import (BLOCK_FAULTS, after_solver_failure, block_failure, failure_notes,
                         nonfinite_signal, nonfinite_state)
 from .events import SampleClock
@@ -56,10 +57,13 @@ class Simulation:
         s = model.settings
         self.progress = progress
         nodes = model.nodes
+        # the blocks of conditional subsystems run while their gates are open (conditional.py)
+        self.gates = gates = Gates(model)
         self.const_plan = tuple(getattr(n.block, n.calc) for n in nodes if n.group == "constant")
-        self.cont_plan = tuple(getattr(n.block, n.calc) for n in nodes if n.group == "continuous")
-        self.deriv_plan = tuple(b.derivative for b in model.blocks if overrides(b, "derivative")
-                                and model.state_slices[b.name][0].stop > model.state_slices[b.name][0].start)
+        self.cont_plan = tuple(gates.node(n) for n in nodes if n.group == "continuous")
+        self.deriv_plan = tuple(gates.method(b, "derivative") for b in model.blocks
+                                if overrides(b, "derivative") and model.state_slices[b.name][0].stop
+                                > model.state_slices[b.name][0].start)
         self.init_blocks = tuple(b for b in model.blocks if overrides(b, "initialize"))
         samples = {n.block.sample for n in nodes if isinstance(n.block.sample, Sample)}
         samples |= {b.sample for b in model.blocks if isinstance(b.sample, Sample)}
@@ -70,7 +74,8 @@ class Simulation:
         heapq.heapify(self.timed)
         self._seq = len(self.timed)
         self.history = tuple(b for b in model.blocks if b.keeps_history)
-        self.ind_plan = tuple(b.indicator for b, _ in model.hybrid)
+        self.ind_plan = tuple(f for f in (gates.method(b, "indicator") for b, _ in model.hybrid)
+                              if f is not None)
         self.announcing = tuple(b for b, _ in model.hybrid if hasattr(b, "next_events"))
         self.hybrid = ZeroCrossings(model, self) if model.hybrid else None
         self.xbuf, self.dxbuf = model.xbuf, model.dxbuf
@@ -130,9 +135,11 @@ class Simulation:
     def hit_plan(self, due):
         plan = self._hit_plans.get(due)
         if plan is None:
-            plan = tuple(getattr(n.block, n.calc) for n in self.m.nodes
-                         if n.group == "continuous" or (n.group == "discrete" and n.sample in due))
-            updates = tuple(b.update for b in self.m.blocks if b.sample in due)
+            plan = tuple(self.gates.node(n) for n in self.m.nodes
+                         if n.group in ("continuous", "event")
+                         or (n.group == "discrete" and n.sample in due))
+            updates = tuple(self.gates.method(b, "update") for b in self.m.blocks
+                            if b.sample in due)
             plan = self._hit_plans[due] = (plan, updates)
         return plan
 
@@ -274,6 +281,7 @@ class Simulation:
     def run(self):
         m, s = self.m, self.m.settings
         self.m.xdbuf[:] = m.xd0
+        m.signals[:] = 0.0  # what a block not run yet (a disabled one) shows: as in the first run
         y = m.x0.copy()
         for calc in self.const_plan:
             calc(s.start)

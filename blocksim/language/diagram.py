@@ -28,6 +28,10 @@ SIGNAL_RE = re.compile(rf"\s*{_END}(?:\[\s*(-?\d*)\s*(:)?\s*(-?\d*)\s*\])?\s*\Z"
 TOP_KEYS = ("blocksim", "name", "description", "parameters", "robots", "blocks", "wires",
             "simulation", "record", "layout", "inputs", "outputs")
 SUBSYSTEM_KEYS = TOP_KEYS
+# the keys of a subsystem block (`{type: subsystem, ...}`), and a trigger's edges
+SUBSYSTEM_BLOCK_KEYS = ("file", "diagram", "parameters", "enable", "trigger",
+                        "outputs_when_disabled", "states_when_enabling", "initial")
+TRIGGER_EDGES = ("rising", "falling", "either")
 # what a file given as the top-level diagram may be instead
 TOP_KEY_HINTS = {"blocksim-sweep": "this is a sweep file: `blocksim sweep FILE` runs it"}
 # the keys of a top-level input written as a mapping: its targets and the value it reads
@@ -89,6 +93,19 @@ class SubsystemSpec:
     loc: Loc
     inputs: dict = field(default_factory=dict)  # port name -> [Endpoint]
     outputs: dict = field(default_factory=dict)  # port name -> Endpoint
+    # an enabled or triggered subsystem's control: its outputs are then those of the block
+    # named as the subsystem (engine/conditional.py), which runs the inner blocks
+    condition: ConditionSpec | None = None
+
+
+@dataclass(frozen=True)
+class ConditionSpec:
+    """What makes a subsystem conditional, as written: `enable: SIGNAL` and/or `trigger:
+    {signal: SIGNAL, edge: EDGE}`, each signal an Endpoint of the including diagram."""
+    kind: str  # "enable" or "trigger"
+    signal: Endpoint  # the enable signal, or the trigger signal
+    edge: str = ""  # the trigger's edge
+    enable: Endpoint | None = None  # a triggered subsystem's enable signal, if any
 
 
 @dataclass(frozen=True)
@@ -251,6 +268,7 @@ class _Loader:
         self.specs = {}  # flat name -> SubsystemSpec
         self.subsystems = {}  # the same, for those whose ports could be read
         self.buses = {}  # flat name -> BusSpec
+        self.hidden_wires = []  # into conditional subsystems' blocks: not drawn
         self.robots = {}
         self.layout = {}  # flat name -> (x, y)
         self.texts = {}  # resolved path -> text that stands in for the file (unsaved edits)
@@ -382,7 +400,7 @@ class _Loader:
                 block=flat))
             return
         if btype == "subsystem":
-            self.subsystem(flat, params, loc, file, scope, stack)
+            self.subsystem(flat, params, loc, file, scope, stack, prefix)
             return
         if btype in BUS_TYPES:
             items = body.get("elements")
@@ -403,12 +421,13 @@ class _Loader:
                             hint=f"while expanding {chain}" if chain else None)
         self.blocks[flat] = BlockSpec(flat, btype, params, loc, scope)
 
-    def subsystem(self, flat, params, loc, file, scope, stack):
-        unknown = set(params) - {"file", "diagram", "parameters"}
+    def subsystem(self, flat, params, loc, file, scope, stack, prefix):
+        unknown = set(params) - set(SUBSYSTEM_BLOCK_KEYS)
         for key in sorted(unknown):
             self.problems.add(params[key].loc.error(
                 f"unknown key '{key}' in subsystem '{flat}'"
-                f"{suggest(key, ('file', 'diagram', 'parameters'))}", block=flat))
+                f"{suggest(key, SUBSYSTEM_BLOCK_KEYS)}", block=flat))
+        condition = self.condition(flat, params, loc, prefix)
         if ("file" in params) == ("diagram" in params):
             self.problems.add(loc.error("a subsystem needs exactly one of 'file' or 'diagram'",
                                         block=flat))
@@ -465,6 +484,84 @@ class _Loader:
         if ports is not None:
             self.specs[flat].inputs, self.specs[flat].outputs = ports
             self.subsystems[flat] = self.specs[flat]
+            if condition is not None:
+                self.conditional(self.specs[flat], condition, params, loc, scope)
+
+    def condition(self, flat, params, loc, prefix):
+        """The ConditionSpec of a subsystem block's `enable:` / `trigger:`, or None."""
+        if "enable" not in params and "trigger" not in params:
+            for key in ("outputs_when_disabled", "states_when_enabling", "initial"):
+                if key in params:
+                    self.problems.add(params[key].loc.error(
+                        f"'{key}' is for an enabled or triggered subsystem (add 'enable:' or "
+                        "'trigger:')", block=flat))
+            return None
+        if "trigger" in params:
+            for key in ("outputs_when_disabled", "states_when_enabling"):
+                if key in params:
+                    self.problems.add(params[key].loc.error(
+                        f"'{key}' is for an enabled subsystem: a triggered one holds its "
+                        "outputs and states between runs", block=flat))
+        try:
+            enable = None
+            if "enable" in params:
+                enable = _prefixed(parse_endpoint(params["enable"].raw, params["enable"].loc),
+                                   prefix)
+            if "trigger" not in params:
+                return ConditionSpec("enable", enable)
+            signal, edge = self.trigger(params["trigger"], flat)
+            return ConditionSpec("trigger", _prefixed(signal, prefix), edge, enable)
+        except DiagramError as e:
+            e.block = e.block or flat
+            self.problems.add(e)
+            return None
+
+    def trigger(self, value, flat):
+        """(signal Endpoint, edge) of `trigger: {signal: SIGNAL, edge: EDGE}` (or `trigger:
+        SIGNAL`, a rising edge)."""
+        raw = value.raw
+        if not isinstance(raw, YMap):
+            return parse_endpoint(raw, value.loc), "rising"
+        for key in raw:
+            if key not in ("signal", "edge"):
+                raise _loc(raw, key, value.loc.file).error(
+                    f"unknown key '{key}' in a trigger{suggest(key, ('signal', 'edge'))}")
+        if "signal" not in raw:
+            raise value.loc.error("a trigger needs 'signal: BLOCK.PORT'")
+        edge = raw.get("edge", "rising")
+        if edge not in TRIGGER_EDGES:
+            raise _loc(raw, "edge", value.loc.file).error(
+                f"edge must be one of {', '.join(TRIGGER_EDGES)}, got {_shown(edge)}"
+                f"{suggest(edge, TRIGGER_EDGES)}")
+        return parse_endpoint(raw["signal"], _loc(raw, "signal", value.loc.file)), edge
+
+    def conditional(self, sub, condition, params, loc, scope):
+        """The block an enabled or triggered subsystem compiles to, named as it: wired from
+        its control signals (written wires: they are drawn) and from the inner outputs
+        behind its ports (not written)."""
+        sub.condition = condition
+        for port in sub.outputs:
+            if port in ("enable", "trigger"):
+                self.problems.add(sub.outputs[port].loc.error(
+                    f"output port '{port}' has the name of the subsystem's control input: "
+                    "call it otherwise", block=sub.name))
+                return
+        here = lambda raw: Value(raw, loc)  # noqa: E731
+        block = {"kind": here(condition.kind), "outputs": here(list(sub.outputs)),
+                 "edge": here(condition.edge or "rising"),
+                 "enabled": here(condition.kind == "trigger" and condition.enable is not None)}
+        block.update((k, params[k]) for k in ("outputs_when_disabled", "states_when_enabling",
+                                              "initial") if k in params)
+        self.expanded += 1
+        self.blocks[sub.name] = BlockSpec(sub.name, "subsystem", block, loc, scope)
+        controls = [(condition.kind, condition.signal)]
+        if condition.kind == "trigger" and condition.enable is not None:
+            controls.append(("enable", condition.enable))
+        for port, signal in controls:
+            self.wires.append(WireSpec(signal, Endpoint(sub.name, port, None, signal.loc),
+                                       signal.loc))
+        self.hidden_wires += [WireSpec(ep, Endpoint(sub.name, port, None, ep.loc), ep.loc)
+                              for port, ep in sub.outputs.items()]
 
     def resolve(self, file, target):
         """The absolute path of subsystem file `target` named in `file` (cached: a file
@@ -595,10 +692,12 @@ class _Loader:
         buses = Buses(self.buses)
         through = lambda ep: through_outputs(self.subsystems, ep)  # noqa: E731
         plain = []
-        for w in self.wires:
+        hidden = set(map(id, self.hidden_wires))  # already into the subsystem's own block
+        for w in [*self.wires, *self.hidden_wires]:
             try:
                 src = through(w.src)
-                for dst in through_inputs(self.subsystems, w.dst):
+                dsts = [w.dst] if id(w) in hidden else through_inputs(self.subsystems, w.dst)
+                for dst in dsts:
                     if dst.block in self.buses:
                         buses.connect(src, dst, w.loc)
                     else:
@@ -637,6 +736,8 @@ def through_outputs(subsystems, ep):
     while ep.block in subsystems:
         outputs = subsystems[ep.block].outputs
         port = _only_port(ep, outputs, "output")
+        if subsystems[ep.block].condition is not None:  # the outputs of its own block
+            return Endpoint(ep.block, port, ep.index, ep.loc)
         inner = outputs[port]
         if ep.index is not None and inner.index is not None:
             raise ep.loc.error(f"cannot index subsystem output '{ep.text()}' that is itself indexed")
@@ -647,9 +748,10 @@ def through_outputs(subsystems, ep):
 def through_inputs(subsystems, ep):
     """The inner block inputs a subsystem's input port feeds (through nested subsystems), as
     a list; an endpoint on an ordinary block comes back alone."""
-    if ep.block not in subsystems:
-        return [ep]
-    inputs = subsystems[ep.block].inputs
+    sub = subsystems.get(ep.block)
+    if sub is None or (sub.condition is not None and ep.port in ("enable", "trigger")):
+        return [ep]  # a block's input, or the control input of a conditional subsystem
+    inputs = sub.inputs
     port = _only_port(ep, inputs, "input")
     return [inner for target in inputs[port]
             for inner in through_inputs(subsystems, Endpoint(target.block, target.port, None,

@@ -888,6 +888,8 @@ static int rt_loop(RT *rt, double seconds)
         return RT_DONE;
     if (rt->phase == PH_START) {
         memcpy(rt->XD, rt->XD0, sizeof(double) * NXD);
+        if (NS)  /* what a block not run yet shows */
+            memset(rt->S, 0, sizeof(double) * NS);
         memcpy(rt->y, rt->X0, sizeof(double) * NX);
         dg_const(rt, rt->start);
         rt->t = rt->start;

@@ -17,6 +17,7 @@ from ...language import expr
 from ...language.diagram import bool_hint, suggest
 from ...language.library import PluginError
 from ...params import ParamError, names_file
+from ..conditional import conditional_class
 from .values import dir_of
 
 
@@ -34,7 +35,9 @@ def build_blocks(spec, library, values, problems):
     blocks, ports = {}, {}
     for bspec in spec.blocks.values():
         try:
-            cls = library.block_class(bspec.type)
+            # a conditional subsystem's own block (engine/conditional.py), else the library's
+            cls = conditional_class(bspec.params["kind"].raw) if bspec.type == "subsystem" \
+                else library.block_class(bspec.type)
         except PluginError as e:
             problems.add(bspec.loc.error(str(e), block=bspec.name))
             continue

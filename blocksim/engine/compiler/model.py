@@ -35,9 +35,12 @@ class Node:
     calc: str
     ports: list
     inputs: tuple  # input names the outputs depend on at the same instant
-    group: str = "continuous"  # constant / discrete / continuous
+    # constant / discrete / continuous; event (at event instants only: an enable's decision,
+    # a triggered subsystem); triggered (run by the triggered subsystem it is in)
+    group: str = "continuous"
     sample: object = None  # a discrete node's Sample: its block's, or the one it inherits
     order: int = 0  # declaration index (Model.nodes holds the nodes in dataflow order)
+    gate: tuple = ()  # indices of the discrete-state flags that must be > 0 (conditions.py)
 
     @property
     def label(self):
@@ -94,6 +97,8 @@ class Model:
     # block, output name -> (view, signal text)
     inports: dict = field(default_factory=dict)
     outports: dict = field(default_factory=dict)
+    # blocks inside enabled or triggered subsystems: name -> conditions.Gate
+    gates: dict = field(default_factory=dict)
 
     def set(self, path, value=None):
         """Change values of the diagram and re-compile it in place, as Simulink's set_param:

@@ -9,6 +9,7 @@
     contract  declarations that fit together            (contract.py)
     layout    buffers, views, blocks bound              (layout.py)
     classify  constant / discrete / continuous groups   (schedule.py)
+    gates     conditional subsystems' gates and groups  (conditions.py)
     records   records, sinks, stops                     (records.py)
 
 Each pass collects all of its problems; they are raised together at the points below (the
@@ -27,6 +28,7 @@ from ...language.library import Library
 from ...util.gcpause import without_gc
 from ..context import lay_out_run_data
 from .blocks import build_blocks, plugin_fault
+from .conditions import attach, decisions_first, gate_nodes
 from .contract import check_contracts
 from .inports import shape_inports
 from .layout import (bind_blocks, initial_states, joined, lay_out, lay_out_indicators,
@@ -82,6 +84,7 @@ class Compilation:
             self.problems.check()
             # algebraic loops first: a feedthrough cycle also stalls shape inference
             self.nodes, self.node_of = order_nodes(self.built, self.drivers, self.problems)
+            self.nodes = decisions_first(self.nodes, self.drivers, self.node_of)
             self.out_shapes = propagate_shapes(self.spec, self.built, self.drivers,
                                                self.problems)
             self.problems.check()
@@ -90,6 +93,9 @@ class Compilation:
             self.run_data()
             self.layout = lay_out(self.built, self.out_shapes, self.drivers, self.nodes)
             classify(self.nodes, self.built, self.drivers, self.node_of, self.layout.slices)
+            self.gates = gate_nodes(self.spec, self.built, self.nodes, self.layout.slices,
+                                    self.problems)
+            self.problems.check()
             return self.model(settings)
 
     def run_data(self):
@@ -121,7 +127,7 @@ class Compilation:
         self.problems.check()
         check_recording(spec, settings, record, sinks, self.problems)
         self.problems.check()
-        return Model(
+        model = Model(
             name=spec.name, description=spec.description, file=spec.file,
             settings=settings, blocks=list(blocks.values()), nodes=self.nodes,
             signals=lay.signals, x0=lay.x0, xd0=lay.xd0, xbuf=lay.xbuf, dxbuf=lay.dxbuf,
@@ -136,7 +142,10 @@ class Compilation:
             subsystems={name: (sub.source, {k: self.values.scopes[sub.scope][k]
                                             for k in spec.scopes[sub.scope].params})
                         for name, sub in spec.subsystems.items()},
+            gates=self.gates,
         )
+        attach(model)
+        return model
 
     def reparameterise(self, spec):
         """A Model of `spec` in this compilation's layout (its buffers, views and execution
