@@ -13,6 +13,7 @@ import contextlib
 import numpy as np
 
 from ..block import Sample, overrides
+from ..engine.conditional import Gates
 from ..engine.diagnosis import BLOCK_FAULTS, block_failure
 from ..errors import SimulationError
 
@@ -25,15 +26,21 @@ class Evaluator:
 
     def __init__(self, model, t, steady=True):
         self.model, self.t, self.steady = model, t, steady
-        nodes = model.nodes if steady else [n for n in model.nodes if n.group == "continuous"]
+        # the blocks of a conditional subsystem as in a run: an enabled one's while its
+        # gate is open (its flag decided here), a triggered one's not at all (held)
+        gates = Gates(model)
+        nodes = [n for n in model.nodes if n.group != "triggered"] if steady else \
+            [n for n in model.nodes if n.group == "continuous"]
         self.plan = tuple(_pass_through(n.block) if steady and n.block.keeps_history
-                          else getattr(n.block, n.calc) for n in nodes)
+                          else gates.node(n) for n in nodes)
         # a delay's input may come after it in the order: one more pass per delay
         self.passes = 1 + sum(b.keeps_history for b in model.blocks) if steady else 1
-        self.continuous = tuple(b for b in model.blocks if _states(model, b, False)
-                                and overrides(b, "derivative"))
-        self.sampled = tuple(b for b in model.blocks if isinstance(b.sample, Sample)
-                             and _states(model, b, True))
+        self.continuous = _methods(gates, model, "derivative", lambda b: _states(model, b, False)
+                                   and overrides(b, "derivative"))
+        self.sampled = _methods(gates, model, "update", lambda b: isinstance(b.sample, Sample)
+                                and _states(model, b, True))
+        self.handlers = tuple((h, sl) for b, sl in model.hybrid
+                              for h in [gates.method(b, "crossing", False)] if h is not None)
 
     def outputs(self):
         """Every output at the point (constant, discrete and continuous ones when steady)."""
@@ -64,8 +71,8 @@ class Evaluator:
         for _ in range(MAX_ROUNDS):
             changed = False
             with _named_faults(m, t):
-                for block, sl in m.hybrid:
-                    changed |= bool(block.crossing(t, np.zeros(sl.stop - sl.start, np.int8)))
+                for handler, sl in self.handlers:
+                    changed |= bool(handler(t, np.zeros(sl.stop - sl.start, np.int8)))
             if not changed:
                 return
             self.outputs()
@@ -78,8 +85,8 @@ class Evaluator:
         m = self.model
         m.dxbuf[:] = 0.0
         with _named_faults(m, self.t):
-            for block in self.continuous:
-                block.derivative(self.t)
+            for derivative in self.continuous:
+                derivative(self.t)
         return m.dxbuf.copy()
 
     def next_discrete(self):
@@ -88,11 +95,18 @@ class Evaluator:
         m = self.model
         kept = m.xdbuf.copy()
         with _named_faults(m, self.t):
-            for block in self.sampled:
-                block.update(self.t)
+            for update in self.sampled:
+                update(self.t)
         after = m.xdbuf.copy()
         m.xdbuf[:] = kept
         return after
+
+
+def _methods(gates, model, name, wanted):
+    """Method `name` of the blocks `wanted` picks, as gated in a run (none of the blocks a
+    triggered subsystem runs)."""
+    return tuple(f for b in model.blocks if wanted(b)
+                 for f in [gates.method(b, name)] if f is not None)
 
 
 def _states(model, block, discrete):

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..block import Jacobian, Sample
+from ..engine.conditional import Gates
 from ..errors import DiagramError, SimulationError
 from .evaluation import _named_faults
 
@@ -53,7 +54,9 @@ def linear_part(model, block, t, pade):
     cs, ds = model.state_slices[block.name]
     discrete = period is not None and cs.stop == cs.start
     own = ds if discrete else cs
-    declared = _declared(model, block, t, pade)
+    # a block a conditional subsystem does not run now (or a trigger runs, held between its
+    # edges) is its gated methods: differences of nothing that moves
+    declared = _declared(model, block, t, pade) if _running(model, block) else None
     if declared is None:
         if block.keeps_history:
             raise DiagramError(f"block '{block.name}' keeps a history of its input but "
@@ -102,6 +105,13 @@ def _faulty(model, block, what):
                         file=model.file, block=block.name)
 
 
+def _running(model, block):
+    """Whether the block runs at the point: not inside a triggered subsystem, and every
+    enabled subsystem around it enabled."""
+    gate = model.gates.get(block.name)
+    return gate is None or (gate.owner is None and all(model.xdbuf[i] > 0.0 for i in gate.flags))
+
+
 def _names(block, discrete, states):
     return [f"{block}.{'xd' if discrete else 'x'}[{k}]" for k in states]
 
@@ -124,7 +134,12 @@ def _differenced(model, block, t, discrete):
     largest error estimate relative to the largest entry (entries within their estimate
     of 0 are 0; see the module docstring). The block is bound to copies of its inputs
     meanwhile, so nothing else sees the steps; every value is restored after."""
-    calcs = tuple(getattr(n.block, n.calc) for n in model.nodes if n.block is block)
+    gates = Gates(model)
+    # as the block runs between events: its modes (an enable's decision) held, gated
+    calcs = tuple(gates.node(n) for n in model.nodes
+                  if n.block is block and n.group not in ("event", "triggered"))
+    derivative = gates.method(block, "derivative") or (lambda t: None)
+    update = gates.method(block, "update") or (lambda t: None)
     states = block.xd if discrete else block.x
     inputs = block.u
     copies = tuple(None if u is None else np.array(u, dtype=float) for u in inputs)
@@ -136,12 +151,12 @@ def _differenced(model, block, t, discrete):
             calc(t)
         if discrete:
             before = block.xd.copy()
-            block.update(t)
+            update(t)
             rates = block.xd.copy()
             block.xd[:] = before
         else:
             if states.size:
-                block.derivative(t)
+                derivative(t)
             rates = block.dx.copy()
         return np.concatenate([rates.ravel()] + [y.ravel() for y in block.y])
 

@@ -12,6 +12,7 @@ import numpy as np
 from ..block import Block
 from ..errors import SimulationError
 from ..language.expr import ExprError
+from .conditional import Gates
 
 _FAULTS = (("divide by zero encountered in log", "log of zero"),
            ("invalid value encountered in log", "log of a negative number"),
@@ -43,12 +44,14 @@ def nonfinite(model, t, y, compiled=None):
     model.xbuf[:] = y
     if compiled is not None:
         compiled(t, y)
+    gates = Gates(model)  # a disabled block computes nothing
     for node in model.nodes:
         block = node.block
         if node.group == "continuous" and not (compiled and block.keeps_history):
+            calc = gates.node(node)
             try:
                 with np.errstate(all="raise", under="ignore"):
-                    getattr(block, node.calc)(t)
+                    calc(t)
             except (FloatingPointError, ZeroDivisionError) as e:
                 return SimulationError(_fault_text(e), block=block.name,
                                        port=node.ports[0] if len(node.ports) == 1 else None,
@@ -56,7 +59,7 @@ def nonfinite(model, t, y, compiled=None):
             except (ArithmeticError, ValueError):
                 pass  # not a floating-point fault: the finiteness check below decides
             with np.errstate(all="ignore"):
-                getattr(block, node.calc)(t)  # the values a failed check left unwritten
+                calc(t)  # the values a failed check left unwritten
         for port in node.ports:
             if not np.isfinite(model.outputs[(block.name, port)]).all():
                 return SimulationError("signal is not finite (NaN or inf)",
@@ -67,8 +70,9 @@ def nonfinite(model, t, y, compiled=None):
             if not np.isfinite(y[cs]).all():
                 return SimulationError("continuous state is not finite (NaN or inf)",
                                        block=block.name, time=t)
-            if cs.stop > cs.start:
-                block.derivative(t)
+            derivative = gates.method(block, "derivative")
+            if cs.stop > cs.start and derivative is not None:
+                derivative(t)
                 if not np.isfinite(model.dxbuf[cs]).all():
                     return SimulationError("state derivative is not finite (NaN or inf)",
                                            block=block.name, time=t)

@@ -1,8 +1,6 @@
 """Buses (bus, bus_select): resolved to plain wires when loaded, so a diagram with buses runs
 exactly as the same diagram wired without them (bit for bit, the same steps); recorded
 element by element; checked with FILE:LINE errors; named in linearize; drawn as bars."""
-import re
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +8,7 @@ import pytest
 
 import blocksim
 from blocksim.cli import main
+from bad_diagrams import check_bad
 
 ROOT = Path(__file__).resolve().parents[2]
 BUSES = ROOT / "tests" / "accel" / "corpus" / "buses.yaml"
@@ -145,14 +144,4 @@ BAD = {
 
 @pytest.mark.parametrize("case", sorted(BAD))
 def test_bad_buses(case, tmp_path, capsys):
-    text, needles = BAD[case]
-    text = "blocksim: 1\n" + textwrap.dedent(text) + "simulation: {stop: 1}\n"
-    line = next(i + 1 for i, t in enumerate(text.splitlines()) if "@LINE" in t)
-    path = tmp_path / "d.yaml"
-    path.write_text(text.replace("  # @LINE", ""))
-    assert main(["check", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    assert line in {int(n) for n in re.findall(re.escape(str(path)) + r":(\d+): error:", err)}, err
-    for needle in needles:
-        assert needle in err
+    check_bad(*BAD[case], tmp_path, capsys)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...block import TRIGGERED, Sample, overrides
+from .graph import topological_order
 from ..conditional import (Conditional, EnabledSubsystem, TriggeredSubsystem, flags_of,
                            gated)
 
@@ -37,22 +38,42 @@ class Gate:
 
 
 def decisions_first(nodes, drivers, node_of):
-    """`nodes` (dataflow order) with the enables' decisions and every node they need first."""
-    stack = [n for n in nodes if isinstance(n.block, EnabledSubsystem) and n.calc == "decide"]
-    if not stack:
+    """`nodes` (dataflow order) with the enables' decisions and every node they need first,
+    each enable's decision before what it gates among them (an enable inside another is
+    decided after the outer one, as is the signal it reads inside it)."""
+    decides = {n.block.name: n for n in nodes
+               if isinstance(n.block, EnabledSubsystem) and n.calc == "decide"}
+    if not decides:
         return nodes
-    need = set()
+    cone, stack = [], list(decides.values())
+    seen = set()
     while stack:
         node = stack.pop()
-        if id(node) in need:
+        if id(node) in seen:
             continue
-        need.add(id(node))
-        for port in node.inputs:
-            drv = drivers.get((node.block.name, port))
-            src = node_of.get((drv[0], drv[1])) if drv else None
-            if src is not None:
-                stack.append(src)
-    return [n for n in nodes if id(n) in need] + [n for n in nodes if id(n) not in need]
+        seen.add(id(node))
+        cone.append(node)
+        stack += _sources(node, drivers, node_of)
+    position = {id(n): k for k, n in enumerate(nodes)}
+    cone.sort(key=lambda n: position[id(n)])
+    at = {id(n): k for k, n in enumerate(cone)}
+    edges = {(at[id(src)], at[id(n)]) for n in cone for src in _sources(n, drivers, node_of)}
+    edges |= {(at[id(decides[c])], at[id(n)]) for n in cone for c in _enclosing(n.block.name)
+              if c in decides}
+    order = topological_order(len(cone), edges)
+    first = [cone[k] for k in order] if order is not None else cone
+    return first + [n for n in nodes if id(n) not in seen]
+
+
+def _sources(node, drivers, node_of):
+    """The nodes computing a node's same-instant inputs."""
+    found = []
+    for port in node.inputs:
+        drv = drivers.get((node.block.name, port))
+        src = node_of.get((drv[0], drv[1])) if drv else None
+        if src is not None:
+            found.append(src)
+    return found
 
 
 def gate_nodes(spec, built, nodes, slices, problems):
@@ -71,7 +92,7 @@ def gate_nodes(spec, built, nodes, slices, problems):
     for node in nodes:
         block = node.block
         gate = gates.get(block.name, Gate(()))
-        node.gate = gate.flags
+        node.gate = gate.flags if node.group != "constant" else ()  # computed once, always
         if isinstance(block, EnabledSubsystem):
             if node.calc == "decide":
                 node.group = "event"
