@@ -1,4 +1,5 @@
-"""Discrete-time blocks (Simulink semantics): they act at their sample hits offset + k*period.
+"""Discrete-time blocks (Simulink semantics): they act at their sample hits offset + k*period
+(inside a triggered subsystem, given no period, at the trigger's edges).
 
 At a hit the simulator calls the blocks' output calcs in dataflow order, then `update(t)`;
 between hits outputs hold. Each block keeps the output it holds in its discrete state, and
@@ -65,7 +66,8 @@ class ZeroOrderHold(_Discrete):
 
     Input: u. Output: y, u's shape; a non-scalar x0 fixes it, a scalar x0 broadcasts. At a hit
     the output is the input sampled then (direct feedthrough at its hits: a loop through a zoh
-    alone is algebraic), then held. period > 0, offset >= 0 (s).
+    alone is algebraic), then held. period > 0, offset >= 0 (s). Inside a triggered
+    subsystem the period is left out: the trigger's edges are the hits.
     """
 
     type = "zoh"
@@ -111,7 +113,8 @@ class UnitDelay(_Discrete):
 
     Input: u. Output: y, u's shape (a non-scalar x0 fixes it, a scalar x0 broadcasts), no
     feedthrough: it breaks algebraic loops. The discrete state keeps the held output and the
-    stored input apart, so storing u(t_k) does not change y before the next hit. period > 0 (s).
+    stored input apart, so storing u(t_k) does not change y before the next hit. period > 0 (s);
+    left out inside a triggered subsystem, whose trigger's edges are then the hits.
     """
 
     type = "unit_delay"

@@ -1,7 +1,8 @@
 """Discrete-time systems (Simulink semantics): LTI in state-space and transfer-function form, and
 the discrete-time integrator. They act at their hits offset + k*period: outputs first (in dataflow
 order), then the state update; between hits outputs hold; before the first hit (a run that
-does not start on one) the output is the one the initial state gives with u = 0.
+does not start on one) the output is the one the initial state gives with u = 0. The LTI
+blocks leave out their period inside a triggered subsystem: its trigger's edges are their hits.
 """
 import numpy as np
 

@@ -127,8 +127,7 @@ class LookupND(Block):
         cells = []
         for g, u, c, f in zip(self._grid, self._u, self._c, self._f):
             np.clip(u, g[0], g[-1], out=c)
-            i = np.searchsorted(g, c, side="right") - 1
-            np.clip(i, 0, g.size - 2, out=i)
+            i = np.clip(np.searchsorted(g, c, side="right") - 1, 0, g.size - 2)
             np.subtract(c if clip_u else u, g[i], out=f)
             cells.append(i)
         return cells

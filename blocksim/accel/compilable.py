@@ -25,6 +25,12 @@ class NotCompilable(Exception):
         super().__init__(", ".join(f"{n} ({t})" for n, t, _ in blocks))
 
 
+def has_lowering(block):
+    """Whether the block's type has a compiled form (an enabled or triggered subsystem's
+    block has one here, accel/conditional.py), without asking for it."""
+    return isinstance(block, Conditional) or overrides(block, "lower")
+
+
 def required(model, block, calcs):
     """The methods the simulator calls on `block`: its output calcs and the others."""
     cs, _ = model.state_slices[block.name]

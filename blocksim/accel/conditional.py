@@ -59,10 +59,11 @@ def lower_conditional(model, block, c, index):
         fired += " && in_enable[0] > 0.0"
     return Lowering({
         "run": " ".join(run) + f" {copy} xd[1] += 1.0; xd[2] = 1.0;",
-        "edge": f"double before = xd[0], now = in_trigger[0]; xd[0] = now; "
+        "edge": f"double before = xd[0], now = in_trigger[0]; "
+                f"if (t == xd[3]) {{ xd[0] = now; return; }} xd[0] = now; "
                 f"if ({fired}) b{k}_run(rt, t);",
-        "output": (f"if (isnan(xd[0])) {{ xd[0] = in_trigger[0]; {reset} }} "
-                   f"else b{k}_edge(rt, t); out_trigger[0] = xd[1];"),
+        "output": (f"if (isnan(xd[0])) {{ xd[3] = t; {reset} }} "
+                   f"b{k}_edge(rt, t); out_trigger[0] = xd[1];"),
         "advance": "xd[0] = in_trigger[0];",
         "indicator": "z[0] = in_trigger[0];",
         "crossing": (f"b{k}_edge(rt, t); out_trigger[0] = xd[1]; "

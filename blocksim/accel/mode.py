@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from ..engine.simulator import simulate
 from ..engine.solvers import FIXED_STEP
-from ..block import Block, Sample
+from ..block import Sample
 from ..errors import DiagramError, DiagramErrors
 
 # measured on the project's machines (benchmarks/accelerator.py prints them): normal mode
@@ -77,8 +77,9 @@ def decide(model, sweep=False):
     mode = model.settings.mode
     if mode == "normal":
         return Decision("normal", "simulation.mode is normal")
+    from .compilable import has_lowering
     unlowered = [(b.name, b.type, "has no compiled form") for b in model.blocks
-                 if type(b).lower is Block.lower]
+                 if not has_lowering(b)]
     if unlowered and mode == "auto":
         return _without_compiled_form(unlowered)
     from .compilable import NotCompilable

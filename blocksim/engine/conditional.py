@@ -45,9 +45,11 @@ class Conditional(Block):
     type = "subsystem"
     params = (
         Param("kind", "choice", choices=("enable", "trigger")),
+        Param("signal", "string", doc="the enable or trigger signal, as written"),
         Param("outputs", "names", (), "the subsystem's output ports"),
         Param("edge", "choice", "rising", "the trigger's edge", choices=tuple(EDGES)),
         Param("enabled", "bool", False, "a triggered subsystem that also has an enable"),
+        Param("enable", "string", "", "that enable signal, as written"),
         Param("outputs_when_disabled", "choice", "held", choices=("held", "reset")),
         Param("states_when_enabling", "choice", "held", choices=("held", "reset")),
         Param("initial", "data", 0.0, "the outputs before the first run (and when reset)"),
@@ -168,25 +170,28 @@ class TriggeredSubsystem(Conditional):
 
     def discrete_state(self):
         # the signal's value an edge is detected from (NaN before the start), the runs so
-        # far, the runs not yet counted among the events
-        return [np.nan, 0.0, 0.0]
+        # far, the runs not yet counted among the events, the start (no edge then)
+        return [np.nan, 0.0, 0.0, np.nan]
 
     def zero_crossings(self):
         return [self.direction]
 
     def output(self, t):
         """At an event instant: a run if the trigger had its edge since the value last seen."""
-        if np.isnan(self.xd[0]):  # the start: no edge yet, the outputs their initial values
-            self.xd[0] = self.u[0]
+        if np.isnan(self.xd[0]):  # the start: the outputs their initial values
+            self.xd[3] = t
             self._reset_outputs()
-        else:
-            self._edge(t)
+        self._edge(t)
         self.y[0][...] = self.xd[1]
 
     def _edge(self, t):
         """Run the subsystem if the trigger crossed 0 in the edge's direction since its last
-        seen value (and the enable, if any, is > 0)."""
+        seen value (and the enable, if any, is > 0); at the start it only sees the value
+        (the start is no edge, whatever the signal's value then)."""
         before, now = float(self.xd[0]), float(self.u[0])
+        if t == self.xd[3]:
+            self.xd[0] = now
+            return
         self.xd[0] = now
         d = self.direction
         fired = (d >= 0 and before <= 0.0 < now) or (d <= 0 and before >= 0.0 > now)

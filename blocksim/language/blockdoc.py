@@ -38,6 +38,17 @@ Inner blocks are named `outer/inner` (Filter/Integrator): use that name in `reco
 (`Filter/Integrator.y`), in `--set blocks.Filter/Integrator.x0=1`, and find it in
 `blocksim check`; figures of inner sinks are written as `Filter.Scope.png`. The
 subsystem's parameters are set like a block's: `--set blocks.Filter.parameters.tau=2`.
+
+Conditional execution (keys of the subsystem block, as Simulink's Enable and Trigger ports):
+    enable: SIGNAL          it runs while the signal (of the including diagram) is > 0;
+      outputs_when_disabled: held | reset   (reset: to `initial`)
+      states_when_enabling: held | reset    (reset: from their initial values)
+    trigger: {signal: SIGNAL, edge: rising | falling | either}
+                            it runs once at each edge, its outputs held in between; its
+                            discrete blocks leave out `period` (the edges are their hits)
+    initial: VALUE or {port: VALUE}   the outputs before it first runs (default 0)
+Switch instants and edges are located events; nothing inside runs while it does not (its
+states hold). See docs/conditional.md.
 """
 
 # types the loader resolves (no class): their documentation, and the family they are listed in

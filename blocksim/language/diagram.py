@@ -547,9 +547,12 @@ class _Loader:
                     "call it otherwise", block=sub.name))
                 return
         here = lambda raw: Value(raw, loc)  # noqa: E731
-        block = {"kind": here(condition.kind), "outputs": here(list(sub.outputs)),
-                 "edge": here(condition.edge or "rising"),
-                 "enabled": here(condition.kind == "trigger" and condition.enable is not None)}
+        block = {"kind": here(condition.kind), "signal": here(condition.signal.text()),
+                 "outputs": here(list(sub.outputs))}
+        if condition.kind == "trigger":
+            block["edge"] = here(condition.edge)
+            if condition.enable is not None:
+                block.update(enabled=here(True), enable=here(condition.enable.text()))
         block.update((k, params[k]) for k in ("outputs_when_disabled", "states_when_enabling",
                                               "initial") if k in params)
         self.expanded += 1

@@ -50,6 +50,7 @@ def run_report_html(run_dir):
         ("diagram", "Diagram", _diagram(run_dir, meta)),
         ("figures", "Figures and animations", _figures(run_dir, meta)),
         ("signals", "Recorded signals: final values", _signals(meta, results)),
+        ("conditional", "Enabled and triggered subsystems", _conditional(meta)),
         ("events", "Events", _events(meta, results)),
         ("solver", "Solver", _solver(meta)),
         ("parameters", "Parameters and robots", _configuration(meta)),
@@ -169,15 +170,39 @@ def _signals(meta, results):
     t = results.get("t")
     rows = []
     for name, source in record.items():
-        data = results.get(name)
-        if data is None or t is None or len(t) == 0:
+        # a bus is recorded element by element: NAME.ELEMENT
+        names = [name] if name in results else [k for k in results if k.startswith(name + ".")]
+        if not names or t is None or len(t) == 0:
             rows.append((name, source, "", "(not recorded)", "", ""))
-            continue
-        rows.append((code(name), source, str(tuple(data.shape[1:])),
-                     code(number(data[-1])), number(np.min(data)),
-                     number(np.max(data))))
+        for each in names:
+            data = results[each]
+            rows.append((code(each), source if each == name else f"{source} (bus element)",
+                         str(tuple(data.shape[1:])), code(number(data[-1])),
+                         number(np.min(data)), number(np.max(data))))
     note = f'<p class="note">At t = {float(t[-1]):g} s.</p>' if t is not None and len(t) else ""
     return note + table(("name", "signal", "shape", "final value", "min", "max"), rows, numeric=(4, 5))
+
+
+def _conditional(meta):
+    """A row per enabled or triggered subsystem: what controls it, its options, how often it
+    switched (enabled) or ran (triggered): its events."""
+    blocks = (meta.get("configuration") or {}).get("blocks") or {}
+    counts = (meta.get("events") or {}).get("per_block") or {}
+    rows = []
+    for name, b in blocks.items():
+        if b.get("type") != "subsystem":
+            continue
+        if b.get("kind") == "enable":
+            control, what = f"enabled by {b.get('signal')} > 0", "switches"
+        else:
+            control = f"triggered by {b.get('signal')}, {b.get('edge', 'rising')} edges" + (
+                f", while {b['enable']} > 0" if b.get("enable") else "")
+            what = "runs"
+        options = ", ".join(f"{k} = {as_text(b[k])}" for k in
+                            ("outputs_when_disabled", "states_when_enabling", "initial") if k in b)
+        rows.append((code(name), control, options or "(defaults)",
+                     f"{counts.get(name, 0)} {what}"))
+    return table(("subsystem", "control", "options", "events"), rows) if rows else ""
 
 
 def _events(meta, results):

@@ -85,6 +85,16 @@ def test_a_bilinear_value_by_hand():
     assert lookup(2, np.array([[0.2, -0.75]]))[0] == pytest.approx(by_hand, abs=1e-15)
 
 
+@pytest.mark.parametrize("method", ["linear", "nearest", "cubic"])
+def test_scalar_inputs(method):
+    # the common case: one scalar per dimension, a scalar out
+    rig = Rig(LookupND, {"breakpoints": list(GRID), "table": TABLE, "method": method},
+              {"u1": (), "u2": (), "u3": ()})
+    got = rig.set(u1=0.3, u2=-0.7, u3=2.2).out()
+    assert got.shape == ()
+    assert got == pytest.approx(scipy_grid(3, method)([[0.3, -0.7, 2.2]])[0], abs=1e-12)
+
+
 def test_inputs_broadcast_element_wise():
     rig = Rig(LookupND, {"breakpoints": list(GRID[:2]), "table": TABLE[:, :, 0]},
               {"u1": (), "u2": (2, 3)})

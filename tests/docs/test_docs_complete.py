@@ -7,6 +7,7 @@ import pytest
 from docfiles import DOCS, blocks
 
 from blocks.catalog import BLOCKS
+from blocksim.language.blockdoc import LOADER_DOCS
 from blocksim.language.diagram import SIMULATION_KEYS, SUBSYSTEM_KEYS
 from blocksim.language.expr import CONSTANTS, FUNCTIONS, MATRIX_FUNCTIONS
 from blocksim.engine.solvers import SOLVERS
@@ -56,12 +57,13 @@ def test_set_paths_are_the_ones_the_loader_knows():
     assert heads == {"simulation", "parameters", "blocks", "robots", "record", "name", "inputs"}
 
 
-@pytest.mark.parametrize("page", ["tutorial.md", "language.md", "custom-blocks.md", "robots.md"])
+@pytest.mark.parametrize("page", ["tutorial.md", "language.md", "custom-blocks.md", "robots.md",
+                                  "conditional.md"])
 def test_every_block_type_a_page_uses_exists(page):
     plugin_types = set(re.findall(r'^(\w+) = "', (DOCS / "custom-blocks.md").read_text(), re.M))
     text = "\n".join(body for _, _, body in blocks(page))
     for type_name in re.findall(r"type: (\w+)", text):
         if type_name in ("revolute", "prismatic"):      # a link's type, in a robot file
             continue
-        assert type_name in BLOCKS or type_name == "subsystem" or type_name in plugin_types, \
+        assert type_name in BLOCKS or type_name in LOADER_DOCS or type_name in plugin_types, \
             f"{page} uses block type '{type_name}', which blocksim does not have"

@@ -41,12 +41,15 @@ def test_a_bus_is_recorded_element_by_element(runs):
                                - 4.0 * bus["state.pos"], rtol=0, atol=1e-15)
 
 
-def test_results_files_name_the_elements(tmp_path):
-    blocksim.run(BUSES, out=tmp_path / "run", overrides={"simulation.stop": 0.1}, csv=True)
+def test_results_files_and_the_report_name_the_elements(tmp_path):
+    blocksim.run(BUSES, out=tmp_path / "run", overrides={"simulation.stop": 0.1}, csv=True,
+                 plots=True)
     with np.load(tmp_path / "run" / "results.npz") as data:
         assert "state.drive.mode" in data.files
     header = (tmp_path / "run" / "results.csv").read_text().splitlines()[0]
     assert "state.drive.mode[2]" in header.split(",")
+    page = (tmp_path / "run" / "report.html").read_text()
+    assert "<code>state.drive.mode</code></td><td>State (bus element)</td><td>(3,)" in page
 
 
 def test_linearize_names_an_element_a_bus_select_picks():

@@ -152,6 +152,19 @@ def test_a_model_runs_again_from_its_start():
         np.testing.assert_array_equal(first[name], second[name], err_msg=name)
 
 
+def test_the_report_lists_them_and_auto_mode_may_compile_them(tmp_path):
+    from blocksim.accel.mode import decide
+    assert "no compiled form" not in decide(blocksim.load(TRIGGERED)).why
+    blocksim.run(TRIGGERED, out=tmp_path, plots=True, overrides={"simulation.stop": 2})
+    page = (tmp_path / "report.html").read_text()
+    assert "Enabled and triggered subsystems" in page
+    # rising edges of sin(5 t - 0.5) before 2 s: 0.1, 1.357; the enable Sin.y > 0 switched at
+    # pi (after 2 s): only its first decision, not an event
+    for row in ("triggered by Clock.y, rising edges</td><td>initial = {y: -7}</td><td>2 runs",
+                "triggered by Clock.y, rising edges, while Until.y &gt; 0", "enabled by Sin.y"):
+        assert row in page, row
+
+
 LOOP = """\
 blocksim: 1
 parameters: {active: 1}
