@@ -3,6 +3,7 @@ forms, values at the located edges), their events, linearisation in the current 
 state, and their FILE:LINE errors. The diagrams are the both-modes corpus's
 (tests/accel/corpus/conditional_*.yaml), so accelerated mode is held to the same truth."""
 import math
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -143,6 +144,28 @@ def test_a_trigger_inside_an_enabled_subsystem_sees_only_its_enabled_edges(trigg
     np.testing.assert_allclose(triggered["nested"][ok], ref[ok], atol=1e-9)
 
 
+def test_the_start_is_no_edge(tmp_path):
+    # a pulse is high from t = 0 (its initialize sets it, after a first evaluation at 0):
+    # Simulink runs nothing then; the first run is at the rising edge 0.5
+    path = tmp_path / "d.yaml"
+    path.write_text(textwrap.dedent("""\
+        blocksim: 1
+        blocks:
+          Clock: {type: pulse, period: 0.5}
+          Time: {type: clock}
+          Hold:
+            type: subsystem
+            trigger: Clock.y
+            initial: -1
+            diagram: {inputs: {u: G}, outputs: {y: G.y}, blocks: {G: {type: gain, K: 1}}}
+        wires: [Time -> Hold.u]
+        simulation: {stop: 1.2, output_interval: 0.25}
+        record: {held: Hold.y}
+        """))
+    run = blocksim.run(path)
+    np.testing.assert_array_equal(run["held"], [-1, -1, 0.5, 0.5, 1.0, 1.0])
+
+
 def test_a_model_runs_again_from_its_start():
     # flags, held outputs and the signals of blocks not run yet start afresh each run
     model = blocksim.load(ENABLED)
@@ -195,74 +218,38 @@ def test_linearize_takes_an_enabled_subsystem_in_its_current_state(tmp_path, act
     assert system.dcgain() == pytest.approx(gain)
 
 
+def subsystem(*keys, source="{type: sine}", outputs="{y: C.y}", value=1):
+    """A diagram body: a source V and a subsystem S with these keys (lines), its inside one
+    constant C."""
+    lines = "".join(f"    {key}\n" for key in keys)
+    return (f"blocks:\n  V: {source}\n  S:\n    type: subsystem\n{lines}"
+            f"    diagram: {{outputs: {outputs}, blocks: {{C: {{type: constant, value: {value}}}}}}}\n")
+
+
 BAD = {
-    "an enable that is not scalar": ("""\
-        blocks:
-          V: {type: constant, value: [1, 2]}
-          S:
-            type: subsystem
-            enable: V.y  # @LINE
-            diagram: {outputs: {y: C.y}, blocks: {C: {type: constant, value: 1}}}
-        """, ["S.enable", "(2,)"]),
-    "an unknown key in a trigger": ("""\
-        blocks:
-          V: {type: sine}
-          S:
-            type: subsystem
-            trigger: {signal: V.y, edges: rising}  # @LINE
-            diagram: {outputs: {y: C.y}, blocks: {C: {type: constant, value: 1}}}
-        """, ["unknown key 'edges' in a trigger (did you mean 'edge'?)"]),
-    "an edge that does not exist": ("""\
-        blocks:
-          V: {type: sine}
-          S:
-            type: subsystem
-            trigger: {signal: V.y, edge: risin}  # @LINE
-            diagram: {outputs: {y: C.y}, blocks: {C: {type: constant, value: 1}}}
-        """, ["edge must be one of rising, falling, either, got 'risin' (did you mean "
-              "'rising'?)"]),
-    "outputs_when_disabled on a triggered subsystem": ("""\
-        blocks:
-          V: {type: sine}
-          S:
-            type: subsystem
-            trigger: V.y
-            outputs_when_disabled: reset  # @LINE
-            diagram: {outputs: {y: C.y}, blocks: {C: {type: constant, value: 1}}}
-        """, ["'outputs_when_disabled' is for an enabled subsystem"]),
-    "initial without a control": ("""\
-        blocks:
-          S:
-            type: subsystem
-            initial: 1  # @LINE
-            diagram: {outputs: {y: C.y}, blocks: {C: {type: constant, value: 1}}}
-        """, ["'initial' is for an enabled or triggered subsystem"]),
-    "an enable signal of a block that does not exist": ("""\
-        blocks:
-          V: {type: sine}
-          S:
-            type: subsystem
-            enable: W.y  # @LINE
-            diagram: {outputs: {y: C.y}, blocks: {C: {type: constant, value: 1}}}
-        """, ["unknown block 'W'"]),
-    "an initial value for a port that does not exist": ("""\
-        blocks:
-          V: {type: sine}
-          S:
-            type: subsystem
-            enable: V.y
-            initial: {z: 1}  # @LINE
-            diagram: {outputs: {y: C.y}, blocks: {C: {type: constant, value: 1}}}
-        """, ["no output port named 'z' (ports: y)"]),
-    "an initial value of the wrong shape": ("""\
-        blocks:
-          V: {type: sine}
-          S:
-            type: subsystem
-            enable: V.y
-            initial: [1, 2]  # @LINE
-            diagram: {outputs: {y: C.y}, blocks: {C: {type: constant, value: [1, 2, 3]}}}
-        """, ["for output 'y' (3,)"]),
+    "an enable that is not scalar": (
+        subsystem("enable: V.y  # @LINE", source="{type: constant, value: [1, 2]}"),
+        ["S.enable", "(2,)"]),
+    "an unknown key in a trigger": (
+        subsystem("trigger: {signal: V.y, edges: rising}  # @LINE"),
+        ["unknown key 'edges' in a trigger (did you mean 'edge'?)"]),
+    "an edge that does not exist": (
+        subsystem("trigger: {signal: V.y, edge: risin}  # @LINE"),
+        ["edge must be one of rising, falling, either, got 'risin' (did you mean 'rising'?)"]),
+    "outputs_when_disabled on a triggered subsystem": (
+        subsystem("trigger: V.y", "outputs_when_disabled: reset  # @LINE"),
+        ["'outputs_when_disabled' is for an enabled subsystem"]),
+    "initial without a control": (
+        subsystem("initial: 1  # @LINE"),
+        ["'initial' is for an enabled or triggered subsystem"]),
+    "an enable signal of a block that does not exist": (
+        subsystem("enable: W.y  # @LINE"), ["unknown block 'W'"]),
+    "an initial value for a port that does not exist": (
+        subsystem("enable: V.y", "initial: {z: 1}  # @LINE"),
+        ["no output port named 'z' (ports: y)"]),
+    "an initial value of the wrong shape": (
+        subsystem("enable: V.y", "initial: [1, 2]  # @LINE", value="[1, 2, 3]"),
+        ["for output 'y' (3,)"]),
     "continuous states inside a triggered subsystem": ("""\
         blocks:
           V: {type: sine}
