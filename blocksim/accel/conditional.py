@@ -55,7 +55,7 @@ def lower_conditional(model, block, c, index):
            in run_entries(model, block.name)]
     d = block.direction
     fired = f"(({d} >= 0 && before <= 0.0 && now > 0.0) || ({d} <= 0 && before >= 0.0 && now < 0.0))"
-    if block.p.enabled:
+    if block.p.enable:
         fired += " && in_enable[0] > 0.0"
     return Lowering({
         "run": " ".join(run) + f" {copy} xd[1] += 1.0; xd[2] = 1.0;",

@@ -48,8 +48,7 @@ class Conditional(Block):
         Param("signal", "string", doc="the enable or trigger signal, as written"),
         Param("outputs", "names", (), "the subsystem's output ports"),
         Param("edge", "choice", "rising", "the trigger's edge", choices=tuple(EDGES)),
-        Param("enabled", "bool", False, "a triggered subsystem that also has an enable"),
-        Param("enable", "string", "", "that enable signal, as written"),
+        Param("enable", "string", "", "a triggered subsystem's enable signal, if any"),
         Param("outputs_when_disabled", "choice", "held", choices=("held", "reset")),
         Param("states_when_enabling", "choice", "held", choices=("held", "reset")),
         Param("initial", "data", 0.0, "the outputs before the first run (and when reset)"),
@@ -160,7 +159,7 @@ class TriggeredSubsystem(Conditional):
 
     def __init__(self, name, params):
         super().__init__(name, params)
-        self.controls = ("trigger", "enable") if self.p.enabled else ("trigger",)
+        self.controls = ("trigger", "enable") if self.p.enable else ("trigger",)
         self.direction = EDGES[self.p.edge]
 
     def ports(self):
@@ -195,7 +194,7 @@ class TriggeredSubsystem(Conditional):
         self.xd[0] = now
         d = self.direction
         fired = (d >= 0 and before <= 0.0 < now) or (d <= 0 and before >= 0.0 > now)
-        if fired and (not self.p.enabled or self.u[1] > 0.0):
+        if fired and (not self.p.enable or self.u[1] > 0.0):
             for call in self.plan:
                 call(t)
             self._pass(t)

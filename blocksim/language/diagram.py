@@ -552,7 +552,7 @@ class _Loader:
         if condition.kind == "trigger":
             block["edge"] = here(condition.edge)
             if condition.enable is not None:
-                block.update(enabled=here(True), enable=here(condition.enable.text()))
+                block["enable"] = here(condition.enable.text())
         block.update((k, params[k]) for k in ("outputs_when_disabled", "states_when_enabling",
                                               "initial") if k in params)
         self.expanded += 1
