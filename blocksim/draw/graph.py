@@ -103,7 +103,8 @@ class _Builder:
         port boxes as a subsystem's inside its frame (their inports are not boxes)."""
         graph = Graph()
         for name, spec in self.spec.blocks.items():
-            if _parent(name) == prefix and spec.type != INPORT:
+            # (a conditional subsystem's own block is drawn as the subsystem)
+            if _parent(name) == prefix and spec.type != INPORT and name not in self.spec.subsystems:
                 graph.boxes[name] = self.block_box(name, spec)
         for name, sub in self.spec.subsystems.items():
             if _parent(name) == prefix:
