@@ -113,7 +113,6 @@ class LookupND(Block):
         self._c = tuple(np.zeros(shape) for _ in u)  # u clipped into the box
         self._f = tuple(np.zeros(shape) for _ in u)  # the fraction (linear) or offset (cubic)
         self._w = np.zeros(shape)
-        self._acc = np.zeros(shape)
         # views of the run data (self.v: bound before the block is, valid for the model)
         v = vars(self.v)
         self._grid = tuple(v[f"bp{k}"] for k in range(self._n))

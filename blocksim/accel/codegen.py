@@ -358,7 +358,7 @@ class _Writer:
         self.function("dg_cont", "double t", cont, "outputs of every evaluation, dataflow order")
         self.function("dg_deriv", "double t", deriv, "the derivatives")
         self.function("dg_hit", "double t, const char *due", hit,
-                      "outputs at an event instant: continuous and due discrete")
+                      "outputs at an event instant: continuous, due discrete, event nodes")
         self.function("dg_update", "double t, const char *due", update, "discrete updates")
         self.function("dg_initialize", "double t", init, "initial states from inputs")
         self.function("dg_indicators", "double t", ind, "zero-crossing indicators")

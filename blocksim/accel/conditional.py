@@ -36,17 +36,16 @@ def lower_conditional(model, block, c, index):
     copy = " ".join(c.loop(c.n_out[p], f"out_{p}[i] = in_{p}[i];") for p in outputs)
     k = index[block.name]
     if isinstance(block, EnabledSubsystem):
-        on_again = (f"if (on != 0.0 && !first) {{ "
-                    f"memcpy(rt->X + {a}, rt->X0 + {a}, sizeof(double) * {b - a}); "
-                    f"memcpy(rt->XD + {d0}, rt->XD0 + {d0}, sizeof(double) * {d1 - d0}); }} "
-                    if block.p.states_when_enabling == "reset" else "")
+        states = (_copy("X", a, b) + _copy("XD", d0, d1)
+                  if block.p.states_when_enabling == "reset" else "")
+        held = f"memset(rt->DX + {a}, 0, sizeof(double) * {b - a}); " if b > a else ""
         outputs_reset = "1" if block.p.outputs_when_disabled == "reset" else "first"
         return Lowering({
             "decide": ("double on = in_enable[0] > 0.0 ? 1.0 : 0.0; "
                        "if (on != xd[0]) { int first = xd[0] == -1.0; (void)first; "
-                       + on_again
-                       + f"if (on == 0.0) {{ memset(rt->DX + {a}, 0, sizeof(double) * {b - a}); "
-                       f"if ({outputs_reset}) {{ {reset} }} }} xd[0] = on; }} out_enable[0] = on;"),
+                       + (f"if (on != 0.0 && !first) {{ {states}}} " if states else "")
+                       + f"if (on == 0.0) {{ {held}if ({outputs_reset}) {{ {reset} }} }} "
+                       "xd[0] = on; } out_enable[0] = on;"),
             "output": copy,
             "indicator": "z[0] = in_enable[0];",
             "crossing": (f"b{k}_decide(rt, t); changed = xd[0] != xd[1]; xd[1] = xd[0];")},
@@ -69,6 +68,14 @@ def lower_conditional(model, block, c, index):
         "crossing": (f"b{k}_edge(rt, t); out_trigger[0] = xd[1]; "
                      "changed = xd[2] != 0.0; xd[2] = 0.0;")},
         doc="a triggered subsystem")
+
+
+def _copy(buffer, start, stop):
+    """C setting the states [start, stop) of `buffer` (X, XD) to their initial values."""
+    if stop == start:
+        return ""
+    return (f"memcpy(rt->{buffer} + {start}, rt->{buffer}0 + {start}, "
+            f"sizeof(double) * {stop - start}); ")
 
 
 def _call(what, block, index):

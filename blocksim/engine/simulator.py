@@ -11,9 +11,10 @@ read the rate of change of an input (an extremum as an event: rates.py). Faults 
 explained after the fact by diagnosis.py.
 
 At an event instant, in order: source switches (`event`), outputs of all due blocks in
-dataflow order (a zoh samples its input), discrete state updates, then the event iteration of
-hybrid blocks (`crossing` handlers until nothing changes), then recording (values after the
-event: right-continuous). Sinks also get the values just before the event and, when figures
+dataflow order (a zoh samples its input; an enabled subsystem decides, a triggered one runs
+on an edge: conditional.py), discrete state updates, then the event iteration of hybrid
+blocks (`crossing` handlers until nothing changes), then recording (values after the event:
+right-continuous). The blocks inside enabled subsystems run through gates (`Gates`). Sinks also get the values just before the event and, when figures
 are drawn, points of the dense output between steps, so a scope shows a jump as a vertical
 edge and a curve without polygonal kinks; results.npz keeps one row per time.
 
