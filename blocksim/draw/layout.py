@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .route import CONTROL_GAP, FRAME_PAD, GAP_MIN, MARGIN, TOP_LEAD, route
+from .route import CONTROL_GAP, FRAME_PAD, GAP_MIN, MARGIN, route, top_leads
 
 NODE_GAP = 16  # vertical space between boxes in a column
 DUMMY_GAP = 8  # between a long wire's pass and its neighbours in a column
@@ -131,7 +131,7 @@ class _Level:
                 ports = {b.box.key: b for b in inner.boxes}
                 side = box.inputs[:len(box.inputs) - len(box.controls)]
                 e.in_ys = [top + ports[f"{key}:in:{p}"].out_ys[0] for p in side]
-                e.in_ys += [-TOP_LEAD] * len(box.controls)  # on the top edge: route.py
+                e.in_ys += top_leads(len(box.controls))  # on the top edge: route.py
                 e.out_ys = [top + ports[f"{key}:out:{p}"].in_ys[0] for p in box.outputs]
                 e.inner, e.title_h = inner, th
             else:

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..util.atomic import atomic_path
 from .graph import build_graph
 from .layout import Metrics, layout
-from .route import CONTROL_GAP, FRAME_PAD, TOP_LEAD
+from .route import CONTROL_GAP, FRAME_PAD, top_leads
 from ..errors import DiagramError
 
 FORMATS = ("svg", "png", "pdf")
@@ -108,7 +108,7 @@ def _box_size(measure, box):
             _controls_width(measure, box))
     h = max(MIN_H, ch + 2 * PAD_Y + top, PORT_PITCH * max(len(side), len(box.outputs)))
     return (w, h, [h * (i + 0.5) / len(side) for i in range(len(side))]
-            + [-TOP_LEAD] * len(box.controls),
+            + top_leads(len(box.controls)),
             [h * (i + 0.5) / len(box.outputs) for i in range(len(box.outputs))])
 
 

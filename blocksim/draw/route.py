@@ -24,7 +24,14 @@ CHANNEL = 8  # between feedback channels under the diagram
 MARGIN = 10
 FRAME_PAD = 10
 LABEL_PAD = 2
-TOP_LEAD = 8  # a wire into a port on a box's top edge runs this far above it
+TOP_LEAD = 5  # the step of the heights above a box at which wires run to its top edge
+
+
+def top_leads(n):
+    """The heights (from the box's top, negative: above) at which the wires into n ports on
+    its top edge run to them: the port further right higher, so that no wire crosses the
+    drop of another into its port."""
+    return [-TOP_LEAD * (k + 1) for k in range(n)]
 CONTROL_GAP = 4  # between a frame's control port and its label
 OVERLAP = 100  # cost of two wires running on one line, against 1 for a crossing
 NEAR = TRACK / 2  # two wires' parallel runs closer than this read as one line

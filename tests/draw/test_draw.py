@@ -23,8 +23,12 @@ TOL = 0.5  # pixels: touching is not overlapping
 
 LOOP = DATA / "loop.yaml"  # two subsystems in a feedback loop, each with an inner loop
 INDEXED = DATA / "indexed.yaml"  # wires taking elements of one vector output
+CORPUS = ROOT / "tests" / "accel" / "corpus"
+# control ports on top edges (boxes and frames, nested), buses as bars (nested, in frames)
+TRIGGERED, BUSES = CORPUS / "conditional_triggered.yaml", CORPUS / "buses.yaml"
 CASES = [(p, False) for p in DIAGRAMS] + [(CASCADE, False), (CASCADE, True), (LOOP, False),
-                                          (LOOP, True), (INDEXED, False)]
+                                          (LOOP, True), (INDEXED, False), (TRIGGERED, False),
+                                          (TRIGGERED, True), (BUSES, True)]
 
 
 def ids(case):
