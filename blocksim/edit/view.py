@@ -68,6 +68,8 @@ class Checked:
             if probed is not None:
                 self.ports[name] = probed
         known_ports.update({(n, self.spec.blocks[n].type): p for n, p in self.ports.items()})
+        self.ports.update((name, tuple(map(list, bus.ports)))  # buses: the loader's blocks
+                          for name, bus in self.spec.buses.items())
         self.problems = _unique(self.problems)
 
 
