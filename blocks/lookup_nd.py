@@ -102,6 +102,18 @@ class LookupND(Block):
     def ports(self):
         return [In(f"u{k + 1}") for k in range(len(self.p.breakpoints))], [Out("y")]
 
+    def describe(self):
+        """Lines for `blocksim check`: the table's shape and source, its range, the method,
+        and each input's breakpoints."""
+        p = self.p
+        grid, table = self._grid_table(p)
+        source = p.table.name if isinstance(p.table, Path) else "inline"
+        lines = [f"table {' x '.join(map(str, table.shape))} ({source}), values "
+                 f"{table.min():g} .. {table.max():g}; {p.method}, "
+                 f"{p.extrapolation} outside the breakpoints"]
+        return lines + [f"u{k + 1}: {g.size} breakpoints, {g[0]:g} .. {g[-1]:g}"
+                        for k, g in enumerate(grid)]
+
     def infer(self, shapes):
         self._out = _broadcast_inputs(tuple(shapes), shapes)
         return {"y": self._out}

@@ -149,6 +149,19 @@ def test_a_table_changed_by_set_reads_its_new_file(tmp_path):
     assert blocksim.execute(model)["y"][-1, 0] == pytest.approx(-1.0, abs=1e-14)
 
 
+def test_check_describes_the_table(tmp_path):
+    """blocksim check's lines under the block: the NPZ's shape, its range (TABLE's own min
+    and max), the method, each input's breakpoints (GRID's)."""
+    np.savez(tmp_path / "t.npz", table=TABLE)
+    path = tmp_path / "d.yaml"
+    path.write_text(DIAGRAM.format(bp=BP, table="t.npz", method="cubic"))
+    block = blocksim.load(path).block("T")
+    assert block.describe() == [
+        f"table 4 x 5 x 4 (t.npz), values {TABLE.min():g} .. {TABLE.max():g}; cubic, clip "
+        "outside the breakpoints",
+        "u1: 4 breakpoints, -1 .. 2", "u2: 5 breakpoints, -2 .. 2", "u3: 4 breakpoints, 0 .. 3"]
+
+
 def bad(tmp_path, capsys, bp=BP, table=repr(TABLE.tolist()), method="linear", files=()):
     """(the message, the line it points at) of a diagram with a bad lookup_nd."""
     from blocksim.cli import main

@@ -21,7 +21,7 @@ def followed(tmp_path_factory):
 
 def test_every_command_runs_as_the_page_says(followed):
     _, results = followed
-    assert len(results) == 7
+    assert len(results) == 8
     check_ran(results, "")
 
 
@@ -29,7 +29,7 @@ def test_the_outputs_shown_are_the_commands_outputs(followed):
     _, results = followed
     everything = "\n".join(r.stdout for _, _, r in results)
     shown = [text for lang, name, text in blocks(PAGE) if not lang and not name]
-    assert len(shown) == 4
+    assert len(shown) == 5
     for text in shown:
         for line in text.splitlines():
             if line.strip() and line.strip() != "...":
@@ -48,6 +48,8 @@ def test_the_numbers_are_those_worked_out_by_hand(followed):
     for t, value in held.items():
         assert f"t = {t}: held {value:+.6f}" in out
     # gear 2's row of the table (30, 45, 70 at throttle 0, 0.5, 1), linear between
+    # what check says of the table: shift_up.csv's 3 rows of 3, from 15 to 100 km/h
+    assert "table 3 x 3 (shift_up.csv), values 15 .. 100; linear, clip" in out
     speeds = np.interp([0, 0.25, 0.5, 0.75, 1], [0, 0.5, 1], [30, 45, 70])
     for throttle, speed in zip((0, 0.25, 0.5, 0.75, 1), speeds):
         assert f"throttle {throttle:.2f} -> shift up from gear 2 at {speed:g} km/h" in out
