@@ -28,9 +28,11 @@ SIGNAL_RE = re.compile(rf"\s*{_END}(?:\[\s*(-?\d*)\s*(:)?\s*(-?\d*)\s*\])?\s*\Z"
 TOP_KEYS = ("blocksim", "name", "description", "parameters", "robots", "blocks", "wires",
             "simulation", "record", "layout", "inputs", "outputs")
 SUBSYSTEM_KEYS = TOP_KEYS
+# the options of an enabled subsystem (a triggered one has only `initial`)
+CONDITIONAL_OPTIONS = ("outputs_when_disabled", "states_when_enabling", "initial")
 # the keys of a subsystem block (`{type: subsystem, ...}`), and a trigger's edges
 SUBSYSTEM_BLOCK_KEYS = ("file", "diagram", "parameters", "enable", "trigger",
-                        "outputs_when_disabled", "states_when_enabling", "initial")
+                        *CONDITIONAL_OPTIONS)
 TRIGGER_EDGES = ("rising", "falling", "either")
 # what a file given as the top-level diagram may be instead
 TOP_KEY_HINTS = {"blocksim-sweep": "this is a sweep file: `blocksim sweep FILE` runs it"}
@@ -490,14 +492,14 @@ class _Loader:
     def condition(self, flat, params, loc, prefix):
         """The ConditionSpec of a subsystem block's `enable:` / `trigger:`, or None."""
         if "enable" not in params and "trigger" not in params:
-            for key in ("outputs_when_disabled", "states_when_enabling", "initial"):
+            for key in CONDITIONAL_OPTIONS:
                 if key in params:
                     self.problems.add(params[key].loc.error(
                         f"'{key}' is for an enabled or triggered subsystem (add 'enable:' or "
                         "'trigger:')", block=flat))
             return None
         if "trigger" in params:
-            for key in ("outputs_when_disabled", "states_when_enabling"):
+            for key in CONDITIONAL_OPTIONS[:2]:
                 if key in params:
                     self.problems.add(params[key].loc.error(
                         f"'{key}' is for an enabled subsystem: a triggered one holds its "
@@ -553,8 +555,7 @@ class _Loader:
             block["edge"] = here(condition.edge)
             if condition.enable is not None:
                 block["enable"] = here(condition.enable.text())
-        block.update((k, params[k]) for k in ("outputs_when_disabled", "states_when_enabling",
-                                              "initial") if k in params)
+        block.update((k, params[k]) for k in CONDITIONAL_OPTIONS if k in params)
         self.expanded += 1
         self.blocks[sub.name] = BlockSpec(sub.name, "subsystem", block, loc, scope)
         controls = [(condition.kind, condition.signal)]
@@ -983,11 +984,18 @@ def _set_entry(block, param, key, value, loc):
 
 def _set_subsystem(spec, sub, rest, value, loc):
     """`--set blocks.S.parameters.NAME=value`: a value for one of the subsystem's declared
-    parameters, evaluated in the including diagram like the block's own `parameters:`."""
+    parameters, evaluated in the including diagram like the block's own `parameters:`;
+    `--set blocks.S.initial=value` (and an enabled subsystem's other options): its block's."""
+    options = () if sub.condition is None else \
+        CONDITIONAL_OPTIONS if sub.condition.kind == "enable" else CONDITIONAL_OPTIONS[2:]
+    if len(rest) == 1 and rest[0] in options:
+        spec.blocks[sub.name].params[rest[0]] = Value(value, loc)
+        return
     if rest[0] != "parameters" or len(rest) != 2:
         raise loc.error(f"a subsystem's '{'.'.join(rest)}' cannot be set", block=sub.name,
-                        hint=f"set its parameters (blocks.{sub.name}.parameters.NAME) or its "
-                             f"inner blocks (blocks.{sub.name}/BLOCK.PARAM)")
+                        hint=f"set its parameters (blocks.{sub.name}.parameters.NAME), "
+                             + "".join(f"blocks.{sub.name}.{o}, " for o in options)
+                             + f"or its inner blocks (blocks.{sub.name}/BLOCK.PARAM)")
     scope = spec.scopes[sub.scope]
     name = rest[1]
     if name not in scope.params:

@@ -175,6 +175,23 @@ def test_a_model_runs_again_from_its_start():
         np.testing.assert_array_equal(first[name], second[name], err_msg=name)
 
 
+@pytest.mark.parametrize("mode", ["normal", "accelerated"])
+def test_their_options_are_set_as_block_parameters_are(mode):
+    # Held given outputs reset to 3 while disabled, and states reset on enabling: the
+    # closed forms of the first test with -1 replaced by 3 and held states by reset ones
+    model = blocksim.load(ENABLED, [f"simulation.mode={mode}", "simulation.stop=7"])
+    model.set({"blocks.Held.outputs_when_disabled": "reset", "blocks.Held.initial": 3,
+               "blocks.Held.states_when_enabling": "reset"})
+    run = blocksim.execute(model)
+    t, c = run.t, 2.0
+    rem = t - 2 * PI * np.floor(t / (2 * PI))
+    ok = away(t, PI * np.arange(3))
+    np.testing.assert_allclose(run["held"][ok], np.where(np.sin(t) > 0, c * rem, 3.0)[ok],
+                               atol=1e-8)
+    with pytest.raises(blocksim.DiagramError, match="'edge' cannot be set"):
+        model.set("blocks.Held.edge", "rising")
+
+
 def test_the_report_lists_them_and_auto_mode_may_compile_them(tmp_path):
     from blocksim.accel.mode import decide
     assert "no compiled form" not in decide(blocksim.load(TRIGGERED)).why

@@ -104,7 +104,8 @@ class Model:
         """Change values of the diagram and re-compile it in place, as Simulink's set_param:
         `model.set("blocks.Kp.K", 400)`, or several at once, `model.set({"blocks.Kp.K": 400,
         "simulation.stop": 5})`. Paths are those of `--set` and `overrides=` (blocks.B.P,
-        parameters.N, simulation.KEY, robots.R.OPTION, record.NAME, blocks.S.parameters.N);
+        parameters.N, simulation.KEY, robots.R.OPTION, record.NAME, blocks.S.parameters.N,
+        a conditional subsystem's blocks.S.initial and options);
         values are what the diagram could say there (a number, a list, an expression as a
         string). The values are checked as `blocksim.load` checks them (DiagramError, the
         model unchanged); when only values changed, the model keeps its layout (buffers,
