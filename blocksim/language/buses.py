@@ -231,6 +231,22 @@ class Buses:
         spec = self.specs.get(through(src).block) if src is not None else None
         return spec.inputs.get(element, (None,))[0] if spec and spec.type == "bus" else None
 
+    def wires(self, plain, through, problems, held):
+        """The wires `plain` into blocks with their sources resolved through the buses; a
+        bus wired into a block is an error (`held(dst)`: the kind of the conditional
+        subsystem whose output `dst` holds, or None)."""
+        out = []
+        for w in plain:
+            names = self.names_of(w.src, through)
+            if names is not None:
+                problems.add(_bus_into(w, names, held(w.dst)))
+                continue
+            try:
+                out.append(dataclasses.replace(w, src=self.resolve(w.src, through)))
+            except DiagramError as e:
+                problems.add(e)
+        return out
+
     def check(self, through, problems):
         """Every bus complete and every bus_select's elements in the bus it takes, whether
         or not anything reads them."""
@@ -253,6 +269,23 @@ class Buses:
             for element in spec.elements:
                 if element not in names:
                     problems.add(_missing(spec, element, names))
+
+
+def _bus_into(wire, names, held):
+    """The error of a bus wired into a block's input: `held`, the kind of the conditional
+    subsystem whose output the block holds ('enable', 'trigger'), or None."""
+    dst = wire.dst
+    if held is not None:
+        return wire.loc.error(
+            f"output '{dst.port}' is a bus ({', '.join(names)}): "
+            + ("an enabled" if held == "enable" else "a triggered")
+            + " subsystem's outputs are signals, each held (or reset) while it does not run",
+            block=dst.block, port=dst.port,
+            hint="make an output per element and bundle them outside the subsystem")
+    return wire.loc.error(
+        f"'{wire.src.text()}' is a bus ({', '.join(names)}): it goes into a bus_select, a bus "
+        "or a subsystem's input, not into a block's input", block=dst.block, port=dst.port,
+        hint="pick its elements with {type: bus_select, elements: [...]}")
 
 
 def _missing(select, element, names):

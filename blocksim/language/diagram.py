@@ -709,23 +709,10 @@ class _Loader:
             except DiagramError as e:
                 self.problems.add(e)
         buses.check(through, self.problems)
-        self.wires = []
-        for w in plain:
-            names = buses.names_of(w.src, through)
-            if names is not None:
-                self.problems.add(w.loc.error(
-                    f"'{w.src.text()}' is a bus ({', '.join(names)}): it goes into a "
-                    "bus_select, a bus or a subsystem's input, not into a block's input",
-                    block=w.dst.block, port=w.dst.port,
-                    hint="pick its elements with {type: bus_select, elements: [...]}"))
-                continue
-            try:
-                src = buses.resolve(w.src, through)
-            except DiagramError as e:
-                self.problems.add(e)
-                continue
-            self.wires.append(WireSpec(src, w.dst, w.loc))
-
+        subs = self.subsystems
+        held = lambda dst: (subs[dst.block].condition.kind  # noqa: E731
+                            if dst.block in subs and dst.port in subs[dst.block].outputs else None)
+        self.wires = buses.wires(plain, through, self.problems, held)
 
 
 def port_keys(inputs, outputs):

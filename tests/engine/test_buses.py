@@ -130,6 +130,21 @@ BAD = {
         record:
           x: Sel.vel  # @LINE
         """, ["bus_select 'Sel' has no output 'vel'"]),
+    "a bus out of an enabled subsystem": ("""\
+        blocks:
+          S: {type: sine}
+          Sub:
+            type: subsystem
+            enable: S.y
+            diagram:
+              inputs: {u: B.pos}
+              outputs:
+                s: B  # @LINE
+              blocks:
+                B: {type: bus, elements: [pos]}
+        wires: [S -> Sub.u]
+        """, ["block 'Sub' port 's': output 's' is a bus (pos): an enabled subsystem's "
+              "outputs are signals", "make an output per element"]),
     "buses feeding each other": ("""\
         blocks:
           A: {type: bus, elements: [x]}
