@@ -34,7 +34,7 @@ from ..rundata import Structural, values_of
 from .build import build
 from .boundary import STIFF
 from .codegen import _joined, block_series, clock_series, generate
-from .compilable import lowering_of
+from .compilable import block_lowering
 from .lowering import LoweringError
 
 # simulation settings a run may change without another structure
@@ -119,7 +119,7 @@ class FastRuns:
             self.setting_reads |= names_in(value.raw) or set()
 
     def _code(self, block):
-        return lowering_of(block, self.g.contexts[block.name]).code
+        return block_lowering(self.m, block, self.g.contexts[block.name], self.index).code
 
     @staticmethod
     def _reads(bspec, cls):

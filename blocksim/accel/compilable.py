@@ -58,8 +58,7 @@ def lowerings(model):
     for k, block in enumerate(model.blocks):
         ctx = _context(model, block, k)
         try:
-            low = lower_conditional(model, block, ctx, index) if isinstance(block, Conditional) \
-                else lowering_of(block, ctx)
+            low = block_lowering(model, block, ctx, index)
             if low is None:
                 missing.append((block.name, block.type, "has no compiled form"))
                 continue
@@ -74,6 +73,15 @@ def lowerings(model):
     if missing:
         raise NotCompilable(missing)
     return out
+
+
+def block_lowering(model, block, ctx, index):
+    """The Lowering (or None) of one block of `model`: a conditional subsystem's block's is
+    the model's (accel/conditional.py), any other block's its own; `index`: block name ->
+    its number."""
+    if isinstance(block, Conditional):
+        return lower_conditional(model, block, ctx, index)
+    return lowering_of(block, ctx)
 
 
 def lowering_of(block, ctx):

@@ -192,6 +192,20 @@ def test_their_options_are_set_as_block_parameters_are(mode):
         model.set("blocks.Held.edge", "rising")
 
 
+@pytest.mark.parametrize("mode", ["normal", "accelerated"])
+def test_a_sweep_runs_them(mode, tmp_path):
+    # at t = 4 (sin 4 < 0, disabled since pi): Held holds c pi, ResetOut reads its initial
+    # (an accelerated sweep's rerun of the compiled code failed on the subsystem's block)
+    grid = {"parameters.c": [1.0, 3.0], "blocks.ResetOut.initial": [-1, 4]}
+    table = blocksim.sweep(ENABLED, grid=grid, workers=1, out=tmp_path,
+                           metrics={"h": "final(held)", "r": "final(reset_out)"},
+                           overrides={"simulation.mode": mode, "simulation.stop": 4})
+    assert [row["status"] for row in table.rows] == ["ok"] * 4, table.rows
+    for row in table.rows:
+        assert row["h"] == pytest.approx(row["parameters.c"] * PI, abs=1e-8)
+        assert row["r"] == row["blocks.ResetOut.initial"]
+
+
 def test_the_report_lists_them_and_auto_mode_may_compile_them(tmp_path):
     from blocksim.accel.mode import decide
     assert "no compiled form" not in decide(blocksim.load(TRIGGERED)).why
