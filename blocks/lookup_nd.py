@@ -58,7 +58,8 @@ class LookupND(Block):
         if self.p.extrapolation == "linear" and self.p.method == "nearest":
             raise ParamError("extrapolation", "linear extrapolation needs a method with a "
                                               "slope (linear, cubic), not nearest")
-        self._shapes = {name: a.shape for name, a in self._arrays(self.p).items()}
+        self._loaded = self._arrays(self.p)  # read and computed once: derive hands them on
+        self._shapes = {name: a.shape for name, a in self._loaded.items()}
         self._n = len(self.p.breakpoints)
         self._shape = tuple(self._shapes[f"bp{k}"][0] for k in range(self._n))
         self.output = {"linear": self._linear, "nearest": self._nearest,
@@ -97,7 +98,8 @@ class LookupND(Block):
         d.value("breakpoints", "table")
 
     def derive(self, p):
-        return self._arrays(p)
+        loaded, self._loaded = self._loaded, None
+        return loaded if loaded is not None and p is self.p else self._arrays(p)
 
     def ports(self):
         return [In(f"u{k + 1}") for k in range(len(self.p.breakpoints))], [Out("y")]

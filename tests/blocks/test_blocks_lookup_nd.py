@@ -149,6 +149,17 @@ def test_a_table_changed_by_set_reads_its_new_file(tmp_path):
     assert blocksim.execute(model)["y"][-1, 0] == pytest.approx(-1.0, abs=1e-14)
 
 
+def test_the_cubic_coefficients_are_computed_once_at_load(tmp_path, monkeypatch):
+    import blocks.lookup_nd as module
+    calls = []
+    compute = module._cubic_coefficients
+    monkeypatch.setattr(module, "_cubic_coefficients", lambda *a: calls.append(1) or compute(*a))
+    path = tmp_path / "d.yaml"
+    path.write_text(DIAGRAM.format(bp=BP, table=repr(TABLE.tolist()), method="cubic"))
+    blocksim.load(path)
+    assert len(calls) == 1
+
+
 def test_check_describes_the_table(tmp_path):
     """blocksim check's lines under the block: the NPZ's shape, its range (TABLE's own min
     and max), the method, each input's breakpoints (GRID's)."""
