@@ -429,7 +429,7 @@ class _Loader:
             self.problems.add(params[key].loc.error(
                 f"unknown key '{key}' in subsystem '{flat}'"
                 f"{suggest(key, SUBSYSTEM_BLOCK_KEYS)}", block=flat))
-        condition = self.condition(flat, params, loc, prefix)
+        condition = _condition(flat, params, prefix, self.problems)
         if ("file" in params) == ("diagram" in params):
             self.problems.add(loc.error("a subsystem needs exactly one of 'file' or 'diagram'",
                                         block=flat))
@@ -489,83 +489,18 @@ class _Loader:
             if condition is not None:
                 self.conditional(self.specs[flat], condition, params, loc, scope)
 
-    def condition(self, flat, params, loc, prefix):
-        """The ConditionSpec of a subsystem block's `enable:` / `trigger:`, or None."""
-        if "enable" not in params and "trigger" not in params:
-            for key in CONDITIONAL_OPTIONS:
-                if key in params:
-                    self.problems.add(params[key].loc.error(
-                        f"'{key}' is for an enabled or triggered subsystem (add 'enable:' or "
-                        "'trigger:')", block=flat))
-            return None
-        if "trigger" in params:
-            for key in CONDITIONAL_OPTIONS[:2]:
-                if key in params:
-                    self.problems.add(params[key].loc.error(
-                        f"'{key}' is for an enabled subsystem: a triggered one holds its "
-                        "outputs and states between runs", block=flat))
-        try:
-            enable = None
-            if "enable" in params:
-                enable = _prefixed(parse_endpoint(params["enable"].raw, params["enable"].loc),
-                                   prefix)
-            if "trigger" not in params:
-                return ConditionSpec("enable", enable)
-            signal, edge = self.trigger(params["trigger"], flat)
-            return ConditionSpec("trigger", _prefixed(signal, prefix), edge, enable)
-        except DiagramError as e:
-            e.block = e.block or flat
-            self.problems.add(e)
-            return None
-
-    def trigger(self, value, flat):
-        """(signal Endpoint, edge) of `trigger: {signal: SIGNAL, edge: EDGE}` (or `trigger:
-        SIGNAL`, a rising edge)."""
-        raw = value.raw
-        if not isinstance(raw, YMap):
-            return parse_endpoint(raw, value.loc), "rising"
-        for key in raw:
-            if key not in ("signal", "edge"):
-                raise _loc(raw, key, value.loc.file).error(
-                    f"unknown key '{key}' in a trigger{suggest(key, ('signal', 'edge'))}")
-        if "signal" not in raw:
-            raise value.loc.error("a trigger needs 'signal: BLOCK.PORT'")
-        edge = raw.get("edge", "rising")
-        if edge not in TRIGGER_EDGES:
-            raise _loc(raw, "edge", value.loc.file).error(
-                f"edge must be one of {', '.join(TRIGGER_EDGES)}, got {_shown(edge)}"
-                f"{suggest(edge, TRIGGER_EDGES)}")
-        return parse_endpoint(raw["signal"], _loc(raw, "signal", value.loc.file)), edge
-
     def conditional(self, sub, condition, params, loc, scope):
-        """The block an enabled or triggered subsystem compiles to, named as it: wired from
-        its control signals (written wires: they are drawn) and from the inner outputs
-        behind its ports (not written)."""
+        """An enabled or triggered subsystem's block and the wires into it (_conditional)."""
         sub.condition = condition
-        for port in sub.outputs:
-            if port in ("enable", "trigger"):
-                self.problems.add(sub.outputs[port].loc.error(
-                    f"output port '{port}' has the name of the subsystem's control input: "
-                    "call it otherwise", block=sub.name))
-                return
-        here = lambda raw: Value(raw, loc)  # noqa: E731
-        block = {"kind": here(condition.kind), "signal": here(condition.signal.text()),
-                 "outputs": here(list(sub.outputs))}
-        if condition.kind == "trigger":
-            block["edge"] = here(condition.edge)
-            if condition.enable is not None:
-                block["enable"] = here(condition.enable.text())
-        block.update((k, params[k]) for k in CONDITIONAL_OPTIONS if k in params)
+        try:
+            block, wires, hidden = _conditional(sub, condition, params, loc, scope)
+        except DiagramError as e:
+            self.problems.add(e)
+            return
         self.expanded += 1
-        self.blocks[sub.name] = BlockSpec(sub.name, "subsystem", block, loc, scope)
-        controls = [(condition.kind, condition.signal)]
-        if condition.kind == "trigger" and condition.enable is not None:
-            controls.append(("enable", condition.enable))
-        for port, signal in controls:
-            self.wires.append(WireSpec(signal, Endpoint(sub.name, port, None, signal.loc),
-                                       signal.loc))
-        self.hidden_wires += [WireSpec(ep, Endpoint(sub.name, port, None, ep.loc), ep.loc)
-                              for port, ep in sub.outputs.items()]
+        self.blocks[sub.name] = block
+        self.wires += wires
+        self.hidden_wires += hidden
 
     def resolve(self, file, target):
         """The absolute path of subsystem file `target` named in `file` (cached: a file
@@ -718,6 +653,84 @@ class _Loader:
 def port_keys(inputs, outputs):
     """The names of the top level's own port boxes (in `layout:` and drawings)."""
     return [f"in:{name}" for name in inputs] + [f"out:{name}" for name in outputs]
+
+
+def _condition(flat, params, prefix, problems):
+    """The ConditionSpec of a subsystem block's `enable:` / `trigger:`, or None (its
+    problems added)."""
+    if "enable" not in params and "trigger" not in params:
+        for key in CONDITIONAL_OPTIONS:
+            if key in params:
+                problems.add(params[key].loc.error(
+                    f"'{key}' is for an enabled or triggered subsystem (add 'enable:' or "
+                    "'trigger:')", block=flat))
+        return None
+    if "trigger" in params:
+        for key in CONDITIONAL_OPTIONS[:2]:
+            if key in params:
+                problems.add(params[key].loc.error(
+                    f"'{key}' is for an enabled subsystem: a triggered one holds its "
+                    "outputs and states between runs", block=flat))
+    try:
+        enable = None
+        if "enable" in params:
+            enable = _prefixed(parse_endpoint(params["enable"].raw, params["enable"].loc),
+                               prefix)
+        if "trigger" not in params:
+            return ConditionSpec("enable", enable)
+        signal, edge = _trigger(params["trigger"])
+        return ConditionSpec("trigger", _prefixed(signal, prefix), edge, enable)
+    except DiagramError as e:
+        e.block = e.block or flat
+        problems.add(e)
+        return None
+
+
+def _trigger(value):
+    """(signal Endpoint, edge) of `trigger: {signal: SIGNAL, edge: EDGE}` (or `trigger:
+    SIGNAL`, a rising edge)."""
+    raw = value.raw
+    if not isinstance(raw, YMap):
+        return parse_endpoint(raw, value.loc), "rising"
+    for key in raw:
+        if key not in ("signal", "edge"):
+            raise _loc(raw, key, value.loc.file).error(
+                f"unknown key '{key}' in a trigger{suggest(key, ('signal', 'edge'))}")
+    if "signal" not in raw:
+        raise value.loc.error("a trigger needs 'signal: BLOCK.PORT'")
+    edge = raw.get("edge", "rising")
+    if edge not in TRIGGER_EDGES:
+        raise _loc(raw, "edge", value.loc.file).error(
+            f"edge must be one of {', '.join(TRIGGER_EDGES)}, got {_shown(edge)}"
+            f"{suggest(edge, TRIGGER_EDGES)}")
+    return parse_endpoint(raw["signal"], _loc(raw, "signal", value.loc.file)), edge
+
+
+def _conditional(sub, condition, params, loc, scope):
+    """The block an enabled or triggered subsystem compiles to, named as it, and the wires
+    into it: from its control signals (written wires: they are drawn) and from the inner
+    outputs behind its ports (hidden: not written)."""
+    for port in sub.outputs:
+        if port in ("enable", "trigger"):
+            raise sub.outputs[port].loc.error(
+                f"output port '{port}' has the name of the subsystem's control input: "
+                "call it otherwise", block=sub.name)
+    here = lambda raw: Value(raw, loc)  # noqa: E731
+    block = {"kind": here(condition.kind), "signal": here(condition.signal.text()),
+             "outputs": here(list(sub.outputs))}
+    if condition.kind == "trigger":
+        block["edge"] = here(condition.edge)
+        if condition.enable is not None:
+            block["enable"] = here(condition.enable.text())
+    block.update((k, params[k]) for k in CONDITIONAL_OPTIONS if k in params)
+    controls = [(condition.kind, condition.signal)]
+    if condition.kind == "trigger" and condition.enable is not None:
+        controls.append(("enable", condition.enable))
+    wires = [WireSpec(signal, Endpoint(sub.name, port, None, signal.loc), signal.loc)
+             for port, signal in controls]
+    hidden = [WireSpec(ep, Endpoint(sub.name, port, None, ep.loc), ep.loc)
+              for port, ep in sub.outputs.items()]
+    return BlockSpec(sub.name, "subsystem", block, loc, scope), wires, hidden
 
 
 def through_outputs(subsystems, ep):

@@ -145,6 +145,14 @@ BAD = {
         wires: [S -> Sub.u]
         """, ["block 'Sub' port 's': output 's' is a bus (pos): an enabled subsystem's "
               "outputs are signals", "make an output per element"]),
+    "a bus as the diagram's output": ("""\
+        blocks:
+          S: {type: sine}
+          B: {type: bus, elements: [pos]}
+        wires: [S -> B.pos]
+        outputs:
+          s: B  # @LINE
+        """, ["output 's' is a bus: a diagram's outputs are signals"]),
     "buses feeding each other": ("""\
         blocks:
           A: {type: bus, elements: [x]}

@@ -62,7 +62,11 @@ def signals(spec, built, views, entries, problems):
     out = {}
     for name, ep in entries.items():
         try:
-            out[name] = (signal_view(spec, built, views, ep.text(), ep.loc), ep.text())
+            signal = resolve_signal(spec, ep)
+            if isinstance(signal, Bundle):
+                raise ep.loc.error(f"output '{name}' is a bus: a diagram's outputs are "
+                                   "signals", hint="make an output per element")
+            out[name] = (endpoint_view(spec, built, views, signal, ep.loc), ep.text())
         except DiagramError as e:
             problems.add(e)
     return out
