@@ -67,6 +67,7 @@ FAMILIES = {
     "logic": {
         "relational": "blocks.switching:Relational",
         "logical": "blocks.logic:Logical",
+        "chart": "blocks.chart.block:Chart",
     },
     "routing": {
         "mux": "blocks.signals:Mux",

@@ -13,6 +13,7 @@ import numpy as np
 from .accel.mode import simulate_model
 from .engine.compiler import Model
 from .engine.csvio import csv_to
+from .engine.journal import journal_results
 from .engine.loading import diagram_file, load  # noqa: F401  (load is blocksim.load)
 from .engine.results import (REPORT, Result, check_out_dir, data_files, finalize_sinks, json_to, npz_to,
                       remove_stale, run_files, versions, written_since)
@@ -83,6 +84,7 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
             if out is not None:
                 previous, before = run_files(out)
                 extra = {"events_t": event_t, "events_block": event_block} if len(event_t) else {}
+                extra.update(journal_results(model, info.get("journal", ()))[0])
                 npz_to(paths["results.npz"], t, {**data, **extra})
                 if csv:
                     csv_to(paths["results.csv"], t, data)
@@ -187,6 +189,7 @@ def run_meta(model, t, info):
         "configuration": model.config,
         "overrides": model.spec.overrides if model.spec is not None else [],
         **_events_meta(info["events"]),
+        **journal_results(model, info.get("journal", ()))[1],
         "seeds": {**{name: r["seed"] for name, r in robots.items() if "seed" in r},
                   **{b.name: b.p.seed for b in model.blocks if hasattr(b.p, "seed")}},
         "versions": versions(),

@@ -84,6 +84,14 @@ block's exact `Jacobian` at its current inputs, states and modes (see that class
 the default: the block's own methods are then differenced (central differences).
 `mode_text()` says in a few words which mode a hybrid block is in ('upper (gain 0)').
 
+The run's services (`uses_run = True`, a chart): the simulator gives such a block `self.run`,
+a `RunHandle`, for each run: `self.run.schedule(time)` adds a time event of the block from
+any handler (`crossing` or `update`, not only `reschedule`), and `self.run.log(a, b)` notes
+two integers at the instant being handled (a state chart: the state entered and the
+transition that entered it; `journal_names()` names them), which the run returns as its
+journal (`chart_t`, `chart_state`, `chart_transition` in results.npz: engine/journal.py).
+Outside a run (a linearisation) the handle does nothing.
+
 History (`keeps_history = True`, the transport delay): after every accepted step the simulator
 evaluates the outputs along the step in pieces of k equally spaced points, k the degree of
 the solver's dense output there, as many pieces as it takes for the polynomial through each
@@ -197,6 +205,20 @@ class Sample:
     offset: float = 0.0
 
 
+class RunHandle:
+    """What a run offers a block that `uses_run`: time events and a log (the module
+    docstring). This one, outside any run, does nothing."""
+
+    def schedule(self, time):
+        pass
+
+    def log(self, a, b):
+        pass
+
+
+NO_RUN = RunHandle()
+
+
 class Block:
     """Base class of every block type (see the module docstring for the contract)."""
 
@@ -219,6 +241,8 @@ class Block:
     signal_elements = ()
     # Inputs whose derivative in time the block's indicators read (`du`, see above).
     rates = ()
+    # True for blocks that schedule time events from their handlers or log (see above).
+    uses_run = False
 
     def __init__(self, name, params):
         self.name = name
@@ -267,6 +291,16 @@ class Block:
         """Directions (RISING / FALLING / EITHER) of the block's indicators, or None."""
         return None
 
+    def journal_names(self):
+        """For a block that logs (`uses_run`): (names of the first numbers it logs, names of
+        the second), e.g. a chart's states and its transitions."""
+        return (), ()
+
+    def explain(self):
+        """Lines `blocksim check` prints under the block (a chart's states and transitions);
+        () by default."""
+        return ()
+
     def input_marks(self):
         """For drawings: (one mark per input port, drawn there instead of the port's name,
         the parameter the marks show, then left out of the box), e.g. a sum's + and - signs,
@@ -280,6 +314,8 @@ class Block:
 
     def bind(self, u, y, x, dx, xd):
         self.u, self.y, self.x, self.dx, self.xd = u, y, x, dx, xd
+
+    run = NO_RUN  # the run's RunHandle while a run uses the block (`uses_run`)
 
     # ---- hot path ------------------------------------------------------------------------
     def output(self, t):

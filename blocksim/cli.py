@@ -22,8 +22,8 @@ from pathlib import Path
 from .analysis import cli as analysis_cli
 from .batch import cli as sweep_cli
 from .edit import cli as edit_cli
-from .errors import (DiagramError, DiagramErrors, OutputError, ReportWarning, SimulationError,
-                     Terminated)
+from .errors import (DiagramError, DiagramErrors, DiagramWarning, OutputError, ReportWarning,
+                     SimulationError, Terminated)
 
 EXIT_OK, EXIT_INVALID, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 2, 3, 130, 143
 
@@ -154,6 +154,9 @@ def _terminate_as_interrupt():
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """Warnings meant for users (plugins, plots) as one line: `warning: ...`."""
     from .language.library import PluginWarning
+    if issubclass(category, DiagramWarning):  # located already: FILE:LINE: warning: ...
+        print(str(message), file=file or sys.stderr)
+        return
     if not issubclass(category, (PluginWarning, ReportWarning)):
         return _default_showwarning(message, category, filename, lineno, file, line)
     print(f"warning: {message}", file=file or sys.stderr)

@@ -142,6 +142,21 @@ class AnalysisError(BlocksimError):
         return f"error: {self.message}" + (f"\n  hint: {self.hint}" if self.hint else "")
 
 
+class DiagramWarning(UserWarning):
+    """Something in a diagram that is legal but probably not meant (a state no transition
+    leads to): `FILE:LINE: warning: block 'S': message`, printed by the command line as one
+    line; the diagram still runs."""
+
+    def __init__(self, message, *, file=None, line=None, block=None):
+        super().__init__(message)
+        self.message, self.file, self.line, self.block = message, file, line, block
+
+    def __str__(self):
+        where = (self.file or "<diagram>") + (f":{self.line}" if self.line is not None else "")
+        subject = _subject(self.block)
+        return f"{where}: warning: " + (f"{subject}: " if subject else "") + self.message
+
+
 class ReportWarning(UserWarning):
     """A figure, drawing or report could not be written; the results are intact (the
     command line prints it as one `warning:` line)."""

@@ -31,7 +31,7 @@ import time as _time
 
 import numpy as np
 
-from ..block import Sample, overrides
+from ..block import NO_RUN, RunHandle, Sample, overrides
 from ..errors import SimulationError
 from .conditional import Gates
 from .diagnosis import (BLOCK_FAULTS, after_solver_failure, block_failure, failure_notes,
@@ -97,6 +97,12 @@ class Simulation:
         self.stats = {"nsteps": 0, "nrejected": 0, "nfev": 0}
         self.last_time = s.start
         self.notes = None  # the blocks' notes when the run failed, taken before diagnosing it
+        self.instant = s.start  # the event instant being handled
+        self.journal = []  # (t, block index, a, b) the blocks that use the run logged
+        self.served = tuple(b for b in model.blocks if b.uses_run)
+        for k, block in enumerate(model.blocks):
+            if block.uses_run:
+                block.run = _Handle(self, block, k)
 
     # -- evaluation --------------------------------------------------------------------------
     def f(self, t, y):
@@ -148,6 +154,7 @@ class Simulation:
         """Everything that happens at an event instant t: source switches, outputs (the
         discrete blocks due sample), discrete updates, then the hybrid blocks' event
         iteration. y is the state at t; it is updated in place when a handler resets it."""
+        self.instant = t
         while self.timed and self.timed[0][0] <= t:
             _, _, block = heapq.heappop(self.timed)
             block.event(t)
@@ -406,6 +413,20 @@ class Simulation:
         return hi
 
 
+class _Handle(RunHandle):
+    """A block's RunHandle in this run: its time events join the run's, its log the run's
+    journal (both at the instant being handled)."""
+
+    def __init__(self, sim, block, k):
+        self.sim, self.block, self.k = sim, block, k
+
+    def schedule(self, time):
+        self.sim.schedule(self.block, (time,), self.sim.instant)
+
+    def log(self, a, b):
+        self.sim.journal.append((self.sim.instant, self.k, a, b))
+
+
 class _Grid:
     """Recording times start + k*interval (by multiplication), then the end time."""
 
@@ -462,7 +483,8 @@ def simulate(model, progress=None, plots=False):
     """Run a model. Returns (t, data, info) where info has 'complete', 'error' (an exception
     or None), 'stats', 'wall_time', 'end_time', 'sink_data' ({sink block name: (t, inputs,
     rows)}, rows a bool array marking the result rows among t, or None when every row is
-    one), 'events' ((times, block indices, block names) of the hybrid blocks' events).
+    one), 'events' ((times, block indices, block names) of the hybrid blocks' events),
+    'journal' (rows t, block index, a, b that blocks logged: block.RunHandle).
     KeyboardInterrupt and SimulationError are caught and reported in info so that results so
     far are kept. plots: sinks will draw figures (they get dense points and edges)."""
     return simulate_with(Simulation(model, progress, plots), model)
@@ -484,6 +506,9 @@ def simulate_with(sim, model):
         # a block's computation failed on the values it met (a function block's index out
         # of range, a singular matrix): the data's fault, not a bug, so exit 3 with the block
         error = block_failure(model, e, sim.last_time)
+    finally:
+        for block in sim.served:
+            block.run = NO_RUN
     if isinstance(error, SimulationError):
         error.notes = sim.notes if sim.notes is not None else sim.failure_notes()
     wall = _time.perf_counter() - t0
@@ -501,5 +526,5 @@ def simulate_with(sim, model):
               [b.name for b, _ in model.hybrid])
     info = {"complete": error is None, "error": error, "stats": sim.stats, "wall_time": wall,
             "end_time": float(t[-1]) if len(t) else model.settings.start, "sink_data": sink_data,
-            "events": events}
+            "events": events, "journal": np.array(sim.journal, dtype=float).reshape(-1, 4)}
     return t, data, info

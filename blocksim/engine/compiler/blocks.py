@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ...block import Block, In, Out
-from ...errors import DiagramError
+from ...errors import DiagramError, DiagramErrors
 from ...language import expr
 from ...language.diagram import bool_hint, suggest
 from ...language.library import PluginError
@@ -53,7 +53,7 @@ def build_blocks(spec, library, values, problems):
             ins, outs = _ports(block)
         except (Reported, expr.Unavailable):  # reported already
             continue
-        except DiagramError as e:
+        except (DiagramError, DiagramErrors) as e:
             problems.add(e)
             continue
         except ParamError as e:
@@ -139,6 +139,7 @@ def build_block(cls, bspec, spec, values, problems):
     params["_names"] = names
     params["_dotted"] = values.dotted  # ROBOT.pose in expressions (a function block's)
     params["_functions"] = values.functions  # and fkine(p560, q)
+    params["_loc"] = bspec.loc  # where the block is written (for errors inside its values)
     return cls(bspec.name, params)
 
 
