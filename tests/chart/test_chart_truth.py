@@ -20,3 +20,38 @@ def test_chart_thermostat_switches_when_the_relay_does():
     np.testing.assert_allclose(chart.events_t, relay.events_t, rtol=1e-10, atol=0)
     np.testing.assert_allclose(chart["T"], relay["T"], rtol=1e-10)
     np.testing.assert_allclose(chart["heater"], relay["heater"], rtol=0, atol=1e-12)
+
+
+def test_a_ramp_crossing_a_level_then_a_timer(tmp_path):
+    """x = t (a ramp of slope 1) crosses 0.37: A -> B at t = level/slope = 0.37, located to
+    event_tol; B -> C `after: 0.25` at 0.37 + 0.25 exactly (a time event); B's `every: 0.1`
+    action at 0.47, 0.57 and 0.57 + 0.1 ... until C is entered at 0.62 (twice)."""
+    from charts import entries, mark, run_chart, trace
+    chart = {"states": {"A": {"initial": True},
+                        "B": {"during": [{"every": 0.1, "do": mark(7)}]},
+                        "C": {"entry": mark(1)}},
+             "transitions": [{"from": "A", "to": "B", "when": "x >= 0.37"},
+                             {"from": "B", "to": "C", "after": 0.25}]}
+    result = run_chart(tmp_path, chart, stop=1.0)
+    (t0, a, _), (t1, b, _), (t2, c, _) = entries(tmp_path, result)
+    assert (a, b, c) == ("A", "B", "C") and t0 == 0.0
+    assert abs(t1 - 0.37) <= 1e-10
+    assert t2 == t1 + 0.25
+    assert trace(result) == [7, 7, 1]
+    np.testing.assert_array_equal(result.events_t[1:3], [t1 + 0.1, t1 + 2 * 0.1])
+
+
+def test_a_discrete_chart_acts_at_its_sample_hits(tmp_path):
+    """sample 0.1: x >= 0.37 is first seen at the hit 0.4; B's during runs at the hits
+    after the one that entered it (0.5, 0.6, ...), B -> C after 0.25 at the first hit at or
+    after 0.4 + 0.25, 0.7."""
+    from charts import entries, mark, run_chart, trace
+    chart = {"sample": 0.1,
+             "states": {"A": {"initial": True}, "B": {"during": mark(5)},
+                        "C": {"entry": mark(1)}},
+             "transitions": [{"from": "A", "to": "B", "when": "x >= 0.37"},
+                             {"from": "B", "to": "C", "after": 0.25}]}
+    result = run_chart(tmp_path, chart, stop=1.0)
+    assert [(round(t, 12), s) for t, s, _ in entries(tmp_path, result)] == [
+        (0.0, "A"), (0.4, "B"), (0.7, "C")]
+    assert trace(result) == [5, 5, 1]
