@@ -199,6 +199,19 @@ class Chart(Block):
         n_out = sum(y.size for y in self.y)
         return static(np.zeros((n_out, n_in)))
 
+    # -- compiled form (lowering.py, _chart.c): P holds the timers and the expressions'
+    # constants, whose layout depends on the structure only
+    def lower(self, c):
+        from .lowering import ChartCode
+        return ChartCode(self).lower(c)
+
+    def pack(self):
+        from blocksim.accel.lowering import LowerContext
+        from .lowering import ChartCode
+        code = ChartCode(self)
+        code.lower(LowerContext({}, {}))
+        return code.packed
+
     def mode_text(self):
         p = self.program
         active = [s.path for s in self.spec.states if self.xd[p.ACTIVE + s.index] != 0.0]

@@ -68,7 +68,8 @@ class Machine:
                 break
             chain += taken
             if len(chain) > MAX_CHAIN:
-                raise SimulationError(p.loop_text(chain), block=self.name, time=t)
+                raise SimulationError(p.loop_text(chain[:MAX_CHAIN + 1]), block=self.name,
+                                      time=t)
         changed |= bool(chain)
         changed |= self.every(t)
         if self.discrete:

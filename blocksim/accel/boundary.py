@@ -66,8 +66,8 @@ INFO = Table("RT_INFO_", ("nsteps", "nrejected", "nfev", "error", "error_t", "er
                           "error_num0", "error_num1", "error_num2", "error_num3",
                           "progress_t", "last_time", "stepper_t"), count="RT_NINFO")
 # the row tables rt_rows hands out: results, the sinks' own rows, the indices of result
-# rows among those, events (t, hybrid block)
-ROWS = Table("RT_ROWS_", ("results", "sinks", "sink_rows", "events"))
+# rows among those, events (t, hybrid block), the journal (t, block, a, b: RunHandle.log)
+ROWS = Table("RT_ROWS_", ("results", "sinks", "sink_rows", "events", "journal"))
 # the blocks rt_blocks marks: those of a failed event iteration, those of a Zeno chain
 INVOLVED = Table("RT_INVOLVED_", ("iteration", "zeno"))
 # a batch's arguments (rt_batch_setup), one row per run or one for all

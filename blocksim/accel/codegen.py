@@ -296,6 +296,8 @@ class _Writer:
             self.emit(_int_table(name, ints))
         unused = " ".join(f"(void){name};" for _, name, _ in own)
         self.emit(f"#define B{k}_NAMES {' '.join(names)} {unused}")
+        if low.helpers:
+            self.emit(low.helpers)
         for method, code in low.code.items():
             head, tail = "void", ""
             args = "RT *rt, double t"

@@ -28,6 +28,10 @@ A `lower` that raises, or gives anything else, is a faulty compiled form: the bl
 with the method (compilable.py: `lowering_of`), as one without any; so is a block type that
 still defines `pack()`, which blocksim no longer reads.
 
+A lowering whose methods share code may define functions of its own in `Lowering.helpers`:
+C at file scope, written after the block's names (the macro `B<k>_NAMES`, which a helper may
+open with, as the methods do) and before its methods; their names begin with `c.prefix`.
+
 A lowering whose statements call functions of a C source file of their own (a library of
 kernels the interpreted block also runs, compiled into its extension) names the file in
 `Lowering.support`: the generator writes each such file once into the diagram's source,
@@ -55,6 +59,7 @@ the code as numbers):
 | `D_<name>`, `N_<name>` | a per-run data array declared in `Lowering.data`, and its length |
 | `SCHEDULE(time)` | in "event", "reschedule", "remember", "crossing": a time event of this block at `time` (dropped in "remember" under scipy's solvers, whose simulator runs the interpreted handlers; "crossing" schedules what the block's `next_events` answers) |
 | `STEP_EVENT()` | in "advance": an event instant at the end of the step (`advance` returning True) |
+| `LOG(a, b)` | a row of the run's journal at the instant being handled (block.RunHandle.log) |
 | `FAIL("text")` | end the run with a SimulationError naming this block |
 | `GROW(slot, n)` | a pointer to growable memory slot `slot` (< `Lowering.memory`) of at least n doubles |
 | `SERIES(k, j)` | time j of the block's exact series k (< `Lowering.series`): offset + j*period, rounded once |
@@ -95,6 +100,7 @@ class Lowering:
     memory: int = 0  # growable memory slots (histories)
     series: int = 0  # exact time series (block.exact_times())
     support: tuple = ()  # paths of C source files the code calls into (written in once)
+    helpers: str = ""  # C functions of this block at file scope (see below)
     doc: str = ""  # a one-line comment put above the block's functions
     # what the code needs of this process besides its C (a library opened from a file at
     # run time): blocksim export refuses the block, saying so; "" when it needs nothing

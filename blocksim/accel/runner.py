@@ -264,7 +264,8 @@ def results_of(lib, rt, model, generated, error, wall, edges=False):
                      "end_time": float(t[-1]) if len(t) else m.settings.start,
                      "sink_data": sink_data,
                      "events": (events[:, 0].copy(), events[:, 1].astype(np.int64),
-                                list(g.hybrid_names))}
+                                list(g.hybrid_names)),
+                     "journal": _rows(lib, rt, ROWS.journal, 4).copy()}
 
 
 def _size(shape):

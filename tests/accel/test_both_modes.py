@@ -63,6 +63,9 @@ def assert_same(accelerated, normal, event_tol):
     times0, blocks0, names0 = info0["events"]
     assert names == names0 and np.array_equal(blocks, blocks0)
     np.testing.assert_allclose(times, times0, rtol=0, atol=event_tol)
+    journal, journal0 = info["journal"], info0["journal"]  # a chart's states entered
+    assert np.array_equal(journal[:, 1:], journal0[:, 1:])
+    np.testing.assert_allclose(journal[:, 0], journal0[:, 0], rtol=0, atol=event_tol)
     assert info["sink_data"].keys() == info0["sink_data"].keys()
     for name, (ts, inputs, rows) in info0["sink_data"].items():
         ts1, inputs1, rows1 = info["sink_data"][name]

@@ -124,7 +124,7 @@ struct RT {
     long long chain;
     double last_event;
     /* recording */
-    RtRows rec, sink, sink_rows, events;
+    RtRows rec, sink, sink_rows, events, journal;
     long long grid_k, plot_k;
     int grid_done;
     int refine, ref_j;                  /* rows per step; the next refined row (rt_fill) */
@@ -142,6 +142,7 @@ struct RT {
 /* For lowerings: schedule a time event of block `self` at `t_later` (kept when it lies in
    (now, stop], as Simulation.schedule), end the run with a block's own error, grow memory. */
 static void rt_schedule(RT *rt, int block, double t_later);
+static void rt_log(RT *rt, int block, double a, double b);
 static void rt_fail(RT *rt, int block, double t, const char *method, const char *format, ...);
 static double *rt_grow(RT *rt, int slot, long long size);
 static double rt_series_at(const RtSeries *s, long long j);
@@ -196,10 +197,12 @@ static inline int rt_search_left(const double *a, int n, double v)
 
 /* In a block's code (codegen declares self_, method_, mem0_ and ser0_ there): a time event
    of this block; the run's end with this block's error, a printf format and its values (the
-   message normal mode gives); growable memory slot k of at least n doubles; time j of the
+   message normal mode gives); a row of the journal; growable memory slot k of at least n doubles; time j of the
    block's exact series k (Lowering.series: offset + j*period rounded once, as
    block.exact_time sums them); in "advance", an event instant at the end of the step. */
 #define SCHEDULE(time) rt_schedule(rt, self_, (time))
+/* a row (instant, block, a, b) of the run's journal (block.RunHandle.log) */
+#define LOG(a, b) rt_log(rt, self_, (a), (b))
 #define FAIL(...) rt_fail(rt, self_, t, method_, __VA_ARGS__)
 #define GROW(slot, n) rt_grow(rt, mem0_ + (slot), (n))
 #define SERIES(k, j) rt_series_at(&rt->series[ser0_ + (k)], (j))

@@ -10,6 +10,7 @@ RT_API RT *rt_create(void)
     rt->sink.width = 1 + SINK_WIDTH;
     rt->sink_rows.width = 1;
     rt->events.width = 2;
+    rt->journal.width = 4;
     rt->hs_times.width = 2;
     rt->last_event = -INFINITY;
     return rt;
@@ -18,7 +19,7 @@ RT_API RT *rt_create(void)
 /* ready for another run: every state of the last one dropped, its allocations kept */
 RT_API void rt_reset(RT *rt)
 {
-    RtRows rows[5] = {rt->rec, rt->sink, rt->sink_rows, rt->events, rt->hs_times};
+    RtRows rows[6] = {rt->rec, rt->sink, rt->sink_rows, rt->events, rt->hs_times, rt->journal};
     RtTimed *heap = rt->heap;
     long long capheap = rt->capheap;
     dg_release(rt, 0);
@@ -30,7 +31,9 @@ RT_API void rt_reset(RT *rt)
     rt->sink_rows = rows[2];
     rt->events = rows[3];
     rt->hs_times = rows[4];
+    rt->journal = rows[5];
     rt->rec.n = rt->sink.n = rt->sink_rows.n = rt->events.n = rt->hs_times.n = 0;
+    rt->journal.n = 0;
     rt->heap = heap;
     rt->capheap = capheap;
     rt->last_event = -INFINITY;
@@ -45,6 +48,7 @@ RT_API void rt_free(RT *rt)
     free(rt->sink_rows.data);
     free(rt->events.data);
     free(rt->hs_times.data);
+    free(rt->journal.data);
     free(rt->heap);
     dg_release(rt, 0);
     for (int m = 0; m < NMEM; m++)
@@ -121,7 +125,7 @@ RT_API int rt_run(RT *rt, double seconds)
 }
 
 /* the rows of boundary.ROWS: results, the sinks' own rows, the indices of result rows
-   among those, events (t, hybrid block) */
+   among those, events (t, hybrid block), the journal (t, block, a, b) */
 RT_API long long rt_rows(RT *rt, int which, double **data)
 {
     RtRows *r;
@@ -129,6 +133,7 @@ RT_API long long rt_rows(RT *rt, int which, double **data)
     case RT_ROWS_SINKS: r = &rt->sink; break;
     case RT_ROWS_SINK_ROWS: r = &rt->sink_rows; break;
     case RT_ROWS_EVENTS: r = &rt->events; break;
+    case RT_ROWS_JOURNAL: r = &rt->journal; break;
     case RT_ROWS_RESULTS:
     default: r = &rt->rec; break;
     }

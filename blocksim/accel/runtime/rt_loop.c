@@ -210,6 +210,18 @@ static void rt_schedule(RT *rt, int block, double later)
         heap_push(rt, later, block);
 }
 
+/* RunHandle.log: a row (the instant being handled, block, a, b) of the journal */
+static void rt_log(RT *rt, int block, double a, double b)
+{
+    double *row = rows_add(rt, &rt->journal);
+    if (!row)
+        return;
+    row[0] = rt->instant;
+    row[1] = block;
+    row[2] = a;
+    row[3] = b;
+}
+
 /* Simulation.next_event: the earliest of stop, the next sample hit, the next time event
    that lies after t */
 static double rt_next_event(RT *rt, double t)
