@@ -1,10 +1,13 @@
 """The `chart` block: a state machine (Stateflow-like) inside a diagram (docs/charts.md)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from blocksim.block import ALL, Block, In, Out, Sample
 from blocksim.params import Param
+from blocksim.rundata import Structural
 
 from ..linearisation import static
 from .machine import Machine, execute
@@ -199,18 +202,52 @@ class Chart(Block):
         n_out = sum(y.size for y in self.y)
         return static(np.zeros((n_out, n_in)))
 
-    # -- compiled form (lowering.py, _chart.c): P holds the timers and the expressions'
-    # constants, whose layout depends on the structure only
+    # -- run data and compiled form (lowering.py, _chart.c): the timers and the expressions'
+    # constants are values; the tables and the code are structure
+    def _code(self, p=None):
+        """The ChartCode of the chart with parameters `p` (its own by default, cached), or
+        the LoweringError of a chart without a compiled form."""
+        from blocksim.accel.lowering import LoweringError
+        from .lowering import ChartCode
+        own = p is None or p is self.p
+        if own and getattr(self, "_laid_out", None) is not None:
+            return self._laid_out
+        program = self.program
+        if not own:
+            with warnings.catch_warnings():  # said once, when the chart was read
+                warnings.simplefilter("ignore")
+                program = Program(self.name, read_chart(self.name, p), p,
+                                  continuous=not self.discrete)
+        try:
+            code = ChartCode.laid_out(program, self.discrete)
+        except LoweringError as e:
+            code = e
+        if own:
+            self._laid_out = code
+        return code
+
+    def declare(self, d):
+        code = self._code()
+        if isinstance(code, Exception):
+            return  # no compiled form: lower says why
+        for name, values in code.run_data().items():
+            d.derived(name, values.shape)
+        d.fact("code")
+        for name, size in code.work.items():
+            d.work(name, size)
+
+    def derive(self, p):
+        code = self._code(p)
+        if isinstance(code, Exception):
+            raise Structural(str(code))
+        return {**code.run_data(), "code": code.text}
+
     def lower(self, c):
         from .lowering import ChartCode
-        return ChartCode(self).lower(c)
-
-    def pack(self):
-        from blocksim.accel.lowering import LowerContext
-        from .lowering import ChartCode
-        code = ChartCode(self)
-        code.lower(LowerContext({}, {}))
-        return code.packed
+        code = self._code()
+        if isinstance(code, Exception):
+            raise code
+        return ChartCode(self.program, self.discrete).lower(c)
 
     def mode_text(self):
         p = self.program

@@ -2,11 +2,13 @@
 from the same parsed text as the closures normal mode runs (`accel.expression`), and
 _chart.c, the machine, which machine.py mirrors.
 
-The block's numbers P: each transition's `after` time, each every action's period, then
-the constants of the lowered expressions. Its workspace W: a discrete chart's working copy
-of the store and its log of the instant (a count, then state and transition pairs); a
-continuous chart's outputs while its during actions run; the scratch values (a value to
-assign, an index, the sides of a comparison); then each expression's temporaries.
+Its run data (blocksim/rundata.py): P_after, each transition's `after` time (0 without),
+P_every, each every action's period, P_constants, the constants of the lowered
+expressions (each expression's at its own offset). Its workspace: W_store, a discrete
+chart's working copy of the store; W_pending, its log of the instant (a count, then state
+and transition pairs); W_held, a continuous chart's outputs while its during actions run;
+W_scratch, a value to assign, an index, the sides of a comparison. The expressions'
+temporaries are the lowering's scratch T, each expression's at its own offset.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from blocksim.accel.expression import lower_expression
-from blocksim.accel.lowering import Lowering
+from blocksim.accel.lowering import LowerContext, Lowering
 
 from .program import MAX_CHAIN
 
@@ -23,35 +25,44 @@ CHART_C = Path(__file__).with_name("_chart.c")
 
 
 class ChartCode:
-    """The C of one chart block (built once per block: it depends on its values only
-    through P)."""
+    """The C of one chart (`program`): `lower(c)` writes it and lays out its run data (the
+    arrays `run_data()` gives, which depend on the values only, their sizes and the code
+    on the structure)."""
 
-    def __init__(self, block):
-        self.block, self.program, self.spec = block, block.program, block.spec
+    def __init__(self, program, discrete):
+        self.program, self.spec, self.discrete = program, program.spec, discrete
         p = self.program
-        self.params = [np.array([t if t is not None else 0.0 for t in p.t_after], dtype=float),
-                       np.array([period for _, period, _ in p.every], dtype=float)]
-        self.nparams = sum(a.size for a in self.params)
-        self.work = []
-        self.nwork = 0
-        self.discrete = block.discrete
-        self.store0 = self.grab(p.size) if self.discrete else None
+        self.after = np.array([t if t is not None else 0.0 for t in p.t_after], dtype=float)
+        self.every = np.array([period for _, period, _ in p.every], dtype=float)
+        self.constants, self.nconstants = [], 0
+        self.scratch = 0  # T: the expressions' temporaries
         most = max(len(p.t_enter[k]) for k in range(len(p.t_enter))) if p.t_enter else 0
-        self.pending_size = 1 + 2 * ((MAX_CHAIN + 2) * max(most, 1) + p.n_states)
-        self.pending0 = self.grab(self.pending_size) if self.discrete else None
         n_out = sum(v.size for v in p.vars if v.kind == "output")
-        self.held0 = self.grab(max(n_out, 1)) if not self.discrete else None
-        self.scratch0 = self.grab(max([v.size for v in p.vars] + [1]) + 3)
+        big = max([v.size for v in p.vars] + [1])
+        self.work = {  # name -> size (zeros at the start of a run)
+            "store": p.size if discrete else 0,
+            "pending": 1 + 2 * ((MAX_CHAIN + 2) * max(most, 1) + p.n_states) if discrete
+            else 0,
+            "held": 0 if discrete else n_out,
+            "scratch": big + 3}
+        self.index_slot = big + 2  # in W_scratch: an index's value
 
-    # -- P and W ------------------------------------------------------------------------------
-    def grab(self, n):
-        start = self.nwork
-        self.work.append(np.zeros(n))
-        self.nwork += n
-        return start
+    @classmethod
+    def laid_out(cls, program, discrete):
+        """The code of `program` written once without a generated source around it (its run
+        data and its text, which decide whether new values fit compiled code)."""
+        code = cls(program, discrete)
+        code.text = str(code.lower(LowerContext({}, {})).code)
+        return code
+
+    def run_data(self):
+        """{name: values} of the declared arrays (P_after, P_every, P_constants)."""
+        return {"after": self.after, "every": self.every,
+                "constants": np.concatenate(self.constants) if self.constants
+                else np.zeros(0)}
 
     def store(self):
-        return f"(W + {self.store0})" if self.discrete else "xd"
+        return "W_store" if self.discrete else "xd"
 
     def expression(self, text, pointers, dest):
         """C that computes expression `text` into `dest` (a C pointer), the variables that
@@ -60,16 +71,18 @@ class ChartCode:
         shapes = [v.shape for v in p.vars]
         code = lower_expression(text, p.names, shapes, p.params, functions=p.functions,
                                 dotted=p.dotted)
-        p0, w0 = self.nparams, self.nwork
-        self.params.append(code.params)
-        self.nparams += code.params.size
-        self.work.append(code.work)
-        self.nwork += code.work.size
+        p0, t0 = self.nconstants, self.scratch
+        self.constants.append(code.constants)
+        self.nconstants += code.constants.size
+        self.scratch += code.scratch
         names = " ".join(f"const double *in_{n} = {ptr}; (void)in_{n};"
                          for n, ptr in pointers.items())
-        return (f"{{ const double *P_ = P; double *W_ = W; double *to_ = {dest}; {names}\n"
-                f"{{ const double *P = P_ + {p0}; double *W = W_ + {w0}; double *out_y = to_;"
-                f"\n{code.code}\n}} }}")
+        temps = (f"double *T_ = T + {t0}; (void)T_;", "double *T = T_; (void)T;") \
+            if code.scratch else ("", "")
+        return (f"{{ const double *C_ = P_constants + {p0}; (void)C_; {temps[0]} "
+                f"double *to_ = {dest}; {names}\n"
+                f"{{ const double *P_constants = C_; (void)P_constants; {temps[1]} "
+                f"double *out_y = to_;\n{code.code}\n}} }}")
 
     def pointers(self, outputs, data):
         """name -> C pointer of each output and data variable: the outputs at `outputs`
@@ -88,17 +101,17 @@ class ChartCode:
         out = []
         for n, st in enumerate(p.actions[action].statements):
             var = p.vars[st.target]
-            code = [self.expression(st.value_text, pointers, f"W + {self.scratch0}")]
+            code = [self.expression(st.value_text, pointers, "W_scratch")]
             dynamic = []
             shape = var.shape
             for d, (kind, _, text) in enumerate(st.index):
                 if kind == "at":
-                    slot = self.scratch0 + max(v.size for v in p.vars) + 2
+                    slot = self.index_slot
                     k = f"k{d}_"
-                    code.append(self.expression(text, pointers, f"W + {slot}"))
+                    code.append(self.expression(text, pointers, f"W_scratch + {slot}"))
                     n_d = shape[d]
                     code.append(
-                        f"double {k}v = W[{slot}]; if (!isfinite({k}v) || {k}v != trunc({k}v)) "
+                        f"double {k}v = W_scratch[{slot}]; if (!isfinite({k}v) || {k}v != trunc({k}v)) "
                         f"{{ FAIL(\"an index must be an integer, got %g\", {k}v); return; }} "
                         f"long long {k} = (long long){k}v; if ({k} < -{n_d} || {k} >= {n_d}) "
                         f"{{ FAIL(\"index %lld is out of bounds for an axis of size {n_d}\", "
@@ -114,7 +127,7 @@ class ChartCode:
             dt, stab = c.table(f"{name}_d", dst), c.table(f"{name}_s", src)
             target = pointers[var.name].replace("const ", "")
             code.append(f"{{ double *to = (double *)({target}){''.join(dynamic)}; "
-                        f"const double *from = W + {self.scratch0}; "
+                        "const double *from = W_scratch; "
                         + c.loop(dst.size, f"to[{dt}[i]] = from[{stab}[i]];") + " }")
             out.append("{ " + "\n".join(code) + " }")
         return "\n".join(out)
@@ -127,8 +140,8 @@ class ChartCode:
         acts = "\n".join(f"case {a}: {{ {self.action(a, self.in_store(), c)} }} break;"
                          for a in range(len(p.actions)))
         guards = "\n".join(
-            f"case {g}: {{ {self.expression(text, self.in_store(), f'W + {self.scratch0}')}"
-            f" *truth = W[{self.scratch0}]; }} break;"
+            f"case {g}: {{ {self.expression(text, self.in_store(), 'W_scratch')}"
+            f" *truth = W_scratch[0]; }} break;"
             for g, (_, text) in enumerate(p.guards))
         names = ", ".join(f'"{s.path}"' for s in spec.states)
         macro = f"B{k[1:-1]}_NAMES"  # the block's names (codegen)
@@ -140,8 +153,8 @@ class ChartCode:
             f"switch (which) {{\n{guards}\ndefault: break; }} }}\n"
             f"static const char *const {k}names[] = {{{names}}};\n"
             f"static const ChartTables {k}tables = {{{tables}, {k}names}};\n")
-        pending = f"W + {self.pending0}" if self.discrete else "NULL"
-        machine = (f"Chart M = {{rt, self_, method_, &{k}tables, {store}, P, P + {len(p.t_after)},"
+        pending = "W_pending" if self.discrete else "NULL"
+        machine = (f"Chart M = {{rt, self_, method_, &{k}tables, {store}, P_after, P_every,"
                    f" {k}act, {k}guard, {pending}}};")
         states = self.write_states(c, store)
         ports = [v for v in p.vars if v.kind == "output"]
@@ -150,31 +163,31 @@ class ChartCode:
             to_ports = " ".join(f"memcpy(out_{v.name}, {store} + {v.offset}, "
                                 f"sizeof(double) * {v.size});" for v in ports)
             code = {
-                "output": (f"memcpy({store}, xd, sizeof(double) * {size}); W[{self.pending0}] = "
+                "output": (f"memcpy({store}, xd, sizeof(double) * {size}); W_pending[0] = "
                            f"0.0; {machine}\nchart_step(&M, t); if (rt->error) return; "
                            f"{to_ports}\n{states}"),
                 "update": (f"memcpy(xd, {store}, sizeof(double) * {size}); "
-                           f"for (long long j = 0; j < (long long)W[{self.pending0}]; j++) "
-                           f"LOG(W[{self.pending0} + 1 + 2 * j], W[{self.pending0} + 2 + 2 * j]);"
-                           f" W[{self.pending0}] = 0.0;"),
+                           "for (long long j = 0; j < (long long)W_pending[0]; j++) "
+                           "LOG(W_pending[1 + 2 * j], W_pending[2 + 2 * j]);"
+                           " W_pending[0] = 0.0;"),
                 "initialize": (f"memcpy({store}, xd, sizeof(double) * {size}); {machine} "
                                f"{to_ports}\n{states}")}
         else:
             held = {}
-            off = self.held0
+            off = 0
             for v in ports:
                 held[v.name] = off
                 off += v.size
-            during_ptr = self.pointers(lambda v: f"W + {held[v.name]}",
+            during_ptr = self.pointers(lambda v: f"W_held + {held[v.name]}",
                                        lambda v: f"xd + {v.offset}")
             during = "\n".join(
                 f"if (xd[{p.ACTIVE + s}] != 0.0) {{ {self.action(p.during[s], during_ptr, c)} }}"
                 for s in range(p.n_states) if p.during[s] >= 0)
             code = {
-                "output": (" ".join(f"memcpy(W + {held[v.name]}, xd + {v.offset}, "
+                "output": (" ".join(f"memcpy(W_held + {held[v.name]}, xd + {v.offset}, "
                                     f"sizeof(double) * {v.size});" for v in ports)
                            + f"\n{during}\n"
-                           + " ".join(f"memcpy(out_{v.name}, W + {held[v.name]}, "
+                           + " ".join(f"memcpy(out_{v.name}, W_held + {held[v.name]}, "
                                       f"sizeof(double) * {v.size});" for v in ports)
                            + f"\n{{ {machine} {states} }}"),
                 "indicator": self.indicators(),
@@ -182,9 +195,7 @@ class ChartCode:
                                       f"sizeof(double) * {v.size});" for v in ports)
                              + f"\n{machine}\nchanged = chart_step(&M, t);"),
                 "initialize": ""}
-        params = np.concatenate(self.params) if self.params else np.zeros(0)
-        self.packed = params
-        return Lowering(code, work=np.concatenate(self.work), support=(CHART_C,),
+        return Lowering(code, scratch=self.scratch, support=(CHART_C,),
                         helpers=helpers, doc=f"a chart of {len(spec.states)} states")
 
     def write_states(self, c, store):
@@ -199,15 +210,15 @@ class ChartCode:
     def indicators(self):
         p = self.program
         pointers = self.pointers(lambda v: f"out_{v.name}", lambda v: f"xd + {v.offset}")
-        a, b = self.scratch0, self.scratch0 + 1
+        a, b = 0, 1
         lines = []
         for k, leaf in enumerate(p.leaves):
             source = p.t_source[leaf.transition]
             lines.append(
                 f"if (xd[{p.ACTIVE + source}] != 0.0) {{ "
-                f"{self.expression(leaf.plus_text, pointers, f'W + {a}')}\n"
-                f"{self.expression(leaf.minus_text, pointers, f'W + {b}')}\n"
-                f"z[{k}] = W[{a}] - W[{b}]; }} else z[{k}] = 1.0;")
+                f"{self.expression(leaf.plus_text, pointers, f'W_scratch + {a}')}\n"
+                f"{self.expression(leaf.minus_text, pointers, f'W_scratch + {b}')}\n"
+                f"z[{k}] = W_scratch[{a}] - W_scratch[{b}]; }} else z[{k}] = 1.0;")
         return "\n".join(lines)
 
     def tables(self, c):
