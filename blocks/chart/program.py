@@ -282,7 +282,7 @@ class Program:
         self.outgoing = [[k for k, t in enumerate(trs) if t.source == s.index] for s in states]
         if self.continuous:
             for k, t in enumerate(trs):
-                if t.when is not None:
+                if self.t_guard[k] >= 0:  # a condition that compiled: its comparisons
                     self.leaves_of(k, t.when)
         self.tops = list(spec.tops)
         self.leaf_index = {s: k for k, s in enumerate(spec.leaves)}
