@@ -196,6 +196,32 @@ class Chart(Block):
         return f"{states[t.source].path} -> {states[t.target].path}" + (f" {label}" if label
                                                                         else "")
 
+    def explain(self):
+        """The chart for `blocksim check`: how it runs, its states (nested, with the index
+        `leaf` gives a leaf and their actions) and its transitions in the order tested."""
+        spec, p = self.spec, self.program
+        if self.discrete:
+            how = (f"discrete, every {self.p.sample:g} s: conditions, timers and during "
+                   "actions at its sample hits")
+        else:
+            how = (f"continuous: {len(p.leaves)} comparison(s) located as zero crossings, "
+                   "after/every as time events, during actions at every evaluation")
+        lines = [how + (", parallel regions" if spec.parallel else "")]
+        for s in spec.states:
+            depth = s.path.count(".")
+            marks = [m for m, on in (("initial", s.initial), ("region", spec.parallel
+                                                               and s.parent == -1)) if on]
+            head = "  " * depth + s.name + (f" [{', '.join(marks)}]" if marks else "")
+            acts = [f"{k}: {getattr(s, k).text}" for k in ("entry", "during", "exit")
+                    if getattr(s, k) is not None]
+            acts += [f"every {e.period:g} s: {e.action.text}" for e in s.every]
+            leaf = f"leaf {p.leaf_index[s.index]}" if s.index in p.leaf_index else ""
+            lines.append(f"  {head:<28} {leaf:<8} {'; '.join(acts)}".rstrip())
+        lines.append("transitions (outer states first, then as written):")
+        for n, t in enumerate(spec.transitions, 1):
+            lines.append(f"  {n}. {self._transition_text(t)}")
+        return lines
+
     def jacobian(self, pade=None):
         """Constant in its active states: every output's derivative is 0."""
         n_in = sum(u.size for u in self.u if u is not None)

@@ -55,3 +55,25 @@ def test_a_discrete_chart_acts_at_its_sample_hits(tmp_path):
     assert [(round(t, 12), s) for t, s, _ in entries(tmp_path, result)] == [
         (0.0, "A"), (0.4, "B"), (0.7, "C")]
     assert trace(result) == [5, 5, 1]
+
+
+def test_linearize_holds_a_chart_constant_in_its_active_state():
+    """The thermostat chart at t = 300 s (heater on, a run reaches it): the room's linear
+    model is dT/dt = -T/tau with the heater constant, so from the outside temperature to
+    the room the gain is 1/(tau s + 1): pole -1/tau, DC gain 1, by hand; the chart adds no
+    dynamics and no feedback through the error."""
+    sys = blocksim.linearize(HERE / "thermostat_chart.yaml", ["Outside.y"], ["Room.y"],
+                             at=300.0, overrides={"simulation.mode": "normal"})
+    np.testing.assert_allclose(np.ravel(sys.poles()), [-1 / 600], rtol=1e-9)
+    np.testing.assert_allclose(sys.dcgain(), 1.0, rtol=1e-9)
+
+
+def test_check_explains_a_chart(capsys):
+    """`blocksim check` lists how the chart runs, its states with their leaf index and
+    actions, and its transitions in the order they are tested."""
+    from blocksim.cli import main
+    assert main(["check", str(ROOT / "tests" / "accel" / "corpus" / "chart_modes.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "S (chart): continuous: 6 comparison(s) located as zero crossings" in out
+    assert "      Slow [initial]             leaf 1   during: u = u/2" in out
+    assert "    5. Rest -> Run after(0.35)" in out
