@@ -71,6 +71,8 @@ def _parser():
     drw.add_argument("-o", "--out", help="output file: .svg, .png or .pdf "
                                          "(default: <diagram name>.svg in the current directory)")
     drw.add_argument("--expand", action="store_true", help="draw the inside of subsystems")
+    drw.add_argument("--chart", metavar="NAME", help="draw the states and transitions of the "
+                                                     "chart block NAME instead")
     drw.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a value by its dotted path (as for run)")
     exp = sub.add_parser("export", help="a diagram as standalone C (a library, a header and "

@@ -196,6 +196,19 @@ class Chart(Block):
         return f"{states[t.source].path} -> {states[t.target].path}" + (f" {label}" if label
                                                                         else "")
 
+    def statechart(self):
+        """The chart as `blocksim draw --chart` draws it (plain data)."""
+        from blocksim.draw.statechart import ChartState, StateChart
+        spec = self.spec
+        states = [ChartState(s.name, s.parent, list(s.children), s.initial,
+                             spec.parallel and s.parent == -1,
+                             [f"{k}: {getattr(s, k).text}" for k in ("entry", "during", "exit")
+                              if getattr(s, k) is not None]
+                             + [f"every({e.period:g}): {e.action.text}" for e in s.every])
+                  for s in spec.states]
+        return StateChart(self.name, states, [(t.source, t.target, t.label(spec.states))
+                                              for t in spec.transitions])
+
     def explain(self):
         """The chart for `blocksim check`: how it runs, its states (nested, with the index
         `leaf` gives a leaf and their actions) and its transitions in the order tested."""

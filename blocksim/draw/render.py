@@ -31,6 +31,9 @@ STYLES = {  # size, weight, style, colour
     "mark": (9.0, "bold", "normal", "#333333"),  # a sum's + and - at its input ports
     "wire": (7.0, "normal", "normal", "#1f5fa8"),
     "title": (8.5, "bold", "normal", "#555555"),
+    "state": (9.0, "bold", "normal", "#111111"),  # a chart's state (statechart.py)
+    "action": (7.0, "normal", "normal", "#333333"),  # its entry/during/exit lines
+    "label": (7.0, "normal", "normal", "#1f5fa8"),  # a transition's label
 }
 PAD_X, PAD_Y = 7.0, 5.0
 PORT_GAP = 5.0  # between a port name and the centre text
@@ -334,18 +337,116 @@ def _metadata(fmt, model):
     return {"Title": title}
 
 
+# ---- state charts (statechart.py) -----------------------------------------------------------
+def chart_figure(chart):
+    """A matplotlib Figure of a StateChart: states as rounded boxes (parallel regions
+    dashed), their actions inside, transitions as labelled arrows."""
+    from matplotlib.figure import Figure
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+    from matplotlib.path import Path as MPath
+    from .statechart import PAD, layout
+    measure = _Measure()
+    drawing = layout(chart, measure)
+    fig = Figure(figsize=(drawing.width / 72, drawing.height / 72), dpi=72)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, drawing.width)
+    ax.set_ylim(drawing.height, 0)
+    ax.set_axis_off()
+    for b in drawing.boxes:
+        s = chart.states[b.state]
+        patch = FancyBboxPatch((b.x, b.y), b.w, b.h, boxstyle="round,pad=0,rounding_size=7",
+                               facecolor="#f6f8fc" if b.depth % 2 == 0 else "#ffffff",
+                               edgecolor="#333333", linewidth=1.1,
+                               linestyle=(0, (5, 3)) if s.region else "solid", zorder=1 + b.depth)
+        patch.set_gid(f"state:{b.state}")
+        ax.add_patch(patch)
+        y = b.y + PAD
+        for text, style in [(s.name, "state")] + [(line, "action") for line in s.lines]:
+            h = measure(text, style)[1]
+            _text(ax, b.x + PAD, y + h / 2, text, style, f"text:state:{b.state}",
+                  ha="left", va="center_baseline").set_zorder(20)
+            y += h
+    for a in drawing.arrows:
+        path = MPath([a.start, a.mid, a.end], [MPath.MOVETO, MPath.CURVE3, MPath.CURVE3])
+        arrow = FancyArrowPatch(path=path, arrowstyle="-|>,head_length=6,head_width=3",
+                                color="#1f3f6f", linewidth=1.0, zorder=30)
+        arrow.set_gid(f"arrow:{a.transition}")
+        ax.add_patch(arrow)
+        if a.label:
+            size = [measure(line, "label") for line in a.label]
+            total = sum(h for _, h in size)
+            y = a.at[1] - total / 2
+            for line, (_, h) in zip(a.label, size):
+                t = _text(ax, a.at[0], y + h / 2, line, "label", f"text:arrow:{a.transition}",
+                          ha="center", va="center_baseline")
+                t.set_zorder(40)
+                t.set_bbox({"facecolor": "white", "edgecolor": "none", "pad": 0.5,
+                            "alpha": 0.85})
+                y += h
+    for x0, y0, x1, y1 in drawing.defaults:
+        ax.plot([x0], [y0], "o", color="#1f3f6f", markersize=3.5, zorder=30)
+        head = FancyArrowPatch((x0, y0), (x1, y1), arrowstyle="-|>,head_length=5,head_width=2.5",
+                               color="#1f3f6f", linewidth=1.0, zorder=30, shrinkA=0, shrinkB=0)
+        head.set_gid("default")
+        ax.add_patch(head)
+    return fig
+
+
+def chart_bytes(chart, fmt="svg"):
+    """A StateChart's drawing as SVG (text kept as text), PNG or PDF bytes."""
+    import matplotlib
+    fig = chart_figure(chart)
+    buf = io.BytesIO()
+    title = f"blocksim chart {chart.title}"
+    meta = {"svg": {"Date": None, "Title": title}, "pdf": {"CreationDate": None, "Title": title}
+            }.get(fmt, {"Title": title})
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "blocksim"}):
+        fig.savefig(buf, format=fmt, dpi=PNG_DPI if fmt == "png" else 72, metadata=meta)
+    return buf.getvalue()
+
+
+def render_chart(chart, out):
+    """Draw a StateChart into `out` (.svg, .png or .pdf), atomically."""
+    out = Path(out)
+    with atomic_path(out) as tmp:
+        tmp.write_bytes(chart_bytes(chart, out.suffix.lower().lstrip(".")))
+    return out
+
+
+def chart_of(model, name):
+    """The StateChart of block `name` of a model (DiagramError when there is no such block
+    or it is not a chart)."""
+    try:
+        block = model.block(name)
+    except KeyError as e:
+        raise DiagramError(e.args[0], file=model.file) from None
+    if not hasattr(block, "statechart"):
+        charts = [b.name for b in model.blocks if hasattr(b, "statechart")]
+        raise DiagramError(f"block '{name}' ({block.type}) is not a chart; charts: "
+                           f"{', '.join(charts) or 'none'}", file=model.file)
+    return block.statechart()
+
+
 # ---- the command ----------------------------------------------------------------------------
 def command(args, load):
-    """Check the diagram as `blocksim check` does (same errors), then draw it."""
+    """Check the diagram as `blocksim check` does (same errors), then draw it (or, with
+    --chart NAME, the state chart of block NAME)."""
     out = Path(args.out) if args.out else None
     if out is not None and out.suffix.lower().lstrip(".") not in FORMATS:
         raise DiagramError(f"cannot draw into '{out}': the file name must end in "
                            + ", ".join(f".{f}" for f in FORMATS), file="blocksim draw")
     model = load(args.file, args.set)
-    out = out or Path(f"{model.name}.svg")
+    chart = chart_of(model, args.chart) if getattr(args, "chart", None) else None
+    stem = model.name if chart is None else f"{model.name}_{args.chart.replace('/', '.')}"
+    out = out or Path(f"{stem}.svg")
     try:
-        render(model, out, args.expand)
+        if chart is None:
+            render(model, out, args.expand)
+        else:
+            render_chart(chart, out)
     except OSError as e:
         raise DiagramError(f"cannot write '{out}': {e.strerror or e}", file="blocksim draw") from None
-    print(f"{model.name}: {len(model.blocks)} blocks -> {out}")
+    what = f"{len(model.blocks)} blocks" if chart is None else \
+        f"chart {args.chart}, {len(chart.states)} states, {len(chart.transitions)} transitions"
+    print(f"{model.name}: {what} -> {out}")
     return 0
