@@ -140,10 +140,11 @@ def _load_matplotlib(times):
 
 def _drawing(model, out, messages, times):
     """The diagram's drawing, diagram.svg, beside the figures."""
-    from .report.drawing import write_drawing
+    from .report.drawing import write_chart_drawings, write_drawing
     started = time.perf_counter()
     try:
         write_drawing(out, model)
+        write_chart_drawings(out, model)
     except Exception as e:  # a drawing failing must not lose the run
         messages.append(f"warning: could not draw the diagram: {e}")
     times["diagram.svg"] = time.perf_counter() - started

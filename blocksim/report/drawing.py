@@ -18,6 +18,19 @@ def write_drawing(run_dir, model):
     return render(model, Path(run_dir) / DRAWING)
 
 
+def chart_file(block_name):
+    """The file a chart block's drawing is written to in a run directory."""
+    return f"chart_{block_name.replace('/', '.')}.svg"
+
+
+def write_chart_drawings(run_dir, model):
+    """Write the drawing of every chart block (`statechart()`) into the run directory."""
+    from ..draw.render import render_chart
+    for block in model.blocks:
+        if hasattr(block, "statechart"):
+            render_chart(block.statechart(), Path(run_dir) / chart_file(block.name))
+
+
 def drawing_section(path, diagram, overrides, name):
     """The drawing `path` (diagram.svg; not a symbolic link), or when it is missing one drawn
     now from the diagram file with the given overrides; a note when neither works."""

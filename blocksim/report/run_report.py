@@ -14,7 +14,7 @@ import numpy as np
 
 from ..engine.results import DRAWING, REPORT
 from ..errors import DiagramError
-from .drawing import drawing_section
+from .drawing import chart_file, drawing_section
 from .html import (Raw, as_text, code, esc, media, number, own_file, read_json,
                    sectioned_page, table, write_page)
 
@@ -52,6 +52,7 @@ def run_report_html(run_dir):
         ("signals", "Recorded signals: final values", _signals(meta, results)),
         ("conditional", "Enabled and triggered subsystems", _conditional(meta)),
         ("events", "Events", _events(meta, results)),
+        ("charts", "Charts", _charts(run_dir, meta, results)),
         ("solver", "Solver", _solver(meta)),
         ("parameters", "Parameters and robots", _configuration(meta)),
         ("versions", "Versions", _versions(meta)),
@@ -225,6 +226,37 @@ def _events(meta, results):
         more = f" (the first {SHOWN_EVENTS} of {len(times)})" if len(times) > SHOWN_EVENTS else ""
         out += f"<p>Event times{more}:</p>" + table(("t (s)", "block"), rows, numeric=(0,))
     return out
+
+
+def _charts(run_dir, meta, results):
+    """Each chart: its drawing (written with the run), how often each state was entered and
+    each transition taken, and the first states entered with their times."""
+    charts = meta.get("charts") or {}
+    out = []
+    names, labels = meta.get("chart_states") or [], meta.get("chart_transitions") or []
+    t, state, via = (results.get(k) for k in ("chart_t", "chart_state", "chart_transition"))
+    for name, counts in charts.items():
+        out.append(f"<h3>{esc(name)}</h3>")
+        drawing = own_file(run_dir, chart_file(name))
+        if drawing is not None and (meta.get("files") is None
+                                    or chart_file(name) in meta["files"]):
+            svg = drawing.read_bytes()
+            out.append(f'<div class="diagram">{media(svg, ".svg", "chart " + name)}</div>')
+        out.append(table(("state", "entered"), list((counts.get("entries") or {}).items()),
+                         numeric=(1,)))
+        out.append(table(("transition", "taken"),
+                         list((counts.get("transitions") or {}).items()), numeric=(1,)))
+        if t is not None and state is not None:
+            prefix = f"{name}."
+            rows = [(f"{float(t[i]):.9g}", names[int(state[i])][len(prefix):],
+                     labels[int(via[i])].split(": ", 1)[1] if via is not None and via[i] >= 0
+                     else "(the chart starts)")
+                    for i in range(len(t)) if names[int(state[i])].startswith(prefix)]
+            more = f" (the first {SHOWN_EVENTS} of {len(rows)})" if len(rows) > SHOWN_EVENTS \
+                else ""
+            out.append(f"<p>States entered{more}:</p>" + table(
+                ("t (s)", "state", "by"), rows[:SHOWN_EVENTS], numeric=(0,)))
+    return "\n".join(out)
 
 
 def _solver(meta):
