@@ -202,9 +202,10 @@ class Chart(Block):
         spec = self.spec
         states = [ChartState(s.name, s.parent, list(s.children), s.initial,
                              spec.parallel and s.parent == -1,
-                             [f"{k}: {getattr(s, k).text}" for k in ("entry", "during", "exit")
-                              if getattr(s, k) is not None]
-                             + [f"every({e.period:g}): {e.action.text}" for e in s.every])
+                             [line for k in ("entry", "during", "exit") if getattr(s, k)
+                              for line in _lines(f"{k}: ", getattr(s, k).shown)]
+                             + [line for e in s.every
+                                for line in _lines(f"every({e.period:g}): ", e.action.shown)])
                   for s in spec.states]
         return StateChart(self.name, states, [(t.source, t.target, t.label(spec.states))
                                               for t in spec.transitions])
@@ -225,9 +226,9 @@ class Chart(Block):
             marks = [m for m, on in (("initial", s.initial), ("region", spec.parallel
                                                                and s.parent == -1)) if on]
             head = "  " * depth + s.name + (f" [{', '.join(marks)}]" if marks else "")
-            acts = [f"{k}: {getattr(s, k).text}" for k in ("entry", "during", "exit")
+            acts = [f"{k}: {getattr(s, k).shown}" for k in ("entry", "during", "exit")
                     if getattr(s, k) is not None]
-            acts += [f"every {e.period:g} s: {e.action.text}" for e in s.every]
+            acts += [f"every {e.period:g} s: {e.action.shown}" for e in s.every]
             leaf = f"leaf {p.leaf_index[s.index]}" if s.index in p.leaf_index else ""
             lines.append(f"  {head:<28} {leaf:<8} {'; '.join(acts)}".rstrip())
         lines.append("transitions (outer states first, then as written):")
@@ -292,3 +293,13 @@ class Chart(Block):
         p = self.program
         active = [s.path for s in self.spec.states if self.xd[p.ACTIVE + s.index] != 0.0]
         return "in " + ", ".join(active) if active else "not started"
+
+
+def _lines(head, action, width=56):
+    """An action for a drawing: a statement per line (long ones wrapped), under its head."""
+    import textwrap
+    out = []
+    for k, statement in enumerate(st.strip() for st in action.split(";") if st.strip()):
+        first = (head if k == 0 else " " * len(head)) + statement
+        out += textwrap.wrap(first, width, subsequent_indent=" " * (len(head) + 4)) or [first]
+    return out

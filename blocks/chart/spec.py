@@ -30,6 +30,11 @@ class Text:
     text: str
     loc: Loc
 
+    @property
+    def shown(self):
+        """The text on one line (a YAML block's line breaks as spaces)."""
+        return " ".join(self.text.split())
+
 
 @dataclass
 class Every:
@@ -72,9 +77,9 @@ class Transition:
     def label(self, states):
         parts = [f"after({self.after:g})"] if self.after is not None else []
         if self.when is not None:
-            parts.append(f"[{self.when.text}]")
+            parts.append(f"[{self.when.shown}]")
         if self.do is not None:
-            parts.append(f"/ {self.do.text}")
+            parts.append(f"/ {self.do.shown}")
         return " ".join(parts)
 
 
