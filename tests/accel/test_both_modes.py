@@ -247,3 +247,14 @@ def test_fmu_diagrams_agree(fmu_diagram, name, fmi, solver):
     if name in ("bouncing_ball", "stair"):
         assert normal[2]["events"][0].size >= 3
     assert_same(accelerated, normal, blocksim.load(path).settings.event_tol)
+
+
+@pytest.mark.parametrize("solver", ["rk4", "dop853", "radau"])
+def test_charts_agree_under_other_solvers(solver):
+    """A continuous chart's located conditions, timers and journal: in compiled code for the
+    explicit solvers, the chart's own (interpreted) handlers around compiled evaluations for
+    scipy's."""
+    accelerated, normal = both(CORPUS / "chart_modes.yaml", [f"simulation.solver={solver}",
+                                                             "simulation.step=0.01"])
+    assert len(normal[2]["journal"]) > 10
+    assert_same(accelerated, normal, 1e-10)
