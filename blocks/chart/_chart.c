@@ -117,7 +117,7 @@ static int chart_enabled(Chart *m, int s, double t)
 static void chart_take(Chart *m, int k, double t)
 {
     const ChartTables *T = m->T;
-    int chain[256], n = 0, c;
+    int chain[256], n = 0, c;  /* states nest at most 100 deep (the YAML reader's limit) */
     chain[n++] = T->t_exit[k];
     while ((c = chart_active_child(m, chain[n - 1])) >= 0 && n < 256)
         chain[n++] = c;

@@ -32,7 +32,8 @@ class Chart(Block):
     while the state is active) for the states listed in `active`, and `leaf`: the index of
     the active leaf state (preorder numbering, `blocksim check` lists it; one per region of a
     parallel chart). The states entered and the transitions taken go into results.npz
-    (`chart_t`, `chart_state`, `chart_transition`) and meta.json (`charts`).
+    (`chart_t`, `chart_state`, `chart_transition`) and meta.json (`charts`). The order of
+    things at an instant, the keys and examples: docs/charts.md.
     """
 
     type = "chart"
