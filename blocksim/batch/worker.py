@@ -15,6 +15,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..api import run_meta
+from ..engine.journal import journal_results
 from ..engine.compiler import ModelCache
 from ..language.diagram import apply_overrides
 from ..errors import DiagramError, DiagramErrors
@@ -212,6 +213,7 @@ def kept_result(job, index, overrides, model, t, data, info, metrics):
                      "values": {k: v for k, v, _ in overrides}, "metrics": metrics}
     event_t, event_block, _ = info["events"]
     events = {"events_t": event_t, "events_block": event_block} if len(event_t) else {}
+    events.update(journal_results(model, info.get("journal", ()))[0])  # a chart's states
     return t, {**data, **events}, meta
 
 
