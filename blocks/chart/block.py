@@ -193,7 +193,7 @@ class Chart(Block):
 
     def _transition_text(self, t):
         states = self.spec.states
-        label = t.label(states)
+        label = t.label()
         return f"{states[t.source].path} -> {states[t.target].path}" + (f" {label}" if label
                                                                         else "")
 
@@ -208,7 +208,7 @@ class Chart(Block):
                              + [line for e in s.every
                                 for line in _lines(f"every({e.period:g}): ", e.action.shown)])
                   for s in spec.states]
-        return StateChart(self.name, states, [(t.source, t.target, t.label(spec.states))
+        return StateChart(self.name, states, [(t.source, t.target, t.label())
                                               for t in spec.transitions])
 
     def explain(self):

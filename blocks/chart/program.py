@@ -40,12 +40,11 @@ class Var:
 @dataclass
 class Statement:
     """`target[index] = value`: `index` () or one entry per axis: ("at", fn, text) an index
-    expression, ("slice", slice) constant bounds."""
+    expression, ("slice", slice, text) constant bounds."""
     target: int  # index into Program.vars
     index: tuple
     value: object  # compiled expression (callable of the variables)
     value_text: str
-    index_texts: tuple
     shape: tuple  # the value's shape on sample values
 
 
@@ -177,7 +176,7 @@ class Program:
                                  "do (or give the chart a sample time)")
                 continue
             fn, shape = self._compile(a.value, text)
-            index, texts = self._index(a, var, text)
+            index = self._index(a, var, text)
             if fn is None or index is None:
                 continue
             region = np.zeros(var.shape)[tuple(i if kind == "slice" else 0
@@ -190,19 +189,20 @@ class Program:
                                  f"to {a.target}{'[...]' if index else ''} of shape "
                                  f"{np.shape(region)}")
                 continue
-            statements.append(Statement(k, index, fn, a.value, texts, shape))
+            statements.append(Statement(k, index, fn, a.value, shape))
         self.actions.append(Action(statements, text.text))
         return len(self.actions) - 1
 
     def _index(self, a, var, text):
-        """A target's index: per axis ("at", fn, text) or ("slice", slice, text)."""
+        """A target's index: per axis ("at", fn, text) or ("slice", slice, text); None
+        (and a problem) when it cannot be one."""
         if not a.index:
-            return (), ()
+            return ()
         if len(a.index) > len(var.shape):
             self._fail(text, f"'{a.text}': {a.target} has {len(var.shape)} axes, indexed "
                              f"with {len(a.index)}")
-            return None, None
-        index, texts = [], []
+            return None
+        index = []
         for part in a.index:
             if isinstance(part, tuple):
                 try:
@@ -212,20 +212,19 @@ class Program:
                 except (expr.ExprError, TypeError, ValueError) as e:
                     self._fail(text, f"'{a.text}': a slice of a target has constant integer "
                                      f"bounds ({e})")
-                    return None, None
+                    return None
                 index.append(("slice", slice(*bounds), ":".join("" if b is None else b
                                                                  for b in part)))
             else:
                 fn, shape = self._compile(part, text)
                 if fn is None:
-                    return None, None
+                    return None
                 if shape != ():
                     self._fail(text, f"'{a.text}': an index is a single number, '{part}' "
                                      f"has shape {shape}")
-                    return None, None
+                    return None
                 index.append(("at", fn, part))
-            texts.append(index[-1][2])
-        return tuple(index), tuple(texts)
+        return tuple(index)
 
     def guard(self, text):
         """The id of the compiled condition `text`, or -1 for none; a continuous chart's

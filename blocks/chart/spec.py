@@ -74,7 +74,8 @@ class Transition:
     exit_root: int = -1  # the outermost state it exits (the domain's child on its side)
     enter: tuple = ()  # the states it enters, outermost first (the target's default chain)
 
-    def label(self, states):
+    def label(self):
+        """`after(T) [when] / do`, as a drawing and meta.json show it."""
         parts = [f"after({self.after:g})"] if self.after is not None else []
         if self.when is not None:
             parts.append(f"[{self.when.shown}]")

@@ -319,17 +319,20 @@ def render(model, out, expand=False):
 
 def to_bytes(model, fmt="svg", expand=False):
     """The drawing as SVG (text kept as text), PNG or PDF bytes."""
+    return _bytes(figure(model, expand), fmt, f"blocksim diagram {model.name}")
+
+
+def _bytes(fig, fmt, title):
+    """A figure as SVG (text kept as text, reproducible ids), PNG or PDF bytes."""
     import matplotlib
-    fig = figure(model, expand)
     buf = io.BytesIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "blocksim"}):
         fig.savefig(buf, format=fmt, dpi=PNG_DPI if fmt == "png" else 72,
-                    metadata=_metadata(fmt, model))
+                    metadata=_metadata(fmt, title))
     return buf.getvalue()
 
 
-def _metadata(fmt, model):
-    title = f"blocksim diagram {model.name}"
+def _metadata(fmt, title):
     if fmt == "svg":
         return {"Date": None, "Title": title}
     if fmt == "pdf":
@@ -394,15 +397,7 @@ def chart_figure(chart):
 
 def chart_bytes(chart, fmt="svg"):
     """A StateChart's drawing as SVG (text kept as text), PNG or PDF bytes."""
-    import matplotlib
-    fig = chart_figure(chart)
-    buf = io.BytesIO()
-    title = f"blocksim chart {chart.title}"
-    meta = {"svg": {"Date": None, "Title": title}, "pdf": {"CreationDate": None, "Title": title}
-            }.get(fmt, {"Title": title})
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "blocksim"}):
-        fig.savefig(buf, format=fmt, dpi=PNG_DPI if fmt == "png" else 72, metadata=meta)
-    return buf.getvalue()
+    return _bytes(chart_figure(chart), fmt, f"blocksim chart {chart.title}")
 
 
 def render_chart(chart, out):

@@ -13,7 +13,7 @@ level's initial state gets the dot-and-arrow of a default transition.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 PAD = 8.0  # inside a box, around its text and its inner states
 GAP_Y = 26.0  # between boxes in a column
@@ -71,8 +71,6 @@ class ChartDrawing:
     boxes: list  # Box, outer before inner
     arrows: list  # Arrow
     defaults: list  # (dot x, y, arrow end x, y): default transitions
-    title_h: float = 0.0
-    text: dict = field(default_factory=dict)  # state -> (title height, line height)
 
 
 def wrap(label, width=LABEL_WRAP):
