@@ -147,8 +147,12 @@ class Program:
         self._fail(text, f"'{source}' cannot be evaluated: {errors[0]}")
         return None, None
 
-    def action(self, text, outputs_only=False):
-        """The id of the compiled action `text` (a Text), or -1 for none."""
+    def action(self, text, outputs_only=False, assigned=None):
+        """The id of the compiled action `text` (a Text), or -1 for none. A continuous
+        chart's during action (`outputs_only`) assigns outputs only, and reads an output
+        only once it is assigned in this evaluation: by an earlier statement or by an
+        enclosing state's during action (`assigned`, a set the action's targets join), so
+        that its outputs are functions of the inputs and data, whenever it runs."""
         if text is None:
             return -1
         try:
@@ -179,6 +183,19 @@ class Program:
             index = self._index(a, var, text)
             if fn is None or index is None:
                 continue
+            if outputs_only:
+                read = set(fn.names).union(*(part[1].names for part in index
+                                             if part[0] == "at"))
+                early = sorted(n for n in read if n in self.index and
+                               self.vars[self.index[n]].kind == "output" and n not in assigned)
+                if early:
+                    self._fail(text, f"'{a.text}': a during action of a continuous chart "
+                                     f"reads the output '{early[0]}' before assigning it, so "
+                                     "its value would depend on how often the chart is "
+                                     "evaluated; assign it first (here or in an enclosing "
+                                     "state's during), or keep the value in data")
+                    continue
+                assigned.add(a.target)
             region = np.zeros(var.shape)[tuple(i if kind == "slice" else 0
                                                 for kind, i, _ in index)] if index else \
                 np.zeros(var.shape)
@@ -267,7 +284,13 @@ class Program:
         self.initial = [next((c for c in s.children if states[c].initial), -1) for s in states]
         self.entry = [self.action(s.entry) for s in states]
         self.exit = [self.action(s.exit) for s in states]
-        self.during = [self.action(s.during, outputs_only=self.continuous) for s in states]
+        self.during = []
+        given = []  # per state: the outputs its during actions and its ancestors' assign
+        for s in states:
+            assigned = set(given[s.parent]) if s.parent >= 0 else set()
+            self.during.append(self.action(s.during, outputs_only=self.continuous,
+                                           assigned=assigned))
+            given.append(assigned)
         self.every = []  # (state, period, action)
         for s in states:
             for e in s.every:

@@ -70,6 +70,10 @@ CASES = {
         states:
           Idle: {initial: true, during: "n = n + 1"}  # @LINE
         """, ["may assign outputs only"]),
+    "an output read by a continuous during before it is assigned": ("""\
+        states:
+          Idle: {initial: true, during: "u = u + go"}  # @LINE
+        """, ["reads the output 'u' before assigning it"]),
     "a condition that cannot be located": ("""\
         states:
           Idle: {initial: true}
