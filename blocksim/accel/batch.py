@@ -52,14 +52,17 @@ def qualifies(path):
 
 
 def names_in(raw):
-    """The names an unevaluated value reads (its expressions' identifiers); None when it
-    cannot be told (then it reads anything)."""
+    """The names an unevaluated value reads (its expressions' identifiers, or a chart
+    action's: statements); None when it cannot be told (then it reads anything)."""
     if isinstance(raw, str):
-        try:
-            tree = ast.parse(raw.strip(), mode="eval")
-        except SyntaxError:
-            return None
-        return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        text = "\n".join(line.strip() for line in raw.strip().splitlines())
+        for mode in ("eval", "exec"):
+            try:
+                tree = ast.parse(text, mode=mode)
+                return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+            except SyntaxError:
+                continue
+        return None
     if isinstance(raw, (list, tuple)):
         found = set()
         for item in raw:
@@ -134,9 +137,11 @@ class FastRuns:
                 if names is None:
                     return None
                 found |= names
-            elif kinds.get(key) == "string":  # literal, or an expression (a function block's)
+            elif kinds.get(key) in ("string", "data"):
+                # literal, or expressions (a function block's; a chart's conditions, timers
+                # and actions, whose parameters are folded into its numbers)
                 found |= names_in(value.raw) or set()
-            elif kinds.get(key) not in ("choice", "names", "bool", "data", "path"):
+            elif kinds.get(key) not in ("choice", "names", "bool", "path"):
                 return None  # a resource (a robot), or unknown
         return found
 

@@ -130,6 +130,19 @@ metrics:
   e: elementary[-1, 1]
 """
 
+# the chart's timer and the drag it sets the car against change (its after times and
+# its actions' constants are its numbers); the shifts come at other instants, with a chain
+GEARBOX = """
+blocksim-sweep: 1
+diagram: DIAGRAMS/gearbox.yaml
+grid:
+  parameters.hold: [3, 5]
+  parameters.c: [40, 45]
+metrics:
+  v: v[-1]
+  gear: mean(gear)
+"""
+
 FAILING = """
 blocksim-sweep: 1
 diagram: CORPUS/fault_division.yaml
@@ -167,11 +180,12 @@ def normal_rows(tmp_path_factory):
 
 @pytest.mark.parametrize("workers", [1, 2], ids=["one thread", "two threads"])
 @pytest.mark.parametrize("text", [PID_MONTE_CARLO, PID_CLAMPING, NOISE_SEEDS, ANTI_WINDUP,
-                                  GENERAL_FIRST, PULSE_EDGES, DELAYS, EXPRESSIONS, FAILING,
-                                  FAILING_DELAYED],
+                                  GENERAL_FIRST, PULSE_EDGES, DELAYS, EXPRESSIONS, GEARBOX,
+                                  FAILING, FAILING_DELAYED],
                          ids=["pid monte carlo", "pid clamping", "noise seeds, periods",
                               "anti-windup", "general runs first", "pulse edges", "delays",
-                              "function blocks' parameters", "failing", "failing delayed"])
+                              "function blocks' parameters", "a chart's parameters",
+                              "failing", "failing delayed"])
 def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch, normal_rows):
     fast = []
     args = batch.FastRuns.args
@@ -192,7 +206,8 @@ def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch, norm
         for key in n:
             if key not in ("wall_s", "status", "message", "steps"):
                 np.testing.assert_array_equal(a[key], n[key], err_msg=key)
-    if text in (PID_MONTE_CARLO, PID_CLAMPING, NOISE_SEEDS, PULSE_EDGES, DELAYS, EXPRESSIONS):
+    if text in (PID_MONTE_CARLO, PID_CLAMPING, NOISE_SEEDS, PULSE_EDGES, DELAYS, EXPRESSIONS,
+                GEARBOX):
         assert all(fast)  # after the first, every run took the fast path
     if text == GENERAL_FIRST:
         assert fast == [False] * 3 + [True] * 3
