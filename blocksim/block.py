@@ -84,10 +84,9 @@ block's exact `Jacobian` at its current inputs, states and modes (see that class
 the default: the block's own methods are then differenced (central differences).
 `mode_text()` says in a few words which mode a hybrid block is in ('upper (gain 0)').
 
-The run's services (`uses_run = True`, a chart): the simulator gives such a block `self.run`,
-a `RunHandle`, for each run: `self.run.schedule(time)` adds a time event of the block from
-any handler (`crossing` or `update`, not only `reschedule`), and `self.run.log(a, b)` notes
-two integers at the instant being handled (a state chart: the state entered and the
+The run's journal (`uses_run = True`, a chart): the simulator gives such a block `self.run`,
+a `RunHandle`, for each run: `self.run.log(a, b)` notes two integers at the instant being
+handled (a state chart: the state entered and the
 transition that entered it; `journal_names()` names them), which the run returns as its
 journal (`chart_t`, `chart_state`, `chart_transition` in results.npz: engine/journal.py).
 Outside a run (a linearisation) the handle does nothing.
@@ -206,11 +205,8 @@ class Sample:
 
 
 class RunHandle:
-    """What a run offers a block that `uses_run`: time events and a log (the module
-    docstring). This one, outside any run, does nothing."""
-
-    def schedule(self, time):
-        pass
+    """What a run offers a block that `uses_run`: its journal (the module docstring).
+    This one, outside any run, does nothing."""
 
     def log(self, a, b):
         pass
@@ -241,7 +237,7 @@ class Block:
     signal_elements = ()
     # Inputs whose derivative in time the block's indicators read (`du`, see above).
     rates = ()
-    # True for blocks that schedule time events from their handlers or log (see above).
+    # True for blocks that log into the run's journal (see above).
     uses_run = False
 
     def __init__(self, name, params):
@@ -295,11 +291,6 @@ class Block:
         """For a block that logs (`uses_run`): (names of the first numbers it logs, names of
         the second), e.g. a chart's states and its transitions."""
         return (), ()
-
-    def explain(self):
-        """Lines `blocksim check` prints under the block (a chart's states and transitions);
-        () by default."""
-        return ()
 
     def input_marks(self):
         """For drawings: (one mark per input port, drawn there instead of the port's name,
@@ -392,7 +383,7 @@ class Block:
 
     def describe(self):
         """Lines `blocksim check` prints under the block (what a file it reads declares:
-        an FMU's parameters and states); () by default."""
+        an FMU's parameters and states; a chart's states and transitions); () by default."""
         return ()
 
     def log(self):

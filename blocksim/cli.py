@@ -410,12 +410,6 @@ def _check(args):
               + (f"   states: {', '.join(states)}" if states else ""))
         for line in b.describe():
             print(f"  {'':<16} {line}")
-    for b in model.blocks:
-        lines = b.explain()
-        if lines:
-            print(f"\n{b.name} ({b.type}): {lines[0]}")
-            for line in lines[1:]:
-                print(f"  {line}")
     if model.subsystems:
         print("\nhierarchy:")
         for line in _hierarchy(model):

@@ -105,9 +105,9 @@ class Chart(Block):
 
         self._pending = []
         log = self._pending.append if self.discrete else (lambda a: self.run.log(*a))
+        self._armed = []  # the times of the timers armed at the instant (next_events)
         self._machine = Machine(p, self.name, store, args(views(store)),
-                                lambda s, k: log((s, k)), lambda t: self.run.schedule(t),
-                                self.discrete)
+                                lambda s, k: log((s, k)), self._armed.append, self.discrete)
         self._held = held
         self._during_views = mixed(views(held))
         self._during_args = args(self._during_views)
@@ -160,6 +160,7 @@ class Chart(Block):
         return -1
 
     def initialize(self, t):
+        self._armed.clear()  # a new run: no timers of an earlier one (or a linearisation)
         if self.discrete:  # the held outputs before the first hit
             np.copyto(self._work, self.xd)
             for port, value, _ in self._outputs:
@@ -184,6 +185,13 @@ class Chart(Block):
         for port, value, _ in self._outputs:  # the outputs hold what was last computed
             np.copyto(value, port)
         return self._machine.step(t)
+
+    def next_events(self, t):
+        """The expiry times of the timers (after, every) armed at this instant, in the order
+        the compiled handler schedules them as it arms them (SCHEDULE)."""
+        armed = tuple(self._armed)
+        self._armed.clear()
+        return armed
 
     # -- what the chart is --------------------------------------------------------------------
     def journal_names(self):
@@ -211,7 +219,7 @@ class Chart(Block):
         return StateChart(self.name, states, [(t.source, t.target, t.label())
                                               for t in spec.transitions])
 
-    def explain(self):
+    def describe(self):
         """The chart for `blocksim check`: how it runs, its states (nested, with the index
         `leaf` gives a leaf and their actions) and its transitions in the order tested."""
         spec, p = self.spec, self.program

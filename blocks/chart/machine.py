@@ -32,7 +32,7 @@ SNAP = 1e-9  # a discrete chart's timers: due from this close before (relative t
 class Machine:
     """`step(t)` runs the chart at t on `store` with the variables `args` (views of the
     inputs and of the store); `log(state, transition)` is told every state entered, and
-    `schedule(time)` every time a timer of a continuous chart expires."""
+    `schedule(time)` every time at which a timer of a continuous chart it arms expires."""
 
     def __init__(self, program, name, store, args, log, schedule, discrete):
         self.p, self.name, self.store, self.args = program, name, store, args

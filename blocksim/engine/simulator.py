@@ -102,7 +102,7 @@ class Simulation:
         self.served = tuple(b for b in model.blocks if b.uses_run)
         for k, block in enumerate(model.blocks):
             if block.uses_run:
-                block.run = _Handle(self, block, k)
+                block.run = _Handle(self, k)
 
     # -- evaluation --------------------------------------------------------------------------
     def f(self, t, y):
@@ -414,14 +414,11 @@ class Simulation:
 
 
 class _Handle(RunHandle):
-    """A block's RunHandle in this run: its time events join the run's, its log the run's
-    journal (both at the instant being handled)."""
+    """A block's RunHandle in this run: its log joins the run's journal, at the instant
+    being handled."""
 
-    def __init__(self, sim, block, k):
-        self.sim, self.block, self.k = sim, block, k
-
-    def schedule(self, time):
-        self.sim.schedule(self.block, (time,), self.sim.instant)
+    def __init__(self, sim, k):
+        self.sim, self.k = sim, k
 
     def log(self, a, b):
         self.sim.journal.append((self.sim.instant, self.k, a, b))

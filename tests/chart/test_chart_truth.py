@@ -74,6 +74,7 @@ def test_check_explains_a_chart(capsys):
     from blocksim.cli import main
     assert main(["check", str(ROOT / "tests" / "accel" / "corpus" / "chart_modes.yaml")]) == 0
     out = capsys.readouterr().out
-    assert "S (chart): continuous: 6 comparison(s) located as zero crossings" in out
-    assert "      Slow [initial]             leaf 1   during: u = u/2" in out
-    assert "    5. Rest -> Run after(0.35)" in out
+    pad = " " * 19  # under the block's line
+    assert f"\n{pad}continuous: 6 comparison(s) located as zero crossings" in out
+    assert f"\n{pad}    Slow [initial]             leaf 1   during: u = u/2" in out
+    assert f"\n{pad}  5. Rest -> Run after(0.35)" in out
