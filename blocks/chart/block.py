@@ -47,7 +47,8 @@ class Chart(Block):
         Param("outputs", "data", None, "outputs: name -> size or shape (held, 0 at first)"),
         Param("data", "data", None, "local variables: name -> initial value"),
         Param("parallel", "bool", False, "the top-level states are parallel regions"),
-        Param("active", "data", None, "states with an output in_<State> (1.0 while active)"),
+        Param("active", "data", None, "states with an output in_<State> (1.0 while active): a "
+                                     "list, or a mapping {State: 1}"),
         Param("sample", "scalar", None, "sample period (s): a discrete chart; none: "
                                         "continuous", positive=True),
     )

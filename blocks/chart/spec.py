@@ -422,16 +422,28 @@ def _route(r, spec, t):
 
 
 def _active(r, p, spec):
-    names = p.active if p.active is not None else []
-    if isinstance(names, str):
-        names = [names]
-    if not isinstance(names, list):
-        r.error(p._loc, "active must be a list of states", "active")
+    """The states with an in_<State> output: a list of states, or a mapping state -> 1
+    (true) as the spec writes it, `active: {Track: 1}` (0 or false: no output)."""
+    raw = p.active if p.active is not None else []
+    if isinstance(raw, str):
+        raw = [raw]
+    if isinstance(raw, dict):
+        names = []
+        for name, on in raw.items():
+            if on in (0, 1) and not isinstance(on, float):  # 0, 1, false, true
+                if on:
+                    names.append((name, r.loc(raw, name)))
+            else:
+                r.error(r.loc(raw, name), f"active: '{name}: {on}': 1 (or true) gives the "
+                                          "state an output in_<State>, 0 none", "active")
+    elif isinstance(raw, list):
+        names = [(name, r.loc(raw, k)) for k, name in enumerate(raw)]
+    else:
+        r.error(p._loc, "active must be a list of states or a mapping {state: 1}", "active")
         return []
     found = []
-    for k, name in enumerate(names):
-        s = _find(r, spec, name, r.loc(p.active, k) if isinstance(p.active, list) else p._loc,
-                  "active")
+    for name, loc in names:
+        s = _find(r, spec, name, loc, "active")
         if s >= 0:
             found.append(s)
     return found

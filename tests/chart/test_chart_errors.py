@@ -51,6 +51,12 @@ CASES = {
           Idle: {initial: true}
           Track: {initial: true}  # @LINE
         """, ["the chart has two initial states, Idle and Track"]),
+    "active value": ("""\
+        active:
+          Idle: 2  # @LINE
+        states:
+          Idle: {initial: true}
+        """, ["active: 'Idle: 2': 1 (or true) gives the state an output in_<State>"]),
     "assignment to an input": ("""\
         states:
           Idle: {initial: true, entry: "go = 1"}  # @LINE

@@ -78,3 +78,30 @@ def test_check_explains_a_chart(capsys):
     assert f"\n{pad}continuous: 6 comparison(s) located as zero crossings" in out
     assert f"\n{pad}    Slow [initial]             leaf 1   during: u = u/2" in out
     assert f"\n{pad}  5. Rest -> Run after(0.35)" in out
+
+
+def test_the_specifications_example_chart(tmp_path):
+    """The spec's example chart as written (`active: {Track: 1}` included) on err = 0.5 -
+    0.1 t and go stepping to 1 at t = 1. By hand: Idle -> Track (its Coarse) at 1; Coarse
+    -> Fine where |err| falls to 0.01, t = (0.5 - 0.01)/0.1 = 4.9; Fine -> Coarse where it
+    rises past 0.05 again, t = 0.55/0.1 = 5.5; Track -> Fault at |err| = 1, t = 15; Fault
+    -> Idle after 2 s, 17, and at that instant the chain Idle -> Track -> Fault (go is 1,
+    |err| = 1.2 > 1). in_Track is 1 on [1, 15) only; u = 2 err while in Track, 0 else."""
+    result = blocksim.run(HERE / "spec_example.yaml", out=tmp_path / "run")
+    with np.load(tmp_path / "run" / "results.npz") as z:
+        t, s = z["chart_t"], z["chart_state"]
+    names = [n.split(".", 1)[1] for n in result.meta["chart_states"]]
+    got = [(float(ti), names[si]) for ti, si in zip(t, s)]
+    expected = [(0, "Idle"), (1, "Track"), (1, "Track.Coarse"), (4.9, "Track.Fine"),
+                (5.5, "Track.Coarse"), (15, "Fault"), (17, "Idle"), (17, "Track"),
+                (17, "Track.Coarse"), (17, "Fault")]
+    assert [n for _, n in got] == [n for _, n in expected]
+    np.testing.assert_allclose([ti for ti, _ in got], [ti for ti, _ in expected],
+                               rtol=0, atol=1e-9)
+    time, err, u, on = result.t, result["err"], result["u"], result["in_Track"]
+    inside = (time > 1 + 1e-6) & (time < 15 - 1e-6)
+    outside = (time < 1 - 1e-6) | (time > 15 + 1e-6)
+    assert inside.any() and outside.any()
+    assert np.all(on[inside] == 1.0) and np.all(on[outside] == 0.0)
+    np.testing.assert_allclose(u[inside], 2 * err[inside], rtol=1e-12)
+    assert np.all(u[outside] == 0.0)
