@@ -6,9 +6,12 @@ a tree, the transitions as pairs with labels). Each level (the chart, a state wi
 places its states in columns: the initial state first, then by how many transitions among
 the level's states it takes to reach each one; a state that holds states is laid out inside
 first and enters its level as one box. Parallel regions sit side by side, drawn dashed.
-Arrows leave and enter a box on the side facing the other box; several between the same
-two boxes are spread apart, a state's transition to itself is a loop above its box, and a
-level's initial state gets the dot-and-arrow of a default transition.
+Arrows leave and enter a box on the side facing the other box; one that would cross a box
+between its ends rounds under every such box (its level keeps room for it below); several
+between the same two boxes are spread apart, a state's transition to itself is a loop above
+its box, and a level's initial state gets the dot-and-arrow of a default transition. Labels
+go beside their arrow's middle, off the boxes' text, other labels, the curves and the
+boxes' borders where a place near it allows.
 """
 from __future__ import annotations
 
@@ -116,9 +119,10 @@ class _Layout:
         xs = [b.x + b.w for b in boxes] + [a.at[0] + self.label_size[a.transition][0] / 2
                                           for a in arrows]
         ys = [b.y + b.h for b in boxes] + [a.at[1] + self.label_size[a.transition][1] / 2
-                                          for a in arrows] + [a.mid[1] for a in arrows]
+                                          for a in arrows] + [y for a in arrows
+                                                              for _, y in _points(a)]
         top = min([0.0] + [a.at[1] - self.label_size[a.transition][1] / 2 for a in arrows]
-                  + [a.mid[1] for a in arrows])
+                  + [y for a in arrows for _, y in _points(a)])
         left = min([0.0] + [a.at[0] - self.label_size[a.transition][0] / 2 for a in arrows]
                    + [d[0] - 4 for d in defaults])
         shift_x, shift_y = PAD - left if left < 0 else 0.0, PAD - top if top < 0 else 0.0
@@ -159,7 +163,17 @@ class _Layout:
                 x += width + (PAD * 2 if parallel else self.gap(column, columns[c + 1]))
             else:
                 x += width
-        return x, height
+        return x, height + self.under(columns)
+
+    def under(self, columns):
+        """Room below a level for the arrows that round under a column between their ends
+        (arrow() sends them 28 pt under the boxes, about, their labels below)."""
+        where = {k: c for c, column in enumerate(columns) for k in column}
+        level = set(where)
+        lows = [self.label_size[n][1] for n, (s, t, _) in enumerate(self.c.transitions)
+                if self.lifted(s, level) in level and self.lifted(t, level) in level
+                and abs(where[self.lifted(s, level)] - where[self.lifted(t, level)]) > 1]
+        return 48.0 + max(lows) if lows else 0.0
 
     def gap(self, left, right):
         """Room between two columns for the labels of the arrows between them."""
@@ -217,7 +231,12 @@ class _Layout:
         inner_x = PAD + (DOT + 6 if any(self.c.states[c].initial for c in kids) else 0)
         room = LABEL_ROOM if kids else 0.0  # for labels of arrows along the inner states' tops
         b.w = max(tw + 2 * PAD, iw + inner_x + PAD, 60.0)
-        b.h = th + 2 * PAD + (ih + PAD + room if kids else 0.0)
+        level = set(kids)
+        below = room if any(  # for labels under arrows between its inner states
+            self.lifted(p, level) in level and self.lifted(q, level) in level
+            and self.lifted(p, level) != self.lifted(q, level)
+            for p, q, _ in self.c.transitions) else 0.0
+        b.h = th + 2 * PAD + (ih + PAD + room + below if kids else 0.0)
         b.inner = (inner_x, th + PAD + PAD / 2 + room)
         b.text = (tw + 2 * PAD, th + PAD)
 
@@ -233,41 +252,45 @@ class _Layout:
 
     # -- arrows -------------------------------------------------------------------------------
     def arrows(self):
-        """Every transition's arrow, each label moved off the boxes' text and the labels
-        placed before it."""
+        """Every transition's arrow, each label moved off the boxes' text, the labels placed
+        before it and, where it can, off the arrows' curves and the boxes' borders."""
         taken = [_rect(b.x, b.y, b.text[0], b.text[1]) for b in self.boxes.values()]
-        out = []
-        for n, (s, t, _) in enumerate(self.c.transitions):
-            arrow = self.arrow(n, s, t)
-            w, h = self.label_size[n]
+        out = [self.arrow(n, s, t) for n, (s, t, _) in enumerate(self.c.transitions)]
+        curves = [p for arrow in out for p in _points(arrow, 32)]
+        for arrow in out:
+            w, h = self.label_size[arrow.transition]
             if w:
-                arrow.at = self.free_place(arrow, w, h, taken)
+                arrow.at = self.free_place(arrow, w, h, taken, curves)
                 taken.append(_rect(arrow.at[0] - w / 2, arrow.at[1] - h / 2, w, h))
-            out.append(arrow)
         return out
 
-    def free_place(self, arrow, w, h, taken):
+    def free_place(self, arrow, w, h, taken, curves):
         """The first place for a w x h label beside the arrow's middle, on either side and
-        further out step by step, that overlaps no text; else where the arrow put it."""
+        further out step by step, that overlaps no text, lies across no box's border and
+        on no curve; failing that, the first that overlaps no text; else where the arrow
+        put it."""
         cx, cy = _on_curve(arrow, 0.5)
         ax, ay = arrow.at
         nx, ny = ax - cx, ay - cy
         norm = math.hypot(nx, ny) or 1.0
         nx, ny = nx / norm, ny / norm
-        for step in range(8):
-            for sign in (1.0, -1.0):
-                d = norm + 6.0 * step
-                x, y = cx + sign * nx * d, cy + sign * ny * d
-                box = _rect(x - w / 2, y - h / 2, w, h)
-                if not any(_overlap(box, other) for other in taken):
-                    return (x, y)
-        return arrow.at
+        places = [(cx + sign * nx * (norm + 6.0 * step), cy + sign * ny * (norm + 6.0 * step))
+                  for step in range(10) for sign in (1.0, -1.0)]
+        free = [(x, y) for x, y in places
+                if not any(_overlap(_rect(x - w / 2, y - h / 2, w, h), other)
+                           for other in taken)]
+        for x, y in free:
+            box = _rect(x - w / 2, y - h / 2, w, h)
+            if not any(_across(box, b) for b in self.boxes.values()) and not any(
+                    box[0] < px < box[2] and box[1] < py < box[3] for px, py in curves):
+                return (x, y)
+        return free[0] if free else arrow.at
 
     def blocked(self, s, t, start, mid, end):
         """Whether the curve passes through a box other than its ends and theirs."""
         mine = set(self._chain(s)) | set(self._chain(t))
         arrow = Arrow(-1, start, mid, end, [], start)
-        points = [_on_curve(arrow, k / 16) for k in range(2, 15)]
+        points = _points(arrow)[2:-2]
         for k, b in self.boxes.items():
             if k in mine or s in self._chain(k) or t in self._chain(k):
                 continue  # an end, a state holding one, or one inside an end
@@ -297,7 +320,9 @@ class _Layout:
         if not inside and self.blocked(s, t, start, mid, end):  # round under the boxes between
             start = (_centre(a)[0] + spread, a.y + a.h)
             end = (_centre(b)[0] - spread, b.y + b.h)
-            low = max(start[1], end[1]) + 28.0 + 10.0 * abs(spread) / 14.0
+            low = max([start[1], end[1]] + [self.clearance(s, t, start, end, box)
+                                            for box in self.boxes.values()])
+            low += 28.0 + 10.0 * abs(spread) / 14.0
             mid = ((start[0] + end[0]) / 2, 2 * low - (start[1] + end[1]) / 2)
             nx, ny = 0.0, 1.0
         # the label beside the curve's middle, on its outer side
@@ -305,6 +330,25 @@ class _Layout:
             0.25 * start[1] + 0.5 * mid[1] + 0.25 * end[1]
         off = 0.5 * (abs(nx) * lw + abs(ny) * lh) + 4
         return Arrow(n, start, mid, end, lines, (cx + nx * off, cy + ny * off))
+
+    def clearance(self, s, t, start, end, box):
+        """How low the middle of an arrow rounding under the boxes from `start` to `end`
+        must lie to pass under `box` (0 for a box it need not avoid: an end, a state holding
+        one or inside one, one beside its way). Its curve is y(u) = y0 + 4u(1 - u)(low -
+        y0) with both ends at y0 (about) and x running evenly from start to end."""
+        if (box.state in self._chain(s) or box.state in self._chain(t)
+                or s in self._chain(box.state) or t in self._chain(box.state)):
+            return 0.0
+        x0, x1 = sorted((start[0], end[0]))
+        if box.x + box.w <= x0 or x1 <= box.x:
+            return 0.0
+        y0 = max(start[1], end[1])
+        # the box's x range in the curve's parameter; 4u(1 - u) is least at an end of it
+        us = [min(max((x - start[0]) / (end[0] - start[0]), 0.0), 1.0)
+              for x in (box.x, box.x + box.w)]
+        f = min(4 * u * (1 - u) for u in us)
+        need = box.y + box.h + 10.0 - y0
+        return y0 + need / max(f, 0.25) if need > 0 else 0.0
 
     def defaults(self):
         out = []
@@ -323,12 +367,25 @@ def _on_curve(arrow, u):
     return a * x0 + b * x1 + c * x2, a * y0 + b * y1 + c * y2
 
 
+def _points(arrow, n=16):
+    """Points along an arrow's curve (the curve lies near them, unlike its control point)."""
+    return [_on_curve(arrow, k / n) for k in range(n + 1)]
+
+
 def _rect(x, y, w, h):
     return (x, y, x + w, y + h)
 
 
 def _overlap(p, q):
     return p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]
+
+
+def _across(rect, b, margin=0.5):
+    """Whether a rectangle lies across box b's border (within `margin` of it)."""
+    x0, y0, x1, y1 = rect[0] - margin, rect[1] - margin, rect[2] + margin, rect[3] + margin
+    inside = b.x <= x0 and x1 <= b.x + b.w and b.y <= y0 and y1 <= b.y + b.h
+    outside = x1 <= b.x or b.x + b.w <= x0 or y1 <= b.y or b.y + b.h <= y0
+    return not (inside or outside)
 
 
 def _centre(b):

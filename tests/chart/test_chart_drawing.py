@@ -13,6 +13,11 @@ from blocksim.draw.statechart import layout
 
 CORPUS = Path(__file__).parents[1] / "accel" / "corpus"
 CHARTS = [CORPUS / "chart_modes.yaml", CORPUS / "chart_discrete.yaml"]
+HERE = Path(__file__).parent
+DIAGRAMS = HERE.parents[1] / "diagrams"
+DRAWN = [(p, "S") for p in CHARTS] + [(HERE / "spec_example.yaml", "Supervisor"),
+                                      (DIAGRAMS / "supervisor.yaml", "Supervisor"),
+                                      (DIAGRAMS / "gearbox.yaml", "Shift")]
 
 
 def _inside(inner, outer):
@@ -24,9 +29,25 @@ def _apart(a, b):
     return a.x + a.w <= b.x or b.x + b.w <= a.x or a.y + a.h <= b.y or b.y + b.h <= a.y
 
 
-@pytest.mark.parametrize("path", CHARTS, ids=lambda p: p.stem)
-def test_chart_geometry(path):
-    chart = chart_of(blocksim.load(path), "S")
+def _related(chart, a, b):
+    """Whether state b is state a, holds it or lies inside it."""
+    def chain(s):
+        out = []
+        while s != -1:
+            out.append(s)
+            s = chart.states[s].parent
+        return out
+    return b in chain(a) or a in chain(b)
+
+
+@pytest.mark.parametrize("path, name", DRAWN, ids=lambda p: getattr(p, "stem", ""))
+def test_chart_geometry(path, name):
+    """... and no arrow crosses a box it does not start or end in (or hold one of those),
+    so an arrow round the states between its ends goes round all of them (the spec's
+    example chart: Fault -> Idle ran through Track's actions) inside the states holding
+    both its ends (a region's arrow round its middle state left the region), and no label
+    straddles a box's border."""
+    chart = chart_of(blocksim.load(path), name)
     measure = _Measure()
     drawing = layout(chart, measure)
     boxes = {b.state: b for b in drawing.boxes}
@@ -49,10 +70,30 @@ def test_chart_geometry(path):
         on_top = (abs(y - target.y) < 1e-6 or abs(y - target.y - target.h) < 1e-6) and \
             target.x <= x <= target.x + target.w
         assert on_side or on_top
+        s, t = chart.transitions[a.transition][:2]
+        (x0, y0), (x1, y1), (x2, y2) = a.start, a.mid, a.end
+        for k in range(2, 63):  # the curve's points, away from its ends
+            u = k / 64
+            x = (1 - u) ** 2 * x0 + 2 * u * (1 - u) * x1 + u * u * x2
+            y = (1 - u) ** 2 * y0 + 2 * u * (1 - u) * y1 + u * u * y2
+            for b in drawing.boxes:
+                if not (_related(chart, s, b.state) or _related(chart, t, b.state)):
+                    assert not (b.x < x < b.x + b.w and b.y < y < b.y + b.h), \
+                        (chart.transitions[a.transition], chart.states[b.state].name)
+                elif _related(chart, s, b.state) and _related(chart, t, b.state) and \
+                        b.state not in (s, t):  # a state holding both ends holds the arrow
+                    assert b.x <= x <= b.x + b.w and b.y <= y <= b.y + b.h, \
+                        (chart.transitions[a.transition], chart.states[b.state].name)
     for i, p in enumerate(labels):
         for q in texts + labels[:i]:
             assert not (p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3])
+        for b in drawing.boxes:  # inside a box or outside it, not across its border
+            inside = b.x <= p[0] and p[2] <= b.x + b.w and b.y <= p[1] and p[3] <= b.y + b.h
+            outside = p[2] <= b.x or b.x + b.w <= p[0] or p[3] <= b.y or b.y + b.h <= p[1]
+            assert inside or outside, (labels.index(p), chart.states[b.state].name)
     assert 0 < drawing.width < 2000 and 0 < drawing.height < 600
+    ys = [b.y + b.h for b in drawing.boxes] + [p[3] for p in labels]
+    assert drawing.height - max(ys) < 40  # no empty band below (a control point is no ink)
 
 
 def test_draw_chart_command(tmp_path, capsys):
