@@ -44,6 +44,7 @@ def _run_csv(diagram, out, sets):
     ("demo3_controller", ["simulation.output_interval=0.05"]),
     ("pid_motor", ["simulation.solver=rk4", "simulation.step=1e-3"]),
     ("msd", ["simulation.solver=rk4", "simulation.step=0.01"]),
+    ("gearbox", ["simulation.output_interval=1"]),  # a chart: its machine and helpers
 ])
 def test_exported_csv_equals_run(name, sets, tmp_path, capsys):
     diagram = ROOT / "diagrams" / f"{name}.yaml"
