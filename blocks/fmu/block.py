@@ -45,7 +45,7 @@ class Fmu(Block):
     events (nextEventTime) are landed on exactly, completedIntegratorStep is called after
     every accepted step (a step event ends the step there), and the states are read again
     after every event. Where the FMU gives directional derivatives they are its Jacobian for
-    `blocksim linearize`.
+    `blocksim linearize` and for the stiff solvers (radau, bdf, lsoda).
     co_simulation: a discrete block of period `step` (s): at each hit it outputs what the
     last doStep left (no feedthrough), then sets its inputs and calls doStep over one period.
     An FMU that reports an error ends the run naming the block, the time, the function, its
@@ -406,8 +406,9 @@ class Fmu(Block):
         return "FMU initialised" if self.cosim or self.xd[0] else "FMU not initialised"
     def jacobian(self, pade=None):
         """ds/dt = A s + B u, y = C s + D u from the FMU's directional derivatives (model
-        exchange, where it provides them), at its current time, states and inputs; None
-        otherwise (the block is then differenced)."""
+        exchange, where it provides them), at its current time and the block's states and
+        inputs (set into the FMU first); None otherwise (the block is then differenced).
+        It serves `blocksim linearize` and the implicit solvers' state Jacobian."""
         d = self.desc
         if self.cosim or not d.directional(self.p.interface) or self.instance is None:
             return None
@@ -420,6 +421,8 @@ class Fmu(Block):
         seed, out = np.zeros(known.size), np.zeros(unknown.size)
         inst = self.instance
         try:
+            inst.set_states(self._x_ptr, self.nx)
+            self._calls.set_inputs()
             for j in range(known.size):
                 seed[:] = 0.0
                 seed[j] = 1.0

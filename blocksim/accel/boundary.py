@@ -13,7 +13,7 @@ import numpy as np
 
 from ..engine import events, history_samples, rates, simulator
 from ..engine.recorder import planned_rows
-from ..engine.solvers import adaptive_rk, tableaus
+from ..engine.solvers import IMPLICIT, adaptive_rk, tableaus
 
 
 class Table:
@@ -83,7 +83,7 @@ KINDS = Table("RK_KIND_", ("fixed", "embedded", "dop853"))
 SOLVERS = {"euler": ("fixed", tableaus.EULER), "rk2": ("fixed", tableaus.HEUN),
            "rk4": ("fixed", tableaus.RK4), "rk23": ("embedded", tableaus.BS23),
            "rk45": ("embedded", tableaus.DP54), "dop853": ("dop853", tableaus.DOP853),
-           "radau": ("stiff", None), "bdf": ("stiff", None), "lsoda": ("stiff", None)}
+           **dict.fromkeys(IMPLICIT, ("stiff", None))}
 STIFF = tuple(name for name, (kind, _) in SOLVERS.items() if kind == "stiff")
 # the engine's numbers the runtime mirrors, from the modules that own them
 CONSTANTS = {

@@ -38,7 +38,7 @@ import time
 from dataclasses import dataclass
 
 from ..engine.simulator import simulate
-from ..engine.solvers import FIXED_STEP
+from ..engine.solvers import FIXED_STEP, IMPLICIT
 from ..block import Sample
 from ..errors import DiagramError, DiagramErrors
 
@@ -292,10 +292,11 @@ def simulate_model(model, progress=None, plots=False, sweep=False):
     is then told times from the start again)."""
     decision = decide(model, sweep)
     normal_time = None
+    jacobian = state_jacobian(model)
     if decision.checks:
         trial = Trial(model, decision, progress)
         try:
-            t, data, info = simulate(model, trial, plots)
+            t, data, info = simulate(model, trial, plots, jacobian)
         except Switch as switch:
             decision, normal_time = switch.decision, switch.seconds
         else:
@@ -305,29 +306,37 @@ def simulate_model(model, progress=None, plots=False, sweep=False):
     if decision.mode == "accelerated":
         from .build import CompileFailed
         try:
-            t, data, info = _compiled(model, decision, progress, plots)
+            t, data, info = _compiled(model, decision, progress, plots, jacobian)
         except CompileFailed as e:
             if model.settings.mode == "accelerated":
                 raise DiagramError(f"accelerated mode: {e}", file=model.file) from None
             decision = Decision("normal", str(e), f"note: normal mode: {e}")
     if decision.mode == "normal":
-        t, data, info = simulate(model, progress, plots)
+        t, data, info = simulate(model, progress, plots, jacobian)
         info["mode"] = {"mode": "normal", "why": decision.why, "note": decision.note}
     if normal_time is not None:
         info["mode"]["normal_time"] = normal_time
     return t, data, info
 
 
-def _compiled(model, decision, progress, plots):
+def state_jacobian(model):
+    """The state Jacobian the implicit solvers get in both modes (linear analysis assembles
+    it from the blocks' exact Jacobians: analysis/state_jacobian.py), None for the others."""
+    if model.settings.solver not in IMPLICIT:
+        return None
+    from ..analysis.state_jacobian import StateJacobian
+    return StateJacobian(model)
+
+
+def _compiled(model, decision, progress, plots, jacobian):
     from .build import build
-    from .boundary import STIFF
     started = time.perf_counter()
     built = build(decision.generated.source, decision.key)
     compile_time = time.perf_counter() - started
-    if model.settings.solver in STIFF:
+    if model.settings.solver in IMPLICIT:
         from .stiff import simulate_stiff
         t, data, info = simulate_stiff(built.library, model, decision.generated, progress,
-                                       plots)
+                                       plots, jacobian)
     else:
         from .runner import CompiledRun
         t, data, info = CompiledRun(built.library, model, decision.generated, progress,

@@ -30,8 +30,8 @@ from .runner import bind, evaluation_error, failure_notes_of
 class _CompiledEvaluations(Simulation):
     """A Simulation whose f, outputs and indicators are the compiled ones."""
 
-    def __init__(self, library, rt, keep, model, generated, progress, plots):
-        super().__init__(model, progress, plots)
+    def __init__(self, library, rt, keep, model, generated, progress, plots, jacobian):
+        super().__init__(model, progress, plots, jacobian)
         self._lib, self._rt, self._keep, self._generated = library, rt, keep, generated
         self._dx = ctypes.c_void_p(model.dxbuf.ctypes.data)
         self._x = ctypes.c_void_p(model.xbuf.ctypes.data)
@@ -86,12 +86,13 @@ class _CompiledEvaluations(Simulation):
         return evaluation_error(self._lib, self._rt, self.m, info)
 
 
-def simulate_stiff(library, model, generated, progress=None, plots=False):
-    """(t, data, info) of `model` run by the simulator with compiled evaluations."""
+def simulate_stiff(library, model, generated, progress=None, plots=False, jacobian=None):
+    """(t, data, info) of `model` run by the simulator with compiled evaluations; the state
+    `jacobian` (Simulation's) stays interpreted, on the outputs the compiled code computed."""
     rt, keep = bind(library, model, generated)
     try:
         return simulate_with(_CompiledEvaluations(library, rt, keep, model, generated,
-                                                  progress, plots), model)
+                                                  progress, plots, jacobian), model)
     finally:
         library.rt_free(rt)
         del keep

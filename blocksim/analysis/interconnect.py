@@ -45,56 +45,78 @@ class _Index:
 def interconnect(model, parts, inputs, outputs, opened):
     """(A, B, C, D) from the perturbations `inputs` to the measurements `outputs` (Signals),
     the wires into the `opened` Signals' ports cut; states in the order of `parts`."""
-    ys, us = _Index(), _Index()
-    in_names = {b.name: list(model.ports[b.name][0]) for b in model.blocks}
-    owner = {b.name: b for b in model.blocks}
-    for part in parts:
-        b = part.block
-        for port, y in zip(model.ports[b.name][1], b.y):
-            ys.add((b.name, port), y.shape)
-        for port, u in zip(in_names[b.name], b.u):
-            us.add((b.name, port), np.shape(u) if u is not None else (0,))
-    for signal in (*inputs, *outputs):
-        for end in signal.ends:
-            if signal.output:
-                ys.add(end, model.outputs[end].shape)
-            else:
-                u = owner[end[0]].u[in_names[end[0]].index(end[1])]
-                us.add(end, np.shape(u))
-                driver = model.drivers.get(end)
-                if driver is not None:
-                    ys.add(driver[:2], model.outputs[driver[:2]].shape)
-    # outputs in dataflow order (states first): D S is then strictly lower triangular
-    order = {(n.block.name, port): k for k, n in enumerate(model.nodes) for port in n.ports}
-    ys.place(rank=lambda key: order.get(key, -1))
-    us.place()
-    cut = {end for signal in opened for end in signal.ends}
-    S_full = np.zeros((us.size, ys.size))
-    for key in us.at:
-        driver = model.drivers.get(key)
-        if driver is not None and driver[:2] in ys.at:
-            S_full[us.rows(key), ys.rows(driver[:2], driver[2])] = 1.0
-    S = S_full.copy()
-    for key in cut & set(us.at):
-        S[us.rows(key)] = 0.0
-    F, E = _perturbations(inputs, ys, us)
-    G = S @ F + E
-    n = sum(len(p.names) for p in parts)
-    A, B = np.zeros((n, n)), np.zeros((n, us.size))
-    C, D = np.zeros((ys.size, n)), np.zeros((ys.size, us.size))
-    k = 0
-    for part in parts:
-        b, m = part.block, len(part.names)
-        yr = np.concatenate([ys.rows((b.name, p)) for p in model.ports[b.name][1]] or [[]]).astype(int)
-        ur = np.concatenate([us.rows((b.name, p)) for p in in_names[b.name]] or [[]]).astype(int)
-        A[k:k + m, k:k + m] = part.A
-        B[np.ix_(np.arange(k, k + m), ur)] = part.B
-        C[np.ix_(yr, np.arange(k, k + m))] = part.C
-        D[np.ix_(yr, ur)] = part.D
-        k += m
-    Y_s, Y_w = _outputs(D @ S, C, D @ G)
-    P_y, P_w = _measurements(outputs, ys, us, S, S_full, F, G, cut)
-    return (A + B @ S @ Y_s, B @ S @ Y_w + B @ G, P_y @ Y_s, P_y @ Y_w + P_w)
+    return Wiring(model, parts, inputs, outputs, opened).join(parts)
+
+
+class Wiring:
+    """Everything of the interconnection but the parts' matrices: the places of the parts'
+    outputs and inputs, S, the perturbations and the measurements (see the module
+    docstring). Built once for parts of given blocks and state counts, it joins the matrices
+    of such parts at any point (`join`): a run's state Jacobian is joined again and again."""
+
+    def __init__(self, model, parts, inputs, outputs, opened):
+        ys, us = _Index(), _Index()
+        in_names = {b.name: list(model.ports[b.name][0]) for b in model.blocks}
+        owner = {b.name: b for b in model.blocks}
+        for part in parts:
+            b = part.block
+            for port, y in zip(model.ports[b.name][1], b.y):
+                ys.add((b.name, port), y.shape)
+            for port, u in zip(in_names[b.name], b.u):
+                us.add((b.name, port), np.shape(u) if u is not None else (0,))
+        for signal in (*inputs, *outputs):
+            for end in signal.ends:
+                if signal.output:
+                    ys.add(end, model.outputs[end].shape)
+                else:
+                    u = owner[end[0]].u[in_names[end[0]].index(end[1])]
+                    us.add(end, np.shape(u))
+                    driver = model.drivers.get(end)
+                    if driver is not None:
+                        ys.add(driver[:2], model.outputs[driver[:2]].shape)
+        # outputs in dataflow order (states first): D S is then strictly lower triangular
+        order = {(n.block.name, port): k for k, n in enumerate(model.nodes) for port in n.ports}
+        ys.place(rank=lambda key: order.get(key, -1))
+        us.place()
+        cut = {end for signal in opened for end in signal.ends}
+        S_full = np.zeros((us.size, ys.size))
+        for key in us.at:
+            driver = model.drivers.get(key)
+            if driver is not None and driver[:2] in ys.at:
+                S_full[us.rows(key), ys.rows(driver[:2], driver[2])] = 1.0
+        S = S_full.copy()
+        for key in cut & set(us.at):
+            S[us.rows(key)] = 0.0
+        self.S = S
+        self.F, E = _perturbations(inputs, ys, us)
+        self.G = S @ self.F + E
+        self.n, self.ny, self.nu = sum(len(p.names) for p in parts), ys.size, us.size
+        self.places = []  # per part: (its states, its outputs' rows, its inputs' rows)
+        k = 0
+        for part in parts:
+            b, m = part.block, len(part.names)
+            yr = np.concatenate([ys.rows((b.name, p)) for p in model.ports[b.name][1]]
+                                or [[]]).astype(int)
+            ur = np.concatenate([us.rows((b.name, p)) for p in in_names[b.name]]
+                                or [[]]).astype(int)
+            self.places.append((np.arange(k, k + m), yr, ur))
+            k += m
+        self.P_y, self.P_w = _measurements(outputs, ys, us, S, S_full, self.F, self.G, cut)
+
+    def join(self, parts):
+        """(A, B, C, D) of the diagram from `parts` (the blocks and state counts the wiring
+        was built for, in its order)."""
+        n, ny, nu, S = self.n, self.ny, self.nu, self.S
+        A, B = np.zeros((n, n)), np.zeros((n, nu))
+        C, D = np.zeros((ny, n)), np.zeros((ny, nu))
+        for part, (xs, yr, ur) in zip(parts, self.places):
+            A[np.ix_(xs, xs)] = part.A
+            B[np.ix_(xs, ur)] = part.B
+            C[np.ix_(yr, xs)] = part.C
+            D[np.ix_(yr, ur)] = part.D
+        Y_s, Y_w = _outputs(D @ S, C, D @ self.G)
+        return (A + B @ S @ Y_s, B @ S @ Y_w + B @ self.G, self.P_y @ Y_s,
+                self.P_y @ Y_w + self.P_w)
 
 
 def _outputs(DS, C, DG):

@@ -82,6 +82,16 @@ def linear_part(model, block, t, pade):
     return Part(block, A, B, C, D, names, indices, discrete, period, exact=True)
 
 
+def declares_exact(model, block, t):
+    """Whether `block` declares its exact Jacobian at the model's current values over its
+    continuous states as the simulation has them (no Padé states, no subset of them)."""
+    declared = _declared(model, block, t, None)
+    if declared is None or declared.labels:
+        return False
+    cs, _ = model.state_slices[block.name]
+    return declared.states is None or list(declared.states) == list(range(cs.stop - cs.start))
+
+
 def _declared(model, block, t, pade):
     """`block.jacobian(pade)`: a Jacobian, or None (none declared). A failure on the
     point's values is the SimulationError a run gives (the block, the time); anything else

@@ -17,11 +17,11 @@ def path_blocks(model, inputs, outputs, opened):
             after.setdefault(driver[0], set()).add(dst)
             before.setdefault(dst, set()).add(driver[0])
     sources = [_sources(model, signal) for signal in outputs]
-    upstream = _reach(set().union(*sources) if sources else set(), before)
+    upstream = reach(set().union(*sources) if sources else set(), before)
     on_path = set()
     for signal in inputs:
         seeds = _seeds(model, signal, cut)
-        downstream = _reach(seeds, after)
+        downstream = reach(seeds, after)
         if not (downstream & upstream or any(_direct(model, signal, o, cut) for o in outputs)):
             raise DiagramError(
                 f"--input {signal.text}: the perturbation reaches none of the outputs "
@@ -40,7 +40,7 @@ def check_loops(model, opened):
         after.setdefault(driver[0], set()).add(dst)
     for signal in opened:
         wires = [(model.drivers[end][0], end) for end in signal.ends if end in model.drivers]
-        if not any(source in _reach({block}, after) for source, (block, _) in wires):
+        if not any(source in reach({block}, after) for source, (block, _) in wires):
             source, (block, port) = wires[0]
             raise DiagramError(
                 f"--open {signal.text}: the wire {source} -> {block}.{port} is in no loop "
@@ -75,7 +75,8 @@ def _direct(model, inp, out, cut):
     return not out.output and out.ends[0] in inp.ends and out.ends[0] not in cut
 
 
-def _reach(start, edges):
+def reach(start, edges):
+    """The nodes reached from `start` (included) along `edges` ({node: successors})."""
     seen, todo = set(start), list(start)
     while todo:
         for nxt in edges.get(todo.pop(), ()):

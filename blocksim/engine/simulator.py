@@ -22,6 +22,10 @@ The derivative function copies the solver's state into the model's state buffer,
 continuous output computations in dataflow order and the derivative methods; it does no
 lookups and no validation (all bound at compile time). A diagram without hybrid blocks takes
 exactly the steps it took before events existed.
+
+The implicit solvers' state Jacobian comes from whoever starts the run (`jacobian`: the
+blocks' exact Jacobians joined along the wires, which linear analysis assembles; the engine
+only evaluates the outputs where it is asked for); without one they difference f.
 """
 from __future__ import annotations
 
@@ -40,7 +44,7 @@ from .events import SampleClock
 from .history_samples import sample_times
 from .hybrid import ZeroCrossings
 from .recorder import Recorder, planned_rows
-from .solvers import SolverError, make_stepper
+from .solvers import IMPLICIT, SolverError, make_stepper
 
 SNAP = 1e-9  # relative tolerance for grid times that coincide with an event or the end
 PLOT_POINTS = 2000  # dense-output points per run handed to sinks that draw figures
@@ -51,10 +55,15 @@ class Simulation:
 
     plots: sinks will draw figures, so hand them dense-output points and the values just
     before every event as well as the recorded rows.
+    jacobian: the state Jacobian for the implicit solvers, or None (they difference f): an
+    object whose `applies(t)`, asked once at the start with the outputs evaluated there,
+    says whether it can be had, and whose call `jacobian(t)` gives d(dx/dt)/dx, (n, n), at
+    the model's current values (the outputs computed at t).
     """
 
-    def __init__(self, model, progress=None, plots=False):
+    def __init__(self, model, progress=None, plots=False, jacobian=None):
         self.m = model
+        self.jacobian = jacobian
         s = model.settings
         self.progress = progress
         nodes = model.nodes
@@ -127,6 +136,21 @@ class Simulation:
         """The continuous outputs again at t, from the state buffer as it is."""
         for calc in self.cont_plan:
             calc(t)
+
+    def solver_jacobian(self, t, y):
+        """The implicit solver's `jac(t, y)` for this run, or None (it differences f): the
+        outputs at (t, y), then the run's `jacobian` there, when it applies at the start."""
+        provider = self.jacobian
+        if provider is None or self.m.settings.solver not in IMPLICIT or not y.size:
+            return None
+        self.outputs(t, y)
+        if not provider.applies(t):
+            return None
+
+        def jac(t, y):
+            self.outputs(t, y)
+            return provider(t)
+        return jac
 
     def failure_notes(self):
         """What the blocks noted during the run (`diagnosis.failure_notes`)."""
@@ -306,16 +330,19 @@ class Simulation:
         while t < s.stop:
             t_end = self.next_event(t)
             if stepper is None:
+                jac = self.solver_jacobian(t, y)
                 stepper = make_stepper(s.solver, self.f, t, y, t_end, rtol=s.rtol, atol=s.atol,
                                        max_step=s.max_step, step=s.step, origin=s.start,
-                                       max_steps=s.max_steps, t_final=s.stop)
+                                       max_steps=s.max_steps, t_final=s.stop, jac=jac)
+                how = {"jacobian": "exact" if jac else "differences"} \
+                    if s.solver in IMPLICIT and y.size else {}
             else:
                 stepper.restart(t, y, t_end)
             try:
                 done = self.segment(stepper, t_end, grid)
             finally:
                 self.stats = {"nsteps": stepper.nsteps, "nrejected": stepper.nrejected,
-                              "nfev": stepper.nfev}
+                              "nfev": stepper.nfev, **how}
             if done is None:
                 t = t_end
                 y = stepper.y.copy()
@@ -476,15 +503,17 @@ class _Refined:
         return t
 
 
-def simulate(model, progress=None, plots=False):
+def simulate(model, progress=None, plots=False, jacobian=None):
     """Run a model. Returns (t, data, info) where info has 'complete', 'error' (an exception
-    or None), 'stats', 'wall_time', 'end_time', 'sink_data' ({sink block name: (t, inputs,
-    rows)}, rows a bool array marking the result rows among t, or None when every row is
-    one), 'events' ((times, block indices, block names) of the hybrid blocks' events),
+    or None), 'stats' (nsteps, nrejected, nfev; with an implicit solver also 'jacobian':
+    exact or differences), 'wall_time', 'end_time', 'sink_data' ({sink block name: (t,
+    inputs, rows)}, rows a bool array marking the result rows among t, or None when every row
+    is one), 'events' ((times, block indices, block names) of the hybrid blocks' events),
     'journal' (rows t, block index, a, b that blocks logged: block.RunHandle).
     KeyboardInterrupt and SimulationError are caught and reported in info so that results so
-    far are kept. plots: sinks will draw figures (they get dense points and edges)."""
-    return simulate_with(Simulation(model, progress, plots), model)
+    far are kept. plots: sinks will draw figures (they get dense points and edges);
+    jacobian: the implicit solvers' state Jacobian (see Simulation)."""
+    return simulate_with(Simulation(model, progress, plots, jacobian), model)
 
 
 def simulate_with(sim, model):

@@ -47,7 +47,14 @@ def both(path, overrides=()):
     model = blocksim.load(path, [*overrides, "simulation.mode=accelerated"])
     accelerated = simulate_model(model, plots=True)
     assert accelerated[2]["mode"]["mode"] == "accelerated"
-    return accelerated, simulate(blocksim.load(path, overrides), plots=True)
+    return accelerated, normal_run(path, overrides, plots=True)
+
+
+def normal_run(path, overrides=(), plots=False):
+    """(t, data, info) of the diagram in normal mode, run as `blocksim run` runs it (the
+    implicit solvers get the state Jacobian the run entry point assembles)."""
+    return simulate_model(blocksim.load(path, [*overrides, "simulation.mode=normal"]),
+                          plots=plots)
 
 
 def assert_same(accelerated, normal, event_tol):
@@ -105,7 +112,7 @@ def test_refined_rows_agree(solver):
     plain = simulate(blocksim.load(path, [*overrides, "simulation.refine=1"]))
     assert len(accelerated[0]) > 2.5 * len(plain[0]) and accelerated[0][-1] < 4.2
     model = blocksim.load(path, [*overrides, "simulation.mode=accelerated"])
-    assert_same(simulate_model(model), simulate(blocksim.load(path, overrides)), 1e-10)
+    assert_same(simulate_model(model), normal_run(path, overrides), 1e-10)
 
 
 def test_the_record_without_figures_holds_the_sinks_rows():
@@ -221,6 +228,12 @@ record: {y: F.y, i: I.y}""",
 blocks:
   T: {type: fmu, file: FMU, parameters: {rate: 1.1}}
 record: {count: T.count, x: T.x}""",
+    "stiff": """
+blocks:
+  P: {type: fmu, file: FMU, parameters: {k: 50.0}}
+  G: {type: gain, K: -2.0}
+wires: [P.x2 -> G, G -> P.u]
+record: {x1: P.x1, x2: P.x2}""",
     "lag": """
 blocks:
   U: {type: pulse, period: 0.3, width: 0.5}
@@ -239,13 +252,16 @@ record: {cs: L.y, me: M.y}""",
 def test_fmu_diagrams_agree(fmu_diagram, name, fmi, solver):
     """The compiled loop (rk4, rk45) calls the FMU through dlopen/dlsym, normal mode through
     fmpy; under scipy's radau the handlers run interpreted and the compiled evaluations call
-    normal mode's instance (one instance per run either way)."""
+    normal mode's instance (one instance per run either way), and the state Jacobian (its
+    directional derivatives joined with the gain's through the wires) is the same."""
     settings = "step: 0.01" if solver == "rk4" else "rtol: 1e-8, atol: 1e-10"
     path = fmu_diagram(name, fmi, f"blocksim: 1\nname: {name}\n{FMU_CASES[name]}\n"
                                   f"simulation: {{stop: 3, solver: {solver}, {settings}}}\n")
     accelerated, normal = both(path)
     if name in ("bouncing_ball", "stair"):
         assert normal[2]["events"][0].size >= 3
+    if solver == "radau" and name in ("stiff", "dahlquist", "vanderpol"):
+        assert normal[2]["stats"]["jacobian"] == accelerated[2]["stats"]["jacobian"] == "exact"
     assert_same(accelerated, normal, blocksim.load(path).settings.event_tol)
 
 

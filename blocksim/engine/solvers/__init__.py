@@ -10,7 +10,9 @@
 `fun(t, y)` returns dy/dt with the shape of y (it may return the same buffer every call and
 must not keep y, which is a scratch buffer). Integration runs forward only. Fixed-step
 methods use `step` and `origin` (default t0) and ignore the tolerances; adaptive ones use
-`rtol`, `atol`, `max_step` and ignore `step`, `origin`. Failures raise `SolverError`.
+`rtol`, `atol`, `max_step` and ignore `step`, `origin`. The implicit ones (IMPLICIT) take
+`jac(t, y)`, the matrix d(dy/dt)/dy, where it is known (else they difference `fun`); the
+others ignore it. Failures raise `SolverError`.
 """
 from __future__ import annotations
 
@@ -22,22 +24,24 @@ from .fixed_step import FixedStepRK
 from .tableaus import BS23, DOP853, DP54, EULER, HEUN, RK4
 
 FIXED_STEP = ("euler", "rk2", "rk4")
-SOLVERS = FIXED_STEP + ("rk23", "rk45", "dop853", "radau", "bdf", "lsoda")
+IMPLICIT = ("radau", "bdf", "lsoda")  # scipy's: they take the state Jacobian
+SOLVERS = FIXED_STEP + ("rk23", "rk45", "dop853") + IMPLICIT
 
 _FIXED = {"euler": EULER, "rk2": HEUN, "rk4": RK4}
 _EMBEDDED = {"rk23": (EmbeddedRK, BS23), "rk45": (EmbeddedRK, DP54), "dop853": (Dop853, DOP853)}
 
-__all__ = ["make_stepper", "SOLVERS", "FIXED_STEP", "SolverError", "StepBudgetError",
+__all__ = ["make_stepper", "SOLVERS", "FIXED_STEP", "IMPLICIT", "SolverError", "StepBudgetError",
            "StiffnessError", "Stepper"]
 
 
 def make_stepper(name, fun, t0, y0, t_bound, *, rtol=1e-3, atol=1e-6, max_step=math.inf,
-                 step=None, origin=None, max_steps=math.inf, t_final=None):
+                 step=None, origin=None, max_steps=math.inf, t_final=None, jac=None):
     """A stepper of method `name` (one of SOLVERS) for y' = fun(t, y), y(t0) = y0, up to
     t_bound. `step` is required by the fixed-step methods. At most `max_steps` accepted steps
     in all (`StepBudgetError`); the adaptive explicit methods stop earlier, with a
     `StiffnessError`, once the problem shows itself stiff and the steps still needed to
-    reach `t_final` (default t_bound) would exceed `max_steps`."""
+    reach `t_final` (default t_bound) would exceed `max_steps`. `jac`: the implicit methods'
+    Jacobian (None: they difference `fun`)."""
     if name in _FIXED:
         if step is None:
             raise ValueError(f"solver {name!r} is fixed-step and needs `step`")
@@ -48,7 +52,7 @@ def make_stepper(name, fun, t0, y0, t_bound, *, rtol=1e-3, atol=1e-6, max_step=m
         stepper = cls(name, tableau, fun, t0, y0, t_bound, rtol, atol, max_step)
     elif name in SOLVERS:
         from .scipy_backed import ScipyStepper
-        stepper = ScipyStepper(name, fun, t0, y0, t_bound, rtol, atol, max_step)
+        stepper = ScipyStepper(name, fun, t0, y0, t_bound, rtol, atol, max_step, jac)
     else:
         raise ValueError(f"unknown solver {name!r}; expected one of {', '.join(SOLVERS)}")
     stepper.max_steps = max_steps

@@ -8,7 +8,9 @@ forces short steps. scipy does not report rejected steps, so `nrejected` stays 0
 state at all the steps are simply `max_step` long (scipy would ignore max_step there).
 
 `fun` is wrapped to copy its result: scipy keeps f values between calls (its own RK classes
-mis-step after a rejection when fun reuses one output buffer).
+mis-step after a rejection when fun reuses one output buffer). `jac(t, y)`, when given, is
+the state Jacobian the methods' Newton iterations use instead of differencing `fun` (n
+evaluations of it per Jacobian).
 """
 from __future__ import annotations
 
@@ -25,12 +27,14 @@ class ScipyStepper(Stepper):
     """scipy.integrate.{Radau, BDF, LSODA} as a restartable stepper."""
     implicit = True
 
-    def __init__(self, name, fun, t0, y0, t_bound, rtol, atol, max_step):
+    def __init__(self, name, fun, t0, y0, t_bound, rtol, atol, max_step, jac=None):
         import scipy.integrate
         super().__init__(name, t0, y0, t_bound)
         self._cls = getattr(scipy.integrate, _CLASSES[name])
         self._fun = fun
         self._options = dict(rtol=rtol, atol=atol, max_step=max_step)
+        if jac is not None:
+            self._options["jac"] = jac
         self.max_step = float(max_step)
         self._dense = None
         self._hint = None          # proposed step size after the last unshortened step
