@@ -108,7 +108,7 @@ def plugin_diagram(monkeypatch, tmp_path):
 # 3.0), with the machine's C compiler against the FMI headers fmpy ships ----
 FMU_SOURCES = Path(__file__).parent / "fmu" / "models"
 FMU_MODELS = ("dahlquist", "vanderpol", "bouncing_ball", "stair", "feedthrough", "lag",
-              "ticker", "stiff")
+              "ticker", "stiff", "sawtooth")
 
 
 @pytest.fixture(scope="session")

@@ -99,9 +99,11 @@ static void fmu_close(FmuRt *F)
 }
 
 /* the library at `path` opened and its functions found; with `component` that instance is
-   used (attached), else one is made (NULL and `why` filled when that fails) */
-static FmuRt *fmu_open(const char *path, int fmi, int me, const char *token, const char *name,
-                       const char *resources, FmuComp component, char *why, size_t nwhy)
+   used (attached), else one is made (NULL and `why` filled when that fails), a co-simulation
+   one allowed to return early from doStep when `early` */
+static FmuRt *fmu_open(const char *path, int fmi, int me, int early, const char *token,
+                       const char *name, const char *resources, FmuComp component, char *why,
+                       size_t nwhy)
 {
     FmuRt *F = calloc(1, sizeof(FmuRt));
     if (!F) {
@@ -171,7 +173,8 @@ static FmuRt *fmu_open(const char *path, int fmi, int me, const char *token, con
                                    _Bool, _Bool, const unsigned int *, size_t, void *,
                                    void (*)(void *, int, const char *, const char *), void *);
         inst3_t inst = (inst3_t)dlsym(F->dll, "fmi3InstantiateCoSimulation");
-        F->c = inst ? inst(name, token, resources, 0, 1, 0, 0, NULL, 0, F, fmu_log3, NULL) : NULL;
+        F->c = inst ? inst(name, token, resources, 0, 1, 0, early, NULL, 0, F, fmu_log3, NULL)
+                    : NULL;
     }
     if (!F->c) {
         snprintf(why, nwhy, "the FMU could not be instantiated%s%s", F->log[0] ? ": " : "",
@@ -203,7 +206,7 @@ static FmuRt *fmu_current(RT *rt, int slot, const double *instance, const char *
     FmuComp c;
     memcpy(&c, instance, sizeof c);
     char why[400];
-    F = fmu_open(path, fmi, me, "", "", "", c, why, sizeof why);
+    F = fmu_open(path, fmi, me, 0, "", "", "", c, why, sizeof why);
     if (F)
         memcpy(rt_grow(rt, slot, 1), &F, sizeof F);
     return F;
@@ -322,8 +325,11 @@ static int fmu_completed(FmuRt *F, int *enter, int *stop)
     return status;
 }
 
-static int fmu_do_step(FmuRt *F, double t, double h, int *stop)
+/* doStep from t over h; *reached: where it returned (before t + h only when it returned
+   early, which an FMU instantiated with early return may do) */
+static int fmu_do_step(FmuRt *F, double t, double h, int *stop, double *reached)
 {
+    *reached = t + h;
     if (F->fmi == 2) {
         *stop = 0;
         return ((int (*)(FmuComp, double, double, int))F->do_step)(F->c, t, h, 1);
@@ -333,5 +339,7 @@ static int fmu_do_step(FmuRt *F, double t, double h, int *stop)
     int status = ((int (*)(FmuComp, double, double, _Bool, _Bool *, _Bool *, _Bool *, double *))
                   F->do_step)(F->c, t, h, 1, &ev, &s, &early, &last);
     *stop = s;
+    if (early)
+        *reached = last;
     return status;
 }

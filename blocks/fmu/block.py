@@ -18,6 +18,9 @@ from .instance import Bindings, FmuFault, library_path, open_instance, unpack_di
 from .values import assignments
 
 MAX_EVENT_ROUNDS = 100  # newDiscreteStates rounds at one instant before giving up
+# co-simulation with early return: after the outputs in the discrete state, whether a doStep
+# returned early, the time it returned at and the end of its period
+EARLY = ("returned", "at", "end")
 SUPPORT = Path(__file__).parent / "_fmu_rt.c"
 
 
@@ -48,6 +51,10 @@ class Fmu(Block):
     `blocksim linearize` and for the stiff solvers (radau, bdf, lsoda).
     co_simulation: a discrete block of period `step` (s): at each hit it outputs what the
     last doStep left (no feedthrough), then sets its inputs and calls doStep over one period.
+    An FMI 3.0 FMU that may return early (mightReturnEarlyFromDoStep: at an internal event)
+    is let do so: the time it returns at is an event instant of the run, where the block
+    outputs what that doStep left, sets its inputs and calls doStep from there to the
+    period's end (which may return early again); its hits stay on the period's grid.
     An FMU that reports an error ends the run naming the block, the time, the function, its
     status and the FMU's log; in normal mode its warnings join the run's messages.
     `blocksim check` lists the FMU's ports, parameters and states.
@@ -96,6 +103,8 @@ class Fmu(Block):
         self.nx = 0 if self.cosim else sum(d.variables[n].size for n in d.states)
         self._x_start = self.continuous_state() if not self.cosim else np.zeros(0)
         self.nz = 0 if self.cosim else d.event_indicators
+        self.early = self.cosim and d.early_return
+        self.ny = sum(v.size for v in d.outputs)
         self.instance = None
 
     # ---- declarations -----------------------------------------------------------------------
@@ -122,12 +131,14 @@ class Fmu(Block):
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def discrete_state(self):
-        if self.cosim:  # the outputs the last doStep left
-            return np.zeros(sum(v.size for v in self.desc.outputs))
+        if self.cosim:  # the outputs the last doStep left; early return: EARLY
+            return np.zeros(self.ny + (len(EARLY) if self.early else 0))
         return np.zeros(1)  # 1 once `initialize` started the FMU in this run
 
     def zero_crossings(self):
-        return None if self.cosim else (EITHER,) * self.nz
+        if self.cosim:  # early return: no indicators, but handlers at its event instants
+            return () if self.early else None
+        return (EITHER,) * self.nz
 
     def describe(self):
         """Lines for `blocksim check`: the FMU, its parameters and states."""
@@ -147,6 +158,7 @@ class Fmu(Block):
     # ---- wiring ---------------------------------------------------------------------------
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
+        self._held = xd[:self.ny]  # co-simulation: the outputs the last doStep left
         self.instance = None
         self._next = None  # the FMU's next time event, once announced
 
@@ -178,8 +190,8 @@ class Fmu(Block):
             inst.enter_initialization(t, stop, None)
             self._calls.set_inputs()
             inst.exit_initialization()
+            self._next = self._announced = None
             if not self.cosim:
-                self._next = self._announced = None
                 self._event_iteration(inst, t)
                 inst.enter_continuous_mode()
                 if self.nx and np.array_equal(self.x, self._x_start):
@@ -225,7 +237,7 @@ class Fmu(Block):
     # ---- model exchange: hot path ------------------------------------------------------------
     def output(self, t):
         if self.cosim:
-            np.copyto(self.y_flat, self.xd)
+            np.copyto(self.y_flat, self._held)
             return
         inst = self.instance
         if self.xd[0] == 0.0 or inst is None:
@@ -267,15 +279,18 @@ class Fmu(Block):
                 self._calls.get_outputs()
             except FmuFault as e:
                 raise self._failure(e, t) from None
-            np.copyto(self.y_flat, self.xd)
+            np.copyto(self.y_flat, self._held)
         else:
             self._start(t)
 
     # ---- model exchange: events -----------------------------------------------------------------
     def crossing(self, t, crossed):
-        """An event instant: the FMU's event mode (its indicators' crossings, a time event,
+        """An event instant: co-simulation, the early return's (see `returned`); model
+        exchange, the FMU's event mode (its indicators' crossings, a time event,
         a step event or inputs that jumped), its event iteration, the states read again.
         True when its states, outputs or indicators changed."""
+        if self.cosim:
+            return self.returned(t)
         inst = self.instance
         try:
             inst.set_time(t)
@@ -305,17 +320,22 @@ class Fmu(Block):
         return changed or not np.array_equal(z_before, self.z)
 
     def next_events(self, t):
-        """The FMU's next time event (nextEventTime), once each."""
-        if self._next is not None and self._next > t and self._next != self._announced:
-            self._announced = self._next
-            return (self._next,)
+        """The FMU's next time event (nextEventTime), or the time a doStep returned early
+        at (co-simulation), once each."""
+        later = self._next if not self.cosim else self.xd[self.ny + 1] \
+            if self.xd[self.ny] else None
+        if later is not None and later > t and later != self._announced:
+            self._announced = later
+            return (later,)
         return ()
 
     _announced = None
 
     def advance(self, t):
         """After an accepted step (the outputs evaluated at its end): completedIntegratorStep;
-        True when the FMU asks for a step event there."""
+        True when the FMU asks for a step event there. (Co-simulation: nothing.)"""
+        if self.cosim:
+            return False
         try:
             enter, stop = self.instance.completed_step()
         except FmuFault as e:
@@ -327,25 +347,48 @@ class Fmu(Block):
 
     # ---- co-simulation ------------------------------------------------------------------------
     def update(self, t):
+        self._do_step(t, self.p.step)
+
+    def returned(self, t):
+        """At the time a doStep returned early: the outputs it left, and doStep from there
+        to the period's end. True when it did so."""
+        xd, ny = self.xd, self.ny
+        if not (xd[ny] and xd[ny + 1] <= t):
+            return False
+        np.copyto(self.y_flat, self._held)
+        self._do_step(t, xd[ny + 2] - t)
+        return True
+
+    def _do_step(self, t, h):
+        """Inputs, doStep from t over h, outputs into the discrete state (and, where it may
+        return early, where it returned: before t + h, the end the FMU compares with)."""
         inst = self.instance
         try:
             self._calls.set_inputs()
-            stop, _ = inst.do_step(t, self.p.step)
+            stop, reached = inst.do_step(t, h)
             self._calls.get_outputs()
         except FmuFault as e:
             raise self._failure(e, t) from None
         if stop:
             raise SimulationError(f"the FMU {self.desc.path.name} asked to end the simulation "
                                   "(terminateSimulation)", block=self.name, time=t)
+        if self.early:
+            end = t + h
+            early = reached < end
+            if early and not reached > t:
+                raise SimulationError(f"the FMU {self.desc.path.name} returned early from "
+                                      f"doStep at {reached:.17g} without advancing",
+                                      block=self.name, time=t)
+            self.xd[self.ny:] = (1.0, reached, end) if early else (0.0, 0.0, 0.0)
 
     # ---- run data: the values given (flat, P_given), the step (co-simulation) or
     # continuous_state() (model exchange, P_x_start), and the time event announced last
-    # (W_next); they come from the FMU's description and the block's parameters, which are
+    # (W_next: the FMU's nextEventTime, or where a doStep returned early); they come from the FMU's description and the block's parameters, which are
     # structure (a change compiles the diagram again)
     def declare(self, d):
         for name, value in self.derive(self.p).items():
             d.derived(name, np.shape(value))
-        if not self.cosim:
+        if not self.cosim or self.early:  # the time event announced last
             d.work("next", [np.nan])
 
     def derive(self, p):
@@ -370,9 +413,9 @@ class Fmu(Block):
             code = {"start": w.start(),
                     "initialize": w.join(w.call_start(), w.the, w.outputs("xd"), w.copy_held()),
                     "output": w.copy_held(),
-                    "update": w.join(w.the, w.inputs(), "int stop_ = 0;",
-                                     w.call("fmu_do_step(F, t, P_step[0], &stop_)", "DoStep"),
-                                     w.outputs("xd"), w.stopping())}
+                    "update": w.join(w.the, w.do_step("P_step[0]"))}
+            if self.early:
+                code.update(indicator="", advance="", crossing=w.returned())
         else:
             code = {"start": w.start(),
                     "output": w.join(w.the_started(), w.state(), w.outputs("out")),
@@ -508,6 +551,37 @@ class _CWriter:
             off += v.size
         return self.join(*lines)
 
+    def do_step(self, h):
+        """Inputs, doStep from t over `h`, outputs into xd; where the FMU may return early,
+        where it returned after them (Fmu._do_step)."""
+        lines = [self.inputs(), "int stop_ = 0;", "double reached_ = 0.0, h_ = " + h + ";",
+                 self.call("fmu_do_step(F, t, h_, &stop_, &reached_)", "DoStep"),
+                 self.outputs("xd"), self.stopping()]
+        if self.b.early:
+            ny = self.b.ny
+            lines += [
+                f"if (reached_ < t + h_ && !(reached_ > t)) {{ FAIL(\"the FMU %s returned early "
+                f"from doStep at %.17g without advancing\", {self.file}, reached_); "
+                f"{self.ret} }}",
+                f"xd[{ny}] = reached_ < t + h_;",
+                f"xd[{ny + 1}] = xd[{ny}] ? reached_ : 0.0;",
+                f"xd[{ny + 2}] = xd[{ny}] ? t + h_ : 0.0;"]
+        return self.join(*lines)
+
+    def returned(self):
+        """Block.crossing of co-simulation (Fmu.returned): at the time a doStep returned
+        early, the outputs it left and doStep on to the period's end; then the time the last
+        doStep returned early at scheduled, once."""
+        ny = self.b.ny
+        self.ret = "return changed;"
+        code = self.join(
+            self.the, f"if (xd[{ny}] != 0.0 && xd[{ny + 1}] <= t) {{",
+            self.copy_held(), self.do_step(f"xd[{ny + 2}] - t"), "changed = 1;", "}",
+            f"if (xd[{ny}] != 0.0 && xd[{ny + 1}] > t && xd[{ny + 1}] != W_next[0]) {{",
+            f"    W_next[0] = xd[{ny + 1}];", "    SCHEDULE(W_next[0]);", "}")
+        self.ret = "return;"
+        return code
+
     def state(self):
         return self.join(self.call("F->set_time(F->c, t)", "SetTime"),
                          self.call(f"F->set_x(F->c, x, {self.b.nx})", "SetContinuousStates"),
@@ -554,7 +628,7 @@ class _CWriter:
         lines = [
             "FmuRt *F = fmu_of(GROW(0, 1));", "int st_;", "if (!F) {", "    char why_[400];",
             f"    F = fmu_open({_c_string(library_path(unzip, d, b.p.interface))}, {d.fmi}, "
-            f"{int(not b.cosim)}, {_c_string(token)}, {_c_string(b.name)},",
+            f"{int(not b.cosim)}, {int(b.early)}, {_c_string(token)}, {_c_string(b.name)},",
             f"                 {_c_string((unzip / 'resources').as_uri())}, NULL, why_, "
             "sizeof why_);",
             "    if (!F) { FAIL(\"the FMU %s could not be loaded: %s\", " + self.file
@@ -563,6 +637,8 @@ class _CWriter:
             self.call("fmu_start(F, t)", "SetupExperiment") if d.fmi == 2 else "",
             *values, self.call("fmu_enter_init(F, t)", "EnterInitializationMode"),
             self.inputs(), self.call("F->exit_init(F->c)", "ExitInitializationMode")]
+        if b.early:
+            lines.append("W_next[0] = NAN;")
         if not b.cosim:
             lines += ["W_next[0] = NAN;", self.iteration(),
                       self.call("F->enter_ct(F->c)", "EnterContinuousTimeMode"),

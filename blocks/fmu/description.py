@@ -77,6 +77,13 @@ class Description:
     def identifier(self, interface):
         return getattr(self.md, INTERFACES[interface]).modelIdentifier
 
+    @property
+    def early_return(self):
+        """Whether doStep may return early (FMI 3.0 co-simulation's
+        mightReturnEarlyFromDoStep): the block then lets it."""
+        return self.fmi == 3 and "co_simulation" in self.interfaces and \
+            bool(self.md.coSimulation.mightReturnEarlyFromDoStep)
+
     def directional(self, interface):
         """Whether the FMU gives directional derivatives under `interface`."""
         return interface in self.derivative_interfaces

@@ -265,7 +265,7 @@ class Fmi3(_Instance):
                 self.fmu.instantiate(loggingOn=True, logMessage=self._logger)
             else:
                 self.fmu.instantiate(loggingOn=True, logMessage=self._logger,
-                                     earlyReturnAllowed=False)
+                                     earlyReturnAllowed=self.desc.early_return)
             self.c = self.fmu.component
         else:
             self.check(self.fmu.fmi3Reset(self.c), "fmi3Reset")

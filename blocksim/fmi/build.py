@@ -98,6 +98,7 @@ class Model:
     directional_derivatives: bool = False
     step_events: bool = False  # the C defines model_step_event
     model_data: bool = False  # the C keeps data of its own (defines model_release)
+    early_return: bool = False  # FMI 3.0 co-simulation: doStep may return early (its C does)
     description: str = ""
     stop_time: float | None = None
 
@@ -112,7 +113,7 @@ class Model:
 def model_from_yaml(path):
     """A Model from a YAML description (`name`, `c_file` relative to it, `variables`: a list
     of mappings with Variable's fields, `event_indicators`, `interfaces`,
-    `directional_derivatives`, `step_events`, `description`, `stop_time`)."""
+    `directional_derivatives`, `step_events`, `early_return`, `description`, `stop_time`)."""
     import yaml
     path = Path(path)
     data = yaml.safe_load(path.read_text())
@@ -132,6 +133,7 @@ def model_from_yaml(path):
                  interfaces=tuple(data.get("interfaces", ("model_exchange",))),
                  directional_derivatives=bool(data.get("directional_derivatives", False)),
                  step_events=bool(data.get("step_events", False)),
+                 early_return=bool(data.get("early_return", False)),
                  description=data.get("description", ""), stop_time=data.get("stop_time"))
 
 
@@ -248,8 +250,9 @@ def model_description(model, fmi, sources=()):
         out.append(f'  <ModelExchange modelIdentifier="{ident}" {dd_attr}="{dd}">'
                    f'{source_files}</ModelExchange>')
     if cs:
+        early = ' mightReturnEarlyFromDoStep="true"' if fmi == 3 and model.early_return else ""
         out.append(f'  <CoSimulation modelIdentifier="{ident}" {dd_attr}="{dd}" '
-                   f'canHandleVariableCommunicationStepSize="true">{source_files}'
+                   f'canHandleVariableCommunicationStepSize="true"{early}>{source_files}'
                    '</CoSimulation>')
     if model.stop_time is not None:
         out.append(f'  <DefaultExperiment startTime="0.0" stopTime="{_fmt(model.stop_time)}"/>')

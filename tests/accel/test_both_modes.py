@@ -234,6 +234,12 @@ blocks:
   G: {type: gain, K: -2.0}
 wires: [P.x2 -> G, G -> P.u]
 record: {x1: P.x1, x2: P.x2}""",
+    "sawtooth": """
+blocks:
+  S: {type: fmu, file: FMU, interface: co_simulation, step: 0.3}
+  I: {type: integrator}
+wires: [S.x -> I]
+record: {x: S.x, count: S.count, area: I.y}""",
     "lag": """
 blocks:
   U: {type: pulse, period: 0.3, width: 0.5}

@@ -61,11 +61,15 @@ fmi3Instance fmi3InstantiateCoSimulation(fmi3String name, fmi3String token, fmi3
                                          fmi3InstanceEnvironment env, fmi3LogMessageCallback log,
                                          fmi3IntermediateUpdateCallback update)
 {
-    (void)resources; (void)visible; (void)logging; (void)event_mode; (void)early_return;
+    (void)resources; (void)visible; (void)logging; (void)event_mode;
     (void)required; (void)nrequired; (void)update;
 #ifdef HAS_DO_STEP
-    return instantiate(name, token, 1, env, log);
+    Fmi3 *f = instantiate(name, token, 1, env, log);
+    if (f)
+        f->m.early_return = early_return;
+    return f;
 #else
+    (void)early_return;
     (void)name; (void)token; (void)env; (void)log;
     return NULL;
 #endif

@@ -25,6 +25,7 @@ typedef struct Instance {
     double v[N_VARS > 0 ? N_VARS : 1];
     double time;
     int mode, cosim;
+    int early_return;  /* FMI 3.0 co-simulation: the importer lets doStep return early */
     /* what an event left: a time event ahead, states reset, asked to stop */
     int next_event_defined, states_changed, terminate;
     int dirty;  /* inputs, states or time set since model_values last ran */
@@ -44,7 +45,8 @@ int model_event(Instance *m, int time_event);
    given as offsets into v */
 double model_partial(Instance *m, int unknown, int known);
 /* optional (HAS_DO_STEP): advance a co-simulation by h, inputs held (the FMU then offers
-   co-simulation) */
+   co-simulation); m->time is where it got to, before t + h only when early_return allows
+   (doStep then returns early there) */
 int model_do_step(Instance *m, double h);
 /* optional (HAS_STEP_EVENTS): after an accepted integrator step, whether the model needs an
    event there (a step event: completedIntegratorStep's enterEventMode) */
