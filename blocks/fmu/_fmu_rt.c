@@ -47,6 +47,9 @@ typedef struct {
     int fmi, me, attached;             /* attached: the instance is normal mode's (not freed) */
     FmuCallbacks2 cb;
     char log[400];                     /* the FMU's last log line */
+    char *lines;                       /* the run's warnings and errors, lines of text (the
+                                          block's data array `log`; NULL: not kept) */
+    size_t nlines;                     /* its size in bytes */
     double next;                       /* its next time event (NAN: none) */
     fmu_set_time_t set_time;
     fmu_cvec_t set_x;
@@ -57,26 +60,53 @@ typedef struct {
     fmu_free_t free_instance;
 } FmuRt;
 
+/* a log line of the FMU: its last, and above OK one of the run's lines (the oldest make
+   room when they fill the buffer), which the block reads after the run */
+static void fmu_keep(FmuRt *F, int status, const char *text)
+{
+    snprintf(F->log, sizeof F->log, "[%s] %s", FMU_STATUS[status >= 0 && status < 6 ? status : 4],
+             text);
+    if (!F->lines || status == 0)
+        return;
+    size_t n = strlen(F->log), used = strlen(F->lines);
+    if (n + 2 > F->nlines)
+        return;
+    while (used + n + 2 > F->nlines) {
+        char *next = strchr(F->lines, '\n');
+        size_t drop = next ? (size_t)(next - F->lines) + 1 : used;
+        memmove(F->lines, F->lines + drop, used - drop + 1);
+        used -= drop;
+    }
+    memcpy(F->lines + used, F->log, n);
+    F->lines[used + n] = '\n';
+    F->lines[used + n + 1] = '\0';
+}
+
+/* the run's lines kept in `buffer` (emptied) from now on */
+static void fmu_keep_lines(FmuRt *F, double *buffer, long long n)
+{
+    F->lines = (char *)buffer;
+    F->nlines = (size_t)n * sizeof(double);
+    if (F->nlines)
+        F->lines[0] = '\0';
+}
+
 static void fmu_log2(void *env, const char *name, int status, const char *category,
                      const char *message, ...)
 {
     (void)name; (void)category;
-    FmuRt *F = env;
     char text[300];
     va_list args;
     va_start(args, message);
     vsnprintf(text, sizeof text, message, args);
     va_end(args);
-    snprintf(F->log, sizeof F->log, "[%s] %s",
-             FMU_STATUS[status >= 0 && status < 6 ? status : 4], text);
+    fmu_keep(env, status, text);
 }
 
 static void fmu_log3(void *env, int status, const char *category, const char *message)
 {
     (void)category;
-    FmuRt *F = env;
-    snprintf(F->log, sizeof F->log, "[%s] %s", FMU_STATUS[status >= 0 && status < 6 ? status : 4],
-             message);
+    fmu_keep(env, status, message);
 }
 
 static void *fmu_sym(FmuRt *F, const char *name, int *missing)

@@ -14,7 +14,8 @@ from blocksim.errors import SimulationError
 from blocksim.params import Param, ParamError
 
 from . import description as fmudesc
-from .instance import Bindings, FmuFault, library_path, open_instance, unpack_dir, unpacked
+from .instance import (LOG_LINES, Bindings, FmuFault, library_path, open_instance,
+                       unpack_dir, unpacked)
 from .values import assignments
 
 MAX_EVENT_ROUNDS = 100  # newDiscreteStates rounds at one instant before giving up
@@ -22,6 +23,7 @@ MAX_EVENT_ROUNDS = 100  # newDiscreteStates rounds at one instant before giving 
 # returned early, the time it returned at and the end of its period
 EARLY = ("returned", "at", "end")
 SUPPORT = Path(__file__).parent / "_fmu_rt.c"
+LOG_BYTES = 16384  # a compiled run keeps the FMU's last warnings and errors in as many bytes
 
 
 class Fmu(Block):
@@ -56,7 +58,7 @@ class Fmu(Block):
     outputs what that doStep left, sets its inputs and calls doStep from there to the
     period's end (which may return early again); its hits stay on the period's grid.
     An FMU that reports an error ends the run naming the block, the time, the function, its
-    status and the FMU's log; in normal mode its warnings join the run's messages.
+    status and the FMU's log; in both modes its warnings join the run's messages.
     `blocksim check` lists the FMU's ports, parameters and states.
     """
 
@@ -100,6 +102,7 @@ class Fmu(Block):
         if self.cosim:
             self.sample = Sample(self.p.step)
         self._shared = np.zeros(1)  # the bits of normal mode's instance pointer (run_data)
+        self._lines = np.zeros(LOG_BYTES // 8)  # a compiled run's log, text (run_data)
         self.nx = 0 if self.cosim else sum(d.variables[n].size for n in d.states)
         self._x_start = self.continuous_state() if not self.cosim else np.zeros(0)
         self.nz = 0 if self.cosim else d.event_indicators
@@ -182,6 +185,8 @@ class Fmu(Block):
         """Instantiate (or reset) the FMU and initialise it at t: the values given, the
         inputs, then its first event iteration; its states become the block's."""
         inst = self._open()
+        inst.log.clear()
+        self._lines[:] = 0.0  # this run's log is the instance's
         try:
             stop = None
             inst.start(t, stop, None)
@@ -229,7 +234,13 @@ class Fmu(Block):
         return [f"FMU log: {line}" for line in (self.instance.log if self.instance else ())]
 
     def log(self):
-        """The FMU's warnings and errors of the run, for the run's messages."""
+        """The FMU's warnings and errors of the run, for the run's messages: those its
+        compiled run kept, else those of normal mode's instance (a normal run empties the
+        compiled run's; under scipy's stiff solvers the compiled code calls normal mode's
+        instance, whose logger is fmpy's)."""
+        text = self._lines.view(np.uint8).tobytes().split(b"\0", 1)[0]
+        if text:
+            return text.decode("utf-8", "replace").splitlines()[-LOG_LINES:]
         if self.instance is None:
             return []
         return [line for line in self.instance.log if not line.startswith("[OK]")]
@@ -432,16 +443,17 @@ class Fmu(Block):
         code["release"] = ("if (rt->mem[mem0_].size) {\n    fmu_close(fmu_of(rt->mem[mem0_].data));"
                            "\n    memset(rt->mem[mem0_].data, 0, sizeof(FmuRt *));\n}")
         kind = "co-simulation" if self.cosim else "model exchange"
-        return Lowering(code, support=(str(SUPPORT),), memory=1, data=("instance",),
+        return Lowering(code, support=(str(SUPPORT),), memory=1, data=("instance", "log"),
                         hosted=f"calls the FMU's binary, opened from {d.path.name} at run time",
                         doc=f"FMU {d.path.name}, {kind}, FMI {d.md.fmiVersion}")
 
     def run_data(self, start, stop):
         """`instance`: where normal mode's instance is, once it starts (the compiled
-        evaluations under scipy's stiff solvers call it); the FMU is unpacked (and built
-        from its sources) for the compiled code to open."""
+        evaluations under scipy's stiff solvers call it); `log`: where the compiled run's
+        own instance writes the lines `log` reads; the FMU is unpacked (and built from its
+        sources) for the compiled code to open."""
         unpacked(self.desc.path, self.desc)
-        return {"instance": self._shared}
+        return {"instance": self._shared, "log": self._lines}
 
     # ---- linearisation ----
     def mode_text(self):
@@ -634,6 +646,7 @@ class _CWriter:
             "    if (!F) { FAIL(\"the FMU %s could not be loaded: %s\", " + self.file
             + ", why_); return; }", "    memcpy(GROW(0, 1), &F, sizeof F);", "} else",
             "    " + self.call("F->reset(F->c)", "Reset"),
+            "fmu_keep_lines(F, (double *)D_log, N_log);",
             self.call("fmu_start(F, t)", "SetupExperiment") if d.fmi == 2 else "",
             *values, self.call("fmu_enter_init(F, t)", "EnterInitializationMode"),
             self.inputs(), self.call("F->exit_init(F->c)", "ExitInitializationMode")]
