@@ -386,6 +386,13 @@ class Block:
         an FMU's parameters and states; a chart's states and transitions); () by default."""
         return ()
 
+    @classmethod
+    def describe_file(cls, path):
+        """Lines `blocksim blocks TYPE FILE` prints: what a file a block of this type reads
+        declares (an FMU's ports, parameters and states), found without running anything in
+        it; None (the default): the type reads no such file."""
+        return None
+
     def log(self):
         """Lines for the run's messages after the run (an FMU's warnings); () by default."""
         return ()

@@ -61,6 +61,8 @@ def _parser():
                      help="print the C source accelerated mode compiles, and nothing else")
     blk = sub.add_parser("blocks", help="the block catalogue, or one block's documentation")
     blk.add_argument("type", nargs="?", help="a block type (or 'subsystem')")
+    blk.add_argument("file", nargs="?", help="a file such a block reads (an .fmu): what it "
+                                              "declares (ports, parameters, states)")
     blk.add_argument("--markdown", action="store_true",
                      help="print the built-in catalogue as Markdown (docs/blocks.md)")
     sweep_cli.add_parser(sub)

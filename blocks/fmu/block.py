@@ -10,7 +10,7 @@ import numpy as np
 
 from blocksim.accel.lowering import Lowering, LoweringError
 from blocksim.block import ALL, EITHER, Block, In, Jacobian, Out, Sample
-from blocksim.errors import SimulationError
+from blocksim.errors import DiagramError, SimulationError
 from blocksim.params import Param, ParamError
 
 from . import description as fmudesc
@@ -59,7 +59,8 @@ class Fmu(Block):
     period's end (which may return early again); its hits stay on the period's grid.
     An FMU that reports an error ends the run naming the block, the time, the function, its
     status and the FMU's log; in both modes its warnings join the run's messages.
-    `blocksim check` lists the FMU's ports, parameters and states.
+    `blocksim check` lists the FMU's ports, parameters and states, `blocksim blocks fmu FILE`
+    everything the FMU declares.
     """
 
     type = "fmu"
@@ -142,6 +143,16 @@ class Fmu(Block):
         if self.cosim:  # early return: no indicators, but handlers at its event instants
             return () if self.early else None
         return (EITHER,) * self.nz
+
+    @classmethod
+    def describe_file(cls, path):
+        """`blocksim blocks fmu FILE`: the FMU's ports, parameters and states, from its zip
+        and model description only."""
+        try:
+            d = fmudesc.read(path)
+        except fmudesc.FmuError as e:
+            raise DiagramError(str(e), file=str(path)) from None
+        return fmudesc.variables_text(d)
 
     def describe(self):
         """Lines for `blocksim check`: the FMU, its parameters and states."""

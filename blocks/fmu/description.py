@@ -13,6 +13,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 INTERFACES = {"model_exchange": "modelExchange", "co_simulation": "coSimulation"}
 # FMI types the block reads and writes, as (FMI 2.0 name, FMI 3.0 name) -> kind
 KINDS = {"Real": "real", "Float64": "real", "Float32": "real", "Integer": "integer",
@@ -151,6 +153,55 @@ def _bound(text):
         return float(text)
     except ValueError:
         return None
+
+
+def variables_text(d):
+    """Lines listing what the FMU `d` declares: its interfaces and abilities, its ports
+    (inputs and outputs with shape, type, start or dependencies), its parameters and the
+    other variables a block's `start:` may set, its states and event indicators."""
+    abilities = [f"directional derivatives ({', '.join(d.derivative_interfaces)})"] \
+        if d.derivative_interfaces else []
+    if d.early_return:
+        abilities.append("early return from doStep")
+    lines = [f"FMU {d.path.name}: FMI {d.md.fmiVersion}, {d.md.modelName}; provides "
+             f"{' and '.join(d.interfaces)}" + (f"; {', '.join(abilities)}" if abilities else "")]
+
+    def row(v, extra):
+        text = f"  {v.port:<16} {str(v.shape):<8} {v.kind:<8} {extra}"
+        note = v.description if v.port == v.name else f"{v.name}: {v.description}".rstrip(": ")
+        return (text + ("   " + note if note else "")).rstrip()
+    lines.append("inputs:" if d.inputs else "inputs: none")
+    lines += [row(v, f"start {_shown(parse_start(v))}") for v in d.inputs]
+    lines.append("outputs:" if d.outputs else "outputs: none")
+    for v in d.outputs:
+        deps = d.feedthrough.get(v.port) if d.inputs else ()
+        lines.append(row(v, "depends on every input" if deps is None else
+                         f"depends on {', '.join(deps)}" if deps else "no direct feedthrough"))
+    lines.append("parameters:" if d.parameters else "parameters: none")
+    for name, v in d.parameters.items():
+        bounds = [f"{k} {_shown(b)}" for k, b in (("min", v.minimum), ("max", v.maximum))
+                  if b is not None]
+        lines.append(f"  {name} = {_shown(parse_start(v))}"
+                     + (f" ({', '.join(bounds)})" if bounds else "")
+                     + (f"   {v.description}" if v.description else ""))
+    lines.append("states: " + (", ".join(d.states) or "none"))
+    if d.event_indicators:
+        lines.append(f"event indicators: {d.event_indicators}")
+    return lines
+
+
+def _shown(value):
+    """A start value or bound as a diagram would write it (`0.5`, `[0, 1]`, `true`)."""
+    if value is None:
+        return "none"
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if np.ndim(value):
+        return "[" + ", ".join(_shown(v) for v in np.ravel(value)) + "]"
+    if not isinstance(value, (int, float, np.number)):
+        return str(value)
+    x = float(value)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
 
 
 def _describe(path, md, fmi, interfaces, platforms, has_sources):

@@ -76,6 +76,9 @@ def main(args, out=None):
     if args.type is None:
         out.write(listing(lib))
         return 0
+    if getattr(args, "file", None):
+        out.write(describe_file(lib, args.type, args.file))
+        return 0
     out.write(describe(lib, args.type))
     return 0
 
@@ -153,10 +156,18 @@ def _param_entry(p):
             "section": p.section}
 
 
-def describe(lib, type_name):
-    """One block's documentation: its summary, details and parameters."""
-    if type_name in LOADER_DOCS:
-        return f"{type_name}\n\n{LOADER_DOCS[type_name]}"
+def describe_file(lib, type_name, path):
+    """What a file a block of `type_name` reads declares (`Block.describe_file`: an FMU's
+    ports, parameters and states), read without running anything in it."""
+    cls = _block_class(lib, type_name) if type_name not in LOADER_DOCS else None
+    lines = cls.describe_file(path) if cls is not None else None
+    if lines is None:
+        raise DiagramError(f"block type '{type_name}' describes no file",
+                           file="blocksim blocks", hint="`blocksim blocks TYPE` documents it")
+    return "\n".join(lines) + "\n"
+
+
+def _block_class(lib, type_name):
     try:
         cls = lib.block_class(type_name)
     except PluginError as e:
@@ -165,6 +176,14 @@ def describe(lib, type_name):
         raise DiagramError(f"unknown block type '{type_name}'"
                            f"{suggest(type_name, [*lib.types, *LOADER_DOCS])}",
                            file="blocksim blocks", hint="`blocksim blocks` lists every type")
+    return cls
+
+
+def describe(lib, type_name):
+    """One block's documentation: its summary, details and parameters."""
+    if type_name in LOADER_DOCS:
+        return f"{type_name}\n\n{LOADER_DOCS[type_name]}"
+    cls = _block_class(lib, type_name)
     family = lib.family_of(type_name)
     where = (f"plugin from {lib.plugins[type_name]}" if family == PLUGIN_FAMILY
              else f"family: {family}")

@@ -24,7 +24,7 @@ def followed(tmp_path_factory):
 
 def test_every_command_runs_as_the_page_says(followed):
     work, results = followed
-    assert len(results) == 6
+    assert len(results) == 7
     check_ran(results, "the FMU has no parameter 'Rs' (did you mean 'R'?)")
     assert (work / "diagrams" / "fmu" / "dc_motor.fmu").is_file()
     assert (work / "runs" / "fmu_loop.png").is_file()
@@ -34,7 +34,7 @@ def test_the_outputs_shown_are_the_commands_outputs(followed):
     _, results = followed
     everything = "\n".join(r.stdout + r.stderr for _, _, r in results)
     shown = [text for lang, name, text in blocks(PAGE) if not lang and not name]
-    assert len(shown) == 4
+    assert len(shown) == 5
     for text in shown:
         for line in text.splitlines():
             if line.strip():

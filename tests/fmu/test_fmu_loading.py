@@ -130,3 +130,32 @@ def test_blocks_fmu_documents_the_block():
     assert done.returncode == 0
     assert "model_exchange" in done.stdout and "co_simulation" in done.stdout
     assert "a.b[2]` -> `a_b_2`" in done.stdout
+
+
+def test_blocks_fmu_file_lists_the_fmus_variables(fmus, tmp_path, monkeypatch):
+    """`blocksim blocks fmu FILE` lists what tests/fmu/models/feedthrough.yaml declares (the
+    FMI 3.0 array ports with shape and start, the output's dependency, the parameters with
+    their start values and bounds, no states) and sawtooth.yaml's early return, reading the
+    zip and XML only (the cache stays empty); a missing file is FILE: error, exit 2."""
+    monkeypatch.setenv("BLOCKSIM_CACHE_DIR", str(tmp_path / "cache"))
+
+    def blocks(*args):
+        return subprocess.run([sys.executable, "-m", "blocksim", "blocks", *map(str, args)],
+                              capture_output=True, text=True)
+    done = blocks("fmu", fmus["feedthrough", 3])
+    assert done.returncode == 0, done.stderr
+    lines = [" ".join(line.split()) for line in done.stdout.splitlines()]
+    assert lines[0].startswith("FMU feedthrough") and "FMI 3.0, feedthrough; provides " \
+        "model_exchange" in lines[0]
+    assert lines[1:] == ["inputs:", "u (2,) real start [0, 0]", "outputs:",
+                         "y (2,) real depends on u", "parameters:",
+                         "gain = 2 (min -10, max 10)", "n = 1 (min 0, max 5)",
+                         "enabled = true", "states: none"]
+    done = blocks("fmu", fmus["sawtooth", 3])
+    assert "provides co_simulation; early return from doStep" in done.stdout
+    assert "states: x" in done.stdout
+    assert not (tmp_path / "cache").exists()
+    done = blocks("fmu", tmp_path / "none.fmu")
+    assert done.returncode == 2 and done.stderr.startswith(f"{tmp_path / 'none.fmu'}: error: ")
+    done = blocks("gain", fmus["sawtooth", 3])
+    assert done.returncode == 2 and "block type 'gain' describes no file" in done.stderr
