@@ -112,3 +112,32 @@ record: {x: X.y}
     Evaluator(model, 0.0).start()
     np.testing.assert_array_equal(StateJacobian(model)(0.0), [[-1.0]])
     assert blocksim.run(path).meta["solver"]["jacobian"] == "exact"
+
+
+def test_a_diagram_with_an_enabled_subsystem_is_differenced(tmp_path):
+    """A gain inside an enabled subsystem: its gate switches the gain on and off during the
+    run, which the gain's Jacobian does not know; the subsystem's own block (which holds
+    its outputs) is on the path and declares none, so the run differences the diagram as
+    the engine does alone (the same evaluations, the same values)."""
+    path = _write(tmp_path, """
+blocksim: 1
+name: enabled
+blocks:
+  Ref: {type: step, time: 0.5}
+  Err: {type: sum, signs: "+-"}
+  En: {type: pulse, period: 1, width: 0.5}
+  Ctl:
+    type: subsystem
+    enable: En.y
+    diagram: {inputs: {e: K}, outputs: {u: K.y}, blocks: {K: {type: gain, K: 3}}}
+  Plant: {type: transfer_function, num: [1], den: [1, 1]}
+wires: [Ref -> Err.u1, Plant -> Err.u2, Err -> Ctl.e, Ctl.u -> Plant]
+simulation: {stop: 2, solver: radau, rtol: 1e-8, atol: 1e-10, mode: normal}
+record: {y: Plant.y}
+""")
+    assert path_blocks(blocksim.load(path)) == {"Err", "Ctl", "Ctl/K", "Plant"}
+    run = blocksim.run(path)
+    t, data, info = simulate(blocksim.load(path))
+    assert run.meta["solver"]["jacobian"] == "differences"
+    assert run.meta["solver"]["nfev"] == info["stats"]["nfev"]
+    np.testing.assert_array_equal(run["y"], data["y"])
