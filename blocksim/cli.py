@@ -78,15 +78,20 @@ def _parser():
     drw.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a value by its dotted path (as for run)")
     exp = sub.add_parser("export", help="a diagram as standalone C (a library, a header and "
-                                         "a main writing CSV) or as a co-simulation FMU")
+                                         "a main writing CSV) or as an FMU")
     exp.add_argument("file", help="the diagram (YAML)")
     to = exp.add_mutually_exclusive_group(required=True)
     to.add_argument("--c", metavar="DIR", dest="c_dir",
                     help="write NAME.c, NAME.h and main.c there (build: cc *.c -lm)")
     to.add_argument("--fmu", metavar="OUT.fmu",
-                    help="write a co-simulation FMU (blocksim's solver inside doStep)")
+                    help="write an FMU (FMI 2.0 or 3.0; --interface says which)")
     exp.add_argument("--fmi", type=int, choices=(2, 3), default=2,
                      help="the FMU's FMI version (default 2)")
+    exp.add_argument("--interface", choices=("model_exchange", "co_simulation", "both"),
+                     help="what the FMU offers: model exchange (the importer integrates "
+                     "the diagram's states) and/or co-simulation (blocksim's solver inside "
+                     "doStep); default both, co-simulation alone for a diagram model "
+                     "exchange cannot carry (it says why)")
     exp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a value by its dotted path (as for run)")
     rep = sub.add_parser("report", help="rebuild the HTML report of a run or sweep directory")
@@ -452,11 +457,16 @@ def _export(args):
     if args.fmu:
         from .fmi.build import BuildError
         try:
-            export_fmu(model, args.fmu, args.fmi)
+            interfaces, why_not = export_fmu(model, args.fmu, args.fmi, args.interface)
         except BuildError as e:
             print(f"{args.file}: error: the FMU could not be built: {e}", file=sys.stderr)
             return EXIT_FAILED
-        print(f"wrote {args.fmu} (FMI {args.fmi}.0, co-simulation)")
+        names = {"model_exchange": "model exchange", "co_simulation": "co-simulation"}
+        print(f"wrote {args.fmu} (FMI {args.fmi}.0, "
+              f"{' and '.join(names[i] for i in interfaces)})")
+        for e in getattr(why_not, "errors", [why_not] if why_not else []):
+            first = str(e).split("\n")[0].replace(": error: ", ": ", 1)
+            print(f"note: co-simulation only: {first}")
         return EXIT_OK
     paths = export_c(model, args.c_dir)
     print(f"wrote {', '.join(str(p) for p in paths)}")

@@ -137,6 +137,8 @@ def _source(model, generated, name):
     lines.append(_long_table("EX_INPUT_SIZE", [b.p.value.size for b in m.inports.values()]))
     lines += [f"struct {name}_model {{", "    RT *rt;",
               *(f"    double {k}[{max(n, 1)}];" for k, n in sizes.items()),
+              "    int started, moved;  /* an FMU's model exchange: the start's event is done,",
+              "                            states moved after a step */",
               "    char message[640];", "};", ""]
     lines += _api(name, outs, sizes, len(v.event_t))
     return "\n".join(lines) + "\n"
@@ -180,11 +182,14 @@ def _api(name, outs, sizes, nevents):
         f"    return {name}_outcome(m, rt_run(m->rt, 1.0));", "}", "",
         f"double {name}_time(const {name}_model *m)", "{",
         "    return m->rt->phase == 0 ? m->rt->start : m->rt->t;", "}", "",
+        "/* the outputs from the buffers as the last evaluation left them */",
+        f"static void {name}_copy_outputs({name}_model *m, double *out)", "{",
+        *copy_out, "    (void)m;", "    (void)out;", "}", "",
         f"void {name}_outputs({name}_model *m, double *out)", "{",
         "    if (m->rt->phase == 0)  /* not started: the start's values */",
         f"        {name}_pause_at(m, m->rt->start);",
         "    rt_outputs(m->rt, m->rt->t, m->rt->y);",
-        *copy_out, "    (void)out;", "}", "",
+        f"    {name}_copy_outputs(m, out);", "}", "",
         f"int {name}_derivatives({name}_model *m, double t, const double *x, double *dx)", "{",
         "    return rt_eval_f(m->rt, t, x, dx) ? -1 : 0;", "}", "",
         f"long long {name}_rows({name}_model *m, const double **rows)", "{",
@@ -320,16 +325,63 @@ def _c_string(text):
 
 
 # -- FMU ---------------------------------------------------------------------------------------
-def export_fmu(model, out, fmi=2):
-    """Write `model` as the co-simulation FMU `out` (FMI `fmi`, 2 or 3): the exported C with
-    blocksim's FMU model contract (blocksim/fmi/c/fmu_model.h) around it, its own solver
-    inside doStep; the diagram's inputs and outputs are the FMU's. Returns `out`."""
+INTERFACES = {"model_exchange": ("model_exchange",), "co_simulation": ("co_simulation",),
+              "both": ("model_exchange", "co_simulation")}
+
+
+def me_refusals(model):
+    """Why `model` cannot be a model-exchange FMU, as DiagramErrors at the blocks' lines;
+    None when it can. The importer's solver integrates the states and calls the event
+    update only at events and its completed steps, so what blocksim's own loop does along
+    every step has no place: histories sampled along steps, a stop input located inside a
+    step; nor do the rates of inputs a block watches (the FMU's inputs come without)."""
+    why = {}
+    for block in model.blocks:
+        if block.keeps_history:
+            why[block.name] = (block, "keeps a history of its inputs sampled along every "
+                                      "step, which an importer's steps do not give")
+        elif getattr(block, "rates", None):
+            why[block.name] = (block, "watches the rates of its inputs, which an FMU's "
+                                      "inputs do not come with")
+        elif getattr(block, "stops", False):
+            why[block.name] = (block, "stops the run where it locates its input becoming "
+                                      "non-zero inside a step, which an importer does not do")
+    errors = []
+    for name, (block, reason) in why.items():
+        spec = model.spec.blocks.get(name) if model.spec is not None else None
+        message = f"cannot export for model exchange: block type '{block.type}' {reason}"
+        hint = "export it with --interface co_simulation (blocksim's solver in the FMU)"
+        errors.append(spec.loc.error(message, block=name, hint=hint) if spec is not None
+                      else DiagramError(message, file=model.file, block=name, hint=hint))
+    if not errors:
+        return None
+    return errors[0] if len(errors) == 1 else DiagramErrors(errors)
+
+
+def export_fmu(model, out, fmi=2, interface=None):
+    """Write `model` as the FMU `out` (FMI `fmi`, 2 or 3; `interface` model_exchange,
+    co_simulation, both, or None: both when the diagram can be exported for model
+    exchange, else co-simulation alone); returns the interfaces it offers and, when None
+    fell back to co-simulation, the DiagramError(s) saying why (else None). The FMU is
+    the exported C with blocksim's FMU model contract
+    (blocksim/fmi/c/fmu_model.h) around it. Model exchange gives the importer the diagram's
+    continuous states, derivatives and zero-crossing indicators, its sample hits and
+    scheduled events as time events, and the diagram's event handling as the event update;
+    co-simulation runs the diagram's own solver inside doStep. The diagram's inputs and
+    outputs are the FMU's."""
     import tempfile
 
     from ..fmi.build import Model, Variable, build_fmu
-    refused = refusals(model)
+    refused, why_not = refusals(model), None
+    if refused is None and interface is None:
+        interface, why_not = "both", me_refusals(model)
+        if why_not is not None:
+            interface = "co_simulation"
+    elif refused is None and interface != "co_simulation":
+        refused = me_refusals(model)
     if refused is not None:
         raise refused
+    interfaces = INTERFACES[interface]
     if model.settings.start != 0.0:
         raise DiagramError("cannot export an FMU: simulation.start must be 0 (an FMU's time "
                            "starts where its importer says; export with --set "
@@ -342,26 +394,64 @@ def export_fmu(model, out, fmi=2):
     variables = [Variable(n, "input", start=np.ravel(b.p.value).tolist(),
                           shape=tuple(np.shape(b.p.value)))
                  for n, b in model.inports.items()]
-    variables += [Variable(n, "output", shape=tuple(view.shape))
-                  for n, (view, _) in model.outports.items()]
+    nx = model.xbuf.size
+    me = "model_exchange" in interfaces and nx > 0
+    variables += [Variable(n, "output", shape=tuple(view.shape),
+                           depends=tuple(sorted(fed_by(model, text))) + (("x",) if me else ()))
+                  for n, (view, text) in model.outports.items()]
+    if me:
+        variables += [Variable("x", state=True, shape=(nx,), start=np.ravel(model.x0).tolist(),
+                               description="the diagram's continuous states"),
+                      Variable("der(x)", derivative="x", shape=(nx,),
+                               description="their derivatives")]
     source = "\n".join([_header(model, generated, name),
                         _source(model, generated, name).replace(f'#include "{name}.h"', ""),
-                        _fmu_glue(model, name)])
+                        _fmu_glue(model, name, me)])
     with tempfile.TemporaryDirectory() as tmp:
         c_file = Path(tmp) / "model.c"
         c_file.write_text(source)
-        description = Model(name, c_file, variables, interfaces=("co_simulation",),
+        description = Model(name, c_file, variables, interfaces=interfaces,
+                            event_indicators=model.zbuf.size if "model_exchange" in interfaces
+                            else 0,
+                            step_events="model_exchange" in interfaces,
                             model_data=True, stop_time=model.settings.stop,
                             description=model.spec.description if model.spec else "")
-        return build_fmu(description, out, fmi=fmi)
+        build_fmu(description, out, fmi=fmi)
+    return interfaces, why_not
 
 
-def _fmu_glue(model, name):
-    """The FMU model contract's functions over the exported library: the inputs set from
-    the FMU's values before each evaluation and step, the outputs read back after."""
+def fed_by(model, text):
+    """The diagram's inputs that the output `text` (a port, BLOCK.PORT) depends on at the
+    same instant: those reached going back through the wires and the blocks' direct
+    feedthrough (an FMU's output dependencies: the importer needs them to order its
+    loops)."""
+    node_of = {(n.block.name, port): n for n in model.nodes for port in n.ports}
+    block, _, port = text.split("[")[0].rpartition(".")
+    todo, seen, found = [(block, port)], set(), set()
+    while todo:
+        key = todo.pop()
+        if key in seen:
+            continue
+        seen.add(key)
+        if key in model.drivers:  # an input port: the output that drives it
+            todo.append(model.drivers[key][:2])
+        elif key[0] in model.inports:
+            found.add(key[0])
+        elif key in node_of:
+            todo += [(key[0], inp) for inp in node_of[key].inputs]
+    return found
+
+
+def _fmu_glue(model, name, me):
+    """The FMU model contract's functions over the exported library. Co-simulation: the
+    inputs set from the FMU's values before each step, the outputs read back after.
+    Model exchange (`me`: the diagram has continuous states x): the diagram evaluated at
+    the importer's time and states; at an event, the diagram's own event instant
+    (rt_at_event: scheduled events and sample hits due, the zero-crossing handlers)."""
     ins = [(k, f"V_{c_name_fmu(n)}") for k, n in enumerate(model.inports)]
     outs = [(f"V_{c_name_fmu(n)}", f"{name}_OUTPUT_{c_name(n)}", view.size)
             for n, (view, _) in model.outports.items()]
+    states = "m->v + V_x" if me else "d->rt->y"  # no states: copies of nothing
     return "\n".join([
         '#include "fmu_model.h"', "",
         f"/* the diagram's run of an FMU instance, made at its first use */",
@@ -370,29 +460,110 @@ def _fmu_glue(model, name):
         "    return m->model_data;", "}", "",
         "void model_release(Instance *m)", "{",
         f"    {name}_terminate(m->model_data);", "    m->model_data = NULL;", "}", "",
-        f"static void exchange(Instance *m, {name}_model *d)", "{",
+        f"static void set_inputs(Instance *m, {name}_model *d)", "{",
         *(f"    {name}_set_input(d, {k}, m->v + {v});" for k, v in ins),
-        f"    double out[{name}_OUTPUTS_SIZE > 0 ? {name}_OUTPUTS_SIZE : 1];",
-        f"    {name}_outputs(d, out);",
+        "    (void)m;", "    (void)d;", "}", "",
+        "static void get_outputs(Instance *m, const double *out)", "{",
         *(f"    memcpy(m->v + {v}, out + {o}, sizeof(double) * {size});"
-          for v, o, size in outs), "}", "",
+          for v, o, size in outs), "    (void)m;", "    (void)out;", "}", "",
+        f"static void exchange(Instance *m, {name}_model *d)", "{",
+        "    set_inputs(m, d);",
+        f"    double out[{name}_OUTPUTS_SIZE > 0 ? {name}_OUTPUTS_SIZE : 1];",
+        f"    {name}_outputs(d, out);", "    get_outputs(m, out);", "}", "",
+        f"static int failed(Instance *m, {name}_model *d)", "{",
+        f'    model_log(m, MODEL_ERROR, "%s", {name}_error(d));',
+        "    return MODEL_ERROR;", "}", "",
+        "/* model exchange: the diagram's next time event (a sample hit, a scheduled event) */",
+        "static double next_time_event(RT *rt)", "{",
+        "    double next = INFINITY;",
+        "    for (int b = 0; b < NCLK; b++)",
+        "        next = PYMIN(next, rt->clk_next[b]);",
+        "    if (rt->nheap)", "        next = PYMIN(next, rt->heap[0].t);",
+        "    return next;", "}", "",
+        "/* model exchange: the start's event instant (as the run's first), once */",
+        f"static int me_start(Instance *m, {name}_model *d)", "{",
+        "    RT *rt = d->rt;",
+        "    d->started = 1;",
+        "    memcpy(rt->XD, rt->XD0, sizeof(double) * NXD);",
+        f"    memcpy(rt->y, {states}, sizeof(double) * NX);",
+        "    dg_const(rt, m->time);",
+        "    if (rt_at_event(rt, m->time, rt->y, 1))", "        return MODEL_ERROR;",
+        f"    memcpy({states}, rt->y, sizeof(double) * NX);",
+        "    rt->events.n = 0;", "    return MODEL_OK;", "}", "",
         "int model_values(Instance *m)", "{",
         f"    {name}_model *d = diagram_of(m);",
         "    if (!d) {", '        model_log(m, MODEL_ERROR, "out of memory");',
         "        return MODEL_ERROR;", "    }",
-        "    exchange(m, d);", "    return MODEL_OK;", "}", "",
-        "void model_indicators(Instance *m, double *z) { (void)m; (void)z; }", "",
+        "    if (m->cosim) {", "        exchange(m, d);", "        return MODEL_OK;", "    }",
+        "    set_inputs(m, d);",
+        "    if (!d->started && me_start(m, d))", "        return failed(m, d);",
+        f"    if (rt_f(d->rt, m->time, {states}, d->rt->DX))",
+        "        return failed(m, d);",
+        *(["    memcpy(m->v + V_der_x, d->rt->DX, sizeof(double) * NX);"] if me else []),
+        f"    double out[{name}_OUTPUTS_SIZE > 0 ? {name}_OUTPUTS_SIZE : 1];",
+        f"    {name}_copy_outputs(d, out);", "    get_outputs(m, out);",
+        "    return MODEL_OK;", "}", "",
+        "/* the indicators at the state model_values last evaluated */",
+        "void model_indicators(Instance *m, double *z)", "{",
+        f"    {name}_model *d = m->model_data;",
+        "    if (!d || m->cosim || !NZ)", "        return;",
+        "    dg_indicators(d->rt, m->time);",
+        "    memcpy(z, d->rt->Z, sizeof(double) * NZ);", "}", "",
+        "/* model exchange: the diagram's event instant at the importer's time and states;",
+        "   a state event is a crossing located by the importer (as blocksim's loop locates",
+        "   it: the indicators there have crossed) */",
         "int model_event(Instance *m, int time_event)", "{",
-        "    (void)m;", "    (void)time_event;", "    return MODEL_OK;", "}", "",
+        f"    {name}_model *d = m->model_data;",
+        "    if (!d || m->cosim)", "        return MODEL_OK;",
+        "    RT *rt = d->rt;",
+        "    /* a time event the importer reached within rounding (its grid's 0.3 for the",
+        "       hit at 0.30000000000000004) happens at its own time, as a grid row snaps */",
+        "    double t = m->time, next = next_time_event(rt);",
+        "    if (fabs(next - t) <= SNAP * PYMAX(1.0, fabs(t)))",
+        "        t = next;",
+        f"    memcpy(rt->y, {states}, sizeof(double) * NX);",
+        "    if (NZ && !time_event) {",
+        "        rt_outputs(rt, t, rt->y);",
+        "        dg_indicators(rt, t);",
+        "        memcpy(rt->z_located, rt->Z, sizeof(double) * NZ);",
+        "        rt->has_located = 1;", "    }",
+        "    int status = rt_at_event(rt, t, rt->y, 0);",
+        "    rt->has_located = 0;",
+        "    rt->events.n = 0;",
+        "    if (status)", "        return failed(m, d);",
+        f"    m->states_changed = d->moved || memcmp({states}, rt->y, sizeof(double) * NX);",
+        "    d->moved = 0;",
+        f"    memcpy({states}, rt->y, sizeof(double) * NX);",
+        "    next = next_time_event(rt);",
+        "    m->next_event_defined = isfinite(next) && next <= rt->stop;",
+        "    m->next_event_time = next;",
+        "    return MODEL_OK;", "}", "",
+        "/* model exchange, after an accepted step of the importer (ZeroCrossings.after_step):",
+        "   a step event when an indicator has crossed (the importer's own detection may not",
+        "   see a crossing from 0) or a block asks for one; else the blocks' advance() and the",
+        "   indicators kept as those the next crossing is tested from */",
+        "int model_step_event(Instance *m)", "{",
+        f"    {name}_model *d = m->model_data;",
+        "    if (!d || m->cosim || !NH)", "        return 0;",
+        "    RT *rt = d->rt;",
+        "    dg_indicators(rt, m->time);",
+        "    if (rt_crossed_any(rt->z_prev, rt->Z))", "        return 1;",
+        "    if (ADVANCE) {", "        dg_advance(rt, m->time);",
+        "        dg_indicators(rt, m->time);", "    }",
+        "    memcpy(rt->z_prev, rt->Z, sizeof(double) * NZ);",
+        "    int asked = rt->step_event;", "    rt->step_event = 0;",
+        "    /* states advance() moved reach the importer through an event */",
+        f"    if (NX && memcmp({states}, rt->X, sizeof(double) * NX) != 0) {{",
+        f"        memcpy({states}, rt->X, sizeof(double) * NX);",
+        "        d->moved = asked = 1;", "        m->dirty = 1;", "    }",
+        "    return asked;", "}", "",
         "/* co-simulation: blocksim's solver, with the diagram's settings, to time + h */",
         "int model_do_step(Instance *m, double h)", "{",
         f"    {name}_model *d = diagram_of(m);",
         "    if (!d)", "        return MODEL_ERROR;",
         "    exchange(m, d);",
         f"    int status = {name}_advance(d, m->time + h);",
-        "    if (status < 0) {",
-        f'        model_log(m, MODEL_ERROR, "%s", {name}_error(d));',
-        "        return MODEL_ERROR;", "    }",
+        "    if (status < 0)", "        return failed(m, d);",
         f"    if ({name}_time(d) < m->time + h) {{",
         '        model_log(m, MODEL_ERROR, "a step to %.17g s: the diagram ends at its stop "',
         '                  "time, %.17g s (export it with a later simulation.stop)",',

@@ -247,7 +247,9 @@ def model_description(model, fmi, sources=()):
     source_files = f"<SourceFiles>{files}</SourceFiles>" if fmi == 2 and files else ""
     dd_attr = "providesDirectionalDerivative" if fmi == 2 else "providesDirectionalDerivatives"
     if me:
-        out.append(f'  <ModelExchange modelIdentifier="{ident}" {dd_attr}="{dd}">'
+        steps = "true" if model.step_events else "false"  # FMI 2.0: needed unless said
+        needs = f' needsCompletedIntegratorStep="{steps}"' if fmi == 3 else ""
+        out.append(f'  <ModelExchange modelIdentifier="{ident}" {dd_attr}="{dd}"{needs}>'
                    f'{source_files}</ModelExchange>')
     if cs:
         early = ' mightReturnEarlyFromDoStep="true"' if fmi == 3 and model.early_return else ""
@@ -286,11 +288,12 @@ def model_description(model, fmi, sources=()):
     inputs_states = [(var.name, e) for _, var, e, _ in refs
                      if var.causality == "input" or var.state]
     if fmi == 2:
-        out.append("    <Outputs>")
-        for _, var, e in outputs:
-            deps = _deps(var, index, inputs_states)
-            out.append(f'      <Unknown index="{index[(var.name, e)]}"{deps}/>')
-        out.append("    </Outputs>")
+        if outputs:  # an empty <Outputs> is not valid
+            out.append("    <Outputs>")
+            for _, var, e in outputs:
+                deps = _deps(var, index, inputs_states)
+                out.append(f'      <Unknown index="{index[(var.name, e)]}"{deps}/>')
+            out.append("    </Outputs>")
         if ders:
             out.append("    <Derivatives>")
             for _, var, e in ders:
