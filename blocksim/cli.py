@@ -84,7 +84,7 @@ def _parser():
     to.add_argument("--c", metavar="DIR", dest="c_dir",
                     help="write NAME.c, NAME.h and main.c there (build: cc *.c -lm)")
     to.add_argument("--fmu", metavar="OUT.fmu",
-                    help="write an FMU (FMI 2.0 or 3.0; --interface says which)")
+                    help="write an FMU (--fmi and --interface say which kind)")
     exp.add_argument("--fmi", type=int, choices=(2, 3), default=2,
                      help="the FMU's FMI version (default 2)")
     exp.add_argument("--interface", choices=("model_exchange", "co_simulation", "both"),
