@@ -517,7 +517,7 @@ def _fmu_glue(model, name, me):
         "    if (!d || m->cosim)", "        return MODEL_OK;",
         "    RT *rt = d->rt;",
         "    /* a time event the importer reached within rounding (its grid's 0.3 for the",
-        "       hit at 0.30000000000000004) happens at its own time, as a grid row snaps */",
+        "       hit at 0.30000000000000004) happens at the event's exact time (SNAP) */",
         "    double t = m->time, next = next_time_event(rt);",
         "    if (fabs(next - t) <= SNAP * PYMAX(1.0, fabs(t)))",
         "        t = next;",
