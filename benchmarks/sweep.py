@@ -13,14 +13,15 @@ metric max(abs(e)).
 
 Rows:
 - sweep, 1 worker: in this process (no Dask); per-run overhead = (wall time of the runs -
-  time inside simulate()) / runs: loading, re-parameterising (here: building the perturbed
-  robot), metrics and bookkeeping.
+  time inside simulate()) / runs: loading, writing the run's values into the model (here:
+  building the perturbed robot), metrics and bookkeeping.
 - sweep, 2 workers: a local Dask cluster of 2 processes; the cluster's start-up (a few
   seconds, paid once per sweep) is shown apart, and the speed-up is given in steady state
   (the second half of the runs, after each worker's imports and first compile), for all the
   runs, and for the whole sweep.
 - the same gains-only sweep overhead (values change, no robot rebuilt) for comparison, and
-  the cost of a model per run: load + compile afresh against re-parameterising (interleaved).
+  the cost of a model per run: load + compile afresh against the route of new values
+  (interleaved).
 - plain loop: `blocksim.run(diagram, overrides)` per run (load and compile every time).
 - bdsim loop: per run, a new bdsim diagram of the same structure (rtb's JTraj, IDyn of the
   rtb Puma perturbed exactly as robots.md specifies for the run's seed, FDyn) compiled and
@@ -182,14 +183,14 @@ def bdsim_loop(seeds, tol):
 
 
 def preparation(runs=60):
-    """ms per run to get a model: load + compile afresh, against re-parameterising a kept
-    layout (ModelCache), interleaved so that both see the same load."""
-    from blocksim.engine.compiler import ModelCache, compile_diagram
-    from blocksim.language.diagram import apply_overrides, load_diagram
+    """ms per run to get a model: load + compile afresh, against writing the run's values
+    into a compiled model by the one route of new values (`Compilation.change`, as a
+    sweep's worker does), interleaved so that both see the same load."""
+    from blocksim.engine.compiler import compile_diagram
+    from blocksim.language.diagram import load_diagram
 
     base = load_diagram(DEMO3)
-    cache = ModelCache()
-    cache.model(base.copy())
+    model = compile_diagram(base.copy())
     cases = {"perturbed robot": lambda i: [("robots.p560p.perturb", 0.1), ("robots.p560p.seed", i)],
              "gains only": lambda i: [("blocks.Kp.K", 50 + i), ("blocks.Kd.K", 10 + i % 7)]}
     out = {}
@@ -199,9 +200,7 @@ def preparation(runs=60):
             t0 = time.perf_counter()
             compile_diagram(load_diagram(DEMO3, overrides(i)))
             t1 = time.perf_counter()
-            spec = base.copy()
-            apply_overrides(spec, overrides(i))
-            cache.model(spec)
+            model.compilation.change(model, overrides(i), base=base)
             t2 = time.perf_counter()
             fresh, kept = fresh + t1 - t0, kept + t2 - t1
         out[label] = (1e3 * fresh / runs, 1e3 * kept / runs)
@@ -394,7 +393,7 @@ def main():
     print(f"per-run overhead beyond the simulation, 1 worker: {over1:.2f} ms with a perturbed robot "
           f"built per run, {over_gains:.2f} ms for gains only ({sim_gains:.0f} ms simulated per run)")
     ex, ex1 = two.meta["execution"], one.meta["execution"]
-    print(f"2 workers: {ex['compiles']} full compiles, {ex['reparameterised']} re-parameterised; "
+    print(f"2 workers: {ex['compiles']} full compiles, {ex['reparameterised']} given new values; "
           f"worker occupancy {ex['run_s'] / (2 * runs2):.2f} (time inside runs / (2 x the runs' "
           "wall time): 1 means the cluster never left a worker waiting)")
     print(f"processor time per run: {1e3 * ex1['cpu_s'] / n:.1f} ms in-process, "
@@ -402,7 +401,7 @@ def main():
           "in the worker processes)")
     print("same Monte Carlo (the same seeds, the same perturbed robots): " + "; ".join(agreement))
     for label, (fresh, kept) in preparation().items():
-        print(f"a model per run, {label}: load + compile {fresh:.2f} ms, re-parameterise "
+        print(f"a model per run, {label}: load + compile {fresh:.2f} ms, new values "
               f"{kept:.2f} ms ({fresh / kept:.1f}x)")
 
 

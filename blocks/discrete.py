@@ -39,6 +39,7 @@ class _Discrete(ShapedByX0):
 
     def declare(self, d):
         d.value("x0")
+        d.sample("period", "offset")
 
     def discrete_state(self):
         return np.tile(np.broadcast_to(self.p.x0, self._shape).ravel(), self.slots)

@@ -23,6 +23,10 @@ class _DiscreteLTI(_LinearOutput):
         super()._set()
         self.sample = sample_time(self.p)
 
+    def declare(self, d):
+        super().declare(d)
+        d.sample("period", "offset")
+
     def discrete_state(self):
         return self._initial()
 

@@ -105,6 +105,7 @@ class Pid(Block):
             d.param(name, self._shape)
         d.derived("Nf", self._shape)
         if self.discrete:
+            d.sample("period", "offset")
             d.derived("dgain", self._shape)
             d.derived("Ta", ())
             d.derived("Tc", ())

@@ -73,6 +73,7 @@ class _RandomSource(Block):
         d.derived("scale", self._shape)
         d.derived("offset", self._shape)
         d.value("seed", *self._values)
+        d.sample("period", "offset")
 
     def derive(self, p):
         _check_seed(p)

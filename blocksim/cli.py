@@ -346,10 +346,13 @@ def _check(args):
     from .accel.mode import decide, refusal
     model = _load(args.file, _overrides(args))
     if args.code:
-        from .accel.codegen import SeriesRange, generate
+        from .accel.arguments import SeriesRange, arguments
+        from .accel.codegen import generate
         from .accel.compilable import NotCompilable
         try:
-            print(generate(model).source, end="")
+            generated = generate(model)
+            arguments(model, generated)
+            print(generated.source, end="")
         except NotCompilable as e:
             raise refusal(model, e.blocks, hint="--code prints the C of a diagram whose "
                                                 "blocks all have a compiled form") from None

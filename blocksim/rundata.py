@@ -8,6 +8,7 @@ every block `declare(d)` with a `RunData` `d`:
     d.derived("rate", ())         # an array `derive(p)` computes from parameters
     d.value("tau", "x0")          # parameters whose change is a change of values only
     d.fact("direct")              # derive's outputs that are structure, not stored
+    d.sample("period", "offset")  # the parameters its sample time is made of
     d.work("seen", 3)             # compiled code's per-run workspace W_seen (zeros, or
     d.work("instant", [np.nan])   # the initial values given)
 
@@ -23,6 +24,12 @@ structure. A parameter not declared by `param` or `value` is structure: changing
 compiles the diagram again. So is a value whose facts (`fact`: a transfer function's D != 0
 decides its feedthrough) or whose shape differ from the compiled ones.
 
+A sampled block whose sample time is `Sample(p.period, p.offset)` says so with `d.sample`:
+those parameters are values too, and a change of them re-times the block (normal mode's
+clock and compiled code's series of hits), unless blocks that shared a sample time no
+longer would, or the other way round (the compiled schedule groups them): then it is
+structure.
+
 `continuous_state()`, `discrete_state()`, `events()`, `run_data()` and `exact_times()` read
 the values from `self.p` too: after a change of values they are asked again.
 """
@@ -32,6 +39,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from .block import Sample
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,7 @@ class RunData:
         self.work_arrays = []  # (name, initial values, flat)
         self.values = set()  # parameters whose change is a value change
         self.facts = []  # names of derive's outputs that are structure
+        self.timing = None  # (period, offset) parameter names of the block's Sample
 
     def param(self, name, shape=None):
         self.arrays.append(Array(name, None if shape is None else tuple(shape), True))
@@ -73,6 +83,10 @@ class RunData:
     def fact(self, *names):
         self.facts.extend(names)
 
+    def sample(self, period, offset=None):
+        self.timing = (period, offset)
+        self.values.update(n for n in self.timing if n is not None)
+
     def work(self, name, initial):
         """A workspace array: `initial` its size (zeros) or its initial values."""
         values = np.zeros(initial) if np.ndim(initial) == 0 else np.asarray(initial, float)
@@ -86,6 +100,15 @@ class RunData:
     @property
     def size(self):
         return sum(a.size for a in self.arrays)
+
+
+def sample_of(data, p):
+    """The sample time of a block declared as `data` for its parameters `p` (None: it
+    declared none)."""
+    if data.timing is None:
+        return None
+    period, offset = data.timing
+    return Sample(getattr(p, period), 0.0 if offset is None else getattr(p, offset))
 
 
 def values_of(block, data, p):

@@ -6,22 +6,22 @@ its lowering (`lowering.py`), finds each view's place in the buffers, and writes
 C: a comment naming each block above its functions, then the plans the simulator runs
 (`dg_cont`: the continuous outputs, `dg_deriv`, `dg_hit`: the outputs at a sample hit,
 `dg_update`, `dg_indicators`, `dg_crossing`, ...), then the runtime (runtime/*.c) included
-after them. The source holds only structure; the run-time values (parameters, constants,
-the series of exact sample times, the first time events) go into a `RunValues`, so that a
-`--set` or a sweep reuses the compiled code.
+after them. The source holds only structure, and so do the numbers that come with it (the
+constants of unwired inputs, the workspace's initial values); a run's values (parameters,
+initial states, settings, series of exact sample times, time events, data arrays) are the
+model's Context's (arguments.py), so that a `--set` or a sweep reuses the compiled code.
 """
 from __future__ import annotations
 
 import functools
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-from ..block import Sample, exact_time, overrides
+from ..block import Sample, overrides
 from ..engine import history_samples, rates
 from ..engine.solvers import tableaus
 from . import boundary, ufuncs
@@ -37,23 +37,13 @@ HELPERS = 7  # the runtime files before the blocks' functions (the rest come aft
 
 
 @dataclass
-class RunValues:
-    """Everything of one run that is not in the source: the arrays passed at run time."""
-    params: np.ndarray
+class Generated:
+    """The source of a diagram, the numbers that come with it (`constants`: the defaults of
+    unwired inputs, K; `work`: the workspace's initial values, W0) and what binding a run
+    and reading its results needs."""
+    source: str
     constants: np.ndarray
     work: np.ndarray
-    data: list  # arrays, in slot order
-    series: np.ndarray  # (NSER, 6) int64
-    clock_j: np.ndarray  # first hit index of each discrete block
-    event_t: np.ndarray
-    event_block: np.ndarray
-
-
-@dataclass
-class Generated:
-    """The source of a diagram and what reading its results needs."""
-    source: str
-    values: RunValues
     record: list  # (name, shape) of the result channels (record entries, then sinks' inputs)
     sink_channels: list  # (block name, [shapes]) of the sinks' inputs
     hybrid_names: list = field(default_factory=list)
@@ -112,51 +102,33 @@ class _Writer:
     # -- the whole file -----------------------------------------------------------------------
     def write(self):
         m = self.m
-        params, work, data, self.offsets = [], [], [], {}
-        np_, nw, nd, nmem = 0, 0, 0, 0
+        work, self.offsets = [], {}
+        nw, nd, nmem = 0, 0, 0
         for block in m.blocks:
             low, _ = self.lows[block.name]
-            p, w = block_values(m, block)
-            values = block.run_data(m.settings.start, m.settings.stop)
-            self.offsets[block.name] = Places(np_, nw, nd, nmem, nw + w.size)
-            params.append(p)
+            slots = m.slots.get(block.name)
+            w = _joined([initial for _, initial in slots.data.work_arrays] if slots else [])
+            self.offsets[block.name] = Places(slots.p0 if slots else 0, nw, nd, nmem,
+                                              nw + w.size)
             work += [w, np.zeros(low.scratch)]
-            data += [np.ascontiguousarray(values[name], dtype=float).ravel()
-                     for name in low.data]
-            np_, nw = np_ + p.size, nw + w.size + low.scratch
-            nd, nmem = nd + len(low.data), nmem + low.memory
+            nw, nd, nmem = nw + w.size + low.scratch, nd + len(low.data), nmem + low.memory
         clocks = [b for b in m.blocks if isinstance(b.sample, Sample)]
-        series, clock_j = clock_series(clocks, m.settings)
-        series = np.vstack([series, self.block_series(len(clocks))])
-        self.prelude(nd, nmem, clocks, len(series))
+        self.series0, k = {}, len(clocks)
+        for block in m.blocks:  # each block's first row of the exact series, after the clocks'
+            self.series0[block.name] = k
+            k += self.lows[block.name][0].series
+        self.prelude(nd, nmem, clocks, k)
         self.support()
         for block in m.blocks:
             self.block(block)
         self.plans(clocks)
         self.emit(*(f'#include "{name}"' for name in RUNTIME_FILES[HELPERS:]))
-        k = self.index
-        values = RunValues(
-            params=_joined(params), constants=_joined(self.locate.constants),
-            work=_joined(work), data=data, series=series, clock_j=clock_j,
-            event_t=np.array([t for t, _ in m.events], dtype=float),
-            event_block=np.array([k[b.name] for _, b in m.events], dtype=np.intc))
-        return Generated("\n".join(self.lines) + "\n", values, self.record_shapes,
-                         self.sink_shapes, [b.name for b, _ in m.hybrid], self.offsets,
+        return Generated("\n".join(self.lines) + "\n", _joined(self.locate.constants),
+                         _joined(work), self.record_shapes, self.sink_shapes,
+                         [b.name for b, _ in m.hybrid], self.offsets,
                          {name: ctx for name, (_, ctx) in self.lows.items()},
                          {name: low.data for name, (low, _) in self.lows.items()},
-                         self.series_counts())
-
-    def block_series(self, first):
-        """The rows of the blocks' exact series, after the clocks' (`first` of them); each
-        block's first row in self.series0."""
-        self.series0, k = {}, first
-        for block in self.m.blocks:
-            self.series0[block.name] = k
-            k += self.lows[block.name][0].series
-        return block_series(self.m.blocks, self.series_counts(), self.m.settings)
-
-    def series_counts(self):
-        return {name: low.series for name, (low, _) in self.lows.items()}
+                         {name: low.series for name, (low, _) in self.lows.items()})
 
     def prelude(self, nd, nmem, clocks, nseries):
         m, s = self.m, self.m.settings
@@ -378,17 +350,6 @@ class _Writer:
                   "    (void)rt;", *("    " + line for line in body), "}")
 
 
-def block_values(model, block):
-    """(P, W): a block's declared parameters and derived arrays in the model's Context, and
-    its workspace's initial values, flat (empty for a block that declares none)."""
-    slots = model.slots.get(block.name)
-    if slots is None:
-        return np.zeros(0), np.zeros(0)
-    P = model.context.P
-    w = [initial for _, initial in slots.data.work_arrays]
-    return P[slots.p0:slots.p0 + slots.data.size].copy(), _joined(w)
-
-
 class Places(NamedTuple):
     """Where a block's numbers lie: its parameters in P, workspace in W, data arrays,
     memory slots and its lowering's scratch in W."""
@@ -427,68 +388,6 @@ def _block_flags(model, block):
 @functools.lru_cache(maxsize=None)
 def _support_text(path):
     return path.read_text()
-
-
-def block_series(blocks, counts, settings):
-    """The rows of the blocks' exact series (Lowering.series of them from each block's
-    exact_times()), in block order; counts: block name -> Lowering.series."""
-    rows = []
-    for block in blocks:
-        pairs = list(block.exact_times()) if counts[block.name] else []
-        if len(pairs) != counts[block.name]:
-            raise LoweringError(f"{block.name}: Lowering.series is {counts[block.name]}, "
-                                f"exact_times() gave {len(pairs)}")
-        for offset, period in pairs:  # exact already (fractions): not rounded again
-            o, p = Fraction(offset), Fraction(period)
-            last = max(math.ceil((Fraction(settings.stop) - o) / p), 0) + 2
-            rows.append(exact_series(o, p, last))
-    return np.array(rows, dtype=np.int64).reshape(-1, 6)
-
-
-def clock_series(clocks, settings):
-    """(series rows, first hit indices) of the discrete blocks: hit j of a block is
-    float(offset + j*period) of exact fractions (simulator._Clock), as the integers of
-    RtSeries: (A + j*C)/L * 2^E."""
-    rows, first = [], []
-    start, span = exact_time(settings.start), settings.stop - settings.start
-    for block in clocks:
-        p, o = exact_time(block.sample.period), exact_time(block.sample.offset)
-        j = 0 if start <= o else math.ceil((start - o) / p)
-        rows.append(exact_series(o, p, j + int(span / float(p)) + 2))
-        first.append(j)
-    return (np.array(rows, dtype=np.int64).reshape(-1, 6),
-            np.array(first, dtype=np.int64))
-
-
-class SeriesRange(ValueError):
-    """Exact times whose integers do not fit the compiled code's 128 bits."""
-
-
-def exact_series(offset, period, last):
-    """(A high, A low, C high, C low, L, E) with offset = A/L*2^E and period = C/L*2^E, A + j*C
-    representable for j <= last (SeriesRange otherwise)."""
-    o, p = Fraction(offset), Fraction(period)
-    two_o, odd_o = _split(o.denominator)
-    two_p, odd_p = _split(p.denominator)
-    L = math.lcm(odd_o, odd_p)
-    e = max(two_o, two_p)
-    A, C = o * L * 2 ** e, p * L * 2 ** e
-    if L >= 2 ** 62 or abs(A) + abs(C) * (last + 1) >= 2 ** 125:
-        raise SeriesRange(f"the sample times {float(offset):g} + k*{float(period):g} need "
-                          "more than 128-bit integers")
-    A, C = int(A), int(C)
-    return [A >> 64, _signed(A & (2 ** 64 - 1)), C >> 64, _signed(C & (2 ** 64 - 1)), L, -e]
-
-
-def _signed(low):
-    """The low 64 bits as the int64 with the same bits (C reads them as unsigned)."""
-    return low - 2 ** 64 if low >= 2 ** 63 else low
-
-
-def _split(n):
-    """(k, m) with n = 2^k * m, m odd."""
-    k = (n & -n).bit_length() - 1
-    return k, n >> k
 
 
 def _joined(parts):

@@ -28,7 +28,8 @@ from ..engine.csvio import column_names
 from ..errors import DiagramError, DiagramErrors
 from ..util.atomic import atomic_path
 from .boundary import BIND, ERRORS, STIFF, settings_row
-from .codegen import RUNTIME, RUNTIME_FILES, SeriesRange, _double_table, _Locator, generate
+from .arguments import SeriesRange, arguments
+from .codegen import RUNTIME, RUNTIME_FILES, _double_table, _Locator, generate
 from .compilable import NotCompilable, lowerings
 _BATCH = "rt_batch.c"  # the sweeps' threads: not part of an exported diagram
 
@@ -82,6 +83,7 @@ def export_c(model, directory):
         raise refused
     try:
         generated = generate(model)
+        arguments(model, generated)
     except SeriesRange as e:
         raise DiagramError(f"cannot export: {e}", file=model.file) from None
     name = c_name(model.name)
@@ -101,13 +103,14 @@ def export_c(model, directory):
 
 # -- NAME.c ----------------------------------------------------------------------------------
 def _source(model, generated, name):
-    m, v = model, generated.values
+    m, v = model, arguments(model, generated)  # the model's run values (its Context's)
     runtime = {f'#include "{f}"': "" if f == _BATCH else
                f"/* ---- runtime: {f} ---- */\n{(RUNTIME / f).read_text()}"
                for f in RUNTIME_FILES}
     body = "\n".join(runtime.get(line, line) for line in generated.source.splitlines())
     given = {"S": m.signals, "X": m.xbuf, "DX": m.dxbuf, "XD": m.xdbuf, "Z": m.zbuf,
-             "W": v.work, "P": v.params, "K": v.constants, "X0": m.x0, "XD0": m.xd0,
+             "W": generated.work, "P": v.params, "K": generated.constants, "X0": v.x0,
+             "XD0": v.xd0,
              "DU": m.dubuf}
     initial = {name: given[name] for name in BIND.names}
     sizes = {k: np.asarray(a).size for k, a in initial.items()}
@@ -389,6 +392,7 @@ def export_fmu(model, out, fmi=2, interface=None):
     name = c_name(model.name)
     try:
         generated = generate(model)
+        arguments(model, generated)
     except SeriesRange as e:
         raise DiagramError(f"cannot export: {e}", file=model.file) from None
     variables = [Variable(n, "input", start=np.ravel(b.p.value).tolist(),

@@ -212,29 +212,35 @@ def _compilable(model):
 
 def _kept(model):
     """(codegen.Generated, its cache key) of `model` when they were made for its present
-    blocks and settings (Model.set makes new ones), else None."""
+    structure: its blocks and solver (a change of values keeps them; Model.set changing the
+    structure makes new blocks), else None. Unavailable when the run's values are more
+    than its code can hold (arguments.py: exact times past 128 bits)."""
     kept = model.__dict__.get("_generated")
-    if kept is not None and kept[0] is model.blocks and kept[1] == _settings(model):
+    if kept is not None and kept[0] is model.blocks and kept[1] == model.settings.solver:
+        _arguments(model, kept[2])
         return kept[2], kept[3]
     return None
 
 
 def _generated(model, lows):
     """(codegen.Generated, its cache key) of `model` from its blocks' lowerings `lows`, kept
-    on the model (see `_kept`); Unavailable when its code cannot be generated."""
+    on the model (see `_kept`); Unavailable when its code cannot be generated or the run's
+    values cannot be held."""
     from .build import key_of
-    from .codegen import SeriesRange, generate
-    try:
-        generated = generate(model, lows)
-    except SeriesRange as e:
-        raise Unavailable(str(e)) from None
+    from .codegen import generate
+    generated = generate(model, lows)
+    _arguments(model, generated)
     key = key_of(generated.source)
-    model.__dict__["_generated"] = (model.blocks, _settings(model), generated, key)
+    model.__dict__["_generated"] = (model.blocks, model.settings.solver, generated, key)
     return generated, key
 
 
-def _settings(model):
-    return tuple(vars(model.settings).values())
+def _arguments(model, generated):
+    from .arguments import SeriesRange, arguments
+    try:
+        arguments(model, generated)
+    except SeriesRange as e:
+        raise Unavailable(str(e)) from None
 
 
 def _unavailable(model, reason):

@@ -1,7 +1,7 @@
 """Batches of runs in one compiled call, shared out among C threads (runtime/rt_batch.c).
 
-A `Batch` holds the arguments of up to `capacity` runs of one compiled diagram (FastRuns'
-RunArgs): each run's row of a preallocated matrix of parameters, initial states, settings
+A `Batch` holds the arguments of up to `capacity` runs of one compiled diagram
+(accel/batch.py's CompiledRuns: each run's Arguments): each run's row of a preallocated matrix of parameters, initial states, settings
 and exact series (one shared row when no run changes it), its data arrays and time events.
 `start(threads)` returns at once while the runs go on in C, each with its own buffers, steps,
 events and failure; `wait` returns when they have ended (or after a time, so that Python can
@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .arguments import arguments
 from .boundary import BATCH, OUTCOMES, STATUS, settings_row
 from .runner import results_of
 
@@ -52,14 +53,14 @@ class Batch:
     def __init__(self, library, model, generated, capacity):
         self.lib, self.capacity = library, capacity
         self.m, self.g = model, generated
-        v = generated.values
-        self.handle = library.rt_batch_new(capacity, v.work.size)
+        v = arguments(model, generated)  # the model's values now: each run's row by default
+        self.handle = library.rt_batch_new(capacity, generated.work.size)
         if not self.handle:
             raise MemoryError("cannot allocate a batch of compiled runs")
-        self.work = np.ascontiguousarray(v.work, dtype=float)
-        self.constants = np.ascontiguousarray(v.constants, dtype=float)
-        self.columns = [_Column(v.params, float), _Column(model.x0, float),
-                        _Column(model.xd0, float), _Column(settings_row(model.settings), float),
+        self.work = np.ascontiguousarray(generated.work, dtype=float)
+        self.constants = np.ascontiguousarray(generated.constants, dtype=float)
+        self.columns = [_Column(v.params.copy(), float), _Column(v.x0.copy(), float),
+                        _Column(v.xd0.copy(), float), _Column(settings_row(v.settings), float),
                         _Column(v.series, np.int64), _Column(v.clock_j, np.int64)]
         self.data = [np.ascontiguousarray(d, dtype=float) for d in v.data]
         self.events = (np.ascontiguousarray(v.event_t, dtype=float),
@@ -79,7 +80,8 @@ class Batch:
     __del__ = close
 
     def fill(self, args):
-        """Set the runs of the next start: `args` a list of RunArgs (at most `capacity`)."""
+        """Set the runs of the next start: `args` a list of their Arguments (at most
+        `capacity`)."""
         n = self.n = len(args)
         if n > self.capacity:
             raise ValueError(f"{n} runs in a batch of {self.capacity}")
@@ -87,8 +89,7 @@ class Batch:
         strides = {"P": p.fill([a.params for a in args], n), "K": 0, "W0": 0,
                    "X0": x0.fill([a.x0 for a in args], n),
                    "XD0": xd0.fill([a.xd0 for a in args], n),
-                   "SETTINGS": settings.fill([None if a.settings is None else
-                                              settings_row(a.settings) for a in args], n),
+                   "SETTINGS": settings.fill([settings_row(a.settings) for a in args], n),
                    "SERIES": series.fill([a.series for a in args], n),
                    "CLK": clock_j.fill([a.clock_j for a in args], n)}
         given = {"P": p.matrix, "K": self.constants, "W0": self.work, "X0": x0.matrix,
@@ -96,12 +97,12 @@ class Batch:
                  "CLK": clock_j.matrix}
         arrays = [given[name] for name in BATCH.names]
         nd = len(self.data)
-        data = [a.data or self.data for a in args]
+        data = [a.data for a in args]
         pointers = np.array([[d.ctypes.data for d in run] for run in data] or [[0]],
                             dtype=np.uintp).reshape(n, nd) if nd else np.zeros(1, np.uintp)
         sizes = np.array([[d.size for d in run] for run in data],
                          dtype=np.int64).reshape(n, nd) if nd else np.zeros(1, np.int64)
-        events = [a.events or self.events for a in args]
+        events = [(a.event_t, a.event_block) for a in args]
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum([len(t) for t, _ in events], out=offsets[1:])
         event_t = np.concatenate([t for t, _ in events] + [np.zeros(1)])

@@ -29,6 +29,7 @@ from ..engine.solvers.adaptive_rk import EmbeddedRK
 from ..engine.solvers.base import Projection, StepBudgetError, Stepper
 from ..engine.solvers.fixed_step import nonfinite_step
 from ..errors import SimulationError
+from .arguments import arguments
 from .boundary import BIND, ERRORS, INFO, INVOLVED, ROWS, STATUS, settings_row
 
 CHUNK_SECONDS = 0.1
@@ -39,15 +40,15 @@ def _ptr(a):
 
 
 def bind(library, model, generated, rt=None):
-    """A compiled run bound to the model's buffers and the run's values: (rt, the arrays
-    it points into, to be kept alive while it exists). `rt` an earlier run of the same code
-    to reuse (reset here), else a new one."""
-    v = generated.values
+    """A compiled run bound to the model's buffers and the run's values (arguments.py):
+    (rt, the arrays it points into, to be kept alive while it exists). `rt` an earlier run
+    of the same code to reuse (reset here), else a new one."""
+    args = arguments(model, generated)
     given = {"S": model.signals, "X": model.xbuf, "DX": model.dxbuf, "XD": model.xdbuf,
-             "Z": model.zbuf, "W": v.work.copy(), "P": v.params, "K": v.constants,
-             "X0": model.x0, "XD0": model.xd0, "DU": model.dubuf}
+             "Z": model.zbuf, "W": generated.work.copy(), "P": args.params,
+             "K": generated.constants, "X0": args.x0, "XD0": args.xd0, "DU": model.dubuf}
     buffers = [given[name] for name in BIND.names]
-    arrays = [np.ascontiguousarray(d, dtype=float) for d in v.data]
+    arrays = [np.ascontiguousarray(d, dtype=float) for d in args.data]
     if rt is not None:
         library.rt_reset(rt)
     else:
@@ -68,14 +69,12 @@ class CompiledRun:
         self.lib, self.m, self.g = library, model, generated
         self.progress = progress
         self.edges = bool(plots and model.sinks)
-        v = generated.values
         self.rt, self._keep = bind(library, model, generated, rt)
-        self._settings = settings_row(model.settings, self.edges)
-        self._series = np.ascontiguousarray(v.series, dtype=np.int64)
-        self._clock_j = np.ascontiguousarray(v.clock_j, dtype=np.int64)
-        library.rt_configure(self.rt, _ptr(self._settings), _ptr(self._series),
-                             _ptr(self._clock_j), _ptr(v.event_t), _ptr(v.event_block),
-                             len(v.event_t))
+        args = arguments(model, generated)
+        self._settings = settings_row(args.settings, self.edges)
+        library.rt_configure(self.rt, _ptr(self._settings), _ptr(args.series),
+                             _ptr(args.clock_j), _ptr(args.event_t), _ptr(args.event_block),
+                             len(args.event_t))
 
     def close(self):
         if self.rt:

@@ -127,6 +127,7 @@ def start_from(model, op, file="--op"):
                                    f"{'discrete' if discrete else 'continuous'} state elements, "
                                    f"the operating point gives {np.size(value)}",
                                    file=file, block=name) from None
+    model.context.version += 1  # the run's initial states are the Context's: written there
     for text, value in op.inputs.items():
         signal = resolve(model, text, file)
         added = add_offset(model, signal)

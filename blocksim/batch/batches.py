@@ -1,8 +1,9 @@
 """A sweep's runs in compiled batches: many accelerated runs in one call, on C threads.
 
 A worker's first runs go the general way (`worker.run_one`: the diagram compiled, its C code
-built or loaded); once one has run accelerated, the worker has its `FastRuns` and the rest
-go in batches: each run's overrides become the compiled code's arguments, `accel.pool.Batch`
+built or loaded); once one has run accelerated, the worker has its `CompiledRuns` and the
+rest go in batches: each run's values are written into that run's model by the one route of
+new values and become the compiled code's arguments, `accel.pool.Batch`
 integrates the batch (each run with its own steps, events and failure, and the sweep's
 per-run time limit: a run over it is a failed row, "timed out") and the runs' metrics are
 computed from their rows: those of a reducing form (`max(abs(e)) - 0.1`, `final(x)`) for
@@ -10,26 +11,21 @@ the whole batch at once (batch/reductions.py), the others run by run. With sever
 threads the next batch is prepared, and the last one's metrics computed, while a batch
 runs. A run whose results are kept (every run with `keep: all`, a run not ok with `keep:
 failed`) has them read from its own compiled run: its rows, its sinks' inputs and events,
-and a meta.json of the Model it is (`_Batches.model_of`), as the general way writes them.
-The general way still takes a run whose overrides the fast path does not take (a robot's
-option, a value that changes the structure), a run whose rows alone pass RESULT_BYTES, and
-a run that failed in compiled code (it is run again there, on its own blocks, so its
-message is normal mode's).
+and a meta.json of the model with its values, as the general way writes them. The general
+way still takes a run whose values change the structure (or are refused), a run whose rows
+alone pass RESULT_BYTES, and a run that failed in compiled code (it is run again there,
+on its own blocks, so its message is normal mode's).
 """
 from __future__ import annotations
 
-import copy
 import itertools
 import math
 import time
 
 import numpy as np
 
-from ..accel.batch import qualifies
 from ..accel.pool import TIMED_OUT, Batch
-from ..engine.compiler.model import run_config
 from ..engine.recorder import planned_rows
-from ..language.diagram import apply_overrides
 from .reductions import BatchMetrics
 from .worker import (Outcome, RunTimedOut, installed_job, kept, kept_result, new_row, not_run,
                      run_one, state_of)
@@ -41,10 +37,8 @@ RESULT_BYTES = 64e6  # a batch's recorded rows (kept by C, read by Python) at mo
 
 def in_batches(mode, runs):
     """Whether a sweep's runs can go in compiled batches: the first run's mode is
-    accelerated and the fast path takes every varied path."""
-    first = next(iter(runs), None)
-    return (mode == "accelerated" and first is not None and
-            all(qualifies(path) for path, _, _ in first.overrides))
+    accelerated (a run whose values change the structure goes the general way)."""
+    return mode == "accelerated" and next(iter(runs), None) is not None
 
 
 def batch_size(runs, threads, first=False):
@@ -136,7 +130,7 @@ class _Batches:
             raise
 
     def prepare(self, pending, size):
-        """The next runs' arguments [(run, RunArgs, (wall, cpu) spent)]: `size` of them, or
+        """The next runs' arguments [(run, Arguments, (wall, cpu) spent)]: `size` of them, or
         fewer when their rows would pass RESULT_BYTES or no run is left. Runs the fast path
         does not take, and a run whose rows alone pass RESULT_BYTES, run the general way
         here (alone, checked against the memory available as any run is)."""
@@ -158,7 +152,7 @@ class _Batches:
         """The bytes a run's rows take in C and again read into Python (and once more, its
         own, when every run's results are kept): its planned rows
         (`recorder.planned_rows`), or as many as a run of the last batch recorded."""
-        s = args.settings or self.state.fast.m.settings
+        s = args.settings
         copies = 3 if self.job.keep == "all" else 2
         return copies * 8 * self.width * max(planned_rows(s), self.rows)
 
@@ -210,21 +204,8 @@ class _Batches:
         if kept(self.job, row):
             t, data, info = batch.run_results(k, error, wall)
             info["mode"] = {**self.state.mode, "compile_time": 0.0, "cache_hit": True}
-            outcome.result = kept_result(self.job, r.index, r.overrides,
-                                         self.model_of(args, r.overrides), t, data, info,
-                                         metrics)
+            fast = self.state.fast
+            fast.m.compilation.set_values(fast.m, r.overrides, base=self.job.spec)  # the run's
+            outcome.result = kept_result(self.job, r.index, r.overrides, fast.m, t, data,
+                                         info, metrics)
         return outcome
-
-    def model_of(self, args, overrides):
-        """The Model that a run of a batch is, for its meta.json: the first run's, with the
-        run's settings, the blocks rebuilt with its values and its configuration (its
-        overrides applied to the sweep's diagram). Its buffers are the first run's."""
-        spec, m = self.job.spec.copy(), self.state.fast.m
-        apply_overrides(spec, overrides)
-        s, rebuilt = args.settings or m.settings, args.blocks or {}
-        model = copy.copy(m)  # shallow, as accel/batch.py's runs are made
-        model.__dict__.update(
-            settings=s, spec=spec, config=run_config(spec, s),
-            blocks=[rebuilt.get(b.name, b) for b in m.blocks],
-            sinks=[(rebuilt.get(b.name, b), views) for b, views in m.sinks])
-        return model

@@ -46,7 +46,7 @@ from concurrent.futures import CancelledError
 
 from ..errors import DiagramError
 from .batches import run_batch, run_batches
-from .worker import Outcome, adopt_cache, new_row, run_one
+from .worker import Outcome, adopt_model, new_row, run_one
 
 
 IN_FLIGHT_PER_WORKER = 4
@@ -56,15 +56,15 @@ class InProcess:
     """Runs in the calling process: one after another, or in compiled batches on `threads`
     C threads (`batched`)."""
 
-    def __init__(self, cache=None, batched=False, threads=1):
-        self.cache = cache
+    def __init__(self, model=None, batched=False, threads=1):
+        self.model = model
         self.batched = batched
         self.workers = threads
         self.where = "in-process" if threads == 1 else f"in-process, {threads} threads"
 
     def run(self, job, runs, report):
-        if self.cache is not None:
-            adopt_cache(job, self.cache)
+        if self.model is not None:
+            adopt_model(job, self.model)
         if self.batched:
             run_batches(job, runs, report, self.workers, in_process=True)
             return
@@ -161,7 +161,7 @@ class OnDask:
 
 
 @contextlib.contextmanager
-def executor(workers=1, scheduler=None, client=None, cache=None, batched=False):
+def executor(workers=1, scheduler=None, client=None, model=None, batched=False):
     """The place runs execute (see the module docstring); closes what it started.
     `batched`: the runs can go in compiled batches (`batches.in_batches`)."""
     if client is not None:
@@ -172,7 +172,7 @@ def executor(workers=1, scheduler=None, client=None, cache=None, batched=False):
             yield OnDask(c, f"Dask cluster {scheduler}")
         return
     if workers <= 1 or batched:
-        yield InProcess(cache, batched, max(1, workers))
+        yield InProcess(model, batched, max(1, workers))
         return
     with _local_cluster(workers) as c:
         yield OnDask(c, f"{workers} local worker processes")

@@ -137,7 +137,7 @@ class Sweep:
             if len(todo):  # reach the workers first: an unreachable scheduler writes nothing
                 runs = checked.runs.take(todo)
                 batched = in_batches(checked.mode, runs)
-                with executor(n_local, scheduler, client, checked.cache, batched) as ex:
+                with executor(n_local, scheduler, client, checked.model, batched) as ex:
                     meta["execution"].update(where=ex.where, workers=ex.workers)
                     if not resume:
                         writer.clear_previous()
@@ -235,7 +235,8 @@ def _meta(plan, checked, keep):
 def _fingerprint(plan, checked):
     """What makes two sweeps the same for --resume: the resolved sweep and the diagram it
     runs (its whole configuration, subsystems included, as compiled for the first run)."""
-    model = checked.cache.model(checked.spec.copy())
+    model = checked.model
+    model.compilation.change(model, [], base=checked.spec)
     text = json.dumps({"sweep": plan.describe(), "diagram": model.config}, sort_keys=True,
                       default=str)
     return hashlib.sha256(text.encode()).hexdigest()

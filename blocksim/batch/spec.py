@@ -25,7 +25,7 @@ import numpy as np
 
 from ..accel.mode import decide
 from ..language import expr
-from ..engine.compiler import ModelCache, plain
+from ..engine.compiler import compile_diagram, plain
 from ..engine.loading import override_items
 from ..language.diagram import Loc, apply_overrides, load_diagram, parse_override, suggest
 from ..errors import DiagramError, DiagramErrors, Problems
@@ -581,10 +581,10 @@ def _check_names(plan, problems):
 @dataclass
 class Checked:
     """A plan that passed every check: its diagram (loaded, fixed overrides applied), the
-    compile cache used to check it (the first run's model), the runs and the metrics."""
+    model it was checked on (the first run's), the runs and the metrics."""
     plan: SweepPlan
     spec: object
-    cache: ModelCache
+    model: object
     runs: list
     metrics: Metrics
     mode: str = "normal"  # the first run's mode: normal or accelerated
@@ -607,30 +607,31 @@ def check(plan, library=None):
     runs = plan.runs()
     bad = {a.key for a in plan.axes if not _path_ok(spec, a, runs[0], problems)}
     first = [o for o in runs[0].overrides if o[0] not in bad]
-    cache = ModelCache(library)
-    model = _note(problems, lambda: cache.model(_with(spec, first)))
+    model = _note(problems, lambda: compile_diagram(_with(spec, first), library))
     if model is not None:
-        # each listed value once, with the first run's other values
+        # each listed value once, with the first run's other values, written into the model
+        # by the route of new values (a value that changes the structure: compiled anew)
+        def change(trial):
+            model.compilation.change(model, trial, base=spec)
+
         for a in plan.of_kind("grid"):
             if a.key not in bad:
                 for value, loc in zip(a.values, a.locs):
                     trial = [(k, value, loc) if k == a.key else (k, v, l) for k, v, l in first]
-                    _note(problems, lambda: cache.model(_with(spec, trial)),
-                          (f"with {a.key} = {value}", loc))
+                    _note(problems, lambda: change(trial), (f"with {a.key} = {value}", loc))
         zips = [a for a in plan.of_kind("zip") if a.key not in bad]
         for j in range(1, len(zips[0].values) if zips else 0):
             replaced = {a.key: (a.values[j], a.locs[j]) for a in zips}
             trial = [(k, *replaced[k]) if k in replaced else (k, v, l) for k, v, l in first]
-            _note(problems, lambda: cache.model(_with(spec, trial)),
+            _note(problems, lambda: change(trial),
                   ("with " + ", ".join(f"{k} = {v}" for k, (v, _) in replaced.items()),
                    zips[0].locs[j]))
         # the last model checked may be any value's: the first run's again, for the shapes
-        model = _note(problems, lambda: cache.model(_with(spec, first)))
-        if model is not None:  # accelerated mode refused: before any run
-            decision = _note(problems, lambda: decide(model, sweep=True))
+        if _note(problems, lambda: change(first) or True):  # accelerated mode refused
+            decision = _note(problems, lambda: decide(model, sweep=True))  # before any run
             mode = decision.mode if decision is not None else mode
     else:  # the diagram as the sweep file leaves it, for the recorded signals' shapes
-        model = _note(Problems(), lambda: ModelCache(library).model(spec.copy()))
+        model = _note(Problems(), lambda: compile_diagram(spec.copy(), library))
     shapes = {name: view.shape for name, (view, _) in model.record.items()} if model else {}
     metrics = Metrics({n: t for n, (t, _) in plan.metrics.items()}, shapes or spec.record)
     for name, message in metrics.problems.items():
@@ -640,7 +641,7 @@ def check(plan, library=None):
         for name, message in metrics.check_shapes(shapes).items():
             problems.add(plan.metrics[name][1].error(f"metric '{name}' {message}"))
     problems.check()
-    return Checked(plan, spec, cache, runs, metrics, mode)
+    return Checked(plan, spec, model, runs, metrics, mode)
 
 
 def _path_ok(spec, axis, run, problems):

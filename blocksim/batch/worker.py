@@ -1,11 +1,12 @@
 """One run of a sweep, where it executes: in the calling process or on a Dask worker.
 
-`run_one(job, index, overrides)` applies the run's overrides to a copy of the job's diagram,
-gets a model from the worker's compile cache (compiled once per worker and thread, then
-re-parameterised: see `compiler.ModelCache`), simulates it, computes the metrics and returns
-an `Outcome`: the run's row and, only when the run is kept, its results. Every failure of the
-run (an invalid value, a simulation error, a metric that cannot be computed, an unexpected
-exception) is a `failed` row with its message; nothing a run does stops the sweep.
+`run_one(job, index, overrides)` gives the run its Model: the worker's (compiled once per
+worker and thread) with the run's values written in by the one route of new values
+(`Compilation.change`, compiler/revalue.py; a run that changes the structure compiles the
+diagram anew), simulates it, computes the metrics and returns an `Outcome`: the run's row
+and, only when the run is kept, its results. Every failure of the run (an invalid value, a
+simulation error, a metric that cannot be computed, an unexpected exception) is a `failed`
+row with its message; nothing a run does stops the sweep.
 """
 from __future__ import annotations
 
@@ -16,11 +17,11 @@ from dataclasses import dataclass
 
 from ..api import run_meta
 from ..engine.journal import journal_results
-from ..engine.compiler import ModelCache
+from ..engine.compiler import compile_diagram
 from ..language.diagram import apply_overrides
 from ..errors import DiagramError, DiagramErrors
 from ..engine.results import finalize_sinks
-from ..accel.batch import FastRuns
+from ..accel.batch import CompiledRuns
 from ..accel.mode import simulate_model
 from .metrics import Metrics
 
@@ -69,24 +70,35 @@ class Outcome:
     row: dict  # status, message, wall_s, steps and the metrics
     sim_s: float = 0.0  # time spent in simulate()
     cpu_s: float = 0.0  # processor time of the worker process during the run
-    compiled: bool = False  # the model was compiled in full (not re-parameterised)
+    compiled: bool = False  # the model was compiled in full (not given new values)
     result: tuple | None = None  # (t, data, meta) when the run is kept
     mode: str | None = None  # how it was simulated, "normal" or "accelerated" (None: it was not)
 
 
 class _WorkerState:
-    """A worker thread's compile cache, compiled metrics and, once a run has been
-    accelerated, its compiled code's fast path (accel.batch.FastRuns) and batches of
-    compiled runs (accel.pool.Batch, made by batch/batches.py) for one sweep."""
+    """A worker thread's Model, compiled metrics and, once a run has been accelerated, its
+    compiled code's runs (accel.batch.CompiledRuns) and batches of them (accel.pool.Batch,
+    made by batch/batches.py) for one sweep."""
 
-    def __init__(self, job, cache=None):
-        self.cache = cache or ModelCache()
+    def __init__(self, job, model=None):
+        self.model = model  # the Model the runs' values are written into
         self.texts = job.metrics
         self.metrics = {}  # record names -> Metrics
-        self.fast = None  # FastRuns; False: none possible
-        self.mode = None  # info["mode"] of the run that made the FastRuns
+        self.fast = None  # CompiledRuns; False: none possible
+        self.mode = None  # info["mode"] of the run that made the CompiledRuns
         self.batches = []
         self.batch_metrics = None  # reductions.BatchMetrics, with the batches
+
+    def model_for(self, job, overrides):
+        """The worker's Model with the run's values: (model, compiled anew); DiagramError(s)
+        for a value refused."""
+        if self.model is None:
+            spec = job.spec.copy()
+            apply_overrides(spec, overrides)
+            self.model = compile_diagram(spec)
+            return self.model, True
+        return self.model, not self.model.compilation.change(self.model, overrides,
+                                                             base=job.spec)
 
     def metrics_for(self, model):
         names = tuple(model.record)
@@ -100,14 +112,14 @@ _local = threading.local()
 _KEEP_SWEEPS = 4  # a worker of a long-lived cluster keeps the caches of the last few sweeps
 
 
-def state_of(job, cache=None):
+def state_of(job, model=None):
     """The calling thread's _WorkerState of `job` (made on first use)."""
     states = getattr(_local, "states", None)
     if states is None:
         states = _local.states = OrderedDict()
     state = states.get(job.token)
     if state is None:
-        state = states[job.token] = _WorkerState(job, cache)
+        state = states[job.token] = _WorkerState(job, model)
         while len(states) > _KEEP_SWEEPS:
             states.popitem(last=False)
     states.move_to_end(job.token)
@@ -136,10 +148,10 @@ def not_run(runs, why):
     return [Outcome(index, new_row("interrupted", f"not run: {why}")) for index, _ in runs]
 
 
-def adopt_cache(job, cache):
-    """Use `cache` (a ModelCache that already compiled the diagram, e.g. for checking it)
-    for this job's runs in the calling thread."""
-    state_of(job, cache)
+def adopt_model(job, model):
+    """Use `model` (the diagram compiled already, e.g. for checking it) for this job's runs in
+    the calling thread."""
+    state_of(job, model)
 
 
 def run_one(job, index, overrides, in_process=False):
@@ -165,18 +177,17 @@ def new_row(status, message="", steps=None, metrics=None):
 
 def _run(job, index, overrides, in_process, deadline):
     state = state_of(job)
-    compiles = state.cache.compiles
-    spec = job.spec.copy()
     try:
-        apply_overrides(spec, overrides)
-        model = state.cache.model(spec)
+        model, compiled = state.model_for(job, overrides)
         # accelerated mode refused when compiling (a cache it cannot use) is the run's error
         t, data, info = simulate_model(model, deadline, sweep=True)
     except (DiagramError, DiagramErrors) as e:
         return Outcome(index, new_row("failed", str(e)))
     if info["mode"]["mode"] == "accelerated" and state.fast is None:
-        state.fast = FastRuns.of(model, state.cache.compiler) or False
+        state.fast = CompiledRuns.of(model, job.spec) or False
         state.mode = info["mode"]
+        if state.fast:
+            state.model = None  # the compiled runs' own: a run the general way gets another
     error = info["error"]
     steps = info["stats"]["nsteps"]
     metrics = None
@@ -190,8 +201,8 @@ def _run(job, index, overrides, in_process, deadline):
         row = new_row("failed", str(error), steps)
     else:
         metrics, row = evaluate(state, model, t, data, steps)
-    outcome = Outcome(index, row, sim_s=info["wall_time"],
-                      compiled=state.cache.compiles > compiles, mode=info["mode"]["mode"])
+    outcome = Outcome(index, row, sim_s=info["wall_time"], compiled=compiled,
+                      mode=info["mode"]["mode"])
     if kept(job, row):
         outcome.result = kept_result(job, index, overrides, model, t, data, info, metrics)
     return outcome

@@ -3,9 +3,12 @@
 A compiled Model is structure: blocks, wiring, buffers, and where each block's declared run
 data lies (`Slots`, from `Block.declare`, blocksim/rundata.py). A `Context` holds the values
 one run reads: P, every block's declared parameters and derived arrays in one flat vector,
-and W0, compiled code's initial workspace. Normal mode's views (`block.v`) are bound into
-the model's Context once; compiled code reads the same arrays, so a change of values
-(`Model.set`, a sweep's run) writes them and rebuilds nothing.
+the initial states x0 and xd0, the settings and the time events the blocks announce.
+Normal mode's views (`block.v`) are bound into the model's Context once; compiled code
+reads the same arrays, so a change of values (`Model.set`, a sweep's run: the one route,
+compiler/revalue.py) writes them in place and rebuilds nothing. `version` counts the
+changes: what compiled runs compute from the values (series of sample times, data arrays)
+is made again when it moved on.
 """
 from __future__ import annotations
 
@@ -46,10 +49,13 @@ class Slots:
 
 @dataclass
 class Context:
-    """The values of a run: `P` (declared parameters and derived arrays) and `W0` (the
-    compiled workspace's initial values)."""
+    """The values of a run (see the module docstring)."""
     P: np.ndarray
-    W0: np.ndarray
+    x0: np.ndarray = None
+    xd0: np.ndarray = None
+    settings: object = None  # engine Settings
+    events: list = field(default_factory=list)  # sorted (time, block)
+    version: int = 0
 
 
 def declared(block):
@@ -62,7 +68,7 @@ def lay_out_run_data(blocks, refused=None):
     values; each block's `v` bound to views into it. What a block's `declare` or `derive`
     raises (a ParamError: a value it refuses; anything else: a fault of its type) is given
     to `refused(name, error, method)`, or raised."""
-    slots, values, np_, nw = {}, {}, 0, 0
+    slots, values, np_, nw = {}, {}, 0, 0  # offsets in P and in the workspace
     for name, block in blocks.items():
         if not declared(block):
             continue
@@ -80,13 +86,9 @@ def lay_out_run_data(blocks, refused=None):
         slots[name] = Slots(data, np_, nw, facts)
         np_ += data.size
         nw += sum(initial.size for _, initial in data.work_arrays)
-    context = Context(np.zeros(np_), np.zeros(nw))
+    context = Context(np.zeros(np_))
     for name, s in slots.items():
         write(context, s, values[name])
-        work = s.work_offsets()
-        for wname, initial in s.data.work_arrays:
-            k, n = work[wname]
-            context.W0[k:k + n] = initial
         bind_views(blocks[name], context, s)
     return slots, context
 

@@ -6,7 +6,7 @@ import os
 
 from ..language.diagram import load_diagram
 from ..util.gcpause import without_gc
-from .compiler import ModelCache
+from .compiler import compile_diagram
 
 
 def override_items(overrides):
@@ -37,9 +37,6 @@ def load(path, overrides=None, *, library=None):
     """Load, validate and compile a diagram file. `overrides` is a dict of dotted paths to
     values ({"simulation.stop": 2}) or a list of "path=value" strings (as the CLI's --set).
     Raises DiagramError / DiagramErrors listing every problem. The Model keeps what compiled
-    it, so that `model.set(path, value)` re-parameterises it."""
+    it, so that `model.set(path, value)` writes new values into it."""
     spec = load_diagram(diagram_file(path, "load"), override_items(overrides), via="overrides")
-    cache = ModelCache(library)
-    model = cache.model(spec)
-    model.cache = cache
-    return model
+    return compile_diagram(spec, library)

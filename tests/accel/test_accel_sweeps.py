@@ -5,6 +5,7 @@ parameters (those function blocks read included), a block's parameters (a transp
 too: its history starts afresh each run), settings, a random source's seed; values that
 change the compiled code (an anti-windup choice) or make a run fail go the general way and
 still agree; on one thread or several."""
+import copy
 import json
 from pathlib import Path
 
@@ -13,11 +14,13 @@ import pytest
 
 import blocksim
 from blocksim.accel import batch
+from blocksim.accel.arguments import arguments
 from blocksim.accel.build import build
 from blocksim.accel.codegen import generate
 from blocksim.accel.mode import simulate_model
 from blocksim.accel.pool import Batch
 from blocksim.batch.run import prepare
+from blocksim.language import expr
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -188,13 +191,13 @@ def normal_rows(tmp_path_factory):
                               "failing", "failing delayed"])
 def test_sweep_rows_equal_normal_mode(tmp_path, text, workers, monkeypatch, normal_rows):
     fast = []
-    args = batch.FastRuns.args
+    args = batch.CompiledRuns.args
 
     def counted(self, overrides):
         result = args(self, overrides)
         fast.append(result is not None)
         return result
-    monkeypatch.setattr(batch.FastRuns, "args", counted)
+    monkeypatch.setattr(batch.CompiledRuns, "args", counted)
     normal = normal_rows(text)
     table = sweep_table(tmp_path, text, "accelerated", workers)
     accelerated = table.rows
@@ -254,9 +257,10 @@ def test_a_batch_runs_each_sample_with_its_own_steps_and_failure():
     generated = generate(model)
     library = build(generated.source).library
     stops, steps = [0.5, 2, 0.75, 5, 0.3], [0.25, 0.25, 0.05, 0.25, 0.1]
-    args = [batch.RunArgs(settings=blocksim.load(path, [f"simulation.stop={stop}",
-                                                        f"simulation.step={step}"]).settings)
-            for stop, step in zip(stops, steps)]
+    args = []
+    for stop, step in zip(stops, steps):  # each run's values written by the values route
+        model.set({"simulation.stop": stop, "simulation.step": step})
+        args.append(copy.copy(arguments(model, generated)))
     pool_batch = Batch(library, model, generated, capacity=8)
     pool_batch.fill(args)
     pool_batch.start(2)
@@ -334,10 +338,12 @@ def test_a_run_over_the_time_limit_is_timed_out_inside_its_batch(tmp_path, monke
 
 
 def test_names_read_by_a_raw_value():
-    assert batch.names_in("K * sin(w*t) + 1") == {"K", "sin", "w", "t"}
-    assert batch.names_in(["K", 2, ["tau", "1/m"]]) == {"K", "tau", "m"}
-    assert batch.names_in(3.5) == set()
-    assert batch.names_in("not ( valid") is None
+    """The names the values route follows (compiler/revalue.py): text that does not parse
+    reads none (evaluating it reports why)."""
+    assert expr.names_in("K * sin(w*t) + 1") == {"K", "sin", "w", "t"}
+    assert expr.names_in(["K", 2, ["tau", "1/m"]]) == {"K", "tau", "m"}
+    assert expr.names_in(3.5) == set()
+    assert expr.names_in("not ( valid") == set()
 
 
 def test_a_batch_holds_no_more_rows_than_its_bytes_allow(tmp_path, monkeypatch):

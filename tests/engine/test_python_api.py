@@ -38,6 +38,28 @@ def test_set_reruns_with_the_new_value_in_the_same_layout():
                                                        "simulation.stop": 0.5}))
 
 
+def test_set_in_accelerated_mode_keeps_the_compiled_code(monkeypatch):
+    """A value set into an accelerated model is written into its Context: the next run uses
+    the same compiled code (no source generated again) and gives what a fresh load with
+    that value gives, bit for bit."""
+    from blocksim.accel import codegen
+
+    path = ROOT / "diagrams" / "msd.yaml"
+    accelerated = {"simulation.mode": "accelerated"}
+    model = blocksim.load(path, accelerated)
+    assert blocksim.execute(model).meta["mode"]["mode"] == "accelerated"
+    generated = []
+    monkeypatch.setattr(codegen, "generate",
+                        lambda *a, _g=codegen.generate: generated.append(1) or _g(*a))
+    values = [{"blocks.Spring.K": 40.0, "blocks.Position.x0": 0.0},
+              {"blocks.Spring.K": 10.0, "blocks.Position.x0": 0.5}]
+    mine = [blocksim.execute(model.set(v)) for v in values]
+    assert not generated
+    for result, v in zip(mine, values):
+        assert result.meta["mode"]["mode"] == "accelerated"
+        same_run(result, blocksim.run(path, {**accelerated, **v}))
+
+
 def test_set_changing_structure_compiles_anew():
     path = ROOT / "diagrams" / "msd.yaml"
     model = blocksim.load(path)

@@ -47,6 +47,19 @@ def test_inputs_read_their_values_alone(controller):
     assert np.all(result["u"] == 4.0)  # 2 (3 - 1)
 
 
+def test_an_input_set_on_a_loaded_model_is_a_value(controller):
+    """Model.set("inputs.NAME", v) writes the inport's value into the model's run values by
+    the values route (the same compilation: nothing compiled again), in both modes:
+    u = 2 (3 - 1), as a load with those values gives."""
+    for mode in ("normal", "accelerated"):
+        model = blocksim.load(controller, {"simulation.mode": mode})
+        compilation = model.compilation
+        model.set({"inputs.r": 3, "inputs.y": 1})
+        assert model.compilation is compilation
+        result = blocksim.execute(model)
+        assert np.all(result["u"] == 4.0) and result.meta["mode"]["mode"] == mode
+
+
 def test_inputs_are_inport_blocks_and_outputs_name_signals(controller):
     model = blocksim.load(controller)
     assert list(model.inports) == ["r", "y"]

@@ -8,10 +8,11 @@ required input wired); the output computations are put in a deterministic datafl
 at both ends of wires; one signal buffer gives every output a view, every input *is* its
 driver's view, and each block gets its slices of one state vector; the computations are
 split into constant, discrete-rate and continuous groups; records, sinks and stops are
-collected. Each pass collects all of its problems and reports them together.
+collected. Each pass collects all of its problems and reports them together. New values go
+into a compiled Model by one route (revalue.py), which rebuilds nothing.
 """
 from .model import MAX_STEPS, RESERVED_RECORDS, Model, Node, Settings, plain
-from .pipeline import Compilation, ModelCache, compile_diagram
+from .pipeline import Compilation, compile_diagram
 
-__all__ = ["compile_diagram", "ModelCache", "Compilation", "Model", "Node", "Settings", "plain",
+__all__ = ["compile_diagram", "Compilation", "Model", "Node", "Settings", "plain",
            "MAX_STEPS", "RESERVED_RECORDS"]

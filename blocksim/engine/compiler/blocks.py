@@ -128,7 +128,7 @@ def build_block(cls, bspec, spec, values, problems):
         else:
             raw, loc = bspec.params[name].raw, bspec.params[name].loc
         try:
-            params[name] = _param_value(param, raw, names, loc, bspec, spec, values)
+            params[name] = param_value(param, raw, names, loc, bspec, spec, values)
         except expr.Unavailable:  # it uses a failed parameter, reported already
             bad = True
         except DiagramError as e:
@@ -175,7 +175,7 @@ def _evaluated(raw, names, values, loc, where, what=""):
         raise loc.error(what + str(e), **where) from None
 
 
-def _param_value(param, raw, names, loc, bspec, spec, values):
+def param_value(param, raw, names, loc, bspec, spec, values):
     where = dict(block=bspec.name, param=param.name)
     kind = param.kind
     if kind == "resource":
@@ -227,7 +227,7 @@ def probe_ports(cls, bspec, spec, values):
         try:
             if given is None:
                 raise LookupError
-            params[param.name] = _param_value(param, given.raw, names, given.loc, bspec, spec,
+            params[param.name] = param_value(param, given.raw, names, given.loc, bspec, spec,
                                               values)
         except (LookupError, DiagramError, expr.Unavailable):
             default = param.default if not param.required else (

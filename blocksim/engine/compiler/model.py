@@ -49,21 +49,20 @@ class Node:
 
 @dataclass
 class Model:
-    """A compiled diagram, ready to simulate (see simulator.simulate).
+    """A compiled diagram, ready to simulate (see simulator.simulate): its structure, and in
+    `context` the values of its next run (engine/context.py: `settings`, `x0`, `xd0` and
+    `events` read them there).
 
-    `set(path, value)` changes a value and re-parameterises the model in place, as
-    Simulink's set_param; `block(name)` is a block of the diagram (e.g. a robot block's
-    `.robot`); `resources` holds the built diagram sections (`resources["robots"]["p560"]`).
+    `set(path, value)` changes values in place, as Simulink's set_param; `block(name)` is a
+    block of the diagram (e.g. a robot block's `.robot`); `resources` holds the built
+    diagram sections (`resources["robots"]["p560"]`).
     """
     name: str
     description: str
     file: str
-    settings: Settings
     blocks: list
     nodes: list  # all output computations in dataflow order
     signals: np.ndarray
-    x0: np.ndarray
-    xd0: np.ndarray
     xbuf: np.ndarray
     dxbuf: np.ndarray
     xdbuf: np.ndarray
@@ -71,20 +70,18 @@ class Model:
     record: dict  # record name -> (view, signal text)
     sinks: list  # (block, [views])
     stops: list  # views
-    events: list  # sorted (time, block)
     state_slices: dict  # block name -> (continuous slice, discrete slice)
     hybrid: tuple = ()  # (block, slice of zbuf) of blocks with indicators, in dataflow order
     zbuf: np.ndarray = field(default_factory=lambda: np.zeros(0))  # indicator values
     zdirs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
     rates: tuple = ()  # (input view, du array) of the inputs hybrid blocks watch
     dubuf: np.ndarray = field(default_factory=lambda: np.zeros(0))  # the du arrays' buffer
-    config: dict = field(default_factory=dict)
     seeds: dict = field(default_factory=dict)
     subsystems: dict = field(default_factory=dict)  # name -> (source, {parameter: value})
     spec: object = None  # the DiagramSpec compiled (its subsystem structure, for drawing)
     resources: dict = field(default_factory=dict)  # section -> {name: object} (the robots)
-    # what compiled it, to re-parameterise it (a ModelCache; set by engine.loading.load)
-    cache: object = field(default=None, repr=False, compare=False)
+    # what compiled it (a pipeline.Compilation): the route of its new values
+    compilation: object = field(default=None, repr=False, compare=False)
     # the wiring, for analyses of the compiled diagram (linearisation): block name ->
     # (inputs {name: In}, outputs {name: Out}), and (consumer block, input port) ->
     # (driver block, output port, index, wire location)
@@ -100,27 +97,54 @@ class Model:
     # blocks inside enabled or triggered subsystems: name -> conditions.Gate
     gates: dict = field(default_factory=dict)
 
+    # ---- the values of the next run, in the Context ----------------------------------------
+    @property
+    def settings(self):
+        return self.context.settings
+
+    @settings.setter
+    def settings(self, settings):
+        self.context.settings = settings
+        self.context.version += 1
+
+    @property
+    def x0(self):
+        return self.context.x0
+
+    @property
+    def xd0(self):
+        return self.context.xd0
+
+    @property
+    def events(self):
+        """The time events the blocks announce, sorted (time, block)."""
+        return self.context.events
+
+    @property
+    def config(self):
+        """The resolved configuration for meta.json (raw values after --set, plain JSON)."""
+        key = (self.spec, self.settings)
+        kept = self.__dict__.get("_config")
+        if kept is None or kept[0][0] is not key[0] or kept[0][1] is not key[1]:
+            kept = self.__dict__["_config"] = (key, run_config(self.spec, self.settings))
+        return kept[1]
+
     def set(self, path, value=None):
-        """Change values of the diagram and re-compile it in place, as Simulink's set_param:
+        """Change values of the diagram in place, as Simulink's set_param:
         `model.set("blocks.Kp.K", 400)`, or several at once, `model.set({"blocks.Kp.K": 400,
         "simulation.stop": 5})`. Paths are those of `--set` and `overrides=` (blocks.B.P,
         parameters.N, simulation.KEY, robots.R.OPTION, record.NAME, blocks.S.parameters.N,
         a conditional subsystem's blocks.S.initial and options);
         values are what the diagram could say there (a number, a list, an expression as a
         string). The values are checked as `blocksim.load` checks them (DiagramError, the
-        model unchanged); when only values changed, the model keeps its layout (buffers,
-        execution order) and only what the values affect is rebuilt, else it is compiled
-        anew. The next run uses the new values. Returns the model."""
-        from ...language.diagram import apply_overrides
-
-        if self.cache is None:
+        model unchanged); a change of values is written into the model's Context (no block
+        rebuilt, compiled code kept), a change of structure compiles the diagram anew. The
+        next run uses the new values. Returns the model."""
+        if self.compilation is None:
             raise ValueError("this Model was not made by blocksim.load: load the diagram "
                              "to change its values")
-        changes = path.items() if isinstance(path, dict) else [(path, value)]
-        spec = self.spec.copy()
-        apply_overrides(spec, list(changes), via="model.set")
-        new = self.cache.model(spec)
-        self.__dict__.update({k: v for k, v in new.__dict__.items() if k != "cache"})
+        changes = list(path.items()) if isinstance(path, dict) else [(path, value)]
+        self.compilation.change(self, changes, via="model.set")
         return self
 
     def block(self, name):

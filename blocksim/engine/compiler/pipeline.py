@@ -1,4 +1,4 @@
-"""The passes in order: a DiagramSpec compiled into a Model, and re-parameterised.
+"""The passes in order: a DiagramSpec compiled into a Model; new values written into it.
 
     values    robots and parameters                     (values.py)
     blocks    blocks built, ports declared              (blocks.py)
@@ -13,17 +13,16 @@
     records   records, sinks, stops                     (records.py)
 
 Each pass collects all of its problems; they are raised together at the points below (the
-wires' problems with the blocks', so a typo in a block and in a wire show at once).
+wires' problems with the blocks', so a typo in a block and in a wire show at once). New
+values go into a compiled Model by `Compilation.change`: the values route (revalue.py), or a
+compile of the new spec.
 """
 from __future__ import annotations
-
-import dataclasses
-
-import numpy as np
 
 from ...errors import Problems
 from ...params import ParamError
 from ...language import expr
+from ...language.diagram import apply_overrides
 from ...language.library import Library
 from ...util.gcpause import without_gc
 from ..context import lay_out_run_data
@@ -31,9 +30,9 @@ from .blocks import build_blocks, plugin_fault
 from .conditions import attach, decisions_first, gate_nodes
 from .contract import check_contracts
 from .inports import shape_inports
-from .layout import (bind_blocks, initial_states, joined, lay_out, lay_out_indicators,
-                     lay_out_rates)
-from .model import Model, run_config
+from .layout import lay_out
+from .model import Model
+from .revalue import Revalue, changed_paths
 from .records import check_recording, records, signals
 from .schedule import classify, order_nodes
 from .settings import check_rates, simulation_settings
@@ -43,15 +42,16 @@ from .wires import resolve_wires
 
 
 class Compilation:
-    """One diagram's passes and their outputs; `reparameterise` binds a spec that differs
-    only in values into the same layout."""
+    """One diagram's passes and their outputs; `change` writes new values into its Model."""
 
     def __init__(self, spec, library):
         self.spec = spec
         self.lib = library
-        # robots built from the same raw options are the same data: kept between the specs
-        # re-parameterised into this layout
+        # robots built from the same raw options are the same data: kept between the values
+        # written into this compilation's Model
         self.built_sections = {}
+        self.revalue = None  # the route of new values (revalue.py), made on first use
+        self.dirty = set()  # the paths whose values differ from the base of the last change
 
     @property
     def resources(self):
@@ -127,14 +127,17 @@ class Compilation:
         self.problems.check()
         check_recording(spec, settings, record, sinks, self.problems)
         self.problems.check()
+        context = self.context
+        context.x0, context.xd0, context.settings, context.events = \
+            lay.x0, lay.xd0, settings, events
         model = Model(
             name=spec.name, description=spec.description, file=spec.file,
-            settings=settings, blocks=list(blocks.values()), nodes=self.nodes,
-            signals=lay.signals, x0=lay.x0, xd0=lay.xd0, xbuf=lay.xbuf, dxbuf=lay.dxbuf,
+            blocks=list(blocks.values()), nodes=self.nodes,
+            signals=lay.signals, xbuf=lay.xbuf, dxbuf=lay.dxbuf,
             xdbuf=lay.xdbuf, outputs=lay.views, record=record, sinks=sinks, stops=stops,
-            events=events, state_slices=lay.slices, config=run_config(spec, settings),
+            state_slices=lay.slices,
             hybrid=lay.hybrid, zbuf=lay.zbuf, zdirs=lay.zdirs, rates=lay.rates,
-            dubuf=lay.dubuf, spec=spec, context=self.context, slots=self.slots,
+            dubuf=lay.dubuf, spec=spec, context=context, slots=self.slots, compilation=self,
             inports={name: blocks[name] for name in spec.inputs if name in blocks},
             outports=outports,
             resources=self.values.resources,
@@ -147,106 +150,31 @@ class Compilation:
         attach(model)
         return model
 
-    def reparameterise(self, spec):
-        """A Model of `spec` in this compilation's layout (its buffers, views and execution
-        order), or None when `spec` differs in structure from the spec compiled last: other
-        wires or blocks, or a block whose type, ports (shapes, feedthrough, state aliases),
-        inferred output shapes, state sizes, sample time or flags differ. Values are
-        evaluated and checked as by `compile` (DiagramErrors are raised the same way); the
-        robots of the `robots:` section are rebuilt only when their options changed."""
-        if spec.wires is not self.spec.wires and spec.wires != self.spec.wires:
-            return None
-        if spec.blocks.keys() != self.spec.blocks.keys():
-            return None
-        kept = dict(self.__dict__)
-        try:
-            with expr.shared_budget():
-                model = self._reparameterise(spec)
-        except BaseException:
-            self.__dict__.update(kept)
-            raise
-        if model is None:
-            self.__dict__.update(kept)
-        return model
+    def set_values(self, model, changes, via="--set", base=None):
+        """Write `changes` (overrides) into `model`, this compilation's Model, when they
+        change only values (compiler/revalue.py: nothing rebuilt): True, else False (nothing
+        written). `base`: the spec the changes apply to (a sweep's), else the model's.
+        DiagramError(s) for a value refused, the model unchanged."""
+        if self.revalue is None:
+            self.revalue = Revalue(self)
+        return self.revalue.apply(model, changes, via, base)
 
-    def _reparameterise(self, spec):
-        old = self.built
-        self.spec, self.problems = spec, Problems()
-        settings = self.values_and_blocks()
-        if any(_block_structure(block, self.built.ports[name])
-               != _block_structure(old.blocks[name], old.ports[name])
-               for name, block in self.built.blocks.items()):
-            return None
-        # every block's `infer`, with the inputs' (unchanged) shapes
-        out_shapes = propagate_shapes(spec, self.built, self.drivers, self.problems)
-        self.problems.check()
-        if out_shapes != self.out_shapes:
-            return None
-        lay = self.layout
-        xc, xd = initial_states(self.built.blocks)
-        for name, c, d in zip(self.built.blocks, xc, xd):
-            cs, ds = lay.slices[name]
-            if c.size != cs.stop - cs.start or d.size != ds.stop - ds.start:
-                return None
-        self.run_data()
-        # the buffers as a fresh layout has them
-        lay = self.layout = dataclasses.replace(lay, x0=joined(xc), xd0=joined(xd))
-        lay.signals[:] = 0.0
-        lay.xbuf[:] = lay.x0
-        lay.dxbuf[:] = 0.0
-        lay.xdbuf[:] = lay.xd0
-        self.nodes = [dataclasses.replace(n, block=self.built.blocks[n.block.name])
-                      for n in self.nodes]
-        self.node_of = {(n.block.name, p): n for n in self.nodes for p in n.ports}
-        zdirs = lay.zdirs
-        lay_out_indicators(lay, self.built.blocks, self.nodes)  # the new blocks' indicators
-        if not np.array_equal(lay.zdirs, zdirs):
-            return None
-        lay_out_rates(lay, self.built, self.drivers)
-        bind_blocks(lay, self.built, self.drivers)
-        return self.model(settings)
-
-
-def _block_structure(block, ports):
-    """What a block contributes to the layout and schedule; equal structures may share one."""
-    ins, outs = ports
-    return (type(block), tuple(ins.values()), tuple(outs.values()), block.sample,
-            block.time_dependent, block.stops, block.records_inputs, tuple(block.rates))
+    def change(self, model, changes, via="--set", base=None):
+        """`set_values`, or when the changes change the structure, the diagram compiled anew in
+        the model's place. True when only values changed."""
+        if self.set_values(model, changes, via, base):
+            return True
+        spec = (base or model.spec).copy()
+        apply_overrides(spec, changes, via=via)
+        again = Compilation(spec, self.lib)
+        again.built_sections = self.built_sections  # its robots when their options are the same
+        model.__dict__.update(again.compile().__dict__)
+        if base is not None:
+            again.dirty = changed_paths(changes)
+        return False
 
 
 @without_gc
 def compile_diagram(spec, library=None):
     """Check and lay out a DiagramSpec; raises DiagramError(s) listing every problem found."""
     return Compilation(spec, library or Library()).compile()
-
-
-class ModelCache:
-    """Compile once, then re-parameterise: a Model for each spec of a batch of runs.
-
-    Runs of a sweep mostly change values (a gain, the stop time, a perturbed robot), not
-    structure. `model(spec)` compiles the first spec fully and keeps the compilation (wires,
-    execution order, buffers and views). For a later spec it re-evaluates only what values
-    affect (robots whose options changed, parameters, settings, blocks) and binds the new
-    blocks into the kept layout, when every block declares the same structure (see
-    `Compilation.reparameterise`); otherwise it compiles the spec fully and keeps that one.
-    Consecutive models share their buffers: simulate one at a time, in one thread.
-    """
-
-    def __init__(self, library=None):
-        self.library = library or Library()
-        self.compiler = None
-        self.compiles = 0
-        self.reuses = 0
-
-    def model(self, spec):
-        """A Model for `spec` (a DiagramSpec); raises DiagramError(s) as compile_diagram."""
-        if self.compiler is not None:
-            model = self.compiler.reparameterise(spec)
-            if model is not None:
-                self.reuses += 1
-                return model
-        compilation = Compilation(spec, self.library)
-        model = compilation.compile()
-        self.compiler = compilation
-        self.compiles += 1
-        return model

@@ -1,7 +1,7 @@
 """Pass 1, values: the `robots:` (library sections) and the parameters of every scope.
 
 Input: the DiagramSpec, the block library, the problems list and the sections built for an
-earlier spec (kept by a ModelCache: robots built from the same options are the same data).
+earlier spec (kept by the Compilation: robots built from the same options are the same data).
 Output: `Values`, everything an expression in a block parameter may name.
 """
 from __future__ import annotations
@@ -177,7 +177,6 @@ def _cycles(uses, index):
 
 
 def _evaluate_scopes(spec, problems, values):
-    dotted = values.dotted
     for scope in spec.scopes:
         names = dict(values.constants)
         parent = values.scopes[scope.parent] if scope.parent is not None else None
@@ -197,28 +196,36 @@ def _evaluate_scopes(spec, problems, values):
             for key in cycle:
                 names[key] = expr.FAILED
         for key in order:
-            value = scope.params[key]
-            source, env = (scope.overrides[key], parent) if key in scope.overrides else (value, names)
-            try:
-                expr.check_not_reserved(key)
-                if key in dotted:
-                    raise expr.ExprError(f"'{key}' is also the name of a robot")
-                if any(key in poses for poses in dotted.values()):
-                    raise expr.ExprError(f"'{key}' is a robot's named pose: a parameter "
-                                         "may not reuse a constant's name")
-                evaluated = values.evaluate(source.raw, env, source.loc, f"parameter '{key}'")
-                if isinstance(evaluated, np.ndarray) and np.isnan(evaluated).any():
-                    raise source.loc.error(f"parameter '{key}' is not a number (NaN)")
-                names[key] = evaluated
-            except expr.Unavailable:  # it uses a failed parameter, reported already
-                names[key] = expr.FAILED
-            except expr.ExprError as e:
-                problems.add(value.loc.error(f"parameter '{key}': {e}"))
-                names[key] = expr.FAILED
-            except DiagramError as e:
-                problems.add(e)
-                names[key] = expr.FAILED
+            names[key] = evaluate_parameter(scope, key, names, parent, values, problems)
         values.scopes.append(names)
+
+
+def evaluate_parameter(scope, key, names, parent, values, problems):
+    """The value of parameter `key` of `scope` (`names`: the scope's values so far; `parent`:
+    the including scope's, which an override is evaluated in), or expr.FAILED with its
+    problem added."""
+    dotted = values.dotted
+    value = scope.params[key]
+    source, env = (scope.overrides[key], parent) if key in scope.overrides else (value, names)
+    try:
+        expr.check_not_reserved(key)
+        if key in dotted:
+            raise expr.ExprError(f"'{key}' is also the name of a robot")
+        if any(key in poses for poses in dotted.values()):
+            raise expr.ExprError(f"'{key}' is a robot's named pose: a parameter "
+                                 "may not reuse a constant's name")
+        evaluated = values.evaluate(source.raw, env, source.loc, f"parameter '{key}'")
+        if isinstance(evaluated, np.ndarray) and np.isnan(evaluated).any():
+            raise source.loc.error(f"parameter '{key}' is not a number (NaN)")
+        return evaluated
+    except expr.Unavailable:  # it uses a failed parameter, reported already
+        return expr.FAILED
+    except expr.ExprError as e:
+        problems.add(value.loc.error(f"parameter '{key}': {e}"))
+        return expr.FAILED
+    except DiagramError as e:
+        problems.add(e)
+        return expr.FAILED
 
 
 def dir_of(file):

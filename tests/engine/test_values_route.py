@@ -1,11 +1,12 @@
-"""ModelCache: a model re-parameterised into a kept layout runs exactly as a fresh compile
-(the second algorithm here is the full compiler), and structure changes compile anew."""
+"""The one route of new values (compiler/revalue.py): a model given new values in place runs
+exactly as the diagram compiled afresh with them (the second algorithm here is the full
+compiler), and a change of structure compiles anew."""
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from blocksim.engine.compiler import ModelCache, compile_diagram
+from blocksim.engine.compiler import compile_diagram
 from blocksim.language.diagram import apply_overrides, load_diagram
 from blocksim.errors import DiagramError
 from blocksim.engine.simulator import simulate
@@ -30,10 +31,25 @@ def fresh(source, overrides, text=None):
     return simulate(compile_diagram(load_diagram(source, overrides, text=text)))
 
 
-def via(cache, base, overrides):
-    spec = base.copy()
-    apply_overrides(spec, overrides)
-    return simulate(cache.model(spec))
+class Routed:
+    """A model compiled once from `base`, each run's values written in by the route (a
+    sweep's way: each change applies to `base`); counts how each was taken."""
+
+    def __init__(self, base):
+        self.base = base
+        self.model = compile_diagram(base.copy())
+        self.compiles, self.routed = 1, 0
+
+    def run(self, overrides):
+        if self.model.compilation.change(self.model, overrides, base=self.base):
+            self.routed += 1
+        else:
+            self.compiles += 1
+        return simulate(self.model)
+
+    @property
+    def robots(self):
+        return self.model.compilation.resources["robots"]
 
 
 def assert_same(a, b):
@@ -46,74 +62,81 @@ def assert_same(a, b):
     assert ia["stats"] == ib["stats"]
 
 
-def test_gains_and_perturbed_robots_reuse_the_layout():
+def test_gains_and_perturbed_robots_take_the_route():
     base = load_diagram(DEMO3, [("simulation.stop", 2)])
-    cache = ModelCache()
+    routed = Routed(base)
     cases = [
         [("blocks.Kp.K", 100)],
         [("blocks.Kp.K", 50), ("blocks.Kd.K", 5)],
         [("robots.p560p.perturb", 0.2), ("robots.p560p.seed", 7)],  # new robot data
         [("robots.p560p.perturb", 0.0), ("simulation.rtol", "1e-6")],
+        [],  # back to the diagram's own values: those an earlier run set are undone
     ]
     for overrides in cases:
-        assert_same(via(cache, base, overrides),
-                    fresh(DEMO3, [("simulation.stop", 2)] + overrides))
-    assert (cache.compiles, cache.reuses) == (1, 3)
-    # an unchanged robot is not rebuilt: the same object serves the next spec
-    robot = cache.compiler.resources["robots"]["p560"]
-    via(cache, base, [("blocks.Kp.K", 70)])
-    assert cache.compiler.resources["robots"]["p560"] is robot
+        assert_same(routed.run(overrides), fresh(DEMO3, [("simulation.stop", 2)] + overrides))
+    assert (routed.compiles, routed.routed) == (1, 5)
+    # an unchanged robot is not rebuilt: the same object serves the next run
+    robot = routed.robots["p560"]
+    routed.run([("blocks.Kp.K", 70)])
+    assert routed.robots["p560"] is robot
 
 
 def test_discrete_state_and_signals_start_afresh():
-    base = load_diagram("delay.yaml", text=DELAY)
-    cache = ModelCache()
-    first = via(cache, base, [])
+    routed = Routed(load_diagram("delay.yaml", text=DELAY))
+    first = routed.run([])
     # a unit delay outputs its x0 = 5 until its second hit (t = 0.1), then the input
     assert first[1]["acc"][0] == 5 and first[1]["acc"][-1] == 1.0
-    again = via(cache, base, [("parameters.step", 2.0)])
+    again = routed.run([("parameters.step", 2.0)])
     assert again[1]["acc"][0] == 5 and again[1]["acc"][-1] == 2.0
     assert_same(again, fresh("delay.yaml", [("parameters.step", 2.0)], DELAY))
-    assert cache.reuses == 1
+    assert (routed.compiles, routed.routed) == (1, 2)
 
 
 def test_a_structure_change_compiles_anew():
-    base = load_diagram("delay.yaml", text=DELAY)
-    cache = ModelCache()
+    routed = Routed(load_diagram("delay.yaml", text=DELAY))
     wide = [("blocks.K.K", [[1, 0], [0, 2], [3, 4]])]  # K.y becomes a 3-vector
-    t, data, _ = via(cache, base, wide)
+    t, data, _ = routed.run(wide)
     np.testing.assert_allclose(data["k"][0], [1, 4, 11])
-    assert cache.compiles == 1
-    t, data, _ = via(cache, base, [])
+    assert routed.compiles == 2
+    t, data, _ = routed.run([])
     np.testing.assert_allclose(data["k"][0], [1, 4])
-    assert (cache.compiles, cache.reuses) == (2, 0)
-    via(cache, base, [("parameters.step", 3.0)])
-    assert (cache.compiles, cache.reuses) == (2, 1)
+    assert (routed.compiles, routed.routed) == (3, 0)
+    routed.run([("parameters.step", 3.0)])  # the model compiled anew takes the route too
+    assert (routed.compiles, routed.routed) == (3, 1)
 
 
-def test_an_invalid_value_leaves_the_cache_usable():
-    base = load_diagram("delay.yaml", text=DELAY)
-    cache = ModelCache()
-    via(cache, base, [])
-    with pytest.raises(DiagramError, match="must be > 0"):
-        via(cache, base, [("blocks.D.period", 0)])
-    assert_same(via(cache, base, [("parameters.step", 4.0)]),
+def refusal(run, overrides):
+    with pytest.raises(DiagramError) as e:
+        run(overrides)
+    return str(e.value)
+
+
+@pytest.mark.parametrize("overrides", [
+    [("blocks.D.period", 0)],  # a structure: compiled anew, refused
+    [("simulation.step", -1)],  # a setting
+    [("blocks.K.K", "[[1, 0], [0, nope]]")],  # a value
+    [("parameters.step", "1 / 0")],  # a parameter, and the block reading it
+])
+def test_an_invalid_value_is_refused_as_at_load_and_leaves_the_model_usable(overrides):
+    routed = Routed(load_diagram("delay.yaml", text=DELAY))
+    assert refusal(routed.run, overrides) == \
+        refusal(lambda o: fresh("delay.yaml", o, DELAY), overrides)
+    assert_same(routed.run([("parameters.step", 4.0)]),
                 fresh("delay.yaml", [("parameters.step", 4.0)], DELAY))
-    assert (cache.compiles, cache.reuses) == (1, 1)
+    assert routed.model.settings.step == 0.05 and routed.compiles == 1
 
 
 def test_hybrid_blocks_get_their_indicators_back():
     # a bouncing ball's integrator resets at impacts (zero-crossing events); another
     # restitution coefficient is a value, not a structure
     ball = DEMO3.parent / "bouncing_ball.yaml"
-    base = load_diagram(ball)
-    cache = ModelCache()
+    routed = Routed(load_diagram(ball))
     for cr in (0.8, 0.5):
         overrides = [("parameters.cr", cr), ("simulation.stop", 4)]
-        mine, theirs = via(cache, base, overrides), fresh(ball, overrides)
+        mine, theirs = routed.run(overrides), fresh(ball, overrides)
         assert_same(mine, theirs)
         assert len(mine[2]["events"][0]) > 3  # several bounces
-    assert (cache.compiles, cache.reuses) == (1, 1)
+    assert (routed.compiles, routed.routed) == (1, 2)
 
 
 ARM = """
@@ -132,21 +155,21 @@ record: {q: Robot.q}
 
 
 def test_a_robot_may_use_the_parameters_and_is_rebuilt_when_they_change():
-    """An inline robot's link values may name top-level parameters. A sweep changing one of
-    them gets a new robot; one changing another parameter keeps it (the same object)."""
-    base = load_diagram("arm.yaml", text=ARM)
-    cache = ModelCache()
-    via(cache, base, [])
-    robot = cache.compiler.resources["robots"]["arm"]
+    """An inline robot's link values may name top-level parameters. A change of one of them
+    gets a new robot; one changing another parameter keeps it (the same object)."""
+    routed = Routed(load_diagram("arm.yaml", text=ARM))
+    robot = routed.robots["arm"]
     # link a_1 = L1 = 1, a_2 = 1: the tool at q = 0 is at x = L1 + 1 = 2 (planar 2R, DH)
     assert list(robot.a) == [1.0, 1.0] and robot.fkine(np.zeros(2))[0, 3] == 2.0
-    via(cache, base, [("parameters.torque", 1.0)])
-    assert cache.compiler.resources["robots"]["arm"] is robot
-    via(cache, base, [("parameters.L1", 1.5)])
-    rebuilt = cache.compiler.resources["robots"]["arm"]
+    routed.run([("parameters.torque", 1.0)])
+    assert routed.robots["arm"] is robot
+    routed.run([("parameters.L1", 1.5)])
+    rebuilt = routed.robots["arm"]
     assert rebuilt is not robot and list(rebuilt.a) == [1.5, 1.0] and rebuilt.m[0] == 2.0
-    assert_same(via(cache, base, [("parameters.L1", 1.5), ("parameters.torque", 1.0)]),
+    assert_same(routed.run([("parameters.L1", 1.5), ("parameters.torque", 1.0)]),
                 fresh("arm.yaml", [("parameters.L1", 1.5), ("parameters.torque", 1.0)], ARM))
+    assert routed.robots["arm"] is rebuilt  # built once for those options
+    assert routed.compiles == 1
 
 
 def test_a_robot_cannot_use_a_parameter_that_needs_a_robot():
