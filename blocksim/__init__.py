@@ -19,16 +19,18 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name):
+    """The entry point `name`, imported on first use and kept (later uses find it here)."""
     if name in ("run", "load", "execute"):
         from . import api
-        return getattr(api, name)
-    if name == "sweep":
-        from .batch.run import sweep
-        return sweep
-    if name in ("trim", "linearize"):
+        found = getattr(api, name)
+    elif name == "sweep":
+        from .batch.run import sweep as found
+    elif name in ("trim", "linearize"):
         from . import analysis
-        return getattr(analysis, name)
-    if name == "register_block":
-        from .language.library import register_block
-        return register_block
-    raise AttributeError(f"module 'blocksim' has no attribute {name!r}")
+        found = getattr(analysis, name)
+    elif name == "register_block":
+        from .language.library import register_block as found
+    else:
+        raise AttributeError(f"module 'blocksim' has no attribute {name!r}")
+    globals()[name] = found
+    return found

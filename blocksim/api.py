@@ -170,7 +170,6 @@ def run_meta(model, t, info):
     error = info["error"]
     status = "complete" if error is None else (
         "interrupted" if isinstance(error, KeyboardInterrupt) else "failed")
-    robots = model.config.get("robots", {})
     return {
         "name": model.name,
         "description": model.description,
@@ -191,10 +190,23 @@ def run_meta(model, t, info):
         "overrides": model.spec.overrides if model.spec is not None else [],
         **_events_meta(info["events"]),
         **journal_results(model, info.get("journal", ()))[1],
-        "seeds": {**{name: r["seed"] for name, r in robots.items() if "seed" in r},
-                  **{b.name: b.p.seed for b in model.blocks if hasattr(b.p, "seed")}},
+        "seeds": _seeds(model),
         "versions": versions(),
     }
+
+
+def _seeds(model):
+    """The robots' and blocks' seeds of the model's values (kept while they are the same)."""
+    context = model.context
+    kept = model.__dict__.get("_seeds")
+    if kept is not None and kept[0] is model.config and kept[1] is context and \
+            kept[2] == context.version:
+        return kept[3]
+    robots = model.config.get("robots", {})
+    seeds = {**{name: r["seed"] for name, r in robots.items() if "seed" in r},
+             **{b.name: b.p.seed for b in model.blocks if hasattr(b.p, "seed")}}
+    model.__dict__["_seeds"] = (model.config, context, context.version, seeds)
+    return seeds
 
 
 def _mode_meta(info):

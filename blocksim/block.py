@@ -102,6 +102,7 @@ input, echoed later). Lookups after a step reach back to its start minus the del
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from types import SimpleNamespace
@@ -172,6 +173,11 @@ def exact_time(x):
     offset + k*period or t + delay, then rounded once to float, agree to the last bit whoever
     computes them (sample hits, a pulse's edges, a delayed jump): 3*0.1 is 0.3, and so is
     0.2 + 0.1, not 0.30000000000000004."""
+    return _exact_time(float(x))
+
+
+@functools.lru_cache(maxsize=4096)  # the same few times, for every run of a sweep
+def _exact_time(x):
     simple = Fraction(x).limit_denominator(10**9)
     return simple if float(simple) == x else Fraction(x)
 

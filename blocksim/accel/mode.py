@@ -73,7 +73,25 @@ class Decision:
 
 def decide(model, sweep=False):
     """The mode of a run of `model` (a sweep's run when `sweep`); DiagramError(s) when
-    accelerated mode is asked for and impossible."""
+    accelerated mode is asked for and impossible. A decision for compiled code is kept on
+    the model for its next runs while its structure and settings are the same (new values
+    keep it: its code is compiled then) and the run's values fit that code."""
+    context = model.context
+    kept = model.__dict__.get("_decision")
+    if kept is not None and kept[0] is model.blocks and kept[1] is context.settings and \
+            kept[2] == sweep:
+        try:
+            _arguments(model, kept[3].generated)
+            return kept[3]
+        except Unavailable:
+            pass
+    decision = _decide(model, sweep)
+    if decision.mode == "accelerated":
+        model.__dict__["_decision"] = (model.blocks, context.settings, sweep, decision)
+    return decision
+
+
+def _decide(model, sweep):
     mode = model.settings.mode
     if mode == "normal":
         return Decision("normal", "simulation.mode is normal")

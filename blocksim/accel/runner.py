@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import math
 import time
+import weakref
 from types import SimpleNamespace
 
 import numpy as np
@@ -33,56 +34,115 @@ from .arguments import arguments
 from .boundary import BIND, ERRORS, INFO, INVOLVED, ROWS, STATUS, settings_row
 
 CHUNK_SECONDS = 0.1
+KEEP_BYTES = 1 << 23  # a run recording more frees its compiled run's memory (see Bound)
 
 
 def _ptr(a):
     return ctypes.c_void_p(a.ctypes.data) if a is not None else ctypes.c_void_p()
 
 
-def bind(library, model, generated, rt=None):
-    """A compiled run bound to the model's buffers and the run's values (arguments.py):
-    (rt, the arrays it points into, to be kept alive while it exists). `rt` an earlier run
-    of the same code to reuse (reset here), else a new one."""
-    args = arguments(model, generated)
+def bind(library, model, generated):
+    """A new compiled run bound to the model's buffers and the run's values (arguments.py):
+    (rt, the arrays it points into, to be kept alive while it exists; the caller frees
+    rt)."""
+    keep = _pointers(model, generated, arguments(model, generated),
+                     generated.work.copy())
+    rt = library.rt_create()
+    if not rt:
+        raise MemoryError("cannot allocate the compiled run")
+    library.rt_bind(rt, *keep[2:5])
+    return rt, keep
+
+
+def _pointers(model, generated, args, work):
+    """(buffers in BIND's order, data arrays, and rt_bind's three pointer arguments) of
+    `model`'s buffers, the workspace `work` and the run's values `args`."""
     given = {"S": model.signals, "X": model.xbuf, "DX": model.dxbuf, "XD": model.xdbuf,
-             "Z": model.zbuf, "W": generated.work.copy(), "P": args.params,
+             "Z": model.zbuf, "W": work, "P": args.params,
              "K": generated.constants, "X0": args.x0, "XD0": args.xd0, "DU": model.dubuf}
     buffers = [given[name] for name in BIND.names]
     arrays = [np.ascontiguousarray(d, dtype=float) for d in args.data]
-    if rt is not None:
-        library.rt_reset(rt)
-    else:
-        rt = library.rt_create()
-    if not rt:
-        raise MemoryError("cannot allocate the compiled run")
     ptrs = (ctypes.c_void_p * len(buffers))(*(_ptr(b).value for b in buffers))
     data = (ctypes.c_void_p * max(len(arrays), 1))(*(_ptr(d).value for d in arrays))
     ndata = np.array([d.size for d in arrays] or [0], dtype=np.int64)
-    library.rt_bind(rt, ptrs, data, _ptr(ndata))
-    return rt, (buffers, arrays, ptrs, data, ndata)
+    return buffers, arrays, ptrs, data, _ptr(ndata), ndata
+
+
+class Bound:
+    """A model's compiled run, bound once: its rt and the ctypes arguments of rt_bind and
+    rt_configure, kept on the model between runs (`bound`). The pointers to the model's
+    buffers and the Context's arrays are made when the code or the buffers change, those of
+    the values compiled code reads computed from the Context (`arguments`: the settings
+    row, exact series, events, made again when its version moves on) when they change.
+    `again()` readies it for the next run: three C calls and the workspace reset. The rows
+    a run recorded stay allocated for the next: a run recording more than KEEP_BYTES drops
+    its Bound (CompiledRun.run)."""
+
+    def __init__(self, library, model, generated, edges):
+        self.lib, self.g, self.edges = library, generated, edges
+        self.signals = model.signals
+        self.work = generated.work.copy()
+        self.args = self.keep = None
+        self.rt = library.rt_create()
+        if not self.rt:
+            raise MemoryError("cannot allocate the compiled run")
+        weakref.finalize(self, library.rt_free, self.rt)  # also at the interpreter's exit
+        self._info = np.zeros(len(INFO))
+        self._y = np.zeros(max(model.xbuf.size, 1))
+        self._info_args = (_ptr(self._info), _ptr(self._y))
+
+    def fits(self, library, model, generated, edges):
+        return (library is self.lib and generated is self.g and edges == self.edges
+                and model.signals is self.signals)
+
+    def values(self, model, args):
+        """Point at the run's values `args` (arguments.py)."""
+        old = self.args
+        if old is None or args.params is not old.params or args.x0 is not old.x0 or \
+                args.xd0 is not old.xd0 or len(args.data) != len(old.data) or \
+                any(a is not b for a, b in zip(args.data, old.data)):
+            self.keep = _pointers(model, self.g, args, self.work)
+        self.settings = settings_row(args.settings, self.edges)
+        self.configure = (_ptr(self.settings), _ptr(args.series), _ptr(args.clock_j),
+                          _ptr(args.event_t), _ptr(args.event_block), len(args.event_t))
+        self.args = args
+
+    def again(self):
+        np.copyto(self.work, self.g.work)
+        self.lib.rt_reset(self.rt)
+        self.lib.rt_bind(self.rt, *self.keep[2:5])
+        self.lib.rt_configure(self.rt, *self.configure)
+        return self
+
+    def info(self):
+        """rt_info's numbers now (an array overwritten by the next call)."""
+        self.lib.rt_info(self.rt, *self._info_args)
+        return self._info
+
+
+def bound(library, model, generated, edges):
+    """The model's Bound for `generated`, ready for a run (see Bound)."""
+    args = arguments(model, generated)
+    kept = model.__dict__.get("_bound")
+    if kept is None or not kept.fits(library, model, generated, edges):
+        kept = model.__dict__["_bound"] = Bound(library, model, generated, edges)
+    if kept.args is not args:
+        kept.values(model, args)
+    return kept.again()
 
 
 class CompiledRun:
     """One run of a compiled model: `run()` returns (t, data, info) as `simulate()` does."""
 
-    def __init__(self, library, model, generated, progress=None, plots=False, rt=None):
+    def __init__(self, library, model, generated, progress=None, plots=False):
         self.lib, self.m, self.g = library, model, generated
         self.progress = progress
         self.edges = bool(plots and model.sinks)
-        self.rt, self._keep = bind(library, model, generated, rt)
-        args = arguments(model, generated)
-        self._settings = settings_row(args.settings, self.edges)
-        library.rt_configure(self.rt, _ptr(self._settings), _ptr(args.series),
-                             _ptr(args.clock_j), _ptr(args.event_t), _ptr(args.event_block),
-                             len(args.event_t))
+        self.bound = bound(library, model, generated, self.edges)
+        self.rt, self._keep = self.bound.rt, self.bound.keep
 
-    def close(self):
-        if self.rt:
-            self.lib.rt_free(self.rt)
-            self.rt = None
-
-    def run(self, close=True):
-        """(t, data, info) of the run; `close=False` keeps `self.rt` for another run."""
+    def run(self):
+        """(t, data, info) of the run."""
         started = time.perf_counter()
         error = None
         s = self.m.settings
@@ -91,7 +151,7 @@ class CompiledRun:
             status = STATUS.MORE
             while status == STATUS.MORE:
                 status = self.lib.rt_run(self.rt, CHUNK_SECONDS)
-                info = self._info()[0]
+                info = self.bound.info()
                 if status == STATUS.MORE and s.solver not in FIXED_STEP:
                     projection.check(int(info[INFO.nsteps]), float(info[INFO.progress_t]))
                 if self.progress is not None:
@@ -104,18 +164,15 @@ class CompiledRun:
         except (KeyboardInterrupt, StepBudgetError) as e:
             error = e
         wall = time.perf_counter() - started
-        try:
-            return self._results(error, wall)
-        finally:
-            if close:
-                self.close()
+        t, data, info = results_of(self.lib, self.rt, self.m, self.g, error, wall,
+                                   self.edges, info if error is None else None)
+        if sum(v.nbytes for v in data.values()) > KEEP_BYTES:  # its rows' memory freed
+            self.m.__dict__.pop("_bound", None)
+        return t, data, info
 
     # -- results ------------------------------------------------------------------------------
     def _info(self):
         return _info(self.lib, self.rt, self.m.xbuf.size)
-
-    def _results(self, error, wall):
-        return results_of(self.lib, self.rt, self.m, self.g, error, wall, self.edges)
 
     # -- errors -------------------------------------------------------------------------------
     def _notes(self):
@@ -235,12 +292,14 @@ def _rows(lib, rt, which, width):
     return np.frombuffer(rows, dtype=np.float64).reshape(n, width)
 
 
-def results_of(lib, rt, model, generated, error, wall, edges=False):
+def results_of(lib, rt, model, generated, error, wall, edges=False, info=None):
     """(t, data, info) as `simulate()` gives them, of compiled run `rt` of `model` (a
     CompiledRun's, or a run of a batch whose results are kept) that ended with `error` (None:
-    complete) after `wall` seconds; `edges`: its sinks recorded rows of their own."""
+    complete) after `wall` seconds; `edges`: its sinks recorded rows of their own; `info`:
+    its rt_info numbers when read already."""
     m, g = model, generated
-    info, _ = _info(lib, rt, m.xbuf.size)
+    if info is None:
+        info, _ = _info(lib, rt, m.xbuf.size)
     channels = g.record if not edges else g.record[:len(m.record)]
     rows = _rows(lib, rt, ROWS.results, 1 + sum(_size(shape) for _, shape in channels))
     t, data = rows[:, 0].copy(), _split(rows[:, 1:], channels)

@@ -7,6 +7,7 @@ with the zip container directly so that record names such as `file`, which clash
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
@@ -164,12 +165,19 @@ def data_files(out, names):
                           "results written there before are unchanged") from None
 
 
+@functools.lru_cache(maxsize=1)
+def _base_versions():
+    """The interpreter's, numpy's and blocksim's versions (read once)."""
+    from .. import __version__
+    return {"python": platform.python_version(), "numpy": np.__version__,
+            "blocksim": __version__}
+
+
 def versions():
     """Versions of the interpreter, numpy, blocksim and of the optional libraries this run
     actually loaded (scipy for the stiff solvers, numba for the robot kernels, matplotlib for
     plots), read from the loaded modules: no package metadata is parsed."""
-    from .. import __version__
-    out = {"python": platform.python_version(), "numpy": np.__version__, "blocksim": __version__}
+    out = dict(_base_versions())
     for name in ("scipy", "numba", "matplotlib", "networkx"):
         module = sys.modules.get(name)
         if module is not None:

@@ -509,6 +509,26 @@ def test_running_one_model_again_generates_its_code_once(fresh_cache, monkeypatc
     assert abs(again["x"][-1] - 1 / 8) < 0.01 and abs(first[0][-1] - 1 / 4) < 0.01
 
 
+def test_a_model_keeps_its_bound_compiled_run_between_runs(monkeypatch):
+    """execute of one Model binds its compiled run once and runs it again (the same rt),
+    with the same results bit for bit, also after a change of values (its arguments
+    pointed at again) and after a run recording more than KEEP_BYTES dropped it."""
+    model = blocksim.load(MSD, ["simulation.mode=accelerated"])
+    first = blocksim.execute(model)
+    rt = model.__dict__["_bound"].rt
+    again = blocksim.execute(model)
+    assert model.__dict__["_bound"].rt == rt
+    np.testing.assert_array_equal(again["x"], first["x"])
+    model.set("simulation.stop", 5)
+    shorter = blocksim.execute(model)
+    assert model.__dict__["_bound"].rt == rt and shorter.t[-1] == 5
+    np.testing.assert_array_equal(shorter["x"], _x(MSD, "simulation.stop=5"))
+    monkeypatch.setattr(runner, "KEEP_BYTES", 0)
+    blocksim.execute(model)
+    assert "_bound" not in model.__dict__
+    np.testing.assert_array_equal(blocksim.execute(model)["x"], shorter["x"])
+
+
 def test_a_cache_that_cannot_be_written_is_a_message_not_a_traceback(monkeypatch, tmp_path,
                                                                      capsys):
     """BLOCKSIM_CACHE_DIR naming a file: accelerated mode says so (exit 2, the diagram
