@@ -253,7 +253,8 @@ class Chart(Block):
         return static(np.zeros((n_out, n_in)))
 
     # -- run data and compiled form (lowering.py, _chart.c): the timers and the expressions'
-    # constants are values; the tables and the code are structure
+    # constants are values (the diagram's parameters its texts read: `_names`), the tables
+    # and the code are structure (a fact: a value that changes the code compiles again)
     def _code(self, p=None):
         """The ChartCode of the chart with parameters `p` (its own by default, cached), or
         the LoweringError of a chart without a compiled form."""
@@ -282,9 +283,22 @@ class Chart(Block):
             return  # no compiled form: lower says why
         for name, values in code.run_data().items():
             d.derived(name, values.shape)
+        d.value("_names")
         d.fact("code")
         for name, size in code.work.items():
             d.work(name, size)
+
+    def values_changed(self):
+        """New values of the parameters its texts read (the code is the same: a fact): the
+        chart read again with them, for its interpreted form and its initial data, and
+        bound to the same memory."""
+        with warnings.catch_warnings():  # said once, when the chart was read
+            warnings.simplefilter("ignore")
+            self.spec = read_chart(self.name, self.p)
+        self.program = Program(self.name, self.spec, self.p, continuous=not self.discrete)
+        self._laid_out = None
+        if getattr(self, "xd", None) is not None:
+            self.bind(self.u, self.y, self.x, self.dx, self.xd)
 
     def derive(self, p):
         code = self._code(p)

@@ -518,26 +518,32 @@ def compile_expr(text, inputs, names, *, functions=FUNCTIONS | MATRIX_FUNCTIONS,
 
 
 def names_in(value, depth=0):
-    """The names a raw parameter value (a number, an expression, a list of them) refers to:
-    its expressions' identifiers, read off the syntax without evaluating anything (none for
-    text that would not parse: evaluating it reports why). For ordering parameters by what
-    they use."""
+    """The names a raw parameter value (a number, an expression, a list or mapping of them,
+    a chart's actions: statements) refers to: its expressions' identifiers, read off the
+    syntax without evaluating anything (none for text that would not parse: evaluating it
+    reports why). For ordering parameters by what they use, and for the values route
+    (engine/compiler/revalue.py) to find the blocks a changed name reaches."""
+    if isinstance(value, dict) and depth < MAX_DEPTH:
+        value = list(value.values())
     if isinstance(value, (list, tuple)) and depth < MAX_DEPTH:
         return set().union(*(names_in(v, depth + 1) for v in value))
     if not isinstance(value, str) or len(value) > MAX_TEXT:
         return set()
-    text = value.replace("\r", " ").replace("\n", " ").replace("\t", " ").strip()
     level = deepest = 0
-    for ch in text:
+    for ch in value:
         level += (ch in "([{") - (ch in ")]}")
         deepest = max(deepest, level)
     if deepest > MAX_DEPTH:
         return set()
-    try:
-        tree = ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return set()
-    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    expression = value.replace("\r", " ").replace("\n", " ").replace("\t", " ").strip()
+    statements = "\n".join(line.strip() for line in value.replace("\r", "\n").split("\n"))
+    for text, mode in ((expression, "eval"), (statements.strip(), "exec")):
+        try:
+            tree = ast.parse(text, mode=mode)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+        return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return set()
 
 
 def trace(text, inputs, names, args, *, functions=FUNCTIONS | MATRIX_FUNCTIONS, dotted=None):

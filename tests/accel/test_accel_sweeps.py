@@ -344,6 +344,10 @@ def test_names_read_by_a_raw_value():
     assert expr.names_in(["K", 2, ["tau", "1/m"]]) == {"K", "tau", "m"}
     assert expr.names_in(3.5) == set()
     assert expr.names_in("not ( valid") == set()
+    # a chart's states and transitions: mappings of actions (statements) and conditions
+    assert expr.names_in({"A": {"entry": "g = 1; f = F[0]\n  k += dk"}, "T": [
+        {"when": "v > up[0]", "after": "hold"}]}) == {"g", "f", "F", "k", "dk", "v", "up",
+                                                      "hold"}
 
 
 def test_a_batch_holds_no_more_rows_than_its_bytes_allow(tmp_path, monkeypatch):

@@ -6,20 +6,20 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import blocksim
 
 DIAGRAMS = Path(__file__).parents[2] / "diagrams"
 
 
-def gearbox_reference(stop=100.0):
+def gearbox_reference(stop=100.0, hold=5.0, forces=(6000.0, 3600.0, 2400.0, 1700.0)):
     """(time, gear) of every shift and the final speed, by events: between events the speed
     is v(t) = v_inf + (v0 - v_inf) exp(-(c/m)(t - t0)), v_inf = throttle*F_gear/c; a shift's
     condition holds from the later of its crossing and the hold time after the last shift
     (the speed is monotone between events, so a condition once true stays true); the shift
     tables are interpolated in throttle (numpy.interp) on the gear's row."""
-    m, c, hold = 1200.0, 40.0, 5.0
-    forces = [6000.0, 3600.0, 2400.0, 1700.0]
+    m, c = 1200.0, 40.0
     bp = [0.0, 0.5, 1.0]
     up = [[5, 8, 12], [10, 15, 22], [16, 24, 32]]
     down = [[3, 5, 8], [7, 11, 16], [12, 18, 25]]
@@ -70,6 +70,35 @@ def test_the_gearbox_shifts_as_the_event_driven_reference():
     np.testing.assert_allclose([t for t, _ in got], [t for t, _ in shifts], rtol=0, atol=1e-7)
     # the first three shifts wait for the hold time: exact time events
     assert [t for t, _ in got[:3]] == [5.0, 10.0, 15.0]
+    np.testing.assert_allclose(result["v"][-1], v_end, rtol=1e-8)
+
+
+def shifts_of(result):
+    """(time, gear) of every change of gear in a run's rows."""
+    gear = result["gear"]
+    return [(t, g) for t, g, before in zip(result.t[1:], gear[1:], gear[:-1]) if g != before]
+
+
+@pytest.mark.parametrize("mode", ["normal", "accelerated"])
+def test_the_gearbox_set_to_other_values_shifts_as_the_reference(mode, monkeypatch):
+    """Model.set of the parameters the chart's timers (hold: after) and actions (forces:
+    its entry actions) read, on a model already run: the next run keeps the compiled code
+    (the timers and the actions' constants are the chart's run data) and shifts as the
+    reference with those values (it kept the first run's before)."""
+    from blocksim.accel import codegen
+
+    model = blocksim.load(DIAGRAMS / "gearbox.yaml", {"simulation.mode": mode})
+    blocksim.execute(model)
+    generated = []
+    monkeypatch.setattr(codegen, "generate",
+                        lambda *a, _g=codegen.generate: generated.append(1) or _g(*a))
+    forces = [6600.0, 3960.0, 2640.0, 1870.0]
+    result = blocksim.execute(model.set({"parameters.hold": 3, "parameters.forces": forces}))
+    assert result.meta["mode"]["mode"] == mode and not generated
+    shifts, v_end = gearbox_reference(hold=3.0, forces=forces)
+    got = shifts_of(result)
+    assert [g for _, g in got] == [g for _, g in shifts]
+    np.testing.assert_allclose([t for t, _ in got], [t for t, _ in shifts], rtol=0, atol=1e-7)
     np.testing.assert_allclose(result["v"][-1], v_end, rtol=1e-8)
 
 

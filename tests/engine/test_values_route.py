@@ -92,6 +92,43 @@ def test_discrete_state_and_signals_start_afresh():
     assert (routed.compiles, routed.routed) == (1, 2)
 
 
+CHART = """
+blocksim: 1
+parameters: {c0: 2, T: 0.5, vals: [10, 20, 30]}
+blocks:
+  Clock: {type: clock}
+  C:
+    type: chart
+    inputs: {t: 1}
+    outputs: {y: 1, z: 1}
+    data: {count: c0}
+    states:
+      A: {initial: true, entry: "count = count + 1; y = count; z = vals[0]"}
+      B: {entry: "y = 2*count; z = vals[1]"}
+    transitions:
+      - {from: A, to: B, when: "t > 1", after: T}
+wires: [Clock -> C.t]
+simulation: {stop: 2, solver: rk45}
+record: {y: C.y, z: C.z}
+"""
+
+
+def test_a_chart_takes_the_parameters_its_data_timers_and_actions_read():
+    """A chart reads the diagram's parameters in its data's initial values (c0), its timers
+    (after: T) and its actions (vals): new values of them are values, not structure, and the
+    chart runs with them (it kept the first run's before). By hand: count = c0 + 1 and y =
+    count in A; B from max(T, 1): y = 2 count."""
+    routed = Routed(load_diagram("chart.yaml", text=CHART))
+    for overrides, y, switch, z in [([("parameters.c0", 5)], (6, 12), 1.0, (10, 20)),
+                                    ([("parameters.T", 1.5), ("parameters.vals", [1, 2, 3])],
+                                     (3, 6), 1.5, (1, 2))]:
+        t, data, _ = result = routed.run(overrides)
+        assert (data["y"][0], data["y"][-1]) == y and (data["z"][0], data["z"][-1]) == z
+        assert t[np.argmax(data["y"] != y[0])] == pytest.approx(switch, abs=1e-9)
+        assert_same(result, fresh("chart.yaml", overrides, CHART))
+    assert (routed.compiles, routed.routed) == (1, 2)
+
+
 def test_a_structure_change_compiles_anew():
     routed = Routed(load_diagram("delay.yaml", text=DELAY))
     wide = [("blocks.K.K", [[1, 0], [0, 2], [3, 4]])]  # K.y becomes a 3-vector

@@ -44,7 +44,8 @@ from .records import check_recording
 from .settings import check_rates, simulation_settings
 from .values import dependency_order, evaluate_parameter, evaluate_values, same_data
 
-_EVALUATED = ("value", "scalar", "int", "string")  # the kinds whose text may read names
+_EVALUATED = ("value", "scalar", "int", "string", "data")  # the kinds whose text may read names
+_OWN = ("string", "data")  # read by the block itself (a function's expression, a chart's texts)
 
 
 class Revalue:
@@ -260,8 +261,8 @@ class Revalue:
                 reached = False
             if param.name not in directly and not reached:
                 continue
-            if param.kind == "string" and param.name not in directly:
-                new["_names"] = names  # an expression of its own (a function block's)
+            if param.kind in _OWN and param.name not in directly:
+                new["_names"] = names  # texts of its own: a function's, a chart's
                 continue
             try:
                 found = param_value(param, raw, names, loc, bspec, spec, values)
@@ -276,7 +277,8 @@ class Revalue:
 
     # ---- writing ---------------------------------------------------------------------------
     def _commit(self, model, spec, plan):
-        """Write the plan into the model; its states, events and budget are checked after,
+        """Write the plan into the model; its states, events and budget are checked after
+        (the blocks told of their new values first: a chart's data are its initial states),
         and a failure there takes everything back."""
         context, comp = model.context, self.comp
         kept = (context.P.copy(), context.x0.copy(), context.xd0.copy(), context.settings,
@@ -286,6 +288,7 @@ class Revalue:
             for block, p, arrays in plan.stage:
                 write(context, model.slots[block.name], arrays)
                 block.p = p
+                block.values_changed()
             _retime(model, plan.samples)
             retimed = plan.samples
             retimed_settings = plan.settings is not context.settings or bool(plan.samples)
@@ -296,11 +299,11 @@ class Revalue:
             context.P[:], context.x0[:], context.xd0[:] = kept[0], kept[1], kept[2]
             context.settings, context.events = kept[3], kept[4]
             for block, _, _ in plan.stage:
-                block.p = kept[5][block.name]
+                if block.p is not kept[5][block.name]:
+                    block.p = kept[5][block.name]
+                    block.values_changed()
             _retime(model, {new: old for old, new in retimed.items()})
             raise
-        for block, _, _ in plan.stage:
-            block.values_changed()
         comp.spec, comp.values, model.spec = spec, plan.values, spec
         if plan.built is not None:
             comp.built_sections = plan.built
