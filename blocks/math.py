@@ -238,6 +238,7 @@ class Function(Block):
     """
 
     type = "function"
+    reads_names = True
     params = (
         Param("expr", "string", doc="the expression, e.g. 'K @ u + sin(v)'"),
         Param("inputs", "names", ("u",), "names of the input ports"),

@@ -245,6 +245,11 @@ class Block:
     rates = ()
     # True for blocks that log into the run's journal (see above).
     uses_run = False
+    # True for blocks that evaluate their own 'string' or 'data' parameters against the
+    # diagram's names (p._names: a function's expression, a chart's texts, an FMU's start
+    # values); the values route then gives them a changed name. Other blocks' texts (a
+    # scope's labels and units) are only text, whatever names they seem to read.
+    reads_names = False
 
     def __init__(self, name, params):
         self.name = name

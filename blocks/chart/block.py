@@ -37,6 +37,7 @@ class Chart(Block):
     """
 
     type = "chart"
+    reads_names = True
     uses_run = True
     params = (
         Param("states", "data", doc="the states: name -> {initial, entry, during, exit, "

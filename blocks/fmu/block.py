@@ -64,6 +64,7 @@ class Fmu(Block):
     """
 
     type = "fmu"
+    reads_names = True
     time_dependent = True
     params = (
         Param("file", "path", doc="the FMU (.fmu file), relative to the diagram"),

@@ -129,6 +129,18 @@ def test_a_chart_takes_the_parameters_its_data_timers_and_actions_read():
     assert (routed.compiles, routed.routed) == (1, 2)
 
 
+def test_a_label_that_looks_like_an_expression_is_only_text():
+    """msd's scope labels its axes [m, m/s]: text that seems to read the parameter m. A new m
+    is a value for the gain that reads it (the route), not a change to the scope (every run
+    of a sweep over m compiled anew); x(t) of the routed model is the fresh compile's."""
+    path = Path(__file__).resolve().parents[2] / "diagrams" / "msd.yaml"
+    routed = Routed(load_diagram(path))
+    assert routed.model.compilation.built.blocks["Scope"].p.units == ["m", "m/s"]
+    for m in (2.0, 0.5):
+        assert_same(routed.run([("parameters.m", m)]), fresh(path, [("parameters.m", m)]))
+    assert (routed.compiles, routed.routed) == (1, 2)
+
+
 def test_a_structure_change_compiles_anew():
     routed = Routed(load_diagram("delay.yaml", text=DELAY))
     wide = [("blocks.K.K", [[1, 0], [0, 2], [3, 4]])]  # K.y becomes a 3-vector

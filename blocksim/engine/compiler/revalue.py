@@ -45,7 +45,7 @@ from .settings import check_rates, simulation_settings
 from .values import dependency_order, evaluate_parameter, evaluate_values, same_data
 
 _EVALUATED = ("value", "scalar", "int", "string", "data")  # the kinds whose text may read names
-_OWN = ("string", "data")  # read by the block itself (a function's expression, a chart's texts)
+_OWN = ("string", "data")  # evaluated by the block itself, when it `reads_names`
 
 
 class Revalue:
@@ -255,7 +255,8 @@ class Revalue:
             raw, loc = (param.default, bspec.loc) if value is None else (value.raw, value.loc)
             if param.kind == "resource":
                 reached = isinstance(raw, str) and raw in top_changed
-            elif param.kind in _EVALUATED and value is not None:
+            elif param.kind in _EVALUATED and value is not None and \
+                    (param.kind not in _OWN or type(block).reads_names):
                 reached = bool(self._reads(raw) & scope_changed)
             else:
                 reached = False
