@@ -294,7 +294,7 @@ def _during(r, body, state):
                                            "the every ones (join statements with ;)", "states")
             state.during = Text(item, r.loc(where, key))
         elif isinstance(item, dict) and set(item) == {"every", "do"}:
-            period = _time(r, item, "every", state.path)
+            period = _time(r, item, "every", state.path, "states")
             text = _text(r, item, "do", f"state '{state.path}' every")
             if period is not None and text is not None:
                 state.every.append(Every(period, text))
@@ -303,15 +303,16 @@ def _during(r, body, state):
                                        "{every: T, do: action}", "states")
 
 
-def _time(r, node, key, what):
+def _time(r, node, key, what, param):
+    """The time `node[key]` (an after or every) > 0, or None with an error on `param`."""
     try:
         value = float(np.asarray(expr.evaluate(node[key], r.names, functions=r.functions)))
     except (expr.ExprError, TypeError, ValueError) as e:
-        r.error(r.loc(node, key), f"{what}: {key}: {e}", "transitions")
+        r.error(r.loc(node, key), f"{what}: {key}: {e}", param)
         return None
     if not (np.isfinite(value) and value > 0):
         r.error(r.loc(node, key), f"{what}: {key} must be a time > 0 (s), got {value:g}",
-                "transitions")
+                param)
         return None
     return value
 
@@ -396,7 +397,7 @@ def _transitions(r, p, spec):
             if key in item:
                 setattr(t, key, _text(r, item, key, f"transition {k + 1} {key}"))
         if "after" in item:
-            t.after = _time(r, item, "after", f"transition {k + 1}")
+            t.after = _time(r, item, "after", f"transition {k + 1}", "transitions")
         if source >= 0 and target >= 0 and _route(r, spec, t):
             found.append(t)
     # priority: outer states' first (preorder), then the order written

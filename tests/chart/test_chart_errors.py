@@ -101,7 +101,11 @@ CASES = {
           Track: {}
         transitions:
           - {from: Idle, to: Track, after: -1}  # @LINE
-        """, ["after must be a time > 0"]),
+        """, ["parameter 'transitions'", "after must be a time > 0"]),
+    "every not positive": ("""\
+        states:
+          Idle: {initial: true, during: [{every: -1, do: "u = 1"}]}  # @LINE
+        """, ["parameter 'states'", "every must be a time > 0"]),
     "unquoted yes": ("""\
         states:
           Idle: {initial: true}
