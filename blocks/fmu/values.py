@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from blocksim.errors import DiagramError
+from blocksim.params import ParamError
 from blocksim.language import expr
 from blocksim.language.diagram import suggest
 
@@ -28,8 +29,7 @@ def assignments(mapping, allowed, p, block, param, what):
     if mapping is None:
         return []
     if not isinstance(mapping, dict):
-        raise DiagramError(f"'{param}' takes a mapping of {what} names to values",
-                           block=block, param=param)
+        raise ParamError(param, f"takes a mapping of {what} names to values")
     out = []
     for name, raw in mapping.items():
         var = allowed.get(str(name))

@@ -95,6 +95,16 @@ def test_parameter_and_start_problems_at_their_line(fmus, tmp_path, entry, messa
     assert "p.yaml:8: error: " in done.stderr and message in done.stderr, done.stderr
 
 
+@pytest.mark.parametrize("key", ["parameters", "start"])
+def test_values_not_a_mapping_at_their_line(fmus, tmp_path, key):
+    """`parameters: [1, 2]` was reported as '<diagram>: error' (no file or line)."""
+    shutil.copy(fmus["dahlquist", 2], tmp_path / "d.fmu")
+    done = _bad(tmp_path, f"{{type: fmu, file: d.fmu, {key}: [1, 2]}}")
+    assert done.returncode == 2
+    assert f"bad.yaml:4: error: block 'P' parameter '{key}': takes a mapping of" \
+        in done.stderr, done.stderr
+
+
 def test_integer_and_boolean_values_are_checked(fmus, tmp_path):
     shutil.copy(fmus["feedthrough", 2], tmp_path / "f.fmu")
     done = _bad(tmp_path, "{type: fmu, file: f.fmu, parameters: {n: 1.5}}")
