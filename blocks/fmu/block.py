@@ -181,7 +181,10 @@ class Fmu(Block):
         """The FMU instance of this block, loaded on the first run (unpacked, compiled when
         it has only sources)."""
         if self.instance is None:
-            inst = self.instance = open_instance(self.desc, self.p.interface, self.name)
+            try:
+                inst = self.instance = open_instance(self.desc, self.p.interface, self.name)
+            except fmudesc.FmuError as e:
+                raise SimulationError(str(e), block=self.name) from None
             held = _split(self.xd, self.desc.outputs) if self.cosim else None
             self._calls = Bindings(inst, self.desc, self.u, held or self.y,
                                    self.xd if self.cosim else self.y_flat)
@@ -464,7 +467,10 @@ class Fmu(Block):
         evaluations under scipy's stiff solvers call it); `log`: where the compiled run's
         own instance writes the lines `log` reads; the FMU is unpacked (and built from its
         sources) for the compiled code to open."""
-        unpacked(self.desc.path, self.desc)
+        try:
+            unpacked(self.desc.path, self.desc)
+        except fmudesc.FmuError as e:  # before the compiled run: as a compile that fails
+            raise DiagramError(str(e), block=self.name, param="file") from None
         return {"instance": self._shared, "log": self._lines}
 
     # ---- linearisation ----

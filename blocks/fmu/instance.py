@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from . import description as fmudesc
+
 STATUS = ("OK", "Warning", "Discard", "Error", "Fatal", "Pending")
 LOG_LINES = 50  # the FMU's last log lines kept for a failed run's notes
 
@@ -36,8 +38,8 @@ class FmuFault(Exception):
 def unpacked(path, description):
     """The FMU at `path` unpacked into the cache (one folder per content, made atomically),
     its binary for this platform compiled from its sources when it has none. Returns the
-    folder."""
-    from blocksim.fmi.build import compile_sources, platform_dir
+    folder; FmuError when the sources do not build."""
+    from blocksim.fmi.build import BuildError, compile_sources, platform_dir
     target = unpack_dir(path)
     root = target.parent
     if not (target / "modelDescription.xml").is_file():
@@ -51,7 +53,11 @@ def unpacked(path, description):
                         continue  # a name reaching outside the folder is not unpacked
                     zf.extract(member, tmp)
             if platform_dir(description.fmi) not in description.platforms:
-                compile_sources(tmp, description.md)
+                try:
+                    compile_sources(tmp, description.md)
+                except BuildError as e:
+                    raise fmudesc.FmuError(f"{Path(path).name} has no binary for this "
+                                           f"platform and its sources do not build: {e}") from None
             try:
                 os.rename(tmp, target)
             except OSError:  # another process unpacked it first

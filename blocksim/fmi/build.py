@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import platform
 import shutil
 import subprocess
@@ -360,21 +359,22 @@ def _variable(var, vr, element, fmi, index):
 
 
 # ---- compiling and packing -------------------------------------------------------------------
-def compiler():
-    return os.environ.get("CC", "cc")
-
-
 def compile_library(sources, include_dirs, out, defines=()):
     """Compile C `sources` into the shared library `out` with the machine's C compiler;
     BuildError with the compiler's first error line."""
-    command = [compiler(), "-shared", "-fPIC", "-O2", "-std=c99", "-D_POSIX_C_SOURCE=200809L",
+    from ..accel.toolchain import CompilerMissing, compiler  # CC read as accelerated mode does
+    try:
+        cc = compiler()[0]
+    except CompilerMissing as e:
+        raise BuildError(str(e)) from None
+    command = [*cc, "-shared", "-fPIC", "-O2", "-std=c99", "-D_POSIX_C_SOURCE=200809L",
                *(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines),
                "-o", str(out), *map(str, sources), "-lm"]
     try:
         done = subprocess.run(command, capture_output=True, text=True)
     except FileNotFoundError:
-        raise BuildError(f"no C compiler found ({compiler()}): install one (e.g. gcc) or set "
-                         "CC") from None
+        raise BuildError(f"no C compiler found (CC={' '.join(cc)}): install one (e.g. gcc) "
+                         "or set CC") from None
     if done.returncode != 0:
         errors = [line for line in done.stderr.splitlines() if "error" in line]
         raise BuildError((errors or done.stderr.splitlines() or ["failed"])[0])

@@ -1,5 +1,6 @@
 """Loading an fmu block reads the zip and its XML only, and says what is wrong at the file and
 line that wrote it (exit 2); `blocksim check` and `blocksim blocks fmu` list what it has."""
+import os
 import shutil
 import subprocess
 import sys
@@ -132,6 +133,35 @@ def test_source_fmu_is_compiled_at_first_use(tmp_path, monkeypatch):
                     "record: {x: P.x}\n")
     r = blocksim.run(path)
     assert abs(r["x"][-1] - np.exp(-3.0)) < 1e-9
+
+
+@pytest.mark.parametrize("mode", ["normal", "accelerated"])
+def test_source_fmu_with_cc_split_as_a_command_or_failing(tmp_path, mode):
+    """CC is read as accelerated mode reads it: CC="gcc -O1" builds the sources (it was
+    'no C compiler found (gcc -O1)'); a compiler that fails ends the run at its block,
+    naming it, with no traceback (it was a BuildError traceback)."""
+    from blocksim.fmi.build import build_fmu, model_from_yaml
+    from pathlib import Path
+    models = Path(__file__).parent / "models"
+    build_fmu(model_from_yaml(models / "dahlquist.yaml"), tmp_path / "src.fmu", 2, binary=False)
+    (tmp_path / "s.yaml").write_text(
+        "blocksim: 1\nname: s\nblocks:\n  P: {type: fmu, file: src.fmu}\n"
+        f"simulation: {{stop: 1, mode: {mode}}}\nrecord: {{x: P.x}}\n")
+
+    def run(cc, cache):
+        env = {**os.environ, "CC": cc, "BLOCKSIM_CACHE_DIR": str(tmp_path / cache)}
+        return subprocess.run([sys.executable, "-m", "blocksim", "run", "s.yaml", "--no-plots",
+                               "--out", cache + "-out"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True)
+    failed = run("/bin/false", "bad")
+    # normal mode: the run fails at its start (exit 3); accelerated: before the compiled run,
+    # as a compile that fails (exit 2)
+    assert failed.returncode == (3 if mode == "normal" else 2), failed.stderr
+    assert "Traceback" not in failed.stderr and "'P'" in failed.stderr, failed.stderr
+    assert "src.fmu has no binary for this platform and its sources do not build" \
+        in failed.stderr, failed.stderr
+    done = run("gcc -O1", "good")
+    assert done.returncode == 0, done.stderr
 
 
 def test_blocks_fmu_documents_the_block():
