@@ -34,7 +34,10 @@ def _built(directory):
 
 
 def _run_csv(diagram, out, sets):
-    args = ["run", str(diagram), "--csv", "--no-plots", "--quiet", "--out", str(out)]
+    """blocksim run's CSV in normal mode: the interpreter, not the generated C the export
+    shares with accelerated mode."""
+    args = ["run", str(diagram), "--csv", "--no-plots", "--quiet", "--mode", "normal",
+            "--out", str(out)]
     assert main(args + [a for s in sets for a in ("--set", s)]) == 0
     return read_csv(out / "results.csv")[:2]
 
