@@ -132,6 +132,10 @@ class LookupND(Block):
         self._grid = tuple(v[f"bp{k}"] for k in range(self._n))
         self._mid = tuple(v.get(f"mid{k}") for k in range(self._n))
         self._table, self._coef = v.get("table"), v.get("coef")
+        # once, not per evaluation: the mode, the cells' grid, the corners in C's order
+        self._clip = self.p.extrapolation == "clip"
+        self._cell_grid = tuple(n - 1 for n in self._shape)
+        self._corners = tuple(np.ndindex(*(2,) * self._n))
 
     # ---- interpreted --------------------------------------------------------------------
     def _cells(self, clip_u):
@@ -146,12 +150,12 @@ class LookupND(Block):
         return cells
 
     def _linear(self, t):
-        cells = self._cells(self.p.extrapolation == "clip")
+        cells = self._cells(self._clip)
         for g, i, f in zip(self._grid, cells, self._f):
             f /= g[i + 1] - g[i]  # the fraction s of the cell
         y, w, T = self.y[0], self._w, self._table
         y[...] = 0.0
-        for corner in np.ndindex(*(2,) * self._n):  # sum over corners, in C's order
+        for corner in self._corners:  # sum over corners, in C's order
             w[...] = 1.0
             for bit, f in zip(corner, self._f):
                 w *= f if bit else 1.0 - f
@@ -163,11 +167,11 @@ class LookupND(Block):
 
     def _cubic(self, t):
         cells = self._cells(True)
-        cell = np.ravel_multi_index(cells, tuple(n - 1 for n in self._shape))
+        cell = np.ravel_multi_index(cells, self._cell_grid)
         coef = self._coef[cell]  # (*shape, 4^n)
         y = self.y[0]
         y[...] = _horner(coef, self._f, None)
-        if self.p.extrapolation == "linear":
+        if not self._clip:
             for k, (u, c) in enumerate(zip(self._u, self._c)):
                 np.subtract(u, c, out=self._w)
                 self._w *= _horner(coef, self._f, k)
