@@ -70,7 +70,7 @@ class Chart(Block):
         spec = self.spec
         through = ALL if spec.inputs else ()
         outs = [Out(n, shape=s, feedthrough=through) for n, s in spec.outputs.items()]
-        outs += [Out(f"in_{spec.states[s].path.replace('.', '_')}", shape=(),
+        outs += [Out(spec.states[s].port, shape=(),
                      feedthrough=through) for s in spec.active]
         leaf = () if self._regions() == 1 else (self._regions(),)
         outs.append(Out(LEAF_OUTPUT, shape=leaf, feedthrough=through))
@@ -117,7 +117,7 @@ class Chart(Block):
         self._indicator_args = args(mixed(port_views))
         self._outputs = [(ports[v.name], views(store)[k], views(held)[k])
                          for k, v in enumerate(p.vars) if v.kind == "output"]
-        self._active_ports = [(ports[f"in_{self.spec.states[s].path.replace('.', '_')}"],
+        self._active_ports = [(ports[self.spec.states[s].port],
                                p.ACTIVE + s) for s in self.spec.active]
         self._leaf = ports[LEAF_OUTPUT].reshape(-1)
         self._store = store

@@ -200,7 +200,7 @@ class ChartCode:
 
     def write_states(self, c, store):
         p, spec = self.program, self.spec
-        lines = [f"out_in_{spec.states[s].path.replace('.', '_')}[0] = {store}[{p.ACTIVE + s}];"
+        lines = [f"out_{spec.states[s].port}[0] = {store}[{p.ACTIVE + s}];"
                  for s in spec.active]
         leaf = c.table("leaf_index", [p.leaf_index.get(s, -1) for s in range(p.n_states)])
         regions = len(spec.tops) if spec.parallel else 1

@@ -58,6 +58,11 @@ class State:
     exit: Text | None = None
 
     @property
+    def port(self):
+        """The name of its active-state output (both modes): in_Track_Coarse."""
+        return "in_" + self.path.replace(".", "_")
+
+    @property
     def leaf(self):
         return not self.children
 
