@@ -73,7 +73,7 @@ class Program:
         self.functions = {**p._functions, **expr.MATRIX_FUNCTIONS}
         self.params, self.dotted = p._names, p._dotted
         S, E = len(spec.states), sum(len(s.every) for s in spec.states)
-        self.n_states, self.n_every = S, E
+        self.n_states = S
         self.ACTIVE, self.ENTERED, self.COUNT, self.STARTED = 0, S, 2 * S, 2 * S + E
         offset = self.STARTED + 1
         self.vars = [Var(n, "input", s, -1) for n, s in spec.inputs.items()]
@@ -279,9 +279,7 @@ class Program:
     def _build_tables(self):
         spec = self.spec
         states, trs = spec.states, spec.transitions
-        self.parent = [s.parent for s in states]
         self.children = [list(s.children) for s in states]
-        self.initial = [next((c for c in s.children if states[c].initial), -1) for s in states]
         self.entry = [self.action(s.entry) for s in states]
         self.exit = [self.action(s.exit) for s in states]
         self.during = []
