@@ -29,7 +29,7 @@ from ..errors import DiagramError, DiagramErrors
 from ..util.atomic import atomic_path
 from .boundary import BIND, ERRORS, STIFF, settings_row
 from .arguments import SeriesRange, arguments
-from .codegen import RUNTIME, RUNTIME_FILES, _double_table, _Locator, generate
+from .codegen import RUNTIME, RUNTIME_FILES, _double_table, _int_table, _Locator, generate
 from .compilable import NotCompilable, lowerings
 _BATCH = "rt_batch.c"  # the sweeps' threads: not part of an exported diagram
 
@@ -315,11 +315,6 @@ def _long_table(name, values):
     values = [int(x) for x in np.asarray(values).ravel()]
     items = ", ".join(f"({x + 1}LL - 1)" if x == -2 ** 63 else f"{x}LL" for x in values)
     return f"static const long long {name}[{max(len(values), 1)}] = {{{items or '0'}}};"
-
-
-def _int_table(name, values):
-    items = ", ".join(str(int(x)) for x in np.asarray(values).ravel())
-    return f"static const int {name}[{max(np.asarray(values).size, 1)}] = {{{items or '0'}}};"
 
 
 def _c_string(text):
