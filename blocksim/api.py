@@ -180,7 +180,7 @@ def run_meta(model, t, info):
         **({"notes": error.notes} if getattr(error, "notes", None) else {}),
         "end_time": info["end_time"],
         "rows": int(len(t)),
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "created": _created(),
         "wall_time": info["wall_time"],
         "mode": _mode_meta(info),
         "solver": {"name": s.solver, "rtol": s.rtol, "atol": s.atol, "max_step": s.max_step,
@@ -193,6 +193,18 @@ def run_meta(model, t, info):
         "seeds": _seeds(model),
         "versions": versions(),
     }
+
+
+_NOW = [None, ""]  # (a second since the epoch, its text)
+
+
+def _created():
+    """Now, as meta.json's `created` (UTC, ISO 8601 to the second), made once a second."""
+    second = int(time.time())
+    if _NOW[0] != second:
+        _NOW[:] = second, datetime.datetime.fromtimestamp(
+            second, datetime.timezone.utc).isoformat(timespec="seconds")
+    return _NOW[1]
 
 
 def _seeds(model):

@@ -80,14 +80,18 @@ def decide(model, sweep=False):
     kept = model.__dict__.get("_decision")
     if kept is not None and kept[0] is model.blocks and kept[1] is context.settings and \
             kept[2] == sweep:
+        if kept[4] is context and kept[5] == context.version:  # the values it was checked for
+            return kept[3]
         try:
             _arguments(model, kept[3].generated)
+            model.__dict__["_decision"] = (*kept[:4], context, context.version)
             return kept[3]
         except Unavailable:
             pass
     decision = _decide(model, sweep)
     if decision.mode == "accelerated":
-        model.__dict__["_decision"] = (model.blocks, context.settings, sweep, decision)
+        model.__dict__["_decision"] = (model.blocks, context.settings, sweep, decision,
+                                       context, context.version)
     return decision
 
 

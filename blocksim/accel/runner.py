@@ -292,49 +292,82 @@ def _rows(lib, rt, which, width):
     return np.frombuffer(rows, dtype=np.float64).reshape(n, width)
 
 
+class Layout:
+    """Where the recorded signals of a compiled model lie in its row tables, found once per
+    model and generated code (`layout`): the columns of each record (and of each sink's
+    inputs, in the results' table or, with `edges`, in the sinks' own), the sinks' names,
+    whether the run can have events (hybrid blocks) and a journal (blocks that use_run:
+    journal.py reads theirs only)."""
+
+    def __init__(self, model, generated, edges):
+        m, g = model, generated
+        own = g.record[len(m.record):]  # the sinks' inputs
+        channels = g.record if not edges else g.record[:len(m.record)]
+        self.width, self.columns = _columns(channels)
+        self.sink_width, self.sink_columns = _columns(own) if edges else (0, ())
+        self.sink_names = [n for n, _ in own] if not edges else []
+        self.sinks = [(block.name, [f"{block.name}.{i}" for i in range(len(views))])
+                      for block, views in m.sinks]
+        self.hybrid_names = list(g.hybrid_names)
+        self.journal = any(b.uses_run for b in m.blocks)
+
+
+def layout(model, generated, edges):
+    """The model's Layout for `generated` (kept on the model while its code is the same)."""
+    kept = model.__dict__.get("_layout")
+    if kept is None or kept[0] is not generated or kept[1] != edges:
+        kept = model.__dict__["_layout"] = (generated, edges, Layout(model, generated, edges))
+    return kept[2]
+
+
 def results_of(lib, rt, model, generated, error, wall, edges=False, info=None):
     """(t, data, info) as `simulate()` gives them, of compiled run `rt` of `model` (a
     CompiledRun's, or a run of a batch whose results are kept) that ended with `error` (None:
     complete) after `wall` seconds; `edges`: its sinks recorded rows of their own; `info`:
     its rt_info numbers when read already."""
-    m, g = model, generated
+    m, at = model, layout(model, generated, edges)
     if info is None:
         info, _ = _info(lib, rt, m.xbuf.size)
-    channels = g.record if not edges else g.record[:len(m.record)]
-    rows = _rows(lib, rt, ROWS.results, 1 + sum(_size(shape) for _, shape in channels))
-    t, data = rows[:, 0].copy(), _split(rows[:, 1:], channels)
-    sink_names = [n for n, _ in g.record[len(m.record):]]
+    rows = _rows(lib, rt, ROWS.results, at.width)
+    t, data = rows[:, 0].copy(), _split(rows, at.columns)
     if edges:
-        sink_shapes = [(n, s) for n, s in g.record[len(m.record):]]
-        srows = _rows(lib, rt, ROWS.sinks, 1 + sum(_size(s) for _, s in sink_shapes))
-        ts, sink_values = srows[:, 0].copy(), _split(srows[:, 1:], sink_shapes)
+        srows = _rows(lib, rt, ROWS.sinks, at.sink_width)
+        ts, sink_values = srows[:, 0].copy(), _split(srows, at.sink_columns)
         marks = np.zeros(len(ts), bool)
         marks[_rows(lib, rt, ROWS.sink_rows, 1)[:, 0].astype(np.int64)] = True
     else:
-        ts, marks, sink_values = t, None, {n: data.pop(n) for n in sink_names}
-    sink_data = {block.name: (ts, [sink_values[f"{block.name}.{i}"]
-                                   for i in range(len(views))], marks)
-                 for block, views in m.sinks}
-    events = _rows(lib, rt, ROWS.events, 2)
-    stats = {name: int(info[getattr(INFO, name)]) for name in ("nsteps", "nrejected", "nfev")}
+        ts, marks, sink_values = t, None, {n: data.pop(n) for n in at.sink_names}
+    sink_data = {name: (ts, [sink_values[c] for c in inputs], marks)
+                 for name, inputs in at.sinks}
+    events = _rows(lib, rt, ROWS.events, 2) if at.hybrid_names else np.zeros((0, 2))
+    journal = _rows(lib, rt, ROWS.journal, 4).copy() if at.journal else np.zeros((0, 4))
+    stats = {"nsteps": int(info[INFO.nsteps]), "nrejected": int(info[INFO.nrejected]),
+             "nfev": int(info[INFO.nfev])}
     return t, data, {"complete": error is None, "error": error, "stats": stats,
                      "wall_time": wall,
                      "end_time": float(t[-1]) if len(t) else m.settings.start,
                      "sink_data": sink_data,
                      "events": (events[:, 0].copy(), events[:, 1].astype(np.int64),
-                                list(g.hybrid_names)),
-                     "journal": _rows(lib, rt, ROWS.journal, 4).copy()}
+                                list(at.hybrid_names)),
+                     "journal": journal}
 
 
 def _size(shape):
     return math.prod(shape)
 
 
-def _split(values, channels):
-    """{name: (rows,) + shape} from the row-major columns of a row table."""
-    out, start = {}, 0
+def _columns(channels):
+    """(the width of a row table with a time column and `channels` [(name, shape)] after it,
+    [(name, first column, last + 1, shape)])."""
+    columns, start = [], 1
     for name, shape in channels:
         size = _size(shape)
-        out[name] = values[:, start:start + size].reshape((len(values),) + tuple(shape)).copy()
+        columns.append((name, start, start + size, tuple(shape)))
         start += size
-    return out
+    return start, columns
+
+
+def _split(rows, columns):
+    """{name: (rows,) + shape} from the row-major columns of a row table."""
+    n = len(rows)
+    return {name: rows[:, a:b].reshape((n,) + shape).copy() for name, a, b, shape in columns}
