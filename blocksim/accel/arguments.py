@@ -33,6 +33,8 @@ class Arguments:
     clock_j: np.ndarray  # first hit index of each discrete block
     event_t: np.ndarray
     event_block: np.ndarray
+    # what the series and events were made from (kept when a change leaves them the same)
+    made_from: tuple = ()
 
 
 def arguments(model, generated):
@@ -44,30 +46,43 @@ def arguments(model, generated):
             and kept[2] is generated:
         return kept[3]
     s = context.settings
+    before = kept[3] if kept is not None and kept[0] is context and kept[2] is generated \
+        else None
     clocks = [b for b in model.blocks if isinstance(b.sample, Sample)]
-    series, clock_j = clock_series(clocks, s)
-    series = np.vstack([series, block_series(model.blocks, generated.series_counts, s)])
+    exact = [(b, list(b.exact_times())) for b in model.blocks if generated.series_counts[b.name]]
+    sources = ((s.start, s.stop), [b.sample for b in clocks], [pairs for _, pairs in exact],
+               context.events)
+    if before is not None and before.made_from[:3] == sources[:3]:
+        series, clock_j = before.series, before.clock_j
+    else:
+        series, clock_j = clock_series(clocks, s)
+        series = np.ascontiguousarray(
+            np.vstack([series, block_series(exact, generated.series_counts, s)]),
+            dtype=np.int64)
+    if before is not None and before.made_from[3] is context.events:
+        event_t, event_block = before.event_t, before.event_block
+    else:
+        index = {b.name: k for k, b in enumerate(model.blocks)}
+        event_t = np.array([t for t, _ in context.events], dtype=float)
+        event_block = np.array([index[b.name] for _, b in context.events], dtype=np.intc)
     data = []
     for block in model.blocks:
         names = generated.data_names[block.name]
         if names:
             found = block.run_data(s.start, s.stop)
             data += [np.ascontiguousarray(found[name], dtype=float).ravel() for name in names]
-    index = {b.name: k for k, b in enumerate(model.blocks)}
-    made = Arguments(context.P, context.x0, context.xd0, s, data,
-                     np.ascontiguousarray(series, dtype=np.int64), clock_j,
-                     np.array([t for t, _ in context.events], dtype=float),
-                     np.array([index[b.name] for _, b in context.events], dtype=np.intc))
+    made = Arguments(context.P, context.x0, context.xd0, s, data, series, clock_j, event_t,
+                     event_block, sources)
     model.__dict__["_arguments"] = (context, context.version, generated, made)
     return made
 
 
-def block_series(blocks, counts, settings):
+def block_series(exact, counts, settings):
     """The rows of the blocks' exact series (Lowering.series of them from each block's
-    exact_times()), in block order; counts: block name -> Lowering.series."""
+    exact_times()), in block order; exact: [(block, its exact_times())] of the blocks with
+    series, counts: block name -> Lowering.series."""
     rows = []
-    for block in blocks:
-        pairs = list(block.exact_times()) if counts[block.name] else []
+    for block, pairs in exact:
         if len(pairs) != counts[block.name]:
             raise LoweringError(f"{block.name}: Lowering.series is {counts[block.name]}, "
                                 f"exact_times() gave {len(pairs)}")

@@ -102,7 +102,8 @@ class Bound:
                 args.xd0 is not old.xd0 or len(args.data) != len(old.data) or \
                 any(a is not b for a, b in zip(args.data, old.data)):
             self.keep = _pointers(model, self.g, args, self.work)
-        self.settings = settings_row(args.settings, self.edges)
+        if old is None or args.settings is not old.settings:
+            self.settings = settings_row(args.settings, self.edges)
         self.configure = (_ptr(self.settings), _ptr(args.series), _ptr(args.clock_j),
                           _ptr(args.event_t), _ptr(args.event_block), len(args.event_t))
         self.args = args

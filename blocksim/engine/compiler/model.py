@@ -1,6 +1,7 @@
 """The compiler's output: a `Model` (what the simulator runs) and the data it is made of."""
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -123,11 +124,12 @@ class Model:
     @property
     def config(self):
         """The resolved configuration for meta.json (raw values after --set, plain JSON)."""
-        key = (self.spec, self.settings)
+        spec, settings = self.spec, self.settings
         kept = self.__dict__.get("_config")
-        if kept is None or kept[0][0] is not key[0] or kept[0][1] is not key[1]:
-            kept = self.__dict__["_config"] = (key, run_config(self.spec, self.settings))
-        return kept[1]
+        if kept is None or kept[0] is not spec or kept[1] is not settings:
+            config = run_config(spec, settings, kept)
+            kept = self.__dict__["_config"] = (spec, settings, config)
+        return kept[2]
 
     def set(self, path, value=None):
         """Change values of the diagram in place, as Simulink's set_param:
@@ -168,15 +170,38 @@ def plain(v):
     return v
 
 
-def run_config(spec, settings):
-    """The resolved configuration for meta.json (raw values after --set, plain JSON)."""
+def run_config(spec, settings, previous=None):
+    """The resolved configuration for meta.json (raw values after --set, plain JSON).
+    `previous`: (an earlier spec of the diagram, its settings, its configuration), whose
+    entries are taken where the spec holds the same Value objects (a change of values
+    replaces a few; DiagramSpec.copy shares the others) or the settings are the same."""
+    was, was_settings, old = previous or (None, None, {})
+
+    def same(values, before):
+        return before is not None and before.keys() == values.keys() and all(
+            map(operator.is_, before.values(), values.values()))
+
+    def raws(values):
+        return {k: plain(v.raw) for k, v in values.items() if k != "__loc__"}
+
+    def entries(new, before, key, values, make):
+        """{name: make(entry)} of a section, taken from the previous one where the entry's
+        values are the same."""
+        before = before or {}
+        return {name: old[key][name] if name in before and same(values(entry),
+                                                                  values(before[name]))
+                else make(entry) for name, entry in new.items()}
+
+    params, record = spec.scopes[0].params if spec.scopes else {}, spec.record
     return {
-        "parameters": {k: plain(v.raw) for k, v in spec.scopes[0].params.items()} if spec.scopes else {},
-        "robots": {n: {k: plain(v.raw) for k, v in o.items() if k != "__loc__"}
-                   for n, o in spec.robots.items()},
-        "blocks": {b.name: {"type": b.type, **{k: plain(v.raw) for k, v in b.params.items()}}
-                   for b in spec.blocks.values()},
-        "wires": [f"{w.src.text()} -> {w.dst.text()}" for w in spec.wires],
-        "simulation": {k: getattr(settings, k) for k in settings.__dataclass_fields__},
-        "record": {k: plain(v.raw) for k, v in spec.record.items()},
+        "parameters": old["parameters"] if same(params, was and was.scopes[0].params)
+        else raws(params),
+        "robots": entries(spec.robots, was and was.robots, "robots", lambda o: o, raws),
+        "blocks": entries(spec.blocks, was and was.blocks, "blocks", lambda b: b.params,
+                          lambda b: {"type": b.type, **raws(b.params)}),
+        "wires": old["wires"] if was is not None and was.wires is spec.wires else
+        [f"{w.src.text()} -> {w.dst.text()}" for w in spec.wires],
+        "simulation": old["simulation"] if settings is was_settings else
+        {k: getattr(settings, k) for k in settings.__dataclass_fields__},
+        "record": old["record"] if same(record, was and was.record) else raws(record),
     }
