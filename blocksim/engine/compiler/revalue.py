@@ -27,7 +27,7 @@ caller compiles the new spec. A value refused raises what load raises, nothing w
 """
 from __future__ import annotations
 
-import copy
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
@@ -36,7 +36,7 @@ from ...errors import Problems
 from ...language import expr
 from ...language.diagram import apply_overrides
 from ...params import ParamError
-from ...block import Sample
+from ...block import Sample, overrides
 from ...rundata import Structural, sample_of, values_of
 from ..context import write
 from .blocks import param_value
@@ -55,7 +55,53 @@ class Revalue:
         self.comp = compilation
         self.orders = {}  # scope -> (its raw values, their dependency order)
         self.blocks = {b.name: b for b in compilation.built.blocks.values()}
+        self.index = {name: k for k, name in enumerate(self.blocks)}
         self.read = {}  # id of a raw value -> (the value, the names it reads)
+        # the dependency map: scope -> {name: {block: {its parameters whose text reads the
+        # name}}} (a resource parameter reads its resource's name in scope 0); made once,
+        # a block's entries made again when a change sets its parameters
+        self.readers = {}
+        self.registered = {}  # block -> [(scope, name)] of its entries
+        for name in self.blocks:
+            self._register(compilation.spec, name)
+        self.settings_reads = self._settings_reads(compilation.spec)
+
+    def _register(self, spec, name):
+        """The dependency map's entries of block `name` as `spec` writes it (those it had
+        dropped first), by the rule `_parameters` reaches parameters with."""
+        for scope, read in self.registered.pop(name, ()):
+            del self.readers[scope][read][name]
+        block, bspec, entries = self.blocks[name], spec.blocks[name], []
+        for param in type(block).params:
+            value = bspec.params.get(param.name)
+            raw = param.default if value is None else value.raw
+            if param.kind == "resource":
+                reads, scope = ({raw} if isinstance(raw, str) else ()), 0
+            elif param.kind in _EVALUATED and value is not None and \
+                    (param.kind not in _OWN or type(block).reads_names):
+                reads, scope = self._reads(raw), bspec.scope
+            else:
+                continue
+            for read in reads:
+                self.readers.setdefault(scope, {}).setdefault(read, {}).setdefault(
+                    name, set()).add(param.name)
+                entries.append((scope, read))
+        self.registered[name] = entries
+
+    def _settings_reads(self, spec):
+        """The names the simulation settings' texts read."""
+        return set().union(*(self._reads(v.raw) for v in spec.simulation.values()))
+
+    def reached(self, changed, set_blocks):
+        """{block: its parameters} a change reaches, in the diagram's block order: those set
+        (`set_blocks`), and those whose text reads a name of `changed` ({scope: names})."""
+        found = {name: set(params) for name, params in set_blocks.items()}
+        for scope, names in changed.items():
+            readers = self.readers.get(scope, {})
+            for read in names:
+                for name, params in readers.get(read, {}).items():
+                    found.setdefault(name, set()).update(params)
+        return {name: found[name] for name in sorted(found, key=self.index.__getitem__)}
 
     def _reads(self, raw):
         """The names the raw value `raw` reads (its text parsed once)."""
@@ -94,6 +140,10 @@ class Revalue:
             return False
         if base is not None:
             self.comp.dirty = changed_paths(changes)
+        for name in plan.set_blocks:  # their texts may read other names now
+            self._register(spec, name)
+        if plan.set_settings:
+            self.settings_reads = self._settings_reads(spec)
         return True
 
     def _plan(self, model, spec, paths):
@@ -137,8 +187,7 @@ class Revalue:
             if samples is None:
                 return None
             settings = model.settings
-            settings_read = set().union(*(self._reads(v.raw) for v in spec.simulation.values()))
-            if set_settings or settings_read & changed.get(0, set()):
+            if set_settings or self.settings_reads & changed.get(0, set()):
                 top = values.scopes[0] if values.scopes else {}
                 settings = simulation_settings(
                     spec.simulation, lambda raw: expr.evaluate(raw, top, dotted=values.dotted),
@@ -147,7 +196,8 @@ class Revalue:
                 if settings.solver != model.settings.solver:
                     return None
         return SimpleNamespace(values=values, stage=stage, settings=settings, built=built,
-                               samples=samples)
+                               samples=samples, set_blocks=set_blocks,
+                               set_settings=set_settings)
 
     def _closure(self, spec, set_params):
         """{scope: names} that may change: those set and those reading them, within each
@@ -168,11 +218,12 @@ class Revalue:
 
     def _scope_values(self, spec, set_params, changed, problems):
         """The compilation's Values with the scopes' parameters that may change evaluated
-        again (a copy: the compilation's are not touched); `changed` narrowed to those whose
+        again (a copy when there are any: the compilation's are not touched); `changed` narrowed to those whose
         value did change."""
         old = self.comp.values
-        values = copy.copy(old)
-        values.scopes = list(old.scopes)
+        if not changed:  # blocks' own parameters set
+            return old
+        values = dataclasses.replace(old, scopes=list(old.scopes))
         for k, scope in enumerate(spec.scopes):
             if k not in changed:
                 continue
@@ -209,14 +260,10 @@ class Revalue:
         """[(block, its new parameters, their run data)] of the blocks the change reaches,
         checked; None when one of them changes structure."""
         stage = []
-        for name, block in self.blocks.items():
-            bspec = spec.blocks[name]
-            scope_changed = changed.get(bspec.scope, set())
-            directly = set_blocks.get(name, set())
-            if not directly and not scope_changed and not changed.get(0):
-                continue
-            new = self._parameters(block, bspec, spec, values, scope_changed,
-                                   changed.get(0, set()), directly, problems)
+        for name, params in self.reached(changed, set_blocks).items():
+            block, bspec = self.blocks[name], spec.blocks[name]
+            new = self._parameters(block, bspec, spec, values, params,
+                                   set_blocks.get(name, set()), problems)
             if new is None:
                 return None
             if not new:
@@ -243,25 +290,18 @@ class Revalue:
         problems.check()
         return stage
 
-    def _parameters(self, block, bspec, spec, values, scope_changed, top_changed, directly,
-                    problems):
-        """{parameter: new value} of a block's parameters that were set or read a changed
-        name (`_names` when only its expressions' names changed), evaluated and checked
-        as at load (a resource: the diagram section's entry, a robot, by name)."""
+    def _parameters(self, block, bspec, spec, values, reached, directly, problems):
+        """{parameter: new value} of a block's parameters `reached` (set, `directly`, or
+        reading a changed name: `_names` when only its expressions' names changed),
+        evaluated and checked as at load (a resource: the diagram section's entry, a robot,
+        by name)."""
         new = {}
         names = values.scopes[bspec.scope]
         for param in type(block).params:
+            if param.name not in reached:
+                continue
             value = bspec.params.get(param.name)
             raw, loc = (param.default, bspec.loc) if value is None else (value.raw, value.loc)
-            if param.kind == "resource":
-                reached = isinstance(raw, str) and raw in top_changed
-            elif param.kind in _EVALUATED and value is not None and \
-                    (param.kind not in _OWN or type(block).reads_names):
-                reached = bool(self._reads(raw) & scope_changed)
-            else:
-                reached = False
-            if param.name not in directly and not reached:
-                continue
             if param.kind in _OWN and param.name not in directly:
                 new["_names"] = names  # texts of its own: a function's, a chart's
                 continue
@@ -295,7 +335,7 @@ class Revalue:
             retimed_settings = plan.settings is not context.settings or bool(plan.samples)
             context.settings = plan.settings
             self._states(model, plan.stage)
-            self._events(model, plan.settings, spec, retimed_settings)
+            self._events(model, plan.settings, spec, retimed_settings, plan.stage)
         except BaseException:
             context.P[:], context.x0[:], context.xd0[:] = kept[0], kept[1], kept[2]
             context.settings, context.events = kept[3], kept[4]
@@ -329,13 +369,18 @@ class Revalue:
                 target[part] = flat
 
     @staticmethod
-    def _events(model, s, spec, new_settings):
-        """The time events (the blocks' and the settings' may have changed) and the run's
-        budget, checked as at load (the recording's size only when the settings are new)."""
+    def _events(model, s, spec, new_settings, stage):
+        """The time events and the run's budget, checked as at load: with new settings (or
+        sample times) every block's, else those of the staged blocks (the others' are as
+        they were checked); the events made again when the settings are new or a staged
+        block announces some, the recording's size checked when the settings are new."""
         problems = Problems()
-        model.context.events = sorted(((float(t), b) for b in model.blocks
-                                       for t in b.events(s.start, s.stop)), key=lambda e: e[0])
-        check_rates(s, model.blocks, model.context.events, problems, spec)
+        blocks = model.blocks if new_settings else [block for block, _, _ in stage]
+        if new_settings or any(overrides(block, "events") for block in blocks):
+            model.context.events = sorted(((float(t), b) for b in model.blocks
+                                           for t in b.events(s.start, s.stop)),
+                                          key=lambda e: e[0])
+        check_rates(s, blocks, model.context.events, problems, spec)
         if new_settings:
             check_recording(spec, s, model.record, model.sinks, problems)
         problems.check()
