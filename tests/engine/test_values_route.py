@@ -294,6 +294,8 @@ def test_values_set_through_the_map_equal_a_fresh_load_with_them(tmp_path, mode)
         np.testing.assert_array_equal(result.t, fresh_run.t)
         for name in ("y", "z"):
             np.testing.assert_array_equal(result[name], fresh_run[name])
+        # meta.json's configuration, made from the previous one's, is the fresh load's
+        assert result.meta["configuration"] == fresh_run.meta["configuration"]
     given["parameters.T"] = 0.05  # Z1 no longer shares Z2's sample time
     result = blocksim.execute(model.set("parameters.T", 0.05))
     assert model.compilation is not comp
