@@ -24,6 +24,7 @@ import numpy as np
 from ..engine.diagnosis import (BLOCK_FAULTS, after_solver_failure, block_failure,
                                 failure_notes, nonfinite_signal, nonfinite_state)
 from ..engine.events import ZenoGuard, unsettled
+from ..engine.journal import logging_blocks
 from ..engine.simulator import Simulation
 from ..engine.solvers import FIXED_STEP, SolverError
 from ..engine.solvers.adaptive_rk import EmbeddedRK
@@ -310,7 +311,7 @@ class Layout:
         self.sinks = [(block.name, [f"{block.name}.{i}" for i in range(len(views))])
                       for block, views in m.sinks]
         self.hybrid_names = list(g.hybrid_names)
-        self.journal = any(b.uses_run for b in m.blocks)
+        self.journal = bool(logging_blocks(m))
 
 
 def layout(model, generated, edges):

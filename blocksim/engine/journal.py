@@ -12,10 +12,20 @@ from __future__ import annotations
 import numpy as np
 
 
+def logging_blocks(model):
+    """[(index, block)] of the model's blocks that log (`uses_run`), found once per
+    structure."""
+    kept = model.__dict__.get("_logging")
+    if kept is None or kept[0] is not model.blocks:
+        kept = model.__dict__["_logging"] = (
+            model.blocks, [(k, b) for k, b in enumerate(model.blocks) if b.uses_run])
+    return kept[1]
+
+
 def journal_results(model, journal):
     """({name: array} for results.npz, {key: value} for meta.json) of a run's journal
     (rows t, block index, a, b); both empty for a model without logging blocks."""
-    logging = [(k, b) for k, b in enumerate(model.blocks) if b.uses_run]
+    logging = logging_blocks(model)
     if not logging:
         return {}, {}
     journal = np.asarray(journal, dtype=float).reshape(-1, 4)
