@@ -159,21 +159,35 @@ class DiagramSpec:
     # Endpoint
     inputs: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)
+    # the blocks whose BlockSpec is this spec's own (None: all); a copy shares the others'
+    # with the spec it was copied from until it changes them (`block_to_change`)
+    own: set | None = field(default=None, repr=False, compare=False)
 
     def copy(self):
         """A copy whose containers `apply_overrides` may change without touching this spec
         (the raw values themselves are shared: nothing mutates them). A batch of runs loads
-        a diagram once and applies each run's overrides to a copy."""
+        a diagram once and applies each run's overrides to a copy. The blocks' specs are
+        shared until the copy changes one (Model.set costs the same in a diagram of any
+        size)."""
         return DiagramSpec(
             name=self.name, description=self.description, file=self.file,
             scopes=[Scope(dict(s.params), dict(s.overrides), s.parent) for s in self.scopes],
             robots={name: dict(options) for name, options in self.robots.items()},
-            blocks={name: BlockSpec(b.name, b.type, dict(b.params), b.loc, b.scope)
-                    for name, b in self.blocks.items()},
+            blocks=dict(self.blocks), own=set(),
             wires=self.wires, simulation=dict(self.simulation), record=dict(self.record),
             subsystems=self.subsystems,
             written_wires=self.written_wires, buses=self.buses, overrides=list(self.overrides),
             layout=self.layout, inputs=self.inputs, outputs=self.outputs)
+
+    def block_to_change(self, name):
+        """The BlockSpec of block `name`, this spec's own (a copy of the shared one the
+        first time), for `apply_overrides` to change."""
+        block = self.blocks[name]
+        if self.own is not None and name not in self.own:
+            block = self.blocks[name] = BlockSpec(block.name, block.type, dict(block.params),
+                                                  block.loc, block.scope)
+            self.own.add(name)
+        return block
 
 
 def bool_hint(value):
@@ -936,7 +950,7 @@ def _apply_one(spec, key, value, loc):
             raise loc.error(f"the diagram has no input '{parts[1]}'"
                             f"{suggest(parts[1], spec.inputs)}",
                             hint=f"the diagram declares {', '.join(spec.inputs) or 'no inputs'}")
-        spec.blocks[parts[1]].params["value"] = Value(value, loc)
+        spec.block_to_change(parts[1]).params["value"] = Value(value, loc)
     elif head == "name" and len(parts) == 1:
         spec.name = check_name(value, loc)
     elif head == "description" and len(parts) == 1:
@@ -944,7 +958,7 @@ def _apply_one(spec, key, value, loc):
     elif head == "blocks" and len(parts) >= 3 and parts[1] in spec.subsystems:
         _set_subsystem(spec, spec.subsystems[parts[1]], parts[2:], value, loc)
     elif head == "blocks" and len(parts) == 4 and parts[1] in spec.blocks:
-        _set_entry(spec.blocks[parts[1]], parts[2], parts[3], value, loc)
+        _set_entry(spec.block_to_change(parts[1]), parts[2], parts[3], value, loc)
     elif head == "blocks" and len(parts) == 3:
         block = spec.blocks.get(parts[1])
         if block is None:
@@ -952,7 +966,7 @@ def _apply_one(spec, key, value, loc):
                             f"{suggest(parts[1], [*spec.blocks, *spec.subsystems])}")
         if parts[2] == "type":
             raise loc.error("a block's type cannot be overridden", block=parts[1])
-        block.params[parts[2]] = Value(value, loc)
+        spec.block_to_change(parts[1]).params[parts[2]] = Value(value, loc)
     elif head == "robots" and len(parts) == 3:
         robot = spec.robots.get(parts[1])
         if robot is None:
@@ -989,7 +1003,7 @@ def _set_subsystem(spec, sub, rest, value, loc):
     options = () if sub.condition is None else \
         CONDITIONAL_OPTIONS if sub.condition.kind == "enable" else CONDITIONAL_OPTIONS[2:]
     if len(rest) == 1 and rest[0] in options:
-        spec.blocks[sub.name].params[rest[0]] = Value(value, loc)
+        spec.block_to_change(sub.name).params[rest[0]] = Value(value, loc)
         return
     if rest[0] != "parameters" or len(rest) != 2:
         raise loc.error(f"a subsystem's '{'.'.join(rest)}' cannot be set", block=sub.name,

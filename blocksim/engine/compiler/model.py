@@ -188,8 +188,8 @@ def run_config(spec, settings, previous=None):
         """{name: make(entry)} of a section, taken from the previous one where the entry's
         values are the same."""
         before = before or {}
-        return {name: old[key][name] if name in before and same(values(entry),
-                                                                  values(before[name]))
+        return {name: old[key][name] if name in before and (
+            before[name] is entry or same(values(entry), values(before[name])))
                 else make(entry) for name, entry in new.items()}
 
     params, record = spec.scopes[0].params if spec.scopes else {}, spec.record
