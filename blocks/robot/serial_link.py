@@ -5,6 +5,8 @@ gravity, base and tool, dynamics, friction, modifiers, analysis) comes from ``Ro
 which documents the conventions.
 """
 
+import functools
+
 import numpy as np
 
 from .link import Link
@@ -67,20 +69,12 @@ class SerialLink(RobotBase):
         standard DH Pre = Rz(offset), Post = Tz(d)·Tx(a)·Rx(α) (revolute) or
         Pre = Rz(θ)·Tz(offset), Post = Tx(a)·Rx(α) (prismatic); modified DH
         Pre = Rx(α)·Tx(a)·Rz(offset)·Tz(d) or Rx(α)·Tx(a)·Rz(θ)·Tz(offset), Post = 1 (Rz and Tz
-        commute). So X_j = Post_{j−1}·Pre_j, Y_j = Post_j and the end frame is DH frame n."""
-        n = self.n
-        X, Y = np.empty((n, 4, 4)), np.empty((n, 4, 4))
-        post = np.eye(4)
-        for j, L in enumerate(self.links):
-            turn = trotz(L.offset) if L.sigma == 0 else trotz(L.theta) @ transl(0, 0, L.offset)
-            if self.mdh:
-                X[j] = post @ trotx(L.alpha) @ transl(L.a, 0, 0) @ turn @ transl(0, 0, L.d)
-                post = np.eye(4)
-            else:
-                X[j] = post @ turn
-                post = transl(0, 0, L.d) @ transl(L.a, 0, 0) @ trotx(L.alpha)
-            Y[j] = post
-        return X, Y, self.sigma.astype(float), np.eye(4)
+        commute). So X_j = Post_{j−1}·Pre_j, Y_j = Post_j and the end frame is DH frame n.
+        Made once per geometry (read-only arrays): the copies ``_copy`` makes (other masses,
+        friction, base or tool: a perturbed robot per run of a Monte Carlo sweep) share them."""
+        return _dh_frames(self.mdh, tuple((int(L.sigma), float(L.alpha), float(L.a),
+                                           float(L.theta), float(L.d), float(L.offset))
+                                          for L in self.links))
 
     # ------------------------------------------------------------ kinematics
     def A(self, j, qj):
@@ -125,3 +119,23 @@ class SerialLink(RobotBase):
         return ikine6s(self, T, config)
 
     ikine560 = ikine6s
+
+
+@functools.lru_cache(maxsize=64)
+def _dh_frames(mdh, geometry):
+    """(X, Y, slide, E) of ``SerialLink._kinematics`` for the links' (sigma, alpha, a, theta,
+    d, offset) ``geometry``, modified DH when ``mdh``."""
+    n = len(geometry)
+    X, Y = np.empty((n, 4, 4)), np.empty((n, 4, 4))
+    post = np.eye(4)
+    for j, (sigma, alpha, a, theta, d, offset) in enumerate(geometry):
+        turn = trotz(offset) if sigma == 0 else trotz(theta) @ transl(0, 0, offset)
+        if mdh:
+            X[j] = post @ trotx(alpha) @ transl(a, 0, 0) @ turn @ transl(0, 0, d)
+            post = np.eye(4)
+        else:
+            X[j] = post @ turn
+            post = transl(0, 0, d) @ transl(a, 0, 0) @ trotx(alpha)
+        Y[j] = post
+    return (readonly(X), readonly(Y), readonly([float(g[0]) for g in geometry]),
+            readonly(np.eye(4)))

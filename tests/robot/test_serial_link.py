@@ -181,6 +181,25 @@ def test_perturb_is_reproducible_and_exactly_specified(puma):
     assert not np.array_equal(puma.perturb(0.1, seed=4).m, p1.m)
 
 
+def test_a_perturbed_copy_shares_the_frames_and_equals_a_robot_built_afresh(puma):
+    """A perturbed robot (a Monte Carlo run's) has the DH geometry of the one it is copied
+    from: its joint frames are the same read-only arrays, not computed again; its dynamics
+    equal those of a robot built from the perturbed links with the frames computed anew."""
+    from blocks.robot import serial_link
+    p1 = puma.perturb(0.1, seed=3)
+    frames = puma._kinematics()
+    assert all(a is b for a, b in zip(p1._kinematics(), frames))
+    assert not any(a.flags.writeable for a in frames)
+    links = [L.replace(m=p1.m[j], I=p1.I[j]) for j, L in enumerate(puma.links)]
+    serial_link._dh_frames.cache_clear()
+    afresh = SerialLink(links, name=p1.name, gravity=puma.gravity, base=puma.base,
+                        tool=puma.tool)
+    assert afresh._kinematics()[0] is not frames[0]
+    q, qd = RNG.uniform(-1, 1, 6), RNG.uniform(-1, 1, 6)
+    np.testing.assert_array_equal(p1.inertia(q), afresh.inertia(q))
+    np.testing.assert_array_equal(p1.rne(q, qd, qd), afresh.rne(q, qd, qd))
+
+
 def test_payload_composite_body_by_hand():
     tl = load_robot("twolink")
     # last link: 1 kg at r = 0, no inertia; payload 2 kg at x = 0.5 (identity tool).
