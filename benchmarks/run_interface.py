@@ -10,6 +10,9 @@ the issue's targets, measured in one run):
 - set + execute: `model.set("blocks.Spring.K", k)` then `execute(model)` on msd.yaml in
   accelerated mode, k another value each time (a change of values: written into the
   model's Context, nothing recompiled).
+- set, 2,000 gains: `model.set("blocks.G5.K", k)` alone on a chain integrator -> 2,000
+  gains (normal mode): what a change of one block's value costs in a big diagram (the
+  same as in a small one when nothing else is visited).
 - msd grid: `blocksim sweep` of a --grid-value grid of msd's spring constant, in this
   process, preparation included (prepare + run, --keep metrics), per run.
 - demo3 Monte Carlo: demo3 with its controller's model perturbed by 10 % and a seed per run
@@ -91,6 +94,17 @@ def set_execute_msd(repeat):
     return total
 
 
+def set_big(folder, repeat, n=2000):
+    path = Path(folder) / f"chain{n}.yaml"
+    path.write_text(chain(n))
+    model = blocksim.load(path, {"simulation.mode": "normal"})
+
+    def once(i):
+        model.set("blocks.G5.K", 1.0 + (i % 100) / 1000)
+
+    return median_us(once, repeat, 50)
+
+
 def sweep_per_run(folder, text, n):
     """(wall ms per run, preparation included; CPU ms per run) of a one-worker sweep."""
     path = Path(folder) / f"sweep_{n}_{abs(hash(text)) % 1000}.yaml"
@@ -107,13 +121,15 @@ def measure(args):
     with tempfile.TemporaryDirectory() as folder:
         total, inside = execute_chain(folder, args.repeat)
         set_exec = set_execute_msd(args.repeat)
+        big = set_big(folder, args.repeat)
         sweep_file = Path(folder) / "warm.yaml"  # imports and the compiled code's cache
         sweep_file.write_text(GRID.format(n=4))
         prepare(sweep_file).run(workers=1, keep="metrics")
         grid_wall, grid_cpu = sweep_per_run(folder, GRID, args.grid)
         mc_wall, mc_cpu = sweep_per_run(  # at demo3's own tolerances
             folder, MONTE_CARLO.format(rtol=1e-3, atol=1e-6, runs="{n}"), args.mc)
-    return {"execute": total, "inside": inside, "set": set_exec / 1e3, "grid": grid_wall,
+    return {"execute": total, "inside": inside, "set": set_exec / 1e3, "set_big": big / 1e3,
+            "grid": grid_wall,
             "grid_cpu": grid_cpu, "mc": mc_cpu, "mc_wall": mc_wall}
 
 
@@ -139,6 +155,7 @@ def main():
     rows = [("execute", "execute, chain of 10 gains (accelerated)", "us", "243 us", 30),
             ("inside", "  of which inside the compiled run", "us", "27 us", None),
             ("set", "model.set + execute, msd (accelerated)", "ms", "1.78 ms", 0.1),
+            ("set_big", "model.set alone, 2,000-gain chain (normal)", "ms", "", None),
             ("grid", f"msd {args.grid:,}-value grid sweep, per run (wall)", "ms",
              "0.96-1.66 ms", 0.05),
             ("grid_cpu", "  the same, CPU per run", "ms", "", None),

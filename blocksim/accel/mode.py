@@ -69,6 +69,7 @@ class Decision:
     # the blocks' lowerings to generate it from
     checks: tuple = ()
     lowerings: object = None
+    library: object = None  # its compiled code, once a run loaded it (kept in this process)
 
 
 def decide(model, sweep=False):
@@ -357,19 +358,22 @@ def state_jacobian(model):
 
 
 def _compiled(model, decision, progress, plots, jacobian):
-    from .build import build
-    started = time.perf_counter()
-    built = build(decision.generated.source, decision.key)
-    compile_time = time.perf_counter() - started
+    library, compile_time, cached = decision.library, 0.0, True  # loaded by an earlier run
+    if library is None:
+        from .build import build
+        started = time.perf_counter()
+        built = build(decision.generated.source, decision.key)
+        library, cached = built.library, built.cached
+        compile_time = time.perf_counter() - started if not cached else 0.0
+        decision.library = library
     if model.settings.solver in IMPLICIT:
         from .stiff import simulate_stiff
-        t, data, info = simulate_stiff(built.library, model, decision.generated, progress,
+        t, data, info = simulate_stiff(library, model, decision.generated, progress,
                                        plots, jacobian)
     else:
         from .runner import CompiledRun
-        t, data, info = CompiledRun(built.library, model, decision.generated, progress,
+        t, data, info = CompiledRun(library, model, decision.generated, progress,
                                     plots).run()
     info["mode"] = {"mode": "accelerated", "why": decision.why, "note": "",
-                    "compile_time": compile_time if not built.cached else 0.0,
-                    "cache_hit": built.cached}
+                    "compile_time": compile_time, "cache_hit": cached}
     return t, data, info

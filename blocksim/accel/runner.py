@@ -341,7 +341,11 @@ def results_of(lib, rt, model, generated, error, wall, edges=False, info=None):
         ts, marks, sink_values = t, None, {n: data.pop(n) for n in at.sink_names}
     sink_data = {name: (ts, [sink_values[c] for c in inputs], marks)
                  for name, inputs in at.sinks}
-    events = _rows(lib, rt, ROWS.events, 2) if at.hybrid_names else np.zeros((0, 2))
+    if at.hybrid_names:
+        found = _rows(lib, rt, ROWS.events, 2)
+        events = (found[:, 0].copy(), found[:, 1].astype(np.int64), list(at.hybrid_names))
+    else:
+        events = (np.zeros(0), np.zeros(0, dtype=np.int64), [])
     journal = _rows(lib, rt, ROWS.journal, 4).copy() if at.journal else np.zeros((0, 4))
     stats = {"nsteps": int(info[INFO.nsteps]), "nrejected": int(info[INFO.nrejected]),
              "nfev": int(info[INFO.nfev])}
@@ -349,8 +353,7 @@ def results_of(lib, rt, model, generated, error, wall, edges=False, info=None):
                      "wall_time": wall,
                      "end_time": float(t[-1]) if len(t) else m.settings.start,
                      "sink_data": sink_data,
-                     "events": (events[:, 0].copy(), events[:, 1].astype(np.int64),
-                                list(at.hybrid_names)),
+                     "events": events,
                      "journal": journal}
 
 
