@@ -207,7 +207,14 @@ def robot_from_dict(data, source="<inline>"):
 
 def available():
     """Names of the built-in models."""
-    return sorted(p.stem for p in MODELS_DIR.glob("*.yaml"))
+    return list(_builtin())
+
+
+@functools.lru_cache(maxsize=1)
+def _builtin():
+    """The built-in models' names, sorted: the package's files, listed once (a robot built
+    per run of a sweep checked its model against a listing of the folder)."""
+    return tuple(sorted(p.stem for p in MODELS_DIR.glob("*.yaml")))
 
 
 def load_robot(name_or_path):

@@ -33,6 +33,7 @@ import ast
 import contextlib
 import contextvars
 import difflib
+import functools
 import keyword
 import math
 import operator
@@ -529,12 +530,18 @@ def names_in(value, depth=0):
         return set().union(*(names_in(v, depth + 1) for v in value))
     if not isinstance(value, str) or len(value) > MAX_TEXT:
         return set()
+    return set(_text_names(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _text_names(value):
+    """names_in of one text (parsed once: a sweep's runs order the same parameters)."""
     level = deepest = 0
     for ch in value:
         level += (ch in "([{") - (ch in ")]}")
         deepest = max(deepest, level)
     if deepest > MAX_DEPTH:
-        return set()
+        return frozenset()
     expression = value.replace("\r", " ").replace("\n", " ").replace("\t", " ").strip()
     statements = "\n".join(line.strip() for line in value.replace("\r", "\n").split("\n"))
     for text, mode in ((expression, "eval"), (statements.strip(), "exec")):
@@ -542,8 +549,8 @@ def names_in(value, depth=0):
             tree = ast.parse(text, mode=mode)
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             continue
-        return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-    return set()
+        return frozenset(node.id for node in ast.walk(tree) if isinstance(node, ast.Name))
+    return frozenset()
 
 
 def trace(text, inputs, names, args, *, functions=FUNCTIONS | MATRIX_FUNCTIONS, dotted=None):
