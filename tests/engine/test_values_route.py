@@ -232,7 +232,7 @@ READERS = """
 blocksim: 1
 parameters: {a: 2.0, b: a + 1, c: 0.5, T: 0.1}
 blocks:
-  S: {type: step, time: c, before: 0, after: 1}
+  S: {type: step, time: c, before: 0, after: 2*c}
   A: {type: gain, K: a}
   B: {type: gain, K: 2*a}
   C: {type: gain, K: b}
@@ -268,8 +268,12 @@ def test_the_dependency_map_reaches_exactly_the_blocks_reading_a_changed_name(tm
     model.set("parameters.a", 5)
     assert {b.name for b in model.blocks if b.p is not before[b.name]} == {"A", "B", "C", "D"}
     assert [model.block(n).p.K for n in "ABCD"] == [5, 10, 6, 2.5]
-    model.set("parameters.c", 0.25)  # read by the step's time and D's K
-    assert [model.block("S").p.time, model.block("D").p.K] == [0.25, 1.25]
+    model.set("parameters.c", 0.25)  # read by the step's time and final value, and D's K
+    assert [model.block("S").p.time, model.block("S").p.after, model.block("D").p.K] == \
+        [0.25, 0.5, 1.25]
+    model.set("blocks.S.before", "c - 1")  # S entered again: two of its texts read c
+    model.set("parameters.c", 0.5)
+    assert [model.block("S").p.before, model.block("S").p.after] == [-0.5, 1.0]
     assert model.compilation is comp
 
 

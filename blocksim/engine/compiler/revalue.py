@@ -61,7 +61,7 @@ class Revalue:
         # name}}} (a resource parameter reads its resource's name in scope 0); made once,
         # a block's entries made again when a change sets its parameters
         self.readers = {}
-        self.registered = {}  # block -> [(scope, name)] of its entries
+        self.registered = {}  # block -> {(scope, name)} of its entries
         for name in self.blocks:
             self._register(compilation.spec, name)
         self.settings_reads = self._settings_reads(compilation.spec)
@@ -71,7 +71,7 @@ class Revalue:
         dropped first), by the rule `_parameters` reaches parameters with."""
         for scope, read in self.registered.pop(name, ()):
             del self.readers[scope][read][name]
-        block, bspec, entries = self.blocks[name], spec.blocks[name], []
+        block, bspec, entries = self.blocks[name], spec.blocks[name], set()
         for param in type(block).params:
             value = bspec.params.get(param.name)
             raw = param.default if value is None else value.raw
@@ -85,7 +85,7 @@ class Revalue:
             for read in reads:
                 self.readers.setdefault(scope, {}).setdefault(read, {}).setdefault(
                     name, set()).add(param.name)
-                entries.append((scope, read))
+                entries.add((scope, read))
         self.registered[name] = entries
 
     def _settings_reads(self, spec):
@@ -218,8 +218,8 @@ class Revalue:
 
     def _scope_values(self, spec, set_params, changed, problems):
         """The compilation's Values with the scopes' parameters that may change evaluated
-        again (a copy when there are any: the compilation's are not touched); `changed` narrowed to those whose
-        value did change."""
+        again (a copy when there are any: the compilation's are not touched); `changed`
+        narrowed to those whose value did change."""
         old = self.comp.values
         if not changed:  # blocks' own parameters set
             return old
