@@ -192,10 +192,10 @@ def run_config(spec, settings, previous=None):
             before[name] is entry or same(values(entry), values(before[name])))
                 else make(entry) for name, entry in new.items()}
 
-    params, record = spec.scopes[0].params if spec.scopes else {}, spec.record
+    params = spec.scopes[0].params if spec.scopes else {}
+    was_params = was.scopes[0].params if was is not None and was.scopes else None
     return {
-        "parameters": old["parameters"] if same(params, was and was.scopes[0].params)
-        else raws(params),
+        "parameters": old["parameters"] if same(params, was_params) else raws(params),
         "robots": entries(spec.robots, was and was.robots, "robots", lambda o: o, raws),
         "blocks": entries(spec.blocks, was and was.blocks, "blocks", lambda b: b.params,
                           lambda b: {"type": b.type, **raws(b.params)}),
@@ -203,5 +203,6 @@ def run_config(spec, settings, previous=None):
         [f"{w.src.text()} -> {w.dst.text()}" for w in spec.wires],
         "simulation": old["simulation"] if settings is was_settings else
         {k: getattr(settings, k) for k in settings.__dataclass_fields__},
-        "record": old["record"] if same(record, was and was.record) else raws(record),
+        "record": old["record"] if same(spec.record, was and was.record) else
+        raws(spec.record),
     }
