@@ -460,7 +460,7 @@ def _export(args):
     if args.fmu:
         from .fmi.build import BuildError
         try:
-            interfaces, why_not = export_fmu(model, args.fmu, args.fmi, args.interface)
+            interfaces, why_not, tune = export_fmu(model, args.fmu, args.fmi, args.interface)
         except BuildError as e:
             print(f"{args.file}: error: the FMU could not be built: {e}", file=sys.stderr)
             return EXIT_FAILED
@@ -470,11 +470,24 @@ def _export(args):
         for e in getattr(why_not, "errors", [why_not] if why_not else []):
             first = str(e).split("\n")[0].replace(": error: ", ": ", 1)
             print(f"note: co-simulation only: {first}")
+        _print_tunables(tune)
         return EXIT_OK
-    paths = export_c(model, args.c_dir)
+    paths, tune = export_c(model, args.c_dir)
     print(f"wrote {', '.join(str(p) for p in paths)}")
-    print(f"build and run: cd {args.c_dir} && cc *.c -lm && ./a.out > results.csv")
+    _print_tunables(tune)
+    print(f"build and run: cd {args.c_dir} && cc *.c -lm && ./a.out [NAME=VALUE ...] > "
+          "results.csv")
     return EXIT_OK
+
+
+def _print_tunables(tune):
+    """What blocksim export says of the diagram's parameters (accel/tunable.py)."""
+    if tune.parameters:
+        print("tunable parameters: " + ", ".join(
+            p.name + (" (fixed: before the run starts)" if p.variability == "fixed" else "")
+            for p in tune.parameters))
+    for name, why in tune.refused:
+        print(f"not tunable: {name}: {why}")
 
 
 def _draw(args):

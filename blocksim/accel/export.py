@@ -31,6 +31,7 @@ from .boundary import BIND, ERRORS, STIFF, settings_row
 from .arguments import SeriesRange, arguments
 from .codegen import RUNTIME, RUNTIME_FILES, _double_table, _int_table, _Locator, generate
 from .compilable import NotCompilable, lowerings
+from .tunable import tunables
 _BATCH = "rt_batch.c"  # the sweeps' threads: not part of an exported diagram
 
 
@@ -87,10 +88,11 @@ def export_c(model, directory):
     except SeriesRange as e:
         raise DiagramError(f"cannot export: {e}", file=model.file) from None
     name = c_name(model.name)
+    tune = tunables(model)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    files = {f"{name}.c": _source(model, generated, name),
-             f"{name}.h": _header(model, generated, name),
+    files = {f"{name}.c": _source(model, generated, name, tune),
+             f"{name}.h": _header(model, generated, name, tune),
              "main.c": _main(name)}
     paths = []
     for filename, text in files.items():
@@ -98,11 +100,11 @@ def export_c(model, directory):
         with atomic_path(path) as tmp:
             Path(tmp).write_text(text)
         paths.append(path)
-    return paths
+    return paths, tune
 
 
 # -- NAME.c ----------------------------------------------------------------------------------
-def _source(model, generated, name):
+def _source(model, generated, name, tune):
     m, v = model, arguments(model, generated)  # the model's run values (its Context's)
     runtime = {f'#include "{f}"': "" if f == _BATCH else
                f"/* ---- runtime: {f} ---- */\n{(RUNTIME / f).read_text()}"
@@ -140,11 +142,73 @@ def _source(model, generated, name):
     lines.append(_long_table("EX_INPUT_SIZE", [b.p.value.size for b in m.inports.values()]))
     lines += [f"struct {name}_model {{", "    RT *rt;",
               *(f"    double {k}[{max(n, 1)}];" for k, n in sizes.items()),
+              f"    double TV[{max(tune.initial.size, 1)}];  /* the tunable values, then "
+              "those computed from them */",
               "    int started, moved;  /* an FMU's model exchange: the start's event is done,",
               "                            states moved after a step */",
               "    char message[640];", "};", ""]
+    lines += _parameters(name, tune, sizes["P"])
     lines += _api(name, outs, sizes, len(v.event_t))
     return "\n".join(lines) + "\n"
+
+
+def _parameters(name, tune, np_):
+    """The tunable parameters' tables and functions (tunable.py: what a change re-derives,
+    in C): NAME_parameter, NAME_not_tunable, NAME_parameter_size, NAME_set_parameter."""
+    params, n = tune.parameters, len(tune.parameters)
+    refused = [x for pair in tune.refused for x in pair]
+    return [
+        _double_table("EX_TV", tune.initial),
+        f"static const char *const EX_PARAM_NAMES[{max(n, 1)}] = "
+        f"{{{', '.join(_c_string(p.name) for p in params) or '0'}}};",
+        _int_table("EX_PARAM_AT", tune.offsets()),
+        _int_table("EX_PARAM_SIZE", [p.size for p in params]),
+        _int_table("EX_PARAM_FIXED", [p.variability == "fixed" for p in params]),
+        f"static const char *const EX_NOT_TUNABLE[{max(len(refused), 1)}] = "
+        f"{{{', '.join(map(_c_string, refused)) or '0'}}};",
+        "/* a value computed from the tunable ones fails: why_ says why, as normal mode would */",
+        "#undef FAIL", "#define FAIL(...) snprintf(why_, 256, __VA_ARGS__)",
+        *tune.c_functions,
+        "#undef FAIL", "#define FAIL(...) rt_fail(rt, self_, t, method_, __VA_ARGS__)", "",
+        "/* everything the tunable values reach, computed again from them */",
+        "static void ex_rederive(double *tv, double *P, char *why_)", "{",
+        *(f"    if (!why_[0])\n        {step};" for step in tune.c_steps),
+        "    (void)tv; (void)P;", "}", "",
+        "/* a parameter's name as blocksim run --set spells its path: parameters.k, "
+        "blocks.PID.Ki */",
+        "static const char *ex_short_name(const char *name)", "{",
+        '    if (strncmp(name, "parameters.", 11) == 0)', "        return name + 11;",
+        '    return strncmp(name, "blocks.", 7) == 0 ? name + 7 : name;', "}", "",
+        f"int {name}_parameter(const char *name)", "{",
+        "    name = ex_short_name(name);",
+        f"    for (int k = 0; k < {n}; k++)",
+        "        if (strcmp(EX_PARAM_NAMES[k], name) == 0)", "            return k;",
+        "    return -1;", "}", "",
+        f"const char *{name}_not_tunable(const char *name)", "{",
+        "    name = ex_short_name(name);",
+        f"    for (int k = 0; k + 1 < {len(refused)}; k += 2)",
+        "        if (strcmp(EX_NOT_TUNABLE[k], name) == 0)",
+        "            return EX_NOT_TUNABLE[k + 1];", "    return NULL;", "}", "",
+        f"int {name}_parameter_size(int k)", "{",
+        f"    return k >= 0 && k < {n} ? EX_PARAM_SIZE[k] : 0;", "}", "",
+        f"int {name}_set_parameter({name}_model *m, int k, const double *value)", "{",
+        f"    if (k < 0 || k >= {n}) {{",
+        f'        snprintf(m->message, sizeof m->message, "{name}: no tunable parameter %d", k);',
+        "        return -1;", "    }",
+        "    if (EX_PARAM_FIXED[k] && (m->rt->phase != 0 || m->started)) {",
+        '        snprintf(m->message, sizeof m->message, "%s is fixed: set it before the run '
+        'starts (a block it reaches has zero crossings or a workspace)", EX_PARAM_NAMES[k]);',
+        "        return -1;", "    }",
+        f"    double tv[{max(tune.initial.size, 1)}], P[{max(np_, 1)}];",
+        "    memcpy(tv, m->TV, sizeof tv);", "    memcpy(P, m->P, sizeof P);",
+        "    memcpy(m->TV + EX_PARAM_AT[k], value, sizeof(double) * EX_PARAM_SIZE[k]);",
+        '    char why_[256] = "";', "    ex_rederive(m->TV, m->P, why_);",
+        "    if (why_[0]) {  /* refused: the values before */",
+        "        memcpy(m->TV, tv, sizeof tv);", "        memcpy(m->P, P, sizeof P);",
+        '        snprintf(m->message, sizeof m->message, "%s refused: %s", EX_PARAM_NAMES[k], '
+        "why_);",
+        "        return -1;", "    }",
+        "    m->message[0] = 0;", "    return 0;", "}", ""]
 
 
 def _api(name, outs, sizes, nevents):
@@ -159,6 +223,7 @@ def _api(name, outs, sizes, nevents):
         "    if (!m->rt) {", "        free(m);", "        return NULL;", "    }",
         *(f"    memcpy(m->{k}, EX_INIT_{k}, sizeof(double) * {n});" for k, n in sizes.items()
           if n),
+        "    memcpy(m->TV, EX_TV, sizeof EX_TV);",
         f"    double *buffers[] = {{{', '.join(f'm->{k}' for k in BIND.names)}}};",
         "    rt_bind(m->rt, buffers, (const double **)EX_DATA, EX_DATA_SIZE);",
         "    rt_configure(m->rt, EX_SETTINGS, EX_SERIES, EX_CLOCK_J, EX_EVENT_T, EX_EVENT_BLOCK,",
@@ -199,7 +264,7 @@ def _api(name, outs, sizes, nevents):
         "    double *data = NULL;", "    long long n = rt_rows(m->rt, 0, &data);",
         "    *rows = data;", "    return n;", "}", "",
         f"const char *{name}_error({name}_model *m)", "{",
-        "    RT *rt = m->rt;", "    if (!rt->error)", '        return "";',
+        "    RT *rt = m->rt;", "    if (!rt->error)", "        return m->message;  /* a refused value's, or empty */",
         "    int k = rt->error >= 1 && rt->error <= (int)(sizeof EX_ERROR_NAMES / sizeof "
         "*EX_ERROR_NAMES) - 1 ? rt->error : 0;",
         "    if (rt->error == RT_E_BLOCK)",
@@ -224,7 +289,7 @@ def _output_places(outs):
 
 
 # -- NAME.h ----------------------------------------------------------------------------------
-def _header(model, generated, name):
+def _header(model, generated, name, tune):
     m, guard = model, f"{name.upper()}_H"
     inputs = [(n, b.p.value.size) for n, b in m.inports.items()]
     outputs = [(n, view.size) for n, (view, _) in m.outports.items()]
@@ -250,12 +315,31 @@ def _header(model, generated, name):
               f"#define {name}_ROW_WIDTH {width}",
               f"#define {name}_CSV_COLUMNS {len(header)}",
               f"#define {name}_CSV_HEADER {_c_string(text.getvalue())}", "",
+              f"#define {name}_NPARAMETERS {len(tune.parameters)}  /* tunable parameters */"]
+    lines += [f"#define {name}_PARAMETER_{c_name(p.name)} {k}  /* {p.size} double(s), "
+              f"{p.variability} */" for k, p in enumerate(tune.parameters)]
+    lines += [f"/*   {n} is not tunable: {why} */" for n, why in tune.refused]
+    lines += [f"#define {name}_PARAMETER_SIZE_MAX "
+              f"{max([p.size for p in tune.parameters] + [1])}", "",
               f"typedef struct {name}_model {name}_model;", "",
               "/* a run at the diagram's start; NULL when out of memory */",
               f"{name}_model *{name}_init(void);",
               f"/* input {name}_INPUT_<name> set to `value` (its size in doubles), held until "
               "set again */",
               f"void {name}_set_input({name}_model *m, int input, const double *value);",
+              f"/* the index of the tunable parameter `name` ({name}_PARAMETER_<name>; also "
+              "spelled as --set's path,",
+              "   parameters.k, blocks.PID.Ki), -1 when it is not one */",
+              f"int {name}_parameter(const char *name);",
+              "/* why the diagram's parameter `name` is not tunable; NULL when it is, or is "
+              "not the diagram's */",
+              f"const char *{name}_not_tunable(const char *name);",
+              f"int {name}_parameter_size(int k);  /* its number of doubles */",
+              f"/* parameter k set to `value` ({name}_parameter_size(k) doubles) and what "
+              "depends on it computed again;",
+              "   a tunable one before the run and between steps, a fixed one before the run "
+              f"only; 0, -1 ({name}_error says why) */",
+              f"int {name}_set_parameter({name}_model *m, int k, const double *value);",
               "/* run to time t, an instant of the run (the step ends there); 0, 1 once the "
               "stop is reached,",
               f"   -1 when the run failed ({name}_error says why); it keeps no rows */",
@@ -274,7 +358,8 @@ def _header(model, generated, name):
               "the sinks'),",
               f"   the first {name}_CSV_COLUMNS those of {name}_CSV_HEADER */",
               f"long long {name}_rows({name}_model *m, const double **rows);",
-              f"const char *{name}_error({name}_model *m);  /* \"\" when none */",
+              f"const char *{name}_error({name}_model *m);  /* why the run failed or a value "
+              "was refused; \"\" when neither */",
               f"void {name}_terminate({name}_model *m);", "", f"#endif", ""]
     return "\n".join(lines)
 
@@ -284,17 +369,52 @@ def _main(name):
     return "\n".join([
         f"/* Runs the exported diagram {name} to its stop time and writes its recorded signals "
         "as CSV",
-        "   (to the file named by the first argument, else to standard output), as `blocksim "
-        "run --csv`",
-        "   writes results.csv. Exit 3 when the run failed (the rows recorded so far are "
-        "written). */",
-        "#include <stdio.h>", f'#include "{name}.h"', "",
+        "   (to the file its argument names, else to standard output), as `blocksim run --csv`",
+        "   writes results.csv; arguments NAME=VALUE set tunable parameters first (an array's",
+        "   values separated by commas). Exit 2 for an argument refused, 3 when the run failed",
+        "   (the rows recorded so far are written). */",
+        "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>",
+        f'#include "{name}.h"', "",
+        f"static int set_parameter({name}_model *m, const char *arg, const char *eq)", "{",
+        "    char key[256];", '    snprintf(key, sizeof key, "%.*s", (int)(eq - arg), arg);',
+        f"    int k = {name}_parameter(key);",
+        "    if (k < 0) {",
+        f"        const char *why = {name}_not_tunable(key);",
+        "        if (why)",
+        f'            fprintf(stderr, "{name}: %s cannot be set: %s\\n", key, why);',
+        "        else",
+        f'            fprintf(stderr, "{name}: no tunable parameter %s\\n", key);',
+        "        return -1;", "    }",
+        f"    double value[{name}_PARAMETER_SIZE_MAX];",
+        f"    int n = 0, size = {name}_parameter_size(k);",
+        "    const char *at = eq + 1;",
+        "    for (;;) {", "        char *end;", "        double v = strtod(at, &end);",
+        "        if (end == at || n == size || (*end && *end != ',')) {",
+        f'            fprintf(stderr, "{name}: %s: expected %d number(s) separated by commas, '
+        'got \'%s\'\\n", key, size, eq + 1);',
+        "            return -1;", "        }",
+        "        value[n++] = v;", "        if (!*end)", "            break;",
+        "        at = end + 1;", "    }",
+        "    if (n != size) {",
+        f'        fprintf(stderr, "{name}: %s: expected %d number(s), got %d\\n", key, size, n);',
+        "        return -1;", "    }",
+        f"    if ({name}_set_parameter(m, k, value) < 0) {{",
+        f'        fprintf(stderr, "{name}: %s\\n", {name}_error(m));',
+        "        return -1;", "    }",
+        "    return 0;", "}", "",
         "int main(int argc, char **argv)", "{",
-        '    FILE *out = argc > 1 ? fopen(argv[1], "w") : stdout;',
-        "    if (!out) {", "        perror(argv[1]);", "        return 2;", "    }",
         f"    {name}_model *m = {name}_init();",
         "    if (!m) {", f'        fputs("{name}: out of memory\\n", stderr);',
         "        return 3;", "    }",
+        "    const char *file = NULL;",
+        "    for (int i = 1; i < argc; i++) {",
+        "        const char *eq = strchr(argv[i], '=');",
+        "        if (!eq)", "            file = argv[i];",
+        "        else if (set_parameter(m, argv[i], eq) < 0) {",
+        f"            {name}_terminate(m);", "            return 2;", "        }", "    }",
+        '    FILE *out = file ? fopen(file, "w") : stdout;',
+        "    if (!out) {", "        perror(file);", f"        {name}_terminate(m);",
+        "        return 2;", "    }",
         f"    int status = {name}_run(m);",
         "    const double *rows;",
         f"    long long n = {name}_rows(m, &rows);",
@@ -305,7 +425,7 @@ def _main(name):
         f"j + 1 < {name}_CSV_COLUMNS ? ',' : '\\n');",
         "    if (status < 0)", f'        fprintf(stderr, "%s\\n", {name}_error(m));',
         f"    {name}_terminate(m);",
-        "    if (out != stdout && fclose(out) != 0) {", "        perror(argv[1]);",
+        "    if (out != stdout && fclose(out) != 0) {", "        perror(file);",
         "        return 3;", "    }",
         "    return status < 0 ? 3 : 0;", "}", ""])
 
@@ -390,6 +510,7 @@ def export_fmu(model, out, fmi=2, interface=None):
         arguments(model, generated)
     except SeriesRange as e:
         raise DiagramError(f"cannot export: {e}", file=model.file) from None
+    tune = tunables(model)
     variables = [Variable(n, "input", start=np.ravel(b.p.value).tolist(),
                           shape=tuple(np.shape(b.p.value)))
                  for n, b in model.inports.items()]
@@ -403,9 +524,12 @@ def export_fmu(model, out, fmi=2, interface=None):
                                description="the diagram's continuous states"),
                       Variable("der(x)", derivative="x", shape=(nx,),
                                description="their derivatives")]
-    source = "\n".join([_header(model, generated, name),
-                        _source(model, generated, name).replace(f'#include "{name}.h"', ""),
-                        _fmu_glue(model, name, me)])
+    variables += [Variable(p.name, "parameter", p.variability, start=p.value.ravel().tolist(),
+                           shape=p.value.shape) for p in tune.parameters]
+    source = "\n".join([_header(model, generated, name, tune),
+                        _source(model, generated, name, tune).replace(f'#include "{name}.h"',
+                                                                      ""),
+                        _fmu_glue(model, name, me, tune)])
     with tempfile.TemporaryDirectory() as tmp:
         c_file = Path(tmp) / "model.c"
         c_file.write_text(source)
@@ -416,7 +540,7 @@ def export_fmu(model, out, fmi=2, interface=None):
                             model_data=True, stop_time=model.settings.stop,
                             description=model.spec.description if model.spec else "")
         build_fmu(description, out, fmi=fmi)
-    return interfaces, why_not
+    return interfaces, why_not, tune
 
 
 def fed_by(model, text):
@@ -441,7 +565,7 @@ def fed_by(model, text):
     return found
 
 
-def _fmu_glue(model, name, me):
+def _fmu_glue(model, name, me, tune):
     """The FMU model contract's functions over the exported library. Co-simulation: the
     inputs set from the FMU's values before each step, the outputs read back after.
     Model exchange (`me`: the diagram has continuous states x): the diagram evaluated at
@@ -459,16 +583,24 @@ def _fmu_glue(model, name, me):
         "    return m->model_data;", "}", "",
         "void model_release(Instance *m)", "{",
         f"    {name}_terminate(m->model_data);", "    m->model_data = NULL;", "}", "",
-        f"static void set_inputs(Instance *m, {name}_model *d)", "{",
+        "/* the inputs, and the parameters the importer changed (what they reach computed",
+        "   again); MODEL_ERROR when a value is refused */",
+        f"static int set_inputs(Instance *m, {name}_model *d)", "{",
         *(f"    {name}_set_input(d, {k}, m->v + {v});" for k, v in ins),
-        "    (void)m;", "    (void)d;", "}", "",
+        *(f"    if (memcmp(d->TV + {at}, m->v + V_{c_name_fmu(p.name)}, sizeof(double) * "
+          f"{p.size}) != 0 && {name}_set_parameter(d, {k}, m->v + V_{c_name_fmu(p.name)}))\n"
+          f'    {{\n        model_log(m, MODEL_ERROR, "%s", {name}_error(d));\n'
+          "        return MODEL_ERROR;\n    }"
+          for k, (p, at) in enumerate(zip(tune.parameters, tune.offsets()))),
+        "    (void)m;", "    (void)d;", "    return MODEL_OK;", "}", "",
         "static void get_outputs(Instance *m, const double *out)", "{",
         *(f"    memcpy(m->v + {v}, out + {o}, sizeof(double) * {size});"
           for v, o, size in outs), "    (void)m;", "    (void)out;", "}", "",
-        f"static void exchange(Instance *m, {name}_model *d)", "{",
-        "    set_inputs(m, d);",
+        f"static int exchange(Instance *m, {name}_model *d)", "{",
+        "    if (set_inputs(m, d))", "        return MODEL_ERROR;",
         f"    double out[{name}_OUTPUTS_SIZE > 0 ? {name}_OUTPUTS_SIZE : 1];",
-        f"    {name}_outputs(d, out);", "    get_outputs(m, out);", "}", "",
+        f"    {name}_outputs(d, out);", "    get_outputs(m, out);", "    return MODEL_OK;",
+        "}", "",
         f"static int failed(Instance *m, {name}_model *d)", "{",
         f'    model_log(m, MODEL_ERROR, "%s", {name}_error(d));',
         "    return MODEL_ERROR;", "}", "",
@@ -493,8 +625,8 @@ def _fmu_glue(model, name, me):
         f"    {name}_model *d = diagram_of(m);",
         "    if (!d) {", '        model_log(m, MODEL_ERROR, "out of memory");',
         "        return MODEL_ERROR;", "    }",
-        "    if (m->cosim) {", "        exchange(m, d);", "        return MODEL_OK;", "    }",
-        "    set_inputs(m, d);",
+        "    if (m->cosim)", "        return exchange(m, d);",
+        "    if (set_inputs(m, d))", "        return MODEL_ERROR;",
         "    if (!d->started && me_start(m, d))", "        return failed(m, d);",
         f"    if (rt_f(d->rt, m->time, {states}, d->rt->DX))",
         "        return failed(m, d);",
@@ -560,7 +692,7 @@ def _fmu_glue(model, name, me):
         "int model_do_step(Instance *m, double h)", "{",
         f"    {name}_model *d = diagram_of(m);",
         "    if (!d)", "        return MODEL_ERROR;",
-        "    exchange(m, d);",
+        "    if (exchange(m, d))", "        return MODEL_ERROR;",
         f"    int status = {name}_advance(d, m->time + h);",
         "    if (status < 0)", "        return failed(m, d);",
         f"    if ({name}_time(d) < m->time + h) {{",
@@ -568,7 +700,7 @@ def _fmu_glue(model, name, me):
         '                  "time, %.17g s (export it with a later simulation.stop)",',
         f"                  m->time + h, {name}_time(d));",
         "        return MODEL_ERROR;", "    }",
-        "    m->time += h;", "    exchange(m, d);", "    return MODEL_OK;", "}", ""])
+        "    m->time += h;", "    return exchange(m, d);", "}", ""])
 
 
 def c_name_fmu(name):

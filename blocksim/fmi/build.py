@@ -152,6 +152,11 @@ def _refs(model, fmi):
     return refs, offset
 
 
+def quoted(text):
+    """`text` as a C string literal."""
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _c_table(ctype, name, values):
     items = ", ".join(str(v) for v in values) or "0"
     return f"static const {ctype} {name}[{max(len(values), 1)}] = {{{items}}};"
@@ -190,6 +195,12 @@ def model_vars(model, fmi):
     lines.append(_c_table("int", "VR_OFFSET", [0] + [off for _, _, _, off in refs]))
     lines.append(_c_table("int", "VR_SIZE", [1] + [var.size if k is None else 1
                                                    for _, var, k, _ in refs]))
+    # fixed parameters: settable until initialisation ends (fmu_set_values refuses them after)
+    lines.append(_c_table("int", "VR_FIXED", [0] + [int(var.causality == "parameter" and
+                                                        var.variability == "fixed")
+                                                    for _, var, _, _ in refs]))
+    lines.append(_c_table("char *const", "VR_NAME", ['"time"'] + [
+        quoted(var.name if k is None else f"{var.name}[{k + 1}]") for _, var, k, _ in refs]))
     lines.append(_c_table("int", "STATE_OFF", [offsets[v.name] + k for v, k in states]))
     lines.append(_c_table("int", "DER_OFF", [offsets[ders[v.name].name] + k for v, k in states]))
     lines.append(_c_table("double", "START_VALUES", [repr(float(s)) for s in starts]))

@@ -40,8 +40,11 @@ def test_fmpy_validates_and_simulates_it_as_run(fmus, fmi):
     numbers (to 1e-12)."""
     assert validate_fmu(str(fmus[fmi])) == []
     desc = fmpy.read_model_description(str(fmus[fmi]))
-    assert {v.name: v.causality for v in desc.modelVariables} == \
-        {"time": "independent", "theta": "input", "volts": "output"}
+    assert {v.name: (v.causality, v.variability) for v in desc.modelVariables} == {
+        "time": ("independent", "continuous"), "theta": ("input", "continuous"),
+        "volts": ("output", "continuous"),
+        # the step's level; Ki reaches the PID's zero crossings (clamping): fixed
+        "Ref.after": ("parameter", "tunable"), "PID.Ki": ("parameter", "fixed")}
     fmu = fmpy.simulate_fmu(str(fmus[fmi]), fmi_type="CoSimulation", output_interval=0.01,
                             stop_time=12)
     run = blocksim.run(PID, overrides=[*FIXED, "simulation.output_interval=0.01"])

@@ -67,6 +67,11 @@ int fmu_set_values(Instance *m, const unsigned int *vr, size_t n, const double *
     for (size_t i = 0; i < n; i++) {
         if (vr[i] >= N_REFS || k + VR_SIZE[vr[i]] > nin)
             return MODEL_ERROR;
+        if (VR_FIXED[vr[i]] && m->mode != MODE_INSTANTIATED && m->mode != MODE_INIT) {
+            model_log(m, MODEL_ERROR, "%s is a fixed parameter: it can be set only before "
+                      "initialisation ends", VR_NAME[vr[i]]);
+            return MODEL_ERROR;
+        }
         for (int j = 0; j < VR_SIZE[vr[i]]; j++)
             m->v[VR_OFFSET[vr[i]] + j] = in[k++];
     }
