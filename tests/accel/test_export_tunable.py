@@ -1,0 +1,148 @@
+"""Tunable parameters of an exported diagram (blocksim export, accel/tunable.py): set from
+the C library, main.c's NAME=VALUE arguments and an FMU's parameter variables.
+References: `blocksim run --set` of the same diagram (normal mode), fmpy (validation,
+co-simulation, CVode), and the same switch written into the diagram."""
+import subprocess
+
+import numpy as np
+import pytest
+
+import blocksim
+from blocksim.cli import main
+from blocksim.engine.csvio import read_csv
+
+from test_export_c import _built
+from test_export_fmu import ROOT
+
+fmpy = pytest.importorskip("fmpy")
+from fmpy.validation import validate_fmu  # noqa: E402
+
+# msd.yaml with its states as the diagram's outputs, at rk4 1 ms (co-simulation's steps then
+# fall on the communication grid: the FMU and blocksim run make the same steps)
+MSD = (ROOT / "diagrams" / "msd.yaml").read_text().replace(
+    "blocks:", "outputs: {pos: Position.y, vel: Velocity.y}\nblocks:", 1)
+RK4 = ["simulation.solver=rk4", "simulation.step=1e-3", "simulation.output_interval=0.05"]
+
+
+@pytest.fixture(scope="module")
+def msd(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tunable")
+    diagram = out / "msd.yaml"
+    diagram.write_text(MSD)
+    sets = [a for s in RK4 for a in ("--set", s)]
+    fmus = {}
+    for fmi in (2, 3):
+        fmus[fmi] = out / f"msd{fmi}.fmu"
+        assert main(["export", str(diagram), "--fmu", str(fmus[fmi]), "--fmi", str(fmi),
+                     *sets]) == 0
+    return diagram, fmus
+
+
+def _run(diagram, *sets):
+    return blocksim.run(diagram, overrides=[*RK4, *sets])
+
+
+@pytest.mark.parametrize("fmi", [2, 3])
+def test_fmpy_start_values_equal_run_set(msd, fmi):
+    """fmpy's start value k = 8: co-simulation equals `blocksim run --set parameters.k=8`
+    to 1e-12 (same solver, same steps); CVode on the model exchange gives its states to 1e-6
+    at rtol 1e-8 (and to 1e-7 at rtol 1e-10: the rest is CVode's own error) against run at
+    rtol 1e-12. The FMU's parameters are the diagram's literal ones and block parameters."""
+    diagram, fmus = msd
+    fmu = str(fmus[fmi])
+    assert validate_fmu(fmu) == []
+    desc = fmpy.read_model_description(fmu)
+    params = {v.name: (v.variability, v.start) for v in desc.modelVariables
+              if v.causality == "parameter"}
+    assert params == {"m": ("tunable", "1.0"), "c": ("tunable", "0.4"),
+                      "k": ("tunable", "4.0"), "Force.before": ("tunable", "0.0"),
+                      "Force.after": ("tunable", "1.0")}
+    run = _run(diagram, "parameters.k=8")
+    cs = fmpy.simulate_fmu(fmu, fmi_type="CoSimulation", start_values={"k": 8},
+                           output_interval=0.05)
+    assert np.array_equal(cs["time"], run["t"])
+    assert np.abs(cs["pos"] - run["x"]).max() <= 1e-12
+    assert np.abs(cs["vel"] - run["v"]).max() <= 1e-12
+    tight = blocksim.run(diagram, overrides=["parameters.k=8", "simulation.output_interval=0.05",
+                                             "simulation.rtol=1e-12", "simulation.atol=1e-14",
+                                             "simulation.solver=dop853"])
+    for rtol, tol in ((1e-8, 1e-6), (1e-10, 1e-7)):
+        me = fmpy.simulate_fmu(fmu, fmi_type="ModelExchange", start_values={"k": 8},
+                               output_interval=0.05, relative_tolerance=rtol)
+        keep = np.r_[True, me["time"][1:] != me["time"][:-1]]  # the rows after each event
+        assert np.array_equal(me["time"][keep], tight["t"])
+        assert np.abs(me["pos"][keep] - tight["x"]).max() <= tol
+        assert np.abs(me["vel"][keep] - tight["v"]).max() <= (tol if rtol < 1e-8 else 2 * tol)
+    # without it, the exported k = 4: far from k = 8's run
+    assert np.abs(fmpy.simulate_fmu(fmu, fmi_type="CoSimulation", output_interval=0.05)["pos"]
+                  - run["x"]).max() > 0.1
+
+
+# the switch of k from 4 to 8 at t = 5 written into the diagram: the spring a product of
+# the position and a step (the same multiplication as the gain's)
+SWITCH = MSD.replace("  Spring:   {type: gain, K: k}",
+                     "  Spring:   {type: product, ops: \"**\"}\n"
+                     "  K:        {type: step, time: 5, before: 4, after: 8}").replace(
+    "  - Position -> Spring", "  - Position -> Spring.u1\n  - K -> Spring.u2")
+
+
+def test_tunable_changed_between_steps_equals_the_switch(msd, tmp_path):
+    """fmpy's co-simulation stepped by hand, k set to 8 after the step ending at t = 5,
+    equals blocksim run of the diagram whose spring switches from 4 to 8 at t = 5 (to
+    1e-12); FMI 2.0."""
+    from fmpy.fmi2 import FMU2Slave
+    _, fmus = msd
+    desc = fmpy.read_model_description(str(fmus[2]))
+    refs = {v.name: v.valueReference for v in desc.modelVariables}
+    unzipped = fmpy.extract(str(fmus[2]))
+    fmu = FMU2Slave(guid=desc.guid, unzipDirectory=unzipped,
+                    modelIdentifier=desc.coSimulation.modelIdentifier, instanceName="msd")
+    fmu.instantiate()
+    fmu.setupExperiment(startTime=0.0)
+    fmu.enterInitializationMode()
+    fmu.exitInitializationMode()
+    rows = [fmu.getReal([refs["pos"], refs["vel"]])]
+    for j in range(200):  # 10 s in 0.05 s steps
+        if j == 100:
+            fmu.setReal([refs["k"]], [8.0])
+        fmu.doStep(currentCommunicationPoint=j * 0.05, communicationStepSize=0.05)
+        rows.append(fmu.getReal([refs["pos"], refs["vel"]]))
+    fmu.terminate()
+    fmu.freeInstance()
+    diagram = tmp_path / "switch.yaml"
+    diagram.write_text(SWITCH)
+    run = _run(diagram, "simulation.stop=10")
+    rows = np.array(rows)
+    assert rows.shape == (len(run["t"]), 2)
+    assert np.abs(rows[:, 0] - run["x"]).max() <= 1e-12
+    assert np.abs(rows[:, 1] - run["v"]).max() <= 1e-12
+    assert np.abs(rows[150, 0] - _run(diagram, "simulation.stop=10", "blocks.K.after=4")["x"][150]) > 1e-3
+
+
+def test_the_c_library_takes_parameters_and_refuses_others(tmp_path):
+    """main.c's NAME=VALUE arguments (a top-level parameter read through 1/m, --set's
+    spelling too) give `blocksim run --set`'s CSV (normal mode) to 1e-12 of each column's
+    scale; a parameter that is not tunable, an unknown one and a malformed value are
+    refused with exit 2 and a message."""
+    out = tmp_path / "c"
+    diagram = ROOT / "diagrams" / "msd.yaml"
+    assert main(["export", str(diagram), "--c", str(out), "--set",
+                 "simulation.output_interval=0.05"]) == 0
+    program = _built(out)
+    subprocess.run([str(program), "parameters.k=8", "m=2", "exported.csv"], cwd=out,
+                   check=True)
+    header, values = read_csv(out / "exported.csv")[:2]
+    assert main(["run", str(diagram), "--csv", "--no-plots", "--quiet", "--mode", "normal",
+                 "--out", str(tmp_path / "run"), "--set", "simulation.output_interval=0.05",
+                 "--set", "parameters.k=8", "--set", "parameters.m=2"]) == 0
+    run_header, run_values = read_csv(tmp_path / "run" / "results.csv")[:2]
+    assert header == run_header and values.shape == run_values.shape
+    scale = np.maximum(np.abs(run_values).max(axis=0), 1.0)
+    assert np.all(np.abs(values - run_values) <= 1e-12 * scale)
+    for arg, message in [
+            ("Force.time=2", "msd: Force.time cannot be set: block Force (step) computes its "
+                             "time events from time in Python"),
+            ("zeta=1", "msd: no tunable parameter zeta"),
+            ("k=eight", "msd: k: expected 1 number(s) separated by commas, got 'eight'")]:
+        done = subprocess.run([str(program), arg], cwd=out, capture_output=True, text=True)
+        assert (done.returncode, done.stderr.strip()) == (2, message)
