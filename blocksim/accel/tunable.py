@@ -209,7 +209,7 @@ def tunables(model):
     """The Tunables of `model` (see the module docstring)."""
     a = _Analysis(model)
     out = Tunables()
-    plans = []  # (parameter, computed top-level names, [(P offset, shape, raw, block)])
+    plans = []  # (name, value, computed top-level names, _plan's list)
     for name, raw in a.raws.items():
         if a.reads[name]:
             continue  # computed from others
@@ -252,8 +252,8 @@ def tunables(model):
 
 
 def _plan(a, found, why):
-    """([(P offset, shape, raw, variability)], None) of the block parameters `found`, or
-    (None, reason)."""
+    """([(P offset, shape, raw, variability, block, Param)], None) of the block parameters
+    `found`, or (None, reason)."""
     if why is not None:
         return None, why
     plan = []
@@ -261,7 +261,7 @@ def _plan(a, found, why):
         place, why = a.stored(block, param)
         if why is not None:
             return None, why
-        plan.append((*place[:2], raw, place[2]))
+        plan.append((*place[:2], raw, place[2], block, param))
     return plan, None
 
 
@@ -303,12 +303,12 @@ def _write(a, plans, out):
     out.initial = np.concatenate([p.value.ravel() for p in out.parameters] +
                                  [np.ravel(a.top[n]).astype(float) for n in order] +
                                  [np.zeros(0)])
-    targets = {place[n]: (np.shape(a.top[n]), a.raws[n]) for n in order}
+    targets = {place[n]: (np.shape(a.top[n]), a.raws[n], None) for n in order}
     for label, value, _, plan in plans:
-        for off, shape, raw, _ in plan:
-            targets[f"P + {off}"] = (shape, value if raw == label else raw)
+        for off, shape, raw, _, block, param in plan:
+            targets[f"P + {off}"] = (shape, value if raw == label else raw, (block, param))
     inputs = {n for n in place if n in a.raws}
-    for j, (dest, (shape, raw)) in enumerate(targets.items()):
+    for j, (dest, (shape, raw, checked)) in enumerate(targets.items()):
         if isinstance(raw, np.ndarray):  # BLOCK.PARAM: its value as set
             label = next(lb for lb, v, _, _ in plans if v is raw)
             code = f"const double *out_y = {place[label]};\n"
@@ -320,6 +320,8 @@ def _write(a, plans, out):
             code = "".join(f"const double *in_{r} = {place[r]};\n" for r in reads)
             code += f"double out_y[{max(int(np.prod(value_shape)), 1)}];\n{low.code}\n"
         code += _broadcast(value_shape, dest, shape)
+        if checked is not None:
+            code += _checks(*checked, dest, int(np.prod(shape)))
         out.c_functions.append(_function(j, code, low))
         out.c_steps.append(f"ex_tune_{j}(tv, P, why_)")
 
@@ -332,6 +334,24 @@ def _broadcast(shape, dest, target):
     items = ", ".join(map(str, index))
     return (f"static const int at_[{index.size}] = {{{items}}};\n"
             f"for (int i = 0; i < {index.size}; i++) ({dest})[i] = out_y[at_[i]];")
+
+
+def _checks(block, param, dest, n):
+    """C refusing, as load does (Param.convert), a value of the block's parameter `param`
+    at `dest` (n doubles) that it would refuse."""
+    what = f"block {block.name}: {param.name}"
+    tests = [("isnan(v)", "value is not a number (NaN)")]
+    if not param.allow_inf:
+        tests.append(("isinf(v)", "value must be finite"))
+    if param.positive:
+        tests.append(("!(v > 0)", "must be > 0, got %.17g"))
+    if param.minimum is not None:
+        tests.append((f"!(v >= {float(param.minimum)!r})",
+                      f"must be >= {param.minimum}, got %.17g"))
+    body = [f'if ({test}) {{ FAIL("{what}: {text}"{", v" if "%" in text else ""}); return; }}'
+            for test, text in tests]
+    return "\n".join(["", f"for (int i = 0; i < {n}; i++) {{",
+                      f"    double v = ({dest})[i];", *("    " + b for b in body), "}"])
 
 
 def _function(j, code, low):
