@@ -123,8 +123,8 @@ def test_tunable_changed_between_steps_equals_the_switch(msd, tmp_path):
 def test_the_c_library_takes_parameters_and_refuses_others(tmp_path):
     """main.c's NAME=VALUE arguments (a top-level parameter read through 1/m, --set's
     spelling too) give `blocksim run --set`'s CSV (normal mode) to 1e-12 of each column's
-    scale; a parameter that is not tunable, an unknown one and a malformed value are
-    refused with exit 2 and a message."""
+    scale; a parameter that is not tunable, an unknown one, a malformed value and one the
+    block's parameter would refuse at load are refused with exit 2 and a message."""
     out = tmp_path / "c"
     diagram = ROOT / "diagrams" / "msd.yaml"
     assert main(["export", str(diagram), "--c", str(out), "--set",
@@ -144,7 +144,9 @@ def test_the_c_library_takes_parameters_and_refuses_others(tmp_path):
             ("Force.time=2", "msd: Force.time cannot be set: block Force (step) computes its "
                              "time events from time in Python"),
             ("zeta=1", "msd: no tunable parameter zeta"),
-            ("k=eight", "msd: k: expected 1 number(s) separated by commas, got 'eight'")]:
+            ("k=eight", "msd: k: expected 1 number(s) separated by commas, got 'eight'"),
+            # the gain's K is refused at load when not finite (Param.convert)
+            ("k=inf", "msd: k refused: block Spring: K: value must be finite")]:
         done = subprocess.run([str(program), arg], cwd=out, capture_output=True, text=True)
         assert (done.returncode, done.stderr.strip()) == (2, message)
 
