@@ -148,11 +148,12 @@ def test_compiled_linear_algebra_has_numpys_bits(probe, tmp_path, op, a, b):
 
 
 @pytest.mark.parametrize("op, a, b", CASES[:10], ids=[f"{op}-{a}-{b}" for op, a, b in CASES[:10]])
-def test_without_numpys_blas_the_products_are_sums_in_order(probe, tmp_path, monkeypatch, op,
+def test_without_numpys_blas_compiled_code_sums_the_products(probe, tmp_path, monkeypatch, op,
                                                             a, b):
     """A machine where numpy's BLAS is not found: compiled code sums the products itself
-    (rt_blas.c's b_gemv, b_gemm, rt_linalg.c's syrk fallback), in order; numpy's kernels sum
-    in theirs, so the two agree to rounding (fixed steps: the same rows)."""
+    (rt_blas.c's b_gemv, b_gemm, rt_linalg.c's syrk fallback: OpenBLAS's x86-64 order for
+    short dot products and up to 3 columns, in order elsewhere); numpy's kernels sum in
+    theirs, so the two agree to rounding (fixed steps: the same rows)."""
     from blocksim.accel import build
     monkeypatch.setenv("BLOCKSIM_CACHE_DIR", str(tmp_path / "cache"))  # a library of its own
     monkeypatch.setattr(build, "_LOADED", {})
@@ -168,11 +169,12 @@ def test_without_numpys_blas_the_products_are_sums_in_order(probe, tmp_path, mon
     np.testing.assert_allclose(data["i"], data0["i"], rtol=1e-13, atol=1e-15)
 
 
-def test_without_numpys_blas_blocks_and_the_adaptive_stepper_sum_in_order(tmp_path,
-                                                                           monkeypatch):
+def test_without_numpys_blas_blocks_and_the_adaptive_stepper_sum_themselves(tmp_path,
+                                                                             monkeypatch):
     """Without numpy's BLAS, the gain and matmul blocks (rt_matmul: gemv, gemm) and the
-    embedded Runge-Kutta stepper's stage sums (rt_dot_vm, rt_dot_mm) sum in order: the run
-    agrees with normal mode to its tolerance (the steps may differ in their last digits)."""
+    embedded Runge-Kutta stepper's stage sums (rt_dot_vm, rt_dot_mm) take rt_blas.c's
+    fallbacks: the run agrees with normal mode to its tolerance (the steps may differ in
+    their last digits)."""
     from blocksim.accel import build
     monkeypatch.setenv("BLOCKSIM_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(build, "_LOADED", {})

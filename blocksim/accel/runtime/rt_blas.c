@@ -4,7 +4,11 @@
    umath/matmul.c.src for matmul). A BLAS kernel sums in its own order (blocks, fused
    multiply-add); calling the same kernel gives the same bits, which the solvers' error
    control would otherwise amplify (a step size differing in its 12th digit). Without a
-   BLAS (none found) the sums run in order: results then agree up to reordering. */
+   BLAS (none found, and an exported diagram's code) the sums are this file's: those of
+   OpenBLAS's x86-64 kernels where their C is known (a dot product of up to 15 terms, a
+   transposed product into up to 3 values: an adaptive solver's on up to 3 states), with
+   C99's fma, so the bits are numpy's there on any machine; in order elsewhere (OpenBLAS's
+   wider kernels are per-CPU assembly): results then agree up to reordering. */
 
 static int blas_ilp64;
 static void *blas_fn[4];  /* ddot, dgemv, daxpy, dgemm */
@@ -36,10 +40,10 @@ RT_API void rt_set_blas(int ilp64, void *ddot, void *dgemv, void *daxpy, void *d
 /* x . y over n elements with strides */
 static double b_ddot(BL n, const double *x, BL incx, const double *y, BL incy)
 {
-    if (!blas_fn[0]) {
+    if (!blas_fn[0]) {  /* OpenBLAS's x86-64 ddot below 16 elements: one fused chain */
         double s = 0.0;
         for (BL i = 0; i < n; i++)
-            s += x[i * incx] * y[i * incy];
+            s = fma(x[i * incx], y[i * incy], s);
         return s;
     }
     if (blas_ilp64)
@@ -63,6 +67,25 @@ static double b_at(int order, int trans, const double *A, BL ld, BL i, BL j)
 static void b_gemv(int order, int trans, BL M, BL N, const double *A, BL lda, const double *x,
                    BL incx, double *y, BL incy)
 {
+    if (!blas_fn[1] && order == ROW_MAJOR && trans == TRANS && N < 4) {
+        /* OpenBLAS's x86-64 dgemv_n for fewer than 4 rows (a row-major transposed product
+           is its column-major dgemv_n), as its C compiles with fused multiply-adds:
+           contiguous, the sum four terms at a time, each pair fused, then the rest fused
+           one by one; else fused one by one */
+        for (BL i = 0; i < N; i++) {
+            double s = 0.0;
+            BL j = 0;
+            if (lda == N && incx == 1)
+                for (; j + 4 <= M; j += 4) {
+                    s += fma(A[j * lda + i], x[j], A[(j + 1) * lda + i] * x[j + 1]);
+                    s += fma(A[(j + 2) * lda + i], x[j + 2], A[(j + 3) * lda + i] * x[j + 3]);
+                }
+            for (; j < M; j++)
+                s = fma(A[j * lda + i], x[j * incx], s);
+            y[i * incy] = 0.0 + s;  /* added to the zeroed y */
+        }
+        return;
+    }
     if (!blas_fn[1]) {
         BL rows = trans == TRANS ? N : M, cols = trans == TRANS ? M : N;
         for (BL i = 0; i < rows; i++) {
