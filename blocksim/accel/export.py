@@ -526,6 +526,7 @@ def export_fmu(model, out, fmi=2, interface=None):
                                description="their derivatives")]
     variables += [Variable(p.name, "parameter", p.variability, start=p.value.ravel().tolist(),
                            shape=p.value.shape) for p in tune.parameters]
+    _check_names(model, variables)
     source = "\n".join([_header(model, generated, name, tune),
                         _source(model, generated, name, tune).replace(f'#include "{name}.h"',
                                                                       ""),
@@ -541,6 +542,25 @@ def export_fmu(model, out, fmi=2, interface=None):
                             description=model.spec.description if model.spec else "")
         build_fmu(description, out, fmi=fmi)
     return interfaces, why_not, tune
+
+
+def _check_names(model, variables):
+    """DiagramError when two of the FMU's variables would share a name, or the C name
+    the model's source places them by (an output `x` and model exchange's states `x`, a
+    parameter and an input of one name)."""
+    def kind(v):
+        return "state" if v.state else "derivative" if v.derivative else v.causality
+
+    seen = {}
+    for var in variables:
+        for key in (var.name, var.c_name):
+            other = seen.setdefault(key, var)
+            if other is not var:
+                raise DiagramError(
+                    f"cannot export an FMU: its {kind(other)} {other.name!r} and its "
+                    f"{kind(var)} {var.name!r} would share the name {key!r}; rename one "
+                    "(model exchange's states are 'x', their derivatives 'der(x)')",
+                    file=model.file)
 
 
 def fed_by(model, text):

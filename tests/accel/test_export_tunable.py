@@ -182,3 +182,22 @@ def test_docs_tunable_walkthrough(tmp_path):
     run = blocksim.run(diagram, overrides={"blocks.Load.after": 0, "blocks.PID.Ki": 2,
                                            "simulation.output_interval": 1.0})
     assert np.abs(np.array(theta) - run["theta"][1:9]).max() < 0.05
+
+
+def test_variables_sharing_a_name_are_refused(tmp_path, capsys):
+    """An FMU's variables need distinct names (fmpy's validation) and distinct C names
+    (the model's source places them by name): an output `x` beside model exchange's states
+    `x`, and a parameter named as an input, are refused at export (exit 2), nothing
+    written. (Before, the first gave an FMU whose output read the states' place.)"""
+    cases = [(MSD.replace("outputs: {pos: Position.y", "outputs: {x: Position.y"),
+              "its output 'x' and its state 'x' would share the name 'x'"),
+             (MSD.replace("blocks:", "inputs: {k: Sum.u1}\nblocks:", 1).replace(
+                 "  - Force -> Sum.u1\n", ""),
+              "its input 'k' and its parameter 'k' would share the name 'k'")]
+    for k, (text, message) in enumerate(cases):
+        diagram = tmp_path / f"clash{k}.yaml"
+        diagram.write_text(text)
+        out = tmp_path / f"clash{k}.fmu"
+        assert main(["export", str(diagram), "--fmu", str(out)]) == 2
+        assert message in capsys.readouterr().err
+        assert not out.exists()
