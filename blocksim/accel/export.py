@@ -26,6 +26,7 @@ import numpy as np
 
 from ..engine.csvio import column_names
 from ..errors import DiagramError, DiagramErrors
+from ..fmi.build import quoted
 from ..util.atomic import atomic_path
 from .boundary import BIND, ERRORS, STIFF, settings_row
 from .arguments import SeriesRange, arguments
@@ -131,8 +132,8 @@ def _source(model, generated, name, tune):
     lines.append(_long_table("EX_CLOCK_J", v.clock_j))
     lines.append(_double_table("EX_EVENT_T", v.event_t))
     lines.append(_int_table("EX_EVENT_BLOCK", v.event_block))
-    names = ", ".join(_c_string(b.name) for b in m.blocks) or '""'
-    errors = ", ".join(_c_string(e) for e in ERRORS.names)
+    names = ", ".join(quoted(b.name) for b in m.blocks) or '""'
+    errors = ", ".join(quoted(e) for e in ERRORS.names)
     lines += [f"static const char *const EX_BLOCK_NAMES[{max(len(m.blocks), 1)}] = {{{names}}};",
               f"static const char *const EX_ERROR_NAMES[] = {{{errors}}};", ""]
     locate = _Locator(m)
@@ -160,12 +161,12 @@ def _parameters(name, tune, np_):
     return [
         _double_table("EX_TV", tune.initial),
         f"static const char *const EX_PARAM_NAMES[{max(n, 1)}] = "
-        f"{{{', '.join(_c_string(p.name) for p in params) or '0'}}};",
+        f"{{{', '.join(quoted(p.name) for p in params) or '0'}}};",
         _int_table("EX_PARAM_AT", tune.offsets()),
         _int_table("EX_PARAM_SIZE", [p.size for p in params]),
         _int_table("EX_PARAM_FIXED", [p.variability == "fixed" for p in params]),
         f"static const char *const EX_NOT_TUNABLE[{max(len(refused), 1)}] = "
-        f"{{{', '.join(map(_c_string, refused)) or '0'}}};",
+        f"{{{', '.join(map(quoted, refused)) or '0'}}};",
         "/* a value computed from the tunable ones fails: why_ says why, as normal mode would */",
         "#undef FAIL", "#define FAIL(...) snprintf(why_, 256, __VA_ARGS__)",
         *tune.c_functions,
@@ -314,7 +315,7 @@ def _header(model, generated, name, tune):
     lines += [f"#define {name}_OUTPUTS_SIZE {k}",
               f"#define {name}_ROW_WIDTH {width}",
               f"#define {name}_CSV_COLUMNS {len(header)}",
-              f"#define {name}_CSV_HEADER {_c_string(text.getvalue())}", "",
+              f"#define {name}_CSV_HEADER {quoted(text.getvalue())}", "",
               f"#define {name}_NPARAMETERS {len(tune.parameters)}  /* tunable parameters */"]
     lines += [f"#define {name}_PARAMETER_{c_name(p.name)} {k}  /* {p.size} double(s), "
               f"{p.variability} */" for k, p in enumerate(tune.parameters)]
@@ -435,11 +436,6 @@ def _long_table(name, values):
     values = [int(x) for x in np.asarray(values).ravel()]
     items = ", ".join(f"({x + 1}LL - 1)" if x == -2 ** 63 else f"{x}LL" for x in values)
     return f"static const long long {name}[{max(len(values), 1)}] = {{{items or '0'}}};"
-
-
-def _c_string(text):
-    out = str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return f'"{out}"'
 
 
 # -- FMU ---------------------------------------------------------------------------------------

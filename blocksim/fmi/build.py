@@ -154,7 +154,8 @@ def _refs(model, fmi):
 
 def quoted(text):
     """`text` as a C string literal."""
-    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    text = str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{text}"'
 
 
 def _c_table(ctype, name, values):

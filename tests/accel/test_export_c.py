@@ -188,13 +188,11 @@ def test_functions_without_numpy_agree_with_run(tmp_path):
     assert np.all(np.abs(values - run_values) <= 1e-12 * scale)
 
 
-def test_docs_closed_loop_follows_pid_motor(tmp_path):
-    """docs/export.md's program closes the loop around pid_controller.yaml's export with the
-    motor in C (Euler, 1 ms) and prints what the page shows; the reference is `blocksim run`
-    of pid_motor.yaml (the same loop, continuous, without its load): the angles agree to
-    the 1 ms discretisation's error (0.05 rad; 1e-4 rad at t = 8 s, settled)."""
-    text = (ROOT / "docs" / "export.md").read_text()
-    program = re.findall(r"```c\n(.*?)```", text, re.S)[1]
+def docs_program_angles(tmp_path, text, k):
+    """The angles printed by program k of the markdown `text` (its C blocks) built as
+    main.c of pid_controller.yaml's export, after checking it prints what the page shows
+    next (the first block starting 't = ')."""
+    program = re.findall(r"```c\n(.*?)```", text, re.S)[k]
     shown = re.search(r"```\n(t = .*?)```", text, re.S).group(1)
     out = tmp_path / "pidc"
     assert main(["export", str(ROOT / "diagrams" / "pid_controller.yaml"), "--c", str(out)]) == 0
@@ -202,7 +200,16 @@ def test_docs_closed_loop_follows_pid_motor(tmp_path):
     printed = subprocess.run([str(_built(out))], check=True, capture_output=True,
                              text=True).stdout
     assert printed == shown
-    theta = [float(line.split("theta =")[1].split()[0]) for line in printed.splitlines()]
+    return [float(line.split("theta =")[1].split()[0]) for line in printed.splitlines()
+            if "theta =" in line]
+
+
+def test_docs_closed_loop_follows_pid_motor(tmp_path):
+    """docs/export.md's program closes the loop around pid_controller.yaml's export with the
+    motor in C (Euler, 1 ms) and prints what the page shows; the reference is `blocksim run`
+    of pid_motor.yaml (the same loop, continuous, without its load): the angles agree to
+    the 1 ms discretisation's error (0.05 rad; 1e-4 rad at t = 8 s, settled)."""
+    theta = docs_program_angles(tmp_path, (ROOT / "docs" / "export.md").read_text(), 1)
     run = blocksim.run(ROOT / "diagrams" / "pid_motor.yaml",
                        overrides={"blocks.Load.after": 0, "simulation.output_interval": 1.0})
     reference = run["theta"][1:9]

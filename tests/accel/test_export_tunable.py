@@ -2,7 +2,6 @@
 the C library, main.c's NAME=VALUE arguments and an FMU's parameter variables.
 References: `blocksim run --set` of the same diagram (normal mode), fmpy (validation,
 co-simulation, CVode), and the same switch written into the diagram."""
-import re
 import subprocess
 
 import numpy as np
@@ -12,7 +11,7 @@ import blocksim
 from blocksim.cli import main
 from blocksim.engine.csvio import read_csv
 
-from test_export_c import _built
+from test_export_c import _built, docs_program_angles
 from test_export_fmu import ROOT
 
 fmpy = pytest.importorskip("fmpy")
@@ -166,17 +165,7 @@ def test_docs_tunable_walkthrough(tmp_path):
     `blocksim run` of pid_motor.yaml with Ki = 2, no load and its reference stepping to 5 at
     4 s (the same loop, continuous): the angles agree to the 1 ms Euler motor's error."""
     text = (ROOT / "docs" / "export.md").read_text()
-    section = text[text.index("## Tunable parameters"):]
-    program = re.findall(r"```c\n(.*?)```", section, re.S)[0]
-    shown = re.search(r"```\n(t = .*?)```", section, re.S).group(1)
-    out = tmp_path / "pidc"
-    assert main(["export", str(ROOT / "diagrams" / "pid_controller.yaml"), "--c", str(out)]) == 0
-    (out / "main.c").write_text(program)
-    printed = subprocess.run([str(_built(out))], check=True, capture_output=True,
-                             text=True).stdout
-    assert printed == shown
-    theta = [float(line.split("theta =")[1].split()[0]) for line in printed.splitlines()
-             if "theta" in line]
+    theta = docs_program_angles(tmp_path, text[text.index("## Tunable parameters"):], 0)
     diagram = tmp_path / "moved.yaml"
     diagram.write_text(MOVED)
     run = blocksim.run(diagram, overrides={"blocks.Load.after": 0, "blocks.PID.Ki": 2,
