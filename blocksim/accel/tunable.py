@@ -85,21 +85,20 @@ def _read_in_python(block, slots, settings):
         for name in data.timing:
             if name is not None:
                 found.setdefault(name, "its sample time")
-    if any(not a.param for a in data.arrays) or data.facts:
-        reading = _Reading(block.p)
-        block.derive(reading)
-        for name in reading.read:
-            found.setdefault(name, "its derived run data (derive)")
-    calls = (("its initial state", lambda: (block.continuous_state(), block.discrete_state())),
+    calls = (("its derived run data or structure (derive)", lambda: block.derive(block.p))
+             if any(not a.param for a in data.arrays) or data.facts else None,
+             ("its initial state", lambda: (block.continuous_state(), block.discrete_state())),
              ("its time events", lambda: list(block.events(settings.start, settings.stop))),
              ("its exact times", lambda: list(getattr(block, "exact_times", tuple)())),
              ("its data arrays", lambda: block.run_data(settings.start, settings.stop)))
     kept = block.p
-    for what, call in calls:
+    for what, call in filter(None, calls):
         reading = _Reading(kept)
         block.p = reading
         try:
             call()
+        except Exception:  # noqa: BLE001 - it needs its very parameters: count all as read
+            reading.read.update(vars(kept))
         finally:
             block.p = kept
         for name in reading.read:
@@ -188,6 +187,8 @@ class _Analysis:
         """(offset in P, shape, variability) of a block parameter a tunable may write, or a
         reason it may not."""
         what = f"block {block.name} ({block.type})"
+        if param.kind in ("string", "data"):
+            return None, f"{what} evaluates it in its own text ({param.name}) in Python"
         if param.kind not in _NUMERIC:
             return None, f"{what} reads it in its {param.kind} parameter {param.name}"
         slots = self.model.slots.get(block.name)
@@ -195,7 +196,8 @@ class _Analysis:
                 a.param and a.name == param.name for a in slots.data.arrays):
             return None, f"{what} computes its run data from {param.name} in Python (derive)"
         if slots is None or param.name not in slots.data.values:
-            return None, f"{what} compiles {param.name} into its structure"
+            return None, (f"{what} keeps {param.name} out of its run's values (a change "
+                          "compiles the diagram again)")
         python = self.python_reads(block).get(param.name)
         if python is not None:
             return None, f"{what} computes {python} from {param.name} in Python"
