@@ -3,9 +3,10 @@ its values built in, as a library and a program that needs neither Python nor nu
 
 DIR receives NAME.c (the generated source, the runtime written into it, the run's values as
 tables: parameters, constants, the blocks' data, the exact sample series, the settings),
-NAME.h (the library's interface: init, set an input, advance to a time or run to the stop,
-the outputs, the derivatives, the recorded rows, terminate) and main.c (runs the diagram as
-`blocksim run` does and writes its recorded signals as CSV); `cc *.c -lm` builds it. The
+NAME.h (the library's interface: init, set an input or a tunable parameter (tunable.py),
+advance to a time or run to the stop, the outputs, the derivatives, the recorded rows,
+terminate) and main.c (runs the diagram as `blocksim run` does, its NAME=VALUE arguments
+set first, and writes its recorded signals as CSV); `cc *.c -lm` builds it. The
 runtime's calls into numpy (BLAS, LAPACK, the ufunc loops) find nothing handed over and take
 their own C (runtime/rt_blas.c, rt_linalg.c, rt_ufunc.c), so the CSV equals `blocksim run`'s
 to rounding. NAME is the diagram's name as a C identifier.
@@ -265,7 +266,8 @@ def _api(name, outs, sizes, nevents):
         "    double *data = NULL;", "    long long n = rt_rows(m->rt, 0, &data);",
         "    *rows = data;", "    return n;", "}", "",
         f"const char *{name}_error({name}_model *m)", "{",
-        "    RT *rt = m->rt;", "    if (!rt->error)", "        return m->message;  /* a refused value's, or empty */",
+        "    RT *rt = m->rt;", "    if (!rt->error)",
+        "        return m->message;  /* a refused value's, or empty */",
         "    int k = rt->error >= 1 && rt->error <= (int)(sizeof EX_ERROR_NAMES / sizeof "
         "*EX_ERROR_NAMES) - 1 ? rt->error : 0;",
         "    if (rt->error == RT_E_BLOCK)",
