@@ -59,9 +59,11 @@ class Batch:
             raise MemoryError("cannot allocate a batch of compiled runs")
         self.work = np.ascontiguousarray(generated.work, dtype=float)
         self.constants = np.ascontiguousarray(generated.constants, dtype=float)
-        self.columns = [_Column(v.params.copy(), float), _Column(v.x0.copy(), float),
-                        _Column(v.xd0.copy(), float), _Column(settings_row(v.settings), float),
-                        _Column(v.series, np.int64), _Column(v.clock_j, np.int64)]
+        self.columns = {"P": _Column(v.params.copy(), float), "X0": _Column(v.x0.copy(), float),
+                        "XD0": _Column(v.xd0.copy(), float),
+                        "SETTINGS": _Column(settings_row(v.settings), float),
+                        "SERIES": _Column(v.series, np.int64),
+                        "CLK": _Column(v.clock_j, np.int64)}
         self.data = [np.ascontiguousarray(d, dtype=float) for d in v.data]
         self.events = (np.ascontiguousarray(v.event_t, dtype=float),
                        np.ascontiguousarray(v.event_block, dtype=np.intc))
@@ -85,24 +87,42 @@ class Batch:
         n = self.n = len(args)
         if n > self.capacity:
             raise ValueError(f"{n} runs in a batch of {self.capacity}")
-        p, x0, xd0, settings, series, clock_j = self.columns
-        strides = {"P": p.fill([a.params for a in args], n), "K": 0, "W0": 0,
+        p, x0, xd0, settings, series, clock_j = self.columns.values()
+        strides = {"P": p.fill([a.params for a in args], n),
                    "X0": x0.fill([a.x0 for a in args], n),
                    "XD0": xd0.fill([a.xd0 for a in args], n),
                    "SETTINGS": settings.fill([settings_row(a.settings) for a in args], n),
                    "SERIES": series.fill([a.series for a in args], n),
                    "CLK": clock_j.fill([a.clock_j for a in args], n)}
-        given = {"P": p.matrix, "K": self.constants, "W0": self.work, "X0": x0.matrix,
-                 "XD0": xd0.matrix, "SETTINGS": settings.matrix, "SERIES": series.matrix,
-                 "CLK": clock_j.matrix}
+        self._setup(n, strides, [a.data for a in args],
+                    [(a.event_t, a.event_block) for a in args])
+
+    def fill_params(self, params):
+        """Set the runs of the next start by their parameter vectors alone: `params` an
+        (n, len(P)) matrix; every other argument is that of the batch's model when it was
+        made (Arguments' initial states, settings, series, data and events)."""
+        n = self.n = len(params)
+        if n > self.capacity:
+            raise ValueError(f"{n} runs in a batch of {self.capacity}")
+        for column in self.columns.values():
+            column.matrix = column.base
+        p = self.columns["P"]
+        if p.base.size:
+            p.matrix = np.ascontiguousarray(params, dtype=float)
+        self._setup(n, {"P": p.base.size}, [self.data] * n, [self.events] * n)
+
+    def _setup(self, n, strides, data, events):
+        """Hand the next start's n runs to C: each argument's matrix (its row `strides`
+        apart, 0: one row for all), the runs' data arrays and time events."""
+        given = {"K": self.constants, "W0": self.work,
+                 **{name: c.matrix for name, c in self.columns.items()}}
+        strides = {**dict.fromkeys(BATCH.names, 0), **strides}
         arrays = [given[name] for name in BATCH.names]
         nd = len(self.data)
-        data = [a.data for a in args]
         pointers = np.array([[d.ctypes.data for d in run] for run in data] or [[0]],
                             dtype=np.uintp).reshape(n, nd) if nd else np.zeros(1, np.uintp)
         sizes = np.array([[d.size for d in run] for run in data],
                          dtype=np.int64).reshape(n, nd) if nd else np.zeros(1, np.int64)
-        events = [(a.event_t, a.event_block) for a in args]
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum([len(t) for t, _ in events], out=offsets[1:])
         event_t = np.concatenate([t for t, _ in events] + [np.zeros(1)])

@@ -3,7 +3,9 @@
 A worker's first runs go the general way (`worker.run_one`: the diagram compiled, its C code
 built or loaded); once one has run accelerated, the worker has its `CompiledRuns` and the
 rest go in batches: each run's values are written into that run's model by the one route of
-new values and become the compiled code's arguments, `accel.pool.Batch`
+new values and become the compiled code's arguments (when every varied path is a number of
+P alone, batch/columns.py, the runs' P rows are the model's with their values written in,
+checked by their rules a batch at once: `_Direct`), `accel.pool.Batch`
 integrates the batch (each run with its own steps, events and failure, and the sweep's
 per-run time limit: a run over it is a failed row, "timed out") and the runs' metrics are
 computed from their rows: those of a reducing form (`max(abs(e)) - 0.1`, `final(x)`) for
@@ -24,8 +26,10 @@ import time
 
 import numpy as np
 
+from ..accel.arguments import arguments
 from ..accel.pool import TIMED_OUT, Batch
 from ..engine.recorder import planned_rows
+from .columns import all_direct, refused
 from .reductions import BatchMetrics
 from .worker import (Outcome, RunTimedOut, installed_job, kept, kept_result, new_row, not_run,
                      run_one, state_of)
@@ -102,6 +106,12 @@ class _Batches:
             fast = self.state.fast
             self.state.batches.append(Batch(fast.lib, fast.m, fast.g, MAX_BATCH))
         self.width = self.state.batches[0].width
+        first = next(pending, None)
+        if first is None:
+            return
+        pending = itertools.chain([first], pending)
+        self.direct = _Direct.of(self.state.fast, [key for key, _, _ in first.overrides],
+                                 self.bytes_for)
         for batch in self.state.batches:
             batch.limit(self.job.timeout)
         batches = itertools.cycle(self.state.batches)
@@ -114,7 +124,10 @@ class _Batches:
                 ended, running = running, None
                 if prepared:
                     batch = next(batches)
-                    batch.fill([args for _, args, _ in prepared])
+                    if self.direct is None:
+                        batch.fill([args for _, args, _ in prepared])
+                    else:  # each run's P row
+                        batch.fill_params(np.array([args for _, args, _ in prepared]))
                     batch.start(min(self.threads, len(prepared)))
                     running = (batch, prepared)
                     if self.threads == 1:  # one core: nothing alongside the batch
@@ -133,14 +146,18 @@ class _Batches:
         """The next runs' arguments [(run, Arguments, (wall, cpu) spent)]: `size` of them, or
         fewer when their rows would pass RESULT_BYTES or no run is left. Runs the fast path
         does not take, and a run whose rows alone pass RESULT_BYTES, run the general way
-        here (alone, checked against the memory available as any run is)."""
+        here (alone, checked against the memory available as any run is). With the
+        sweep's varied paths all numbers of P alone (`direct`), a run's arguments are its
+        row of P, the values written in: `Direct.rows`."""
+        if self.direct is not None:
+            return self.direct.prepare(pending, size, self.route)
         prepared, held = [], 0.0
         for r in pending:
             wall, cpu = time.perf_counter(), time.thread_time()
             args = self.state.fast.args(r.overrides)
             need = None if args is None else self.bytes_of(args)
             if need is None or need > RESULT_BYTES:
-                self.report(run_one(self.job, r.index, r.overrides, self.in_process))
+                self.route(r)
                 continue
             prepared.append((r, args, (time.perf_counter() - wall, time.thread_time() - cpu)))
             held += need
@@ -148,11 +165,18 @@ class _Batches:
                 break
         return prepared
 
+    def route(self, r):
+        """Run `r` the general way and report it."""
+        self.report(run_one(self.job, r.index, r.overrides, self.in_process))
+
     def bytes_of(self, args):
         """The bytes a run's rows take in C and again read into Python (and once more, its
         own, when every run's results are kept): its planned rows
         (`recorder.planned_rows`), or as many as a run of the last batch recorded."""
-        s = args.settings
+        return self.bytes_for(args.settings)
+
+    def bytes_for(self, s):
+        """bytes_of a run with the settings `s`."""
         copies = 3 if self.job.keep == "all" else 2
         return copies * 8 * self.width * max(planned_rows(s), self.rows)
 
@@ -209,3 +233,52 @@ class _Batches:
             outcome.result = kept_result(self.job, r.index, r.overrides, fast.m, t, data,
                                          info, metrics)
         return outcome
+
+
+class _Direct:
+    """The runs of a sweep whose varied paths are all numbers of P alone (columns.direct):
+    a run's arguments are the model's P with its values written in at their offsets, the
+    values checked by their parameters' rules a batch at once; the runs whose values the
+    rules refuse (or that are not plain numbers) go the general way, which reports them."""
+
+    def __init__(self, found, base, need):
+        self.found, self.base, self.need = found, base, need  # need(): a run's bytes
+        self.offsets = np.array([d.offset for d in found], dtype=np.intp)
+
+    @classmethod
+    def of(cls, fast, keys, bytes_for):
+        """The _Direct of the runs varying `keys` of `fast` (CompiledRuns), or None."""
+        found = all_direct(fast.m, keys)
+        if not found or bytes_for(fast.m.settings) > RESULT_BYTES:
+            return None
+        settings = fast.m.settings
+        return cls(found, arguments(fast.m, fast.g).params.copy(),
+                   lambda: bytes_for(settings))
+
+    def prepare(self, pending, size, route):
+        """The next `size` runs' [(run, its P row, (wall, cpu) spent)] (see
+        _Batches.prepare), fewer when their rows would pass RESULT_BYTES; `route(run)` runs
+        one the general way."""
+        wall, cpu = time.perf_counter(), time.thread_time()
+        size = max(1, min(size, int(RESULT_BYTES // self.need()) - 1))
+        runs = list(itertools.islice(pending, size))
+        if not runs:
+            return []
+        try:
+            values = np.array([[v for _, v, _ in r.overrides] for r in runs], dtype=float)
+        except (TypeError, ValueError):  # a text, a list: the route reads it
+            values = None
+        if values is None or values.shape != (len(runs), len(self.found)) or \
+                any(type(v) not in (int, float) for r in runs for _, v, _ in r.overrides):
+            ok = np.zeros(len(runs), bool)
+        else:
+            ok = ~np.any([refused(d.param, values[:, j]) for j, d in enumerate(self.found)],
+                         axis=0)
+        rows = np.repeat(self.base[None, :], int(ok.sum()), axis=0)
+        if len(rows):
+            rows[:, self.offsets] = values[ok]
+        spent = ((time.perf_counter() - wall) / len(runs), (time.thread_time() - cpu) / len(runs))
+        prepared = [(r, row, spent) for r, row in zip(itertools.compress(runs, ok), rows)]
+        for r in itertools.compress(runs, ~ok):
+            route(r)
+        return prepared

@@ -10,7 +10,8 @@ written, so the table does not depend on where or in which order runs execute.
 `check(plan)` finds every problem before anything runs and raises them together as
 `FILE:LINE: error: ...`: the sweep file's structure, values and distributions; the diagram
 itself; every override path (by compiling the first run, and once more for each distinct
-grid or zip value); the metrics against the recorded signals' shapes.
+grid or zip value: a grid of numbers that only land in P, columns.direct, by their declared
+rules all at once, the values they refuse on the route for its message); the metrics against the recorded signals' shapes.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from ..engine.compiler import compile_diagram, plain
 from ..engine.loading import override_items
 from ..language.diagram import Loc, apply_overrides, load_diagram, parse_override, suggest
 from ..errors import DiagramError, DiagramErrors, Problems
+from .columns import direct, numbers, refused
 from .metrics import Metrics
 from ..language.yamlio import YList, YMap, load_yaml_file, load_yaml_text
 
@@ -614,11 +616,12 @@ def check(plan, library=None):
         def change(trial):
             model.compilation.change(model, trial, base=spec)
 
-        for a in plan.of_kind("grid"):
-            if a.key not in bad:
-                for value, loc in zip(a.values, a.locs):
-                    trial = [(k, value, loc) if k == a.key else (k, v, l) for k, v, l in first]
-                    _note(problems, lambda: change(trial), (f"with {a.key} = {value}", loc))
+        grid = [(a, direct(model, a.key)) for a in plan.of_kind("grid") if a.key not in bad]
+        for a, found in grid:  # (found on the first run's model)
+            for j in _to_check(a, found):
+                value, loc = a.values[j], a.locs[j]
+                trial = [(k, value, loc) if k == a.key else (k, v, l) for k, v, l in first]
+                _note(problems, lambda: change(trial), (f"with {a.key} = {value}", loc))
         zips = [a for a in plan.of_kind("zip") if a.key not in bad]
         for j in range(1, len(zips[0].values) if zips else 0):
             replaced = {a.key: (a.values[j], a.locs[j]) for a in zips}
@@ -642,6 +645,16 @@ def check(plan, library=None):
             problems.add(plan.metrics[name][1].error(f"metric '{name}' {message}"))
     problems.check()
     return Checked(plan, spec, model, runs, metrics, mode)
+
+
+def _to_check(axis, found):
+    """The indices of a grid axis's values to check on the route: those its declared rules
+    refuse when its path is a number of P alone (`found`, its columns.Direct: the route
+    accepts every other value), else all of them."""
+    values = numbers(axis.values) if found is not None else None
+    if values is None:
+        return range(len(axis.values))
+    return np.flatnonzero(refused(found.param, values)).tolist()
 
 
 def _path_ok(spec, axis, run, problems):

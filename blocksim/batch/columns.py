@@ -1,0 +1,86 @@
+"""A sweep's varied values written straight into its runs' parameter vectors, a batch at once.
+
+Most sweeps vary a block's number: `blocks.Spring.K`. When that number is stored in the
+run's parameter vector P as given (the block declares it `d.param`, of shape (), with no
+derived arrays or facts to compute from it) and nothing else of the block reads it (its type
+keeps Block's initial states, events, run data, exact times and values_changed), the route
+of new values (engine/compiler/revalue.py) would do exactly this for a run: check the value
+by its `Param`'s rules and write it into P at the block's offset. `direct(model, key)` finds
+such a path, `refused(param, values)` applies the rules to a whole column of values at once
+(numpy), and a batch's P rows are the model's P with the columns written in
+(`Direct.rows`). The values it refuses, and every path of another kind, take the route run
+by run as before, which reports them with its own messages.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..block import Block
+
+# what a block's type may compute from its values besides P: a type that defines any of
+# these itself may read a swept parameter there
+_READERS = ("continuous_state", "discrete_state", "events", "run_data", "exact_times",
+            "values_changed")
+_NUMBERS = (int, float)
+
+
+@dataclass(frozen=True)
+class Direct:
+    """A varied path whose value is one number of P, at `offset`, checked by `param`."""
+    key: str
+    param: object  # params.Param
+    offset: int
+
+
+def direct(model, key):
+    """The Direct of the varied path `key` in the compiled `model`, or None when its value
+    may reach anything but its own place in P."""
+    parts = key.split(".")
+    if len(parts) != 3 or parts[0] != "blocks" or model is None:
+        return None
+    name, q = parts[1], parts[2]
+    slots = model.slots.get(name)
+    block = next((b for b in model.blocks if b.name == name), None)
+    if slots is None or block is None:
+        return None
+    data = slots.data
+    if data.facts or any(not a.param for a in data.arrays) or q not in data.values or \
+            (data.timing is not None and q in data.timing):
+        return None
+    if any(getattr(type(block), m, None) is not getattr(Block, m, None) for m in _READERS):
+        return None
+    param = next((p for p in type(block).params if p.name == q), None)
+    offset, shape = slots.offsets().get(q, (None, None))
+    if param is None or param.kind not in ("value", "scalar") or shape != () or \
+            np.ndim(getattr(block.p, q)) != 0:
+        return None
+    return Direct(key, param, offset)
+
+
+def numbers(values):
+    """`values` (a grid's listed items) as a float array, or None when one is not a plain
+    number (a string, a list, a bool: the route reads those)."""
+    if not all(type(v) in _NUMBERS for v in values):
+        return None
+    return np.asarray(values, dtype=float)
+
+
+def refused(param, values):
+    """The mask of `values` (a float array) that `param` refuses (Param.convert's rules for
+    numbers: NaN, infinity unless allowed, positive, minimum)."""
+    bad = np.isnan(values)
+    if not param.allow_inf:
+        bad |= np.isinf(values)
+    if param.positive:
+        bad |= ~(values > 0)
+    if param.minimum is not None:
+        bad |= ~(values >= param.minimum)
+    return bad
+
+
+def all_direct(model, keys):
+    """[Direct] of every varied path `keys`, or None when one is not direct."""
+    found = [direct(model, key) for key in keys]
+    return None if any(d is None for d in found) else found

@@ -1,0 +1,83 @@
+"""Sweeps whose varied paths are numbers of P alone (batch/columns.py): their values are
+checked by their parameters' rules and written into the batch's P rows all at once, with no
+run taking the route of new values; every row, metric and kept result is what a run of the
+diagram with those values gives on its own (blocksim.execute), bit for bit, in both modes."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import blocksim
+from blocksim.accel import batch
+from blocksim.batch import columns
+from blocksim.batch.run import prepare
+from blocksim.errors import DiagramErrors
+from blocksim.params import Param
+
+MSD = Path(__file__).resolve().parents[2] / "diagrams" / "msd.yaml"
+
+GRID = f"""blocksim-sweep: 1
+diagram: {MSD}
+set:
+  simulation.stop: 6
+grid:
+  blocks.Spring.K: [1, 2.5, 10]
+  blocks.Damping.K: VALUES
+metrics:
+  peak: max(x)
+  last: v[-1]
+"""
+
+
+def test_a_grid_of_numbers_of_P_runs_as_each_value_alone(tmp_path, monkeypatch):
+    routed = []
+    args = batch.CompiledRuns.args
+    monkeypatch.setattr(batch.CompiledRuns, "args",
+                        lambda self, overrides: routed.append(overrides) or args(self, overrides))
+    path = tmp_path / "grid.yaml"
+    path.write_text(GRID.replace("VALUES", "[0.2, 0.9]"))
+    out = tmp_path / "out"
+    table = prepare(path, overrides=["simulation.mode=accelerated"]).run(workers=2, out=out)
+    assert not routed  # no run took the route: the rows were filled at once
+    assert table.meta["execution"]["modes"] == {"accelerated": 6}
+    for i, row in enumerate(table.rows):
+        values = {"simulation.stop": 6, "blocks.Spring.K": row["blocks.Spring.K"],
+                  "blocks.Damping.K": row["blocks.Damping.K"]}
+        # the truth: each grid point run alone, in either mode
+        alone = {mode: blocksim.execute(blocksim.load(MSD, {**values,
+                                                            "simulation.mode": mode}))
+                 for mode in ("accelerated", "normal")}
+        kept = np.load(out / "runs" / str(i) / "results.npz")
+        for result in alone.values():
+            assert row["status"] == "ok" and row["steps"] == result.meta["solver"]["nsteps"]
+            assert row["peak"] == np.max(result["x"]) and row["last"] == result["v"][-1]
+            for name in ("t", "x", "v", "F"):
+                np.testing.assert_array_equal(kept[name], result[name], err_msg=name)
+
+
+def test_a_grid_value_the_rules_refuse_is_reported_as_the_route_reports_it(tmp_path):
+    """The message is the one main gave at 1921991 (each value checked on the route)."""
+    path = tmp_path / "grid.yaml"
+    path.write_text(GRID.replace("VALUES", "[0.2, .inf, 0.5, .nan]"))
+    with pytest.raises(DiagramErrors) as e:
+        prepare(path)
+    assert [str(x) for x in e.value.errors] == [
+        f"{path}:7: error: block 'Damping' parameter 'K': value must be finite",
+        f"{path}:7: error: block 'Damping' parameter 'K': value is not a number (NaN)"]
+
+
+@pytest.mark.parametrize("param", [
+    Param("K"), Param("K", "scalar", positive=True), Param("K", minimum=-1.5),
+    Param("K", "scalar", allow_inf=True, minimum=0.0)], ids=["value", "positive",
+                                                          "minimum", "inf allowed"])
+def test_the_rules_at_once_are_each_values_convert(param):
+    values = np.array([0.0, -0.0, 1.0, -1.5, -1.6, 3e300, -np.inf, np.inf, np.nan, 1e-300])
+
+    def convert_refuses(v):
+        try:
+            param.convert(float(v))
+        except ValueError:
+            return True
+        return False
+    np.testing.assert_array_equal(columns.refused(param, values),
+                                  [convert_refuses(v) for v in values])
