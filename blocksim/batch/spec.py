@@ -31,6 +31,7 @@ from ..engine.loading import override_items
 from ..language.diagram import Loc, apply_overrides, load_diagram, parse_override, suggest
 from ..errors import DiagramError, DiagramErrors, Problems
 from .columns import direct, numbers, refused
+from .draws import uniform_draws
 from .metrics import Metrics
 from ..language.yamlio import YList, YMap, load_yaml_file, load_yaml_text
 
@@ -285,7 +286,11 @@ class _Taken(Sequence):
 
 def _draw_all(axes, seed, n):
     """{path: every run's draw} (choice: the index of the value drawn); run i draws in the
-    order of `axes` from numpy.random.default_rng(SeedSequence(seed, spawn_key=(i,)))."""
+    order of `axes` from numpy.random.default_rng(SeedSequence(seed, spawn_key=(i,))):
+    uniform draws for every run at once (draws.py), others run by run."""
+    found = uniform_draws(seed, [(a.key, a.dist) for a in axes], n)
+    if found is not None:
+        return found
     kinds = {"uniform": np.float64, "normal": np.float64, "integers": np.int64,
              "choice": np.int64}
     out = {a.key: np.empty(n, kinds[a.dist.name]) for a in axes}

@@ -1,7 +1,8 @@
 """Sweeps whose varied paths are numbers of P alone (batch/columns.py): their values are
 checked by their parameters' rules and written into the batch's P rows all at once, with no
 run taking the route of new values; every row, metric and kept result is what a run of the
-diagram with those values gives on its own (blocksim.execute), bit for bit, in both modes."""
+diagram with those values gives on its own (blocksim.execute), bit for bit, in both modes.
+And uniform draws of every run at once (batch/draws.py) against each run's own generator."""
 from pathlib import Path
 
 import numpy as np
@@ -9,8 +10,9 @@ import pytest
 
 import blocksim
 from blocksim.accel import batch
-from blocksim.batch import columns
+from blocksim.batch import columns, draws
 from blocksim.batch.run import prepare
+from blocksim.batch.spec import parse_distribution
 from blocksim.errors import DiagramErrors
 from blocksim.params import Param
 
@@ -81,3 +83,16 @@ def test_the_rules_at_once_are_each_values_convert(param):
         return False
     np.testing.assert_array_equal(columns.refused(param, values),
                                   [convert_refuses(v) for v in values])
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2**64 + 5, 2**130 + 1])
+def test_every_runs_uniform_draws_at_once_are_its_own_generators(seed):
+    """The truth: numpy's generator of each run, made and drawn from one by one."""
+    dists = [("a", parse_distribution("uniform(1, 10)")),
+             ("b", parse_distribution("uniform(-0.5, 0.25)"))]
+    found = draws.uniform_draws(seed, dists, 300)
+    for i in (0, 1, 2, 150, 299):
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i,)))
+        assert (found["a"][i], found["b"][i]) == (rng.uniform(1, 10), rng.uniform(-0.5, 0.25))
+    normal = [("a", parse_distribution("normal(0, 1)"))]
+    assert draws.uniform_draws(seed, normal, 3) is None  # drawn run by run
