@@ -148,7 +148,7 @@ class _Batches:
         does not take, and a run whose rows alone pass RESULT_BYTES, run the general way
         here (alone, checked against the memory available as any run is). With the
         sweep's varied paths all numbers of P alone (`direct`), a run's arguments are its
-        row of P, the values written in: `Direct.rows`."""
+        row of P, the values written in (`_Direct.prepare`)."""
         if self.direct is not None:
             return self.direct.prepare(pending, size, self.route)
         prepared, held = [], 0.0

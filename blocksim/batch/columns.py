@@ -8,7 +8,7 @@ of new values (engine/compiler/revalue.py) would do exactly this for a run: chec
 by its `Param`'s rules and write it into P at the block's offset. `direct(model, key)` finds
 such a path, `refused(param, values)` applies the rules to a whole column of values at once
 (numpy), and a batch's P rows are the model's P with the columns written in
-(`Direct.rows`). The values it refuses, and every path of another kind, take the route run
+(batches._Direct). The values it refuses, and every path of another kind, take the route run
 by run as before, which reports them with its own messages.
 """
 from __future__ import annotations

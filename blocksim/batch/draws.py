@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-_U32 = np.uint32
 INIT_A, MULT_A, INIT_B, MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
 MIX_L, MIX_R = 0xCA01F9DD, 0x4973F715
 POOL = 4
 _MULT = (0x2360ED051FC65DA4, 0x4385DF649FCCF645)  # PCG's 128-bit multiplier (high, low)
-_M32, _M64 = 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF
+_M32 = 0xFFFFFFFF
 
 
 def _words(n):
@@ -36,28 +35,13 @@ def _words(n):
             return out
 
 
-def _pool(seed):
-    """The pool and hash constant after the seed's words were hashed and mixed (Python ints:
-    the same for every run)."""
-    entropy = _words(seed)
-    entropy += [0] * (POOL - len(entropy))
-    const = INIT_A
-
-    def hashmix(value):
-        nonlocal const
-        value = (value ^ const) & _M32
-        const = (const * MULT_A) & _M32
-        value = (value * const) & _M32
-        return value ^ (value >> 16)
-    pool = [hashmix(entropy[i]) for i in range(POOL)]
-    for src in range(POOL):
-        for dst in range(POOL):
-            if src != dst:
-                pool[dst] = _mix(pool[dst], hashmix(pool[src]))
-    for word in entropy[POOL:]:
-        for dst in range(POOL):
-            pool[dst] = _mix(pool[dst], hashmix(word))
-    return pool, const
+# the 32-bit arithmetic of SeedSequence, on Python ints or uint64 arrays alike
+def _hashmix(value, const):
+    """(the hashed value, the next hash constant)."""
+    value = (value ^ const) & _M32
+    const = (const * MULT_A) & _M32
+    value = (value * const) & _M32
+    return value ^ (value >> 16), const
 
 
 def _mix(x, y):
@@ -67,27 +51,29 @@ def _mix(x, y):
 
 def _states(seed, runs):
     """generate_state(4, uint64) of SeedSequence(seed, spawn_key=(i,)) for every run i in
-    `runs` (a uint64 array below 2**32): four uint64 arrays."""
-    pool, const = _pool(seed)
-    key = runs.astype(np.uint64)
-    words = []
-    with np.errstate(over="ignore"):
-        for dst in range(POOL):  # the spawn key mixed into each pool word
-            value = (key ^ np.uint64(const)) & np.uint64(_M32)
-            const = (const * MULT_A) & _M32
-            value = (value * np.uint64(const)) & np.uint64(_M32)
-            value ^= value >> np.uint64(16)
-            r = (np.uint64(MIX_L * pool[dst] & _M32) - np.uint64(MIX_R) * value) & \
-                np.uint64(_M32)
-            words.append(r ^ (r >> np.uint64(16)))
-        const = INIT_B
-        out = []
-        for k in range(2 * POOL):  # generate_state: 8 words of 32 bits, cycling the pool
-            value = words[k % POOL] ^ np.uint64(const)
-            const = (const * MULT_B) & _M32
-            value = (value * np.uint64(const)) & np.uint64(_M32)
-            out.append(value ^ (value >> np.uint64(16)))
-    return [out[2 * j] | (out[2 * j + 1] << np.uint64(32)) for j in range(POOL)]
+    `runs` (a uint64 array of values below 2**32): four uint64 arrays."""
+    entropy = _words(seed)
+    entropy += [0] * (POOL - len(entropy))  # the pool's size, a spawn key following
+    pool, const = [], INIT_A
+    for word in entropy[:POOL]:
+        value, const = _hashmix(word, const)
+        pool.append(value)
+    for src in range(POOL):  # the same for every run: Python ints
+        for dst in range(POOL):
+            if src != dst:
+                value, const = _hashmix(pool[src], const)
+                pool[dst] = _mix(pool[dst], value)
+    for word in [*entropy[POOL:], runs]:  # then the rest of the seed and the spawn key
+        for dst in range(POOL):
+            value, const = _hashmix(word, const)
+            pool[dst] = _mix(pool[dst], value)
+    const, out = INIT_B, []
+    for k in range(2 * POOL):  # 8 words of 32 bits, cycling the pool
+        value = (pool[k % POOL] ^ const) & _M32
+        const = (const * MULT_B) & _M32
+        value = (value * const) & _M32
+        out.append(value ^ (value >> 16))
+    return [out[2 * j] | (out[2 * j + 1] << 32) for j in range(POOL)]
 
 
 def _mul_lo(a, b):
@@ -118,6 +104,8 @@ def uniform_draws(seed, dists, n):
         return None
     with np.errstate(over="ignore"):
         s0, s1, s2, s3 = _states(seed, np.arange(n, dtype=np.uint64))
+        # pcg64_set_seed: increment (words 2, 3) << 1 | 1; state 0 stepped, plus the state
+        # (words 0, 1), stepped again
         inc_hi = (s2 << np.uint64(1)) | (s3 >> np.uint64(63))
         inc_lo = (s3 << np.uint64(1)) | np.uint64(1)
         hi, lo = inc_hi, inc_lo  # state 0 stepped once

@@ -23,7 +23,7 @@ diagram: {MSD}
 set:
   simulation.stop: 6
 grid:
-  blocks.Spring.K: [1, 2.5, 10]
+  blocks.Spring.K: [1, 10]
   blocks.Damping.K: VALUES
 metrics:
   peak: max(x)
@@ -41,7 +41,7 @@ def test_a_grid_of_numbers_of_P_runs_as_each_value_alone(tmp_path, monkeypatch):
     out = tmp_path / "out"
     table = prepare(path, overrides=["simulation.mode=accelerated"]).run(workers=2, out=out)
     assert not routed  # no run took the route: the rows were filled at once
-    assert table.meta["execution"]["modes"] == {"accelerated": 6}
+    assert table.meta["execution"]["modes"] == {"accelerated": 4}
     for i, row in enumerate(table.rows):
         values = {"simulation.stop": 6, "blocks.Spring.K": row["blocks.Spring.K"],
                   "blocks.Damping.K": row["blocks.Damping.K"]}
