@@ -196,6 +196,9 @@ class _Batches:
         position = {k: j for j, k in enumerate(done)}
         shared = ((time.perf_counter() - started) / max(len(entries), 1),
                   (time.thread_time() - c0) / max(len(entries), 1))
+        # each run's own metric time, when its rows are read for them (else in `shared`)
+        clocks = (time.perf_counter, time.thread_time) \
+            if not state.batch_metrics.at_once(at_once) else (_no_clock, _no_clock)
         for k, (r, args, (prep_wall, prep_cpu)) in enumerate(entries):
             ended, stats, wall, cpu, _, _ = results.runs[k]
             if ended == TIMED_OUT:
@@ -210,16 +213,16 @@ class _Batches:
             if not ended:  # failed in compiled code: its message comes from its own run
                 self.report(run_one(self.job, r.index, r.overrides, self.in_process))
                 continue
-            started, c0 = time.perf_counter(), time.thread_time()
+            started, c0 = clocks[0](), clocks[1]()
             try:
                 metrics = state.batch_metrics.of_run(at_once, position[k],
                                                      lambda: results.of(k))
                 row = new_row("ok", "", stats["nsteps"], metrics)
             except ValueError as e:
                 metrics, row = None, new_row("failed", str(e), stats["nsteps"])
-            row["wall_s"] = wall + prep_wall + shared[0] + time.perf_counter() - started
+            row["wall_s"] = wall + prep_wall + shared[0] + clocks[0]() - started
             self.report(self.outcome(batch, k, r, args, row, None, metrics, wall,
-                                     cpu + prep_cpu + shared[1] + time.thread_time() - c0))
+                                     cpu + prep_cpu + shared[1] + clocks[1]() - c0))
 
     def outcome(self, batch, k, r, args, row, error, metrics, wall, cpu):
         """The Outcome of run k of a batch that ended (`error`: RunTimedOut, or None), with
@@ -233,6 +236,10 @@ class _Batches:
             outcome.result = kept_result(self.job, r.index, r.overrides, fast.m, t, data,
                                          info, metrics)
         return outcome
+
+
+def _no_clock():
+    return 0.0
 
 
 class _Direct:

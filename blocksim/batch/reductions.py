@@ -169,6 +169,10 @@ class BatchMetrics:
                     out[name] = None
         return out
 
+    def at_once(self, batch_values):
+        """Whether `of_run` takes every metric from `batch_values` (no run's rows read)."""
+        return not self.rest.functions and all(v is not None for v in batch_values.values())
+
     def of_run(self, batch_values, k, rows):
         """{metric: float} of run k of a batch (`batch_values` from `of_batch`), in the
         metrics' order; `rows()` gives its (t, data), asked only when a metric is computed
