@@ -100,7 +100,8 @@ def _matrix(shape, seed):
             f"bias: {bias.tolist()}}}")
 
 
-def _run(tmp_path, op, a, b):
+def _write(tmp_path, op, a, b):
+    """The diagram of the probe doing `op` on sines of shapes a and b; returns its path."""
     text = f"""blocksim: 1
 blocks:
   A: {_matrix(a, 1)}
@@ -113,6 +114,11 @@ record: {{y: P.y, i: I.y}}
 """
     path = tmp_path / f"{op}.yaml"
     path.write_text(text)
+    return path
+
+
+def _run(tmp_path, op, a, b):
+    path = _write(tmp_path, op, a, b)
     fast = simulate_model(blocksim.load(path, ["simulation.mode=accelerated"]))
     assert fast[2]["mode"]["mode"] == "accelerated"
     return fast, simulate(blocksim.load(path))
@@ -159,9 +165,8 @@ def test_without_numpys_blas_compiled_code_sums_the_products(probe, tmp_path, mo
     monkeypatch.setattr(build, "_LOADED", {})
     monkeypatch.setattr(build, "numpy_blas", lambda: None)
     monkeypatch.setattr(build, "numpy_lapack", lambda: None)
-    _run(tmp_path, op, a, b)  # writes the diagram
+    path = _write(tmp_path, op, a, b)
     fixed = ["simulation.solver=rk4", "simulation.step=0.01"]
-    path = tmp_path / f"{op}.yaml"
     t, data, info = simulate_model(blocksim.load(path, fixed + ["simulation.mode=accelerated"]))
     t0, data0, _ = simulate(blocksim.load(path, fixed))
     assert info["mode"]["mode"] == "accelerated" and np.array_equal(t, t0)
