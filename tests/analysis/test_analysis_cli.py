@@ -6,10 +6,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import yaml
+from blocksim.cli import main
 from loops import loop
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,15 +19,34 @@ PID_MOTOR = str(ROOT / "diagrams" / "pid_motor.yaml")
 MSD = str(ROOT / "diagrams" / "msd.yaml")
 
 
-def blocksim(*args, cwd=None):
-    r = subprocess.run([sys.executable, "-m", "blocksim", *map(str, args)], cwd=cwd,
+def in_a_process(*args):
+    """`blocksim *args` in a process of its own, as from a shell: its exit code and output."""
+    r = subprocess.run([sys.executable, "-m", "blocksim", *map(str, args)],
                        capture_output=True, text=True, timeout=300,
                        env={**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"})
     assert "Traceback" not in r.stderr, r.stderr
     return r
 
 
-def test_linearize_prints_the_model_and_writes_its_files(tmp_path):
+@pytest.fixture
+def blocksim(capsys, monkeypatch):
+    """`blocksim(*args, cwd=None)`: the command line's main() in this process (a process each
+    cost ~0.6 s of imports; the exit codes from a shell are in_a_process's tests), with its
+    exit code and output as a finished process has them."""
+    def run(*args, cwd=None):
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as e:  # argparse's usage errors
+            code = e.code
+        out, err = capsys.readouterr()
+        assert "Traceback" not in err, err
+        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+    return run
+
+
+def test_linearize_prints_the_model_and_writes_its_files(tmp_path, blocksim):
     r = blocksim("linearize", PID_MOTOR, "--input", "Error.u1", "--output", "Position.y",
                  "--open", "Error.u2", "--bode", tmp_path / "loop.png", "--out", tmp_path)
     assert r.returncode == 0, r.stderr
@@ -50,7 +71,7 @@ def test_linearize_prints_the_model_and_writes_its_files(tmp_path):
     assert (tmp_path / "loop.png").stat().st_size > 10_000
 
 
-def test_a_discrete_model_stores_its_period(tmp_path):
+def test_a_discrete_model_stores_its_period(tmp_path, blocksim):
     r = blocksim("linearize", MSD, "--input", "Force.y", "--output", "Position.y",
                  "--period", "0.05", "--out", tmp_path)
     assert r.returncode == 0, r.stderr
@@ -61,7 +82,7 @@ def test_a_discrete_model_stores_its_period(tmp_path):
     assert json.loads((tmp_path / "linear.json").read_text())["dt"] == 0.05
 
 
-def test_trim_writes_the_point_and_run_starts_from_it(tmp_path):
+def test_trim_writes_the_point_and_run_starts_from_it(tmp_path, blocksim):
     r = blocksim("trim", PID_MOTOR, "--set", "blocks.Load.time=0", "--out", tmp_path)
     assert r.returncode == 0, r.stderr
     # the load (-2 V from the start) is held by the integral term: PID.x[0] = 2 V
@@ -100,13 +121,14 @@ def test_trim_writes_the_point_and_run_starts_from_it(tmp_path):
     (["--input", "Error.u1", "--output", "Position.y", "--op", "missing.yaml"], 2,
      "missing.yaml: error: file not found"),
 ])
-def test_bad_linearize_commands_are_one_clear_message(tmp_path, args, code, words):
+def test_bad_linearize_commands_are_one_clear_message(tmp_path, blocksim, args, code, words):
     r = blocksim("linearize", PID_MOTOR, *args, "--out", tmp_path, cwd=tmp_path)
     assert r.returncode == code, r.stdout + r.stderr
     assert words in r.stderr
 
 
-def test_a_delay_needs_a_pade_order_and_a_mixed_diagram_a_period_where_zoh_fails(tmp_path):
+def test_a_delay_needs_a_pade_order_and_a_mixed_diagram_a_period_where_zoh_fails(tmp_path,
+                                                                                 blocksim):
     path = loop(tmp_path / "mixed.yaml", [
         ("Hold", "{type: unit_delay, period: 0.1}"),
         ("Plant", "{type: transfer_function, num: [1], den: [1, 1]}")],
@@ -128,15 +150,15 @@ def test_a_delay_needs_a_pade_order_and_a_mixed_diagram_a_period_where_zoh_fails
 
 
 def test_a_trim_that_does_not_converge_keeps_the_point_and_exits_3(tmp_path):
-    r = blocksim("trim", ROOT / "diagrams" / "thermostat.yaml", "--out", tmp_path)
+    r = in_a_process("trim", ROOT / "diagrams" / "thermostat.yaml", "--out", tmp_path)
     assert r.returncode == 3
     assert "trim did not converge: residual" in r.stderr and "Room.x[0]" in r.stderr
     point = yaml.safe_load((tmp_path / "operating_point.yaml").read_text())
     assert point["converged"] is False and point["residual"] > 1e-3
 
 
-def test_bad_trim_and_operating_point_inputs(tmp_path):
-    r = blocksim("trim", MSD, "--fix", "Velocity.x=[1, 2]", "--out", tmp_path)
+def test_bad_trim_and_operating_point_inputs(tmp_path, blocksim):
+    r = in_a_process("trim", MSD, "--fix", "Velocity.x=[1, 2]", "--out", tmp_path)
     assert r.returncode == 2 and "--fix Velocity.x: 1 values wanted, got 2" in r.stderr
     r = blocksim("trim", MSD, "--free", "Forse.y", "--out", tmp_path)
     assert r.returncode == 2 and "did you mean 'Force'?" in r.stderr
