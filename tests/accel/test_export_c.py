@@ -50,7 +50,7 @@ def _run_csv(diagram, out, sets):
     ("msd", []),
     ("pid_controller", []),
     ("demo3_controller", ["simulation.output_interval=0.05"]),
-    ("pid_motor", ["simulation.solver=rk4", "simulation.step=1e-3"]),
+    ("pid_motor", ["simulation.solver=rk4", "simulation.step=0.01"]),
     ("msd", ["simulation.solver=rk4", "simulation.step=0.01"]),
     ("gearbox", ["simulation.output_interval=1"]),  # a chart: its machine and helpers
 ])
