@@ -10,9 +10,17 @@ import pytest
 @pytest.fixture(autouse=True, scope="session")
 def _accel_cache(tmp_path_factory):
     """Accelerated mode compiles into a cache of the session's own (one compile per
-    structure, shared by the tests and the processes they start), never the user's."""
+    structure, shared by the tests and the processes they start), never the user's. Under
+    pytest-xdist the workers share one (the folder above each worker's own temporary folder
+    is the run's): a structure two workers need is compiled once, as by two processes of a
+    user (the cache is safe for that: tests/accel/test_accel_runs.py)."""
     previous = os.environ.get("BLOCKSIM_CACHE_DIR")
-    os.environ["BLOCKSIM_CACHE_DIR"] = str(tmp_path_factory.mktemp("accel_cache"))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        cache = tmp_path_factory.getbasetemp().parent / "accel_cache"
+        cache.mkdir(exist_ok=True)
+    else:
+        cache = tmp_path_factory.mktemp("accel_cache")
+    os.environ["BLOCKSIM_CACHE_DIR"] = str(cache)
     yield
     if previous is None:
         os.environ.pop("BLOCKSIM_CACHE_DIR", None)

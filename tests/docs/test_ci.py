@@ -18,7 +18,7 @@ def test_ci_runs_the_readme_command_in_a_fresh_virtual_environment():
     lines = [line.strip() for line in script.splitlines()
              if line.strip() and not line.strip().startswith("#")]
     command = readme_test_command()
-    assert command == 'pip install -e ".[fast,test]" && python -m pytest -rs'
+    assert command == 'pip install -e ".[fast,test]" && python -m pytest -rs -n auto --dist loadfile'
     made = next(i for i, line in enumerate(lines) if re.search(r"\bpython3 -m venv\b", line))
     entered = next(i for i, line in enumerate(lines) if re.search(r"\. .*/bin/activate\b", line))
     run = next(i for i, line in enumerate(lines) if line.startswith(command))
