@@ -4,6 +4,7 @@ import numpy as np
 from blocksim.accel.expression import lower_expression
 from blocksim.accel.lowering import Lowering, LoweringError
 from blocksim.language import derivatives, expr
+from blocksim.language.behaviour import Behaviour
 from blocksim.block import Block, In, Out, PortError
 from blocksim.params import Param, ParamError
 from blocksim.rundata import Structural
@@ -30,7 +31,7 @@ class Gain(Block):
         if self._matrix:
             if len(u) not in (1, 2) or u[0] != K[1]:
                 raise PortError("u", f"matrix gain of shape {K} cannot multiply a signal of shape {u}")
-            self.output = self._matmul
+            self.behaviour = self.MATRIX
             return {"y": (K[0],) + tuple(u[1:])}
         try:
             y = u if K in ((), u) else np.broadcast_shapes(K, u)
@@ -38,25 +39,14 @@ class Gain(Block):
             raise PortError("u", f"gain of shape {K} does not broadcast with a signal of shape {u}") from None
         if y != u:
             raise PortError("u", f"gain of shape {K} would change the signal's shape {u} to {y}")
-        self.output = self._elementwise  # bound once: the plan calls it directly
         self._y = y
         return {"y": y}
 
+    behaviour = Behaviour(outputs={"y": "K * u"})  # element-wise
+    MATRIX = Behaviour(outputs={"y": "K @ u"})
+
     def declare(self, d):
         d.param("K", None if self._matrix else self._y)  # element-wise: K broadcast to y
-
-    def _elementwise(self, t):
-        np.multiply(self.v.K, self.u[0], out=self.y[0])
-
-    def _matmul(self, t):
-        np.matmul(self.v.K, self.u[0], out=self.y[0])
-
-    def lower(self, c):
-        if self.output == self._elementwise:
-            return Lowering({"output": c.loop(c.n_out["y"], "out_y[i] = P_K[i] * in_u[i];")})
-        (r, inner), u = self.p.K.shape, c.shape_in["u"]
-        return Lowering({"output": f"rt_matmul(P_K, {r}, {inner}, in_u, "
-                                   f"{u[1] if len(u) == 2 else 1}, out_y);"})
 
     def jacobian(self, pade=None):
         """y = K*u: diag(K broadcast); y = K @ u with u (k, r): kron(K, I_r)."""

@@ -316,8 +316,15 @@ class Block:
 
     def bind(self, u, y, x, dx, xd):
         self.u, self.y, self.x, self.dx, self.xd = u, y, x, dx, xd
+        if self.behaviour is not None:  # its methods, on these views
+            self.behaviour.bind(self)
 
     run = NO_RUN  # the run's RunHandle while a run uses the block (`uses_run`)
+
+    # ---- behaviour written once (blocksim/language/behaviour.py) ---------------------------
+    # A Behaviour: the block's outputs, derivative and update as expressions of its inputs,
+    # run data and states, from which it gets its methods in both modes and its Jacobian.
+    behaviour = None
 
     # ---- hot path ------------------------------------------------------------------------
     def output(self, t):
@@ -389,8 +396,9 @@ class Block:
     def jacobian(self, pade=None):
         """The block's exact `Jacobian` at its current inputs, states and modes, or None (the
         default): its methods are then differenced. `pade`: the order of the Padé
-        approximation of a delay (a block that keeps a history), None when none was given."""
-        return None
+        approximation of a delay (a block that keeps a history), None when none was given.
+        A block with a `behaviour` gets it from its texts."""
+        return None if self.behaviour is None else self.behaviour.jacobian(self)
 
     def describe(self):
         """Lines `blocksim check` prints under the block (what a file it reads declares:
@@ -427,8 +435,10 @@ class Block:
 
 
 def overrides(block, method):
-    """Whether `block`'s type defines `method` itself (the simulator calls it then)."""
-    return getattr(type(block), method) is not getattr(Block, method)
+    """Whether `block`'s type defines `method` itself, or its behaviour does (the simulator
+    calls it then)."""
+    return getattr(type(block), method) is not getattr(Block, method) or (
+        block.behaviour is not None and method in block.behaviour.methods)
 
 
 @dataclass

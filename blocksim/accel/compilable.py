@@ -8,8 +8,11 @@ costs no generated source.
 """
 from __future__ import annotations
 
+import functools
+
 from ..block import TRIGGERED, Sample, overrides
 from ..engine.conditional import Conditional
+from .behaviour import lower_behaviour
 from .conditional import lower_conditional
 from .lowering import LowerContext, Lowering, LoweringError
 
@@ -27,8 +30,10 @@ class NotCompilable(Exception):
 
 def has_lowering(block):
     """Whether the block's type has a compiled form (an enabled or triggered subsystem's
-    block has one here, accel/conditional.py), without asking for it."""
-    return isinstance(block, Conditional) or overrides(block, "lower")
+    block has one here, accel/conditional.py; a declared behaviour has one), without asking
+    for it."""
+    return isinstance(block, Conditional) or overrides(block, "lower") or \
+        block.behaviour is not None
 
 
 def required(model, block, calcs):
@@ -85,14 +90,17 @@ def block_lowering(model, block, ctx, index):
 
 
 def lowering_of(block, ctx):
-    """`block.lower(ctx)`: a Lowering or None (no compiled form); LoweringError when it
-    raises or gives anything else (a block type's fault, a plugin's: the block is named,
-    and auto runs it in normal mode)."""
+    """`block.lower(ctx)` (or its declared behaviour lowered, when its type has no `lower`):
+    a Lowering or None (no compiled form); LoweringError when it raises or gives anything
+    else (a block type's fault, a plugin's: the block is named, and auto runs it in normal
+    mode)."""
     if hasattr(block, "pack"):
         raise LoweringError(f"{FAULTY}its pack() is no longer read: declare its numbers "
                             "(declare and derive, docs/custom-blocks.md)")
+    lower = block.lower if overrides(block, "lower") or block.behaviour is None else \
+        functools.partial(lower_behaviour, block)
     try:
-        low = block.lower(ctx)
+        low = lower(ctx)
     except LoweringError:
         raise
     except Exception as e:  # noqa: BLE001 - whatever a block type's code raises

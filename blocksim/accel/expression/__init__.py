@@ -34,12 +34,15 @@ class ExpressionCode:
     scratch: int
 
 
-def lower_expression(text, inputs, shapes, names, *, functions, dotted=None, watch=""):
+def lower_expression(text, inputs, shapes, names, *, functions, dotted=None, watch="",
+                     pointers=None, target="out_y", constants="P_constants"):
     """The compiled form of expression `text` of the inputs `inputs` (names) of `shapes`,
     with parameters `names`; LoweringError where it has none. `watch`: C statements of a
     block that watches the matrices its expression inverts, run after each inv and pinv
     with `cond` the condition number of the matrix inverted (inv: kappa_1 from numpy's
-    column sums; pinv: s_max / s_min)."""
+    column sums; pinv: s_max / s_min). `pointers`: the C arrays of inputs not read as
+    `in_NAME` (a block's run data P_NAME, its states); `target`: the C array the value is
+    written to; `constants`: the C name of the array of its numbers."""
     rng = np.random.default_rng(0)  # the samples the function block's infer tries
     samples = ([np.zeros(s) for s in shapes],
                [np.asarray(rng.uniform(0.5, 1.5, s)) for s in shapes])
@@ -52,12 +55,15 @@ def lower_expression(text, inputs, shapes, names, *, functions, dotted=None, wat
             continue
     else:
         raise LoweringError("has an expression that fails on every sample input")
-    code = Code()
+    code = Code(constants)
     lowerer = Lowerer(code, source, values, dict(zip(inputs, map(tuple, shapes))), functions,
-                      watch)
+                      watch, pointers or {})
+    if target not in lowerer.pointers.values():  # nothing the expression reads: written
+        lowerer.direct = root, target            # by the last operation itself
     value = lowerer.value(root)
     out_shape = np.shape(values[root])
-    code.copy(Val("out_y", out_shape, c_strides(out_shape)), value)
+    if value.ptr != target:
+        code.copy(Val(target, out_shape, c_strides(out_shape)), value)
     constants = np.concatenate(code.params) if code.params else np.zeros(0)
     return ExpressionCode("\n".join(["char msg_[32]; (void)msg_;", *code.lines]), constants,
                           code.nwork)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..lowering import LoweringError
 from .functions import lower_call
-from .values import Val, c_strides, same_layout, strides_of
+from .values import Val, c_strides, dense_strides, same_layout, strides_of
 
 _ARITHMETIC = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 _COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
@@ -28,11 +28,13 @@ class Lowerer:
     `a + b - c ...` (the evaluator takes some 2,000 terms): `dynamic` walks the tree with a
     stack, and `value` lowers a chain's partial results innermost first."""
 
-    def __init__(self, code, source, values, inputs, functions, watch=""):
+    def __init__(self, code, source, values, inputs, functions, watch="", pointers=None):
         self.code = code
         self.source = source  # the expression's text, which the nodes' positions refer to
         self.values = values  # node -> numpy's value on the sample inputs
         self.inputs = inputs  # input name -> shape
+        self.pointers = pointers or {}  # input name -> its C array, when not in_NAME
+        self.direct = None  # (root node, C array its value is written to), or None
         self.functions = functions
         self.watch = watch  # C run after each inversion, with its condition number `cond`
         self._dynamic = {}
@@ -91,13 +93,20 @@ class Lowerer:
         return val
 
     def result(self, node):
-        """A temporary for node's value, laid out as numpy lays it out."""
-        return self.code.like(self.values[node])
+        """A temporary for node's value, laid out as numpy lays it out; the target itself
+        for the root's value when that is row-major (`direct`: the root, its target)."""
+        value = self.values[node]
+        if self.direct is not None and node is self.direct[0] and \
+                dense_strides(value) == c_strides(np.shape(value)):
+            root, target = self.direct
+            return Val(target, np.shape(value), c_strides(np.shape(value)),
+                       not isinstance(value, np.ndarray))
+        return self.code.like(value)
 
     # -- names and operators --------------------------------------------------------------------
     def l_Name(self, node):
         shape = self.inputs[node.id]
-        return Val(f"in_{node.id}", shape, c_strides(shape))
+        return Val(self.pointers.get(node.id, f"in_{node.id}"), shape, c_strides(shape))
 
     def l_BinOp(self, node):
         a, b = self.value(node.left), self.value(node.right)

@@ -19,7 +19,8 @@ from .values import Val, c_strides, dense_strides, inner_axis, k_order, strides_
 class Code:
     """The statements of one expression, its numbers and its scratch."""
 
-    def __init__(self):
+    def __init__(self, constants="P_constants"):
+        self.constants = constants  # the C name of the array of its numbers
         self.lines = []
         self.params = []  # arrays, in the order of P_constants
         self.nparams = 0
@@ -54,7 +55,7 @@ class Code:
         start = self.nparams
         self.params.append(memory.copy())
         self.nparams += memory.size
-        return Val(f"P_constants + {start + shift}", tuple(a.shape), strides_of(a), scalar)
+        return Val(f"{self.constants} + {start + shift}", tuple(a.shape), strides_of(a), scalar)
 
     def temp(self, shape, strides=None, scalar=False):
         """A temporary in T of `shape` (row-major unless `strides` are given: numpy's layout

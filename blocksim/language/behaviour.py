@@ -1,0 +1,120 @@
+"""A block's behaviour declared once, in the expression language: plain data on its class.
+
+    class Gain(Block):
+        behaviour = Behaviour(outputs={"y": "K * u"})
+
+Each text is an expression of the block's input ports (by name), its declared run data
+(`d.param`, `d.derived`: by name, as `P_NAME` in compiled code) and its states `x` and `xd`
+(their own flat shape, or the shape of the port named by `state`):
+
+- `outputs`: {output port: its value}, computed in the method "output" (the port's calc);
+- `derivative`: dx/dt of the continuous state;
+- `update`: the discrete state at the block's next sample hit.
+
+From that one declaration a block gets both modes and linearisation: when the compiler binds
+it (`Block.bind`), each text becomes a fixed program of numpy calls writing into its port
+and state views (inplace.py: no parsing, lookups or allocation per evaluation), installed as
+the block's methods; accelerated mode lowers the same texts to C (accel/behaviour.py), and
+`jacobian` differentiates them exactly (derivatives.py). A block whose behaviour the texts
+depend on (a sum's signs) makes its `behaviour` per instance, from its structure alone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import derivatives
+from .inplace import FUNCTIONS, compile_inplace
+
+METHODS = ("output", "derivative", "update")
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """A block's outputs, derivative and update as expressions (see the module docstring)."""
+    outputs: dict = field(default_factory=dict)
+    derivative: str | None = None
+    update: str | None = None
+    state: str = ""  # a port whose shape the states x and xd take in the texts
+
+    @property
+    def methods(self):
+        """The block methods this behaviour defines."""
+        return tuple(m for m, text in zip(METHODS, (self.outputs, self.derivative,
+                                                    self.update)) if text)
+
+    def texts(self):
+        """[(method, target, text)]: what each method writes (an output port's name, 'dx'
+        or 'xd') and from which expression, in the order they run."""
+        outs = [("output", port, text) for port, text in self.outputs.items()]
+        return outs + [(m, target, text) for m, target, text in
+                       (("derivative", "dx", self.derivative), ("update", "xd", self.update))
+                       if text]
+
+    def arrays(self, block):
+        """{name: array} the texts read: the block's bound inputs, its run data views, its
+        states (shaped as `state` says)."""
+        ins, outs = block.ports()
+        named = {p.name: u for p, u in zip(ins, block.u) if u is not None}
+        if block.v is not None:
+            named.update(vars(block.v))
+        shape = None
+        if self.state:
+            ports = {**{p.name: u for p, u in zip(ins, block.u)},
+                     **{p.name: y for p, y in zip(outs, block.y)}}
+            shape = np.shape(ports[self.state])
+        for name in ("x", "xd"):
+            state = getattr(block, name)
+            if state is not None and state.size:
+                named[name] = state.reshape(shape) if shape is not None else state
+        return named
+
+    def targets(self, block):
+        """{target name: the array a text writes}."""
+        outs = block.ports()[1]
+        found = {p.name: y for p, y in zip(outs, block.y)}
+        found.update(dx=block.dx, xd=block.xd)
+        return found
+
+    def bind(self, block):
+        """The block's methods from its texts, on the views it was just bound to."""
+        arrays, targets = self.arrays(block), self.targets(block)
+        runs = {}
+        for method, target, text in self.texts():
+            runs.setdefault(method, []).append(compile_inplace(text, arrays, targets[target]))
+        for method, parts in runs.items():
+            setattr(block, method, parts[0] if len(parts) == 1 else _together(parts))
+
+    def jacobian(self, block):
+        """The block's exact Jacobian (blocksim.block.Jacobian) at its current values, or
+        None (differenced) where a text calls a function without a derivative rule or an
+        output is not one of the texts'."""
+        from ..block import Jacobian  # the contract, which names this class
+        arrays = self.arrays(block)
+        state = "xd" if self.update else "x"
+        ins = [p.name for p, u in zip(block.ports()[0], block.u) if u is not None]
+        variables = ([state] if state in arrays else []) + ins
+        constants = {k: a for k, a in arrays.items() if k not in variables}
+        try:
+            rows = {target: derivatives.jacobian(text, variables, constants,
+                                                 [arrays[v] for v in variables],
+                                                 functions=FUNCTIONS)
+                    for _, target, text in self.texts()}
+        except derivatives.NoDerivative:
+            return None
+        outs = [p.name for p in block.ports()[1]]
+        if any(port not in rows for port in outs):
+            return None
+        n = arrays[state].size if state in arrays else 0
+        Y = np.vstack([rows[port] for port in outs])
+        rate = rows.get("dx" if state == "x" else "xd", np.zeros((0, Y.shape[1])))
+        return Jacobian(rate[:, :n], rate[:, n:], Y[:, :n], Y[:, n:])
+
+
+def _together(parts):
+    """Several programs of one method, one after the other."""
+    def run(t):
+        for part in parts:
+            part(t)
+    return run
