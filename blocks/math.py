@@ -10,7 +10,7 @@ from blocksim.params import Param, ParamError
 from blocksim.rundata import Structural
 
 from .conditioning import ConditionWatch, watched_functions
-from .linearisation import broadcast, static
+from .linearisation import static
 
 
 class Gain(Block):
@@ -48,13 +48,6 @@ class Gain(Block):
     def declare(self, d):
         d.param("K", None if self._matrix else self._y)  # element-wise: K broadcast to y
 
-    def jacobian(self, pade=None):
-        """y = K*u: diag(K broadcast); y = K @ u with u (k, r): kron(K, I_r)."""
-        K, u = self.p.K, self.u[0]
-        if self._matrix:
-            return static(np.kron(K, np.eye(int(np.prod(u.shape[1:], dtype=int)))))
-        return static(np.diag(np.broadcast_to(K, u.shape).ravel()))
-
 
 def _broadcast_inputs(names, shapes):
     """The common shape of inputs that combine element-wise (numpy broadcasting); a
@@ -73,7 +66,7 @@ class _Elementwise(Block):
     """Shared by sum and product: y = u1 (op) u2 (op) ... uN, one operator per input, the
     inputs broadcast together (a scalar combines with every element of a vector)."""
 
-    # operator character -> (ufunc applied to the first input alone, ufunc combining y with ui)
+    # operator character -> (the first input's term alone, how it joins the terms before)
     OPS = {}
     MARKS = {}  # operator character -> its mark at the input port in drawings
     param = ""  # the parameter holding the operators
@@ -88,10 +81,11 @@ class _Elementwise(Block):
         if bad:
             raise ParamError(self.param, f"unexpected character(s) {''.join(sorted(bad))!r}: "
                                          f"use {' '.join(self.OPS)}")
-        # when the first input enters unchanged, combine it with the second in one call
-        self._pair = len(self._ops) > 1 and self.OPS[self._ops[0]][0] is _copy
-        if self._pair:
-            self.output = self._output_pair
+        # y = -u1 + u2 - u3 ..., left to right, as numpy adds them
+        text = self.OPS[self._ops[0]][0].format("u1")
+        for k, op in enumerate(self._ops[1:], 2):
+            text += f" {self.OPS[op][1]} u{k}"
+        self.behaviour = Behaviour(outputs={"y": text})
 
     def ports(self):
         n = len(self._ops)
@@ -102,50 +96,6 @@ class _Elementwise(Block):
 
     def input_marks(self):
         return tuple(self.MARKS[op] for op in self._ops), self.param
-
-    def bind(self, u, y, x, dx, xd):
-        super().bind(u, y, x, dx, xd)
-        ops = self._ops
-        if self._pair:
-            self._first = (self.OPS[ops[1]][1], u[0], u[1])
-            rest = zip(ops[2:], u[2:])
-        else:
-            self._first = (self.OPS[ops[0]][0], u[0])
-            rest = zip(ops[1:], u[1:])
-        self._rest = tuple((self.OPS[op][1], ui) for op, ui in rest)
-
-    def output(self, t):
-        y = self.y[0]
-        first, u1 = self._first
-        first(u1, out=y)
-        for combine, ui in self._rest:
-            combine(y, ui, out=y)
-
-    def _output_pair(self, t):
-        y = self.y[0]
-        combine, u1, u2 = self._first
-        combine(u1, u2, out=y)
-        for combine, ui in self._rest:
-            combine(y, ui, out=y)
-
-    # C of each operator: applied to the first input alone, combining with the next ones
-    C_OPS = {}
-
-    def lower(self, c):
-        terms = [c.elem(f"u{k + 1}") for k in range(len(self._ops))]
-        alone, _ = self.C_OPS[self._ops[0]]
-        expression = alone.format(terms[0]) if not self._pair else terms[0]
-        for op, term in zip(self._ops[1:], terms[1:]):
-            expression = f"{expression} {self.C_OPS[op][1]} {term}"
-        return Lowering({"output": c.loop(c.n_out["y"], f"out_y[i] = {expression};")})
-
-
-def _copy(u, out):
-    np.copyto(out, u)
-
-
-def _reciprocal(u, out):
-    np.divide(1.0, u, out=out)
 
 
 class Sum(_Elementwise):
@@ -158,17 +108,10 @@ class Sum(_Elementwise):
 
     type = "sum"
     params = (Param("signs", "string", "++", "one sign per input, + or - (| ignored)"),)
-    OPS = {"+": (_copy, np.add), "-": (np.negative, np.subtract)}
+    OPS = {"+": ("{}", "+"), "-": ("-{}", "-")}
     MARKS = {"+": "+", "-": "\u2212"}  # as drawn at the ports (a minus sign, not a hyphen)
-    C_OPS = {"+": ("{}", "+"), "-": ("-{}", "-")}
     param = "signs"
     ignored = "|"
-
-    def jacobian(self, pade=None):
-        """D = [s1*P1, ..., sN*PN], P_i the broadcasting of u_i to y's shape."""
-        y = self.y[0].shape
-        return static(np.hstack([(1.0 if op == "+" else -1.0) * broadcast(u.shape, y)
-                                 for op, u in zip(self._ops, self.u)]))
 
 
 class Product(_Elementwise):
@@ -180,9 +123,8 @@ class Product(_Elementwise):
 
     type = "product"
     params = (Param("ops", "string", "**", "one operator per input, * or /"),)
-    OPS = {"*": (_copy, np.multiply), "/": (_reciprocal, np.divide)}
+    OPS = {"*": ("{}", "*"), "/": ("1.0 / {}", "/")}
     MARKS = {"*": "\u00d7", "/": "\u00f7"}
-    C_OPS = {"*": ("{}", "*"), "/": ("1.0 / {}", "/")}
     param = "ops"
 
 
@@ -207,13 +149,7 @@ class MatMul(Block):
             raise PortError("u2", f"inner dimensions differ: {a} @ {b}")
         return {"y": a[:-1] + b[1:]}
 
-    def output(self, t):
-        np.matmul(self.u[0], self.u[1], out=self.y[0])
-
-    def lower(self, c):  # a vector u1 is a row, a vector u2 a column (numpy's matmul)
-        a, b = c.shape_in["u1"], c.shape_in["u2"]
-        rows, cols = (a[0] if len(a) == 2 else 1), (b[1] if len(b) == 2 else 1)
-        return Lowering({"output": f"rt_matmul(in_u1, {rows}, {a[-1]}, in_u2, {cols}, out_y);"})
+    behaviour = Behaviour(outputs={"y": "u1 @ u2"})
 
 
 class Function(Block):

@@ -29,7 +29,8 @@ Hot-path methods (no validation, no allocation that can be avoided, no dict look
 `xd` at the times `events()` announced (a source discontinuity the solver lands on).
 Blocks keep no other simulation state in attributes: outputs are functions of (t, u, x, xd).
 A block may pick its computing method per instance by assigning it in `__init__` or `infer`
-(e.g. `self.output = self._matmul`): the methods are looked up once, after those calls.
+(e.g. `self.output = self._matmul`): the methods are looked up once, after those calls
+and after `bind` (which makes the methods of a declared `behaviour`, on the views it binds).
 
 Zero crossings (hybrid blocks: saturation, relay, limited integrator, ...). Between events a
 block's outputs and derivatives are smooth functions computed in a *mode* frozen in its

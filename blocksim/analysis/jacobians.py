@@ -144,17 +144,17 @@ def _differenced(model, block, t, discrete):
     largest error estimate relative to the largest entry (entries within their estimate
     of 0 are 0; see the module docstring). The block is bound to copies of its inputs
     meanwhile, so nothing else sees the steps; every value is restored after."""
-    gates = Gates(model)
-    # as the block runs between events: its modes (an enable's decision) held, gated
-    calcs = tuple(gates.node(n) for n in model.nodes
-                  if n.block is block and n.group not in ("event", "triggered"))
-    derivative = gates.method(block, "derivative") or (lambda t: None)
-    update = gates.method(block, "update") or (lambda t: None)
     states = block.xd if discrete else block.x
     inputs = block.u
     copies = tuple(None if u is None else np.array(u, dtype=float) for u in inputs)
     kept = [(a, a.copy()) for a in (block.x, block.dx, block.xd, block.y_flat) if a is not None]
     block.bind(copies, block.y, block.x, block.dx, block.xd)
+    gates = Gates(model)  # its methods as bound to the copies (a behaviour's are made there)
+    # as the block runs between events: its modes (an enable's decision) held, gated
+    calcs = tuple(gates.node(n) for n in model.nodes
+                  if n.block is block and n.group not in ("event", "triggered"))
+    derivative = gates.method(block, "derivative") or (lambda t: None)
+    update = gates.method(block, "update") or (lambda t: None)
 
     def evaluate():
         for calc in calcs:

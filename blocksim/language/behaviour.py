@@ -89,7 +89,7 @@ class Behaviour:
     def jacobian(self, block):
         """The block's exact Jacobian (blocksim.block.Jacobian) at its current values, or
         None (differenced) where a text calls a function without a derivative rule or an
-        output is not one of the texts'."""
+        output is neither one of the texts' nor the state's."""
         from ..block import Jacobian  # the contract, which names this class
         arrays = self.arrays(block)
         state = "xd" if self.update else "x"
@@ -103,10 +103,16 @@ class Behaviour:
                     for _, target, text in self.texts()}
         except derivatives.NoDerivative:
             return None
+        n = arrays[state].size if state in arrays else 0
+        width = n + sum(arrays[i].size for i in ins)
+        for port in block.ports()[1]:  # an output that is (part of) the state: C selects it
+            part = port.state if state == "x" else port.dstate
+            if port.name not in rows and part is not None and n:
+                chosen = np.arange(n)[slice(None) if part is True else part]
+                rows[port.name] = np.eye(n, width)[chosen]
         outs = [p.name for p in block.ports()[1]]
         if any(port not in rows for port in outs):
             return None
-        n = arrays[state].size if state in arrays else 0
         Y = np.vstack([rows[port] for port in outs])
         rate = rows.get("dx" if state == "x" else "xd", np.zeros((0, Y.shape[1])))
         return Jacobian(rate[:, :n], rate[:, n:], Y[:, :n], Y[:, n:])

@@ -20,6 +20,8 @@ CASES = {
     "gain on a matrix": ({"type": "gain", "K": [[1, 2], [3, 4]]},
                          {"u": [[1, 2, 3], [4, 5, 6]]}, {}),
     "sum broadcast": ({"type": "sum", "signs": "+-|+"}, {"u1": U3, "u2": 0.5, "u3": U3}, {}),
+    "product": ({"type": "product", "ops": "/*"}, {"u1": U3, "u2": 0.5}, {}),
+    "matmul": ({"type": "matmul"}, {"u1": [[1, 2, 3], [4, 5, 6]], "u2": U3}, {}),
     "integrator": ({"type": "integrator", "x0": [0.3, 0.1]}, {"u": U2}, {}),
     "integrator held": ({"type": "integrator", "x0": [1.0, 0.1], "upper": 1.0}, {"u": U2}, {}),
     "integrator reset": ({"type": "integrator", "reset": "rising"},

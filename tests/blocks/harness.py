@@ -97,7 +97,6 @@ class Rig:
             self.y[o.name] = base.reshape(shape)
         block.y_flat = flat if size else None
         self.outs = outs
-        self.calcs = tuple(dict.fromkeys(getattr(block, o.calc) for o in outs if not o.aliased))
         directions = block.zero_crossings()
         self.z = np.zeros(len(directions)) if directions is not None else None
         block.z = self.z
@@ -105,6 +104,8 @@ class Rig:
         self.du = {n: np.zeros(shapes[n]) for n in block.rates}
         block.du = tuple(self.du.values())
         block.bind(tuple(u), tuple(self.y[o.name] for o in outs), self.x, self.dx, self.xd)
+        # after bind: a declared behaviour's methods are made there
+        self.calcs = tuple(dict.fromkeys(getattr(block, o.calc) for o in outs if not o.aliased))
 
     def set(self, **values):
         for name, value in values.items():
