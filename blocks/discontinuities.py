@@ -13,6 +13,7 @@ import numpy as np
 
 from blocksim.accel.lowering import Lowering
 from blocksim.block import EITHER, FALLING, RISING, Block, In, Out
+from blocksim.language.behaviour import Behaviour
 from blocksim.params import Param
 
 from .linearisation import mode_words, static
@@ -22,7 +23,8 @@ from .param_checks import DIRECTIONS, check_fits, check_ordered, fitted
 class _Band(Block):
     """A piecewise map with two thresholds lo <= hi per element: mode -1 (u below lo),
     0 (between), +1 (above hi). Crossings at u = hi and u = lo. Subclasses name the
-    thresholds' parameters (`bounds`) and write y in each mode (`_map`)."""
+    thresholds' parameters (`bounds`) and declare y in each mode and the indicators u - hi,
+    u - lo as their behaviour."""
 
     bounds = ("", "")
     modes = {}  # mode -> (its name, the gain dy/du in it)
@@ -56,20 +58,8 @@ class _Band(Block):
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        n = self._n
-        self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
+        self._u = u[0].reshape(-1)
         self._lo, self._hi = (getattr(self.v, name).reshape(-1) for name in self.bounds)
-        self._above, self._below = np.zeros(n, bool), np.zeros(n, bool)
-
-    def output(self, t):
-        np.greater(self.xd, 0.0, out=self._above)
-        np.less(self.xd, 0.0, out=self._below)
-        self._map()
-
-    def indicator(self, t):
-        n = self._n
-        np.subtract(self._u, self._hi, out=self.z[:n])
-        np.subtract(self._u, self._lo, out=self.z[n:])
 
     def crossing(self, t, crossed):
         n = self._n
@@ -80,20 +70,10 @@ class _Band(Block):
         self.xd[:] = mode
         return changed
 
-    # compiled form: C_MAP is y in the modes above, below and between the thresholds, from
-    # u, lo and hi
-    C_MAP = None
-
-    def lower(self, c):
+    def lower(self, c):  # the handler; the output and the indicators are its behaviour
         n = self._n
-        if self.C_MAP is None:
-            return None
         lo, hi = (f"P_{name}[i]" for name in self.bounds)
-        above, below, inside = (e.format(u="in_u[i]", lo=lo, hi=hi) for e in self.C_MAP)
         return Lowering({
-            "output": c.loop(n, f"out_y[i] = xd[i] > 0.0 ? {above} : xd[i] < 0.0 ? {below} "
-                                f": {inside};"),
-            "indicator": c.loop(n, f"z[i] = in_u[i] - {hi}; z[{n} + i] = in_u[i] - {lo};"),
             "crossing": c.loop(n, f"double above = in_u[i] - {hi}, below = in_u[i] - {lo}; "
                                   "double mode = above > 0 || (above == 0 && crossed[i] > 0) ? "
                                   "1.0 : below < 0 || (below == 0 && "
@@ -123,15 +103,11 @@ class Saturation(_Band):
         Param("upper", "value", doc="upper limit (inf: none)", allow_inf=True),
     )
     bounds = ("lower", "upper")
-    C_MAP = ("{hi}", "{lo}", "{u}")  # above, below, between
+    # xd: the mode per element (+1 upper, -1 lower, 0 linear); z: u - upper, then u - lower
+    behaviour = Behaviour(outputs={"y": "where(xd > 0, upper, where(xd < 0, lower, u))"},
+                          indicator="[u - upper, u - lower]", state="u")
 
     modes = {-1.0: ("lower", 0.0), 0.0: ("linear", 1.0), 1.0: ("upper", 0.0)}
-
-    def _map(self):
-        y = self._y
-        np.copyto(y, self._u)
-        np.copyto(y, self._hi, where=self._above)
-        np.copyto(y, self._lo, where=self._below)
 
 
 class DeadZone(_Band):
@@ -148,15 +124,10 @@ class DeadZone(_Band):
         Param("end", "value", doc="upper end of the zone (y = 0 up to here)"),
     )
     bounds = ("start", "end")
-    C_MAP = ("{u} - {hi}", "{u} - {lo}", "0.0")  # above, below, inside
+    behaviour = Behaviour(outputs={"y": "where(xd > 0, u - end, where(xd < 0, u - start, 0))"},
+                          indicator="[u - end, u - start]", state="u")
 
     modes = {-1.0: ("below", 1.0), 0.0: ("inside", 0.0), 1.0: ("above", 1.0)}
-
-    def _map(self):
-        y = self._y
-        y.fill(0.0)
-        np.subtract(self._u, self._hi, out=y, where=self._above)
-        np.subtract(self._u, self._lo, out=y, where=self._below)
 
 
 class Relay(Block):

@@ -5,6 +5,7 @@ from blocksim.accel import ufuncs
 from blocksim.accel.lowering import Lowering, LoweringError
 from blocksim.block import Block, In, Out
 from blocksim.errors import SimulationError
+from blocksim.language.behaviour import Behaviour
 from blocksim.params import Param
 
 
@@ -40,12 +41,14 @@ FUNCTIONS = {
 }
 
 
-# fn -> its C expression of u and the C test that u is in its domain (or None): the C
-# library's sqrt, sin and cos are numpy's to the bit (correctly rounded, or numpy calls them);
-# the others are numpy's own vectorised loops, called from compiled code (blocksim.accel.ufuncs)
-C_FUNCTIONS = {"sqrt": ("sqrt(u)", "u >= 0"), "square": ("u * u", None),
-               "reciprocal": ("1.0 / u", "u != 0"), "sin": ("sin(u)", None),
-               "cos": ("cos(u)", None)}
+# the functions defined everywhere are the block's behaviour (blocksim/language/behaviour.py):
+# fn(u) in the expression language, or this text
+BEHAVIOURS = {"square": "u * u"}
+
+# fn -> its C expression of u and the C test that u is in its domain: the C library's sqrt is
+# numpy's to the bit (correctly rounded); the others are numpy's own vectorised loops, called
+# from compiled code (blocksim.accel.ufuncs)
+C_FUNCTIONS = {"sqrt": ("sqrt(u)", "u >= 0"), "reciprocal": ("1.0 / u", "u != 0")}
 C_DOMAINS = {"log": "u > 0", "log10": "u > 0", "asin": "-1 <= u && u <= 1",
              "acos": "-1 <= u && u <= 1"}
 
@@ -66,7 +69,9 @@ class Math(Block):
     def __init__(self, name, params):
         super().__init__(name, params)
         self._f, self._allowed, self._domain = FUNCTIONS[self.p.fn]
-        if self._allowed is not None:
+        if self._allowed is None:  # defined everywhere: its behaviour, written once
+            self.behaviour = Behaviour(outputs={"y": BEHAVIOURS.get(self.p.fn, f"{self.p.fn}(u)")})
+        else:
             self.output = self._checked
 
     def ports(self):
@@ -83,8 +88,10 @@ class Math(Block):
                                   f"{self._domain})", block=self.name, port="y", time=t)
         self._f(u, out=self.y[0])
 
-    def lower(self, c):
+    def lower(self, c):  # the functions with a domain: a value outside stops the run
         n = c.n_out["y"]
+        if self.behaviour is not None:
+            return Lowering({})
         if self.p.fn in C_FUNCTIONS:
             value, allowed = C_FUNCTIONS[self.p.fn]
             compute = c.loop(n, f"double u = in_u[i]; out_y[i] = {value};")
@@ -93,10 +100,10 @@ class Math(Block):
             if ufuncs.loop(ufunc) is None:
                 raise LoweringError(f"has no compiled form for fn: {self.p.fn} with this numpy "
                                     f"(its {ufunc} loop was not found)")
-            allowed = C_DOMAINS.get(self.p.fn)
+            allowed = C_DOMAINS[self.p.fn]
             compute = f"rt_ufunc(RT_UF_{ufunc.upper()}, in_u, out_y, {n});"
         # NaN fails every domain test, as it fails u.min() > 0 in _checked
-        check = "" if allowed is None else c.loop(n, (
+        check = c.loop(n, (
             f"double u = in_u[i]; if (!({allowed})) {{ FAIL(\"{self.p.fn} of u = %.6g is "
             f"undefined (domain: {self._domain})\", u); return; }}")) + "\n"
         return Lowering({"output": check + compute})

@@ -9,6 +9,7 @@ import numpy as np
 
 from blocksim.accel.lowering import Lowering
 from blocksim.block import EITHER, FALLING, Block, In, Out, PortError
+from blocksim.language.behaviour import Behaviour
 from blocksim.params import Param, ParamError
 
 from .linearisation import broadcast, mode_words, static
@@ -33,10 +34,7 @@ class _Signed(Block):
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
-
-    def indicator(self, t):
-        np.copyto(self.z, self._u)
+        self._u = u[0].reshape(-1)
 
     def crossing(self, t, crossed):
         u = self._u
@@ -46,12 +44,8 @@ class _Signed(Block):
         self.xd[:] = mode
         return changed
 
-    C_OUTPUT = ""  # y[i] from the sign xd[i] and u[i]
-
-    def lower(self, c):
+    def lower(self, c):  # the handler; the output and the indicator are its behaviour
         return Lowering({
-            "output": c.loop(self._n, f"out_y[i] = {self.C_OUTPUT};"),
-            "indicator": c.loop(self._n, "z[i] = in_u[i];"),
             "crossing": c.loop(self._n, (
                 "double u = in_u[i], mode = u > 0 || (u == 0 && crossed[i] > 0) ? 1.0 : "
                 f"u < 0 || (u == 0 && crossed[i] < 0) ? -1.0 : {self._at_zero!r}; "
@@ -67,10 +61,7 @@ class Sign(_Signed):
 
     type = "sign"
     _at_zero = 0.0
-    C_OUTPUT = "xd[i]"
-
-    def output(self, t):
-        np.copyto(self._y, self.xd)
+    behaviour = Behaviour(outputs={"y": "xd"}, indicator="u", state="u")  # xd: the sign
 
 
 class Abs(_Signed):
@@ -82,10 +73,7 @@ class Abs(_Signed):
 
     type = "abs"
     _at_zero = 1.0
-    C_OUTPUT = "xd[i] * in_u[i]"
-
-    def output(self, t):
-        np.multiply(self.xd, self._u, out=self._y)
+    behaviour = Behaviour(outputs={"y": "xd * u"}, indicator="u", state="u")
 
 
 class MinMax(Block):
@@ -229,16 +217,12 @@ class Relational(Block):
     def zero_crossings(self):
         return np.full(self._n, EITHER)
 
+    # xd: the truth per element of y, which is y itself
+    behaviour = Behaviour(outputs={"y": "xd"}, indicator="u1 - u2", state="y")
+
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
         self._truth = xd.reshape(self._shape)
-        self._z = self.z.reshape(self._shape)
-
-    def output(self, t):
-        np.copyto(self.y[0], self._truth)
-
-    def indicator(self, t):
-        np.subtract(self.u[0], self.u[1], out=self._z)
 
     def crossing(self, t, crossed):
         new = self._op(*self.u).astype(float)
@@ -249,8 +233,6 @@ class Relational(Block):
     def lower(self, c):
         a, b = c.elem("u1"), c.elem("u2")
         return Lowering({
-            "output": c.loop(self._n, "out_y[i] = xd[i];"),
-            "indicator": c.loop(self._n, f"z[i] = {a} - {b};"),
             "crossing": c.loop(self._n, f"double now = {a} {self.p.op} {b}; "
                                         "if (now != xd[i]) changed = 1; xd[i] = now;")})
 
@@ -299,20 +281,13 @@ class Switch(Block):
     def zero_crossings(self):
         return np.full(self._m, EITHER)
 
+    # xd: 1 where u1 passes, one per element of the control u2
+    behaviour = Behaviour(outputs={"y": "where(xd, u1, u3)"}, indicator="u2 - threshold",
+                          state="u2")
+
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        self._pass = np.zeros(xd.shape, bool)
         self._control = u[1].reshape(-1)
-        self._mask = self._pass.reshape(self._shape) if self._m > 1 else self._pass.reshape(())
-
-    def output(self, t):
-        np.not_equal(self.xd, 0.0, out=self._pass)
-        y = self.y[0]
-        np.copyto(y, self.u[2])
-        np.copyto(y, self.u[0], where=self._mask)
-
-    def indicator(self, t):
-        np.subtract(self._control, self.v.threshold, out=self.z)
 
     def crossing(self, t, crossed):
         c, th = self._control, self.v.threshold
@@ -333,12 +308,8 @@ class Switch(Block):
                          "&& crossed[i] >= 0)",
                    ">": "in_u2[i] > P_threshold[0]", "!=0": "in_u2[i] != 0"}
 
-    def lower(self, c):
-        mode = "xd[i]" if self._m > 1 else "xd[0]"
+    def lower(self, c):  # the handler; the output and the indicator are its behaviour
         return Lowering({
-            "output": c.loop(c.n_out["y"], f"out_y[i] = {mode} != 0.0 ? {c.elem('u1')} : "
-                                           f"{c.elem('u3')};"),
-            "indicator": c.loop(self._m, "z[i] = in_u2[i] - P_threshold[0];"),
             "crossing": c.loop(self._m, f"double now = {self._C_CRITERIA[self.p.criterion]}; "
                                         "if (now != xd[i]) changed = 1; xd[i] = now;")})
 

@@ -14,7 +14,7 @@ from ..language.inplace import FUNCTIONS
 from .expression import lower_expression
 from .lowering import Lowering
 
-TARGETS = {"dx": "dx", "xd": "xd"}  # a target that is not an output port -> its C array
+TARGETS = {"dx": "dx", "xd": "xd", "z": "z"}  # a target that is not an output port -> its C array
 
 
 def lower_behaviour(block, c):
@@ -25,7 +25,8 @@ def lower_behaviour(block, c):
     pointers = {}
     for name, view in (vars(block.v).items() if block.v is not None else ()):
         shapes[name], pointers[name] = np.shape(view), f"P_{name}"
-    state = c.shape_in.get(behaviour.state) or c.shape_out.get(behaviour.state)
+    ports = {**c.shape_out, **c.shape_in}
+    state = ports.get(behaviour.state) if behaviour.state else None
     for name, n in (("x", c.nx), ("xd", c.nxd)):
         if n:
             shapes[name] = tuple(state) if state is not None else (n,)

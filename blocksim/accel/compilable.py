@@ -8,8 +8,6 @@ costs no generated source.
 """
 from __future__ import annotations
 
-import functools
-
 from ..block import TRIGGERED, Sample, overrides
 from ..engine.conditional import Conditional
 from .behaviour import lower_behaviour
@@ -90,17 +88,17 @@ def block_lowering(model, block, ctx, index):
 
 
 def lowering_of(block, ctx):
-    """`block.lower(ctx)` (or its declared behaviour lowered, when its type has no `lower`):
-    a Lowering or None (no compiled form); LoweringError when it raises or gives anything
-    else (a block type's fault, a plugin's: the block is named, and auto runs it in normal
-    mode)."""
+    """`block.lower(ctx)` with its declared behaviour lowered (accel/behaviour.py) for the
+    methods its texts write: a Lowering or None (no compiled form); LoweringError when it
+    raises or gives anything else (a block type's fault, a plugin's: the block is named, and
+    auto runs it in normal mode)."""
     if hasattr(block, "pack"):
         raise LoweringError(f"{FAULTY}its pack() is no longer read: declare its numbers "
                             "(declare and derive, docs/custom-blocks.md)")
-    lower = block.lower if overrides(block, "lower") or block.behaviour is None else \
-        functools.partial(lower_behaviour, block)
+    if not overrides(block, "lower") and block.behaviour is not None:
+        return lower_behaviour(block, ctx)
     try:
-        low = lower(ctx)
+        low = block.lower(ctx)
     except LoweringError:
         raise
     except Exception as e:  # noqa: BLE001 - whatever a block type's code raises
@@ -116,6 +114,10 @@ def lowering_of(block, ctx):
     if not (isinstance(low.scratch, int) and low.scratch >= 0):
         raise LoweringError(f"{FAULTY}its lower() gave {_kind(low.scratch)} as the scratch, "
                             "not a number of doubles")
+    if block.behaviour is not None:  # its handlers by hand, the rest from its texts
+        texts = lower_behaviour(block, ctx)
+        low.code = {**low.code, **texts.code}
+        low.scratch = max(low.scratch, texts.scratch)
     return low
 
 

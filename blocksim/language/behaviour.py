@@ -9,7 +9,9 @@ Each text is an expression of the block's input ports (by name), its declared ru
 
 - `outputs`: {output port: its value}, computed in the method "output" (the port's calc);
 - `derivative`: dx/dt of the continuous state;
-- `update`: the discrete state at the block's next sample hit.
+- `update`: the discrete state at the block's next sample hit;
+- `indicator`: the zero-crossing indicators `z` (a hybrid block's handlers, `crossing`, which
+  switch its modes, stay written by hand: the language has no statements).
 
 From that one declaration a block gets both modes and linearisation: when the compiler binds
 it (`Block.bind`), each text becomes a fixed program of numpy calls writing into its port
@@ -27,7 +29,7 @@ import numpy as np
 from . import derivatives
 from .inplace import FUNCTIONS, compile_inplace
 
-METHODS = ("output", "derivative", "update")
+METHODS = ("output", "derivative", "update", "indicator")
 
 
 @dataclass(frozen=True)
@@ -36,21 +38,22 @@ class Behaviour:
     outputs: dict = field(default_factory=dict)
     derivative: str | None = None
     update: str | None = None
+    indicator: str | None = None
     state: str = ""  # a port whose shape the states x and xd take in the texts
 
     @property
     def methods(self):
         """The block methods this behaviour defines."""
         return tuple(m for m, text in zip(METHODS, (self.outputs, self.derivative,
-                                                    self.update)) if text)
+                                                    self.update, self.indicator)) if text)
 
     def texts(self):
-        """[(method, target, text)]: what each method writes (an output port's name, 'dx'
-        or 'xd') and from which expression, in the order they run."""
+        """[(method, target, text)]: what each method writes (an output port's name, 'dx',
+        'xd' or 'z') and from which expression, in the order they run."""
         outs = [("output", port, text) for port, text in self.outputs.items()]
         return outs + [(m, target, text) for m, target, text in
-                       (("derivative", "dx", self.derivative), ("update", "xd", self.update))
-                       if text]
+                       (("derivative", "dx", self.derivative), ("update", "xd", self.update),
+                        ("indicator", "z", self.indicator)) if text]
 
     def arrays(self, block):
         """{name: array} the texts read: the block's bound inputs, its run data views, its
@@ -74,7 +77,7 @@ class Behaviour:
         """{target name: the array a text writes}."""
         outs = block.ports()[1]
         found = {p.name: y for p, y in zip(outs, block.y)}
-        found.update(dx=block.dx, xd=block.xd)
+        found.update(dx=block.dx, xd=block.xd, z=block.z)
         return found
 
     def bind(self, block):
@@ -100,7 +103,7 @@ class Behaviour:
             rows = {target: derivatives.jacobian(text, variables, constants,
                                                  [arrays[v] for v in variables],
                                                  functions=FUNCTIONS)
-                    for _, target, text in self.texts()}
+                    for method, target, text in self.texts() if method != "indicator"}
         except derivatives.NoDerivative:
             return None
         n = arrays[state].size if state in arrays else 0
@@ -115,7 +118,8 @@ class Behaviour:
             return None
         Y = np.vstack([rows[port] for port in outs])
         rate = rows.get("dx" if state == "x" else "xd", np.zeros((0, Y.shape[1])))
-        return Jacobian(rate[:, :n], rate[:, n:], Y[:, :n], Y[:, n:])
+        return Jacobian(rate[:, :n], rate[:, n:], Y[:, :n], Y[:, n:],
+                        states=None if n else ())
 
 
 def _together(parts):

@@ -11,7 +11,7 @@ evaluator's to the bit, and those of the expression's compiled form (accel/expre
 which mirrors the evaluator on the same trace.
 
 It takes the element-wise part of the language: + - * / ** % @, comparisons, and, or, not,
-the element-wise functions (numpy's ufuncs: sin ... hypot, abs, sign, floor ...), min and max
+lists of values (stacked), the element-wise functions (numpy's ufuncs: sin ... hypot, abs, sign, floor ...), min and max
 of two arguments, clip, where and sum; anything else is an ExprError (a block's behaviour
 that needs more keeps hand-written methods).
 """
@@ -111,6 +111,9 @@ class _Program:
             self.joined([(np.not_equal, p, 0.0) for p in parts], join, out)
         elif kind is ast.Call:
             self.call(node, out)
+        elif kind in (ast.List, ast.Tuple):  # items stacked along a new first axis
+            for k, item in enumerate(node.elts):
+                self.into(item, out[k, ...])
         else:
             raise expr.ExprError(f"'{ast.unparse(node)}' has no in-place form")
 
