@@ -3,6 +3,7 @@ import numpy as np
 
 from blocksim.accel.lowering import Lowering
 from blocksim.block import EITHER, Block, In, Out
+from blocksim.language.behaviour import Behaviour
 from blocksim.params import Param
 
 
@@ -40,21 +41,14 @@ class Quantizer(Block):
     def zero_crossings(self):
         return np.full(2 * self._n, EITHER)  # u - (k + 1/2) q, then u - (k - 1/2) q
 
+    # xd: the level k of each element; the indicators u - (k + 1/2) q, u - (k - 1/2) q
+    behaviour = Behaviour(outputs={"y": "xd * interval"},
+                          indicator="[(xd + 0.5) * -interval + u, (xd - 0.5) * -interval + u]",
+                          state="u")
+
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
-
-    def output(self, t):
-        np.multiply(self.xd, self.v.interval, out=self._y)
-
-    def indicator(self, t):
-        n, q, z = self._n, self.v.interval, self.z
-        np.add(self.xd, 0.5, out=z[:n])
-        z[:n] *= -q
-        z[:n] += self._u
-        np.subtract(self.xd, 0.5, out=z[n:])
-        z[n:] *= -q
-        z[n:] += self._u
+        self._u = u[0].reshape(-1)
 
     def crossing(self, t, crossed):
         n, q = self._n, self.v.interval
@@ -68,14 +62,10 @@ class Quantizer(Block):
         self.xd[:] = level
         return changed
 
-    # compiled form: xd = the level of each element
-    def lower(self, c):
+    def lower(self, c):  # the handler; the output and the indicators are its behaviour
         n = self._n
         q = "P_interval[0]"
         return Lowering({
-            "output": c.loop(n, f"out_y[i] = xd[i] * {q};"),
-            "indicator": c.loop(n, f"z[i] = (xd[i] + 0.5) * -{q} + in_u[i]; "
-                                   f"z[{n} + i] = (xd[i] - 0.5) * -{q} + in_u[i];"),
             "crossing": c.loop(n, (
                 f"double v = in_u[i] / {q}, level = rt_sign(v) * floor(fabs(v) + 0.5); "
                 "int at = fabs(v - level) == 0.5; "
