@@ -5,6 +5,7 @@ import numpy as np
 
 from blocksim.accel.lowering import Lowering
 from blocksim.block import FALLING, RISING, Block, In, Jacobian, Out, PortError
+from blocksim.language.behaviour import Behaviour
 from blocksim.params import Param, ParamError
 
 from .linearisation import mode_words, size
@@ -48,8 +49,9 @@ class Integrator(Block):
         check_ordered(p, "lower", "upper")
         self._limited = _limited(p)
         self._port_x0 = p.x0_source == "port"
-        if self._limited:
-            self.derivative = self._limited_derivative
+        # dx/dt = u; held at a limit (xd = -1 lower, +1 upper): 0
+        self.behaviour = Behaviour(derivative="where(xd, 0, u)" if self._limited else "u",
+                                   state="u")
         if p.reset != "none":
             self.advance = self._advance_reset
         self._rises, self._falls = p.reset in ("rising", "either"), p.reset in ("falling", "either")
@@ -118,14 +120,13 @@ class Integrator(Block):
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        self._dx = dx.reshape(self._shape)
         self._u = u[0].reshape(-1)
         self._x0 = self.v.x0.reshape(-1)  # flat views of the run's values
         self._lower, self._upper = self.v.lower.reshape(-1), self.v.upper.reshape(-1)
         names = [port.name for port in self.ports()[0]]
         self._reset_in = u[names.index("reset")].reshape(-1) if "reset" in names else None
         self._x0_in = u[names.index("x0")].reshape(-1) if "x0" in names else None
-        self._held, self._free = np.zeros(self._n, bool), np.zeros(self._n, bool)
+        self._free = np.zeros(self._n, bool)
         if self._reset_in is not None:
             # the reset input last seen (after an accepted step or an event call), its value
             # before the current event instant, and the elements reset at that instant
@@ -160,14 +161,6 @@ class Integrator(Block):
         self._reset_done |= edge
         np.copyto(self._reset_seen, now)
         return edge
-
-    def derivative(self, t):
-        np.copyto(self._dx, self.u[0])
-
-    def _limited_derivative(self, t):
-        np.copyto(self.dx, self._u)
-        np.not_equal(self.xd, 0.0, out=self._held)
-        np.copyto(self.dx, 0.0, where=self._held)
 
     def indicator(self, t):
         z, n = self.z, self._n
@@ -211,10 +204,7 @@ class Integrator(Block):
         x0 = "in_x0[{}]".format("0" if c.n_in.get("x0") == 1 else "i") if self._port_x0 \
             else "P_x0[i]"
         clip = "rt_clip({}, P_lower[i], P_upper[i])"
-        code = {"derivative": c.loop(n, "dx[i] = in_u[i];"),
-                "initialize": c.loop(n, f"x[i] = {clip.format(x0)};") if self._port_x0 else ""}
-        if self._limited:
-            code["derivative"] = c.loop(n, "dx[i] = xd[i] != 0.0 ? 0.0 : in_u[i];")
+        code = {"initialize": c.loop(n, f"x[i] = {clip.format(x0)};") if self._port_x0 else ""}
         indicator, crossing = [], []
         if self._limited:
             indicator.append(c.loop(n, f"z[i] = x[i] - P_lower[i]; z[{n} + i] = x[i] - P_upper[i]; "

@@ -180,27 +180,15 @@ class Relay(Block):
         n = self._n
         return [RISING] * n + [FALLING] * n  # u - on (while off), u - off (while on)
 
+    # xd: 1 while on; the indicators u - on while off, u - off while on (else 1: nothing to
+    # switch)
+    behaviour = Behaviour(outputs={"y": "where(xd, on_value, off_value)"},
+                          indicator="[where(xd, 1, u - on), where(xd, u - off, 1)]", state="u")
+
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        self._u, self._y = u[0].reshape(-1), y[0].reshape(-1)
-        self._on, self._off, self._yon, self._yoff = (getattr(self.v, name).reshape(-1)
-                                                      for name in self._LEVELS)
-        n = self._n
-        self._state, self._off_state = np.zeros(n, bool), np.zeros(n, bool)
-
-    def output(self, t):
-        np.not_equal(self.xd, 0.0, out=self._state)
-        np.copyto(self._y, self._yoff)
-        np.copyto(self._y, self._yon, where=self._state)
-
-    def indicator(self, t):
-        n, z = self._n, self.z
-        np.not_equal(self.xd, 0.0, out=self._state)
-        np.logical_not(self._state, out=self._off_state)
-        np.subtract(self._u, self._on, out=z[:n])
-        np.copyto(z[:n], 1.0, where=self._state)  # while on, nothing to switch on
-        np.subtract(self._u, self._off, out=z[n:])
-        np.copyto(z[n:], 1.0, where=self._off_state)
+        self._u = u[0].reshape(-1)
+        self._on, self._off = self.v.on.reshape(-1), self.v.off.reshape(-1)
 
     def crossing(self, t, crossed):
         u, on = self._u, self.xd != 0.0
@@ -211,10 +199,7 @@ class Relay(Block):
 
     def lower(self, c):
         n = self._n
-        return Lowering({
-            "output": c.loop(n, "out_y[i] = xd[i] != 0.0 ? P_on_value[i] : P_off_value[i];"),
-            "indicator": c.loop(n, f"z[i] = xd[i] != 0.0 ? 1.0 : in_u[i] - P_on[i]; "
-                                   f"z[{n} + i] = xd[i] == 0.0 ? 1.0 : in_u[i] - P_off[i];"),
+        return Lowering({  # the handler; the output and the indicators are its behaviour
             "crossing": c.loop(n, "double now = xd[i] != 0.0 ? in_u[i] > P_off[i] : "
                                   "in_u[i] >= P_on[i]; if (now != xd[i]) changed = 1; "
                                   "xd[i] = now;")})
