@@ -10,6 +10,7 @@ import numpy as np
 
 from blocksim.accel.lowering import Lowering
 from blocksim.block import TRIGGERED, Block, In, Jacobian, Out, Sample
+from blocksim.language.behaviour import Behaviour
 from blocksim.params import Param
 
 from .linearisation import static
@@ -89,19 +90,17 @@ class ZeroOrderHold(_Discrete):
         super().bind(u, y, x, dx, xd)
         self._held = self._slot(0)
 
+    behaviour = Behaviour(outputs={"y": "u"})  # at its hits; held by its state between
+
     def initialize(self, t):
         np.copyto(self.y[0], self._held)
-
-    def output(self, t):
-        np.copyto(self.y[0], self.u[0])
 
     def update(self, t):
         np.copyto(self._held, self.y[0])
 
-    def lower(self, c):
+    def lower(self, c):  # the held value (initialize, update); the output is its behaviour
         n = c.n_out["y"]
         return Lowering({"initialize": c.loop(n, "out_y[i] = xd[i];"),
-                         "output": c.loop(n, "out_y[i] = in_u[i];"),
                          "update": c.loop(n, "xd[i] = out_y[i];")})
 
     def jacobian(self, pade=None):
