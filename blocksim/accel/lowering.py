@@ -1,6 +1,10 @@
 """The lowering contract: how a block type gives its compiled (C) form to accelerated mode.
 
-A block type that compiles defines, next to its interpreted methods:
+A block whose behaviour is declared in the expression language (`Block.behaviour`:
+blocksim/language/behaviour.py) needs none of this: its texts are lowered for it
+(accel/behaviour.py), also for the methods they write when it defines `lower` for the others
+(a hybrid block's handlers). A block type that compiles otherwise defines, next to its
+interpreted methods:
 
 - `lower(self, c)` -> `Lowering`: C statements for each method the simulator calls on this
   block instance (an output calc such as "output", and "derivative", "update", "event",
