@@ -6,6 +6,7 @@ block is run data, read by name), so they go into the code, each text's in a tab
 own."""
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -14,7 +15,7 @@ from ..language.inplace import FUNCTIONS
 from .expression import lower_expression
 from .lowering import Lowering
 
-TARGETS = {"dx": "dx", "xd": "xd", "z": "z"}  # a target that is not an output port -> its C array
+TARGETS = {"dx": "dx", "xd": "xd", "z": "z"}  # the C arrays of the targets other than ports
 
 
 def lower_behaviour(block, c):
@@ -31,19 +32,28 @@ def lower_behaviour(block, c):
         if n:
             shapes[name] = tuple(state) if state is not None else (n,)
             pointers[name] = name
-    names = tuple(shapes)
+    arrays = tuple((name, shape, pointers.get(name)) for name, shape in shapes.items())
     code, scratch = {}, 0
     for method, target, text in behaviour.texts():
-        low = lower_expression(text, names, [shapes[n] for n in names], {},
-                               functions=FUNCTIONS, pointers=pointers,
-                               target=TARGETS.get(target, f"out_{target}"), constants="K_")
-        table = (f"static const double K_[{low.constants.size}] = "
-                 f"{{{', '.join(map(_literal, low.constants))}}};\n"
-                 if low.constants.size else "")
-        code[method] = code.get(method, "") + f"{{\n{table}{low.code}\n}}\n"
-        scratch = max(scratch, low.scratch)
+        c_code, need = _lowered(text, arrays, TARGETS.get(target, f"out_{target}"))
+        code[method] = code.get(method, "") + c_code
+        scratch = max(scratch, need)
     return Lowering(code, scratch=scratch, doc="; ".join(
         f"{target} = {text}" for _, target, text in behaviour.texts()))
+
+
+@functools.lru_cache(maxsize=1024)
+def _lowered(text, arrays, target):
+    """(C statements, scratch) of `text` of `arrays` ((name, shape, C array or None for
+    in_NAME) each) written into `target`: made once per text and shapes (a diagram's many
+    gains share one)."""
+    names = tuple(name for name, _, _ in arrays)
+    low = lower_expression(text, names, [shape for _, shape, _ in arrays], {},
+                           functions=FUNCTIONS, target=target, constants="K_",
+                           pointers={name: c for name, _, c in arrays if c is not None})
+    table = (f"static const double K_[{low.constants.size}] = "
+             f"{{{', '.join(map(_literal, low.constants))}}};\n" if low.constants.size else "")
+    return f"{{\n{table}{low.code}\n}}\n", low.scratch
 
 
 def _literal(x):

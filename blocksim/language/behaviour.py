@@ -55,10 +55,10 @@ class Behaviour:
                        (("derivative", "dx", self.derivative), ("update", "xd", self.update),
                         ("indicator", "z", self.indicator)) if text]
 
-    def arrays(self, block):
+    def arrays(self, block, ports=None):
         """{name: array} the texts read: the block's bound inputs, its run data views, its
-        states (shaped as `state` says)."""
-        ins, outs = block.ports()
+        states (shaped as `state` says); `ports`: block.ports() when at hand."""
+        ins, outs = ports or block.ports()
         named = {p.name: u for p, u in zip(ins, block.u) if u is not None}
         if block.v is not None:
             named.update(vars(block.v))
@@ -73,16 +73,12 @@ class Behaviour:
                 named[name] = state.reshape(shape) if shape is not None else state
         return named
 
-    def targets(self, block):
-        """{target name: the array a text writes}."""
-        outs = block.ports()[1]
-        found = {p.name: y for p, y in zip(outs, block.y)}
-        found.update(dx=block.dx, xd=block.xd, z=block.z)
-        return found
-
     def bind(self, block):
         """The block's methods from its texts, on the views it was just bound to."""
-        arrays, targets = self.arrays(block), self.targets(block)
+        ports = block.ports()
+        arrays = self.arrays(block, ports)
+        targets = {p.name: y for p, y in zip(ports[1], block.y)}
+        targets.update(dx=block.dx, xd=block.xd, z=block.z)
         runs = {}
         for method, target, text in self.texts():
             runs.setdefault(method, []).append(compile_inplace(text, arrays, targets[target]))

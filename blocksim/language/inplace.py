@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import math
 import operator
 
 import numpy as np
@@ -36,36 +37,76 @@ _CALLS = {"min": np.minimum, "max": np.maximum}  # of two arguments (one: a redu
 
 
 def compile_inplace(text, arrays, out):
-    """`run()` computing expression `text` of the named `arrays` (name -> ndarray, read at
+    """`run(t)` computing expression `text` of the named `arrays` (name -> ndarray, read at
     every call) into `out` (an array of the expression's size; reshaped to its shape).
     Raises ExprError for what it does not take."""
-    names = tuple(arrays)
-    root, values, _ = expr.trace(text, names, {}, [arrays[n] for n in names],
-                                 functions=FUNCTIONS)
-    program = _Program(values, arrays)
-    shape = np.shape(values[root])
-    if np.size(out) != np.prod(shape, dtype=int):
-        raise expr.ExprError(f"'{text}' has shape {shape}, for {np.shape(out)}")
-    target = out.reshape(shape)
-    if not np.shares_memory(target, out):
-        raise expr.ExprError(f"'{text}': its target cannot take shape {shape} in place")
-    program.into(root, target)
-    return program.run()
+    plan = _plan(text, tuple((name, a.shape) for name, a in arrays.items()))
+    if out.size != plan.size:
+        raise expr.ExprError(f"'{text}' has shape {plan.shape}, for {np.shape(out)}")
+    target = out if out.shape == plan.shape else out.reshape(plan.shape)
+    if target is not out and not np.may_share_memory(target, out):
+        raise expr.ExprError(f"'{text}': its target cannot take shape {plan.shape} in place")
+    return plan.bind(arrays, target)
 
 
-class _Program:
-    """The steps (partials of numpy calls) of one expression, in the order they run."""
+@functools.lru_cache(maxsize=1024)
+def _plan(text, shapes):
+    """The program of `text` for arrays of these (name, shape): made once per text and
+    shapes (a diagram's many gains share one), bound to each block's arrays after."""
+    names = tuple(name for name, _ in shapes)
+    rng = np.random.default_rng(0)  # zeros, else the samples a function block's infer tries
+    for args in ([np.zeros(s) for _, s in shapes],
+                 [np.asarray(rng.uniform(0.5, 1.5, s)) for _, s in shapes]):
+        try:
+            root, values, _ = expr.trace(text, names, {}, args, functions=FUNCTIONS)
+            break
+        except (ArithmeticError, LookupError, ValueError, TypeError) as e:
+            failure = e
+    else:
+        raise expr.ExprError(f"'{text}' fails on every sample: {failure}")
+    plan = _Plan(values, set(names), np.shape(values[root]))
+    plan.into(root, _OUT)
+    return plan
 
-    def __init__(self, values, arrays):
-        self.values, self.arrays = values, arrays
+
+# the operands of a plan's steps: ("in", name) a named array, _OUT the target, ("temp", k)
+# a temporary, ("item", operand, k) an item of a stacked one, ("value", v) a constant
+_OUT = ("out",)
+
+
+class _Plan:
+    """The steps of one expression, in the order they run: (numpy function, operands,
+    keyword operands), operands symbolic until `bind`."""
+
+    def __init__(self, values, names, shape):
+        self.values, self.names, self.shape = values, names, shape
+        self.size = math.prod(shape)
         self.steps = []
+        self.temps = []  # (shape, dtype) of each temporary
 
-    def run(self):
-        """The program as a function of the time (which it does not read): the block's
-        method itself."""
-        if len(self.steps) == 1:
-            return _direct(*self.steps[0])
-        steps = tuple(functools.partial(fn, *args, **kwargs) for fn, args, kwargs in self.steps)
+    def bind(self, arrays, out):
+        """The plan as a function of the time (which it does not read) on these arrays:
+        the block's method itself."""
+        temps = [np.empty(shape, dtype) for shape, dtype in self.temps]
+
+        def real(operand):
+            if not isinstance(operand, tuple):  # a number of the step itself (0.0)
+                return operand
+            kind = operand[0]
+            if kind == "in":
+                return arrays[operand[1]]
+            if kind == "out":
+                return out
+            if kind == "temp":
+                return temps[operand[1]]
+            if kind == "item":  # item k of a stacked value: a view
+                return real(operand[1])[operand[2], ...]
+            return operand[1]  # a value
+        steps = [(fn, tuple(map(real, args)), {k: real(v) for k, v in kwargs.items()})
+                 for fn, args, kwargs in self.steps]
+        if len(steps) == 1:
+            return _direct(*steps[0])
+        steps = tuple(functools.partial(fn, *args, **kwargs) for fn, args, kwargs in steps)
 
         def run(t):
             for step in steps:
@@ -73,15 +114,19 @@ class _Program:
         return run
 
     def dynamic(self, node):
-        return any(isinstance(n, ast.Name) and n.id in self.arrays for n in ast.walk(node))
+        return any(isinstance(n, ast.Name) and n.id in self.names for n in ast.walk(node))
+
+    def temp(self, shape, dtype=float):
+        self.temps.append((shape, dtype))
+        return ("temp", len(self.temps) - 1)
 
     def operand(self, node):
         """Where node's value is: a named array, a constant, or a temporary the steps fill."""
-        if isinstance(node, ast.Name) and node.id in self.arrays:
-            return self.arrays[node.id]
+        if isinstance(node, ast.Name) and node.id in self.names:
+            return ("in", node.id)
         if not self.dynamic(node):
-            return self.values[node]
-        temp = np.empty(np.shape(self.values[node]))
+            return ("value", self.values[node])
+        temp = self.temp(np.shape(self.values[node]))
         self.into(node, temp)
         return temp
 
@@ -89,7 +134,7 @@ class _Program:
         self.steps.append((fn, args, kwargs))
 
     def into(self, node, out):
-        """The steps writing node's value into `out`."""
+        """The steps writing node's value into `out` (an operand)."""
         kind = type(node)
         if not self.dynamic(node) or (kind is ast.Name):
             self.step(np.copyto, out, self.operand(node))
@@ -104,16 +149,16 @@ class _Program:
         elif kind is ast.Compare:
             parts = [self.operand(n) for n in (node.left, *node.comparators)]
             tests = [(_COMPARE[type(op)], a, b) for op, a, b in zip(node.ops, parts, parts[1:])]
-            self.joined(tests, np.logical_and, out)
+            self.joined(tests, np.logical_and, out, node)
         elif kind is ast.BoolOp:
             parts = [self.operand(n) for n in node.values]
             join = np.logical_and if isinstance(node.op, ast.And) else np.logical_or
-            self.joined([(np.not_equal, p, 0.0) for p in parts], join, out)
+            self.joined([(np.not_equal, p, 0.0) for p in parts], join, out, node)
         elif kind is ast.Call:
             self.call(node, out)
         elif kind in (ast.List, ast.Tuple):  # items stacked along a new first axis
             for k, item in enumerate(node.elts):
-                self.into(item, out[k, ...])
+                self.into(item, ("item", out, k))
         else:
             raise expr.ExprError(f"'{ast.unparse(node)}' has no in-place form")
 
@@ -127,12 +172,12 @@ class _Program:
         else:
             self.step(_BINARY[op], a, b, out=out)
 
-    def joined(self, tests, join, out):
+    def joined(self, tests, join, out, node):
         """Truth values (1.0 / 0.0) of `tests` ((ufunc, a, b) each) joined by `join`."""
         if len(tests) == 1:
             self.step(*tests[0], out=out)
             return
-        temps = [np.empty(out.shape) for _ in tests]
+        temps = [self.temp(np.shape(self.values[node])) for _ in tests]
         for test, temp in zip(tests, temps):
             self.step(*test, out=temp)
         self.step(join, temps[0], temps[1], out=out)
@@ -152,7 +197,7 @@ class _Program:
         elif name == "sum":
             self.step(np.sum, args[0], out=out)
         elif name == "where":
-            mask = np.empty(np.shape(args[0]), dtype=bool)
+            mask = self.temp(np.shape(self.values[node.args[0]]), bool)
             self.step(np.not_equal, args[0], 0.0, out=mask)
             self.step(np.copyto, out, args[2])
             self.step(np.copyto, out, args[1], where=mask)
