@@ -46,7 +46,8 @@ def compile_inplace(text, arrays, out):
     target = out if out.shape == plan.shape else out.reshape(plan.shape)
     if target is not out and not np.may_share_memory(target, out):
         raise expr.ExprError(f"'{text}': its target cannot take shape {plan.shape} in place")
-    return plan.bind(arrays, target)
+    return plan.bind(arrays, target,
+                     any(np.may_share_memory(target, a) for a in arrays.values()))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -84,10 +85,12 @@ class _Plan:
         self.steps = []
         self.temps = []  # (shape, dtype) of each temporary
 
-    def bind(self, arrays, out):
+    def bind(self, arrays, target, read):
         """The plan as a function of the time (which it does not read) on these arrays:
-        the block's method itself."""
+        the block's method itself. `read`: the target is one of the arrays (a discrete
+        state's update), so the value is made apart and copied into it at the end."""
         temps = [np.empty(shape, dtype) for shape, dtype in self.temps]
+        out = np.empty(self.shape) if read else target
 
         def real(operand):
             if not isinstance(operand, tuple):  # a number of the step itself (0.0)
@@ -102,16 +105,11 @@ class _Plan:
             if kind == "item":  # item k of a stacked value: a view
                 return real(operand[1])[operand[2], ...]
             return operand[1]  # a value
-        steps = [(fn, tuple(map(real, args)), {k: real(v) for k, v in kwargs.items()})
+        steps = [_call(fn, tuple(map(real, args)), {k: real(v) for k, v in kwargs.items()})
                  for fn, args, kwargs in self.steps]
-        if len(steps) == 1:
-            return _direct(*steps[0])
-        steps = tuple(functools.partial(fn, *args, **kwargs) for fn, args, kwargs in steps)
-
-        def run(t):
-            for step in steps:
-                step()
-        return run
+        if read:
+            steps.append(_call(np.copyto, (target, out), {}))
+        return _sequence(steps)
 
     def dynamic(self, node):
         return any(isinstance(n, ast.Name) and n.id in self.names for n in ast.walk(node))
@@ -187,7 +185,7 @@ class _Plan:
     def call(self, node, out):
         name = node.func.id
         fn = FUNCTIONS[name].fn
-        args = [self.operand(a) for a in node.args]
+        args = [] if name == "where" else [self.operand(a) for a in node.args]
         if isinstance(fn, np.ufunc):
             self.step(fn, *args, out=out)
         elif name in _CALLS and len(args) == 2:
@@ -196,27 +194,59 @@ class _Plan:
             self.step(np.clip, *args, out=out)
         elif name == "sum":
             self.step(np.sum, args[0], out=out)
-        elif name == "where":
-            mask = self.temp(np.shape(self.values[node.args[0]]), bool)
-            self.step(np.not_equal, args[0], 0.0, out=mask)
-            self.step(np.copyto, out, args[2])
-            self.step(np.copyto, out, args[1], where=mask)
+        elif name == "where":  # the else-branch written into out last of the operands
+            cond, a, b = node.args
+            mask = self.temp(np.shape(self.values[cond]), bool)
+            if isinstance(cond, ast.Compare) and len(cond.ops) == 1 and self.dynamic(cond):
+                left, right = self.operand(cond.left), self.operand(cond.comparators[0])
+                self.step(_COMPARE[type(cond.ops[0])], left, right, out=mask)
+            else:
+                self.step(np.not_equal, self.operand(cond), 0.0, out=mask)
+            a = self.operand(a)
+            if np.shape(self.values[b]) == np.shape(self.values[node]):
+                self.into(b, out)
+            else:  # a smaller else-branch: made, then broadcast
+                self.step(np.copyto, out, self.operand(b))
+            self.step(np.copyto, out, a, where=mask)
         else:
             raise expr.ExprError(f"{name}() has no in-place form")
 
 
-def _direct(fn, args, kwargs):
-    """One call as a function of the time, its operands held by the closure (the commonest
-    programs: a gain, a sum of two)."""
-    out = kwargs.get("out")
-    if set(kwargs) == {"out"} and len(args) == 1:
-        a, = args
-        return lambda t: fn(a, out=out)
-    if set(kwargs) == {"out"} and len(args) == 2:
-        a, b = args
-        return lambda t: fn(a, b, out=out)
-    step = functools.partial(fn, *args, **kwargs)
-    return lambda t: step()
+def _call(fn, args, kwargs):
+    """One numpy call as a function of nothing, its operands held by the closure (a
+    partial's keywords would be copied at every call)."""
+    if set(kwargs) == {"out"}:
+        out = kwargs["out"]
+        if len(args) == 1:
+            a, = args
+            return lambda: fn(a, out=out)
+        if len(args) == 2:
+            a, b = args
+            return lambda: fn(a, b, out=out)
+    if fn is np.copyto and set(kwargs) == {"where"}:
+        (dst, src), where = args, kwargs["where"]
+        return lambda: fn(dst, src, where=where)
+    return functools.partial(fn, *args, **kwargs)
+
+
+def _sequence(steps):
+    """The calls one after the other as a function of the time (the block's method)."""
+    if len(steps) == 1:
+        s0, = steps
+        return lambda t: s0()
+    if len(steps) == 2:
+        s0, s1 = steps
+
+        def run(t):
+            s0()
+            s1()
+        return run
+    steps = tuple(steps)
+
+    def run(t):
+        for step in steps:
+            step()
+    return run
 
 
 def _scalar_power(a, b, out):

@@ -44,3 +44,13 @@ def test_what_it_cannot_write_in_place_is_an_error():
         compile_inplace("inv(K[:, 0:2])", ARRAYS, np.zeros((2, 2)))
     with pytest.raises(expr.ExprError, match="shape"):
         compile_inplace("u", ARRAYS, np.zeros(2))
+
+
+def test_a_target_the_expression_reads_gets_the_value_computed_before():
+    """An update writes the state it reads: nested where's must not see it half written."""
+    x = np.array([0.5, -2.0, -0.5])
+    text = "where(x > 0, x * 2, where(x < -1, x - 1, x + 10))"
+    expected = expr.compile_expr(text, ("x",), {}, functions=FUNCTIONS)(x.copy())
+    compile_inplace(text, {"x": x}, x)(0.0)
+    np.testing.assert_array_equal(x, expected)  # by hand: [1.0, -3.0, 9.5]
+    np.testing.assert_array_equal(x, [1.0, -3.0, 9.5])
