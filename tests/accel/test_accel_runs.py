@@ -373,9 +373,9 @@ def test_check_says_which_mode_and_prints_the_code(capsys):
     assert "mode: accelerated (simulation.mode is accelerated)" in capsys.readouterr().out
     assert main(["check", str(MSD), "--code"]) == 0
     code = capsys.readouterr().out
-    assert "/* ---- block 2: InvMass (gain) */" in code and "static void dg_cont(" in code
-    # K is a value (the block's P_K), not in the code
-    assert "P_K[0] * in_u[0]" not in code and "out_y[i] = P_K[i] * in_u[i];" in code
+    # the gain's behaviour (y = K * u) lowered; K is a value (the block's P_K), not in the code
+    assert "/* ---- block 2: InvMass (gain): y = K * u */" in code
+    assert "static void dg_cont(" in code and "(out_y)[0] = (P_K)[0] * (in_u)[0];" in code
 
 
 def test_the_summary_meta_and_report_give_the_mode(fresh_cache, tmp_path, capsys,
