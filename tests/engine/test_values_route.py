@@ -328,3 +328,16 @@ def test_a_copy_of_a_spec_changes_its_own_blocks_only():
     assert_same(simulate(compile_diagram(second)),
                 fresh("delay.yaml", [("blocks.K.K", 4), ("blocks.D.x0", 6)], text=DELAY))
     np.testing.assert_array_equal(simulate(compile_diagram(spec))[1]["k"][0], [1, 4])
+
+
+@pytest.mark.parametrize("a, b", [
+    ([3.0], [3.0]), ([3.0], [3.5]), ([np.nan], [np.nan]), ([0.0], [-0.0]), ([1, 2], [1.0, 2.0]),
+    ([True], [1]), ([1 + 2j], [1 + 2j]), ([[1, 2], [3, 4]], [[1, 2], [3, 5]]), ([], []),
+    (np.arange(100.0), np.arange(100.0)), (["a"], ["a"]), (2.0, 2.0), (np.nan, np.nan)])
+def test_a_value_is_the_same_exactly_when_numpy_says_its_arrays_are_equal(a, b):
+    """same_data's quick comparison of small arrays answers as numpy.array_equal (the
+    reference) does: NaN unequal, -0.0 equal to 0.0, values equal across dtypes."""
+    from blocksim.engine.compiler.values import same_data
+    a, b = np.asarray(a), np.asarray(b)
+    assert same_data(a, b) is bool(np.array_equal(a, b))
+    assert not same_data(a, b.reshape(-1, 1))  # another shape: never the same
