@@ -105,8 +105,10 @@ class Bound:
             self.keep = _pointers(model, self.g, args, self.work)
         if old is None or args.settings is not old.settings:
             self.settings = settings_row(args.settings, self.edges)
-        self.configure = (_ptr(self.settings), _ptr(args.series), _ptr(args.clock_j),
-                          _ptr(args.event_t), _ptr(args.event_block), len(args.event_t))
+        arrays = (self.settings, args.series, args.clock_j, args.event_t, args.event_block)
+        if old is None or any(a is not b for a, b in zip(arrays, self._configured)):
+            self.configure = (*map(_ptr, arrays), len(args.event_t))
+            self._configured = arrays  # kept alive while configure points into them
         self.args = args
 
     def again(self):
