@@ -187,7 +187,7 @@ def run_meta(model, t, info):
                    "step": s.step, "output_interval": s.output_interval, "refine": s.refine,
                    **info["stats"]},
         "configuration": model.config,
-        "overrides": model.spec.overrides if model.spec is not None else [],
+        "overrides": list(model.spec.overrides.values()) if model.spec is not None else [],
         **_events_meta(info["events"]),
         **journal_results(model, info.get("journal", ()))[1],
         "seeds": _seeds(model),

@@ -152,7 +152,10 @@ class DiagramSpec:
     subsystems: dict = field(default_factory=dict)  # flat name -> SubsystemSpec
     written_wires: list = field(default_factory=list)  # as written: ends may be subsystems
     buses: dict = field(default_factory=dict)  # flat name -> buses.BusSpec (bus, bus_select)
-    overrides: list = field(default_factory=list)  # overrides applied, in order (for meta.json)
+    # the overrides applied (for meta.json): path -> the last item that set it, in the order
+    # of those last writes. Applying them in that order gives this spec again, and a model
+    # set a million times in a loop keeps one entry per path, not a million
+    overrides: dict = field(default_factory=dict)
     layout: dict = field(default_factory=dict)  # flat block or subsystem name -> (x, y)
     # the diagram's own ports (top-level `inputs:` / `outputs:`), as a subsystem's: input
     # name -> [Endpoint] it feeds (from the inport block of that name), output name ->
@@ -176,7 +179,7 @@ class DiagramSpec:
             blocks=dict(self.blocks), own=set(),
             wires=self.wires, simulation=dict(self.simulation), record=dict(self.record),
             subsystems=self.subsystems,
-            written_wires=self.written_wires, buses=self.buses, overrides=list(self.overrides),
+            written_wires=self.written_wires, buses=self.buses, overrides=dict(self.overrides),
             layout=self.layout, inputs=self.inputs, outputs=self.outputs)
 
     def block_to_change(self, name):
@@ -924,7 +927,8 @@ def apply_overrides(spec, overrides, via="--set"):
                                    f"with a dotted path such as 'simulation.stop', got {item!r}",
                                    file=via)
             _apply_one(spec, key, value, loc or Loc(_origin(via, key)))
-            spec.overrides.append(item if isinstance(item, str) else [key, value])
+            spec.overrides.pop(key, None)
+            spec.overrides[key] = item if isinstance(item, str) else [key, value]
         except DiagramError as e:
             problems.add(e)
     problems.check()

@@ -72,10 +72,26 @@ def test_set_changing_structure_compiles_anew():
     assert "F" in result.keys() and result["x"].max() == 0.2 < blocksim.run(path)["x"].max()
 
 
+def test_meta_lists_the_last_value_of_each_path_set():
+    """A model set again and again (an optimiser's loop) records one override per path, the
+    last, in the order of the last writes; loading the diagram with that list gives the same
+    run (the reproduction meta.json is for). It kept every set before: 10^5 sets made a set
+    cost 0.9 ms and meta.json 10^5 entries long."""
+    model = blocksim.load(DEMO3, SHORT)
+    for k in range(300):
+        model.set("blocks.Kp.K", 100 + k)
+    model.set({"blocks.Kd.K": 30, "simulation.stop": 0.5})
+    model.set("blocks.Kp.K", 250)
+    result = blocksim.execute(model)
+    assert result.meta["overrides"] == [["blocks.Kd.K", 30], ["simulation.stop", 0.5],
+                                        ["blocks.Kp.K", 250]]
+    same_run(result, blocksim.run(DEMO3, [tuple(o) for o in result.meta["overrides"]]))
+
+
 def test_a_bad_value_leaves_the_model_as_it_was():
     model = blocksim.load(DEMO3, SHORT)
     first = blocksim.run(model)
-    overrides = list(model.spec.overrides)
+    overrides = dict(model.spec.overrides)
     with pytest.raises(DiagramError, match="block 'Kp' port 'u': gain of shape"):
         model.set("blocks.Kp.K", [1, 2, 3])
     with pytest.raises(DiagramError) as e:
