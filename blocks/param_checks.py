@@ -44,4 +44,10 @@ def check_ordered(p, low, high):
         raise ParamError(high, f"shape {getattr(p, high).shape} does not broadcast with "
                                f"{low}'s shape {getattr(p, low).shape}") from None
     if not ok:
-        raise ParamError(high, f"{high} must be >= {low}")
+        raise ParamError(*ordered(low, high)[1:])
+
+
+def ordered(low, high):
+    """check_ordered's condition as a declared check (text, parameter, message) of the run
+    data (RunData.check): the values set later are checked by it, in Python and in C."""
+    return f"min({low} <= {high})", high, f"{high} must be >= {low}"

@@ -4,22 +4,22 @@ import numpy as np
 from blocksim.accel.lowering import Lowering
 from blocksim.block import EITHER, Block, In, Jacobian, Out, Sample
 from blocksim.params import Param
+from blocksim.rundata import evaluated
 
 # _METHODS: the integration rules of discrete_integrator (its output y[n] = x[n] + T*a*w[n],
 # its state x[n+1] = y[n] + T*c*w[n]), for the discrete PID's I and D
 from .discrete import SAMPLE_OFFSET
 from .discrete_systems import _METHODS
 from .linearisation import mode_words
-from .param_checks import check_fits, check_ordered, fitted
+from .param_checks import check_fits, check_ordered, fitted, ordered
 
 _GAINS = ("Kp", "Ki", "Kd", "N", "lower", "upper", "Kb", "x0")
 _WORK = ("d", "w", "i", "f")  # the discrete integrators' inputs and outputs (compiled)
 
 
-def _facts(p):
-    """(direct feedthrough: Kp or Kd non-zero, a finite limit), which decide the structure."""
-    return (bool(np.any(p.Kp != 0) or np.any(p.Kd != 0)),
-            bool(np.isfinite(np.r_[p.lower.ravel(), p.upper.ravel()]).any()))
+# the facts that decide the structure: direct feedthrough (Kp or Kd non-zero), a finite limit
+_FACTS = {"direct": "max(abs(Kp)) != 0 or max(abs(Kd)) != 0",
+          "limited": "max(isfinite(lower)) != 0 or max(isfinite(upper)) != 0"}
 
 
 class Pid(Block):
@@ -82,7 +82,7 @@ class Pid(Block):
         if self.discrete:
             self.sample = Sample(p.period, p.offset)
             self.output, self.update = self._discrete_output, self._discrete_update
-        self._direct, self._limited = _facts(p)
+        self._direct, self._limited = (bool(evaluated(_FACTS[k], p)) for k in _FACTS)
         # sliding along a limit needs e's rate (clamping, continuous, with a finite limit)
         self.rates = ("e",) if self._clamping and not self.discrete and self._limited else ()
         if self.rates:
@@ -98,31 +98,22 @@ class Pid(Block):
         return {"u": shape}
 
     # run data: every gain, limit and x0 broadcast to e's shape; the filter's rate Nf (0
-    # where Kd = 0: unused); discrete: the filter's gain after the first hit, d =
-    # dgain*(Kd*e - xf), and the method's T*a, T*c (Ta, Tc)
+    # where Kd = 0: unused); discrete: the method's T*a, T*c (Ta, Tc) and the filter's gain
+    # after the first hit, d = dgain*(Kd*e - xf). Texts: the exported C computes them again
     def declare(self, d):
         for name in _GAINS:
             d.param(name, self._shape)
-        d.derived("Nf", self._shape)
+        d.check(*ordered("lower", "upper"))
+        d.derived("Nf", self._shape, "where(Kd != 0, N, 0)")
         if self.discrete:
+            a, c = _METHODS[self.p.method]
             d.sample("period", "offset")
-            d.derived("dgain", self._shape)
-            d.derived("Ta", ())
-            d.derived("Tc", ())
+            d.derived("Ta", (), f"period * {a!r}")
+            d.derived("Tc", (), f"period * {c!r}")
+            d.derived("dgain", self._shape, "N / (1 + N * Ta)")
             for name in _WORK:
                 d.work(name, self._n)
-        d.fact("direct", "limited")
-
-    def derive(self, p):
-        check_ordered(p, "lower", "upper")
-        Kd, N = (np.broadcast_to(v, self._shape) for v in (p.Kd, p.N))
-        out = {"Nf": np.where(Kd != 0.0, N, 0.0)}
-        out["direct"], out["limited"] = _facts(p)
-        if self.discrete:
-            a, c = _METHODS[p.method]
-            out["Ta"], out["Tc"] = p.period * a, p.period * c
-            out["dgain"] = N / (1.0 + N * out["Ta"])
-        return out
+        d.fact(**_FACTS)
 
     def initial_shapes(self):
         return {"u": np.broadcast_shapes(*(getattr(self.p, n).shape for n in _GAINS))}

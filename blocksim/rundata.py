@@ -6,8 +6,11 @@ every block `declare(d)` with a `RunData` `d`:
     d.param("K")                  # parameter K stored as given (its own shape)
     d.param("bias", (3,))         # ... or broadcast to a shape (the C reads P_bias[i])
     d.derived("rate", ())         # an array `derive(p)` computes from parameters
+    d.derived("Nf", (3,), "where(Kd != 0, N, 0)")  # ... or this text computes
     d.value("tau", "x0")          # parameters whose change is a change of values only
     d.fact("direct")              # derive's outputs that are structure, not stored
+    d.fact(limited="max(isfinite(upper)) != 0")  # ... or a text's (truth value)
+    d.check("min(lower <= upper)", "upper", "upper must be >= lower")  # a value refused
     d.sample("period", "offset")  # the parameters its sample time is made of
     d.work("seen", 3)             # compiled code's per-run workspace W_seen (zeros, or
     d.work("instant", [np.nan])   # the initial values given)
@@ -16,6 +19,12 @@ Every parameter and derived array has its place in the run's parameter vector P,
 declaration order; its shape is structure. Normal mode reads it through `self.v.NAME`, a
 numpy view into P bound once (a change of value is a write into P: the block is not rebuilt
 and its views stay valid); compiled code through `P_NAME` (`W_NAME` for the workspace).
+
+A derived array or a fact given as a text is computed by evaluating it (the expression
+language, over the block's parameters and the derived arrays declared before it): written
+once, the same text is what an exported diagram's C computes again when a tunable
+parameter changes (accel/tunable.py). So is a check: a condition over the parameters that
+must hold (ParamError(param, message) when not). `derive(p)` is asked only for the rest.
 
 `derive(p)` returns {name: array} for the derived arrays and the facts, from `p`, the
 block's parameters (as `self.p` holds them); it checks the values it is given (ParamError
@@ -41,15 +50,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from .block import Sample
+from .language import expr
+from .params import ParamError
 
 
 @dataclass(frozen=True)
 class Array:
     """One declared array of P: its name, shape and whether it stores the parameter of
-    that name (else `derive` computes it)."""
+    that name (else its text, or `derive`, computes it)."""
     name: str
     shape: tuple
     param: bool
+    text: str = None
 
     @property
     def size(self):
@@ -69,19 +81,32 @@ class RunData:
         self.values = set()  # parameters whose change is a value change
         self.facts = []  # names of derive's outputs that are structure
         self.timing = None  # (period, offset) parameter names of the block's Sample
+        self.fact_texts = {}  # fact -> the text computing it
+        self.checks = []  # (text, parameter, message): conditions the values must meet
 
     def param(self, name, shape=None):
         self.arrays.append(Array(name, None if shape is None else tuple(shape), True))
         self.values.add(name)
 
-    def derived(self, name, shape=()):
-        self.arrays.append(Array(name, tuple(shape), False))
+    def derived(self, name, shape=(), text=None):
+        self.arrays.append(Array(name, tuple(shape), False, text))
 
     def value(self, *names):
         self.values.update(names)
 
-    def fact(self, *names):
+    def fact(self, *names, **texts):
         self.facts.extend(names)
+        self.facts.extend(texts)
+        self.fact_texts.update(texts)
+
+    def check(self, text, param, message):
+        self.checks.append((text, param, message))
+
+    @property
+    def python_derived(self):
+        """Whether `derive` computes some of the derived arrays or facts (no text for it)."""
+        return (any(not a.param and a.text is None for a in self.arrays)
+                or any(f not in self.fact_texts for f in self.facts))
 
     def sample(self, period, offset=None):
         self.timing = (period, offset)
@@ -114,7 +139,7 @@ def sample_of(data, p):
 def values_of(block, data, p):
     """({array name: values of its declared shape}, {fact: value}) of `block` (declared as
     `data`) for the parameters `p`; Structural when they do not fit the declaration."""
-    derived = block.derive(p) if any(not a.param for a in data.arrays) or data.facts else {}
+    derived = derived_of(block, data, p)
     out = {}
     for a in data.arrays:
         value = np.asarray(getattr(p, a.name) if a.param else derived[a.name], dtype=float)
@@ -126,3 +151,28 @@ def values_of(block, data, p):
                                  f"{a.shape}") from None
         out[a.name] = value
     return out, {name: derived[name] for name in data.facts}
+
+
+def evaluated(text, p, derived=None):
+    """The value of a declared text over the parameters `p` and the derived arrays
+    computed so far."""
+    derived = derived or {}
+    names = {n: derived[n] if n in derived else getattr(p, n) for n in expr.names_in(text)
+             if n in derived or hasattr(p, n)}
+    return expr.evaluate(text, names)
+
+
+def derived_of(block, data, p):
+    """{name: value} of the derived arrays and facts of `block` (declared as `data`) for
+    the parameters `p`: the checks first, then the texts in declaration order, `derive`
+    for the rest."""
+    for text, param, message in data.checks:
+        if not evaluated(text, p):
+            raise ParamError(param, message)
+    derived = block.derive(p) if data.python_derived else {}
+    for a in data.arrays:
+        if a.text is not None:
+            derived[a.name] = evaluated(a.text, p, derived)
+    for name, text in data.fact_texts.items():
+        derived[name] = bool(evaluated(text, p, derived))
+    return derived

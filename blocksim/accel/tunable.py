@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..language import expr
+from ..rundata import values_of
 from .codegen import _double_table
 from .expression import lower_expression
 from .lowering import LoweringError
@@ -86,7 +87,7 @@ def _read_in_python(block, slots, settings):
             if name is not None:
                 found.setdefault(name, "its sample time")
     calls = (("its derived run data or structure (derive)", lambda: block.derive(block.p))
-             if any(not a.param for a in data.arrays) or data.facts else None,
+             if data.python_derived else None,
              ("its initial state", lambda: (block.continuous_state(), block.discrete_state())),
              ("its time events", lambda: list(block.events(settings.start, settings.stop))),
              ("its exact times", lambda: list(getattr(block, "exact_times", tuple)())),
@@ -136,12 +137,23 @@ class _Analysis:
         self.reads = {k: expr.names_in(raw) & self.raws.keys() for k, raw in self.raws.items()}
         self.blocks = {b.name: b for b in model.blocks}
         self.python = {}  # block -> {parameter: what read it}
+        self.steps = {}  # block -> its rederived()
 
     def python_reads(self, block):
         found = self.python.get(block.name)
         if found is None:
             found = self.python[block.name] = _read_in_python(
                 block, self.model.slots[block.name], self.model.settings)
+        return found
+
+    def rederived(self, block):
+        """[(C code, lowering)] computing again, from its values in P, what `block`'s declared
+        texts compute (rundata.py): its checks, derived arrays and facts, in that order.
+        A check that fails, or a fact that differs from the compiled one (the structure),
+        refuses the new values with the block's message. LoweringError when one has no C."""
+        found = self.steps.get(block.name)
+        if found is None:
+            found = self.steps[block.name] = _rederived(block, self.model.slots[block.name])
         return found
 
     def reach(self, name):
@@ -201,6 +213,10 @@ class _Analysis:
         python = self.python_reads(block).get(param.name)
         if python is not None:
             return None, f"{what} computes {python} from {param.name} in Python"
+        try:
+            self.rederived(block)
+        except LoweringError as e:
+            return None, f"{what}: a text of its run data {e}"
         k, shape = slots.offsets()[param.name]
         zero = block.zero_crossings()
         fixed = (zero is not None and np.size(zero) > 0) or bool(slots.data.work_arrays)
@@ -310,6 +326,8 @@ def _write(a, plans, out):
         for off, shape, raw, _, block, param in plan:
             targets[f"P + {off}"] = (shape, value if raw == label else raw, (block, param))
     inputs = {n for n in place if n in a.raws}
+    blocks = {id(p[4]): p[4] for _, _, _, plan in plans for p in plan}
+    j0 = len(targets)
     for j, (dest, (shape, raw, checked)) in enumerate(targets.items()):
         if isinstance(raw, np.ndarray):  # BLOCK.PARAM: its value as set
             label = next(lb for lb, v, _, _ in plans if v is raw)
@@ -326,6 +344,38 @@ def _write(a, plans, out):
             code += _checks(*checked, dest, int(np.prod(shape)))
         out.c_functions.append(_function(j, code, low))
         out.c_steps.append(f"ex_tune_{j}(tv, P, why_)")
+    steps = [step for block in a.model.blocks if id(block) in blocks
+             for step in a.rederived(block)]
+    for j, (code, low) in enumerate(steps, j0):
+        out.c_functions.append(_function(j, code, low))
+        out.c_steps.append(f"ex_tune_{j}(tv, P, why_)")
+
+
+def _rederived(block, slots):
+    """Analysis.rederived of `block` (its run's `slots`)."""
+    data, offsets = slots.data, slots.offsets()
+    what = f"block {block.name}"
+    values = values_of(block, data, block.p)[0]
+    texts = [(text, f'if (out_y[0] == 0) {{ FAIL("{what}: {param}: {message}"); return; }}')
+             for text, param, message in data.checks]
+    texts += [(a.text, a) for a in data.arrays if a.text is not None]
+    texts += [(text, f"if ((out_y[0] != 0) != {int(slots.facts[name])}) {{ FAIL(\"{what}: "
+                     f"the values change its structure ({name}): export again\"); return; }}")
+              for name, text in data.fact_texts.items()]
+    steps = []
+    for text, tail in texts:
+        reads = sorted(n for n in expr.names_in(text) if n in offsets)
+        names = {n: getattr(block.p, n) for n in expr.names_in(text)
+                 if n not in offsets and hasattr(block.p, n)}
+        low = lower_expression(text, reads, [offsets[n][1] for n in reads], names,
+                               functions=expr.FUNCTIONS)
+        shape = np.shape(expr.evaluate(text, {**names, **{n: values[n] for n in reads}}))
+        code = "".join(f"const double *in_{n} = P + {offsets[n][0]};\n" for n in reads)
+        code += f"double out_y[{max(int(np.prod(shape)), 1)}];\n{low.code}\n"
+        if not isinstance(tail, str):  # a derived array: written into its place in P
+            tail = _broadcast(shape, f"P + {offsets[tail.name][0]}", tail.shape)
+        steps.append((code + tail, low))
+    return steps
 
 
 def _broadcast(shape, dest, target):

@@ -11,7 +11,7 @@ import blocksim
 from blocksim.cli import main
 from blocksim.engine.csvio import read_csv
 
-from test_export_c import _built, docs_program_angles
+from test_export_c import _built, _run_csv, docs_program_angles
 from test_export_fmu import ROOT
 
 fmpy = pytest.importorskip("fmpy")
@@ -192,3 +192,57 @@ def test_variables_sharing_a_name_are_refused(tmp_path, capsys):
         assert main(["export", str(diagram), "--fmu", str(out)]) == 2
         assert message in capsys.readouterr().err
         assert not out.exists()
+
+
+PID_CONTROLLER = ROOT / "diagrams" / "pid_controller.yaml"
+
+
+@pytest.fixture(scope="module", params=["continuous", "discrete"])
+def pid_program(request, tmp_path_factory):
+    """pid_controller.yaml exported to C and built, once per module: its PID continuous,
+    or discrete (10 ms, trapezoidal: its Ta, Tc and filter gain dgain are derived)."""
+    out = tmp_path_factory.mktemp(f"pid_{request.param}")
+    sets = ["simulation.output_interval=0.05"]
+    if request.param == "discrete":
+        sets += ["blocks.PID.period=0.01", "blocks.PID.method=trapezoidal"]
+    assert main(["export", str(PID_CONTROLLER), "--c", str(out / "c"),
+                 *(a for s in sets for a in ("--set", s))]) == 0
+    return _built(out / "c"), sets, out
+
+
+def test_pid_gains_and_limits_are_tunable(pid_program):
+    """The PID's derivations (pid.py's declared texts: the filter rate Nf from Kd and N, the
+    discrete filter gain dgain, the facts and the lower <= upper check) are computed again in
+    C: main.c's PID.Kp=4 Vmax=6 (the limits -Vmax, Vmax), with the reference at 1 rad so
+    that neither the gains nor the limits hide behind a saturation, and PID.Kd=1 PID.N=20,
+    each give `blocksim run --set`'s CSV (normal mode) to 1e-12 of each column's scale. The
+    sets matter: the run without them differs."""
+    program, sets, out = pid_program
+    cases = [["PID.Kp=4", "Vmax=6", "Ref.after=1"], ["PID.Kd=1", "PID.N=20", "Ref.after=1"]]
+    for k, case in enumerate(cases):
+        subprocess.run([str(program), *case, f"case{k}.csv"], cwd=program.parent, check=True)
+        header, values = read_csv(program.parent / f"case{k}.csv")[:2]
+        spelled = [("parameters." if a.startswith("Vmax") else "blocks.") + a for a in case]
+        run_header, run = _run_csv(PID_CONTROLLER, out / f"run{k}", sets + spelled)
+        assert header == run_header and values.shape == run.shape
+        scale = np.maximum(np.abs(run).max(axis=0), 1.0)
+        assert np.all(np.abs(values - run) <= 1e-12 * scale)
+        unset = _run_csv(PID_CONTROLLER, out / f"unset{k}", sets + ["blocks.Ref.after=1"])[1]
+        assert np.abs(unset[:, 2] - run[:, 2]).max() > 0.1
+
+
+def test_pid_sets_that_change_its_structure_are_refused(pid_program):
+    """A set whose facts would change the compiled structure (Vmax = inf: no finite limit
+    left; Kp and then Kd to 0: no direct feedthrough), that pid's check refuses (Vmax = -1:
+    upper < lower; the same words as blocksim run's) or that N's load check refuses is
+    refused in C with the block's message (exit 2)."""
+    program = pid_program[0]
+    structure = "block PID: the values change its structure ({}): export again"
+    for args, message in [
+            (["Vmax=inf"], "Vmax refused: " + structure.format("limited")),
+            (["PID.Kp=0", "PID.Kd=0"], "PID.Kd refused: " + structure.format("direct")),
+            (["Vmax=-1"], "Vmax refused: block PID: upper: upper must be >= lower"),
+            (["PID.N=0"], "PID.N refused: block PID: N: must be > 0, got 0")]:
+        done = subprocess.run([str(program), *args], cwd=program.parent, capture_output=True,
+                              text=True)
+        assert (done.returncode, done.stderr.strip()) == (2, f"pid_controller: {message}")
