@@ -554,8 +554,24 @@ class TransferFunction(_LTI):
         num, den = polynomial("num", p.num), polynomial("den", p.den)
         return (*tf_realisation(num, den), np.zeros(len(den) - 1))
 
+    def _initial(self):
+        return np.zeros(self._shapes["A"][0])
+
     def ports(self):
         return [In("u", shape=())], [Out("y", shape=(), feedthrough=self._feedthrough)]
+
+    def declare(self, d):
+        """num and den as given; the realisation, the orders and the feedthrough as texts
+        over them (the exported C computes them again: num and den are tunable)."""
+        texts = tf_texts(self.p.num, self.p.den)
+        if texts is None:
+            return super().declare(d)
+        d.param("num")
+        d.param("den")
+        d.check("max(abs(den)) != 0", "den", "the denominator is zero")
+        for name, text in texts.pop("arrays").items():
+            d.derived(name, self._shapes[name], text)
+        d.fact(**texts)
 
 
 def lti_matrices(p):
@@ -610,6 +626,39 @@ def tf_realisation(num, den):
         B[0, 0] = 1.0
     C = (b[1:] - a * b[0]).reshape(1, n)
     return A, B, C, b[:1].reshape(1, 1)
+
+
+def tf_texts(num, den):
+    """tf_realisation as expression texts over the coefficients `num` and `den` as given
+    (leading zeros and all): {"arrays": {A, B, C, D: text}, fact: text} with the facts that
+    keep the realisation's shapes (the orders after leading zeros, the feedthrough); None
+    when there is nothing to realise (no state) or the given values are refused."""
+    try:
+        stripped = [len(polynomial(k, v)) for k, v in (("num", num), ("den", den))]
+    except ParamError:
+        return None
+    given = [np.size(num), np.size(den)]
+    if stripped[1] < 2 or stripped[0] > stripped[1] or min(np.ndim(num), np.ndim(den)) < 1:
+        return None
+    (nn, nd), (kn, kd), n = stripped, (given[0] - stripped[0], given[1] - stripped[1]), \
+        stripped[1] - 1
+    lead = f"den[{kd}]"
+    a = [f"(den[{kd + 1 + i}] / {lead})" for i in range(n)]
+    b = [f"(0 / {lead})" if j < nd - nn else f"(num[{kn + j - nd + nn}] / {lead})"
+         for j in range(n + 1)]
+    rows = [[f"-{a[i]}" for i in range(n)]]
+    rows += [["1" if j == r - 1 else "0" for j in range(n)] for r in range(1, n)]
+    table = lambda rows: "[" + ", ".join("[" + ", ".join(r) + "]" for r in rows) + "]"
+    texts = {"arrays": {"A": table(rows), "B": table([["1"]] + [["0"]] * (n - 1)),
+                        "C": table([[f"{b[i + 1]} - {a[i]} * {b[0]}" for i in range(n)]]),
+                        "D": table([[b[0]]])}}
+    for name, k, length in (("num", kn, given[0]), ("den", kd, given[1])):
+        terms = [f"max(abs({name}[:{k}])) == 0"] if k else []
+        terms += [f"{name}[{k}] != 0"] if k < length - 1 else []
+        if terms:
+            texts[f"{name}_order"] = " and ".join(terms)
+    texts["direct"] = f"{b[0]} != 0"
+    return texts
 
 
 def polynomial(param, value):

@@ -43,8 +43,10 @@ def test_fmpy_validates_and_simulates_it_as_run(fmus, fmi):
     assert {v.name: (v.causality, v.variability) for v in desc.modelVariables} == {
         "time": ("independent", "continuous"), "theta": ("input", "continuous"),
         "volts": ("output", "continuous"),
-        # the step's level; Ki reaches the PID's zero crossings (clamping): fixed
-        "Ref.after": ("parameter", "tunable"), "PID.Ki": ("parameter", "fixed")}
+        # the step's level; the gains and the limits (Vmax) reach the PID's zero crossings
+        # (clamping): fixed
+        "Ref.after": ("parameter", "tunable"), "Vmax": ("parameter", "fixed"),
+        **{f"PID.{k}": ("parameter", "fixed") for k in ("Kp", "Ki", "Kd", "N")}}
     fmu = fmpy.simulate_fmu(str(fmus[fmi]), fmi_type="CoSimulation", output_interval=0.01,
                             stop_time=12)
     run = blocksim.run(PID, overrides=[*FIXED, "simulation.output_interval=0.01"])

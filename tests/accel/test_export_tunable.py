@@ -246,3 +246,36 @@ def test_pid_sets_that_change_its_structure_are_refused(pid_program):
         done = subprocess.run([str(program), *args], cwd=program.parent, capture_output=True,
                               text=True)
         assert (done.returncode, done.stderr.strip()) == (2, f"pid_controller: {message}")
+
+
+# pid_motor.yaml with its angle and drive as the diagram's outputs, at rk4 1 ms
+PID_MOTOR = (ROOT / "diagrams" / "pid_motor.yaml").read_text().replace(
+    "blocks:", "outputs: {angle: Position.y, drive: PID.u}\nblocks:", 1)
+
+
+def test_fmpy_motor_gain_and_time_constant_equal_run_set(tmp_path):
+    """The motor's transfer function K/(tau s + 1) realised again in C from num and den
+    (continuous.py's tf_texts): fmpy's co-simulation of pid_motor's FMU with start values
+    K = 3, tau = 0.25 equals `blocksim run --set parameters.K=3 --set parameters.tau=0.25`
+    to 1e-12 (same solver, same steps); tau = 0 (den's order would drop) is refused."""
+    diagram = tmp_path / "pid_motor.yaml"
+    diagram.write_text(PID_MOTOR)
+    fmu = tmp_path / "pid_motor.fmu"
+    assert main(["export", str(diagram), "--fmu", str(fmu), "--interface", "co_simulation",
+                 *(a for s in RK4 for a in ("--set", s))]) == 0
+    desc = fmpy.read_model_description(str(fmu))
+    params = {v.name: v.variability for v in desc.modelVariables if v.causality == "parameter"}
+    assert params["K"] == params["tau"] == "tunable"
+    run = _run(diagram, "parameters.K=3", "parameters.tau=0.25")
+    cs = fmpy.simulate_fmu(str(fmu), fmi_type="CoSimulation", output_interval=0.05,
+                           start_values={"K": 3, "tau": 0.25})
+    assert np.array_equal(cs["time"], run["t"])
+    assert np.abs(cs["angle"] - run["theta"]).max() <= 1e-12
+    assert np.abs(cs["drive"] - run["volts"]).max() <= 1e-12
+    assert np.abs(cs["angle"] - _run(diagram)["theta"]).max() > 0.1  # and K, tau matter
+    logged = []
+    with pytest.raises(fmpy.fmi1.FMICallException, match="status 3"):
+        fmpy.simulate_fmu(str(fmu), fmi_type="CoSimulation", output_interval=0.05,
+                          start_values={"tau": 0}, logger=lambda *a: logged.append(a[-1]))
+    assert (b"tau refused: block Motor: the values change its structure (den_order): "
+            b"export again") in logged
