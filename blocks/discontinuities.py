@@ -17,7 +17,7 @@ from blocksim.language.behaviour import Behaviour
 from blocksim.params import Param
 
 from .linearisation import mode_words, static
-from .param_checks import DIRECTIONS, check_fits, check_ordered, fitted
+from .param_checks import DIRECTIONS, check_fits, check_ordered, fitted, ordered
 
 
 class _Band(Block):
@@ -42,13 +42,10 @@ class _Band(Block):
         self._n = math.prod(u)
         return {"y": u}
 
-    def declare(self, d):  # the thresholds broadcast to the signal
+    def declare(self, d):  # the thresholds broadcast to the signal, ordered
         for name in self.bounds:
             d.param(name, self._shape)
-
-    def derive(self, p):
-        check_ordered(p, *self.bounds)
-        return {}
+        d.check(*ordered(*self.bounds))
 
     def discrete_state(self):
         return np.zeros(self._n)
@@ -168,10 +165,7 @@ class Relay(Block):
         for name in self._LEVELS:
             d.param(name, self._shape)
         d.value("x0")
-
-    def derive(self, p):
-        check_ordered(p, "off", "on")
-        return {}
+        d.check(*ordered("off", "on"))
 
     def discrete_state(self):
         return np.full(self._n, 1.0 if self.p.x0 == "on" else 0.0)

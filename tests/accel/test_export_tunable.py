@@ -279,3 +279,46 @@ def test_fmpy_motor_gain_and_time_constant_equal_run_set(tmp_path):
                           start_values={"tau": 0}, logger=lambda *a: logged.append(a[-1]))
     assert (b"tau refused: block Motor: the values change its structure (den_order): "
             b"export again") in logged
+
+
+BANDS = """\
+blocksim: 1
+name: bands
+parameters:
+  limit: 0.5
+blocks:
+  Wave: {type: sine, amplitude: 2, frequency: 0.5}
+  Sat:  {type: saturation, lower: -limit, upper: limit}
+  Band: {type: dead_zone, start: -0.3, end: 0.4}
+  Hyst: {type: relay, on: 0.5, off: -0.5, on_value: 1, off_value: -1}
+wires:
+  - Wave -> Sat
+  - Wave -> Band
+  - Wave -> Hyst
+simulation: {stop: 4, output_interval: 0.05}
+record: {s: Sat.y, b: Band.y, h: Hyst.y}
+"""
+
+
+def test_thresholds_checked_by_declared_texts_are_tunable(tmp_path):
+    """saturation, dead_zone and relay declare their order check (lower <= upper, start <=
+    end, off <= on) as a text, not Python: their thresholds are tunable. main.c's
+    limit=1.5 Band.end=1 Hyst.on=1.2 Hyst.off_value=-2 equals `blocksim run --set` bit for
+    bit (normal mode); a set out of order is refused with blocksim run's words."""
+    diagram = tmp_path / "bands.yaml"
+    diagram.write_text(BANDS)
+    assert main(["export", str(diagram), "--c", str(tmp_path / "c")]) == 0
+    program = _built(tmp_path / "c")
+    case = ["limit=1.5", "Band.end=1", "Hyst.on=1.2", "Hyst.off_value=-2"]
+    subprocess.run([str(program), *case, "out.csv"], cwd=program.parent, check=True)
+    header, values = read_csv(program.parent / "out.csv")[:2]
+    spelled = [("parameters." if a.startswith("limit") else "blocks.") + a for a in case]
+    run_header, run = _run_csv(diagram, tmp_path / "run", spelled)
+    assert header == run_header and np.array_equal(values, run)
+    assert np.abs(run - _run_csv(diagram, tmp_path / "unset", [])[1]).max() > 0.5
+    for arg, message in [("limit=-1", "limit refused: block Sat: upper: upper must be >= lower"),
+                         ("Band.end=-1", "Band.end refused: block Band: end: end must be >= start"),
+                         ("Hyst.on=-1", "Hyst.on refused: block Hyst: on: on must be >= off")]:
+        done = subprocess.run([str(program), arg], cwd=program.parent, capture_output=True,
+                              text=True)
+        assert (done.returncode, done.stderr.strip()) == (2, f"bands: {message}")
