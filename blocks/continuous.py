@@ -7,9 +7,10 @@ from blocksim.accel.lowering import Lowering
 from blocksim.block import FALLING, RISING, Block, In, Jacobian, Out, PortError
 from blocksim.language.behaviour import Behaviour
 from blocksim.params import Param, ParamError
+from blocksim.rundata import evaluated
 
 from .linearisation import mode_words, size
-from .param_checks import DIRECTIONS, check_fits, check_ordered, fits
+from .param_checks import DIRECTIONS, LIMITED, check_fits, check_ordered, fits, ordered
 
 
 class Integrator(Block):
@@ -47,7 +48,7 @@ class Integrator(Block):
         super().__init__(name, params)
         p = self.p
         check_ordered(p, "lower", "upper")
-        self._limited = _limited(p)
+        self._limited = bool(evaluated(LIMITED, p))
         self._port_x0 = p.x0_source == "port"
         # dx/dt = u; held at a limit (xd = -1 lower, +1 upper): 0
         self.behaviour = Behaviour(derivative="where(xd, 0, u)" if self._limited else "u",
@@ -76,7 +77,7 @@ class Integrator(Block):
                 raise ParamError(name, f"{name} of shape {getattr(self.p, name).shape} does not "
                                        f"fit the signal's shape {shape}")
         self._n = math.prod(shape)
-        _check_x0(self.p, shape)
+        _check_x0(self.p)
         self._resets = math.prod(shapes["reset"]) if "reset" in shapes else 0
         return {"y": shape}
 
@@ -86,18 +87,15 @@ class Integrator(Block):
     def declare(self, d):
         for name in ("x0", "lower", "upper"):
             d.param(name, self._shape)
-        d.fact("limited")
+        d.check(*ordered("lower", "upper"))
+        d.check(*_X0_WITHIN)
+        d.fact(limited=LIMITED)
         r = self._resets
         if r:
             d.work("seen", r)
             d.work("before", r)
             d.work("done", r)
             d.work("instant", [np.nan])
-
-    def derive(self, p):
-        check_ordered(p, "lower", "upper")
-        _check_x0(p, self._shape)
-        return {"limited": _limited(p)}
 
     def initial_shapes(self):
         return {"y": self.p.x0.shape}
@@ -256,15 +254,14 @@ class Integrator(Block):
         return mode_words(self.xd, {-1.0: "held at lower", 0.0: "free", 1.0: "held at upper"})
 
 
-def _limited(p):
-    """Whether an integrator's limits hold anything (a finite limit)."""
-    return bool(np.isfinite(p.lower).any() or np.isfinite(p.upper).any())
+# an integrator's x0 within its limits (a declared check, rundata.py)
+_X0_WITHIN = ("min(x0 >= lower) != 0 and min(x0 <= upper) != 0", "x0",
+              "x0 must lie within [lower, upper]")
 
 
-def _check_x0(p, shape):
-    x0, lower, upper = (np.broadcast_to(v, shape) for v in (p.x0, p.lower, p.upper))
-    if np.any(x0 < lower) or np.any(x0 > upper):
-        raise ParamError("x0", "x0 must lie within [lower, upper]")
+def _check_x0(p):
+    if not evaluated(_X0_WITHIN[0], p):
+        raise ParamError(*_X0_WITHIN[1:])
 
 
 class _InputShapedState(Block):

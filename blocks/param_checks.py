@@ -8,6 +8,9 @@ from blocksim.params import ParamError
 # a `direction` (or `reset`) choice -> the direction of the zero-crossing indicator
 DIRECTIONS = {"rising": RISING, "falling": FALLING, "either": EITHER}
 
+# the fact "a limit is finite" of limits lower, upper (a declared text, rundata.py)
+LIMITED = "max(isfinite(lower)) != 0 or max(isfinite(upper)) != 0"
+
 
 def fits(value, shape):
     """True when `value` broadcasts to `shape` without changing it."""

@@ -11,7 +11,7 @@ from blocksim.rundata import evaluated
 from .discrete import SAMPLE_OFFSET
 from .discrete_systems import _METHODS
 from .linearisation import mode_words
-from .param_checks import check_fits, check_ordered, fitted, ordered
+from .param_checks import LIMITED, check_fits, check_ordered, fitted, ordered
 
 _GAINS = ("Kp", "Ki", "Kd", "N", "lower", "upper", "Kb", "x0")
 _WORK = ("d", "w", "i", "f")  # the discrete integrators' inputs and outputs (compiled)
@@ -19,7 +19,7 @@ _WORK = ("d", "w", "i", "f")  # the discrete integrators' inputs and outputs (co
 
 # the facts that decide the structure: direct feedthrough (Kp or Kd non-zero), a finite limit
 _FACTS = {"direct": "max(abs(Kp)) != 0 or max(abs(Kd)) != 0",
-          "limited": "max(isfinite(lower)) != 0 or max(isfinite(upper)) != 0"}
+          "limited": LIMITED}
 
 
 class Pid(Block):

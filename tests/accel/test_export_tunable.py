@@ -291,25 +291,28 @@ blocks:
   Sat:  {type: saturation, lower: -limit, upper: limit}
   Band: {type: dead_zone, start: -0.3, end: 0.4}
   Hyst: {type: relay, on: 0.5, off: -0.5, on_value: 1, off_value: -1}
+  Int:  {type: integrator, lower: -0.5, upper: 0.8}
 wires:
   - Wave -> Sat
   - Wave -> Band
   - Wave -> Hyst
+  - Wave -> Int
 simulation: {stop: 4, output_interval: 0.05}
-record: {s: Sat.y, b: Band.y, h: Hyst.y}
+record: {s: Sat.y, b: Band.y, h: Hyst.y, i: Int.y}
 """
 
 
 def test_thresholds_checked_by_declared_texts_are_tunable(tmp_path):
-    """saturation, dead_zone and relay declare their order check (lower <= upper, start <=
-    end, off <= on) as a text, not Python: their thresholds are tunable. main.c's
-    limit=1.5 Band.end=1 Hyst.on=1.2 Hyst.off_value=-2 equals `blocksim run --set` bit for
-    bit (normal mode); a set out of order is refused with blocksim run's words."""
+    """saturation, dead_zone, relay and integrator declare their checks (lower <= upper,
+    start <= end, off <= on, x0 within the limits) and the integrator its fact (a finite
+    limit) as texts, not Python: their thresholds are tunable. main.c's limit=1.5
+    Band.end=1 Hyst.on=1.2 Hyst.off_value=-2 Int.upper=1 equals `blocksim run --set` bit
+    for bit (normal mode); a set a check refuses is refused with blocksim run's words."""
     diagram = tmp_path / "bands.yaml"
     diagram.write_text(BANDS)
     assert main(["export", str(diagram), "--c", str(tmp_path / "c")]) == 0
     program = _built(tmp_path / "c")
-    case = ["limit=1.5", "Band.end=1", "Hyst.on=1.2", "Hyst.off_value=-2"]
+    case = ["limit=1.5", "Band.end=1", "Hyst.on=1.2", "Hyst.off_value=-2", "Int.upper=1"]
     subprocess.run([str(program), *case, "out.csv"], cwd=program.parent, check=True)
     header, values = read_csv(program.parent / "out.csv")[:2]
     spelled = [("parameters." if a.startswith("limit") else "blocks.") + a for a in case]
@@ -318,7 +321,9 @@ def test_thresholds_checked_by_declared_texts_are_tunable(tmp_path):
     assert np.abs(run - _run_csv(diagram, tmp_path / "unset", [])[1]).max() > 0.5
     for arg, message in [("limit=-1", "limit refused: block Sat: upper: upper must be >= lower"),
                          ("Band.end=-1", "Band.end refused: block Band: end: end must be >= start"),
-                         ("Hyst.on=-1", "Hyst.on refused: block Hyst: on: on must be >= off")]:
+                         ("Hyst.on=-1", "Hyst.on refused: block Hyst: on: on must be >= off"),
+                         ("Int.lower=0.1", "Int.lower refused: block Int: x0: x0 must lie "
+                                           "within [lower, upper]")]:
         done = subprocess.run([str(program), arg], cwd=program.parent, capture_output=True,
                               text=True)
         assert (done.returncode, done.stderr.strip()) == (2, f"bands: {message}")
