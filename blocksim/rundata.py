@@ -155,11 +155,16 @@ def values_of(block, data, p):
 
 def evaluated(text, p, derived=None):
     """The value of a declared text over the parameters `p` and the derived arrays
-    computed so far."""
+    computed so far; ParamError, naming the first parameter it reads, where the arithmetic
+    fails (an overflow, 0/0)."""
     derived = derived or {}
     names = {n: derived[n] if n in derived else getattr(p, n) for n in expr.names_in(text)
              if n in derived or hasattr(p, n)}
-    return expr.evaluate(text, names)
+    try:
+        return expr.evaluate(text, names)
+    except expr.ExprError as e:
+        param = next((n for n in sorted(names) if n not in derived), None)
+        raise ParamError(param, str(e)) from None
 
 
 def derived_of(block, data, p):

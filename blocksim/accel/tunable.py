@@ -13,6 +13,11 @@ expression lowering writes in C; nothing else may read it (the settings, a robot
 subsystem's parameters, a block's own texts). A parameter that fails this is not exported
 as tunable, with the reason.
 
+What a block derives as declared texts (rundata.py: derived arrays, facts, checks) the C
+computes again from P after every set, the same texts lowered: a check that fails, a fact
+that differs from the compiled one (the structure the C was written for) or a derived
+value that is not finite refuses the set with the block's message, the values kept.
+
 Variability (FMI's terms): "fixed", settable only before the run starts, when a block it
 reaches has zero crossings or a workspace (its modes and what its workspace holds follow
 its values at events only: a change between steps has no event to settle it); else
@@ -372,8 +377,11 @@ def _rederived(block, slots):
         shape = np.shape(expr.evaluate(text, {**names, **{n: values[n] for n in reads}}))
         code = "".join(f"const double *in_{n} = P + {offsets[n][0]};\n" for n in reads)
         code += f"double out_y[{max(int(np.prod(shape)), 1)}];\n{low.code}\n"
-        if not isinstance(tail, str):  # a derived array: written into its place in P
-            tail = _broadcast(shape, f"P + {offsets[tail.name][0]}", tail.shape)
+        if not isinstance(tail, str):  # a derived array, finite as normal mode's: into P
+            size = max(int(np.prod(shape)), 1)
+            tail = (f"for (int i = 0; i < {size}; i++) if (!isfinite(out_y[i])) {{ "
+                    f'FAIL("{what}: its {tail.name} would not be finite"); return; }}\n'
+                    + _broadcast(shape, f"P + {offsets[tail.name][0]}", tail.shape))
         steps.append((code + tail, low))
     return steps
 

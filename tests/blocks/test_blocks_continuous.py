@@ -236,3 +236,11 @@ def test_transfer_function_parameter_errors(num, den, bad):
     with pytest.raises(ParamError) as e:
         Rig(TransferFunction, {"num": num, "den": den})
     assert e.value.param == bad
+
+
+def test_transfer_function_realisation_that_overflows_is_refused_at_load():
+    """num/den = 1e300/(1e-300 s + 1): b0's num[0]/den[0] overflows float64 (1e600), so the
+    declared realisation (tf_texts) is refused naming den, not left to fail at t = 0."""
+    with pytest.raises(ParamError, match="overflow") as e:
+        Rig(TransferFunction, {"num": [1e300], "den": [1e-300, 1]})
+    assert e.value.param == "den"
