@@ -102,6 +102,21 @@ class RunData:
     def check(self, text, param, message):
         self.checks.append((text, param, message))
 
+    def texts(self):
+        """[(kind, name, text, message)] of the declared texts in the order they are
+        computed: the checks ("check", its parameter, text, its message), the facts that
+        read parameters only ("fact", name, text, None), the derived arrays ("array", in
+        declaration order), the other facts.
+        A fact comes before the arrays it does not need: when the structure changes, what
+        is computed for the old one may not be computable (a realisation's leading
+        coefficient 0)."""
+        derived = {a.name for a in self.arrays if not a.param}
+        early = {n: t for n, t in self.fact_texts.items() if not expr.names_in(t) & derived}
+        return ([("check", param, text, message) for text, param, message in self.checks]
+                + [("fact", n, t, None) for n, t in early.items()]
+                + [("array", a.name, a.text, None) for a in self.arrays if a.text is not None]
+                + [("fact", n, t, None) for n, t in self.fact_texts.items() if n not in early])
+
     @property
     def python_derived(self):
         """Whether `derive` computes some of the derived arrays or facts (no text for it)."""
@@ -136,10 +151,11 @@ def sample_of(data, p):
     return Sample(getattr(p, period), 0.0 if offset is None else getattr(p, offset))
 
 
-def values_of(block, data, p):
+def values_of(block, data, p, facts=None):
     """({array name: values of its declared shape}, {fact: value}) of `block` (declared as
-    `data`) for the parameters `p`; Structural when they do not fit the declaration."""
-    derived = derived_of(block, data, p)
+    `data`) for the parameters `p`; Structural when they do not fit the declaration (or,
+    given the compiled `facts`, when a declared fact differs from them)."""
+    derived = derived_of(block, data, p, facts)
     out = {}
     for a in data.arrays:
         value = np.asarray(getattr(p, a.name) if a.param else derived[a.name], dtype=float)
@@ -167,17 +183,20 @@ def evaluated(text, p, derived=None):
         raise ParamError(param, str(e)) from None
 
 
-def derived_of(block, data, p):
+def derived_of(block, data, p, facts=None):
     """{name: value} of the derived arrays and facts of `block` (declared as `data`) for
-    the parameters `p`: the checks first, then the texts in declaration order, `derive`
-    for the rest."""
-    for text, param, message in data.checks:
-        if not evaluated(text, p):
-            raise ParamError(param, message)
+    the parameters `p`: `derive` for those without a text, then the texts in their order
+    (RunData.texts); ParamError for a failed check, Structural for a fact that differs
+    from the compiled `facts` (when given)."""
     derived = block.derive(p) if data.python_derived else {}
-    for a in data.arrays:
-        if a.text is not None:
-            derived[a.name] = evaluated(a.text, p, derived)
-    for name, text in data.fact_texts.items():
-        derived[name] = bool(evaluated(text, p, derived))
+    for kind, name, text, message in data.texts():
+        value = evaluated(text, p, derived)
+        if kind == "check" and not value:
+            raise ParamError(name, message)
+        if kind == "fact":
+            derived[name] = bool(value)
+            if facts is not None and derived[name] != facts.get(name):
+                raise Structural(f"{block.name}: {name} changed")
+        elif kind == "array":
+            derived[name] = value
     return derived

@@ -361,12 +361,14 @@ def _rederived(block, slots):
     data, offsets = slots.data, slots.offsets()
     what = f"block {block.name}"
     values = values_of(block, data, block.p)[0]
-    texts = [(text, f'if (out_y[0] == 0) {{ FAIL("{what}: {param}: {message}"); return; }}')
-             for text, param, message in data.checks]
-    texts += [(a.text, a) for a in data.arrays if a.text is not None]
-    texts += [(text, f"if ((out_y[0] != 0) != {int(slots.facts[name])}) {{ FAIL(\"{what}: "
-                     f"the values change its structure ({name}): export again\"); return; }}")
-              for name, text in data.fact_texts.items()]
+    arrays = {a.name: a for a in data.arrays}
+    tails = {"check": lambda name, message: (
+                 f'if (out_y[0] == 0) {{ FAIL("{what}: {name}: {message}"); return; }}'),
+             "fact": lambda name, _: (
+                 f"if ((out_y[0] != 0) != {int(slots.facts[name])}) {{ FAIL(\"{what}: the "
+                 f"values change its structure ({name}): export again\"); return; }}"),
+             "array": lambda name, _: arrays[name]}
+    texts = [(text, tails[kind](name, message)) for kind, name, text, message in data.texts()]
     steps = []
     for text, tail in texts:
         reads = sorted(n for n in expr.names_in(text) if n in offsets)

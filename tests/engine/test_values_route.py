@@ -341,3 +341,16 @@ def test_a_value_is_the_same_exactly_when_numpy_says_its_arrays_are_equal(a, b):
     a, b = np.asarray(a), np.asarray(b)
     assert same_data(a, b) is bool(np.array_equal(a, b))
     assert not same_data(a, b.reshape(-1, 1))  # another shape: never the same
+
+
+def test_a_declared_fact_that_changes_compiles_anew():
+    """pid_motor's motor K/(tau s + 1) with tau = 0 is a pure gain K (no state): the order
+    fact of its declared realisation (tf_texts) changes, which compiles anew (the texts for
+    the old order would divide by den[0] = 0) and equals a fresh compile; tau = 0.25 and K
+    = 3, the same order, take the route and equal a fresh compile bit for bit."""
+    path = Path(__file__).resolve().parents[2] / "diagrams" / "pid_motor.yaml"
+    base = [("simulation.stop", 2)]
+    routed = Routed(load_diagram(path, base))
+    for change in ([("parameters.tau", 0.25), ("parameters.K", 3)], [("parameters.tau", 0)]):
+        assert_same(routed.run(change), fresh(path, base + change))
+    assert (routed.compiles, routed.routed) == (2, 1)

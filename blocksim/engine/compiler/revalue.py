@@ -277,7 +277,7 @@ class Revalue:
             p = SimpleNamespace(**{**vars(block.p), **new, "_names": values.scopes[bspec.scope],
                                    "_dotted": values.dotted, "_functions": values.functions})
             try:
-                arrays, facts = values_of(block, slots.data, p)
+                arrays, facts = values_of(block, slots.data, p, slots.facts)
             except ParamError as e:
                 loc = bspec.params[e.param].loc if e.param in bspec.params else bspec.loc
                 problems.add(loc.error(e.message, block=name, param=e.param))
