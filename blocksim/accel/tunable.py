@@ -153,9 +153,9 @@ class _Analysis:
 
     def rederived(self, block):
         """[(C code, lowering)] computing again, from its values in P, what `block`'s declared
-        texts compute (rundata.py): its checks, derived arrays and facts, in that order.
-        A check that fails, or a fact that differs from the compiled one (the structure),
-        refuses the new values with the block's message. LoweringError when one has no C."""
+        texts compute, in their order (RunData.texts). A check that fails, a fact that
+        differs from the compiled one (the structure) or a derived array not finite refuses
+        the new values with the block's message. LoweringError when one has no C."""
         found = self.steps.get(block.name)
         if found is None:
             found = self.steps[block.name] = _rederived(block, self.model.slots[block.name])
