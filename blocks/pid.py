@@ -163,10 +163,16 @@ class Pid(Block):
         self._dxi, self._dxf = dx[:n], dx[n:]
         (self._linear, self._held, self._integrating, self._sliding, self._hold, self._hold_pd,
          self._hold_t) = (xd[k * n:(k + 1) * n] for k in range(7))
-        self._finite_up = np.isfinite(self._upper)
-        self._finite_lo = np.isfinite(self._lower)
+        self.values_changed()
         self._still = np.zeros(n, bool)  # not sliding: the sliding indicators mean nothing
         self._de = self.du[0].reshape(-1) if self.rates else None
+
+    def values_changed(self):
+        """Which limits are finite follows the values: a set can make an infinite element
+        finite and leave the block limited (no new structure, no new binding)."""
+        if not self.discrete:
+            self._finite_up = np.isfinite(self.v.upper).reshape(-1)
+            self._finite_lo = np.isfinite(self.v.lower).reshape(-1)
 
     # ---- continuous --------------------------------------------------------------------------
     def _raw_output(self):

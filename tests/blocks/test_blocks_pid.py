@@ -6,6 +6,7 @@ import pytest
 from harness import Rig
 from scipy import signal
 
+import blocksim
 from blocksim.params import ParamError
 from blocks.pid import Pid
 
@@ -345,3 +346,19 @@ def test_pid_parameter_errors(params, bad):
 def test_no_feedthrough_for_a_pure_integral_controller():
     assert Rig(Pid, {"Kp": 0, "Ki": 1}, {"e": ()}).block.ports()[1][0].feedthrough == ()
     assert Rig(Pid, {}, {"e": ()}).block.ports()[1][0].feedthrough == ("e",)
+
+
+def test_a_limit_set_from_infinite_to_finite_saturates(tmp_path):
+    """An element of a vector limit made finite by Model.set (the block still limited, so
+    no recompile) saturates as in a diagram loaded with that limit: the element's
+    indicator read which limits were finite as bound (it stayed -1, no crossing, u = 1 + t
+    beyond 1.5). Expected: SATURATED's hand-derived u = min(1 + t, 1.5), element 0 only."""
+    path = tmp_path / "vec.yaml"
+    path.write_text(SATURATED.replace("before: 1, after: -0.25", "before: [1, 1], after: [1, 1]")
+                    .replace("upper: 1.5", "upper: [.inf, 5]"))
+    model = blocksim.load(path, {"simulation.mode": "normal"})
+    model.set("blocks.C.upper", [1.5, 5])
+    r = blocksim.execute(model)
+    fresh = blocksim.run(path, {"simulation.mode": "normal", "blocks.C.upper": [1.5, 5]})
+    np.testing.assert_allclose(r["u"][:, 0], np.minimum(1 + r.t, 1.5), atol=1e-8)
+    np.testing.assert_array_equal(r["u"], fresh["u"])
