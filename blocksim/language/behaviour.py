@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import derivatives
+from .expr import ExprError
 from .inplace import FUNCTIONS, compile_inplace
 
 METHODS = ("output", "derivative", "update", "indicator")
@@ -81,7 +82,12 @@ class Behaviour:
         targets.update(dx=block.dx, xd=block.xd, z=block.z)
         runs = {}
         for method, target, text in self.texts():
-            runs.setdefault(method, []).append(compile_inplace(text, arrays, targets[target]))
+            try:
+                run = compile_inplace(text, arrays, targets[target])
+            except ExprError as e:  # which of the texts: the block's author reads it
+                what = f"output {target}" if method == "output" else method
+                raise ExprError(f"{what} '{text}': {e}") from None
+            runs.setdefault(method, []).append(run)
         for method, parts in runs.items():
             setattr(block, method, parts[0] if len(parts) == 1 else _together(parts))
 

@@ -42,10 +42,11 @@ def compile_inplace(text, arrays, out):
     Raises ExprError for what it does not take."""
     plan = _plan(text, tuple((name, a.shape) for name, a in arrays.items()))
     if out.size != plan.size:
-        raise expr.ExprError(f"'{text}' has shape {plan.shape}, for {np.shape(out)}")
+        raise expr.ExprError(f"its value has shape {plan.shape}, its target {np.shape(out)}")
     target = out if out.shape == plan.shape else out.reshape(plan.shape)
     if target is not out and not np.may_share_memory(target, out):
-        raise expr.ExprError(f"'{text}': its target cannot take shape {plan.shape} in place")
+        raise expr.ExprError(f"its target {np.shape(out)} cannot take shape {plan.shape} "
+                             "in place")
     return plan.bind(arrays, target,
                      any(np.may_share_memory(target, a) for a in arrays.values()))
 
@@ -64,7 +65,7 @@ def _plan(text, shapes):
         except (ArithmeticError, LookupError, ValueError, TypeError) as e:
             failure = e
     else:
-        raise expr.ExprError(f"'{text}' fails on every sample: {failure}")
+        raise expr.ExprError(f"fails on every sample: {failure}")
     plan = _Plan(values, set(names), np.shape(values[root]))
     plan.into(root, _OUT)
     return plan

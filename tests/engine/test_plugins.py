@@ -12,6 +12,7 @@ import blocksim
 from blocksim.language import library
 from blocksim.block import Block, In, Out
 from blocksim.cli import main
+from blocksim.language.behaviour import Behaviour
 
 
 class Doubler(Block):
@@ -121,6 +122,29 @@ def test_plugin_contract_mistakes_are_diagram_errors(registry, tmp_path, capsys,
         for needle in needles:
             assert needle in err, (needle, err)
         assert "custom-blocks.md" in err
+
+
+@pytest.mark.parametrize("text, needles", [
+    ("2 * v", ["output y '2 * v': unknown name 'v'"]),
+    ("[u, u]", ["output y '[u, u]': its value has shape (2,), its target ()"]),
+    ("norm(u)", ["output y 'norm(u)': norm() has no in-place form"]),
+    ("2 * u +", ["output y '2 * u +': syntax error"]),
+])
+def test_a_mistake_in_a_behaviour_is_the_blocks_error(registry, tmp_path, capsys, text,
+                                                      needles):
+    """A behaviour's text that cannot be the block's method (an unknown name, another
+    shape, a function the in-place programs do not take, a syntax error) is refused with
+    exit 2 at the block's line, naming the block and the text, never a traceback."""
+    blocksim.register_block(type("Twice", (Doubler,), {"behaviour": Behaviour(
+        outputs={"y": text}), "output": Block.output}), name="twice")
+    path = write(tmp_path, DIAGRAM % "twice")
+    for command in ("check", "run"):
+        assert main([command, str(path), "--out", str(tmp_path / "out"), "--quiet"]
+                    if command == "run" else [command, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert f"{path}:4: error: block 'D'" in err and "Traceback" not in err, err
+        for needle in needles:
+            assert needle in err, (needle, err)
 
 
 class RaisesInInit(Doubler):

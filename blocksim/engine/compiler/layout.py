@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...language.expr import ExprError
+
 
 @dataclass
 class Layout:
@@ -33,7 +35,10 @@ class Layout:
     dubuf: np.ndarray = None  # every du array is a view of it
 
 
-def lay_out(built, out_shapes, drivers, nodes):
+def lay_out(built, out_shapes, drivers, nodes, refused):
+    """The buffers of the signals, states and indicators, every block bound to its views;
+    a block whose behaviour's texts cannot be made into its methods (ExprError) is given
+    to `refused(name, error, stage)`."""
     sizes = {}
     total = 0
     for name, (_, outs) in built.ports.items():
@@ -68,7 +73,7 @@ def lay_out(built, out_shapes, drivers, nodes):
     layout = Layout(sizes, signals, views, slices, x0, xd0, xbuf, dxbuf, xdbuf)
     lay_out_indicators(layout, built.blocks, nodes)
     lay_out_rates(layout, built, drivers)
-    bind_blocks(layout, built, drivers)
+    bind_blocks(layout, built, drivers, refused)
     return layout
 
 
@@ -121,7 +126,7 @@ def lay_out_rates(layout, built, drivers):
     layout.rates = tuple(pairs)
 
 
-def bind_blocks(layout, built, drivers):
+def bind_blocks(layout, built, drivers, refused):
     """Give every block its views: inputs are their drivers' views, outputs and states are
     slices of the shared buffers."""
     sizes, views, signals = layout.sizes, layout.views, layout.signals
@@ -133,7 +138,10 @@ def bind_blocks(layout, built, drivers):
         u = tuple(_input_view(drivers, name, p, views) for p in ins.values())
         y = tuple(views[(name, p)] for p in outs)
         cs, ds = layout.slices[name]
-        block.bind(u, y, layout.xbuf[cs], layout.dxbuf[cs], layout.xdbuf[ds])
+        try:
+            block.bind(u, y, layout.xbuf[cs], layout.dxbuf[cs], layout.xdbuf[ds])
+        except ExprError as e:  # its behaviour's texts: its author's mistake, named
+            refused(name, e, "in its behaviour")
 
 
 def _input_view(drivers, name, port, views):

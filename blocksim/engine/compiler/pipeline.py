@@ -91,26 +91,30 @@ class Compilation:
             check_contracts(self.spec, self.built, self.out_shapes, self.problems)
             self.problems.check()
             self.run_data()
-            self.layout = lay_out(self.built, self.out_shapes, self.drivers, self.nodes)
+            self.layout = lay_out(self.built, self.out_shapes, self.drivers, self.nodes,
+                                  self.refused)
+            self.problems.check()
             classify(self.nodes, self.built, self.drivers, self.node_of, self.layout.slices)
             self.gates = gate_nodes(self.spec, self.built, self.nodes, self.layout.slices,
                                     self.problems)
             self.problems.check()
             return self.model(settings)
 
+    def refused(self, name, e, stage):
+        """Block `name`'s failure `stage` ("in derive()"; a ParamError: that parameter's) as
+        a problem; a built-in type's failure is raised (its bug)."""
+        bspec = self.spec.blocks[name]
+        if isinstance(e, ParamError):
+            loc = bspec.params[e.param].loc if e.param in bspec.params else bspec.loc
+            self.problems.add(loc.error(e.message, block=name, param=e.param))
+        else:
+            block = self.built.blocks[name]
+            self.problems.add(plugin_fault(self.lib, bspec, type(block), e, stage))
+
     def run_data(self):
         """The blocks' declared run data laid out, their values in a Context."""
-        def refused(name, e, method):
-            bspec = self.spec.blocks[name]
-            if isinstance(e, ParamError):
-                loc = bspec.params[e.param].loc if e.param in bspec.params else bspec.loc
-                self.problems.add(loc.error(e.message, block=name, param=e.param))
-            else:
-                block = self.built.blocks[name]
-                self.problems.add(plugin_fault(self.lib, bspec, type(block), e,
-                                               f"in {method}()"))
-
-        self.slots, self.context = lay_out_run_data(self.built.blocks, refused)
+        self.slots, self.context = lay_out_run_data(
+            self.built.blocks, lambda name, e, method: self.refused(name, e, f"in {method}()"))
         self.problems.check()
 
     def model(self, settings):
