@@ -99,6 +99,18 @@ class WatchesNothing(Doubler):
 STATE = True
 
 
+def refused_at_block_d(path, tmp_path, capsys, needles):
+    """check and run of `path` end with exit 2 at block D's line, saying every one of
+    `needles`, without a traceback."""
+    for command in ("check", "run"):
+        assert main([command, str(path), "--out", str(tmp_path / "out"), "--quiet"]
+                    if command == "run" else [command, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert f"{path}:4: error: block 'D'" in err and "Traceback" not in err, err
+        for needle in needles:
+            assert needle in err, (needle, err)
+
+
 @pytest.mark.parametrize("cls, state, needles", [
     (StateOfTwo, True, ["port 'y'", "state=True", "continuous_state() must have 1 "
                         "element(s), its shape ()", "it has 2"]),
@@ -113,15 +125,8 @@ def test_plugin_contract_mistakes_are_diagram_errors(registry, tmp_path, capsys,
     the port and the rule (docs/custom-blocks.md), never a traceback."""
     monkeypatch.setattr(sys.modules[__name__], "STATE", state)
     blocksim.register_block(type(cls.__name__, (cls,), {}), name="faulty")
-    path = write(tmp_path, DIAGRAM % "faulty")
-    for command in ("check", "run"):
-        assert main([command, str(path), "--out", str(tmp_path / "out"), "--quiet"]
-                    if command == "run" else [command, str(path)]) == 2
-        err = capsys.readouterr().err
-        assert f"{path}:4: error: block 'D'" in err and "Traceback" not in err, err
-        for needle in needles:
-            assert needle in err, (needle, err)
-        assert "custom-blocks.md" in err
+    refused_at_block_d(write(tmp_path, DIAGRAM % "faulty"), tmp_path, capsys,
+                       [*needles, "custom-blocks.md"])
 
 
 @pytest.mark.parametrize("text, needles", [
@@ -137,14 +142,7 @@ def test_a_mistake_in_a_behaviour_is_the_blocks_error(registry, tmp_path, capsys
     exit 2 at the block's line, naming the block and the text, never a traceback."""
     blocksim.register_block(type("Twice", (Doubler,), {"behaviour": Behaviour(
         outputs={"y": text}), "output": Block.output}), name="twice")
-    path = write(tmp_path, DIAGRAM % "twice")
-    for command in ("check", "run"):
-        assert main([command, str(path), "--out", str(tmp_path / "out"), "--quiet"]
-                    if command == "run" else [command, str(path)]) == 2
-        err = capsys.readouterr().err
-        assert f"{path}:4: error: block 'D'" in err and "Traceback" not in err, err
-        for needle in needles:
-            assert needle in err, (needle, err)
+    refused_at_block_d(write(tmp_path, DIAGRAM % "twice"), tmp_path, capsys, needles)
 
 
 class RaisesInInit(Doubler):
