@@ -163,7 +163,7 @@ class DiagramSpec:
     inputs: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)
     # the blocks whose BlockSpec is this spec's own (None: all); a copy shares the others'
-    # with the spec it was copied from until it changes them (`block_to_change`)
+    # with the spec it was copied from until one of the two changes them (`block_to_change`)
     own: set | None = field(default=None, repr=False, compare=False)
 
     def copy(self):
@@ -171,7 +171,8 @@ class DiagramSpec:
         (the raw values themselves are shared: nothing mutates them). A batch of runs loads
         a diagram once and applies each run's overrides to a copy. The blocks' specs are
         shared until the copy changes one (Model.set costs the same in a diagram of any
-        size)."""
+        size): from now on this spec shares them too, and copies one before it changes it."""
+        self.own = set()
         return DiagramSpec(
             name=self.name, description=self.description, file=self.file,
             scopes=[Scope(dict(s.params), dict(s.overrides), s.parent) for s in self.scopes],

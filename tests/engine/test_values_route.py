@@ -328,6 +328,13 @@ def test_a_copy_of_a_spec_changes_its_own_blocks_only():
     assert_same(simulate(compile_diagram(second)),
                 fresh("delay.yaml", [("blocks.K.K", 4), ("blocks.D.x0", 6)], text=DELAY))
     np.testing.assert_array_equal(simulate(compile_diagram(spec))[1]["k"][0], [1, 4])
+    # a spec changed after it was copied (one it changed itself before, one loaded) leaves
+    # its copies as they were
+    third = second.copy()
+    apply_overrides(second, [("blocks.K.K", 7)])
+    later = spec.copy()
+    apply_overrides(spec, [("blocks.D.x0", 8)])
+    assert (third.blocks["K"].params["K"].raw, later.blocks["D"].params["x0"].raw) == (4, 5)
 
 
 @pytest.mark.parametrize("a, b", [
