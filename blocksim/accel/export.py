@@ -106,6 +106,14 @@ def export_c(model, directory):
 
 
 # -- NAME.c ----------------------------------------------------------------------------------
+# Every product and sum rounded on its own, as numpy and accelerated mode (-ffp-contract=off)
+# round them, whatever flags the user's build gives: compilers may fuse a * b + c by default
+# (GCC with -march=native, or on aarch64). The runtime's deliberate fma() calls stay fused.
+NO_CONTRACTION = ("#if defined(__clang__)", "#pragma STDC FP_CONTRACT OFF",
+                  "#elif defined(__GNUC__)", '#pragma GCC optimize ("fp-contract=off")',
+                  "#endif")
+
+
 def _source(model, generated, name, tune):
     m, v = model, arguments(model, generated)  # the model's run values (its Context's)
     runtime = {f'#include "{f}"': "" if f == _BATCH else
@@ -121,7 +129,7 @@ def _source(model, generated, name, tune):
     lines = [f"/* {name}: the diagram {m.name!r} ({Path(m.file).name if m.file else 'no file'})"
              " exported by blocksim (blocksim export --c).",
              "   Generated: edit the diagram and export it again, not this file. */",
-             "#define RT_API static", "#define RT_STANDALONE", f'#include "{name}.h"', "",
+             *NO_CONTRACTION, "#define RT_API static", "#define RT_STANDALONE", f'#include "{name}.h"', "",
              body, "", "/* ---- the exported diagram's values ---- */"]
     lines += [_double_table(f"EX_INIT_{k}", a) for k, a in initial.items()]
     lines += [_double_table(f"EX_DATA_{i}", d) for i, d in enumerate(v.data)]
