@@ -549,7 +549,8 @@ class TransferFunction(_LTI):
 
     def _matrices(self, p):
         num, den = polynomial("num", p.num), polynomial("den", p.den)
-        return (*tf_realisation(num, den), np.zeros(len(den) - 1))
+        with np.errstate(over="ignore", invalid="ignore"):  # the declared texts refuse those
+            return (*tf_realisation(num, den), np.zeros(len(den) - 1))
 
     def _initial(self):
         return np.zeros(self._shapes["A"][0])
