@@ -44,6 +44,7 @@ the values from `self.p` too: after a change of values they are asked again.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -169,6 +170,13 @@ def values_of(block, data, p, facts=None):
     return out, {name: derived[name] for name in data.facts}
 
 
+@functools.lru_cache(maxsize=1024)
+def _compiled(text, inputs):
+    """A declared text as a function of the names it reads (2,000 lags declare the same
+    few texts: compiling each block's anew was most of loading them)."""
+    return expr.compile_expr(text, inputs, {})
+
+
 def evaluated(text, p, derived=None):
     """The value of a declared text over the parameters `p` and the derived arrays
     computed so far; ParamError, naming the first parameter it reads, where the arithmetic
@@ -176,6 +184,13 @@ def evaluated(text, p, derived=None):
     derived = derived or {}
     names = {n: derived[n] if n in derived else getattr(p, n) for n in expr.names_in(text)
              if n in derived or hasattr(p, n)}
+    order = tuple(sorted(names))
+    try:  # the text compiled once for every block declaring it, then called on the values
+        with np.errstate(all="raise", under="ignore"):
+            return np.array(_compiled(text, order)(*(names[n] for n in order)),
+                            dtype=np.float64)
+    except Exception:  # noqa: BLE001 - the evaluator says why, as a ParamError below
+        pass
     try:
         return expr.evaluate(text, names)
     except expr.ExprError as e:
