@@ -7,6 +7,8 @@ Cross-parameter checks belong in the block's `__init__`, raising `ParamError`.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 REQUIRED = object()
@@ -20,6 +22,25 @@ def names_file(raw):
     """Whether a raw `array_or_file` value names a file (a string ending in .csv or .npz)
     rather than being an expression."""
     return isinstance(raw, str) and raw.strip().lower().endswith(FILE_SUFFIXES)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One numeric rule of a parameter, written once for every place that checks it (load,
+    a sweep's grid, an exported diagram's C): `test`, as data, the values it refuses:
+    ("nan",) NaN, ("inf",) +-inf, (">", b) those not > b, (">=", b) those not >= b; and
+    `message`, where `{got}` stands for the value refused."""
+    test: tuple
+    message: str
+
+    def refuses(self, values):
+        """The mask of the float array `values` that this rule refuses."""
+        op, *bound = self.test
+        return _REFUSES[op](values, *bound)
+
+
+_REFUSES = {"nan": lambda v: np.isnan(v), "inf": lambda v: np.isinf(v),
+            ">": lambda v, b: ~(v > b), ">=": lambda v, b: ~(v >= b)}
 
 
 class ParamError(ValueError):
@@ -68,6 +89,24 @@ class Param:
         self.positive = positive
         self.minimum = minimum
         self.section = section
+
+    def rules(self):
+        """The numeric Rules of this parameter, in the order load checks them."""
+        out = [Rule(("nan",), "value is not a number (NaN)")]
+        if not self.allow_inf:
+            out.append(Rule(("inf",), "value must be finite"))
+        if self.positive:
+            out.append(Rule((">", 0), "must be > 0, got {got}"))
+        if self.minimum is not None:
+            out.append(Rule((">=", self.minimum), f"must be >= {self.minimum}, got {{got}}"))
+        return out
+
+    def refused(self, values):
+        """The mask of the float array `values` that this parameter's rules refuse."""
+        bad = np.zeros(np.shape(values), bool)
+        for rule in self.rules():
+            bad |= rule.refuses(values)
+        return bad
 
     @property
     def required(self):
@@ -131,14 +170,9 @@ class Param:
         if isinstance(value, (bool, np.bool_)) or isinstance(value, str):
             raise ValueError(f"expected a number, got {_show(value)}")
         arr = np.asarray(value, dtype=float)
-        if np.isnan(arr).any():
-            raise ValueError("value is not a number (NaN)")
-        if not self.allow_inf and np.isinf(arr).any():
-            raise ValueError("value must be finite")
-        if self.positive and not (arr > 0).all():
-            raise ValueError(f"must be > 0, got {_show(value)}")
-        if self.minimum is not None and not (arr >= self.minimum).all():
-            raise ValueError(f"must be >= {self.minimum}, got {_show(value)}")
+        for rule in self.rules():
+            if rule.refuses(arr).any():
+                raise ValueError(rule.message.format(got=_show(value)))
         if kind == "value":
             return arr
         if arr.size != 1:

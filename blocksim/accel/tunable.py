@@ -36,6 +36,8 @@ from .expression import lower_expression
 from .lowering import LoweringError
 
 _NUMERIC = ("value", "scalar")  # the parameter kinds a tunable may reach
+# params.Rule's tests in C, on the double v (a bound formatted in)
+_C_REFUSES = {"nan": "isnan(v)", "inf": "isinf(v)", ">": "!(v > {})", ">=": "!(v >= {})"}
 
 
 @dataclass
@@ -402,16 +404,13 @@ def _checks(block, param, dest, n):
     """C refusing, as load does (Param.convert), a value of the block's parameter `param`
     at `dest` (n doubles) that it would refuse."""
     what = f"block {block.name}: {param.name}"
-    tests = [("isnan(v)", "value is not a number (NaN)")]
-    if not param.allow_inf:
-        tests.append(("isinf(v)", "value must be finite"))
-    if param.positive:
-        tests.append(("!(v > 0)", "must be > 0, got %.17g"))
-    if param.minimum is not None:
-        tests.append((f"!(v >= {float(param.minimum)!r})",
-                      f"must be >= {param.minimum}, got %.17g"))
-    body = [f'if ({test}) {{ FAIL("{what}: {text}"{", v" if "%" in text else ""}); return; }}'
-            for test, text in tests]
+    body = []
+    for rule in param.rules():
+        op, *bound = rule.test
+        test = _C_REFUSES[op].format(*(repr(float(b)) for b in bound))
+        text = rule.message.format(got="%.17g")
+        body.append(f'if ({test}) {{ FAIL("{what}: {text}"{", v" if "%" in text else ""}); '
+                    "return; }")
     return "\n".join(["", f"for (int i = 0; i < {n}; i++) {{",
                       f"    double v = ({dest})[i];", *("    " + b for b in body), "}"])
 

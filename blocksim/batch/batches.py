@@ -29,7 +29,7 @@ import numpy as np
 from ..accel.arguments import arguments
 from ..accel.pool import TIMED_OUT, Batch
 from ..engine.recorder import planned_rows
-from .columns import all_direct, refused
+from .columns import all_direct
 from .reductions import BatchMetrics
 from .worker import (Outcome, RunTimedOut, installed_job, kept, kept_result, new_row, not_run,
                      run_one, state_of)
@@ -279,7 +279,7 @@ class _Direct:
                 any(type(v) not in (int, float) for r in runs for _, v, _ in r.overrides):
             ok = np.zeros(len(runs), bool)
         else:
-            ok = ~np.any([refused(d.param, values[:, j]) for j, d in enumerate(self.found)],
+            ok = ~np.any([d.param.refused(values[:, j]) for j, d in enumerate(self.found)],
                          axis=0)
         rows = np.repeat(self.base[None, :], int(ok.sum()), axis=0)
         if len(rows):

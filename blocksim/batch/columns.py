@@ -6,8 +6,8 @@ derived arrays or facts to compute from it) and nothing else of the block reads 
 keeps Block's initial states, events, run data, exact times and values_changed), the route
 of new values (engine/compiler/revalue.py) would do exactly this for a run: check the value
 by its `Param`'s rules and write it into P at the block's offset. `direct(model, key)` finds
-such a path, `refused(param, values)` applies the rules to a whole column of values at once
-(numpy), and a batch's P rows are the model's P with the columns written in
+such a path, `Param.refused(values)` applies its rules (params.Rule) to a whole column of values
+at once (numpy), and a batch's P rows are the model's P with the columns written in
 (batches._Direct). The values it refuses, and every path of another kind, take the route run
 by run as before, which reports them with its own messages.
 """
@@ -65,19 +65,6 @@ def numbers(values):
     if not all(type(v) in _NUMBERS for v in values):
         return None
     return np.asarray(values, dtype=float)
-
-
-def refused(param, values):
-    """The mask of `values` (a float array) that `param` refuses (Param.convert's rules for
-    numbers: NaN, infinity unless allowed, positive, minimum)."""
-    bad = np.isnan(values)
-    if not param.allow_inf:
-        bad |= np.isinf(values)
-    if param.positive:
-        bad |= ~(values > 0)
-    if param.minimum is not None:
-        bad |= ~(values >= param.minimum)
-    return bad
 
 
 def all_direct(model, keys):

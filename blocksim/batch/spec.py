@@ -30,7 +30,7 @@ from ..engine.compiler import compile_diagram, plain
 from ..engine.loading import override_items
 from ..language.diagram import Loc, apply_overrides, load_diagram, parse_override, suggest
 from ..errors import DiagramError, DiagramErrors, Problems
-from .columns import direct, numbers, refused
+from .columns import direct, numbers
 from .draws import uniform_draws
 from .metrics import Metrics
 from ..language.yamlio import YList, YMap, load_yaml_file, load_yaml_text
@@ -659,7 +659,7 @@ def _to_check(axis, found):
     values = numbers(axis.values) if found is not None else None
     if values is None:
         return range(len(axis.values))
-    return np.flatnonzero(refused(found.param, values)).tolist()
+    return np.flatnonzero(found.param.refused(values)).tolist()
 
 
 def _path_ok(spec, axis, run, problems):

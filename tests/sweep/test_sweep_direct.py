@@ -10,7 +10,7 @@ import pytest
 
 import blocksim
 from blocksim.accel import batch
-from blocksim.batch import columns, draws
+from blocksim.batch import draws
 from blocksim.batch.run import prepare
 from blocksim.batch.spec import parse_distribution
 from blocksim.errors import DiagramErrors
@@ -68,12 +68,19 @@ def test_a_grid_value_the_rules_refuse_is_reported_as_the_route_reports_it(tmp_p
         f"{path}:7: error: block 'Damping' parameter 'K': value is not a number (NaN)"]
 
 
-@pytest.mark.parametrize("param", [
-    Param("K"), Param("K", "scalar", positive=True), Param("K", minimum=-1.5),
-    Param("K", "scalar", allow_inf=True, minimum=0.0)], ids=["value", "positive",
-                                                          "minimum", "inf allowed"])
-def test_the_rules_at_once_are_each_values_convert(param):
-    values = np.array([0.0, -0.0, 1.0, -1.5, -1.6, 3e300, -np.inf, np.inf, np.nan, 1e-300])
+_RULE_VALUES = [0.0, -0.0, 1.0, -1.5, -1.6, 3e300, -np.inf, np.inf, np.nan, 1e-300]
+
+
+@pytest.mark.parametrize("param, expected", [
+    # by hand from each declaration: NaN always, +-inf unless allowed, > 0, >= minimum
+    (Param("K"), [0, 0, 0, 0, 0, 0, 1, 1, 1, 0]),
+    (Param("K", "scalar", positive=True), [1, 1, 0, 1, 1, 0, 1, 1, 1, 0]),
+    (Param("K", minimum=-1.5), [0, 0, 0, 0, 1, 0, 1, 1, 1, 0]),
+    (Param("K", "scalar", allow_inf=True, minimum=0.0), [0, 0, 0, 1, 1, 0, 1, 0, 1, 0])],
+    ids=["value", "positive", "minimum", "inf allowed"])
+def test_the_rules_at_once_are_each_values_convert(param, expected):
+    """A grid's mask (Param.refused) refuses what Param.convert refuses, value by value."""
+    values = np.array(_RULE_VALUES)
 
     def convert_refuses(v):
         try:
@@ -81,8 +88,8 @@ def test_the_rules_at_once_are_each_values_convert(param):
         except ValueError:
             return True
         return False
-    np.testing.assert_array_equal(columns.refused(param, values),
-                                  [convert_refuses(v) for v in values])
+    np.testing.assert_array_equal(param.refused(values), np.array(expected, bool))
+    assert [convert_refuses(v) for v in values] == [bool(b) for b in expected]
 
 
 @pytest.mark.parametrize("seed", [0, 7, 2**64 + 5, 2**130 + 1])
