@@ -41,6 +41,10 @@ structure.
 
 `continuous_state()`, `discrete_state()`, `events()`, `run_data()` and `exact_times()` read
 the values from `self.p` too: after a change of values they are asked again.
+
+`not_as_given` answers, for whoever writes new values into P without that route (a sweep's
+columns, an exported diagram's tunables), which parameters are more than their own place
+in P.
 """
 from __future__ import annotations
 
@@ -50,7 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .block import Sample
+from .block import Block, Sample
 from .language import expr
 from .params import ParamError
 
@@ -215,3 +219,68 @@ def derived_of(block, data, p, facts=None):
         elif kind == "array":
             derived[name] = value
     return derived
+
+
+class _Reading:
+    """A block's parameters that note which of them are read."""
+
+    def __init__(self, p):
+        object.__setattr__(self, "_p", p)
+        object.__setattr__(self, "read", set())
+
+    def __getattr__(self, name):
+        self.read.add(name)
+        return getattr(self._p, name)
+
+
+def _python_calls(block, data, start, stop):
+    """[(what, call)] of the block's Python that computes something from its values besides
+    P: derive when a derived value has no text, and the methods its type defines itself
+    (Block's read nothing)."""
+    calls = [("its derived run data or structure (derive)", lambda: block.derive(block.p),
+              ()) if data.python_derived else None,
+             ("its initial state", lambda: (block.continuous_state(), block.discrete_state()),
+              ("continuous_state", "discrete_state")),
+             ("its time events", lambda: list(block.events(start, stop)), ("events",)),
+             ("its exact times", lambda: list(block.exact_times()), ("exact_times",)),
+             ("its data arrays", lambda: block.run_data(start, stop), ("run_data",)),
+             ("what it keeps made from its values (values_changed)",
+              lambda: block.values_changed(), ("values_changed",))]
+    kind = type(block)
+    return [(what, call) for what, call, methods in filter(None, calls)
+            if not methods or any(getattr(kind, m, None) is not getattr(Block, m, None)
+                                  for m in methods)]
+
+
+def not_as_given(block, data, start, stop):
+    """{parameter: why} of the parameters of `block` (declared as `data`, run over
+    [start, stop]) that are more than their own place in P: one not stored in P as given
+    (`param`), one its sample time is made of, one its Python reads (traced: each of
+    `_python_calls` run once on parameters that note what is read; a call that fails counts
+    them all). A parameter not named is stored as given and read by no Python: a new value
+    of it is a write into P (and the declared texts computed again)."""
+    stored = {a.name for a in data.arrays if a.param}
+    why = {}
+    for param in type(block).params:
+        name = param.name
+        if name not in data.values:
+            why[name] = f"keeps {name} out of its run's values (a change compiles the " \
+                        "diagram again)"
+        elif name not in stored:
+            why[name] = f"computes its run data from {name} in Python (derive)"
+    for name in data.timing or ():
+        if name is not None:
+            why.setdefault(name, f"computes its sample time from {name} in Python")
+    kept = block.p
+    for what, call in _python_calls(block, data, start, stop):
+        reading = _Reading(kept)
+        block.p = reading
+        try:
+            call()
+        except Exception:  # noqa: BLE001 - it needs its very parameters: count all as read
+            reading.read.update(vars(kept))
+        finally:
+            block.p = kept
+        for name in sorted(reading.read):
+            why.setdefault(name, f"computes {what} from {name} in Python")
+    return why

@@ -7,8 +7,9 @@ defined by an expression of others is computed from them: it follows them) and t
 block parameters written in the diagram as literals (`PID.Ki`). A change must be one the
 exported code can follow without Python: every block parameter it reaches (through the
 expressions of the parameters that read it) must be stored as given in the run's vector P
-(`d.param`, rundata.py), read by no Python the export ran once (`derive`, the initial
-states, the time events, the sample times, the run's data) and given by an expression the
+(`d.param`), read by no Python the export ran once (`derive`, the initial states, the
+time events, the sample times, the run's data, values_changed: rundata.not_as_given, the
+answer a sweep's columns take too) and given by an expression the
 expression lowering writes in C; nothing else may read it (the settings, a robot, a
 subsystem's parameters, a block's own texts). A parameter that fails this is not exported
 as tunable, with the reason.
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..language import expr
-from ..rundata import values_of
+from ..rundata import RunData, not_as_given, values_of
 from .codegen import _double_table
 from .expression import lower_expression
 from .lowering import LoweringError
@@ -74,46 +75,6 @@ class Tunables:
         return out
 
 
-class _Reading:
-    """A block's parameters that note which of them are read."""
-
-    def __init__(self, p):
-        object.__setattr__(self, "_p", p)
-        object.__setattr__(self, "read", set())
-
-    def __getattr__(self, name):
-        self.read.add(name)
-        return getattr(self._p, name)
-
-
-def _read_in_python(block, slots, settings):
-    """{parameter: what of the block's Python read it} over what the export ran once."""
-    data, found = slots.data, {}
-    if data.timing is not None:
-        for name in data.timing:
-            if name is not None:
-                found.setdefault(name, "its sample time")
-    calls = (("its derived run data or structure (derive)", lambda: block.derive(block.p))
-             if data.python_derived else None,
-             ("its initial state", lambda: (block.continuous_state(), block.discrete_state())),
-             ("its time events", lambda: list(block.events(settings.start, settings.stop))),
-             ("its exact times", lambda: list(getattr(block, "exact_times", tuple)())),
-             ("its data arrays", lambda: block.run_data(settings.start, settings.stop)))
-    kept = block.p
-    for what, call in filter(None, calls):
-        reading = _Reading(kept)
-        block.p = reading
-        try:
-            call()
-        except Exception:  # noqa: BLE001 - it needs its very parameters: count all as read
-            reading.read.update(vars(kept))
-        finally:
-            block.p = kept
-        for name in reading.read:
-            found.setdefault(name, what)
-    return found
-
-
 def _text(raw):
     """A raw value (an expression, a number, a list of them) as one expression's text."""
     if isinstance(raw, (list, tuple)):
@@ -143,14 +104,17 @@ class _Analysis:
         self.top = self.comp.values.scopes[0]
         self.reads = {k: expr.names_in(raw) & self.raws.keys() for k, raw in self.raws.items()}
         self.blocks = {b.name: b for b in model.blocks}
-        self.python = {}  # block -> {parameter: what read it}
+        self.not_given = {}  # block -> {parameter: why it is not as given}
         self.steps = {}  # block -> its rederived()
 
-    def python_reads(self, block):
-        found = self.python.get(block.name)
+    def not_as_given(self, block):
+        """rundata.not_as_given of `block`, asked once."""
+        found = self.not_given.get(block.name)
         if found is None:
-            found = self.python[block.name] = _read_in_python(
-                block, self.model.slots[block.name], self.model.settings)
+            slots, settings = self.model.slots.get(block.name), self.model.settings
+            data = slots.data if slots is not None else RunData()  # nothing in P
+            found = self.not_given[block.name] = not_as_given(block, data, settings.start,
+                                                           settings.stop)
         return found
 
     def rederived(self, block):
@@ -210,16 +174,10 @@ class _Analysis:
             return None, f"{what} evaluates it in its own text ({param.name}) in Python"
         if param.kind not in _NUMERIC:
             return None, f"{what} reads it in its {param.kind} parameter {param.name}"
-        slots = self.model.slots.get(block.name)
-        if slots is not None and param.name in slots.data.values and not any(
-                a.param and a.name == param.name for a in slots.data.arrays):
-            return None, f"{what} computes its run data from {param.name} in Python (derive)"
-        if slots is None or param.name not in slots.data.values:
-            return None, (f"{what} keeps {param.name} out of its run's values (a change "
-                          "compiles the diagram again)")
-        python = self.python_reads(block).get(param.name)
-        if python is not None:
-            return None, f"{what} computes {python} from {param.name} in Python"
+        why = self.not_as_given(block).get(param.name)
+        if why is not None:
+            return None, f"{what} {why}"
+        slots = self.model.slots[block.name]
         try:
             self.rederived(block)
         except LoweringError as e:

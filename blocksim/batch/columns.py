@@ -2,14 +2,15 @@
 
 Most sweeps vary a block's number: `blocks.Spring.K`. When that number is stored in the
 run's parameter vector P as given (the block declares it `d.param`, of shape (), with no
-derived arrays or facts to compute from it) and nothing else of the block reads it (its type
-keeps Block's initial states, events, run data, exact times and values_changed), the route
-of new values (engine/compiler/revalue.py) would do exactly this for a run: check the value
-by its `Param`'s rules and write it into P at the block's offset. `direct(model, key)` finds
-such a path, `Param.refused(values)` applies its rules (params.Rule) to a whole column of values
-at once (numpy), and a batch's P rows are the model's P with the columns written in
-(batches._Direct). The values it refuses, and every path of another kind, take the route run
-by run as before, which reports them with its own messages.
+derived arrays, facts or checks to compute from it) and no Python of the block reads it
+(rundata.not_as_given: its sample time, initial states, events, run data, exact times and
+values_changed), the route of new values (engine/compiler/revalue.py) would do exactly this
+for a run: check the value by its `Param`'s rules and write it into P at the block's
+offset. `direct(model, key)` finds such a path, `Param.refused(values)` applies its rules
+(params.Rule) to a whole column of values at once (numpy), and a batch's P rows are the
+model's P with the columns written in (batches._Direct). The values it refuses, and every
+path of another kind, take the route run by run as before, which reports them with its own
+messages.
 """
 from __future__ import annotations
 
@@ -17,12 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..block import Block
+from ..rundata import not_as_given
 
-# what a block's type may compute from its values besides P: a type that defines any of
-# these itself may read a swept parameter there
-_READERS = ("continuous_state", "discrete_state", "events", "run_data", "exact_times",
-            "values_changed")
 _NUMBERS = (int, float)
 
 
@@ -45,11 +42,9 @@ def direct(model, key):
     block = next((b for b in model.blocks if b.name == name), None)
     if slots is None or block is None:
         return None
-    data = slots.data
-    if data.facts or any(not a.param for a in data.arrays) or q not in data.values or \
-            (data.timing is not None and q in data.timing):
-        return None
-    if any(getattr(type(block), m, None) is not getattr(Block, m, None) for m in _READERS):
+    data, settings = slots.data, model.settings
+    if data.facts or data.checks or any(not a.param for a in data.arrays) or \
+            q in not_as_given(block, data, settings.start, settings.stop):
         return None
     param = next((p for p in type(block).params if p.name == q), None)
     offset, shape = slots.offsets().get(q, (None, None))

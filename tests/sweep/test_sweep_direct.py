@@ -10,7 +10,7 @@ import pytest
 
 import blocksim
 from blocksim.accel import batch
-from blocksim.batch import draws
+from blocksim.batch import columns, draws
 from blocksim.batch.run import prepare
 from blocksim.batch.spec import parse_distribution
 from blocksim.errors import DiagramErrors
@@ -66,6 +66,54 @@ def test_a_grid_value_the_rules_refuse_is_reported_as_the_route_reports_it(tmp_p
     assert [str(x) for x in e.value.errors] == [
         f"{path}:7: error: block 'Damping' parameter 'K': value must be finite",
         f"{path}:7: error: block 'Damping' parameter 'K': value is not a number (NaN)"]
+
+
+def test_a_value_read_by_values_changed_is_neither_direct_nor_tunable(monkeypatch):
+    """One answer (rundata.not_as_given) for a sweep's columns and an export's tunables: a
+    gain whose values_changed made something of K in Python is refused by both (export
+    made k tunable before: it traced no values_changed; the sweep refused every parameter
+    of a type defining it)."""
+    from blocksim.accel.tunable import tunables
+    from blocks.math import Gain
+    monkeypatch.setattr(Gain, "values_changed", lambda self: self.p.K, raising=False)
+    model = blocksim.load(MSD)
+    assert columns.direct(model, "blocks.Spring.K") is None
+    assert columns.direct(model, "blocks.Damping.K") is None
+    found = tunables(model)
+    assert "k" not in [p.name for p in found.parameters]
+    assert ("k", "block Spring (gain) computes what it keeps made from its values "
+                 "(values_changed) from K in Python") in found.refused
+
+
+def test_a_step_level_is_direct_and_runs_as_each_value_alone(tmp_path, monkeypatch):
+    """The step's events read its time, not its levels: `after` is a number of P alone
+    (taken by the route before, its type defining events), and the rows filled at once
+    equal each value run alone (the truth: blocksim.execute with the value set)."""
+    routed = []
+    args = batch.CompiledRuns.args
+    monkeypatch.setattr(batch.CompiledRuns, "args",
+                        lambda self, overrides: routed.append(overrides) or args(self, overrides))
+    path = tmp_path / "grid.yaml"
+    path.write_text(GRID.replace("  blocks.Spring.K: [1, 10]\n", "").replace(
+        "blocks.Damping.K: VALUES", "blocks.Force.after: [0.5, 2]"))
+    out = tmp_path / "out"
+    table = prepare(path, overrides=["simulation.mode=accelerated"]).run(workers=1, out=out)
+    assert not routed
+    for i, row in enumerate(table.rows):
+        values = {"simulation.stop": 6, "simulation.mode": "accelerated",
+                  "blocks.Force.after": row["blocks.Force.after"]}
+        alone = blocksim.execute(blocksim.load(MSD, values))
+        kept = np.load(out / "runs" / str(i) / "results.npz")
+        for name in ("t", "x", "F"):
+            np.testing.assert_array_equal(kept[name], alone[name], err_msg=name)
+
+
+def test_a_threshold_a_declared_check_reads_takes_the_route():
+    """A saturation's limits are read by no Python, but its check (upper >= lower) must
+    see each new value: they take the route, which checks it (rundata.py, d.check)."""
+    model = blocksim.load(Path(__file__).resolve().parents[1] / "accel" / "corpus" /
+                          "grid_at_event.yaml")
+    assert [columns.direct(model, f"blocks.Sat.{q}") for q in ("lower", "upper")] == [None] * 2
 
 
 _RULE_VALUES = [0.0, -0.0, 1.0, -1.5, -1.6, 3e300, -np.inf, np.inf, np.nan, 1e-300]
