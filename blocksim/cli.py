@@ -460,7 +460,8 @@ def _export(args):
     if args.fmu:
         from .fmi.build import BuildError
         try:
-            interfaces, why_not, tune = export_fmu(model, args.fmu, args.fmi, args.interface)
+            interfaces, why_not, tune = _writing(args, export_fmu, model, args.fmu, args.fmi,
+                                                 args.interface)
         except BuildError as e:
             print(f"{args.file}: error: the FMU could not be built: {e}", file=sys.stderr)
             return EXIT_FAILED
@@ -472,12 +473,22 @@ def _export(args):
             print(f"note: co-simulation only: {first}")
         _print_tunables(tune)
         return EXIT_OK
-    paths, tune = export_c(model, args.c_dir)
+    paths, tune = _writing(args, export_c, model, args.c_dir)
     print(f"wrote {', '.join(str(p) for p in paths)}")
     _print_tunables(tune)
     print(f"build and run: cd {args.c_dir} && cc *.c -lm && ./a.out [NAME=VALUE ...] > "
           "results.csv")
     return EXIT_OK
+
+
+def _writing(args, export, *a):
+    """export(*a), a place the file system refuses named as the diagram's error (exit 2)."""
+    try:
+        return export(*a)
+    except OSError as e:
+        where = e.filename or args.fmu or args.c_dir
+        raise DiagramError(f"cannot write the export to '{where}': {e.strerror or e}",
+                           file=args.file) from None
 
 
 def _print_tunables(tune):

@@ -262,3 +262,18 @@ def test_a_plugins_block_is_refused_even_with_a_compiled_form(monkeypatch, tmp_p
     err = capsys.readouterr().err
     assert "plugin.yaml:4: error: block 'Thrice': cannot export: block type 'tripler' is a " \
            "plugin's" in err and "Traceback" not in err
+
+
+def test_a_place_the_file_system_refuses_is_the_diagrams_error(tmp_path, capsys):
+    """An export into a folder that cannot be made (under a plain file) ends with the
+    diagram's FILE: error line and exit 2, not a traceback (was FileNotFoundError /
+    NotADirectoryError from mkdir); nothing is written."""
+    blocker = tmp_path / "plain"
+    blocker.write_text("a file, not a folder")
+    diagram = ROOT / "diagrams" / "msd.yaml"
+    for target in (["--c", str(blocker / "c")], ["--fmu", str(blocker / "m.fmu")]):
+        assert main(["export", str(diagram), *target]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"{diagram}: error: cannot write the export to ")
+        assert "Traceback" not in err
+    assert [p.name for p in tmp_path.iterdir()] == ["plain"]
