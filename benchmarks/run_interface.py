@@ -20,8 +20,12 @@ the issue's targets, measured in one run):
   Beside it, per run over the same spring constants: a hand-fused numba loop of msd's
   equations (Dormand-Prince 5(4) with the engine's controller, landing on the force step,
   max(x) over its steps; compile excluded), and with `--collimator PYTHON` (an interpreter
-  with pycollimator: it pins numpy < 2, so a venv of its own) Collimator's jax.jit(jax.vmap)
-  of the same diagram (benchmarks/collimator_msd.py says what differs; compile excluded).
+  with pycollimator: it pins numpy < 2, so a venv of its own) Collimator's jitted grid of
+  the same diagram, jax.lax.map and jax.vmap (benchmarks/collimator_msd.py says which
+  configuration and why, and what differs; compile excluded), and its x at t = 20 for the
+  first spring constant beside ours.
+  Beside set + execute, with `--collimator`: Collimator's jitted call of one run with a new
+  spring constant (final state; and recording x, v, F at every step as ours does).
 - msd Monte Carlo (`--mc-msd N`, 0: not run): a sweep of N samples of msd with the spring
   and damping constants drawn, max(x) per run, on 2 workers, whole wall (prepare + run).
 - demo3 Monte Carlo: demo3 with its controller's model perturbed by 10 % and a seed per run
@@ -32,6 +36,7 @@ measurements of that checkout, in a process of their own, are shown beside these
 """
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -203,12 +208,28 @@ def _wall(fn):
     return time.perf_counter() - t0
 
 
-def collimator_grid(python, n):
-    """Collimator's jit(vmap) over the grid's n spring constants, in `python`'s process:
-    {"per_run_ms", "compile_s", "x_at_k1"}."""
+def collimator(python, n):
+    """Collimator over the grid's n spring constants and one call at a time, in `python`'s
+    process: benchmarks/collimator_msd.py's figures."""
     out = subprocess.run([python, str(HERE / "benchmarks" / "collimator_msd.py"), str(n)],
                          check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def msd_step_response(k, t, m=1.0, c=0.4):
+    """msd's x(t) in closed form (underdamped, unit force from t = 1): a second-order
+    system's step response, m and c as in msd.yaml."""
+    wn, zeta = math.sqrt(k / m), c / (2 * math.sqrt(k * m))
+    wd, tau = wn * math.sqrt(1 - zeta ** 2), t - 1
+    return (1 - math.exp(-zeta * wn * tau) * (math.cos(wd * tau) + zeta * wn / wd
+                                             * math.sin(wd * tau))) / k
+
+
+def msd_final_x(k):
+    """Our x at t = 20 on msd with the spring constant k (accelerated mode)."""
+    model = blocksim.load(MSD, {"simulation.mode": "accelerated"})
+    model.set("blocks.Spring.K", k)
+    return float(blocksim.execute(model)["x"][-1])
 
 
 def measure(args):
@@ -259,7 +280,7 @@ def main():
     numba_ms, numba_steps, _ = numba_grid(args.grid, args.repeat)
     peers = {"numba": numba_ms}
     if args.collimator:
-        found = collimator_grid(args.collimator, args.grid)
+        found = collimator(args.collimator, args.grid)
         peers["collimator"] = found["per_run_ms"]
     rows = [("execute", "execute, chain of 10 gains (accelerated)", "us", "243 us", 30),
             ("inside", "  of which inside the compiled run", "us", "27 us", None),
@@ -278,6 +299,12 @@ def main():
         print(f"{work:<46} {was:>9} {fmt(now[key]):>9} {issue:>13} "
               f"{'' if target is None else f'{target:g} {unit}':>8} "
               f"{'' if target is None else f'{now[key] / target:.2f}x':>10}")
+        if key == "set" and "collimator" in peers:
+            print(f"{'  peer: Collimator jitted call, new k':<46} {'':>9} "
+                  f"{found['call_ms']:.3f} ms {'0.17 ms':>13}  (final state; ours "
+                  f"{now['set'] / found['call_ms']:.2f}x it; recording x, v, F at every "
+                  f"step {found['call_record_ms']:.2f} ms: ours "
+                  f"{now['set'] / found['call_record_ms']:.2f}x)")
     if now["msd_mc"] is not None:
         was = f"{before['msd_mc'][0]:.1f} s" if before and before.get("msd_mc") else "-"
         wall, cpu = now["msd_mc"]
@@ -291,9 +318,16 @@ def main():
     print(f"  hand-fused numba loop: {numba_ms:.4f} ms ({numba_steps:.0f} steps a run; "
           f"ours {ours / numba_ms:.1f}x; target <= 3x: {3 * numba_ms:.3f} ms)")
     if "collimator" in peers:
-        print(f"  Collimator jit(vmap): {peers['collimator']:.4f} ms (compile "
-              f"{found['compile_s']:.1f} s excluded; ours {ours / peers['collimator']:.2f}x; "
-              "final x, not max(x): see benchmarks/collimator_msd.py)")
+        print(f"  Collimator jit(lax.map): {found['per_run_ms']:.4f} ms, jit(vmap): "
+              f"{found['vmap_ms']:.4f} ms (compile {found['compile_s']:.1f} s excluded; ours "
+              f"{ours / peers['collimator']:.2f}x the faster; its CPU "
+              f"{found['per_run_cpu_ms']:.4f} ms, ours "
+              f"{now['grid_cpu'] / found['per_run_cpu_ms']:.2f}x; its per-step-attempt host "
+              "callback removed, final x not max(x): see "
+              "benchmarks/collimator_msd.py)")
+        exact = msd_step_response(1.0, 20.0)
+        print(f"    x(20) at k = 1, minus the exact {exact:.10f}: Collimator's "
+              f"{found['x_at_k1'] - exact:.1e}, ours {msd_final_x(1.0) - exact:.1e}")
     else:
         print("  Collimator: not measured (--collimator PYTHON: an interpreter with pycollimator)")
 
