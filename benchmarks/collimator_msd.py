@@ -3,7 +3,7 @@
 call with a new spring constant), run by run_interface.py in a process of its own.
 
     python benchmarks/collimator_msd.py N                # prints one line of JSON
-    python benchmarks/collimator_msd.py N --as-shipped   # jit(vmap) without the patch below
+    python benchmarks/collimator_msd.py N --as-shipped   # jit(vmap), its host callback kept
 
 pycollimator 2.2 pins numpy < 2 and jax 0.4.26: install it in a virtual environment of its
 own (`pip install pycollimator`), whose python run_interface.py's --collimator names.
@@ -13,14 +13,14 @@ major step there as our solver lands on it), dopri5 at msd's tolerances (rtol 1e
 1e-9, x64) and largest step (0.4 s, as Collimator's max_minor_step_size: the solver's step
 limit, as ours; max_major_step_length would instead cut the run into 0.4 s major steps), 20 s.
 
-The fairest configuration, chosen by measuring the alternatives (figures in the commit):
+The fairest configuration, chosen by measuring the alternatives (figures in the commits):
 - Collimator's dopri5 calls a host callback (jax.debug.callback, checking for a step size
   shrinking to nothing) on every step attempt, and JAX's vmap unrolls it into one callback
-  per lane: 1,000 host calls per step attempt of a 1,000-value grid, 98 % of the time (3-5 ms
-  per run instead of 0.06) and 12 s of compiling. The check only raises for a diverging
-  solution and changes no number (the answers are the same bits with and without it), and
-  no option turns it off, so it is replaced by a no-op here: a user running grids would.
-  `--as-shipped` measures jit(vmap) with it.
+  per lane: 1,000 host calls per step attempt of a 1,000-value grid, 98 % of the time (2.4-2.6
+  ms of processor time per run instead of 0.04) and 12-27 s of compiling. The check only
+  raises for a diverging solution and changes no number (the answers are the same bits with
+  and without it), and no option turns it off, so it is replaced by a no-op here: a user
+  running grids would. `--as-shipped` measures jit(vmap) with it.
 - The grid in jax.jit(jax.lax.map) and in jax.jit(jax.vmap) (the issue's figure): vmap runs
   its lanes in lock step until the last is done (a while loop over all lanes, every lane
   paying for the slowest lane's steps), lax.map one after the other, each stopping when done.
@@ -29,6 +29,9 @@ The fairest configuration, chosen by measuring the alternatives (figures in the 
 - Returning only the final state (return_context False changes nothing measurable); the
   Simulator's advance_to, not collimator.simulate (the same loop plus a callback per lane
   after it: slower to compile, no faster).
+- Tried and no faster: XLA's single-threaded CPU flags; the numpy backend (enable_tracing
+  False: 0.85 s a run). Not the same problem: a source with no timed event in place of the
+  Step block (the solver steps through the force step instead of landing on it).
 - The single call: jax.jit of one run, called with a new spring constant (a Python float: no
   recompiling), returning the final state (call_ms), and recording x, v and F at every step
   and trimming them to arrays as our execute does (call_record_ms: Collimator records by a
@@ -119,7 +122,7 @@ def main():
     x = {name: sweep(ks) for name, sweep in sweeps.items()}
     fastest = min(per_run, key=per_run.get)
     out = {"per_run_ms": per_run[fastest][0], "per_run_cpu_ms": per_run[fastest][1],
-           "fastest": fastest, "vmap_ms": per_run["vmap"][0],
+           "fastest": fastest, "vmap_ms": per_run["vmap"][0], "vmap_cpu_ms": per_run["vmap"][1],
            "compile_s": compile_s[fastest], "x_at_k1": float(x[fastest][0]),
            "patched": not as_shipped}
     if not as_shipped:
