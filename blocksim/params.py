@@ -91,15 +91,20 @@ class Param:
         self.section = section
 
     def rules(self):
-        """The numeric Rules of this parameter, in the order load checks them."""
-        out = [Rule(("nan",), "value is not a number (NaN)")]
-        if not self.allow_inf:
-            out.append(Rule(("inf",), "value must be finite"))
-        if self.positive:
-            out.append(Rule((">", 0), "must be > 0, got {got}"))
-        if self.minimum is not None:
-            out.append(Rule((">=", self.minimum), f"must be >= {self.minimum}, got {{got}}"))
-        return out
+        """The numeric Rules of this parameter, in the order load checks them (made once for
+        its options: `Model.set` checks a value by them each time)."""
+        options = (self.allow_inf, self.positive, self.minimum)
+        kept = self.__dict__.get("_rules")
+        if kept is None or kept[0] != options:
+            out = [Rule(("nan",), "value is not a number (NaN)")]
+            if not self.allow_inf:
+                out.append(Rule(("inf",), "value must be finite"))
+            if self.positive:
+                out.append(Rule((">", 0), "must be > 0, got {got}"))
+            if self.minimum is not None:
+                out.append(Rule((">=", self.minimum), f"must be >= {self.minimum}, got {{got}}"))
+            kept = self._rules = (options, tuple(out))
+        return kept[1]
 
     def refused(self, values):
         """The mask of the float array `values` that this parameter's rules refuse."""
@@ -171,7 +176,8 @@ class Param:
             raise ValueError(f"expected a number, got {_show(value)}")
         arr = np.asarray(value, dtype=float)
         for rule in self.rules():
-            if rule.refuses(arr).any():
+            bad = rule.refuses(arr)
+            if bad.any() if bad.ndim else bad:  # one number: no reduction
                 raise ValueError(rule.message.format(got=_show(value)))
         if kind == "value":
             return arr

@@ -42,9 +42,10 @@ structure.
 `continuous_state()`, `discrete_state()`, `events()`, `run_data()` and `exact_times()` read
 the values from `self.p` too: after a change of values they are asked again.
 
-`not_as_given` answers, for whoever writes new values into P without that route (a sweep's
-columns, an exported diagram's tunables), which parameters are more than their own place
-in P.
+`not_as_given` answers, for whoever writes new values into P without the general way of the
+route (a sweep's columns, an exported diagram's tunables, `Model.set`'s direct writes),
+which parameters are more than their own place in P; `direct_param` which parameter's new
+value is one number written into its place and nothing else.
 """
 from __future__ import annotations
 
@@ -284,3 +285,19 @@ def not_as_given(block, data, start, stop):
         for name in sorted(reading.read):
             why.setdefault(name, f"computes {what} from {name} in Python")
     return why
+
+
+def direct_param(block, data, name, start, stop):
+    """The Param of `block`'s parameter `name` (declared as `data`, run over [start, stop])
+    when a new value of it is one number written into its place of P and nothing else: a
+    number (kind value or scalar) stored as given, of shape (), in a block with no derived
+    arrays, facts or checks, read by no Python of the block (`not_as_given`); else None.
+    Such a value is checked by its Param's rules alone (params.Rule)."""
+    if data.facts or data.checks or any(not a.param for a in data.arrays):
+        return None
+    shape = next((a.shape for a in data.arrays if a.name == name), None)
+    param = next((p for p in type(block).params if p.name == name), None)
+    if param is None or param.kind not in ("value", "scalar") or shape != () or \
+            np.ndim(getattr(block.p, name)) != 0 or name in not_as_given(block, data, start, stop):
+        return None
+    return param

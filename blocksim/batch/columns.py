@@ -3,7 +3,7 @@
 Most sweeps vary a block's number: `blocks.Spring.K`. When that number is stored in the
 run's parameter vector P as given (the block declares it `d.param`, of shape (), with no
 derived arrays, facts or checks to compute from it) and no Python of the block reads it
-(rundata.not_as_given: its sample time, initial states, events, run data, exact times and
+(rundata.direct_param: its sample time, initial states, events, run data, exact times and
 values_changed), the route of new values (engine/compiler/revalue.py) would do exactly this
 for a run: check the value by its `Param`'s rules and write it into P at the block's
 offset. `direct(model, key)` finds such a path, `Param.refused(values)` applies its rules
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..rundata import not_as_given
+from ..rundata import direct_param
 
 _NUMBERS = (int, float)
 
@@ -42,16 +42,8 @@ def direct(model, key):
     block = next((b for b in model.blocks if b.name == name), None)
     if slots is None or block is None:
         return None
-    data, settings = slots.data, model.settings
-    if data.facts or data.checks or any(not a.param for a in data.arrays) or \
-            q in not_as_given(block, data, settings.start, settings.stop):
-        return None
-    param = next((p for p in type(block).params if p.name == q), None)
-    offset, shape = slots.offsets().get(q, (None, None))
-    if param is None or param.kind not in ("value", "scalar") or shape != () or \
-            np.ndim(getattr(block.p, q)) != 0:
-        return None
-    return Direct(key, param, offset)
+    param = direct_param(block, slots.data, q, model.settings.start, model.settings.stop)
+    return None if param is None else Direct(key, param, slots.offsets()[q][0])
 
 
 def numbers(values):

@@ -8,7 +8,8 @@ Normal mode's views (`block.v`) are bound into the model's Context once; compile
 reads the same arrays, so a change of values (`Model.set`, a sweep's run: the one route,
 compiler/revalue.py) writes them in place and rebuilds nothing. `version` counts the
 changes: what compiled runs compute from the values (series of sample times, data arrays)
-is made again when it moved on.
+is made again when it moved on. A number written straight into P (the route's direct way:
+one no Python reads) computes nothing anew and leaves it.
 """
 from __future__ import annotations
 

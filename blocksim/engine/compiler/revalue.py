@@ -24,6 +24,13 @@ parameters, the settings, the robots' options). `apply(model, changes)`:
 
 Whatever else changed is structure: `apply` returns False having written nothing, and the
 caller compiles the new spec. A value refused raises what load raises, nothing written.
+
+The direct way, inside the route: when every change is a plain number for a parameter that
+is one number of P and nothing else (rundata.direct_param: stored as given, read by no
+Python), steps 2-4 come to checking it by its Param and writing it into P and the block's
+parameters, which `apply` does without them; the spec and its overrides are what the
+general way makes. A value its Param refuses takes the general way, which says why. The
+Context's version stays (nothing computed from the values changed).
 """
 from __future__ import annotations
 
@@ -37,7 +44,7 @@ from ...language import expr
 from ...language.diagram import apply_overrides
 from ...params import ParamError
 from ...block import Sample, overrides
-from ...rundata import Structural, sample_of, values_of
+from ...rundata import Structural, direct_param, sample_of, values_of
 from ..context import write
 from .blocks import param_value
 from .records import check_recording
@@ -46,6 +53,7 @@ from .values import dependency_order, evaluate_parameter, evaluate_values, same_
 
 _EVALUATED = ("value", "scalar", "int", "string", "data")  # the kinds whose text may read names
 _OWN = ("string", "data")  # evaluated by the block itself, when it `reads_names`
+_NUMBERS = (int, float)  # the raw values the direct way takes (not a bool, a text, a list)
 
 
 class Revalue:
@@ -65,6 +73,7 @@ class Revalue:
         for name in self.blocks:
             self._register(compilation.spec, name)
         self.settings_reads = self._settings_reads(compilation.spec)
+        self.direct = {}  # path -> (the settings it was found for, (block, Param, offset) or None)
 
     def _register(self, spec, name):
         """The dependency map's entries of block `name` as `spec` writes it (those it had
@@ -128,6 +137,9 @@ class Revalue:
         False when they change the structure (nothing written). `base`: the spec the changes
         apply to (a sweep's run: the paths an earlier run set are evaluated again from it),
         else the model's own."""
+        if base is None and self._direct(model, changes, via):
+            return True
+        self.direct = {}  # a block's Python may read other parameters after this change
         spec = (base or model.spec).copy()
         apply_overrides(spec, changes, via=via)
         paths = changed_paths(changes) | (self.comp.dirty if base is not None else set())
@@ -145,6 +157,56 @@ class Revalue:
         if plan.set_settings:
             self.settings_reads = self._settings_reads(spec)
         return True
+
+    def _direct(self, model, changes, via):
+        """The direct way (see the module docstring): True when taken, False (nothing
+        written) when a change is not a number for a direct parameter or its Param refuses
+        it."""
+        staged = []
+        for item in changes:
+            if type(item) not in (tuple, list) or len(item) != 2 or \
+                    type(item[1]) not in _NUMBERS:
+                return False
+            target = self._direct_target(model, item[0])
+            if target is None:
+                return False
+            block, param, offset = target
+            try:
+                staged.append((block, param.name, offset, param.convert(item[1])))
+            except (ValueError, OverflowError):  # refused: the general way says why
+                return False
+        if not staged:
+            return False
+        spec = model.spec.copy()
+        apply_overrides(spec, changes, via=via)
+        values, P = self.comp.values, model.context.P
+        for block, name, offset, value in staged:
+            P[offset] = value
+            block.p = SimpleNamespace(**{
+                **vars(block.p), name: value, "_names": values.scopes[spec.blocks[
+                    block.name].scope], "_dotted": values.dotted,
+                "_functions": values.functions})
+            self._register(spec, block.name)
+        self.comp.spec = model.spec = spec
+        return True
+
+    def _direct_target(self, model, path):
+        """(block, Param, offset in P) of `path` when it names a direct parameter
+        (rundata.direct_param), else None; found once for the settings' span."""
+        settings = model.settings
+        kept = self.direct.get(path)
+        if kept is None or kept[0] is not settings:
+            parts = path.split(".") if isinstance(path, str) else ()
+            found = None
+            if len(parts) == 3 and parts[0] == "blocks" and parts[1] in self.blocks and \
+                    parts[1] not in model.spec.subsystems and parts[1] in model.slots:
+                block, slots = self.blocks[parts[1]], model.slots[parts[1]]
+                param = direct_param(block, slots.data, parts[2], settings.start,
+                                     settings.stop)
+                if param is not None:
+                    found = (block, param, slots.offsets()[parts[2]][0])
+            kept = self.direct[path] = (settings, found)
+        return kept[1]
 
     def _plan(self, model, spec, paths):
         """What the new spec's values change, checked, without writing anything: a
