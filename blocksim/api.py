@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .accel.mode import simulate_model
+from .block import overrides
 from .engine.compiler import Model
 from .engine.csvio import csv_to
 from .engine.journal import journal_results
@@ -18,6 +19,9 @@ from .engine.loading import diagram_file, load  # noqa: F401  (load is blocksim.
 from .engine.results import (REPORT, Result, check_out_dir, data_files, finalize_sinks, json_to, npz_to,
                       remove_stale, run_files, versions, written_since)
 from .errors import OutputError
+
+
+_NO_FILES = contextlib.nullcontext({})  # a run without a directory writes no data files
 
 
 def run(path, overrides=None, *, out=None, plots=False, progress=None, library=None,
@@ -76,8 +80,8 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
     meta = run_meta(model, t, info)
     event_t, event_block, _ = info["events"]
     names = ["results.npz", *(["results.csv"] if csv else []), "meta.json"]
-    files = data_files(out, names) if out is not None else contextlib.nullcontext({})
-    messages = [f"{b.name}: {line}" for b in model.blocks for line in b.log()]
+    files = data_files(out, names) if out is not None else _NO_FILES
+    messages = [f"{b.name}: {line}" for b in _logging(model) for line in b.log()]
     reports = {}
     try:
         with files as paths:
@@ -127,6 +131,16 @@ def execute(model, *, out=None, plots=False, progress=None, csv=False, figure_pr
         error.result = result
         raise error
     return result
+
+
+def _logging(model):
+    """The model's blocks whose type gives lines for the run's messages (Block.log), found
+    once per structure."""
+    kept = model.__dict__.get("_log_blocks")
+    if kept is None or kept[0] is not model.blocks:
+        kept = model.__dict__["_log_blocks"] = (
+            model.blocks, [b for b in model.blocks if overrides(b, "log")])
+    return kept[1]
 
 
 def _load_matplotlib(times):
@@ -233,7 +247,9 @@ def _events_meta(events):
     events (`events_block` in results.npz indexes this list) and the counts (a total of 0 and
     no blocks for a diagram without any)."""
     times, blocks, names = events
-    counts = np.bincount(blocks, minlength=len(names)) if names else ()
+    if not names:  # no hybrid blocks
+        return {"event_blocks": names, "events": {"total": int(len(times)), "per_block": {}}}
+    counts = np.bincount(blocks, minlength=len(names))
     return {"event_blocks": names,
             "events": {"total": int(len(times)),
                        "per_block": {n: int(c) for n, c in zip(names, counts)}}}

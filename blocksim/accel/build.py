@@ -269,6 +269,7 @@ def _declare(lib):
         "rt_create": ([], P), "rt_free": ([P], None), "rt_reset": ([P], None),
         "rt_bind": ([P, P, P, P], None),
         "rt_configure": ([P, P, P, P, P, P, LL], None),
+        "rt_again": ([P, P, P, P, P, P, P, P, P, LL], None),
         "rt_run": ([P, D], I), "rt_rows": ([P, I, ctypes.POINTER(P)], LL),
         "rt_info": ([P, P, P], None), "rt_blocks": ([P, I, P], None),
         "rt_error_text": ([P], ctypes.c_char_p), "rt_error_method": ([P], ctypes.c_char_p),

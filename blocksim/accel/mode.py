@@ -34,6 +34,8 @@ Model (`_generated`), so that running one Model again does not generate its code
 """
 from __future__ import annotations
 
+import functools
+import importlib
 import time
 from dataclasses import dataclass
 
@@ -333,10 +335,9 @@ def simulate_model(model, progress=None, plots=False, sweep=False):
                             "note": trial.note or decision.note}
             return t, data, info
     if decision.mode == "accelerated":
-        from .build import CompileFailed
         try:
             t, data, info = _compiled(model, decision, progress, plots, jacobian)
-        except CompileFailed as e:
+        except _accel("build").CompileFailed as e:
             if model.settings.mode == "accelerated":
                 raise DiagramError(f"accelerated mode: {e}", file=model.file) from None
             decision = Decision("normal", str(e), f"note: normal mode: {e}")
@@ -371,9 +372,15 @@ def _compiled(model, decision, progress, plots, jacobian):
         t, data, info = simulate_stiff(library, model, decision.generated, progress,
                                        plots, jacobian)
     else:
-        from .runner import CompiledRun
-        t, data, info = CompiledRun(library, model, decision.generated, progress,
-                                    plots).run()
+        t, data, info = _accel("runner").CompiledRun(library, model, decision.generated,
+                                                     progress, plots).run()
     info["mode"] = {"mode": "accelerated", "why": decision.why, "note": "",
                     "compile_time": compile_time, "cache_hit": cached}
     return t, data, info
+
+
+@functools.cache
+def _accel(name):
+    """The module accel.NAME, imported when a run first needs it (a run in normal mode
+    imports none of the compiler) and then found without an import statement per run."""
+    return importlib.import_module(f"{__package__}.{name}")

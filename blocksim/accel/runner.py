@@ -75,7 +75,7 @@ class Bound:
     buffers and the Context's arrays are made when the code or the buffers change, those of
     the values compiled code reads computed from the Context (`arguments`: the settings
     row, exact series, events, made again when its version moves on) when they change.
-    `again()` readies it for the next run: three C calls and the workspace reset. The rows
+    `again()` readies it for the next run: one C call and the workspace reset. The rows
     a run recorded stay allocated for the next: a run recording more than KEEP_BYTES drops
     its Bound (CompiledRun.run)."""
 
@@ -110,12 +110,13 @@ class Bound:
             self.configure = (*map(_ptr, arrays), len(args.event_t))
             self._configured = arrays  # kept alive while configure points into them
         self.args = args
+        self.again_args = (self.rt, *self.keep[2:5], *self.configure)
 
     def again(self):
+        """Ready for the next run: the workspace reset, rt_reset, rt_bind and rt_configure
+        (rt_again)."""
         np.copyto(self.work, self.g.work)
-        self.lib.rt_reset(self.rt)
-        self.lib.rt_bind(self.rt, *self.keep[2:5])
-        self.lib.rt_configure(self.rt, *self.configure)
+        self.lib.rt_again(*self.again_args)
         return self
 
     def info(self):
@@ -148,15 +149,15 @@ class CompiledRun:
     def run(self):
         """(t, data, info) of the run."""
         started = time.perf_counter()
-        error = None
+        error = projection = None  # a run of more than one chunk is projected between them
         s = self.m.settings
-        projection = Projection(s.solver, s.max_steps, s.stop)  # between chunks
         try:
             status = STATUS.MORE
             while status == STATUS.MORE:
                 status = self.lib.rt_run(self.rt, CHUNK_SECONDS)
                 info = self.bound.info()
                 if status == STATUS.MORE and s.solver not in FIXED_STEP:
+                    projection = projection or Projection(s.solver, s.max_steps, s.stop)
                     projection.check(int(info[INFO.nsteps]), float(info[INFO.progress_t]))
                 if self.progress is not None:
                     self.progress(info[INFO.progress_t])

@@ -118,6 +118,17 @@ RT_API void rt_configure(RT *rt, const double *s, const long long *series, const
         heap_push(rt, event_t[e], event_block[e]);
 }
 
+/* rt_reset, rt_bind and rt_configure in one call: a model's next run from Python (one
+   crossing of the boundary instead of three) */
+RT_API void rt_again(RT *rt, double **b, const double **data, const long long *ndata,
+                     const double *s, const long long *series, const long long *clk_j,
+                     const double *event_t, const int *event_block, long long nevents)
+{
+    rt_reset(rt);
+    rt_bind(rt, b, data, ndata);
+    rt_configure(rt, s, series, clk_j, event_t, event_block, nevents);
+}
+
 RT_API int rt_run(RT *rt, double seconds)
 {
     int status = rt_loop(rt, seconds);
