@@ -350,8 +350,9 @@ def results_of(lib, rt, model, generated, error, wall, edges=False, info=None):
     else:
         events = (np.zeros(0), np.zeros(0, dtype=np.int64), [])
     journal = _rows(lib, rt, ROWS.journal, 4).copy() if at.journal else np.zeros((0, 4))
-    stats = {"nsteps": int(info[INFO.nsteps]), "nrejected": int(info[INFO.nrejected]),
-             "nfev": int(info[INFO.nfev])}
+    counts = info.tolist()  # floats: no numpy scalar per count
+    stats = {"nsteps": int(counts[INFO.nsteps]), "nrejected": int(counts[INFO.nrejected]),
+             "nfev": int(counts[INFO.nfev])}
     return t, data, {"complete": error is None, "error": error, "stats": stats,
                      "wall_time": wall,
                      "end_time": float(t[-1]) if len(t) else m.settings.start,

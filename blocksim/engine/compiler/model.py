@@ -176,33 +176,52 @@ def run_config(spec, settings, previous=None):
     entries are taken where the spec holds the same Value objects (a change of values
     replaces a few; DiagramSpec.copy shares the others) or the settings are the same."""
     was, was_settings, old = previous or (None, None, {})
-
-    def same(values, before):
-        return before is not None and before.keys() == values.keys() and all(
-            map(operator.is_, before.values(), values.values()))
-
-    def raws(values):
-        return {k: plain(v.raw) for k, v in values.items() if k != "__loc__"}
-
-    def entries(new, before, key, values, make):
-        """{name: make(entry)} of a section, taken from the previous one where the entry's
-        values are the same."""
-        before = before or {}
-        return {name: old[key][name] if name in before and (
-            before[name] is entry or same(values(entry), values(before[name])))
-                else make(entry) for name, entry in new.items()}
-
     params = spec.scopes[0].params if spec.scopes else {}
     was_params = was.scopes[0].params if was is not None and was.scopes else None
     return {
-        "parameters": old["parameters"] if same(params, was_params) else raws(params),
-        "robots": entries(spec.robots, was and was.robots, "robots", lambda o: o, raws),
-        "blocks": entries(spec.blocks, was and was.blocks, "blocks", lambda b: b.params,
-                          lambda b: {"type": b.type, **raws(b.params)}),
+        "parameters": old["parameters"] if _same(params, was_params) else _raws(params),
+        "robots": _entries(spec.robots, was and was.robots, old.get("robots"), _itself,
+                           _raws),
+        "blocks": _entries(spec.blocks, was and was.blocks, old.get("blocks"), _params,
+                           _block_entry),
         "wires": old["wires"] if was is not None and was.wires is spec.wires else
         [f"{w.src.text()} -> {w.dst.text()}" for w in spec.wires],
         "simulation": old["simulation"] if settings is was_settings else
         {k: getattr(settings, k) for k in settings.__dataclass_fields__},
-        "record": old["record"] if same(spec.record, was and was.record) else
-        raws(spec.record),
+        "record": old["record"] if _same(spec.record, was and was.record) else
+        _raws(spec.record),
     }
+
+
+def _same(values, before):
+    """Whether two sections hold the same Value objects under the same keys."""
+    return before is not None and before.keys() == values.keys() and all(
+        map(operator.is_, before.values(), values.values()))
+
+
+def _raws(values):
+    return {k: plain(v.raw) for k, v in values.items() if k != "__loc__"}
+
+
+def _itself(entry):
+    return entry
+
+
+def _params(block):
+    return block.params
+
+
+def _block_entry(block):
+    return {"type": block.type, **_raws(block.params)}
+
+
+def _entries(new, before, old, values, make):
+    """{name: make(entry)} of a section, taken from the previous one `old` where the
+    entry's values are the same as `before`'s."""
+    before = before or {}
+    out = {}
+    for name, entry in new.items():
+        was = before.get(name)
+        out[name] = old[name] if was is not None and (
+            was is entry or _same(values(entry), values(was))) else make(entry)
+    return out
