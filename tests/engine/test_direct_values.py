@@ -159,3 +159,10 @@ def test_what_is_more_than_a_number_of_p_takes_the_general_way(diagram, monkeypa
     model.set({"blocks.G.K": 2.5, "blocks.Sw.threshold": 0.5})  # both direct: at once
     assert calls == [1, 7]
     assert float(model.block("G").v.K) == 2.5 and model.block("Sw").p.threshold == 0.5
+
+
+def test_a_path_that_is_not_text_is_refused_as_before(diagram):
+    """The direct way looks only at text paths: any other is apply_overrides' error."""
+    model = blocksim.load(diagram)
+    with pytest.raises(DiagramError, match="an override must be 'path=value'"):
+        model.set(["blocks", "G", "K"], 1.0)

@@ -27,10 +27,11 @@ caller compiles the new spec. A value refused raises what load raises, nothing w
 
 The direct way, inside the route: when every change is a plain number for a parameter that
 is one number of P and nothing else (rundata.direct_param: stored as given, read by no
-Python), steps 2-4 come to checking it by its Param and writing it into P and the block's
-parameters, which `apply` does without them; the spec and its overrides are what the
-general way makes. A value its Param refuses takes the general way, which says why. The
-Context's version stays (nothing computed from the values changed).
+Python) of a block without `values_changed`, steps 2-4 come to checking it by its Param and
+writing it into P and the block's parameters, which `apply` does without them; the spec
+and its overrides are what the general way makes. A value its Param refuses takes the
+general way, which says why. The Context's version stays (nothing computed from the values
+changed). A sweep's runs (`base`) take the general way: theirs is batch/columns.py.
 """
 from __future__ import annotations
 
@@ -165,7 +166,7 @@ class Revalue:
         staged = []
         for item in changes:
             if type(item) not in (tuple, list) or len(item) != 2 or \
-                    type(item[1]) not in _NUMBERS:
+                    type(item[0]) is not str or type(item[1]) not in _NUMBERS:
                 return False
             target = self._direct_target(model, item[0])
             if target is None:
@@ -192,15 +193,18 @@ class Revalue:
 
     def _direct_target(self, model, path):
         """(block, Param, offset in P) of `path` when it names a direct parameter
-        (rundata.direct_param), else None; found once for the settings' span."""
+        (rundata.direct_param) of a block whose type has no values_changed, else None;
+        found once for the settings' span."""
         settings = model.settings
         kept = self.direct.get(path)
         if kept is None or kept[0] is not settings:
-            parts = path.split(".") if isinstance(path, str) else ()
-            found = None
-            if len(parts) == 3 and parts[0] == "blocks" and parts[1] in self.blocks and \
+            parts, found = path.split("."), None
+            block = self.blocks.get(parts[1]) if len(parts) == 3 else None
+            # the general way calls values_changed, which may read the block's views
+            if parts[0] == "blocks" and block is not None and \
+                    not overrides(block, "values_changed") and \
                     parts[1] not in model.spec.subsystems and parts[1] in model.slots:
-                block, slots = self.blocks[parts[1]], model.slots[parts[1]]
+                slots = model.slots[parts[1]]
                 param = direct_param(block, slots.data, parts[2], settings.start,
                                      settings.stop)
                 if param is not None:
