@@ -377,6 +377,8 @@ def _columns(channels):
 
 
 def _split(rows, columns):
-    """{name: (rows,) + shape} from the row-major columns of a row table."""
+    """{name: (rows,) + shape} from the row-major columns of a row table (a scalar's column
+    copied as it is)."""
     n = len(rows)
-    return {name: rows[:, a:b].reshape((n,) + shape).copy() for name, a, b, shape in columns}
+    return {name: rows[:, a].copy() if not shape else rows[:, a:b].reshape((n,) + shape).copy()
+            for name, a, b, shape in columns}
