@@ -178,16 +178,7 @@ class Batch:
             block = columns[column:column + size]
             data[name] = block[0] if not shape else block.T.reshape((total,) + shape)
             column += size
-        ends = np.cumsum(counts)
-        runs = []
-        for i in range(n):
-            o = out[i]
-            done = _DONE.get(int(o[OUTCOMES.status]))
-            stats = {name: int(o[getattr(OUTCOMES, name)])
-                     for name in ("nsteps", "nrejected", "nfev")}
-            runs.append((done, stats, o[OUTCOMES.wall], o[OUTCOMES.cpu], ends[i] - counts[i],
-                         ends[i]))
-        return Results(runs, columns[0], data)
+        return Results(out, counts, columns[0], data)
 
     def run_results(self, k, error, wall):
         """(t, data, info) of run k of the batch that ended, as a run on its own gives them
@@ -197,17 +188,36 @@ class Batch:
 
 
 class Results:
-    """A batch's runs: `runs` [(done, stats, wall, cpu, start, end)] (done True for a run
-    that ended, False for a failure, TIMED_OUT for a run over the limit (stats: its steps
-    so far), None for one not run to its end; start:end its rows),
-    `t` and `data` (the `record:` signals by name) with every run's rows end to end."""
+    """A batch's runs: per run (arrays) `done` (True for a run that ended), `status`
+    (boundary.STATUS), `nsteps`, `wall`, `cpu`, its rows `starts[k]:ends[k]`; `t` and
+    `data` (the `record:` signals by name) with every run's rows end to end; `runs` as
+    tuples (done, stats, wall, cpu, start, end): done True for a run that ended, False for a
+    failure, TIMED_OUT for a run over the limit (stats: its steps so far), None for one not
+    run to its end."""
 
-    def __init__(self, runs, t, data):
-        self.runs, self.t, self.data = runs, t, data
+    def __init__(self, out, counts, t, data):
+        self.out, self.t, self.data = out, t, data
+        self.status = out[:, OUTCOMES.status].astype(np.int64)
+        self.done = self.status == STATUS.DONE
+        self.nsteps = out[:, OUTCOMES.nsteps].astype(np.int64)
+        self.wall, self.cpu = out[:, OUTCOMES.wall], out[:, OUTCOMES.cpu]
+        self.ends = np.cumsum(counts)
+        self.starts = self.ends - counts
+
+    @property
+    def runs(self):
+        return [self.run(k) for k in range(len(self.out))]
+
+    def run(self, k):
+        """Run k's (done, stats, wall, cpu, start, end)."""
+        o = self.out[k]
+        stats = {name: int(o[getattr(OUTCOMES, name)]) for name in ("nsteps", "nrejected", "nfev")}
+        return (_DONE.get(int(self.status[k])), stats, o[OUTCOMES.wall], o[OUTCOMES.cpu],
+                self.starts[k], self.ends[k])
 
     def of(self, k):
         """(t, data) of run k, each signal contiguous as the simulator's arrays are (what is
         computed from them has the same bits)."""
-        a, b = self.runs[k][4], self.runs[k][5]
+        a, b = self.starts[k], self.ends[k]
         return self.t[a:b], {name: np.ascontiguousarray(v[a:b])
                              for name, v in self.data.items()}

@@ -31,8 +31,8 @@ from ..accel.pool import TIMED_OUT, Batch
 from ..engine.recorder import planned_rows
 from .columns import all_direct
 from .reductions import BatchMetrics
-from .worker import (Outcome, RunTimedOut, installed_job, kept, kept_result, new_row, not_run,
-                     run_one, state_of)
+from .worker import (Outcome, Outcomes, RunTimedOut, installed_job, kept, kept_result,
+                     new_row, not_run, run_one, state_of)
 
 MAX_BATCH = 256  # runs per compiled call at most
 MIN_BATCH = 8  # runs per thread in the first batch (its rows tell how many the next may hold)
@@ -182,47 +182,72 @@ class _Batches:
 
     def outcomes(self, batch, entries, interrupted=False):
         """Report the runs of a batch that ended (those that did not end when `interrupted`
-        are left out: the sweep counts them as not run)."""
+        are left out: the sweep counts them as not run). Runs that ended with every metric
+        computed at once and no results kept are reported a stretch at once (`Outcomes`),
+        the others one by one, in run order."""
         started, c0 = time.perf_counter(), time.thread_time()
         state = self.state
         if state.batch_metrics is None:
             state.batch_metrics = BatchMetrics(state.texts, tuple(state.fast.m.record))
         results = batch.results()
-        done = [k for k, run in enumerate(results.runs) if run[0] is True]
-        starts = np.array([results.runs[k][4] for k in done], dtype=np.intp)
-        ends = np.array([results.runs[k][5] for k in done], dtype=np.intp)
-        at_once = state.batch_metrics.of_batch(results.t, results.data, starts, ends) \
-            if done else {}
-        position = {k: j for j, k in enumerate(done)}
+        done = np.flatnonzero(results.done)
+        at_once = state.batch_metrics.of_batch(results.t, results.data, results.starts[done],
+                                               results.ends[done]) if len(done) else {}
+        position = np.full(len(entries), -1, dtype=np.intp)
+        position[done] = np.arange(len(done))
         shared = ((time.perf_counter() - started) / max(len(entries), 1),
                   (time.thread_time() - c0) / max(len(entries), 1))
+        whole = state.batch_metrics.at_once(at_once)
         # each run's own metric time, when its rows are read for them (else in `shared`)
-        clocks = (time.perf_counter, time.thread_time) \
-            if not state.batch_metrics.at_once(at_once) else (_no_clock, _no_clock)
-        for k, (r, args, (prep_wall, prep_cpu)) in enumerate(entries):
-            ended, stats, wall, cpu, _, _ = results.runs[k]
-            if ended == TIMED_OUT:
-                error = RunTimedOut(self.job.timeout)
-                row = new_row("failed", str(error), stats["nsteps"])
-                row["wall_s"] = wall + prep_wall
-                self.report(self.outcome(batch, k, r, args, row, error, None, wall,
-                                         cpu + prep_cpu))
-                continue
-            if interrupted and not ended:  # not run to its end, or not to be run again now
-                continue
-            if not ended:  # failed in compiled code: its message comes from its own run
-                self.report(run_one(self.job, r.index, r.overrides, self.in_process))
-                continue
-            started, c0 = clocks[0](), clocks[1]()
-            try:
-                metrics = state.batch_metrics.of_run(at_once, position[k],
-                                                     lambda: results.of(k))
-                row = new_row("ok", "", stats["nsteps"], metrics)
-            except ValueError as e:
-                metrics, row = None, new_row("failed", str(e), stats["nsteps"])
-            row["wall_s"] = wall + prep_wall + shared[0] + clocks[0]() - started
-            self.report(self.outcome(batch, k, r, args, row, None, metrics, wall,
-                                     cpu + prep_cpu + shared[1] + clocks[1]() - c0))
+        clocks = (_no_clock, _no_clock) if whole else (time.perf_counter, time.thread_time)
+        together = results.done if whole and self.job.keep != "all" else \
+            np.zeros(len(entries), bool)
+        spent = np.array([s for _, _, s in entries], dtype=float).reshape(-1, 2)
+        k = 0
+        for a, b in np.flatnonzero(np.diff(np.concatenate(
+                ([False], together, [False])))).reshape(-1, 2).tolist():  # stretches [a, b)
+            for j in range(k, a):
+                self.one(batch, results, j, entries[j], at_once, position[j], shared,
+                         clocks, interrupted)
+            sim = results.wall[a:b]
+            self.report(Outcomes(
+                np.array([r.index for r, _, _ in entries[a:b]], dtype=np.int64),
+                results.nsteps[a:b],
+                {name: np.asarray(v, dtype=float)[position[a:b]]
+                 for name, v in at_once.items()},
+                sim + spent[a:b, 0] + shared[0], sim,
+                results.cpu[a:b] + spent[a:b, 1] + shared[1]))
+            k = b
+        for j in range(k, len(entries)):
+            self.one(batch, results, j, entries[j], at_once, position[j], shared, clocks,
+                     interrupted)
+
+    def one(self, batch, results, k, entry, at_once, position, shared, clocks, interrupted):
+        """Report run k of a batch that ended (see `outcomes`)."""
+        r, args, (prep_wall, prep_cpu) = entry
+        ended, stats, wall, cpu, _, _ = results.run(k)
+        if ended == TIMED_OUT:
+            error = RunTimedOut(self.job.timeout)
+            row = new_row("failed", str(error), stats["nsteps"])
+            row["wall_s"] = wall + prep_wall
+            self.report(self.outcome(batch, k, r, args, row, error, None, wall,
+                                     cpu + prep_cpu))
+            return
+        if interrupted and not ended:  # not run to its end, or not to be run again now
+            return
+        if not ended:  # failed in compiled code: its message comes from its own run
+            self.report(run_one(self.job, r.index, r.overrides, self.in_process))
+            return
+        started, c0 = clocks[0](), clocks[1]()
+        try:
+            metrics = self.state.batch_metrics.of_run(at_once, position,
+                                                      lambda: results.of(k))
+            row = new_row("ok", "", stats["nsteps"], metrics)
+        except ValueError as e:
+            metrics, row = None, new_row("failed", str(e), stats["nsteps"])
+        row["wall_s"] = wall + prep_wall + shared[0] + clocks[0]() - started
+        self.report(self.outcome(batch, k, r, args, row, None, metrics, wall,
+                                 cpu + prep_cpu + shared[1] + clocks[1]() - c0))
 
     def outcome(self, batch, k, r, args, row, error, metrics, wall, cpu):
         """The Outcome of run k of a batch that ended (`error`: RunTimedOut, or None), with

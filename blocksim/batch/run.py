@@ -38,7 +38,7 @@ from .plot import write_figures
 from .spec import check, check_timeout, load_plan
 from .resume import take_previous
 from .table import OK, SweepTable, TableFile
-from .worker import KEEP, Job
+from .worker import KEEP, Job, Outcomes
 
 FLUSH_SECONDS = 2.0  # between rewrites of sweep.json
 TABLE = "summary.csv"
@@ -270,6 +270,24 @@ class _Counter:
             self.progress(Progress(self.total, 0, 0, 0, min(self.workers, self.total), None))
 
     def report(self, outcome):
+        """Take an Outcome, or Outcomes (runs of a batch that ended ok, a column at once;
+        one at a time for a progress callback, which sees each run)."""
+        if isinstance(outcome, Outcomes):
+            if self.progress is not None:
+                for one in outcome:
+                    self.report(one)
+                return
+            self.table.set_ok(outcome.index, outcome.wall_s, outcome.steps, outcome.metrics)
+            ex = self.table.meta["execution"]
+            ex["run_s"] += float(outcome.wall_s.sum())
+            ex["simulate_s"] += float(outcome.sim_s.sum())
+            ex["cpu_s"] += float(outcome.cpu_s.sum())
+            ex["reparameterised"] += len(outcome)
+            ex["modes"][outcome.mode] = ex["modes"].get(outcome.mode, 0) + len(outcome)
+            self.done += len(outcome)
+            self.ok += len(outcome)
+            self.writer.took_ok(outcome.index)
+            return
         table = self.table
         table.set(outcome.index, outcome.row)
         ex = table.meta["execution"]
@@ -348,16 +366,42 @@ class _Writer:
                 self.file.advance()
         self.flush()
 
+    def took_ok(self, index):
+        """Runs `index` (an int array) ended ok and keep no results: as `took` of each."""
+        self.done[index] = True
+        if self.out is None:
+            return
+        runs = self.out / "runs"
+        with self._writing():
+            if runs.is_symlink() or runs.is_dir():  # else no run has results to forget
+                for i in index.tolist():
+                    self._no_results(i)
+            if self.file is not None:
+                self.file.advance()
+        self.flush()
+
     def _run_files(self, outcome):
-        folder = self.out / "runs" / str(outcome.index)
+        if outcome.result is None:
+            self._no_results(outcome.index)
+            return
+        folder = self._folder(outcome.index)
+        t, data, meta = outcome.result
+        write_npz(folder / "results.npz", t, data)
+        write_json(folder / "meta.json", meta)
+
+    def _folder(self, index):
+        """runs/<index>, neither it nor runs/ a link (a link is removed, not followed: what
+        it points to stays as it is)."""
+        folder = self.out / "runs" / str(index)
         for own in (folder.parent, folder):  # the sweep's folders: a link is not followed
             if own.is_symlink():
-                own.unlink()  # the link itself; what it points to stays as it is
-        if outcome.result is not None:
-            t, data, meta = outcome.result
-            write_npz(folder / "results.npz", t, data)
-            write_json(folder / "meta.json", meta)
-        elif folder.is_dir():  # a previous sweep's results for this run: no longer true
+                own.unlink()
+        return folder
+
+    def _no_results(self, index):
+        """Run `index` keeps no results: a previous sweep's for it are no longer true."""
+        folder = self._folder(index)
+        if folder.is_dir():
             _forget_results(folder)
 
     def flush(self, force=False):

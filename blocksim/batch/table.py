@@ -104,6 +104,18 @@ class SweepTable:
             self.messages.pop(index, None)
         self.status[index] = status
 
+    def set_ok(self, index, wall_s, steps, metrics):
+        """Take the results of runs `index` (an int array) that ended ok: as `set` of each
+        (a status ok, no message), a column at once."""
+        self.wall_s[index] = wall_s
+        self.steps[index] = steps
+        for m in self.metrics:
+            self.values[m][index] = metrics[m]
+        if self.messages:
+            for i in index.tolist():
+                self.messages.pop(i, None)
+        self.status[index] = OK
+
     def row(self, i):
         return {c: self.column(c, [i])[0] for c in self.columns}
 

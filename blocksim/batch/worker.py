@@ -75,6 +75,32 @@ class Outcome:
     mode: str | None = None  # how it was simulated, "normal" or "accelerated" (None: it was not)
 
 
+@dataclass
+class Outcomes:
+    """Runs of a compiled batch that ended ok, none of them kept, as columns (what each
+    run's `Outcome` would hold): reported a batch at once. Iterating gives each Outcome."""
+    index: object  # the runs' indices (int array)
+    steps: object  # accepted steps (int array)
+    metrics: dict  # metric name -> float array
+    wall_s: object  # the rows' wall_s (float array)
+    sim_s: object  # time spent in the compiled run (float array)
+    cpu_s: object  # processor time (float array)
+    mode: str = "accelerated"
+
+    def __len__(self):
+        return len(self.index)
+
+    def __iter__(self):
+        names = list(self.metrics)
+        columns = [self.index.tolist(), self.steps.tolist(), self.wall_s.tolist(),
+                   self.sim_s.tolist(), self.cpu_s.tolist(),
+                   *(self.metrics[m].tolist() for m in names)]
+        for index, steps, wall, sim, cpu, *values in zip(*columns):
+            row = new_row("ok", "", steps, dict(zip(names, values)))
+            row["wall_s"] = wall
+            yield Outcome(index, row, sim_s=sim, cpu_s=cpu, mode=self.mode)
+
+
 class _WorkerState:
     """A worker thread's Model, compiled metrics and, once a run has been accelerated, its
     compiled code's runs (accel.batch.CompiledRuns) and batches of them (accel.pool.Batch,

@@ -68,6 +68,40 @@ def test_a_grid_value_the_rules_refuse_is_reported_as_the_route_reports_it(tmp_p
         f"{path}:7: error: block 'Damping' parameter 'K': value is not a number (NaN)"]
 
 
+def test_runs_reported_a_batch_at_once_are_the_rows_reported_one_by_one(tmp_path):
+    """Runs that ended ok, every metric computed at once and nothing kept, are taken into
+    the table a stretch at once (worker.Outcomes); with a progress callback, one by one as
+    documented (each call counting one run more). Both give the same rows and the same
+    summary.csv but for the times, and each row is its value run alone (blocksim.execute)."""
+    path = tmp_path / "grid.yaml"
+    path.write_text(GRID.replace("VALUES", "[0.2, 0.5, 0.9]"))
+    seen = []
+    tables = {how: prepare(path, overrides=["simulation.mode=accelerated"]).run(
+        workers=1, keep="metrics", out=tmp_path / how, progress=progress)
+        for how, progress in (("at once", None), ("one by one", seen.append))}
+    assert [(p.done, p.ok) for p in seen] == [(k, k) for k in range(7)]
+    assert [p.outcome.index for p in seen[1:]] == list(range(6))
+    at_once, one_by_one = (tables[how] for how in ("at once", "one by one"))
+    assert at_once.meta["execution"]["modes"] == {"accelerated": 6}
+    for key in ("modes", "compiles", "reparameterised"):
+        assert at_once.meta["execution"][key] == one_by_one.meta["execution"][key]
+    times = at_once.columns.index("wall_s")
+
+    def cells(how):
+        lines = (tmp_path / how / "summary.csv").read_text().splitlines()
+        return [line.split(",")[:times] + line.split(",")[times + 1:] for line in lines]
+    assert cells("at once") == cells("one by one")
+    for a, b in zip(at_once.rows, one_by_one.rows):
+        assert {k: v for k, v in a.items() if k != "wall_s"} == \
+            {k: v for k, v in b.items() if k != "wall_s"}
+        alone = blocksim.execute(blocksim.load(MSD, {
+            "simulation.stop": 6, "simulation.mode": "accelerated",
+            "blocks.Spring.K": a["blocks.Spring.K"], "blocks.Damping.K": a["blocks.Damping.K"]}))
+        assert a["status"] == "ok" and a["steps"] == alone.meta["solver"]["nsteps"]
+        assert a["peak"] == np.max(alone["x"]) and a["last"] == alone["v"][-1]
+    assert not (tmp_path / "at once" / "runs").exists()
+
+
 def test_a_value_read_by_values_changed_is_neither_direct_nor_tunable(monkeypatch):
     """One answer (rundata.not_as_given) for a sweep's columns and an export's tunables: a
     gain whose values_changed made something of K in Python is refused by both (export
