@@ -29,7 +29,7 @@ import numpy as np
 from ..accel.arguments import arguments
 from ..accel.pool import TIMED_OUT, Batch
 from ..engine.recorder import planned_rows
-from .columns import all_direct
+from .columns import all_direct, numbers
 from .reductions import BatchMetrics
 from .worker import (Outcome, Outcomes, RunTimedOut, installed_job, kept, kept_result,
                      new_row, not_run, run_one, state_of)
@@ -74,21 +74,72 @@ class _Run:
 
 
 def run_batches(job, runs, report, threads=1, in_process=False):
-    """Run `runs` (objects with `index` and `overrides`), calling `report(outcome)` for each
-    as it finishes; `in_process`: Ctrl-C stops the runs and is raised again (the runs
-    finished before it are reported)."""
+    """Run `runs` (a sequence of objects with `index` and `overrides`), calling
+    `report(outcome)` for each as it finishes (or with `Outcomes`, runs of a batch at once);
+    `in_process`: Ctrl-C stops the runs and is raised again (the runs finished before it
+    are reported)."""
     state = state_of(job)
-    pending = iter(runs)
+    pending = _Pending(runs)
     while not state.fast:  # the general way until a run has compiled code to reuse
-        r = next(pending, None)
+        r = pending.take()
         if r is None:
             return
         report(run_one(job, r.index, r.overrides, in_process))
         if state.fast is False:
-            for r in pending:
+            while (r := pending.take()) is not None:
                 report(run_one(job, r.index, r.overrides, in_process))
             return
     _Batches(job, state, report, threads, in_process).run(pending, len(runs))
+
+
+class _Pending:
+    """The runs not prepared yet: those of `runs` from position `next` on, taken one at a
+    time (`take`) or a stretch at once (`stretch`: their indices and values as arrays, made
+    by the plan's Runs without making each run when it can)."""
+
+    def __init__(self, runs):
+        self.runs, self.next = runs, 0
+
+    def take(self):
+        """The next run, or None."""
+        if self.next >= len(self.runs):
+            return None
+        self.next += 1
+        return self.runs[self.next - 1]
+
+    def stretch(self, size, keys):
+        """(position of the first, the run indices, their values of the varied paths `keys`
+        as an (n, len(keys)) float array, or None when one is not a plain number) of the
+        next `size` runs at most."""
+        lo = self.next
+        hi = self.next = min(lo + size, len(self.runs))
+        at_once = getattr(self.runs, "numbers", None)
+        if at_once is not None:
+            index = self.runs.indices(lo, hi)
+            return lo, index, at_once(keys, index)
+        taken = [self.runs[i] for i in range(lo, hi)]
+        values = numbers([v for r in taken for _, v, _ in r.overrides])
+        if values is not None and len(values) != len(taken) * len(keys):
+            values = None
+        return (lo, np.array([r.index for r in taken], dtype=np.int64),
+                None if values is None else values.reshape(len(taken), len(keys)))
+
+
+class _Prepared:
+    """A batch's runs before they start: the runs at `positions` of the pending ones (run
+    indices `index`), their compiled arguments `args` (a list of Arguments, or the matrix of
+    their P rows) and the (wall, cpu) seconds spent preparing each (`spent`, n x 2)."""
+
+    def __init__(self, pending, positions, index, args, spent):
+        self.pending, self.positions, self.index = pending, positions, index
+        self.args, self.spent = args, np.asarray(spent, dtype=float).reshape(-1, 2)
+
+    def __len__(self):
+        return len(self.index)
+
+    def run(self, k):
+        """The k-th run (an object with `index` and `overrides`), made when asked for."""
+        return self.pending.runs[int(self.positions[k])]
 
 
 class _Batches:
@@ -106,16 +157,15 @@ class _Batches:
             fast = self.state.fast
             self.state.batches.append(Batch(fast.lib, fast.m, fast.g, MAX_BATCH))
         self.width = self.state.batches[0].width
-        first = next(pending, None)
-        if first is None:
+        if pending.next >= len(pending.runs):
             return
-        pending = itertools.chain([first], pending)
+        first = pending.runs[pending.next]
         self.direct = _Direct.of(self.state.fast, [key for key, _, _ in first.overrides],
                                  self.bytes_for)
         for batch in self.state.batches:
             batch.limit(self.job.timeout)
         batches = itertools.cycle(self.state.batches)
-        running = None  # (batch, its entries)
+        running = None  # (batch, its _Prepared)
         try:
             prepared = self.prepare(pending, size)
             while prepared or running:
@@ -125,9 +175,9 @@ class _Batches:
                 if prepared:
                     batch = next(batches)
                     if self.direct is None:
-                        batch.fill([args for _, args, _ in prepared])
+                        batch.fill(prepared.args)
                     else:  # each run's P row
-                        batch.fill_params(np.array([args for _, args, _ in prepared]))
+                        batch.fill_params(prepared.args)
                     batch.start(min(self.threads, len(prepared)))
                     running = (batch, prepared)
                     if self.threads == 1:  # one core: nothing alongside the batch
@@ -143,27 +193,33 @@ class _Batches:
             raise
 
     def prepare(self, pending, size):
-        """The next runs' arguments [(run, Arguments, (wall, cpu) spent)]: `size` of them, or
-        fewer when their rows would pass RESULT_BYTES or no run is left. Runs the fast path
-        does not take, and a run whose rows alone pass RESULT_BYTES, run the general way
-        here (alone, checked against the memory available as any run is). With the
-        sweep's varied paths all numbers of P alone (`direct`), a run's arguments are its
-        row of P, the values written in (`_Direct.prepare`)."""
+        """The next runs' `_Prepared`: `size` of them, or fewer when their rows would pass
+        RESULT_BYTES or no run is left (None). Runs the fast path does not take, and a run
+        whose rows alone pass RESULT_BYTES, run the general way here (alone, checked
+        against the memory available as any run is). With the sweep's varied paths all
+        numbers of P alone (`direct`), a run's arguments are its row of P, the values
+        written in (`_Direct.prepare`)."""
         if self.direct is not None:
             return self.direct.prepare(pending, size, self.route)
-        prepared, held = [], 0.0
-        for r in pending:
+        positions, index, args, spent, held = [], [], [], [], 0.0
+        while (r := pending.take()) is not None:
             wall, cpu = time.perf_counter(), time.thread_time()
-            args = self.state.fast.args(r.overrides)
-            need = None if args is None else self.bytes_of(args)
+            found = self.state.fast.args(r.overrides)
+            need = None if found is None else self.bytes_of(found)
             if need is None or need > RESULT_BYTES:
                 self.route(r)
                 continue
-            prepared.append((r, args, (time.perf_counter() - wall, time.thread_time() - cpu)))
+            positions.append(pending.next - 1)
+            index.append(r.index)
+            args.append(found)
+            spent.append((time.perf_counter() - wall, time.thread_time() - cpu))
             held += need
-            if len(prepared) == size or held * (1 + 1 / len(prepared)) > RESULT_BYTES:
+            if len(args) == size or held * (1 + 1 / len(args)) > RESULT_BYTES:
                 break
-        return prepared
+        if not args:
+            return None
+        return _Prepared(pending, np.array(positions), np.array(index, dtype=np.int64), args,
+                         spent)
 
     def route(self, r):
         """Run `r` the general way and report it."""
@@ -180,7 +236,7 @@ class _Batches:
         copies = 3 if self.job.keep == "all" else 2
         return copies * 8 * self.width * max(planned_rows(s), self.rows)
 
-    def outcomes(self, batch, entries, interrupted=False):
+    def outcomes(self, batch, prepared, interrupted=False):
         """Report the runs of a batch that ended (those that did not end when `interrupted`
         are left out: the sweep counts them as not run). Runs that ended with every metric
         computed at once and no results kept are reported a stretch at once (`Outcomes`),
@@ -193,44 +249,45 @@ class _Batches:
         done = np.flatnonzero(results.done)
         at_once = state.batch_metrics.of_batch(results.t, results.data, results.starts[done],
                                                results.ends[done]) if len(done) else {}
-        position = np.full(len(entries), -1, dtype=np.intp)
+        position = np.full(len(prepared), -1, dtype=np.intp)
         position[done] = np.arange(len(done))
-        shared = ((time.perf_counter() - started) / max(len(entries), 1),
-                  (time.thread_time() - c0) / max(len(entries), 1))
+        shared = ((time.perf_counter() - started) / max(len(prepared), 1),
+                  (time.thread_time() - c0) / max(len(prepared), 1))
         whole = state.batch_metrics.at_once(at_once)
         # each run's own metric time, when its rows are read for them (else in `shared`)
         clocks = (_no_clock, _no_clock) if whole else (time.perf_counter, time.thread_time)
         together = results.done if whole and self.job.keep != "all" else \
-            np.zeros(len(entries), bool)
-        spent = np.array([s for _, _, s in entries], dtype=float).reshape(-1, 2)
+            np.zeros(len(prepared), bool)
+        spent = prepared.spent
         k = 0
         for a, b in np.flatnonzero(np.diff(np.concatenate(
                 ([False], together, [False])))).reshape(-1, 2).tolist():  # stretches [a, b)
             for j in range(k, a):
-                self.one(batch, results, j, entries[j], at_once, position[j], shared,
+                self.one(batch, results, j, prepared, at_once, position[j], shared,
                          clocks, interrupted)
             sim = results.wall[a:b]
             self.report(Outcomes(
-                np.array([r.index for r, _, _ in entries[a:b]], dtype=np.int64),
+                prepared.index[a:b],
                 results.nsteps[a:b],
                 {name: np.asarray(v, dtype=float)[position[a:b]]
                  for name, v in at_once.items()},
                 sim + spent[a:b, 0] + shared[0], sim,
                 results.cpu[a:b] + spent[a:b, 1] + shared[1]))
             k = b
-        for j in range(k, len(entries)):
-            self.one(batch, results, j, entries[j], at_once, position[j], shared, clocks,
+        for j in range(k, len(prepared)):
+            self.one(batch, results, j, prepared, at_once, position[j], shared, clocks,
                      interrupted)
 
-    def one(self, batch, results, k, entry, at_once, position, shared, clocks, interrupted):
+    def one(self, batch, results, k, prepared, at_once, position, shared, clocks,
+            interrupted):
         """Report run k of a batch that ended (see `outcomes`)."""
-        r, args, (prep_wall, prep_cpu) = entry
+        r, (prep_wall, prep_cpu) = prepared.run(k), prepared.spent[k]
         ended, stats, wall, cpu, _, _ = results.run(k)
         if ended == TIMED_OUT:
             error = RunTimedOut(self.job.timeout)
             row = new_row("failed", str(error), stats["nsteps"])
             row["wall_s"] = wall + prep_wall
-            self.report(self.outcome(batch, k, r, args, row, error, None, wall,
+            self.report(self.outcome(batch, k, r, row, error, None, wall,
                                      cpu + prep_cpu))
             return
         if interrupted and not ended:  # not run to its end, or not to be run again now
@@ -246,10 +303,10 @@ class _Batches:
         except ValueError as e:
             metrics, row = None, new_row("failed", str(e), stats["nsteps"])
         row["wall_s"] = wall + prep_wall + shared[0] + clocks[0]() - started
-        self.report(self.outcome(batch, k, r, args, row, None, metrics, wall,
+        self.report(self.outcome(batch, k, r, row, None, metrics, wall,
                                  cpu + prep_cpu + shared[1] + clocks[1]() - c0))
 
-    def outcome(self, batch, k, r, args, row, error, metrics, wall, cpu):
+    def outcome(self, batch, k, r, row, error, metrics, wall, cpu):
         """The Outcome of run k of a batch that ended (`error`: RunTimedOut, or None), with
         its results when they are kept."""
         outcome = Outcome(r.index, row, sim_s=wall, cpu_s=cpu, mode="accelerated")
@@ -288,29 +345,28 @@ class _Direct:
                    lambda: bytes_for(settings))
 
     def prepare(self, pending, size, route):
-        """The next `size` runs' [(run, its P row, (wall, cpu) spent)] (see
-        _Batches.prepare), fewer when their rows would pass RESULT_BYTES; `route(run)` runs
-        one the general way."""
-        wall, cpu = time.perf_counter(), time.thread_time()
+        """The next `size` runs' _Prepared, their arguments the matrix of their P rows (see
+        _Batches.prepare), fewer when their rows would pass RESULT_BYTES, None when no run
+        is left; `route(run)` runs one the general way."""
         size = max(1, min(size, int(RESULT_BYTES // self.need()) - 1))
-        runs = list(itertools.islice(pending, size))
-        if not runs:
-            return []
-        try:
-            values = np.array([[v for _, v, _ in r.overrides] for r in runs], dtype=float)
-        except (TypeError, ValueError):  # a text, a list: the route reads it
-            values = None
-        if values is None or values.shape != (len(runs), len(self.found)) or \
-                any(type(v) not in (int, float) for r in runs for _, v, _ in r.overrides):
-            ok = np.zeros(len(runs), bool)
-        else:
-            ok = ~np.any([d.param.refused(values[:, j]) for j, d in enumerate(self.found)],
-                         axis=0)
-        rows = np.repeat(self.base[None, :], int(ok.sum()), axis=0)
-        if len(rows):
-            rows[:, self.offsets] = values[ok]
-        spent = ((time.perf_counter() - wall) / len(runs), (time.thread_time() - cpu) / len(runs))
-        prepared = [(r, row, spent) for r, row in zip(itertools.compress(runs, ok), rows)]
-        for r in itertools.compress(runs, ~ok):
-            route(r)
-        return prepared
+        keys = [d.key for d in self.found]
+        while pending.next < len(pending.runs):
+            wall, cpu = time.perf_counter(), time.thread_time()
+            lo, index, values = pending.stretch(size, keys)
+            if values is None:  # a text, a list: the route reads it
+                ok = np.zeros(len(index), bool)
+            else:
+                ok = ~np.any([d.param.refused(values[:, j]) for j, d in enumerate(self.found)],
+                             axis=0)
+            taken = np.flatnonzero(ok)
+            rows = np.repeat(self.base[None, :], len(taken), axis=0)
+            if len(rows):
+                rows[:, self.offsets] = values[taken]
+            spent = ((time.perf_counter() - wall) / len(index),
+                     (time.thread_time() - cpu) / len(index))
+            for j in np.flatnonzero(~ok).tolist():
+                route(pending.runs[lo + j])
+            if len(taken):
+                return _Prepared(pending, lo + taken, index[taken], rows,
+                                 np.broadcast_to(spent, (len(taken), 2)))
+        return None

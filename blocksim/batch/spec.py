@@ -204,6 +204,7 @@ class Runs(Sequence):
         self.listed.sort(key=lambda item: self.plan.axes.index(item[0]))
         self.n = stride
         self._draws = None  # random path -> array of every run's draws (choice: the index)
+        self._levels = {}  # path -> its values as a float array (None: not all numbers)
 
     def __len__(self):
         return self.n
@@ -248,6 +249,39 @@ class Runs(Sequence):
         drawn = self._drawn()[key][index].tolist()
         return [axis.dist.args[0][j] for j in drawn] if axis.dist.name == "choice" else drawn
 
+    def indices(self, lo, hi):
+        """The run indices of positions lo:hi of this sequence."""
+        return np.arange(lo, hi, dtype=np.int64)
+
+    def numbers(self, keys, index):
+        """The values of the varied paths `keys` in the runs `index` (an array of run
+        indices) as an (n, len(keys)) float array, a column at once; None when a value one
+        of them takes is not a plain number (int or float: the route reads the others)."""
+        out = np.empty((len(index), len(keys)))
+        for j, key in enumerate(keys):
+            listed = next(((a, stride, size) for a, stride, size in self.listed
+                           if a.key == key), None)
+            if listed is not None:
+                a, stride, size = listed
+                levels, codes = self._numbers(key, a.values), (index // stride) % size
+            else:
+                axis = next(a for a in self.rand if a.key == key)
+                drawn = self._drawn()[key][index]
+                if axis.dist.name != "choice":
+                    out[:, j] = drawn
+                    continue
+                levels, codes = self._numbers(key, axis.dist.args[0]), drawn
+            if levels is None:
+                return None
+            out[:, j] = levels[codes]
+        return out
+
+    def _numbers(self, key, values):
+        """columns.numbers of the values a path takes, made once."""
+        if key not in self._levels:
+            self._levels[key] = numbers(values)
+        return self._levels[key]
+
     def column_texts(self, key, index, text):
         """`column` as `text(value)` of each value: a grid or zip level's text made once."""
         for a, stride, size in self.listed:
@@ -282,6 +316,12 @@ class _Taken(Sequence):
         if isinstance(k, slice):
             return [self.runs[i] for i in self.index[k].tolist()]
         return self.runs[int(self.index[k])]
+
+    def indices(self, lo, hi):
+        return self.index[lo:hi]
+
+    def numbers(self, keys, index):
+        return self.runs.numbers(keys, index)
 
 
 def _draw_all(axes, seed, n):

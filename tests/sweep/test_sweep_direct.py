@@ -102,6 +102,26 @@ def test_runs_reported_a_batch_at_once_are_the_rows_reported_one_by_one(tmp_path
     assert not (tmp_path / "at once" / "runs").exists()
 
 
+def test_a_stretch_of_values_the_rules_refuse_does_not_end_the_batches(tmp_path, monkeypatch):
+    """The first batch's values all refused by the rules at once (a stand-in rule: K < 5)
+    go the general way, and the runs after them still run in batches (the batches ended
+    there: the rest of the sweep was left not run)."""
+    refused = Param.refused
+    monkeypatch.setattr(Param, "refused", lambda self, values: refused(self, values) | (
+        (values < 5) if self.name == "K" else False))
+    path = tmp_path / "grid.yaml"
+    path.write_text(GRID.replace("  blocks.Spring.K: [1, 10]\n", "").replace(
+        "blocks.Damping.K: VALUES", "blocks.Damping.K: [1, 2, 3, 4, 5, 6, 7, 8]"))
+    table = prepare(path, overrides=["simulation.mode=accelerated"]).run(workers=1,
+                                                                         keep="metrics")
+    assert table.counts()["ok"] == 8
+    for row in table.rows:  # the truth: each value run alone
+        alone = blocksim.execute(blocksim.load(MSD, {
+            "simulation.stop": 6, "simulation.mode": "accelerated",
+            "blocks.Damping.K": row["blocks.Damping.K"]}))
+        assert row["peak"] == np.max(alone["x"])
+
+
 def test_a_value_read_by_values_changed_is_neither_direct_nor_tunable(monkeypatch):
     """One answer (rundata.not_as_given) for a sweep's columns and an export's tunables: a
     gain whose values_changed made something of K in Python is refused by both (export
