@@ -16,6 +16,7 @@ from .arguments import arguments
 from .boundary import STIFF
 from .build import build
 from .codegen import generate
+from .mode import _kept
 
 
 class CompiledRuns:
@@ -30,8 +31,8 @@ class CompiledRuns:
         whose loop is the simulator's."""
         if model.settings.solver in STIFF:
             return None
-        generated = generate(model)
-        return cls(build(generated.source).library, model, generated, base)
+        generated, key = _kept(model) or (generate(model), None)  # the run's own, when kept
+        return cls(build(generated.source, key).library, model, generated, base)
 
     def __init__(self, library, model, generated, base):
         self.lib, self.m, self.g, self.base = library, model, generated, base
