@@ -109,24 +109,37 @@ class Batch:
         p = self.columns["P"]
         if p.base.size:
             p.matrix = np.ascontiguousarray(params, dtype=float)
-        self._setup(n, {"P": p.base.size}, [self.data] * n, [self.events] * n)
+        self._setup(n, {"P": p.base.size}, None, None)
 
     def _setup(self, n, strides, data, events):
         """Hand the next start's n runs to C: each argument's matrix (its row `strides`
-        apart, 0: one row for all), the runs' data arrays and time events."""
+        apart, 0: one row for all), the runs' data arrays and time events (None: the
+        batch's model's for every run)."""
         given = {"K": self.constants, "W0": self.work,
                  **{name: c.matrix for name, c in self.columns.items()}}
         strides = {**dict.fromkeys(BATCH.names, 0), **strides}
         arrays = [given[name] for name in BATCH.names]
         nd = len(self.data)
-        pointers = np.array([[d.ctypes.data for d in run] for run in data] or [[0]],
-                            dtype=np.uintp).reshape(n, nd) if nd else np.zeros(1, np.uintp)
-        sizes = np.array([[d.size for d in run] for run in data],
-                         dtype=np.int64).reshape(n, nd) if nd else np.zeros(1, np.int64)
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum([len(t) for t, _ in events], out=offsets[1:])
-        event_t = np.concatenate([t for t, _ in events] + [np.zeros(1)])
-        event_block = np.concatenate([b for _, b in events] + [np.zeros(1, np.intc)])
+        if data is None:
+            data = [self.data]
+            pointers = np.tile([d.ctypes.data for d in self.data], n).astype(np.uintp)
+            sizes = np.tile([d.size for d in self.data], n).astype(np.int64)
+        else:
+            pointers = np.array([[d.ctypes.data for d in run] for run in data],
+                                dtype=np.uintp).reshape(-1)
+            sizes = np.array([[d.size for d in run] for run in data], dtype=np.int64).reshape(-1)
+        if not nd:
+            pointers, sizes = np.zeros(1, np.uintp), np.zeros(1, np.int64)
+        if events is None:
+            t, block = self.events
+            offsets = np.arange(n + 1, dtype=np.int64) * len(t)
+            event_t = np.concatenate([np.tile(t, n), np.zeros(1)])
+            event_block = np.concatenate([np.tile(block, n), np.zeros(1, np.intc)])
+        else:
+            offsets = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum([len(t) for t, _ in events], out=offsets[1:])
+            event_t = np.concatenate([t for t, _ in events] + [np.zeros(1)])
+            event_block = np.concatenate([b for _, b in events] + [np.zeros(1, np.intc)])
         table = (_P * len(arrays))(*(a.ctypes.data for a in arrays))
         stride = np.array([strides[name] for name in BATCH.names], dtype=np.int64)
         self._keep = (arrays, data, pointers, sizes, event_t, event_block, offsets, table, stride)

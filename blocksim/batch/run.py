@@ -211,7 +211,7 @@ def _check_options(workers, scheduler, client, out, keep, resume, timeout, cli=F
 
 def _meta(plan, checked, keep):
     random = plan.of_kind("random")
-    return {
+    meta = {
         "blocksim-sweep": 1,
         "name": plan.name,
         "file": plan.file,
@@ -224,20 +224,23 @@ def _meta(plan, checked, keep):
         "metrics": list(plan.metrics),
         "seeds": {"seed": plan.seed, "per_run": SEEDING} if random else None,
         "keep": keep,
-        "fingerprint": _fingerprint(plan, checked),
+        "fingerprint": None,
         "execution": {"where": None, "modes": {}, "workers": 0, "wall_s": None, "compiles": 0,
                       "reparameterised": 0, "run_s": 0.0, "simulate_s": 0.0, "cpu_s": 0.0},
         "figures": [],
         "versions": versions(),
     }
+    meta["fingerprint"] = _fingerprint(meta["sweep"], checked)
+    return meta
 
 
-def _fingerprint(plan, checked):
-    """What makes two sweeps the same for --resume: the resolved sweep and the diagram it
-    runs (its whole configuration, subsystems included, as compiled for the first run)."""
+def _fingerprint(described, checked):
+    """What makes two sweeps the same for --resume: the resolved sweep (`described`, its
+    plan's describe()) and the diagram it runs (its whole configuration, subsystems
+    included, as compiled for the first run)."""
     model = checked.model
     model.compilation.change(model, [], base=checked.spec)
-    text = json.dumps({"sweep": plan.describe(), "diagram": model.config}, sort_keys=True,
+    text = json.dumps({"sweep": described, "diagram": model.config}, sort_keys=True,
                       default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -122,6 +122,41 @@ def test_a_stretch_of_values_the_rules_refuse_does_not_end_the_batches(tmp_path,
         assert row["peak"] == np.max(alone["x"])
 
 
+NOISY = """blocksim: 1
+name: noisy
+blocks:
+  N: {type: noise, power: 0.5, period: 0.05, seed: 3}
+  R: {type: random, period: 0.1, seed: 4}
+  Beat: {type: pulse, period: 0.4, width: 0.5}
+  G: {type: gain, K: 2}
+  S: {type: sum, signs: "+++"}
+  I: {type: integrator}
+wires: [N -> S.u1, R -> S.u2, Beat -> S.u3, S -> G, G -> I]
+simulation: {stop: 2, solver: rk45}
+record: {i: I.y}
+"""
+
+
+def test_runs_filled_at_once_share_the_models_data_arrays_and_events(tmp_path, monkeypatch):
+    """A grid of a gain's K over noise (per-run data arrays: the draws) and a pulse (time
+    events): the batches hand every run the model's arrays and events; each row is what
+    normal mode gives for its value (the truth: the sweep run in normal mode)."""
+    routed = []
+    args = batch.CompiledRuns.args
+    monkeypatch.setattr(batch.CompiledRuns, "args",
+                        lambda self, overrides: routed.append(overrides) or args(self, overrides))
+    (tmp_path / "noisy.yaml").write_text(NOISY)
+    path = tmp_path / "grid.yaml"
+    path.write_text("blocksim-sweep: 1\ndiagram: noisy.yaml\ngrid: {blocks.G.K: "
+                    "'linspace(1, 5, 24)'}\nmetrics: {m: 'max(i)', f: 'final(i)'}\n")
+    rows = {mode: [(r["status"], r["steps"], r["m"], r["f"]) for r in prepare(
+        path, overrides=[f"simulation.mode={mode}"]).run(workers=workers, keep="metrics").rows]
+        for mode, workers in (("accelerated", 2), ("normal", 1))}
+    assert not routed  # every run's P row was filled at once
+    assert rows["accelerated"] == rows["normal"]
+    assert {status for status, *_ in rows["normal"]} == {"ok"}
+
+
 def test_a_value_read_by_values_changed_is_neither_direct_nor_tunable(monkeypatch):
     """One answer (rundata.not_as_given) for a sweep's columns and an export's tunables: a
     gain whose values_changed made something of K in Python is refused by both (export
