@@ -4,12 +4,14 @@ A worker's first runs go the general way (`worker.run_one`: the diagram compiled
 built or loaded); once one has run accelerated, the worker has its `CompiledRuns` and the
 rest go in batches: each run's values are written into that run's model by the one route of
 new values and become the compiled code's arguments (when every varied path is a number of
-P alone, batch/columns.py, the runs' P rows are the model's with their values written in,
-checked by their rules a batch at once: `_Direct`), `accel.pool.Batch`
-integrates the batch (each run with its own steps, events and failure, and the sweep's
-per-run time limit: a run over it is a failed row, "timed out") and the runs' metrics are
-computed from their rows: those of a reducing form (`max(abs(e)) - 0.1`, `final(x)`) for
-the whole batch at once (batch/reductions.py), the others run by run. With several
+P alone, batch/columns.py, the runs' P rows are the model's with their values, taken a
+column at once from the plan, written in and checked by their rules a batch at once:
+`_Direct`), `accel.pool.Batch` integrates the batch (each run with its own steps, events
+and failure, and the sweep's per-run time limit: a run over it is a failed row, "timed
+out") and the runs' metrics are computed from their rows: those of a reducing form
+(`max(abs(e)) - 0.1`, `final(x)`) for the whole batch at once (batch/reductions.py), the
+others run by run. The runs that ended with every metric computed at once, none of them
+kept, are reported a stretch at once (`worker.Outcomes`), the others one by one. With several
 threads the next batch is prepared, and the last one's metrics computed, while a batch
 runs. A run whose results are kept (every run with `keep: all`, a run not ok with `keep:
 failed`) has them read from its own compiled run: its rows, its sinks' inputs and events,
