@@ -281,7 +281,7 @@ def _declare(lib):
         "rt_batch_setup": ([P, LL, P, P, P, P, P, P, P], None),
         "rt_batch_start": ([P, I], I), "rt_batch_limit": ([P, D], None),
         "rt_batch_wait": ([P, D], I), "rt_batch_stop": ([P], None),
-        "rt_batch_outcomes": ([P, P], None), "rt_batch_columns": ([P, I, LL, P], None),
+        "rt_batch_outcomes": ([P, P], None), "rt_batch_columns": ([P, I, P, LL, P], None),
         "rt_batch_run": ([P, LL], P),
         "rt_set_lapack": ([I, P, P, P, P, P], None),
     }

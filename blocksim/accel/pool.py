@@ -176,21 +176,29 @@ class Batch:
         while not self.wait(1.0):
             pass
 
-    def results(self):
-        """The runs' Results (copied out of the batch: valid after it runs again)."""
+    def results(self, names=None):
+        """The runs' Results (copied out of the batch: valid after it runs again): the
+        time and the `record:` signals `names` (None: every one)."""
         n = self.n
         out = np.zeros((n, len(OUTCOMES)))
         self.lib.rt_batch_outcomes(self.handle, out.ctypes.data)
         counts = out[:, OUTCOMES.rows].astype(np.int64)
         total = int(counts.sum())
-        columns = np.empty((self.width, total))  # time, then each recorded element
-        self.lib.rt_batch_columns(self.handle, self.width, total, columns.ctypes.data)
-        self.rows = total / max(n, 1)
-        data, column = {}, 1
+        taken, wanted, column = [0], [], 1  # the rows' columns: time, then each element
         for name, shape, size in self.channels:
-            block = columns[column:column + size]
-            data[name] = block[0] if not shape else block.T.reshape((total,) + shape)
+            if names is None or name in names:
+                wanted.append((name, shape, len(taken)))
+                taken += range(column, column + size)
             column += size
+        cols = np.array(taken, dtype=np.intc)
+        columns = np.empty((len(taken), total))
+        self.lib.rt_batch_columns(self.handle, len(taken), cols.ctypes.data, total,
+                                  columns.ctypes.data)
+        self.rows = total / max(n, 1)
+        data = {}
+        for name, shape, first in wanted:
+            block = columns[first:first + math.prod(shape)]
+            data[name] = block[0] if not shape else block.T.reshape((total,) + shape)
         return Results(out, counts, columns[0], data)
 
     def run_results(self, k, error, wall):

@@ -247,10 +247,12 @@ class _Batches:
         state = self.state
         if state.batch_metrics is None:
             state.batch_metrics = BatchMetrics(state.texts, tuple(state.fast.m.record))
-        results = batch.results()
+        results = batch.results(state.batch_metrics.reads)
         done = np.flatnonzero(results.done)
         at_once = state.batch_metrics.of_batch(results.t, results.data, results.starts[done],
                                                results.ends[done]) if len(done) else {}
+        if not state.batch_metrics.at_once(at_once):  # runs' rows read one by one: all
+            results = batch.results()
         position = np.full(len(prepared), -1, dtype=np.intp)
         position[done] = np.arange(len(done))
         shared = ((time.perf_counter() - started) / max(len(prepared), 1),

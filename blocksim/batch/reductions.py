@@ -36,6 +36,7 @@ class _Reduced:
     def __init__(self, inputs):
         self.inputs = inputs
         self.parts = []  # (reducing ufunc or None for the last row, element-wise callable)
+        self.reads = set()  # the inputs its parts read
 
     @classmethod
     def of(cls, text, inputs):
@@ -75,6 +76,7 @@ class _Reduced:
 
     def _elementwise(self, node):
         if isinstance(node, ast.Name) and node.id in self.inputs:
+            self.reads.add(node.id)
             return
         if isinstance(node, ast.Constant) and type(node.value) in (int, float):
             return
@@ -154,11 +156,14 @@ class BatchMetrics:
                 self.reduced[name] = reduced
         self.rest = Metrics({n: t for n, t in texts.items() if n not in self.reduced}, names)
         self.full = Metrics(texts, names)
+        # the recorded signals of_batch reads, when no metric is run by run (None: all)
+        self.reads = None if self.rest.functions else \
+            set().union(*(r.reads for r in self.reduced.values())) - {"t"}
 
     def of_batch(self, t, data, starts, ends):
         """{metric: array of one value per run, or None when it cannot be computed at once}
         over the runs' rows laid end to end (run k's are starts[k]:ends[k])."""
-        arrays = (t, *[data[n] for n in self.names])
+        arrays = (t, *[data.get(n) for n in self.names])  # those not read may be absent
         out = {}
         with np.errstate(all="ignore"), warnings.catch_warnings():  # as Metrics.evaluate
             warnings.simplefilter("ignore", RuntimeWarning)

@@ -258,19 +258,23 @@ void rt_batch_outcomes(RtBatch *b, double *out)
     }
 }
 
-/* the first `width` columns of the result rows of the runs that ended (RT_DONE), one after
-   another in run order, column by column: column c of all `total` rows is out + c * total */
-void rt_batch_columns(RtBatch *b, int width, long long total, double *out)
+/* columns `cols` (ncols of them) of the result rows of the runs that ended (RT_DONE), one
+   after another in run order, column by column: column cols[k] of all `total` rows is
+   out + k * total */
+void rt_batch_columns(RtBatch *b, int ncols, const int *cols, long long total, double *out)
 {
     long long row = 0;
     for (long long i = 0; i < b->n; i++) {
         RT *rt = b->rt[i];
         if (!rt || b->status[i] != RT_DONE)
             continue;
-        for (long long r = 0; r < rt->rec.n; r++, row++) {
-            const double *src = rt->rec.data + r * rt->rec.width;
-            for (int c = 0; c < width; c++)
-                out[c * total + row] = src[c];
+        long long rows = rt->rec.n, width = rt->rec.width;
+        for (int k = 0; k < ncols; k++) {
+            const double *src = rt->rec.data + cols[k];
+            double *dst = out + k * total + row;
+            for (long long r = 0; r < rows; r++)
+                dst[r] = src[r * width];
         }
+        row += rows;
     }
 }
