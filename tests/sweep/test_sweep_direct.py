@@ -157,6 +157,21 @@ def test_runs_filled_at_once_share_the_models_data_arrays_and_events(tmp_path, m
     assert {status for status, *_ in rows["normal"]} == {"ok"}
 
 
+def test_a_metric_not_computed_at_once_reads_every_signal(tmp_path):
+    """max(1) has no row per recorded time: the batch's metrics are then computed run by run
+    from every signal's rows, which the batch reads again in whole (it read only t and x,
+    all its metrics read); the rows are normal mode's (the truth: the sweep in normal
+    mode)."""
+    path = tmp_path / "grid.yaml"
+    path.write_text(GRID.replace("VALUES", "[0.2, 0.9]").replace(
+        "last: v[-1]", "odd: max(x) + max(1)"))
+    rows = {mode: [{k: v for k, v in r.items() if k != "wall_s"} for r in prepare(
+        path, overrides=[f"simulation.mode={mode}"]).run(workers=1, keep="metrics").rows]
+        for mode in ("accelerated", "normal")}
+    assert rows["accelerated"] == rows["normal"]
+    assert [r["status"] for r in rows["normal"]] == ["ok"] * 4
+
+
 def test_a_value_read_by_values_changed_is_neither_direct_nor_tunable(monkeypatch):
     """One answer (rundata.not_as_given) for a sweep's columns and an export's tunables: a
     gain whose values_changed made something of K in Python is refused by both (export
