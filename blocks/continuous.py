@@ -391,14 +391,17 @@ class Derivative(_InputShapedState):
 
 
 class _LinearOutput(Block):
-    """y = C s + D u on flat views u (m,), y (p,) and the block's state s (n,): the output of
-    the continuous LTI blocks (s = x) and of their discrete twins (s = the discrete state).
-    Subclasses give `_matrices(p)`, (A, B, C, D, x0) of parameters p (checked), call `_set`
-    in __init__ and `_bind_output` in bind; the ports are u (m,) and y (p,), m = columns of
-    B, p = rows of C (SISO subclasses declare scalar ones). A, B, C and D are the block's run
-    data (P_A ... P_D, self.v.A ...), from its parameters `_values`."""
+    """y = C s + D u and s' = A s + B u, with s the block's state: the continuous LTI blocks
+    (s = x, s' its derivative) and their discrete twins (s = the discrete state, s' its
+    next value), declared as a Behaviour (both modes and the Jacobian from its texts; a
+    scalar u is read as one element). Subclasses give `_matrices(p)`, (A, B, C, D, x0) of
+    parameters p (checked), and call `_set` in __init__; the ports are u (m,) and y (p,),
+    m = columns of B, p = rows of C (SISO subclasses declare scalar ones). A, B, C and D are
+    the block's run data (P_A ... P_D, self.v.A ...), from its parameters `_values`."""
 
     _values = ()
+    _state = "x"  # the state s in the texts
+    _next = "derivative"  # the Behaviour field s' is
 
     def _matrices(self, p):
         raise NotImplementedError
@@ -406,9 +409,12 @@ class _LinearOutput(Block):
     def _set(self):
         A, B, C, D, _ = self._matrices(self.p)
         self._shapes = {"A": A.shape, "B": B.shape, "C": C.shape, "D": D.shape}
-        self._direct = bool(D.any())
         # y = C s only (no feedthrough) when D == 0: such a block breaks algebraic loops.
-        self._feedthrough = ("u",) if self._direct else ()
+        direct = bool(D.any())
+        self._feedthrough = ("u",) if direct else ()
+        s = self._state  # (a pure gain's is empty: C @ s is 0)
+        self.behaviour = Behaviour(outputs={"y": f"C @ {s} + D @ u" if direct else f"C @ {s}"},
+                                   flat=("u",), **{self._next: f"A @ {s} + B @ u"})
 
     def declare(self, d):
         for name, shape in self._shapes.items():
@@ -422,12 +428,6 @@ class _LinearOutput(Block):
 
     def _initial(self):
         return self._matrices(self.p)[4]
-
-    def _bind_output(self, u, y, s):
-        self._u = u[0].reshape(-1, copy=False)
-        self._y = y[0].reshape(-1, copy=False)
-        self._s = s
-        self._Du = np.zeros_like(self._y)
 
     def ports(self):
         m, q = self._shapes["B"][1], self._shapes["C"][0]
@@ -451,52 +451,12 @@ class _LinearOutput(Block):
         scalar."""
         return {"y": ()} if self._shapes["B"][1] == 1 and self._shapes["C"][0] == 1 else None
 
-    def output(self, t):
-        np.matmul(self.v.C, self._s, out=self._y)
-        if self._direct:
-            np.matmul(self.v.D, self._u, out=self._Du)
-            self._y += self._Du
-
-    def _linear_code(self, state):
-        """C of y = C s (+ D u), s the state array's name."""
-        (n, m), q = self._shapes["B"], self._shapes["C"][0]
-        code = f"rt_matmul(P_C, {q}, {n}, {state}, 1, out_y);"
-        if self._direct:
-            code += (f"\ndouble du[{q}];\nrt_matmul(P_D, {q}, {m}, in_u, 1, du);\n"
-                     f"for (int i = 0; i < {q}; i++) out_y[i] += du[i];")
-        return code
-
-    def _update_code(self, state, target):
-        """C of target = A s + B u (`target` may be the state s itself)."""
-        n, m = self._shapes["B"]
-        return (f"double ax[{n}], bu[{n}];\nrt_matmul(P_A, {n}, {n}, {state}, 1, ax);\n"
-                f"rt_matmul(P_B, {n}, {m}, in_u, 1, bu);\n"
-                f"for (int i = 0; i < {n}; i++) {target}[i] = ax[i] + bu[i];")
-
-    def jacobian(self, pade=None):
-        v = self.v
-        return Jacobian(v.A.copy(), v.B.copy(), v.C.copy(), v.D.copy())
-
 
 class _LTI(_LinearOutput):
     """dx/dt = A x + B u, y = C x + D u with x(0) = x0."""
 
     def continuous_state(self):
         return self._initial()
-
-    def bind(self, u, y, x, dx, xd):
-        super().bind(u, y, x, dx, xd)
-        self._bind_output(u, y, x)
-        self._Bu = np.zeros_like(x)
-
-    def derivative(self, t):
-        np.matmul(self.v.A, self.x, out=self.dx)
-        np.matmul(self.v.B, self._u, out=self._Bu)
-        self.dx += self._Bu
-
-    def lower(self, c):
-        return Lowering({"output": self._linear_code("x"),
-                         "derivative": self._update_code("x", "dx")})
 
 
 class StateSpace(_LTI):

@@ -19,6 +19,8 @@ class _DiscreteLTI(_LinearOutput):
     """x[k+1] = A x[k] + B u[k], y[k] = C x[k] + D u[k] with x the discrete state.
     Subclasses call `_set` in __init__."""
 
+    _state, _next = "xd", "update"
+
     def _set(self):
         super()._set()
         self.sample = sample_time(self.p)
@@ -32,24 +34,16 @@ class _DiscreteLTI(_LinearOutput):
 
     def bind(self, u, y, x, dx, xd):
         super().bind(u, y, x, dx, xd)
-        self._bind_output(u, y, xd)
-        self._Ax = np.zeros_like(xd)
-        self._Bu = np.zeros_like(xd)
+        self._y = y[0].reshape(-1, copy=False)
 
+    # before the first hit: y = C x0 (the input is not sampled yet); by hand, as the
+    # behaviour has no text for a start
     def initialize(self, t):
-        # before the first hit: y = C x0 (the input is not sampled yet)
         np.matmul(self.v.C, self.xd, out=self._y)
-
-    def update(self, t):
-        np.matmul(self.v.A, self.xd, out=self._Ax)
-        np.matmul(self.v.B, self._u, out=self._Bu)
-        np.add(self._Ax, self._Bu, out=self.xd)
 
     def lower(self, c):
         n, q = self._shapes["B"][0], self._shapes["C"][0]
-        return Lowering({"initialize": f"rt_matmul(P_C, {q}, {n}, xd, 1, out_y);",
-                         "output": self._linear_code("xd"),
-                         "update": self._update_code("xd", "xd")})
+        return Lowering({"initialize": f"rt_matmul(P_C, {q}, {n}, xd, 1, out_y);"})
 
 
 _PERIOD = Param("period", "scalar", doc="sample period T (s)", positive=True)

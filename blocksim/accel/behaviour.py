@@ -22,14 +22,15 @@ def lower_behaviour(block, c):
     """The block's Lowering, from its behaviour's texts; LoweringError where one has no
     compiled form."""
     behaviour = block.behaviour
-    shapes = {name: tuple(shape) for name, shape in c.shape_in.items()}
+    shapes = {name: (math.prod(shape),) if name in behaviour.flat else tuple(shape)
+              for name, shape in c.shape_in.items()}
     pointers = {}
     for name, view in (vars(block.v).items() if block.v is not None else ()):
         shapes[name], pointers[name] = np.shape(view), f"P_{name}"
     ports = {**c.shape_out, **c.shape_in}
     state = ports.get(behaviour.state) if behaviour.state else None
     for name, n in (("x", c.nx), ("xd", c.nxd)):
-        if n:
+        if n or state is None:  # as the interpreted form's (language/behaviour.py)
             shapes[name] = tuple(state) if state is not None else (n,)
             pointers[name] = name
     arrays = tuple((name, shape, pointers.get(name)) for name, shape in shapes.items())

@@ -5,7 +5,8 @@
 
 Each text is an expression of the block's input ports (by name), its declared run data
 (`d.param`, `d.derived`: by name, as `P_NAME` in compiled code) and its states `x` and `xd`
-(their own flat shape, or the shape of the port named by `state`):
+(their own flat shape, or the shape of the port named by `state`); an input named in `flat`
+is read as a vector (a scalar as one element: a one-input system's u in `B @ u`):
 
 - `outputs`: {output port: its value}, computed in the method "output" (the port's calc);
 - `derivative`: dx/dt of the continuous state;
@@ -41,6 +42,7 @@ class Behaviour:
     update: str | None = None
     indicator: str | None = None
     state: str = ""  # a port whose shape the states x and xd take in the texts
+    flat: tuple = ()  # input ports the texts read flattened (a scalar as a 1-vector)
 
     @property
     def methods(self):
@@ -60,7 +62,8 @@ class Behaviour:
         """{name: array} the texts read: the block's bound inputs, its run data views, its
         states (shaped as `state` says); `ports`: block.ports() when at hand."""
         ins, outs = ports or block.ports()
-        named = {p.name: u for p, u in zip(ins, block.u) if u is not None}
+        named = {p.name: u.reshape(-1, copy=False) if p.name in self.flat else u
+                 for p, u in zip(ins, block.u) if u is not None}
         if block.v is not None:
             named.update(vars(block.v))
         shape = None
@@ -68,9 +71,9 @@ class Behaviour:
             ports = {**{p.name: u for p, u in zip(ins, block.u)},
                      **{p.name: y for p, y in zip(outs, block.y)}}
             shape = np.shape(ports[self.state])
-        for name in ("x", "xd"):
+        for name in ("x", "xd"):  # empty ones too (a pure gain's C @ x), unless reshaped
             state = getattr(block, name)
-            if state is not None and state.size:
+            if state is not None and (state.size or shape is None):
                 named[name] = state.reshape(shape) if shape is not None else state
         return named
 

@@ -47,8 +47,8 @@ def compile_inplace(text, arrays, out):
     if target is not out and not np.may_share_memory(target, out):
         raise expr.ExprError(f"its target {np.shape(out)} cannot take shape {plan.shape} "
                              "in place")
-    return plan.bind(arrays, target,
-                     any(np.may_share_memory(target, a) for a in arrays.values()))
+    return plan.bind(arrays, target, plan.reads_after_write(
+        {name for name, a in arrays.items() if np.may_share_memory(target, a)}))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -88,8 +88,9 @@ class _Plan:
 
     def bind(self, arrays, target, read):
         """The plan as a function of the time (which it does not read) on these arrays:
-        the block's method itself. `read`: the target is one of the arrays (a discrete
-        state's update), so the value is made apart and copied into it at the end."""
+        the block's method itself. `read`: steps read the target (as one of the arrays: a
+        discrete state's update) after writing it, so the value is made apart and copied
+        into it at the end."""
         temps = [np.empty(shape, dtype) for shape, dtype in self.temps]
         out = np.empty(self.shape) if read else target
 
@@ -111,6 +112,18 @@ class _Plan:
         if read:
             steps.append(_call(np.copyto, (target, out), {}))
         return _sequence(steps)
+
+    def reads_after_write(self, names):
+        """Whether a step from the first that writes the target on reads one of the arrays
+        `names` (they share the target's memory: a discrete state's update). A value read
+        only before (x[k+1] = A @ x + B @ u: both products made first) needs no copy."""
+        written = False
+        for fn, args, kwargs in self.steps:
+            operands = list(_operands((*args, *kwargs.values())))
+            written = written or any(op is _OUT for op in operands)
+            if written and any(op[0] == "in" and op[1] in names for op in operands):
+                return True
+        return False
 
     def dynamic(self, node):
         return any(isinstance(n, ast.Name) and n.id in self.names for n in ast.walk(node))
@@ -211,6 +224,14 @@ class _Plan:
             self.step(np.copyto, out, a, where=mask)
         else:
             raise expr.ExprError(f"{name}() has no in-place form")
+
+
+def _operands(operands):
+    """The symbolic operands among `operands`, those an item is taken of included."""
+    for operand in operands:
+        while isinstance(operand, tuple):
+            yield operand
+            operand = operand[1] if operand[0] == "item" else None
 
 
 def _call(fn, args, kwargs):

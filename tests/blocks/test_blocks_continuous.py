@@ -11,9 +11,10 @@ import pytest
 from harness import Rig
 from scipy.linalg import expm
 
-from blocksim.block import PortError
+from blocksim.block import Block, PortError
 from blocksim.params import ParamError
 from blocks.continuous import Derivative, Integrator, RateLimiter, StateSpace, TransferFunction
+from blocks.discrete_systems import DiscreteStateSpace, DiscreteTransferFunction
 
 # ---- integrator ---------------------------------------------------------------------------
 @pytest.mark.parametrize("params, bad", [
@@ -154,6 +155,41 @@ def test_one_input_several_outputs_and_wrong_input_shapes():
     np.testing.assert_array_equal(rig.out(), [1, 2])
     with pytest.raises(PortError, match=r"one input .* scalar or a \(1,\) vector, got shape \(2,\)"):
         Rig(StateSpace, {"A": -1, "B": 1, "C": 1, "D": 0}, {"u": (2,)})
+
+
+LINEAR = [  # one of each linear type, a scalar u into each; s: the state set before the step
+    (StateSpace, {"A": [[-0.3, 1.7, 0.1], [-2.2, -0.9, 0.4], [0.6, 0.05, -1.3]],
+                  "B": [0.7, -1.1, 0.35], "C": [[1.3, -0.45, 2.1]], "D": 0.15}),
+    (TransferFunction, {"num": [0.3, 1.1, -2.0, 0.7], "den": [1.7, 0.9, 3.1, 0.45]}),
+    (DiscreteStateSpace, {"A": [[0.9, 0.13], [-0.21, 0.7]], "B": [1.1, 0.37],
+                          "C": [[1.3, 2.9]], "D": 0, "period": 0.1}),
+    (DiscreteTransferFunction, {"num": [0.2, -0.5, 0.1], "den": [1, -0.4, 0.25],
+                                "period": 0.1}),
+]
+
+
+@pytest.mark.parametrize("cls, params", LINEAR, ids=[cls.type for cls, _ in LINEAR])
+def test_linear_systems_are_written_once_and_give_numpys_products_to_the_bit(cls, params):
+    """y = C s + D u and s' = A s + B u (the next state of a discrete one) are their declared
+    behaviour, no method of their own (both modes and the Jacobian come from the texts); the
+    scalar u is read as one element. Second algorithm: numpy's matmul on the realisation."""
+    for method in ("output", "derivative", "update", "jacobian"):
+        assert getattr(cls, method) is getattr(Block, method), method
+    rig = Rig(cls, params, {"u": ()} if "B" in params else {})
+    assert rig.out_shapes == {"y": ()}
+    discrete = rig.block.sample is not None
+    s = rig.xd if discrete else rig.x
+    s[:] = np.linspace(-1.3, 2.9, s.size) / 3  # values that round
+    v, u = rig.block.v, np.array([0.83])
+    y = np.matmul(v.C, s) + np.matmul(v.D, u) if v.D.any() else np.matmul(v.C, s)
+    after = np.matmul(v.A, s) + np.matmul(v.B, u)
+    assert rig.set(u=u[0]).out().tobytes() == y.tobytes()
+    if discrete:
+        rig.block.update(0.0)
+    assert (s if discrete else rig.derivative()).tobytes() == after.tobytes()
+    j = rig.block.jacobian()
+    for got, want in zip((j.A, j.B, j.C, j.D), (v.A, v.B, v.C, v.D)):
+        np.testing.assert_array_equal(got, want)
 
 
 def test_state_space_step_response_matches_the_matrix_exponential():

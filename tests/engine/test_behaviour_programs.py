@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from blocksim.language import expr
-from blocksim.language.inplace import FUNCTIONS, compile_inplace
+from blocksim.language.inplace import FUNCTIONS, _plan, compile_inplace
 
 ARRAYS = {"u": np.array([0.3, -1.7, 2.5]), "v": np.array(0.8),
           "K": np.array([[1.5, -2.0, 0.25], [0.5, 3.0, -1.0]])}
@@ -54,3 +54,22 @@ def test_a_target_the_expression_reads_gets_the_value_computed_before():
     compile_inplace(text, {"x": x}, x)(0.0)
     np.testing.assert_array_equal(x, expected)  # by hand: [1.0, -3.0, 9.5]
     np.testing.assert_array_equal(x, [1.0, -3.0, 9.5])
+
+
+def test_an_update_copies_only_when_it_reads_its_state_after_writing_it():
+    """x[k+1] = A @ x + B @ u reads x only for the products made before the sum that writes
+    it: written in place, no copy. A list whose second item reads x after the first is
+    written takes the value made apart. Both to the bit of numpy by hand."""
+    A, B, u = np.array([[0.9, 0.13], [-0.21, 0.7]]), np.array([[1.1], [0.37]]), np.array([0.83])
+    x = np.array([-0.43, 0.97])
+    expected = np.matmul(A, x) + np.matmul(B, u)
+    text = "A @ x + B @ u"
+    compile_inplace(text, {"A": A, "x": x, "B": B, "u": u}, x)(0.0)
+    assert x.tobytes() == expected.tobytes()
+    shapes = (("A", (2, 2)), ("x", (2,)), ("B", (2, 1)), ("u", (1,)))
+    assert not _plan(text, shapes).reads_after_write({"x"})
+    text = "[sum(x), sum(x) * 2]"
+    assert _plan(text, (("x", (2,)),)).reads_after_write({"x"})
+    compile_inplace(text, {"x": x}, x)(0.0)
+    total = expected[0] + expected[1]
+    np.testing.assert_array_equal(x, [total, total * 2])  # by hand: from x before the update
