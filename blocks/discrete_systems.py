@@ -4,6 +4,8 @@ order), then the state update; between hits outputs hold; before the first hit (
 does not start on one) the output is the one the initial state gives with u = 0. The LTI
 blocks leave out their period inside a triggered subsystem: its trigger's edges are their hits.
 """
+from dataclasses import replace
+
 import numpy as np
 
 from blocksim.accel.lowering import Lowering
@@ -24,6 +26,8 @@ class _DiscreteLTI(_LinearOutput):
     def _set(self):
         super()._set()
         self.sample = sample_time(self.p)
+        # before the first hit: y = C x0 (the input is not sampled yet)
+        self.behaviour = replace(self.behaviour, initialize={"y": "C @ xd"})
 
     def declare(self, d):
         super().declare(d)
@@ -31,19 +35,6 @@ class _DiscreteLTI(_LinearOutput):
 
     def discrete_state(self):
         return self._initial()
-
-    def bind(self, u, y, x, dx, xd):
-        super().bind(u, y, x, dx, xd)
-        self._y = y[0].reshape(-1, copy=False)
-
-    # before the first hit: y = C x0 (the input is not sampled yet); by hand, as the
-    # behaviour has no text for a start
-    def initialize(self, t):
-        np.matmul(self.v.C, self.xd, out=self._y)
-
-    def lower(self, c):
-        n, q = self._shapes["B"][0], self._shapes["C"][0]
-        return Lowering({"initialize": f"rt_matmul(P_C, {q}, {n}, xd, 1, out_y);"})
 
 
 _PERIOD = Param("period", "scalar", doc="sample period T (s)", positive=True)

@@ -12,7 +12,9 @@ is read as a vector (a scalar as one element: a one-input system's u in `B @ u`)
 - `derivative`: dx/dt of the continuous state;
 - `update`: the discrete state at the block's next sample hit;
 - `indicator`: the zero-crossing indicators `z` (a hybrid block's handlers, `crossing`, which
-  switch its modes, stay written by hand: the language has no statements).
+  switch its modes, stay written by hand: the language has no statements);
+- `initialize`: {output port: its value at the start of a run}, computed in the method
+  "initialize" (a sampled block's output before its first hit).
 
 From that one declaration a block gets both modes and linearisation: when the compiler binds
 it (`Block.bind`), each text becomes a fixed program of numpy calls writing into its port
@@ -31,7 +33,7 @@ from . import derivatives
 from .expr import ExprError
 from .inplace import FUNCTIONS, compile_inplace
 
-METHODS = ("output", "derivative", "update", "indicator")
+METHODS = ("output", "derivative", "update", "indicator", "initialize")
 
 
 @dataclass(frozen=True)
@@ -41,22 +43,24 @@ class Behaviour:
     derivative: str | None = None
     update: str | None = None
     indicator: str | None = None
+    initialize: dict = field(default_factory=dict)
     state: str = ""  # a port whose shape the states x and xd take in the texts
     flat: tuple = ()  # input ports the texts read flattened (a scalar as a 1-vector)
 
     @property
     def methods(self):
         """The block methods this behaviour defines."""
-        return tuple(m for m, text in zip(METHODS, (self.outputs, self.derivative,
-                                                    self.update, self.indicator)) if text)
+        return tuple(m for m, text in zip(METHODS, (self.outputs, self.derivative, self.update,
+                                                    self.indicator, self.initialize)) if text)
 
     def texts(self):
         """[(method, target, text)]: what each method writes (an output port's name, 'dx',
         'xd' or 'z') and from which expression, in the order they run."""
         outs = [("output", port, text) for port, text in self.outputs.items()]
+        starts = [("initialize", port, text) for port, text in self.initialize.items()]
         return outs + [(m, target, text) for m, target, text in
                        (("derivative", "dx", self.derivative), ("update", "xd", self.update),
-                        ("indicator", "z", self.indicator)) if text]
+                        ("indicator", "z", self.indicator)) if text] + starts
 
     def arrays(self, block, ports=None):
         """{name: array} the texts read: the block's bound inputs, its run data views, its
@@ -88,7 +92,7 @@ class Behaviour:
             try:
                 run = compile_inplace(text, arrays, targets[target])
             except ExprError as e:  # which of the texts: the block's author reads it
-                what = f"output {target}" if method == "output" else method
+                what = f"{method} {target}" if method in ("output", "initialize") else method
                 raise ExprError(f"{what} '{text}': {e}") from None
             runs.setdefault(method, []).append(run)
         for method, parts in runs.items():
@@ -108,7 +112,8 @@ class Behaviour:
             rows = {target: derivatives.jacobian(text, variables, constants,
                                                  [arrays[v] for v in variables],
                                                  functions=FUNCTIONS)
-                    for method, target, text in self.texts() if method != "indicator"}
+                    for method, target, text in self.texts()
+                    if method in ("output", "derivative", "update")}
         except derivatives.NoDerivative:
             return None
         n = arrays[state].size if state in arrays else 0

@@ -173,7 +173,7 @@ def test_linear_systems_are_written_once_and_give_numpys_products_to_the_bit(cls
     """y = C s + D u and s' = A s + B u (the next state of a discrete one) are their declared
     behaviour, no method of their own (both modes and the Jacobian come from the texts); the
     scalar u is read as one element. Second algorithm: numpy's matmul on the realisation."""
-    for method in ("output", "derivative", "update", "jacobian"):
+    for method in ("output", "derivative", "update", "initialize", "lower", "jacobian"):
         assert getattr(cls, method) is getattr(Block, method), method
     rig = Rig(cls, params, {"u": ()} if "B" in params else {})
     assert rig.out_shapes == {"y": ()}
