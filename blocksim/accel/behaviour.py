@@ -30,7 +30,7 @@ def lower_behaviour(block, c):
     ports = {**c.shape_out, **c.shape_in}
     state = ports.get(behaviour.state) if behaviour.state else None
     for name, n in (("x", c.nx), ("xd", c.nxd)):
-        if n or state is None:  # as the interpreted form's (language/behaviour.py)
+        if n or (state is None and name not in shapes):  # as language/behaviour.py's
             shapes[name] = tuple(state) if state is not None else (n,)
             pointers[name] = name
     arrays = tuple((name, shape, pointers.get(name)) for name, shape in shapes.items())

@@ -75,9 +75,9 @@ class Behaviour:
             ports = {**{p.name: u for p, u in zip(ins, block.u)},
                      **{p.name: y for p, y in zip(outs, block.y)}}
             shape = np.shape(ports[self.state])
-        for name in ("x", "xd"):  # empty ones too (a pure gain's C @ x), unless reshaped
-            state = getattr(block, name)
-            if state is not None and (state.size or shape is None):
+        for name in ("x", "xd"):  # empty ones too (a pure gain's C @ x), where no port or
+            state = getattr(block, name)  # run data of that name is read instead
+            if state is not None and (state.size or (shape is None and name not in named)):
                 named[name] = state.reshape(shape) if shape is not None else state
         return named
 

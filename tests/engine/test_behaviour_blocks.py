@@ -77,3 +77,29 @@ def test_a_new_value_reaches_the_behaviour_in_both_modes(diagram):
         first = blocksim.execute(model)["y"]
         model.set({"blocks.A.K": [1.0, 6]})  # twice each: the views read the new values
         np.testing.assert_allclose(blocksim.execute(model)["y"], first * 2, rtol=1e-12)
+
+
+class Twice(Block):
+    """y = 2 x: an input named like a state, on a block without one."""
+
+    type = "twice"
+    behaviour = Behaviour(outputs={"y": "2 * x"})
+
+    def ports(self):
+        return [In("x")], [Out("y")]
+
+    def infer(self, shapes):
+        return {"y": shapes["x"]}
+
+
+def test_an_input_named_x_is_read_as_the_input_where_the_block_has_no_state(
+        monkeypatch, tmp_path):
+    monkeypatch.setattr(library, "_registered", {})
+    blocksim.register_block(Twice)
+    path = tmp_path / "twice.yaml"
+    path.write_text("blocksim: 1\nblocks:\n  V: {type: constant, value: [1.5, -4]}\n"
+                    "  T: {type: twice}\nwires: [V -> T.x]\nsimulation: {stop: 0.1}\n"
+                    "record: {y: T.y}\n")
+    for mode in ("normal", "accelerated"):
+        result = blocksim.run(path, overrides={"simulation.mode": mode})
+        np.testing.assert_array_equal(result["y"][-1], [3.0, -8.0])  # by hand: 2 * value
