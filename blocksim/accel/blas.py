@@ -10,6 +10,11 @@ loaded into this process from numpy's installation (Linux: /proc/self/maps; else
 libraries shipped inside numpy's package folders). numpy's wheels carry LAPACK in the same
 library (dgesv for solve and inv, dgesdd for svd, pinv and cond, dgelsd for lstsq, dgetrf
 for det): runtime/rt_linalg.c calls them as numpy/linalg/umath_linalg.cpp does.
+
+A BLAS call costs more than a short sum (argument checks, dispatch, zeroing the output), so
+rt_blas.c carries OpenBLAS's x86-64 summation order for a ddot of fewer than 16 terms and a
+transposed dgemv into fewer than 4 values, and takes them instead of the call for the sizes
+where a check against the loaded BLAS gives the same bits (`inline_sizes`).
 """
 from __future__ import annotations
 
@@ -36,6 +41,20 @@ def numpy_lapack():
     None (a numpy built against another LAPACK: compiled code then has no linear algebra)."""
     return _find(lambda prefix, suffix: [f"{prefix}cblas_dsyrk{suffix}"]
                  + [f"{prefix}{name}_{suffix}" for name in _LAPACK])
+
+
+_AGREED = {}  # numpy_blas()'s answer -> rt_blas_agree's verdict on it
+
+
+def inline_sizes(lib, found):
+    """The sizes for which rt_blas.c's kernels give the bits of the BLAS `found` (numpy_blas's
+    answer, already handed to `lib` by rt_set_blas): rt_blas_agree's bit mask, checked by the
+    first library bound in this process. The kernels are one C source whose fma calls and
+    unfused products round the same under any compiler (-ffp-contract=off), so the verdict
+    is the BLAS's and the CPU's, not the library's."""
+    if found not in _AGREED:
+        _AGREED[found] = lib.rt_blas_agree()
+    return _AGREED[found]
 
 
 def _find(symbols):

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import ufuncs
-from .blas import numpy_blas, numpy_lapack
+from .blas import inline_sizes, numpy_blas, numpy_lapack
 from .codegen import RUNTIME, RUNTIME_FILES
 from .toolchain import cache_dir, compile_limit, compiler
 
@@ -276,6 +276,7 @@ def _declare(lib):
         "rt_eval_f": ([P, D, P, P], I), "rt_eval_outputs": ([P, D, P], I),
         "rt_eval_indicators": ([P, D], I), "rt_eval_remember": ([P, D, I], I),
         "rt_set_blas": ([I, P, P, P, P], None),
+        "rt_blas_agree": ([], ctypes.c_ulonglong), "rt_set_inline": ([ctypes.c_ulonglong], None),
         "rt_set_ufuncs": ([P, P], None),
         "rt_batch_new": ([LL, LL], P), "rt_batch_free": ([P], None),
         "rt_batch_setup": ([P, LL, P, P, P, P, P, P, P], None),
@@ -291,6 +292,7 @@ def _declare(lib):
     found = numpy_blas()
     if found is not None:
         lib.rt_set_blas(found[0], *found[1])
+        lib.rt_set_inline(inline_sizes(lib, found))
     found = numpy_lapack()
     if found is not None:
         lib.rt_set_lapack(found[0], *found[1])
