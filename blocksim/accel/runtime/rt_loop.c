@@ -105,18 +105,18 @@ static int rt_sample(RT *rt, RtRows *rows, const int (*channels)[3], int count, 
 static int rt_f(RT *rt, double t, const double *y, double *dy)
 {
     rt->last_time = t;
-    memcpy(rt->X, y, sizeof(double) * NX);
+    rt_copy(rt->X, y, NX);
     dg_cont(rt, t);
     dg_deriv(rt, t);
     if (dy != rt->DX)
-        memcpy(dy, rt->DX, sizeof(double) * NX);
+        rt_copy(dy, rt->DX, NX);
     return rt->error;
 }
 
 static void rt_outputs(RT *rt, double t, const double *y)
 {
     if (y != rt->X)
-        memcpy(rt->X, y, sizeof(double) * NX);
+        rt_copy(rt->X, y, NX);
     dg_cont(rt, t);
 }
 
