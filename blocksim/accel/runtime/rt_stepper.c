@@ -260,13 +260,12 @@ static double rk_npmax(double a, double b)
 static double rk_error_norm(RT *rt, RtStepper *st, double h)
 {
     double atol_rtol = rt->atol / rt->rtol;
+    rt_dot_vm(RK_E, RK_S, K(0), NX, st->err);
     for (int i = 0; i < NX; i++) {
         st->abs_new[i] = fabs(st->y_new[i]);
         st->scale[i] = rk_npmax(st->abs_y[i], st->abs_new[i]) + atol_rtol;
-    }
-    rt_dot_vm(RK_E, RK_S, K(0), NX, st->err);
-    for (int i = 0; i < NX; i++)
         st->err[i] /= st->scale[i];
+    }
 #if RK_KIND == RK_KIND_DOP853
     rt_dot_vm(RK_E3, RK_S, K(0), NX, st->err3);
     for (int i = 0; i < NX; i++)
