@@ -96,14 +96,16 @@ def _step(hi, lo, inc_hi, inc_lo):
     return high + inc_hi + (new_lo < low).astype(np.uint64), new_lo
 
 
-def uniform_draws(seed, dists, n):
-    """{path: every run's draw} for `dists` [(path, Distribution)] when all are uniform and
-    the seed an integer, else None (see the module docstring)."""
-    if not isinstance(seed, int) or seed < 0 or n > 2**32 or \
+def uniform_draws(seed, dists, runs):
+    """{path: the draw of each run of `runs` (an array of run indices)} for `dists` [(path,
+    Distribution)] when all are uniform and the seed an integer, else None (see the module
+    docstring)."""
+    runs = np.asarray(runs, dtype=np.int64)
+    if not isinstance(seed, int) or seed < 0 or (len(runs) and runs.max() >= 2**32) or \
             any(d.name != "uniform" for _, d in dists):
         return None
     with np.errstate(over="ignore"):
-        s0, s1, s2, s3 = _states(seed, np.arange(n, dtype=np.uint64))
+        s0, s1, s2, s3 = _states(seed, runs.astype(np.uint64))
         # pcg64_set_seed: increment (words 2, 3) << 1 | 1; state 0 stepped, plus the state
         # (words 0, 1), stepped again
         inc_hi = (s2 << np.uint64(1)) | (s3 >> np.uint64(63))

@@ -40,6 +40,7 @@ KEYS = ("blocksim-sweep", "diagram", "name", "set", "grid", "zip", "samples", "r
         "metrics", "timeout")
 NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 MAX_RUNS = 1_000_000
+DRAW_BLOCK = 16384  # runs whose draws are made together (Runs)
 RESERVED_COLUMNS = ("run", "status", "message", "wall_s", "steps")
 
 
@@ -182,7 +183,8 @@ class SweepPlan:
 class Runs(Sequence):
     """The runs of a plan as a sequence: run i made when asked for, from its digits (the grid
     point, first key slowest, then the zip index, then the sample) and its random draws. The
-    draws of every run are made once, when the first is asked for, into one array per
+    draws are made DRAW_BLOCK runs at a time, when a run of the block is first asked for
+    (a sweep's first batch does not wait for a million runs' draws), into one array per
     `random:` path (run i's come from its own SeedSequence child, as the module says): a
     large sweep holds a few numbers per run, never a dict per run."""
 
@@ -204,6 +206,7 @@ class Runs(Sequence):
         self.listed.sort(key=lambda item: self.plan.axes.index(item[0]))
         self.n = stride
         self._draws = None  # random path -> array of every run's draws (choice: the index)
+        self._drawn_blocks = np.zeros(-(-self.n // DRAW_BLOCK), bool)  # blocks made
         self._levels = {}  # path -> its values as a float array (None: not all numbers)
 
     def __len__(self):
@@ -246,7 +249,7 @@ class Runs(Sequence):
             if a.key == key:
                 return [a.values[j] for j in ((index // stride) % size).tolist()]
         axis = next(a for a in self.rand if a.key == key)
-        drawn = self._drawn()[key][index].tolist()
+        drawn = self._drawn(index)[key][index].tolist()
         return [axis.dist.args[0][j] for j in drawn] if axis.dist.name == "choice" else drawn
 
     def indices(self, lo, hi):
@@ -266,7 +269,7 @@ class Runs(Sequence):
                 levels, codes = self._numbers(key, a.values), (index // stride) % size
             else:
                 axis = next(a for a in self.rand if a.key == key)
-                drawn = self._drawn()[key][index]
+                drawn = self._drawn(index)[key][index]
                 if axis.dist.name != "choice":
                     out[:, j] = drawn
                     continue
@@ -292,14 +295,23 @@ class Runs(Sequence):
 
     def draw(self, axis, i):
         """Run i's draw for a `random:` path."""
-        v = self._drawn()[axis.key][i]
+        v = self._drawn(np.array([i]))[axis.key][i]
         return axis.dist.args[0][int(v)] if axis.dist.name == "choice" else v.item()
 
 
-    def _drawn(self):
-        """Every run's draws {path: array}, made when first asked for."""
+    def _drawn(self, index):
+        """Every run's draws {path: array}, those of the runs `index` (an array of run
+        indices) made: their blocks of DRAW_BLOCK runs, when not made before."""
         if self._draws is None:
-            self._draws = _draw_all(self.rand, self.plan.seed, self.n)
+            kinds = {"uniform": np.float64, "normal": np.float64, "integers": np.int64,
+                     "choice": np.int64}
+            self._draws = {a.key: np.empty(self.n, kinds[a.dist.name]) for a in self.rand}
+        blocks = np.unique(np.asarray(index) // DRAW_BLOCK)
+        for b in blocks[~self._drawn_blocks[blocks]].tolist():
+            runs = np.arange(b * DRAW_BLOCK, min((b + 1) * DRAW_BLOCK, self.n))
+            for key, drawn in _draws_of(self.rand, self.plan.seed, runs).items():
+                self._draws[key][runs] = drawn
+            self._drawn_blocks[b] = True
         return self._draws
 
 
@@ -324,20 +336,19 @@ class _Taken(Sequence):
         return self.runs.numbers(keys, index)
 
 
-def _draw_all(axes, seed, n):
-    """{path: every run's draw} (choice: the index of the value drawn); run i draws in the
-    order of `axes` from numpy.random.default_rng(SeedSequence(seed, spawn_key=(i,))):
-    uniform draws for every run at once (draws.py), others run by run."""
-    found = uniform_draws(seed, [(a.key, a.dist) for a in axes], n)
+def _draws_of(axes, seed, runs):
+    """{path: the draw of each run of `runs` (an array of run indices)} (choice: the index of
+    the value drawn); run i draws in the order of `axes` from
+    numpy.random.default_rng(SeedSequence(seed, spawn_key=(i,))): uniform draws for the
+    runs at once (draws.py), others run by run."""
+    found = uniform_draws(seed, [(a.key, a.dist) for a in axes], runs)
     if found is not None:
         return found
-    kinds = {"uniform": np.float64, "normal": np.float64, "integers": np.int64,
-             "choice": np.int64}
-    out = {a.key: np.empty(n, kinds[a.dist.name]) for a in axes}
-    for i in range(n):
+    out = {a.key: [] for a in axes}
+    for i in runs.tolist():
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i,)))
         for a in axes:
-            out[a.key][i] = a.dist.draw_raw(rng)
+            out[a.key].append(a.dist.draw_raw(rng))
     return out
 
 

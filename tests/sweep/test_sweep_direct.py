@@ -10,7 +10,7 @@ import pytest
 
 import blocksim
 from blocksim.accel import batch
-from blocksim.batch import columns, draws
+from blocksim.batch import columns, draws, spec
 from blocksim.batch.run import prepare
 from blocksim.batch.spec import parse_distribution
 from blocksim.errors import DiagramErrors
@@ -249,9 +249,34 @@ def test_every_runs_uniform_draws_at_once_are_its_own_generators(seed):
     """The truth: numpy's generator of each run, made and drawn from one by one."""
     dists = [("a", parse_distribution("uniform(1, 10)")),
              ("b", parse_distribution("uniform(-0.5, 0.25)"))]
-    found = draws.uniform_draws(seed, dists, 300)
-    for i in (0, 1, 2, 150, 299):
+    runs = np.array([0, 1, 2, 150, 299, 2**32 - 1])
+    found = draws.uniform_draws(seed, dists, runs)
+    for k, i in enumerate(runs.tolist()):
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i,)))
-        assert (found["a"][i], found["b"][i]) == (rng.uniform(1, 10), rng.uniform(-0.5, 0.25))
+        assert (found["a"][k], found["b"][k]) == (rng.uniform(1, 10), rng.uniform(-0.5, 0.25))
     normal = [("a", parse_distribution("normal(0, 1)"))]
-    assert draws.uniform_draws(seed, normal, 3) is None  # drawn run by run
+    assert draws.uniform_draws(seed, normal, np.arange(3)) is None  # drawn run by run
+
+
+@pytest.mark.parametrize("second, draw", [
+    ("uniform(0.2, 1)", lambda rng: rng.uniform(0.2, 1)),
+    ("normal(0.5, 0.1)", lambda rng: rng.normal(0.5, 0.1))])
+def test_draws_made_a_block_at_a_time_are_each_runs_own_generators(tmp_path, monkeypatch,
+                                                                   second, draw):
+    """Runs asked for out of order, across blocks of 3 runs (the draws of a block made when
+    one of its runs is first asked for), with draws made at once (uniform) and run by run
+    (normal). The truth: numpy's generator of each run, drawn from in the order written."""
+    monkeypatch.setattr(spec, "DRAW_BLOCK", 3)
+    path = tmp_path / "mc.yaml"
+    path.write_text(f"blocksim-sweep: 1\ndiagram: {MSD}\nsamples: 10\nseed: 11\nrandom:\n"
+                    f"  blocks.Spring.K: uniform(1, 10)\n  blocks.Damping.K: '{second}'\n"
+                    "metrics: {peak: max(x)}\n")
+    runs = prepare(path).plan.runs()
+    truth = []
+    for i in range(10):
+        rng = np.random.default_rng(np.random.SeedSequence(11, spawn_key=(i,)))
+        truth.append((rng.uniform(1, 10), draw(rng)))
+    keys = ["blocks.Spring.K", "blocks.Damping.K"]
+    assert runs.numbers(keys, np.array([7, 1])).tolist() == [list(truth[7]), list(truth[1])]
+    assert [runs[4].values[k] for k in keys] == list(truth[4])
+    assert runs.column("blocks.Damping.K", np.arange(10)) == [t[1] for t in truth]
