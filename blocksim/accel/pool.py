@@ -4,7 +4,8 @@ A `Batch` holds the arguments of up to `capacity` runs of one compiled diagram
 (accel/batch.py's CompiledRuns: each run's Arguments): each run's row of a preallocated matrix of parameters, initial states, settings
 and exact series (one shared row when no run changes it), its data arrays and time events.
 `start(threads)` returns at once while the runs go on in C, each with its own buffers, steps,
-events and failure; `wait` returns when they have ended (or after a time, so that Python can
+events and failure (on threads made by the batch's first start, which wait for its next start
+and end with `close`); `wait` returns when they have ended (or after a time, so that Python can
 act on Ctrl-C); `results()` reads every run's status, step counts, times and recorded rows,
 `run_results(k)` one run's whole results (its sinks' inputs and events too), as a run alone.
 """

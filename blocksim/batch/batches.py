@@ -36,7 +36,7 @@ from .reductions import BatchMetrics
 from .worker import (Outcome, Outcomes, RunTimedOut, installed_job, kept, kept_result,
                      new_row, not_run, run_one, state_of)
 
-MAX_BATCH = 256  # runs per compiled call at most
+MAX_BATCH = 2048  # runs per compiled call at most
 MIN_BATCH = 8  # runs per thread in the first batch (its rows tell how many the next may hold)
 RESULT_BYTES = 64e6  # a batch's recorded rows (kept by C, read by Python) at most, about
 
@@ -234,9 +234,10 @@ class _Batches:
         return self.bytes_for(args.settings)
 
     def bytes_for(self, s):
-        """bytes_of a run with the settings `s`."""
+        """bytes_of a run with the settings `s`, its own copy of the work arrays in C too."""
         copies = 3 if self.job.keep == "all" else 2
-        return copies * 8 * self.width * max(planned_rows(s), self.rows)
+        work = self.state.fast.g.work.size
+        return 8 * (copies * self.width * max(planned_rows(s), self.rows) + work)
 
     def outcomes(self, batch, prepared, interrupted=False):
         """Report the runs of a batch that ended (those that did not end when `interrupted`

@@ -7,6 +7,7 @@ change the compiled code (an anti-windup choice) or make a run fail go the gener
 still agree; on one thread or several."""
 import copy
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -281,6 +282,40 @@ def test_a_batch_runs_each_sample_with_its_own_steps_and_failure():
         np.testing.assert_array_equal(data["q"], alone[1]["q"])
         assert t[-1] == stop and wall >= 0 and cpu >= 0
     pool_batch.close()
+
+
+def test_a_batchs_threads_run_its_next_batches_and_end_with_it():
+    """The threads a batch makes wait for its next start (none made per batch: two alive
+    after three batches) and end when it is freed; the runs of its next batches, in another
+    order and on one thread or two, are the first batch's bit for bit."""
+    path = ROOT / "tests" / "accel" / "corpus" / "fault_division.yaml"
+    model = blocksim.load(path, ["simulation.mode=accelerated"])
+    simulate_model(model, sweep=True)
+    generated = generate(model)
+    library = build(generated.source).library
+    args = []
+    for stop, step in [(0.5, 0.25), (0.75, 0.05), (0.3, 0.1), (5, 0.25)]:
+        model.set({"simulation.stop": stop, "simulation.step": step})
+        args.append(copy.copy(arguments(model, generated)))
+    pool_batch = Batch(library, model, generated, capacity=4)
+    before = len(os.listdir("/proc/self/task"))
+    found = []
+    for order, threads in [([0, 1, 2, 3], 2), ([3, 2, 1, 0], 1), ([2, 0, 3, 1], 2)]:
+        pool_batch.fill([args[k] for k in order])
+        pool_batch.start(threads)
+        pool_batch.finish()
+        results = pool_batch.results()
+        found.append({k: (results.runs[j][0], *results.of(j)) for j, k in enumerate(order)})
+    assert len(os.listdir("/proc/self/task")) == before + 2
+    for k in range(4):
+        done, t, data = found[0][k]
+        assert done is (k != 3)  # stop 5 passes the division by zero at t = 1
+        for other in found[1:]:
+            assert other[k][0] is done
+            np.testing.assert_array_equal(other[k][1], t)
+            np.testing.assert_array_equal(other[k][2]["q"], data["q"])
+    pool_batch.close()
+    assert len(os.listdir("/proc/self/task")) == before
 
 
 def test_a_run_over_the_time_limit_is_timed_out_inside_its_batch(tmp_path, monkeypatch):

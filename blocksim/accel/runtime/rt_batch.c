@@ -9,7 +9,9 @@
    BATCH_CHUNK seconds (so that `rt_batch_stop` is seen within one, and a run over the
    per-run limit `rt_batch_limit` set is ended RT_TIMED_OUT) and takes the next.
    `rt_batch_start` returns at once: Python prepares the next batch while this one runs
-   and waits with `rt_batch_wait` (ctypes releases the GIL in both). */
+   and waits with `rt_batch_wait` (ctypes releases the GIL in both). The threads are made
+   by the first start that needs them and wait between batches for the next start (a
+   sweep's batches reuse them: no thread made per batch); `rt_batch_free` ends them. */
 #include <pthread.h>
 
 #define BATCH_CHUNK 0.05
@@ -31,13 +33,19 @@ typedef struct {
     const double *event_t;
     const int *event_block;
     const long long *event_off;     /* n + 1 */
-    /* the threads */
+    /* the threads: `made` of them alive, waiting on `go` for the next batch (`batch`
+       counts the starts); the first `active` of them run it, `left` not yet finished */
     pthread_t *threads;
-    int nthreads, left, stop, started;
-    long long next;
+    int made, active, left, stop, quit;
+    long long batch, next;
     pthread_mutex_t lock;
-    pthread_cond_t finished;
+    pthread_cond_t finished, go;
 } RtBatch;
+
+typedef struct {
+    RtBatch *b;
+    int k;  /* the thread's number */
+} BatchThread;
 
 static double thread_cpu(void)
 {
@@ -59,6 +67,7 @@ RtBatch *rt_batch_new(long long cap, long long nw)
     b->seconds = calloc((size_t)(2 * cap), sizeof(double));
     pthread_mutex_init(&b->lock, NULL);
     pthread_cond_init(&b->finished, NULL);
+    pthread_cond_init(&b->go, NULL);
     if (!b->rt || !b->own || !b->status || !b->seconds) {
         free(b->rt);
         free(b->own);
@@ -70,10 +79,19 @@ RtBatch *rt_batch_new(long long cap, long long nw)
     return b;
 }
 
+/* the threads end (after their current chunk, if a batch runs) and are joined, then the
+   runs and their buffers freed */
 void rt_batch_free(RtBatch *b)
 {
     if (!b)
         return;
+    pthread_mutex_lock(&b->lock);
+    b->quit = 1;
+    __atomic_store_n(&b->stop, 1, __ATOMIC_RELAXED);
+    pthread_cond_broadcast(&b->go);
+    pthread_mutex_unlock(&b->lock);
+    for (int k = 0; k < b->made; k++)
+        pthread_join(b->threads[k], NULL);
     for (long long i = 0; i < b->cap; i++) {
         rt_free(b->rt[i]);
         free(b->own[i]);
@@ -85,6 +103,7 @@ void rt_batch_free(RtBatch *b)
     free(b->threads);
     pthread_mutex_destroy(&b->lock);
     pthread_cond_destroy(&b->finished);
+    pthread_cond_destroy(&b->go);
     free(b);
 }
 
@@ -151,15 +170,16 @@ static int batch_begin(RtBatch *b, long long i)
     return 1;
 }
 
-static void *batch_thread(void *arg)
+/* the runs of the current batch not started, taken one at a time until none is left or
+   the batch is stopped */
+static void batch_runs(RtBatch *b)
 {
-    RtBatch *b = arg;
     for (;;) {
         if (__atomic_load_n(&b->stop, __ATOMIC_RELAXED))
-            break;
+            return;
         long long i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
         if (i >= b->n)
-            break;
+            return;
         double wall = rt_now(), cpu = thread_cpu();
         int status = batch_begin(b, i) ? RT_MORE : RT_FAILED;
         while (status == RT_MORE && !__atomic_load_n(&b->stop, __ATOMIC_RELAXED)) {
@@ -171,35 +191,66 @@ static void *batch_thread(void *arg)
         b->seconds[2 * i + 1] = thread_cpu() - cpu;
         b->status[i] = status;
     }
+}
+
+/* thread k: runs each batch it is active in, then waits for the next, until freed */
+static void *batch_thread(void *arg)
+{
+    BatchThread *self = arg;
+    RtBatch *b = self->b;
+    int k = self->k;
+    free(self);
+    long long seen = 0;
     pthread_mutex_lock(&b->lock);
-    if (--b->left == 0)
-        pthread_cond_broadcast(&b->finished);
+    for (;;) {
+        while (!b->quit && (b->batch == seen || k >= b->active)) {
+            seen = b->batch;  /* a batch this thread is not in is skipped */
+            pthread_cond_wait(&b->go, &b->lock);
+        }
+        if (b->quit)
+            break;
+        seen = b->batch;
+        pthread_mutex_unlock(&b->lock);
+        batch_runs(b);
+        pthread_mutex_lock(&b->lock);
+        if (--b->left == 0)
+            pthread_cond_broadcast(&b->finished);
+    }
     pthread_mutex_unlock(&b->lock);
     return NULL;
 }
 
-/* start the batch's runs on `nthreads` threads and return; 0 when no thread could start
-   (the runs are then not run) */
+/* start the batch's runs on `nthreads` threads (made when fewer are alive) and return; 0
+   when no thread could be made (the runs are then not run) */
 int rt_batch_start(RtBatch *b, int nthreads)
 {
-    free(b->threads);
-    b->threads = calloc((size_t)nthreads, sizeof(pthread_t));
-    if (!b->threads)
-        return 0;
-    b->next = 0;
-    b->stop = 0;
-    b->left = nthreads;
-    b->started = 0;
-    for (int k = 0; k < nthreads; k++) {
-        if (pthread_create(&b->threads[k], NULL, batch_thread, b) != 0) {
-            pthread_mutex_lock(&b->lock);
-            b->left -= nthreads - k;
-            pthread_mutex_unlock(&b->lock);
-            break;
+    if (nthreads > b->made) {
+        pthread_t *threads = realloc(b->threads, (size_t)nthreads * sizeof(pthread_t));
+        if (threads)
+            b->threads = threads;
+        for (int k = b->made; threads && k < nthreads; k++) {
+            BatchThread *arg = malloc(sizeof(BatchThread));
+            if (!arg)
+                break;
+            arg->b = b;
+            arg->k = k;
+            if (pthread_create(&b->threads[k], NULL, batch_thread, arg) != 0) {
+                free(arg);
+                break;
+            }
+            b->made++;
         }
-        b->started++;
     }
-    return b->started > 0;
+    if (b->made == 0)
+        return 0;
+    pthread_mutex_lock(&b->lock);
+    b->next = 0;
+    __atomic_store_n(&b->stop, 0, __ATOMIC_RELAXED);
+    b->active = b->left = nthreads < b->made ? nthreads : b->made;
+    b->batch++;
+    pthread_cond_broadcast(&b->go);
+    pthread_mutex_unlock(&b->lock);
+    return 1;
 }
 
 /* the wall seconds each run of the following batches may take (0: no limit) */
@@ -208,7 +259,7 @@ void rt_batch_limit(RtBatch *b, double seconds)
     b->limit = seconds;
 }
 
-/* wait up to `seconds` for the batch's threads; 1 when they have all ended (joined) */
+/* wait up to `seconds` for the batch's threads; 1 when they have all finished it */
 int rt_batch_wait(RtBatch *b, double seconds)
 {
     struct timespec until;
@@ -222,11 +273,6 @@ int rt_batch_wait(RtBatch *b, double seconds)
             break;
     int done = b->left == 0;
     pthread_mutex_unlock(&b->lock);
-    if (done) {
-        for (int k = 0; k < b->started; k++)
-            pthread_join(b->threads[k], NULL);
-        b->started = 0;
-    }
     return done;
 }
 
