@@ -286,11 +286,13 @@ class Runs(Sequence):
         return self._levels[key]
 
     def column_texts(self, key, index, text):
-        """`column` as `text(value)` of each value: a grid or zip level's text made once."""
+        """`column` as `text(value)` of each value: the text of each grid or zip level
+        these runs take made once (those alone: summary.csv asks for a row at a time)."""
         for a, stride, size in self.listed:
             if a.key == key:
-                texts = [text(v) for v in a.values]
-                return [texts[j] for j in ((index // stride) % size).tolist()]
+                levels, codes = np.unique((index // stride) % size, return_inverse=True)
+                texts = [text(a.values[j]) for j in levels.tolist()]
+                return [texts[k] for k in codes.tolist()]
         return [text(v) for v in self.column(key, index)]
 
     def draw(self, axis, i):

@@ -3,6 +3,7 @@ row once, whole, in run order. (A SIGTERM that arrived just after a write had re
 file, before the file's bookkeeping, wrote those rows a second time at the end: the large
 interrupted grid of test_sweep_runs.py failed so, once.)"""
 import csv
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -79,3 +80,26 @@ def test_a_set_cut_short_leaves_the_row_not_run():
         table.set(0, _Stop(status="ok", message="", wall_s=0.1, steps=3, peak=2.0, final=1.0))
     assert table.rows[0]["status"] == "interrupted"
     assert table.rows[0]["peak"] is None
+
+
+def test_a_row_of_a_large_grid_formats_its_own_levels_alone(tmp_path):
+    """summary.csv is written a row at a time while a progress callback sees each run (the
+    command line's): a row's cells format the grid levels it takes, not every level of the
+    grid (a 40,000-level grid took 15 minutes, its rows formatting 40,000 texts each)."""
+    from blocksim.batch.spec import load_plan
+    from blocksim.batch.table import _csv_cell
+    path = tmp_path / "grid.yaml"
+    msd = Path(__file__).resolve().parents[2] / "diagrams" / "msd.yaml"
+    path.write_text(f"blocksim-sweep: 1\ndiagram: {msd}\ngrid:\n"
+                    "  blocks.Spring.K: linspace(1, 2, 1000)\n  blocks.Damping.K: [0.5, 2]\n")
+    runs = load_plan(path, None, None, ()).runs()
+    formatted = []
+
+    def text(value):
+        formatted.append(value)
+        return _csv_cell(value)
+    rows = np.array([7, 8, 1999])  # Spring.K levels 3, 4 and 999; Damping.K 1, 0, 1
+    assert runs.column_texts("blocks.Spring.K", rows, text) == \
+        [_csv_cell(1 + k / 999) for k in (3, 4, 999)]  # linspace's levels by hand
+    assert runs.column_texts("blocks.Damping.K", rows, text) == ["2", "0.5", "2"]
+    assert len(formatted) == 3 + 2  # each level these rows take, once
