@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ..language.behaviour import PORT_METHODS
 from ..language.inplace import FUNCTIONS
 from .expression import lower_expression
 from .lowering import Lowering
@@ -36,7 +37,8 @@ def lower_behaviour(block, c):
     arrays = tuple((name, shape, pointers.get(name)) for name, shape in shapes.items())
     code, scratch = {}, 0
     for method, target, text in behaviour.texts():
-        c_code, need = _lowered(text, arrays, TARGETS.get(target, f"out_{target}"))
+        c_code, need = _lowered(text, arrays, f"out_{target}" if method in PORT_METHODS
+                                else TARGETS[target])
         code[method] = code.get(method, "") + c_code
         scratch = max(scratch, need)
     return Lowering(code, scratch=scratch, doc="; ".join(

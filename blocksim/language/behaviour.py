@@ -34,6 +34,8 @@ from .expr import ExprError
 from .inplace import FUNCTIONS, compile_inplace
 
 METHODS = ("output", "derivative", "update", "indicator", "initialize")
+PORT_METHODS = ("output", "initialize")  # the methods whose texts write output ports
+_STATES = {"dx": "continuous state", "xd": "discrete state", "z": "zero-crossing indicators"}
 
 
 @dataclass(frozen=True)
@@ -85,14 +87,20 @@ class Behaviour:
         """The block's methods from its texts, on the views it was just bound to."""
         ports = block.ports()
         arrays = self.arrays(block, ports)
-        targets = {p.name: y for p, y in zip(ports[1], block.y)}
-        targets.update(dx=block.dx, xd=block.xd, z=block.z)
+        # an output port's own array, also for a port named like a state (dx, xd, z)
+        outputs = {p.name: y for p, y in zip(ports[1], block.y)}
+        states = {"dx": block.dx, "xd": block.xd, "z": block.z}
         runs = {}
         for method, target, text in self.texts():
+            port = method in PORT_METHODS
             try:
-                run = compile_inplace(text, arrays, targets[target])
+                out = outputs.get(target) if port else states[target]
+                if out is None:
+                    raise ExprError("the block has no output port of that name" if port else
+                                    f"the block has no {_STATES[target]}")
+                run = compile_inplace(text, arrays, out)
             except ExprError as e:  # which of the texts: the block's author reads it
-                what = f"{method} {target}" if method in ("output", "initialize") else method
+                what = f"{method} {target}" if port else method
                 raise ExprError(f"{what} '{text}': {e}") from None
             runs.setdefault(method, []).append(run)
         for method, parts in runs.items():
@@ -108,14 +116,16 @@ class Behaviour:
         ins = [p.name for p, u in zip(block.ports()[0], block.u) if u is not None]
         variables = ([state] if state in arrays else []) + ins
         constants = {k: a for k, a in arrays.items() if k not in variables}
-        try:
-            rows = {target: derivatives.jacobian(text, variables, constants,
-                                                 [arrays[v] for v in variables],
-                                                 functions=FUNCTIONS)
+        try:  # {(method, port or state): rows}: an output port may be named like a state
+            rows = {(method, target): derivatives.jacobian(text, variables, constants,
+                                                           [arrays[v] for v in variables],
+                                                           functions=FUNCTIONS)
                     for method, target, text in self.texts()
                     if method in ("output", "derivative", "update")}
         except derivatives.NoDerivative:
             return None
+        rate = rows.pop(("derivative", "dx") if state == "x" else ("update", "xd"), None)
+        rows = {port: r for (method, port), r in rows.items() if method == "output"}
         n = arrays[state].size if state in arrays else 0
         width = n + sum(arrays[i].size for i in ins)
         for port in block.ports()[1]:  # an output that is (part of) the state: C selects it
@@ -127,7 +137,7 @@ class Behaviour:
         if any(port not in rows for port in outs):
             return None
         Y = np.vstack([rows[port] for port in outs])
-        rate = rows.get("dx" if state == "x" else "xd", np.zeros((0, Y.shape[1])))
+        rate = np.zeros((0, Y.shape[1])) if rate is None else rate
         return Jacobian(rate[:, :n], rate[:, n:], Y[:, :n], Y[:, n:],
                         states=None if n else ())
 

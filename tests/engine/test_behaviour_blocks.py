@@ -103,3 +103,66 @@ def test_an_input_named_x_is_read_as_the_input_where_the_block_has_no_state(
     for mode in ("normal", "accelerated"):
         result = blocksim.run(path, overrides={"simulation.mode": mode})
         np.testing.assert_array_equal(result["y"][-1], [3.0, -8.0])  # by hand: 2 * value
+
+
+class Lag(Block):
+    """dx/dt = u - x, with outputs named like the states: z = 3 x, xd = x + u."""
+
+    type = "lag_named_like_states"
+    behaviour = Behaviour(outputs={"z": "3 * x", "xd": "x + u"}, derivative="u - x")
+
+    def ports(self):
+        return [In("u", shape=(1,))], [Out("z", shape=(1,), feedthrough=()),
+                                       Out("xd", shape=(1,))]
+
+    def continuous_state(self):
+        return np.zeros(1)
+
+
+class Misnamed(Twice):
+    """initialize writes a port the block does not have."""
+
+    type = "misnamed"
+    behaviour = Behaviour(outputs={"y": "2 * x"}, initialize={"w": "x"})
+
+
+LAG = """blocksim: 1
+blocks:
+  S: {type: step, time: 0, after: [1]}
+  L: {type: lag_named_like_states}
+wires: [S -> L]
+simulation: {stop: 2, solver: rk45, rtol: 1e-10, atol: 1e-12}
+record: {z: L.z, xd: L.xd}
+"""
+
+
+def test_output_ports_named_like_the_states_are_written_as_ports(monkeypatch, tmp_path):
+    """Outputs z and xd are the ports, not the indicators or the discrete state (normal mode
+    wrote z into the block's missing indicators and failed; accelerated mode wrote C's z),
+    and linearize takes their rows."""
+    monkeypatch.setattr(library, "_registered", {})
+    blocksim.register_block(Lag)
+    path = tmp_path / "lag.yaml"
+    path.write_text(LAG)
+    for mode in ("normal", "accelerated"):
+        result = blocksim.run(path, overrides={"simulation.mode": mode})
+        assert result.meta["mode"]["mode"] == mode
+        x = 1 - np.exp(-result.t)  # by hand: a unit step through 1/(s + 1) from rest
+        np.testing.assert_allclose(result["z"][:, 0], 3 * x, atol=1e-8)
+        np.testing.assert_allclose(result["xd"][:, 0], x + 1, atol=1e-8)
+    lin = blocksim.linearize(path, inputs=["S.y"], outputs=["L.z", "L.xd"], at=0)
+    # A = -1, B = 1; z = 3 x, xd = x + u (by hand)
+    np.testing.assert_array_equal([lin.A[0, 0], lin.B[0, 0]], [-1, 1])
+    np.testing.assert_array_equal(lin.C[:, 0], [3, 1])
+    np.testing.assert_array_equal(lin.D[:, 0], [0, 1])
+
+
+def test_a_text_for_a_port_the_block_lacks_names_it(monkeypatch, tmp_path):
+    monkeypatch.setattr(library, "_registered", {})
+    blocksim.register_block(Misnamed)
+    path = tmp_path / "misnamed.yaml"
+    path.write_text("blocksim: 1\nblocks:\n  V: {type: constant, value: 1}\n"
+                    "  M: {type: misnamed}\nwires: [V -> M.x]\nsimulation: {stop: 1}\n")
+    with pytest.raises(blocksim.DiagramError, match=r"misnamed.yaml:4: error: block 'M'.*"
+                       "initialize w 'x': the block has no output port of that name"):
+        blocksim.load(path)
