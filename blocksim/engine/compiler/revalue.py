@@ -215,7 +215,7 @@ class Revalue:
     def _plan(self, model, spec, paths):
         """What the new spec's values change, checked, without writing anything: a
         SimpleNamespace, or None for a change of structure."""
-        comp, problems = self.comp, Problems()
+        problems = Problems()
         set_params, set_blocks, set_settings, set_robots = {}, {}, False, False
         for path in paths:
             parts = path.split(".")
