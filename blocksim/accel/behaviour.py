@@ -16,8 +16,6 @@ from ..language.inplace import FUNCTIONS
 from .expression import lower_expression
 from .lowering import Lowering
 
-TARGETS = {"dx": "dx", "xd": "xd", "z": "z"}  # the C arrays of the targets other than ports
-
 
 def lower_behaviour(block, c):
     """The block's Lowering, from its behaviour's texts; LoweringError where one has no
@@ -37,8 +35,9 @@ def lower_behaviour(block, c):
     arrays = tuple((name, shape, pointers.get(name)) for name, shape in shapes.items())
     code, scratch = {}, 0
     for method, target, text in behaviour.texts():
+        # an output port's C array, else the state's own (dx, xd, z)
         c_code, need = _lowered(text, arrays, f"out_{target}" if method in PORT_METHODS
-                                else TARGETS[target])
+                                else target)
         code[method] = code.get(method, "") + c_code
         scratch = max(scratch, need)
     return Lowering(code, scratch=scratch, doc="; ".join(
