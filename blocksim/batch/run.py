@@ -273,23 +273,16 @@ class _Counter:
             self.progress(Progress(self.total, 0, 0, 0, min(self.workers, self.total), None))
 
     def report(self, outcome):
-        """Take an Outcome, or Outcomes (runs of a batch that ended ok, a column at once;
-        one at a time for a progress callback, which sees each run)."""
+        """Take an Outcome, or Outcomes (runs of a batch that ended ok, taken as columns at
+        once); a progress callback then sees each of its runs, one call each."""
         if isinstance(outcome, Outcomes):
+            done, ok = self.done, self.ok
+            self._take_batch(outcome)
             if self.progress is not None:
                 for one in outcome:
-                    self.report(one)
-                return
-            self.table.set_ok(outcome.index, outcome.wall_s, outcome.steps, outcome.metrics)
-            ex = self.table.meta["execution"]
-            ex["run_s"] += float(outcome.wall_s.sum())
-            ex["simulate_s"] += float(outcome.sim_s.sum())
-            ex["cpu_s"] += float(outcome.cpu_s.sum())
-            ex["reparameterised"] += len(outcome)
-            ex["modes"][outcome.mode] = ex["modes"].get(outcome.mode, 0) + len(outcome)
-            self.done += len(outcome)
-            self.ok += len(outcome)
-            self.writer.took_ok(outcome.index)
+                    done += 1
+                    ok += 1
+                    self._tell(done, ok, one)
             return
         table = self.table
         table.set(outcome.index, outcome.row)
@@ -306,8 +299,23 @@ class _Counter:
         self.failed += status == "failed"
         self.writer.took(outcome)
         if self.progress is not None:
-            self.progress(Progress(self.total, self.done, self.ok, self.failed,
-                                   min(self.workers, self.total - self.done), outcome))
+            self._tell(self.done, self.ok, outcome)
+
+    def _take_batch(self, outcomes):
+        self.table.set_ok(outcomes.index, outcomes.wall_s, outcomes.steps, outcomes.metrics)
+        ex = self.table.meta["execution"]
+        ex["run_s"] += float(outcomes.wall_s.sum())
+        ex["simulate_s"] += float(outcomes.sim_s.sum())
+        ex["cpu_s"] += float(outcomes.cpu_s.sum())
+        ex["reparameterised"] += len(outcomes)
+        ex["modes"][outcomes.mode] = ex["modes"].get(outcomes.mode, 0) + len(outcomes)
+        self.done += len(outcomes)
+        self.ok += len(outcomes)
+        self.writer.took_ok(outcomes.index)
+
+    def _tell(self, done, ok, outcome):
+        self.progress(Progress(self.total, done, ok, self.failed,
+                               min(self.workers, self.total - done), outcome))
 
 
 class _Writer:
