@@ -252,13 +252,13 @@ class _Batches:
         done = np.flatnonzero(results.done)
         at_once = state.batch_metrics.of_batch(results.t, results.data, results.starts[done],
                                                results.ends[done]) if len(done) else {}
-        if not state.batch_metrics.at_once(at_once):  # runs' rows read one by one: all
+        whole = state.batch_metrics.at_once(at_once)
+        if not whole:  # runs' rows read one by one: all
             results = batch.results()
         position = np.full(len(prepared), -1, dtype=np.intp)
         position[done] = np.arange(len(done))
         shared = ((time.perf_counter() - started) / max(len(prepared), 1),
                   (time.thread_time() - c0) / max(len(prepared), 1))
-        whole = state.batch_metrics.at_once(at_once)
         # each run's own metric time, when its rows are read for them (else in `shared`)
         clocks = (_no_clock, _no_clock) if whole else (time.perf_counter, time.thread_time)
         together = results.done if whole and self.job.keep != "all" else \
