@@ -226,10 +226,6 @@ class Results:
         self.ends = np.cumsum(counts)
         self.starts = self.ends - counts
 
-    @property
-    def runs(self):
-        return [self.run(k) for k in range(len(self.out))]
-
     def run(self, k):
         """Run k's (done, stats, wall, cpu, start, end)."""
         o = self.out[k]

@@ -268,7 +268,7 @@ def test_a_batch_runs_each_sample_with_its_own_steps_and_failure():
     pool_batch.finish()
     results = pool_batch.results()
     for k, (stop, step) in enumerate(zip(stops, steps)):
-        done, stats, wall, cpu, start, end = results.runs[k]
+        done, stats, wall, cpu, start, end = results.run(k)
         alone = simulate_model(blocksim.load(path, [f"simulation.stop={stop}",
                                                     f"simulation.step={step}",
                                                     "simulation.mode=accelerated"]))
@@ -305,7 +305,7 @@ def test_a_batchs_threads_run_its_next_batches_and_end_with_it():
         pool_batch.start(threads)
         pool_batch.finish()
         results = pool_batch.results()
-        found.append({k: (results.runs[j][0], *results.of(j)) for j, k in enumerate(order)})
+        found.append({k: (results.run(j)[0], *results.of(j)) for j, k in enumerate(order)})
     assert len(os.listdir("/proc/self/task")) == before + 2
     for k in range(4):
         done, t, data = found[0][k]
