@@ -16,7 +16,7 @@ from .arguments import arguments
 from .boundary import STIFF
 from .build import build
 from .codegen import generate
-from .mode import _kept
+from .mode import kept_code
 
 
 class CompiledRuns:
@@ -31,7 +31,7 @@ class CompiledRuns:
         whose loop is the simulator's."""
         if model.settings.solver in STIFF:
             return None
-        generated, key = _kept(model) or (generate(model), None)  # the run's own, when kept
+        generated, key = kept_code(model) or (generate(model), None)  # the run's own, when kept
         return cls(build(generated.source, key).library, model, generated, base)
 
     def __init__(self, library, model, generated, base):

@@ -112,7 +112,7 @@ def _decide(model, sweep):
     past = model.__dict__.get("_normal_past", 0.0)  # how long an earlier run of it ran
     normal, compiling = max(normal_seconds(model), past), compile_seconds(model)
     try:
-        kept = _kept(model)
+        kept = kept_code(model)
         lows = _compilable(model) if kept is None else None
         if mode == "auto" and not sweep and normal < compiling:
             if kept is None and past >= START_SECONDS:
@@ -188,7 +188,7 @@ class Trial:
             if not holds_libraries():
                 return
         try:
-            generated, key = _kept(self.model) or _generated(self.model, self.lows)
+            generated, key = kept_code(self.model) or _generated(self.model, self.lows)
             cached = kind == "cached" and _is_cached(key)
         except Exception as e:  # whatever it is, the run goes on in normal mode
             self.checks = []
@@ -235,11 +235,13 @@ def _compilable(model):
     return lows
 
 
-def _kept(model):
-    """(codegen.Generated, its cache key) of `model` when they were made for its present
-    structure: its blocks and solver (a change of values keeps them; Model.set changing the
-    structure makes new blocks), else None. Unavailable when the run's values are more
-    than its code can hold (arguments.py: exact times past 128 bits)."""
+def kept_code(model):
+    """The compiled code made for `model`'s present blocks and solver, as (codegen.Generated,
+    its cache key), kept on the model by an earlier run (`_generated`); None when there is
+    none or the structure changed since (new values keep it; Model.set changing the
+    structure makes new blocks). A sweep's compiled runs start from it. Unavailable when
+    the model's values are more than that code can hold (arguments.py: exact times past
+    128 bits)."""
     kept = model.__dict__.get("_generated")
     if kept is not None and kept[0] is model.blocks and kept[1] == model.settings.solver:
         _arguments(model, kept[2])
@@ -249,7 +251,7 @@ def _kept(model):
 
 def _generated(model, lows):
     """(codegen.Generated, its cache key) of `model` from its blocks' lowerings `lows`, kept
-    on the model (see `_kept`); Unavailable when its code cannot be generated or the run's
+    on the model (see `kept_code`); Unavailable when its code cannot be generated or the run's
     values cannot be held."""
     from .build import key_of
     from .codegen import generate
