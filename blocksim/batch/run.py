@@ -31,7 +31,8 @@ import numpy as np
 
 from ..errors import DiagramError, OutputError, ReportWarning
 from ..util import dirlock
-from ..engine.results import DRAWING, REPORT, check_out_dir, versions, write_json, write_npz
+from ..engine.results import (DRAWING, REPORT, check_out_dir, installed_versions, write_json,
+                              write_npz)
 from .batches import in_batches
 from .execute import executor
 from .plot import write_figures
@@ -228,7 +229,7 @@ def _meta(plan, checked, keep):
         "execution": {"where": None, "modes": {}, "workers": 0, "wall_s": None, "compiles": 0,
                       "reparameterised": 0, "run_s": 0.0, "simulate_s": 0.0, "cpu_s": 0.0},
         "figures": [],
-        "versions": versions(),
+        "versions": installed_versions(),
     }
     meta["fingerprint"] = _fingerprint(meta["sweep"], checked)
     return meta

@@ -173,15 +173,32 @@ def _base_versions():
             "blocksim": __version__}
 
 
+_OPTIONAL = ("scipy", "numba", "matplotlib", "networkx")  # libraries a run may load
+
+
 def versions():
     """Versions of the interpreter, numpy, blocksim and of the optional libraries this run
     actually loaded (scipy for the stiff solvers, numba for the robot kernels, matplotlib for
     plots), read from the loaded modules: no package metadata is parsed."""
     out = dict(_base_versions())
-    for name in ("scipy", "numba", "matplotlib", "networkx"):
+    for name in _OPTIONAL:
         module = sys.modules.get(name)
         if module is not None:
             out[name] = getattr(module, "__version__", "unknown")
+    return out
+
+
+def installed_versions():
+    """`versions` with every optional library installed, read from its package metadata
+    (nothing imported): a sweep's, the same whatever this process imported before (its runs
+    load what they need, maybe in other processes)."""
+    from importlib import metadata
+    out = dict(_base_versions())
+    for name in _OPTIONAL:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
     return out
 
 

@@ -160,6 +160,21 @@ def test_the_table_as_a_dataframe(tmp_path, monkeypatch):
         table.to_pandas()
 
 
+def test_the_versions_of_a_sweep_do_not_depend_on_what_was_imported_before(tmp_path,
+                                                                            monkeypatch):
+    """sweep.json listed matplotlib only when something had imported it earlier in the
+    process: it lists the libraries installed, each at the version its module gives."""
+    import matplotlib
+    import networkx
+    import scipy
+    path = write_sweep(tmp_path, "grid:\n  parameters.tau: [1]\n")
+    imported = blocksim.sweep(path, workers=1).meta["versions"]
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if never imported
+    assert blocksim.sweep(path, workers=1).meta["versions"] == imported
+    for module in (np, scipy, matplotlib, networkx):
+        assert imported[module.__name__] == module.__version__
+
+
 def test_the_summary_counts_the_runs_in_each_mode(tmp_path, capsys):
     """The mode printed is the runs' own: a grid over simulation.mode runs some of each."""
     write_sweep(tmp_path, GRID)
