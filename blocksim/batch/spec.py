@@ -669,17 +669,10 @@ def check(plan, library=None):
     first = [o for o in runs[0].overrides if o[0] not in bad]
     model = _note(problems, lambda: compile_diagram(_with(spec, first), library))
     if model is not None:
-        # each listed value once, with the first run's other values, written into the model
-        # by the route of new values (a value that changes the structure: compiled anew)
         def change(trial):
             model.compilation.change(model, trial, base=spec)
 
-        grid = [(a, direct(model, a.key)) for a in plan.of_kind("grid") if a.key not in bad]
-        for a, found in grid:  # (found on the first run's model)
-            for j in _to_check(a, found):
-                value, loc = a.values[j], a.locs[j]
-                trial = [(k, value, loc) if k == a.key else (k, v, l) for k, v, l in first]
-                _note(problems, lambda: change(trial), (f"with {a.key} = {value}", loc))
+        _check_grid(problems, plan, model, spec, first, bad)
         zips = [a for a in plan.of_kind("zip") if a.key not in bad]
         for j in range(1, len(zips[0].values) if zips else 0):
             replaced = {a.key: (a.values[j], a.locs[j]) for a in zips}
@@ -691,9 +684,13 @@ def check(plan, library=None):
         if _note(problems, lambda: change(first) or True):  # accelerated mode refused
             decision = _note(problems, lambda: decide(model, sweep=True))  # before any run
             mode = decision.mode if decision is not None else mode
-    else:  # the diagram as the sweep file leaves it, for the recorded signals' shapes
+        shapes = _shapes(model)
+    else:  # the diagram as the sweep file leaves it, for the recorded signals' shapes; the
+        # first run was refused: the listed values are checked on it (which others are too)
         model = _note(Problems(), lambda: compile_diagram(spec.copy(), library))
-    shapes = {name: view.shape for name, (view, _) in model.record.items()} if model else {}
+        shapes = _shapes(model)
+        if model is not None:
+            _check_grid(problems, plan, model, spec, first, bad)
     metrics = Metrics({n: t for n, (t, _) in plan.metrics.items()}, shapes or spec.record)
     for name, message in metrics.problems.items():
         problems.add(plan.metrics[name][1].error(f"metric '{name}': {message}",
@@ -703,6 +700,29 @@ def check(plan, library=None):
             problems.add(plan.metrics[name][1].error(f"metric '{name}' {message}"))
     problems.check()
     return Checked(plan, spec, model, runs, metrics, mode)
+
+
+def _shapes(model):
+    return {name: view.shape for name, (view, _) in model.record.items()} if model else {}
+
+
+def _check_grid(problems, plan, model, spec, first, bad):
+    """Each listed value of the grid once, with the first run's other values, written into
+    `model` by the route of new values (a value that changes the structure: compiled
+    anew). An error that several values of a path give at its line is said once, naming
+    the first of them and how many more."""
+    grid = [(a, direct(model, a.key)) for a in plan.of_kind("grid") if a.key not in bad]
+    for a, found in grid:  # (found on the first run's model)
+        refused = {}  # an error's _key -> the listed values that gave it, in order
+        for j in _to_check(a, found):
+            value, loc = a.values[j], a.locs[j]
+            trial = [(k, value, loc) if k == a.key else (k, v, l) for k, v, l in first]
+            _note(problems, lambda: model.compilation.change(model, trial, base=spec),
+                  (f"with {a.key} = {value}", loc), (refused, value))
+        for err in problems.errors:
+            values = refused.get(_key(err), ())
+            if len(values) > 1:
+                err.message += f": the listed {values[0]} and {len(values) - 1} more"
 
 
 def _to_check(axis, found):
@@ -734,21 +754,31 @@ def _with(spec, overrides):
     return copy
 
 
-def _note(problems, action, context=None):
-    """action(), or None with its DiagramError(s) added to `problems`, each message once.
+def _note(problems, action, context=None, tally=None):
+    """action(), or None with its DiagramError(s) added to `problems`, each once (`_key`).
     `context` = (text, Loc) names the sweep value being checked; it becomes a hint of the
-    errors located elsewhere (in the diagram, where the value is used)."""
+    errors located elsewhere (in the diagram, where the value is used). `tally` = (dict,
+    value): the value joins the list, under its `_key`, of each error at the value's line."""
     try:
         return action()
     except (DiagramError, DiagramErrors) as e:
-        known = {x.message for x in problems.errors}
+        known = {_key(x) for x in problems.errors}
         for err in (e.errors if isinstance(e, DiagramErrors) else [e]):
-            if err.message in known:
+            key = _key(err)
+            here = context is None or (err.file, err.line) == (context[1].file, context[1].line)
+            if tally is not None and here:
+                tally[0].setdefault(key, []).append(tally[1])
+            if key in known:
                 continue
-            if context and (err.file, err.line) != (context[1].file, context[1].line):
+            if not here:
                 where = context[1].file + (f":{context[1].line}" if context[1].line else "")
                 note = f"{context[0]} ({where})"
                 err.hint = f"{err.hint}; {note}" if err.hint else note
             problems.add(err)
-            known.add(err.message)
+            known.add(key)
         return None
+
+
+def _key(err):
+    """What makes two errors one: the message, and whose and where it is."""
+    return err.file, err.line, err.block, err.port, err.param, err.message

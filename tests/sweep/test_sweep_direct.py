@@ -68,6 +68,24 @@ def test_a_grid_value_the_rules_refuse_is_reported_as_the_route_reports_it(tmp_p
         f"{path}:7: error: block 'Damping' parameter 'K': value is not a number (NaN)"]
 
 
+def test_values_refused_alike_are_one_line_naming_the_first_and_how_many(tmp_path):
+    """[.inf, -.inf] gave one 'value must be finite' line naming neither value (the first
+    run was refused and the other values were not checked), and the same words for another
+    path at another line were left out as said already."""
+    path = tmp_path / "grid.yaml"
+    path.write_text(GRID.replace("[1, 10]", "[1, .inf]").replace(
+        "VALUES", "[.inf, 0.5, -.inf, .nan, .inf]"))
+    with pytest.raises(DiagramErrors) as e:
+        prepare(path)
+    # by hand from the lists: Damping's inf, -inf, inf refused as not finite, its nan as
+    # not a number; Spring's inf alone
+    assert [str(x) for x in e.value.errors] == [
+        f"{path}:7: error: block 'Damping' parameter 'K': value must be finite: the listed "
+        "inf and 2 more",
+        f"{path}:6: error: block 'Spring' parameter 'K': value must be finite",
+        f"{path}:7: error: block 'Damping' parameter 'K': value is not a number (NaN)"]
+
+
 def test_runs_reported_a_batch_at_once_are_the_rows_reported_one_by_one(tmp_path,
                                                                          monkeypatch):
     """Runs that ended ok, every metric computed at once and nothing kept, are taken into
