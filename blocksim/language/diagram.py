@@ -897,11 +897,11 @@ def parse_override(text, via="--set"):
         raise DiagramError(f"{via} expects {what}, got {text!r}", file=via)
     key, _, raw = text.partition("=")
     key = key.strip()
-    value = load_yaml_text(raw, _origin(via, key)) if raw.strip() else ""
+    value = load_yaml_text(raw, override_origin(via, key)) if raw.strip() else ""
     return key, value
 
 
-def _origin(via, key):
+def override_origin(via, key):
     """How a message names one override: `--set KEY` on the command line, `overrides['KEY']`
     from Python."""
     return f"--set {key}" if via == "--set" else f"{via}[{key!r}]"
@@ -927,7 +927,7 @@ def apply_overrides(spec, overrides, via="--set"):
                 raise DiagramError(f"an override must be 'path=value' or a (path, value) pair "
                                    f"with a dotted path such as 'simulation.stop', got {item!r}",
                                    file=via)
-            _apply_one(spec, key, value, loc or Loc(_origin(via, key)))
+            _apply_one(spec, key, value, loc or Loc(override_origin(via, key)))
             spec.overrides.pop(key, None)
             spec.overrides[key] = item if isinstance(item, str) else [key, value]
         except DiagramError as e:

@@ -92,8 +92,15 @@ def test_a_bad_value_leaves_the_model_as_it_was():
     model = blocksim.load(DEMO3, SHORT)
     first = blocksim.run(model)
     overrides = dict(model.spec.overrides)
-    with pytest.raises(DiagramError, match="block 'Kp' port 'u': gain of shape"):
+    with pytest.raises(DiagramError) as e:
         model.set("blocks.Kp.K", [1, 2, 3])
+    # said at the set (it was said at the wire, as if the diagram were wrong), the wire's
+    # line a hint: the line of `Sum -> Kp` in the file
+    wire = DEMO3.read_text().splitlines().index("  - Sum -> Kp") + 1
+    assert str(e.value) == (
+        "model.set['blocks.Kp.K']: error: block 'Kp' port 'u': gain of shape (3,) does not "
+        "broadcast with a signal of shape (6,) (inputs: u <- Sum.y (6,))\n"
+        f"  hint: in the diagram at {DEMO3}:{wire}")
     with pytest.raises(DiagramError) as e:
         model.set("blocks.Kpp.K", 1)
     assert str(e.value).startswith("model.set['blocks.Kpp.K']: error: unknown block 'Kpp'")

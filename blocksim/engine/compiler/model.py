@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...errors import DiagramError, DiagramErrors
+
 MAX_STEPS = 10_000_000  # default simulation.max_steps
 
 # names results.npz uses besides the records: the time and the events of hybrid blocks
@@ -146,7 +148,10 @@ class Model:
             raise ValueError("this Model was not made by blocksim.load: load the diagram "
                              "to change its values")
         changes = list(path.items()) if isinstance(path, dict) else [(path, value)]
-        self.compilation.change(self, changes, via="model.set")
+        try:
+            self.compilation.change(self, changes, via="model.set")
+        except (DiagramError, DiagramErrors) as e:
+            raise _said_at_set(e, [change[0] for change in changes]) from None
         return self
 
     def block(self, name):
@@ -225,3 +230,20 @@ def _entries(new, before, old, values, make):
         out[name] = old[name] if was is not None and (
             was is entry or _same(values(entry), values(was))) else make(entry)
     return out
+
+
+def _said_at_set(error, paths):
+    """The DiagramError(s) of a Model.set, each said at the set: a change of structure
+    compiled anew is refused at the diagram's line where it does not fit (a wire's shapes),
+    which the user did not change; that line becomes the hint."""
+    from ...language.diagram import override_origin
+    where = override_origin("model.set", paths[0]) if len(paths) == 1 else \
+        f"model.set of {', '.join(map(str, paths))}"
+    errors = error.errors if isinstance(error, DiagramErrors) else [error]
+    for err in errors:
+        if not (err.file or "").startswith("model.set"):
+            place = f" at {err.file}" + (f":{err.line}" if err.line is not None else "") \
+                if err.file else ""
+            err.hint = f"in the diagram{place}" + (f"; {err.hint}" if err.hint else "")
+            err.file, err.line = where, None
+    return errors[0] if len(errors) == 1 else DiagramErrors(errors)
