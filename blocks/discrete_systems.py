@@ -205,7 +205,7 @@ class DiscreteIntegrator(_Discrete):
         return Lowering({
             "initialize": c.loop(n, f"out_y[i] = {clip.format('xd[i]')};"),
             "output": c.loop(n, f"out_y[i] = {clip.format(f'P_now[i] * in_u[i] * xd[{n}] + xd[i]')};"),
-            "update": c.loop(n, f"xd[i] = out_y[i] + P_next[i] * in_u[i];") + f"\nxd[{n}] = 1.0;"})
+            "update": c.loop(n, "xd[i] = out_y[i] + P_next[i] * in_u[i];") + f"\nxd[{n}] = 1.0;"})
 
     def jacobian(self, pade=None):
         """After the first hit, per element: y = x + K*T*a*u and x[k+1] = y + K*T*c*u, or
