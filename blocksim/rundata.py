@@ -182,20 +182,47 @@ def _compiled(text, inputs):
     return expr.compile_expr(text, inputs, {})
 
 
+_KNOWN = {}  # (text, its inputs' names, their values' bytes) -> the value computed
+_KNOWN_MOST = 4096  # values remembered at most (then forgotten at once)
+_KNOWN_SIZE = 64  # elements an input may have for its value to be remembered
+
+
+def _value_key(value):
+    """The exact value of a small numeric input as hashable data (type, shape and bits:
+    -0.0 and 0.0 differ), or None for another kind or a large one (not remembered)."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf" or arr.size > _KNOWN_SIZE:
+        return None
+    return arr.dtype.str, arr.shape, arr.tobytes()
+
+
 def evaluated(text, p, derived=None):
     """The value of a declared text over the parameters `p` and the derived arrays
     computed so far; ParamError, naming the first parameter it reads, where the arithmetic
-    fails (an overflow, 0/0)."""
+    fails (an overflow, 0/0). A value is remembered for the text and the exact values it
+    read (a text is a function of them alone): 2,000 lags with the same limits check them
+    once."""
     derived = derived or {}
     names = {n: derived[n] if n in derived else getattr(p, n) for n in expr.names_in(text)
              if n in derived or hasattr(p, n)}
     order = tuple(sorted(names))
+    values = tuple(_value_key(names[n]) for n in order)
+    key = None if None in values else (text, order, values)
+    known = _KNOWN.get(key) if key is not None else None
+    if known is not None:
+        return known.copy()
     try:  # the text compiled once for every block declaring it, then called on the values
         with np.errstate(all="raise", under="ignore"):
-            return np.array(_compiled(text, order)(*(names[n] for n in order)),
-                            dtype=np.float64)
+            value = np.array(_compiled(text, order)(*(names[n] for n in order)),
+                             dtype=np.float64)
     except Exception:  # noqa: BLE001 - the evaluator says why, as a ParamError below
-        pass
+        value = None
+    if value is not None:
+        if key is not None:
+            if len(_KNOWN) >= _KNOWN_MOST:
+                _KNOWN.clear()
+            _KNOWN[key] = value.copy()
+        return value
     try:
         return expr.evaluate(text, names)
     except expr.ExprError as e:
