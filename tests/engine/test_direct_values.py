@@ -34,9 +34,10 @@ STEPS = [("blocks.G.K", 3.5), ("blocks.Sw.threshold", 1), ("blocks.G.K", -2),
 DIRECT = {"blocks.G.K", "blocks.Sw.threshold"}
 
 
-@pytest.fixture
-def diagram(tmp_path):
-    path = tmp_path / "direct.yaml"
+@pytest.fixture(scope="module")
+def diagram(tmp_path_factory):
+    """direct.yaml, written once for the module (its tests only read it)."""
+    path = tmp_path_factory.mktemp("direct") / "direct.yaml"
     path.write_text(DIAGRAM)
     return path
 

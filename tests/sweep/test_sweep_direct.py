@@ -31,11 +31,17 @@ metrics:
 """
 
 
+def recorded(monkeypatch, owner, name):
+    """The list of the argument each call of the method `owner.name` is given from now on
+    (the method still runs)."""
+    calls = []
+    method = getattr(owner, name)
+    monkeypatch.setattr(owner, name, lambda self, arg: calls.append(arg) or method(self, arg))
+    return calls
+
+
 def test_a_grid_of_numbers_of_P_runs_as_each_value_alone(tmp_path, monkeypatch):
-    routed = []
-    args = batch.CompiledRuns.args
-    monkeypatch.setattr(batch.CompiledRuns, "args",
-                        lambda self, overrides: routed.append(overrides) or args(self, overrides))
+    routed = recorded(monkeypatch, batch.CompiledRuns, "args")  # runs taking the route
     path = tmp_path / "grid.yaml"
     path.write_text(GRID.replace("VALUES", "[0.2, 0.9]"))
     out = tmp_path / "out"
@@ -94,10 +100,7 @@ def test_runs_reported_a_batch_at_once_are_the_rows_reported_one_by_one(tmp_path
     sees each run, one call each as documented (each call counting one run more). Both give
     the same rows and the same summary.csv but for the times, and each row is its value run
     alone (blocksim.execute)."""
-    one_run = []
-    took = run._Writer.took
-    monkeypatch.setattr(run._Writer, "took",
-                        lambda self, outcome: one_run.append(outcome) or took(self, outcome))
+    one_run = recorded(monkeypatch, run._Writer, "took")  # runs recorded one by one
     path = tmp_path / "grid.yaml"
     path.write_text(GRID.replace("VALUES", "[0.2, 0.5, 0.9]"))
     seen = []
@@ -169,10 +172,7 @@ def test_runs_filled_at_once_share_the_models_data_arrays_and_events(tmp_path, m
     """A grid of a gain's K over noise (per-run data arrays: the draws) and a pulse (time
     events): the batches hand every run the model's arrays and events; each row is what
     normal mode gives for its value (the truth: the sweep run in normal mode)."""
-    routed = []
-    args = batch.CompiledRuns.args
-    monkeypatch.setattr(batch.CompiledRuns, "args",
-                        lambda self, overrides: routed.append(overrides) or args(self, overrides))
+    routed = recorded(monkeypatch, batch.CompiledRuns, "args")  # runs taking the route
     (tmp_path / "noisy.yaml").write_text(NOISY)
     path = tmp_path / "grid.yaml"
     path.write_text("blocksim-sweep: 1\ndiagram: noisy.yaml\ngrid: {blocks.G.K: "
@@ -221,10 +221,7 @@ def test_a_step_level_is_direct_and_runs_as_each_value_alone(tmp_path, monkeypat
     """The step's events read its time, not its levels: `after` is a number of P alone
     (taken by the route before, its type defining events), and the rows filled at once
     equal each value run alone (the truth: blocksim.execute with the value set)."""
-    routed = []
-    args = batch.CompiledRuns.args
-    monkeypatch.setattr(batch.CompiledRuns, "args",
-                        lambda self, overrides: routed.append(overrides) or args(self, overrides))
+    routed = recorded(monkeypatch, batch.CompiledRuns, "args")  # runs taking the route
     path = tmp_path / "grid.yaml"
     path.write_text(GRID.replace("  blocks.Spring.K: [1, 10]\n", "").replace(
         "blocks.Damping.K: VALUES", "blocks.Force.after: [0.5, 2]"))
