@@ -74,9 +74,11 @@ class Behaviour:
             named.update(vars(block.v))
         shape = None
         if self.state:
-            ports = {**{p.name: u for p, u in zip(ins, block.u)},
+            views = {**{p.name: u for p, u in zip(ins, block.u)},
                      **{p.name: y for p, y in zip(outs, block.y)}}
-            shape = np.shape(ports[self.state])
+            if self.state not in views:
+                raise ExprError(f"state '{self.state}': the block has no port of that name")
+            shape = np.shape(views[self.state])
         for name in ("x", "xd"):  # empty ones too (a pure gain's C @ x), where no port or
             state = getattr(block, name)  # run data of that name is read instead
             if state is not None and (state.size or (shape is None and name not in named)):

@@ -126,6 +126,13 @@ class Misnamed(Twice):
     behaviour = Behaviour(outputs={"y": "2 * x"}, initialize={"w": "x"})
 
 
+class Unshaped(Twice):
+    """Its states take the shape of a port it does not have."""
+
+    type = "unshaped"
+    behaviour = Behaviour(outputs={"y": "2 * x"}, state="w")
+
+
 LAG = """blocksim: 1
 blocks:
   S: {type: step, time: 0, after: [1]}
@@ -157,12 +164,15 @@ def test_output_ports_named_like_the_states_are_written_as_ports(monkeypatch, tm
     np.testing.assert_array_equal(lin.D[:, 0], [0, 1])
 
 
-def test_a_text_for_a_port_the_block_lacks_names_it(monkeypatch, tmp_path):
+@pytest.mark.parametrize("kind, said", [
+    (Misnamed, "initialize w 'x': the block has no output port of that name"),
+    (Unshaped, "state 'w': the block has no port of that name")])  # was a bare KeyError
+def test_a_text_for_a_port_the_block_lacks_names_it(monkeypatch, tmp_path, kind, said):
     monkeypatch.setattr(library, "_registered", {})
-    blocksim.register_block(Misnamed)
+    blocksim.register_block(kind)
     path = tmp_path / "misnamed.yaml"
     path.write_text("blocksim: 1\nblocks:\n  V: {type: constant, value: 1}\n"
-                    "  M: {type: misnamed}\nwires: [V -> M.x]\nsimulation: {stop: 1}\n")
+                    f"  M: {{type: {kind.type}}}\nwires: [V -> M.x]\nsimulation: {{stop: 1}}\n")
     with pytest.raises(blocksim.DiagramError, match=r"misnamed.yaml:4: error: block 'M'.*"
-                       "initialize w 'x': the block has no output port of that name"):
+                       + said):
         blocksim.load(path)
