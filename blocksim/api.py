@@ -247,9 +247,7 @@ def _events_meta(events):
     events (`events_block` in results.npz indexes this list) and the counts (a total of 0 and
     no blocks for a diagram without any)."""
     times, blocks, names = events
-    if not names:  # no hybrid blocks
-        return {"event_blocks": names, "events": {"total": int(len(times)), "per_block": {}}}
-    counts = np.bincount(blocks, minlength=len(names))
+    counts = np.bincount(blocks, minlength=len(names)) if names else ()
     return {"event_blocks": names,
             "events": {"total": int(len(times)),
                        "per_block": {n: int(c) for n, c in zip(names, counts)}}}
