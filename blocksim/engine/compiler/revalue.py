@@ -183,10 +183,7 @@ class Revalue:
         values, P = self.comp.values, model.context.P
         for block, name, offset, value in staged:
             P[offset] = value
-            block.p = SimpleNamespace(**{
-                **vars(block.p), name: value, "_names": values.scopes[spec.blocks[
-                    block.name].scope], "_dotted": values.dotted,
-                "_functions": values.functions})
+            block.p = _with(block.p, {name: value}, values, spec.blocks[block.name].scope)
             self._register(spec, block.name)
         self.comp.spec = model.spec = spec
         return True
@@ -340,8 +337,7 @@ class Revalue:
             if any(np.shape(v) != np.shape(getattr(block.p, k)) for k, v in new.items()
                    if k != "_names"):
                 return None
-            p = SimpleNamespace(**{**vars(block.p), **new, "_names": values.scopes[bspec.scope],
-                                   "_dotted": values.dotted, "_functions": values.functions})
+            p = _with(block.p, new, values, bspec.scope)
             try:
                 arrays, facts = values_of(block, slots.data, p, slots.facts)
             except ParamError as e:
@@ -488,3 +484,10 @@ def changed_paths(changes):
     """The dotted paths of overrides ("path=value" text, or (path, value[, loc]))."""
     return {item.split("=", 1)[0].strip() if isinstance(item, str) else item[0]
             for item in changes}
+
+
+def _with(p, new, values, scope):
+    """A block's parameters `p` with the `new` values, and the names its expressions read
+    as the evaluated `values` give them for its `scope` (as blocks.py builds them)."""
+    return SimpleNamespace(**{**vars(p), **new, "_names": values.scopes[scope],
+                              "_dotted": values.dotted, "_functions": values.functions})
