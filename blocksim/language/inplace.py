@@ -11,9 +11,9 @@ evaluator's to the bit, and those of the expression's compiled form (accel/expre
 which mirrors the evaluator on the same trace.
 
 It takes the element-wise part of the language: + - * / ** % @, comparisons, and, or, not,
-lists of values (stacked), the element-wise functions (numpy's ufuncs: sin ... hypot, abs, sign, floor ...), min and max
-of two arguments, clip, where and sum; anything else is an ExprError (a block's behaviour
-that needs more keeps hand-written methods).
+lists of values (stacked), the element-wise functions (numpy's ufuncs: sin ... hypot, abs,
+sign, floor ...), min and max of two arguments, clip, where and sum; anything else is an
+ExprError (a block's behaviour that needs more keeps hand-written methods).
 """
 from __future__ import annotations
 
