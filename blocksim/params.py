@@ -89,22 +89,19 @@ class Param:
         self.positive = positive
         self.minimum = minimum
         self.section = section
+        rules = [Rule(("nan",), "value is not a number (NaN)")]
+        if not allow_inf:
+            rules.append(Rule(("inf",), "value must be finite"))
+        if positive:
+            rules.append(Rule((">", 0), "must be > 0, got {got}"))
+        if minimum is not None:
+            rules.append(Rule((">=", minimum), f"must be >= {minimum}, got {{got}}"))
+        self._rules = tuple(rules)
 
     def rules(self):
-        """The numeric Rules of this parameter, in the order load checks them (made once for
-        its options: `Model.set` checks a value by them each time)."""
-        options = (self.allow_inf, self.positive, self.minimum)
-        kept = self.__dict__.get("_rules")
-        if kept is None or kept[0] != options:
-            out = [Rule(("nan",), "value is not a number (NaN)")]
-            if not self.allow_inf:
-                out.append(Rule(("inf",), "value must be finite"))
-            if self.positive:
-                out.append(Rule((">", 0), "must be > 0, got {got}"))
-            if self.minimum is not None:
-                out.append(Rule((">=", self.minimum), f"must be >= {self.minimum}, got {{got}}"))
-            kept = self._rules = (options, tuple(out))
-        return kept[1]
+        """The numeric Rules of this parameter, in the order load checks them (made once, with
+        it: `Model.set` checks a value by them each time)."""
+        return self._rules
 
     def refused(self, values):
         """The mask of the float array `values` that this parameter's rules refuse."""
