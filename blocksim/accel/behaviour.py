@@ -14,7 +14,7 @@ import numpy as np
 from ..language.behaviour import PORT_METHODS
 from ..language.inplace import FUNCTIONS
 from .expression import lower_expression
-from .lowering import Lowering
+from .lowering import Lowering, double_table
 
 
 def lower_behaviour(block, c):
@@ -53,16 +53,6 @@ def _lowered(text, arrays, target):
     low = lower_expression(text, names, [shape for _, shape, _ in arrays], {},
                            functions=FUNCTIONS, target=target, constants="K_",
                            pointers={name: c for name, _, c in arrays if c is not None})
-    table = (f"static const double K_[{low.constants.size}] = "
-             f"{{{', '.join(map(_literal, low.constants))}}};\n" if low.constants.size else "")
+    table = double_table("K_", low.constants) + "\n" if low.constants.size else ""
     return f"{{\n{table}{low.code}\n}}\n", low.scratch
 
-
-def _literal(x):
-    """A double as a C literal that reads back to its bits."""
-    x = float(x)
-    if math.isnan(x):
-        return "NAN"
-    if math.isinf(x):
-        return "INFINITY" if x > 0 else "-INFINITY"
-    return x.hex()

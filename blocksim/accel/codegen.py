@@ -14,7 +14,6 @@ model's Context's (arguments.py), so that a `--set` or a sweep reuses the compil
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -27,7 +26,7 @@ from ..engine.solvers import tableaus
 from . import boundary, ufuncs
 from .compilable import lowerings
 from .conditional import gate_text, when
-from .lowering import LoweringError
+from .lowering import LoweringError, double_table
 
 RUNTIME = Path(__file__).parent / "runtime"
 RUNTIME_FILES = ("rt.h", "rt_exact.c", "rt_blas.c", "rt_ufunc.c", "rt_linalg.c", "rt_history.c",
@@ -171,19 +170,19 @@ class _Writer:
         self.emit(f"/* the tableau of {solver} (blocksim/engine/solvers/tableaus.py) */",
                   f"#define RK_KIND {boundary.KINDS.c_name(kind)}", f"#define RK_M {m}",
                   f"#define RK_S {T.stages}", f"#define RK_ND {0 if T.D is None else len(T.D)}")
-        self.emit(_double_table("RK_C", T.c), _double_table("RK_A", np.asarray(T.A)[:m, :m]))
+        self.emit(double_table("RK_C", T.c), double_table("RK_A", np.asarray(T.A)[:m, :m]))
         # where histories sample a step (engine/history_samples.py): the dense output's degree
         k = 3 if kind == "fixed" or T.D is None else 3 + len(T.D)
-        self.emit(f"#define HS_K {k}", _double_table("HS_W", history_samples.midpoint_weights(k)))
+        self.emit(f"#define HS_K {k}", double_table("HS_W", history_samples.midpoint_weights(k)))
         if kind == "fixed":
-            self.emit(_double_table("RK_B", T.b))
+            self.emit(double_table("RK_B", T.b))
             return
         i, j, bound = T.stiffness
         self.emit(f"#define RK_ERROR_ORDER {T.error_order}", f"#define RK_STIFF_I {i}",
                   f"#define RK_STIFF_J {j}", f"#define RK_STIFF_BOUND {bound!r}",
-                  _double_table("RK_E", T.e),
-                  _double_table("RK_E3", tableaus.DOP853_E3 if kind == "dop853" else np.zeros(1)),
-                  _double_table("RK_D", np.zeros(1) if T.D is None else T.D))
+                  double_table("RK_E", T.e),
+                  double_table("RK_E3", tableaus.DOP853_E3 if kind == "dop853" else np.zeros(1)),
+                  double_table("RK_D", np.zeros(1) if T.D is None else T.D))
 
     def channels(self):
         """The recorded channels as {buffer, offset, size} tables: the results' rows (the
@@ -212,7 +211,7 @@ class _Writer:
             rows.append(f"{{RT_BUF_{buf}, {off}, {view.size}, {du_off}}}")
         self.emit(f"static const int RATE_CHANNELS[DIM(NRATE)][4] = "
                   f"{{{', '.join(rows) or '{0, 0, 0, 0}'}}};",
-                  _double_table("RATE_W", rates.WEIGHTS))
+                  double_table("RATE_W", rates.WEIGHTS))
         watching = np.zeros(m.zbuf.size, int)
         for block, sl in m.hybrid:
             watching[sl] = bool(block.rates)
@@ -393,20 +392,6 @@ def _support_text(path):
 def _joined(parts):
     parts = [np.asarray(p, dtype=float).ravel() for p in parts]
     return np.ascontiguousarray(np.concatenate(parts)) if parts else np.zeros(0)
-
-
-def _double_table(name, values):
-    values = np.asarray(values, dtype=float).ravel()
-    return (f"static const double {name}[{max(values.size, 1)}] = "
-            f"{{{', '.join(c_double(v) for v in values) or '0.0'}}};")
-
-
-def c_double(v):
-    """A double as C reads it back exactly (repr; math.h's INFINITY and NAN)."""
-    v = float(v)
-    if math.isfinite(v):
-        return repr(v)
-    return "NAN" if math.isnan(v) else ("INFINITY" if v > 0 else "-INFINITY")
 
 
 def _int_table(name, values):

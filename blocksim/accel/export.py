@@ -31,8 +31,9 @@ from ..fmi.build import quoted
 from ..util.atomic import atomic_path
 from .boundary import BIND, ERRORS, STIFF, settings_row
 from .arguments import SeriesRange, arguments
-from .codegen import RUNTIME, RUNTIME_FILES, _double_table, _int_table, _Locator, generate
+from .codegen import RUNTIME, RUNTIME_FILES, _int_table, _Locator, generate
 from .compilable import NotCompilable, lowerings
+from .lowering import double_table
 from .tunable import tunables
 _BATCH = "rt_batch.c"  # the sweeps' threads: not part of an exported diagram
 
@@ -131,15 +132,15 @@ def _source(model, generated, name, tune):
              "   Generated: edit the diagram and export it again, not this file. */",
              *NO_CONTRACTION, "#define RT_API static", "#define RT_STANDALONE", f'#include "{name}.h"', "",
              body, "", "/* ---- the exported diagram's values ---- */"]
-    lines += [_double_table(f"EX_INIT_{k}", a) for k, a in initial.items()]
-    lines += [_double_table(f"EX_DATA_{i}", d) for i, d in enumerate(v.data)]
+    lines += [double_table(f"EX_INIT_{k}", a) for k, a in initial.items()]
+    lines += [double_table(f"EX_DATA_{i}", d) for i, d in enumerate(v.data)]
     lines.append(f"static const double *const EX_DATA[{max(len(v.data), 1)}] = "
                  f"{{{', '.join(f'EX_DATA_{i}' for i in range(len(v.data))) or '0'}}};")
     lines.append(_long_table("EX_DATA_SIZE", [np.asarray(d).size for d in v.data]))
-    lines.append(_double_table("EX_SETTINGS", settings_row(m.settings)))
+    lines.append(double_table("EX_SETTINGS", settings_row(m.settings)))
     lines.append(_long_table("EX_SERIES", v.series))
     lines.append(_long_table("EX_CLOCK_J", v.clock_j))
-    lines.append(_double_table("EX_EVENT_T", v.event_t))
+    lines.append(double_table("EX_EVENT_T", v.event_t))
     lines.append(_int_table("EX_EVENT_BLOCK", v.event_block))
     names = ", ".join(quoted(b.name) for b in m.blocks) or '""'
     errors = ", ".join(quoted(e) for e in ERRORS.names)
@@ -168,7 +169,7 @@ def _parameters(name, tune, np_):
     params, n = tune.parameters, len(tune.parameters)
     refused = [x for pair in tune.refused for x in pair]
     return [
-        _double_table("EX_TV", tune.initial),
+        double_table("EX_TV", tune.initial),
         f"static const char *const EX_PARAM_NAMES[{max(n, 1)}] = "
         f"{{{', '.join(quoted(p.name) for p in params) or '0'}}};",
         _int_table("EX_PARAM_AT", tune.offsets()),

@@ -90,6 +90,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+def double_table(name, values):
+    """A C table `name` of `values` (flattened; one 0.0 when empty), each read back exactly."""
+    values = np.asarray(values, dtype=float).ravel()
+    return (f"static const double {name}[{max(values.size, 1)}] = "
+            f"{{{', '.join(c_double(v) for v in values) or '0.0'}}};")
+
+
+def c_double(v):
+    """A double as C reads it back exactly (repr; math.h's INFINITY and NAN)."""
+    v = float(v)
+    if math.isfinite(v):
+        return repr(v)
+    return "NAN" if math.isnan(v) else ("INFINITY" if v > 0 else "-INFINITY")
+
+
 class LoweringError(Exception):
     """A block's lowering is missing something the simulator needs (a bug in the lowering)."""
 

@@ -32,9 +32,8 @@ import numpy as np
 
 from ..language import expr
 from ..rundata import RunData, not_as_given, values_of
-from .codegen import _double_table
 from .expression import lower_expression
-from .lowering import LoweringError
+from .lowering import LoweringError, double_table
 
 _NUMERIC = ("value", "scalar")  # the parameter kinds a tunable may reach
 # params.Rule's tests in C, on the double v (a bound formatted in)
@@ -380,7 +379,7 @@ def _function(j, code, low):
     scratch = low.scratch if low is not None else 0
     return "\n".join([
         f"static void ex_tune_{j}(double *tv, double *P, char *why_)", "{",
-        "    " + _double_table("P_constants", constants),
+        "    " + double_table("P_constants", constants),
         f"    double T[{max(scratch, 1)}];",
         "    (void)P_constants; (void)T; (void)tv; (void)P; (void)why_;",
         *("    " + line for line in code.splitlines()), "}"])
