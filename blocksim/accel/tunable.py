@@ -291,8 +291,8 @@ def _write(a, plans, out):
             targets[f"P + {off}"] = (shape, value if raw == label else raw, (block, param))
     inputs = {n for n in place if n in a.raws}
     blocks = {id(p[4]): p[4] for _, _, _, plan in plans for p in plan}
-    j0 = len(targets)
-    for j, (dest, (shape, raw, checked)) in enumerate(targets.items()):
+    steps = []  # (C code, lowering) of each ex_tune_j, in order
+    for dest, (shape, raw, checked) in targets.items():
         if isinstance(raw, np.ndarray):  # BLOCK.PARAM: its value as set
             label = next(lb for lb, v, _, _ in plans if v is raw)
             code = f"const double *out_y = {place[label]};\n"
@@ -301,16 +301,14 @@ def _write(a, plans, out):
             reads, low = _lower(a, raw, inputs)
             value_shape = np.shape(expr.evaluate(_text(raw), a.top, dotted=a.comp.values.dotted,
                                                  functions=a.comp.values.functions))
-            code = "".join(f"const double *in_{r} = {place[r]};\n" for r in reads)
-            code += f"double out_y[{max(int(np.prod(value_shape)), 1)}];\n{low.code}\n"
+            code = _evaluated({r: place[r] for r in reads}, value_shape, low)
         code += _broadcast(value_shape, dest, shape)
         if checked is not None:
             code += _checks(*checked, dest, int(np.prod(shape)))
-        out.c_functions.append(_function(j, code, low))
-        out.c_steps.append(f"ex_tune_{j}(tv, P, why_)")
-    steps = [step for block in a.model.blocks if id(block) in blocks
-             for step in a.rederived(block)]
-    for j, (code, low) in enumerate(steps, j0):
+        steps.append((code, low))
+    steps += [step for block in a.model.blocks if id(block) in blocks
+              for step in a.rederived(block)]
+    for j, (code, low) in enumerate(steps):
         out.c_functions.append(_function(j, code, low))
         out.c_steps.append(f"ex_tune_{j}(tv, P, why_)")
 
@@ -336,15 +334,25 @@ def _rederived(block, slots):
         low = lower_expression(text, reads, [offsets[n][1] for n in reads], names,
                                functions=expr.FUNCTIONS)
         shape = np.shape(expr.evaluate(text, {**names, **{n: values[n] for n in reads}}))
-        code = "".join(f"const double *in_{n} = P + {offsets[n][0]};\n" for n in reads)
-        code += f"double out_y[{max(int(np.prod(shape)), 1)}];\n{low.code}\n"
+        code = _evaluated({n: f"P + {offsets[n][0]}" for n in reads}, shape, low)
         if not isinstance(tail, str):  # a derived array, finite as normal mode's: into P
-            size = max(int(np.prod(shape)), 1)
-            tail = (f"for (int i = 0; i < {size}; i++) if (!isfinite(out_y[i])) {{ "
+            tail = (f"for (int i = 0; i < {_size(shape)}; i++) if (!isfinite(out_y[i])) {{ "
                     f'FAIL("{what}: its {tail.name} would not be finite"); return; }}\n'
                     + _broadcast(shape, f"P + {offsets[tail.name][0]}", tail.shape))
         steps.append((code + tail, low))
     return steps
+
+
+def _size(shape):
+    """The doubles of out_y for a value of `shape` (one at least)."""
+    return max(int(np.prod(shape)), 1)
+
+
+def _evaluated(places, shape, low):
+    """C computing the lowered expression `low` into out_y (a value of `shape`), each input
+    in_NAME read where `places` {NAME: C pointer} says."""
+    code = "".join(f"const double *in_{n} = {at};\n" for n, at in places.items())
+    return code + f"double out_y[{_size(shape)}];\n{low.code}\n"
 
 
 def _broadcast(shape, dest, target):
