@@ -212,8 +212,8 @@ class Batch:
 class Results:
     """A batch's runs: per run (arrays) `done` (True for a run that ended), `status`
     (boundary.STATUS), `nsteps`, `wall`, `cpu`, its rows `starts[k]:ends[k]`; `t` and
-    `data` (the `record:` signals by name) with every run's rows end to end; `runs` as
-    tuples (done, stats, wall, cpu, start, end): done True for a run that ended, False for a
+    `data` (the `record:` signals by name) with every run's rows end to end; `run(k)` as a
+    tuple (done, stats, wall, cpu, start, end): done True for a run that ended, False for a
     failure, TIMED_OUT for a run over the limit (stats: its steps so far), None for one not
     run to its end."""
 
